@@ -1,0 +1,222 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { RecallError } from './core/errors';
+import { indexWorkspace, type IndexProgress } from './core/indexer';
+import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
+import { Store } from './core/store/store';
+
+/** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
+
+const USAGE = `Usage: agent-recall <command> [options]
+
+Commands:
+  index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N]
+         Index every transcript under the roots (filtered by recorded cwd when --workspace is given).
+  stats  --db FILE            Conversations, exchanges per agent, skipped lines by reason, tokens.
+  list   --db FILE [--limit N] One line per exchange.
+  show   --db FILE ID         The verbatim exchange (ID or a unique prefix of 6+ characters).
+  check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
+
+Every command accepts --json.`;
+
+interface Io {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+const defaultIo: Io = {
+  out: (s) => process.stdout.write(s + '\n'),
+  err: (s) => process.stderr.write(s + '\n'),
+};
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      db: { type: 'string' },
+      root: { type: 'string', multiple: true },
+      workspace: { type: 'string' },
+      'min-chars': { type: 'string' },
+      'max-plies': { type: 'string' },
+      limit: { type: 'string' },
+      repair: { type: 'boolean' },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean' },
+    },
+  });
+  if (!command || command === 'help' || command === '--help') {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  if (!values.db) throw new RecallError('bad-argument', `${command} needs --db FILE.\n\n${USAGE}`);
+  const db = path.resolve(values.db);
+  const json = values.json ?? false;
+
+  if (command === 'check') return check(db, values.repair ?? false, json, io);
+
+  const store = await Store.open(db);
+  try {
+    switch (command) {
+      case 'index': {
+        const roots = (values.root ?? []).map((r) => path.resolve(r));
+        if (roots.length === 0) throw new RecallError('bad-argument', 'index needs at least one --root DIR.');
+        const t0 = performance.now();
+        const report = await indexWorkspace(
+          store,
+          {
+            discover: {
+              workspaceRoots: values.workspace ? [path.resolve(values.workspace)] : [],
+              claudeRoots: [],
+              codexRoots: [],
+              extraRoots: roots,
+              includeSubagents: true,
+            },
+            segment: {
+              minChars: intOption(values['min-chars'], DEFAULT_SEGMENT_OPTIONS.minChars),
+              maxPlies: intOption(values['max-plies'], DEFAULT_SEGMENT_OPTIONS.maxPlies),
+              ...(values.workspace ? { workspaceRoot: path.resolve(values.workspace) } : {}),
+            },
+          },
+          values.quiet ? undefined : progressPrinter(io),
+        );
+        const wallMs = performance.now() - t0;
+        const stats = await store.stats();
+        const summary = {
+          ...report,
+          wallMs: Math.round(wallMs),
+          parseMs: Math.round(report.parseMs),
+          mbPerSecond: report.parseMs > 0 ? +(report.bytesParsed / 1e6 / (report.parseMs / 1000)).toFixed(2) : 0,
+          stats,
+        };
+        if (json) io.out(JSON.stringify(summary));
+        else {
+          io.out(
+            `Indexed ${report.parsed} of ${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed): ` +
+              `${report.exchangesWritten} exchanges written, ${report.duplicates} duplicates skipped.`,
+          );
+          io.out(
+            `Parse+segment+store: ${(report.bytesParsed / 1e6).toFixed(1)} MB in ${(report.parseMs / 1000).toFixed(2)} s = ${summary.mbPerSecond} MB/s; ` +
+              `wall ${(wallMs / 1000).toFixed(2)} s (incl. ${report.tokensCounted} token counts).`,
+          );
+          for (const f of report.failed) io.err(`failed: ${f.path}: ${f.error}`);
+          printStats(stats, io);
+        }
+        return report.failed.length > 0 ? 1 : 0;
+      }
+      case 'stats': {
+        const stats = await store.stats();
+        if (json) io.out(JSON.stringify(stats));
+        else printStats(stats, io);
+        return 0;
+      }
+      case 'list': {
+        const rows = await store.listExchanges({ limit: intOption(values.limit, -1) });
+        for (const r of rows) {
+          io.out(
+            json
+              ? JSON.stringify(r)
+              : `${r.exchangeId.slice(0, 12)}  ${r.agent.padEnd(11)} ${(r.startedAt ?? '').slice(0, 10).padEnd(10)}  ` +
+                  `${path.basename(r.file)}:${r.lineStart}-${r.lineEnd}  ${oneLine(r.prompt, 80)}`,
+          );
+        }
+        return 0;
+      }
+      case 'show': {
+        const id = positionals[0];
+        if (!id) throw new RecallError('bad-argument', 'show needs an exchange ID.');
+        const ex = await store.getExchange(id);
+        if (!ex) {
+          io.err(`No exchange ${id}.`);
+          return 1;
+        }
+        if (json) io.out(JSON.stringify(ex));
+        else {
+          io.out(`# ${ex.exchangeId}  ${ex.agent}  ${ex.startedAt ?? ''}`);
+          io.out(`# ${ex.file}:${ex.lineStart}-${ex.lineEnd}  session ${ex.sessionId}${ex.title ? `  "${ex.title}"` : ''}`);
+          if (ex.filesTouched.length) io.out(`# files: ${ex.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ')}`);
+          io.out('');
+          io.out(ex.verbatim);
+        }
+        return 0;
+      }
+      default:
+        throw new RecallError('bad-argument', `Unknown command ${command}.\n\n${USAGE}`);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function check(db: string, repair: boolean, json: boolean, io: Io): Promise<number> {
+  let store: Store;
+  try {
+    store = await Store.open(db);
+  } catch (err) {
+    if (!(err instanceof RecallError && err.code === 'store-corrupt') || !repair) throw err;
+    const rebuilt = await Store.rebuild(db);
+    await rebuilt.store.close();
+    const msg = `The store was damaged; it was moved to ${rebuilt.movedTo} and a new empty store was created. Run index again to refill it.`;
+    io.out(json ? JSON.stringify({ ok: true, rebuilt: true, movedTo: rebuilt.movedTo, problems: [] }) : msg);
+    return 0;
+  }
+  try {
+    let report = await store.check();
+    if (!report.ok && repair) {
+      await store.repair();
+      const after = await store.check();
+      report = { ok: after.ok, problems: [...report.problems.map((p) => `repaired: ${p}`), ...after.problems] };
+    }
+    if (json) io.out(JSON.stringify(report));
+    else io.out(report.ok ? `ok${report.problems.length ? `\n${report.problems.join('\n')}` : ''}` : report.problems.join('\n'));
+    return report.ok ? 0 : 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function printStats(s: Awaited<ReturnType<Store['stats']>>, io: Io): void {
+  io.out(`sources ${s.sources}, conversations ${s.conversations}, exchanges ${s.exchanges}`);
+  for (const [agent, n] of Object.entries(s.exchangesByAgent)) io.out(`  ${agent.padEnd(12)} ${n}`);
+  const skipped = Object.entries(s.skippedLines);
+  io.out(`skipped lines: ${skipped.length ? skipped.map(([r, n]) => `${r} ${n}`).join(', ') : 'none'}`);
+  io.out(`dropped exchanges (< min chars): ${s.droppedExchanges} (holding ${s.droppedPrompts} prompts)`);
+  io.out(
+    `verbatim: ${s.verbatimChars} chars, ${s.verbatimTokens} tokens (cl100k)` +
+      (s.tokensPending ? `, ${s.tokensPending} exchanges not counted yet` : ''),
+  );
+  if (s.sourcesWithErrors) io.out(`sources with errors: ${s.sourcesWithErrors}`);
+}
+
+function progressPrinter(io: Io): (p: IndexProgress) => void {
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 500 && p.done !== p.total) return;
+    last = now;
+    io.err(`[${p.phase}] ${p.done}/${p.total}`);
+  };
+}
+
+function intOption(v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new RecallError('bad-argument', `Expected a whole number, got ${v}.`);
+  return n;
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`agent-recall: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(err instanceof RecallError && err.code === 'bad-argument' ? 2 : 1);
+    },
+  );
+}

@@ -1,0 +1,169 @@
+import * as path from 'node:path';
+import type { FileTouch, LineRange, Message, ToolCall, TouchKind } from './model';
+
+/**
+ * files_touched: from tool-call inputs (explicit) and a path regex over the text (mentions).
+ * Never from an LLM. Paths are normalised to workspace-relative POSIX when they lie inside the workspace.
+ */
+
+export interface PathContext {
+  /** The agent's working directory for this conversation (relative paths resolve against it). */
+  readonly cwd?: string;
+  /** The workspace root paths are made relative to; defaults to cwd. */
+  readonly workspaceRoot?: string;
+}
+
+const READ_TOOLS = new Set(['Read', 'NotebookRead', 'read_file', 'view']);
+const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'NotebookEdit', 'edit_file', 'str_replace_editor', 'replace']);
+const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file']);
+
+const EXTENSIONS = [
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
+  'java', 'kt', 'kts', 'scala', 'swift', 'm', 'mm', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'cs', 'fs', 'vb',
+  'rb', 'php', 'pl', 'lua', 'dart', 'ex', 'exs', 'erl', 'hs', 'clj', 'r', 'jl', 'sql', 'sh', 'bash', 'zsh', 'fish',
+  'ps1', 'bat', 'md', 'mdx', 'rst', 'txt', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf', 'env', 'xml', 'html', 'htm',
+  'css', 'scss', 'sass', 'less', 'vue', 'svelte', 'astro', 'graphql', 'gql', 'proto', 'tf', 'hcl', 'gradle',
+  'lock', 'csv', 'tsv', 'svg', 'png', 'jpg', 'jpeg', 'gif', 'pdf', 'wasm', 'zig', 'nim', 'ml', 'elm', 'glsl', 'wgsl',
+  'dockerfile', 'mk', 'cmake', 'nix', 'sol', 'prisma', 'log',
+];
+const BARE_NAMES = ['Dockerfile', 'Makefile', 'Rakefile', 'Gemfile', 'Procfile', 'Justfile', 'CMakeLists.txt'];
+
+// A path-like token: optional drive or root, segments of word chars/dots/dashes, a known extension, and a
+// boundary after it. Longest extensions first so `.tsx` wins over `.ts`.
+const EXT_ALT = [...EXTENSIONS].sort((a, b) => b.length - a.length).join('|');
+const PATH_RE = new RegExp(
+  String.raw`(?<![\w@/\\.:-])((?:[A-Za-z]:[\\/]|~/|\.{1,2}/|/)?(?:[\w.@+-]+[\\/])*[\w.@+-]*\.(?:${EXT_ALT}))(?![\w/\\-])`,
+  'g',
+);
+const BARE_RE = new RegExp(String.raw`(?<![\w/.-])((?:[\w.@+-]+/)*(?:${BARE_NAMES.join('|').replace(/\./g, '\\.')}))(?![\w.-])`, 'g');
+const PATCH_HEADER_RE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+const APPLIED_EDIT_RE = /Applied edit to (\S.*?)\s*$/gm;
+const LINE_RANGE_SUFFIX_RE = /:(\d+)(?:-(\d+))?$/;
+/** Text longer than this is not scanned for mentions (tool outputs are capped already; this guards prompts). */
+const MAX_SCAN_CHARS = 200_000;
+
+const RANK: Record<TouchKind, number> = { mention: 0, read: 1, edit: 2, write: 3 };
+
+export function extractFiles(messages: readonly Message[], ctx: PathContext): FileTouch[] {
+  const acc = new Map<string, { how: TouchKind; lines: LineRange[] }>();
+  const add = (raw: string, how: TouchKind, lines: readonly LineRange[] = []): void => {
+    const p = normalisePath(raw, ctx);
+    if (!p) return;
+    const cur = acc.get(p);
+    if (!cur) acc.set(p, { how, lines: [...lines] });
+    else {
+      if (RANK[how] > RANK[cur.how]) cur.how = how;
+      cur.lines.push(...lines);
+    }
+  };
+
+  const resultsById = new Map<string, Message['toolResults'][number]>();
+  for (const m of messages) for (const r of m.toolResults) if (r.toolUseId) resultsById.set(r.toolUseId, r);
+
+  for (const m of messages) {
+    for (const call of m.toolCalls) touchesFromToolCall(call, resultsById.get(call.id ?? ''), add);
+    for (const r of m.toolResults) {
+      if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
+      for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
+    }
+    if (m.kind === 'prompt' || m.kind === 'reply') {
+      for (const raw of mentionsIn(m.text)) add(raw, 'mention');
+    }
+  }
+  return [...acc.entries()]
+    .map(([p, { how, lines }]) => (lines.length ? { path: p, how, lines: mergeRanges(lines) } : { path: p, how }))
+    .sort((a, b) => RANK[b.how] - RANK[a.how] || a.path.localeCompare(b.path));
+}
+
+function touchesFromToolCall(
+  call: ToolCall,
+  result: Message['toolResults'][number] | undefined,
+  add: (raw: string, how: TouchKind, lines?: readonly LineRange[]) => void,
+): void {
+  const input = call.input as Record<string, unknown> | string | undefined;
+  const filePath =
+    typeof input === 'object' && input !== null
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'])
+      : undefined;
+  if (typeof filePath === 'string') {
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(input as Record<string, unknown>));
+    else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
+    else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
+  }
+  // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
+  const text = typeof input === 'string' ? input : input ? JSON.stringify(input) : '';
+  if (text.includes('*** ')) {
+    const unescaped = typeof input === 'string' ? text : text.replace(/\\n/g, '\n');
+    for (const m of unescaped.matchAll(PATCH_HEADER_RE)) add(m[2]!.trim(), m[1] === 'Add' ? 'write' : 'edit');
+  }
+  if (!READ_TOOLS.has(call.name) && !EDIT_TOOLS.has(call.name) && !WRITE_TOOLS.has(call.name)) {
+    for (const raw of mentionsIn(text.length > 4_000 ? text.slice(0, 4_000) : text)) add(raw, 'mention');
+  }
+}
+
+function readRange(input: Record<string, unknown>): LineRange[] {
+  const offset = input['offset'];
+  const limit = input['limit'];
+  if (typeof offset === 'number' && typeof limit === 'number' && limit > 0) {
+    return [{ start: Math.max(1, offset), end: Math.max(1, offset) + limit - 1 }];
+  }
+  return [];
+}
+
+export function mentionsIn(text: string): string[] {
+  if (!text) return [];
+  const scan = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  const out: string[] = [];
+  for (const m of scan.matchAll(PATH_RE)) {
+    const token = m[1]!;
+    if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+  }
+  for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
+  return out;
+}
+
+function looksLikePath(token: string, text: string, index: number): boolean {
+  // URLs, e-mail-like and version-like tokens are not files.
+  if (text.slice(Math.max(0, index - 3), index) === '://' || /^[\d.]+$/.test(token)) return false;
+  const base = token.split(/[\\/]/).pop() ?? '';
+  const stem = base.slice(0, base.lastIndexOf('.'));
+  // `e.g.md`-style accidents: a bare name needs a stem of 2+ chars with a letter, or a directory part.
+  if (!/[\\/]/.test(token) && !(stem.length >= 2 && /[A-Za-z]/.test(stem))) return false;
+  return !/^www\./.test(token);
+}
+
+/** Workspace-relative POSIX path when inside the workspace; otherwise an absolute POSIX-ish path. */
+export function normalisePath(raw: string, ctx: PathContext): string | undefined {
+  let p = raw.trim().replace(/^["'`]|["'`,;:]$/g, '');
+  p = p.replace(LINE_RANGE_SUFFIX_RE, '');
+  if (!p || p.length > 500 || p.includes('://')) return undefined;
+  const windows = /^[A-Za-z]:[\\/]/.test(p) || (ctx.cwd !== undefined && /^[A-Za-z]:[\\/]/.test(ctx.cwd));
+  const lib = windows ? path.win32 : path.posix;
+  const cwd = ctx.cwd;
+  let abs: string;
+  if (lib.isAbsolute(p)) abs = lib.normalize(p);
+  else if (p.startsWith('~/')) return p; // home-relative: cannot be placed in the workspace
+  else if (cwd) abs = lib.resolve(cwd, p);
+  else return toPosix(lib.normalize(p)).replace(/^\.\//, '');
+  const root = ctx.workspaceRoot ?? cwd;
+  if (root) {
+    const rel = lib.relative(root, abs);
+    if (rel && !rel.startsWith('..') && !lib.isAbsolute(rel)) return toPosix(rel);
+  }
+  return toPosix(abs);
+}
+
+function toPosix(p: string): string {
+  return p.replace(/\\/g, '/');
+}
+
+export function mergeRanges(ranges: readonly LineRange[]): LineRange[] {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start);
+  const out: LineRange[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r.start <= last.end + 1) out[out.length - 1] = { start: last.start, end: Math.max(last.end, r.end) };
+    else out.push({ ...r });
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+/**
+ * The normalised domain model every source adapter produces and every later stage consumes.
+ * Transcripts -> Conversation/Message (this file) -> Exchange (segment.ts) -> store rows.
+ */
+
+export type AgentKind = 'claude-code' | 'codex' | 'specstory' | 'aider';
+
+export const AGENT_KINDS: readonly AgentKind[] = ['claude-code', 'codex', 'specstory', 'aider'];
+
+/** A tool invocation made by the assistant, with its input as the agent recorded it. */
+export interface ToolCall {
+  readonly id?: string;
+  readonly name: string;
+  /** Parsed input object (Codex `arguments` strings are JSON-decoded when possible). */
+  readonly input: unknown;
+}
+
+/** Line ranges an edit touched, when the transcript records them (Claude Code `structuredPatch`). */
+export interface LineRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The output of a tool call as the agent recorded it. */
+export interface ToolResult {
+  readonly toolUseId?: string;
+  readonly text: string;
+  readonly isError: boolean;
+  /** Structured facts some agents attach (Claude Code `toolUseResult`): the file and the edited lines. */
+  readonly filePath?: string;
+  readonly editedLines?: readonly LineRange[];
+}
+
+/**
+ * Who produced a message and what it is:
+ * - `prompt`: a real human prompt (never a wrapper, meta line or injected context)
+ * - `context`: user-side text that is not human (compaction summaries, injected instructions)
+ * - `tool-results`: the user-side line(s) carrying tool outputs
+ * - `reply`: an assistant message (text and/or tool calls)
+ */
+export type MessageKind = 'prompt' | 'context' | 'tool-results' | 'reply';
+
+export interface Message {
+  readonly kind: MessageKind;
+  readonly role: 'user' | 'assistant';
+  /** Human-readable text (system reminders stripped, thinking omitted). */
+  text: string;
+  readonly toolCalls: ToolCall[];
+  readonly toolResults: ToolResult[];
+  readonly timestamp?: string;
+  /** 1-based first and last line of the source file this message came from (inclusive). */
+  readonly line: number;
+  lineEnd: number;
+  /** Byte offset in the source file where this message's first line starts. */
+  readonly offset: number;
+  readonly uuid?: string;
+}
+
+export interface ConversationMeta {
+  readonly agent: AgentKind;
+  /** The agent's own session id when it has one; otherwise a stable id derived from the file and header line. */
+  readonly sessionId: string;
+  /** Working directory the agent ran in (from the records, never from folder names). */
+  readonly project?: string;
+  readonly gitBranch?: string;
+  readonly title?: string;
+  readonly startedAt?: string;
+  readonly isSubagent: boolean;
+  readonly parentSessionId?: string;
+  readonly model?: string;
+  /** 1-based line where this conversation starts in its source file. */
+  readonly line: number;
+}
+
+export interface Conversation {
+  readonly sourceFile: string;
+  meta: ConversationMeta;
+  readonly messages: Message[];
+}
+
+/** Why a line was not turned into a message. Counted per source and reported by `stats`. */
+export type SkipReason =
+  | 'malformed-json'
+  | 'unknown-record'
+  | 'not-an-object'
+  | 'duplicate-uuid'
+  | 'oversized-line'
+  | 'partial-line';
+
+export type SkipCounts = Partial<Record<SkipReason, number>>;
+
+/** An exchange: a human prompt and everything the agent did until its substantive answer (paper 3.1). */
+export interface Exchange {
+  /** Stable id: the same bytes always give the same id. */
+  readonly id: string;
+  readonly conversationKey: string;
+  readonly agent: AgentKind;
+  readonly sourceFile: string;
+  readonly sessionId: string;
+  readonly project?: string;
+  /** Piece index when a long exchange was split at fixed ply intervals (0 when not split). */
+  readonly part: number;
+  readonly plyStart: number;
+  readonly plyEnd: number;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly byteStart: number;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  /** The human prompt text ('' for continuation pieces). */
+  readonly prompt: string;
+  /** The verbatim rendering (see README, "Verbatim rendering"). */
+  readonly verbatim: string;
+  readonly messages: readonly Message[];
+  readonly filesTouched: readonly FileTouch[];
+}
+
+export type TouchKind = 'read' | 'edit' | 'write' | 'mention';
+
+export interface FileTouch {
+  /** Workspace-relative POSIX path when inside the workspace, otherwise the absolute path as recorded. */
+  readonly path: string;
+  readonly how: TouchKind;
+  readonly lines?: readonly LineRange[];
+}

@@ -1,0 +1,75 @@
+import type { Message, ToolCall, ToolResult } from './model';
+
+/**
+ * The verbatim rendering of an exchange, stored and searched (BM25) and shown to the user:
+ * - `User:` the human prompt, complete;
+ * - `Assistant:` each reply's text, complete, followed by one `[tool] Name summary` line per tool call
+ *   (the summary is the input's path/command/pattern, or its JSON, cut to TOOL_INPUT_CHARS);
+ * - `[result]` / `[error]` lines for tool outputs, cut to TOOL_OUTPUT_CHARS with a visible
+ *   `… [N more chars]` marker (outputs are long and rarely what a person remembers);
+ * - `[context]` for user-side text that no human wrote (compaction summaries), cut likewise.
+ */
+export const TOOL_INPUT_CHARS = 300;
+export const TOOL_OUTPUT_CHARS = 600;
+export const CONTEXT_CHARS = 1_000;
+
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [${text.length - max} more chars]`;
+}
+
+const INPUT_KEYS = ['file_path', 'notebook_path', 'path', 'command', 'cmd', 'pattern', 'url', 'query', 'description'];
+
+export function summarizeToolInput(input: unknown): string {
+  if (typeof input === 'string') return truncate(oneLine(input), TOOL_INPUT_CHARS);
+  if (typeof input === 'object' && input !== null) {
+    const rec = input as Record<string, unknown>;
+    const picked = INPUT_KEYS.map((k) => rec[k]).filter((v) => typeof v === 'string' || Array.isArray(v));
+    if (picked.length > 0) {
+      const text = picked.map((v) => (Array.isArray(v) ? v.join(' ') : String(v))).join(' ');
+      return truncate(oneLine(text), TOOL_INPUT_CHARS);
+    }
+    return truncate(oneLine(JSON.stringify(input)), TOOL_INPUT_CHARS);
+  }
+  return '';
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+}
+
+function renderToolCall(call: ToolCall): string {
+  const summary = summarizeToolInput(call.input);
+  return summary ? `[tool] ${call.name} ${summary}` : `[tool] ${call.name}`;
+}
+
+function renderToolResult(result: ToolResult): string {
+  const tag = result.isError ? '[error]' : '[result]';
+  const text = result.text.trim();
+  return text ? `${tag} ${truncate(text, TOOL_OUTPUT_CHARS)}` : tag;
+}
+
+export function renderMessage(m: Message): string {
+  switch (m.kind) {
+    case 'prompt':
+      return `User: ${m.text.trim()}`;
+    case 'context':
+      return `[context] ${truncate(m.text.trim(), CONTEXT_CHARS)}`;
+    case 'tool-results':
+      return [m.text.trim() ? truncate(m.text.trim(), TOOL_OUTPUT_CHARS) : '', ...m.toolResults.map(renderToolResult)]
+        .filter(Boolean)
+        .join('\n');
+    case 'reply': {
+      const lines = m.text.trim() ? [`Assistant: ${m.text.trim()}`] : [];
+      lines.push(...m.toolCalls.map(renderToolCall));
+      return lines.join('\n');
+    }
+  }
+}
+
+export function renderVerbatim(messages: readonly Message[]): string {
+  return messages
+    .map(renderMessage)
+    .filter((s) => s.length > 0)
+    .join('\n\n');
+}

@@ -1,0 +1,148 @@
+import { extractFiles } from './files';
+import { stableId } from './ids';
+import type { Conversation, Exchange, Message } from './model';
+import { renderVerbatim } from './render';
+
+/**
+ * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt follows an assistant
+ * reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
+ * text are dropped (counted), and exchanges over `maxPlies` assistant replies are split at fixed intervals.
+ */
+export interface SegmentOptions {
+  readonly minChars: number;
+  readonly maxPlies: number;
+  /** Root that files_touched paths are made relative to (defaults to the conversation's cwd). */
+  readonly workspaceRoot?: string;
+}
+
+export const DEFAULT_SEGMENT_OPTIONS: SegmentOptions = { minChars: 100, maxPlies: 20 };
+
+/** An exchange that was too short to keep: recorded so every human prompt is accounted for. */
+export interface DroppedExchange {
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly byteStart: number;
+  readonly promptLines: readonly number[];
+}
+
+export interface SegmentResult {
+  readonly exchanges: Exchange[];
+  readonly dropped: DroppedExchange[];
+  /** Where the conversation's last segment (kept or dropped) starts: an appended file resumes here. */
+  readonly lastSegmentStart?: { readonly offset: number; readonly line: number };
+}
+
+export function conversationKey(conv: Conversation): string {
+  return stableId(conv.meta.agent, conv.sourceFile, conv.meta.sessionId, conv.meta.line);
+}
+
+export function segmentConversation(conv: Conversation, options: SegmentOptions): SegmentResult {
+  const key = conversationKey(conv);
+  const exchanges: Exchange[] = [];
+  const dropped: DroppedExchange[] = [];
+  let plyBase = 0;
+  const groups = groupExchanges(conv.messages);
+  for (const group of groups) {
+    const pieces = splitByPlies(group, options.maxPlies);
+    pieces.forEach((piece, part) => {
+      const plies = piece.filter((m) => m.kind === 'reply').length;
+      const verbatim = renderVerbatim(piece);
+      const first = piece[0]!;
+      const last = piece[piece.length - 1]!;
+      if (verbatim.length < options.minChars) {
+        dropped.push({
+          lineStart: first.line,
+          lineEnd: last.lineEnd,
+          byteStart: first.offset,
+          promptLines: piece.filter((m) => m.kind === 'prompt').map((m) => m.line),
+        });
+      } else {
+        exchanges.push(buildExchange(conv, key, piece, part, plyBase, plies, verbatim, options));
+      }
+      plyBase += plies;
+    });
+  }
+  const lastGroup = groups[groups.length - 1];
+  return {
+    exchanges,
+    dropped,
+    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line } } : {}),
+  };
+}
+
+/** Groups messages into exchanges by the substantive-reply boundary rule. */
+function groupExchanges(messages: readonly Message[]): Message[][] {
+  const groups: Message[][] = [];
+  let current: Message[] | undefined;
+  let answered = false;
+  for (const m of messages) {
+    if (m.kind === 'prompt' && current && answered) current = undefined;
+    if (!current) {
+      current = [];
+      groups.push(current);
+      answered = false;
+    }
+    current.push(m);
+    if (m.kind === 'reply' && m.text.trim().length > 0) answered = true;
+  }
+  return groups;
+}
+
+/** Splits before every (k * maxPlies + 1)-th reply, so each piece ends after a complete tool round-trip. */
+function splitByPlies(group: Message[], maxPlies: number): Message[][] {
+  const pieces: Message[][] = [[]];
+  let replies = 0;
+  for (const m of group) {
+    if (m.kind === 'reply') {
+      if (replies > 0 && replies % maxPlies === 0) pieces.push([]);
+      replies++;
+    }
+    pieces[pieces.length - 1]!.push(m);
+  }
+  return pieces.filter((p) => p.length > 0);
+}
+
+function buildExchange(
+  conv: Conversation,
+  key: string,
+  piece: Message[],
+  part: number,
+  plyBase: number,
+  plies: number,
+  verbatim: string,
+  options: SegmentOptions,
+): Exchange {
+  const first = piece[0]!;
+  // Agents with message uuids (Claude Code) get ids from them, so a `--resume` replay of the same
+  // messages in another file maps to the same exchange; others are identified by file and line.
+  const id = first.uuid
+    ? stableId(conv.meta.agent, first.uuid, part)
+    : stableId(conv.meta.agent, conv.sourceFile, first.line, part);
+  const timestamps = piece.map((m) => m.timestamp).filter((t): t is string => !!t);
+  const cwd = conv.meta.project;
+  return {
+    id,
+    conversationKey: key,
+    agent: conv.meta.agent,
+    sourceFile: conv.sourceFile,
+    sessionId: conv.meta.sessionId,
+    ...(cwd !== undefined ? { project: cwd } : {}),
+    part,
+    plyStart: plyBase,
+    plyEnd: plyBase + Math.max(plies, 1) - 1,
+    lineStart: first.line,
+    lineEnd: Math.max(...piece.map((m) => m.lineEnd)),
+    byteStart: first.offset,
+    ...(timestamps.length ? { startedAt: timestamps[0]!, endedAt: timestamps[timestamps.length - 1]! } : {}),
+    prompt: piece
+      .filter((m) => m.kind === 'prompt')
+      .map((m) => m.text.trim())
+      .join('\n\n'),
+    verbatim,
+    messages: piece,
+    filesTouched: extractFiles(piece, {
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {}),
+    }),
+  };
+}

@@ -1,0 +1,94 @@
+import type { AgentKind, Conversation, ConversationMeta, SkipCounts, SkipReason } from '../model';
+import type { SourceLine } from './lines';
+
+export interface ParseInput {
+  /** Absolute path of the transcript. */
+  readonly file: string;
+  /** Complete lines from the resume point (or the start of the file) to the last complete line. */
+  readonly lines: readonly SourceLine[];
+  /**
+   * When parsing resumes mid-file, the meta of the conversation that was open at the resume point, so
+   * the adapter continues it instead of inventing a new one (headers live at the top of the file).
+   */
+  readonly resume?: ConversationMeta;
+}
+
+export interface ParseOutput {
+  readonly conversations: Conversation[];
+  /** Every line that was not turned into a message for a bad-input reason, with its line number. */
+  readonly skipped: readonly SkippedLine[];
+}
+
+/** One adapter per agent format. Adapters are pure: lines in, conversations out, never throwing on bad lines. */
+export interface SourceAdapter {
+  readonly agent: AgentKind;
+  /** JSONL adapters hold back a partial last line; markdown adapters take the file as it is. */
+  readonly lineFormat: 'jsonl' | 'markdown';
+  /** Cheap test on the path alone: could this file be one of ours? */
+  matchesPath(file: string): boolean;
+  /** Test on the first lines of a candidate file: is it really one of ours? */
+  sniff(head: readonly SourceLine[]): boolean;
+  /** The project (working directory) the file's records say it belongs to, from its first lines. */
+  probeProject(head: readonly SourceLine[]): string | undefined;
+  parse(input: ParseInput): ParseOutput;
+}
+
+/** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */
+export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
+export interface SkippedLine {
+  readonly line: number;
+  readonly reason: SkipReason;
+}
+
+/**
+ * Collects skipped lines. Positions are kept (not just counts) because an incremental re-parse replaces
+ * everything from a line onwards, and the counts must not double.
+ */
+export class SkipCounter {
+  readonly lines: SkippedLine[] = [];
+  add(reason: SkipReason, line: number): void {
+    this.lines.push({ line, reason });
+  }
+  get counts(): SkipCounts {
+    return countSkips(this.lines);
+  }
+}
+
+export function countSkips(lines: readonly SkippedLine[]): SkipCounts {
+  const counts: SkipCounts = {};
+  for (const { reason } of lines) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
+}
+
+/** Parses one JSONL line into an object, counting why when it cannot. */
+export function parseJsonLine(line: SourceLine, skips: SkipCounter): Record<string, unknown> | undefined {
+  if (line.text.trim() === '') return undefined;
+  if (line.text.length > MAX_LINE_CHARS) {
+    skips.add('oversized-line', line.line);
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(line.text);
+  } catch {
+    skips.add('malformed-json', line.line);
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    skips.add('not-an-object', line.line);
+    return undefined;
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Narrowing helpers for untrusted JSON. */
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+export function obj(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+export function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}

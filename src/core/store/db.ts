@@ -1,0 +1,98 @@
+import * as sqlite3 from '@vscode/sqlite3';
+import { RecallError } from '../errors';
+
+export type Params = ReadonlyArray<string | number | bigint | null | Buffer | Uint8Array>;
+
+/**
+ * A small promise layer over @vscode/sqlite3's callback API: one place to adapt it, so store code reads
+ * as plain async functions. Write transactions are serialised through a queue: statements from two
+ * concurrent async flows must never interleave inside one BEGIN..COMMIT.
+ */
+export class Db {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly statements = new Map<string, sqlite3.Statement>();
+
+  private constructor(
+    private readonly raw: sqlite3.Database,
+    readonly file: string,
+  ) {}
+
+  static open(file: string, options: { readonly?: boolean } = {}): Promise<Db> {
+    const mode = options.readonly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
+    return new Promise((resolve, reject) => {
+      const raw = new sqlite3.Database(file, mode, (err) => {
+        if (err) reject(new RecallError('store-io', `Cannot open the store ${file}: ${err.message}`, { cause: err }));
+        else resolve(new Db(raw, file));
+      });
+    });
+  }
+
+  loadExtension(path: string): Promise<void> {
+    return new Promise((resolve, reject) => this.raw.loadExtension(path, (err) => (err ? reject(err) : resolve())));
+  }
+
+  exec(sql: string): Promise<void> {
+    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
+  }
+
+  run(sql: string, params: Params = []): Promise<{ changes: number; lastID: number }> {
+    const stmt = this.prepared(sql);
+    return new Promise((resolve, reject) =>
+      stmt.run(params, function (this: sqlite3.RunResult, err: Error | null) {
+        if (err) reject(err);
+        else resolve({ changes: this.changes, lastID: this.lastID });
+      }),
+    );
+  }
+
+  get<T>(sql: string, params: Params = []): Promise<T | undefined> {
+    const stmt = this.prepared(sql);
+    // `get` leaves the statement mid-step; reset it, or COMMIT fails with "SQL statements in progress".
+    return new Promise((resolve, reject) =>
+      stmt.get(params, (err: Error | null, row: T | undefined) =>
+        stmt.reset(() => (err ? reject(err) : resolve(row))),
+      ),
+    );
+  }
+
+  all<T>(sql: string, params: Params = []): Promise<T[]> {
+    const stmt = this.prepared(sql);
+    return new Promise((resolve, reject) =>
+      stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
+    );
+  }
+
+  /** Runs `fn` inside BEGIN IMMEDIATE..COMMIT, after any transaction already queued; rolls back on error. */
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(async () => {
+      await this.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn();
+        await this.exec('COMMIT');
+        return result;
+      } catch (err) {
+        await this.exec('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    for (const stmt of this.statements.values()) await new Promise<void>((r) => stmt.finalize(() => r()));
+    this.statements.clear();
+    await new Promise<void>((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
+  }
+
+  /** Statements are prepared once per SQL text and reused (the driver resets them between runs). */
+  private prepared(sql: string): sqlite3.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.raw.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+}

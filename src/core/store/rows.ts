@@ -1,0 +1,90 @@
+import type { AgentKind, ConversationMeta, FileTouch, LineRange, TouchKind } from '../model';
+
+/** What the store knows about one transcript file, for incremental indexing. */
+export interface SourceState {
+  readonly path: string;
+  readonly agent: AgentKind;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** sha256 of the first bytes: a different head means the file was replaced. */
+  readonly headHash: string;
+  /** sha256 of the bytes just before `parsedOffset`: a different anchor means the file was rewritten. */
+  readonly anchorHash: string;
+  /** Byte offset after the last complete line parsed. */
+  readonly parsedOffset: number;
+  readonly nextLine: number;
+  /** Where the next parse starts: the start of the last (possibly still growing) exchange. */
+  readonly resumeOffset: number;
+  readonly resumeLine: number;
+  readonly resumeMeta?: ConversationMeta;
+  /** A partial last line is waiting for its writer to finish it. */
+  readonly pendingPartial: boolean;
+  readonly lastError?: string;
+}
+
+/** An exchange as listed (no verbatim text). */
+export interface ExchangeSummary {
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  /** Absolute path of the source transcript. */
+  readonly file: string;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly sessionId: string;
+  readonly project?: string;
+  readonly startedAt?: string;
+  readonly prompt: string;
+}
+
+/** An exchange as shown: verbatim text, provenance and the files it touched. */
+export interface StoredExchange extends ExchangeSummary {
+  readonly conversationId: string;
+  readonly title?: string;
+  readonly gitBranch?: string;
+  readonly isSubagent: boolean;
+  readonly part: number;
+  readonly plyStart: number;
+  readonly plyEnd: number;
+  readonly endedAt?: string;
+  readonly verbatim: string;
+  readonly verbatimTokens?: number;
+  readonly filesTouched: FileTouch[];
+}
+
+export interface ExchangeRow {
+  n: number;
+  id: string;
+  agent: string;
+  path: string;
+  line_start: number;
+  line_end: number;
+  session_id: string;
+  project: string | null;
+  started_at: string | null;
+  prompt: string;
+}
+
+export interface FileTouchRow {
+  path: string;
+  how: string;
+  lines: string | null;
+}
+
+export function toSummary(r: ExchangeRow): ExchangeSummary {
+  return {
+    exchangeId: r.id,
+    agent: r.agent as AgentKind,
+    file: r.path,
+    lineStart: r.line_start,
+    lineEnd: r.line_end,
+    sessionId: r.session_id,
+    ...(r.project !== null ? { project: r.project } : {}),
+    ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
+    prompt: r.prompt,
+  };
+}
+
+export function toFileTouch(r: FileTouchRow): FileTouch {
+  const lines = r.lines ? (JSON.parse(r.lines) as LineRange[]) : undefined;
+  return { path: r.path, how: r.how as TouchKind, ...(lines ? { lines } : {}) };
+}

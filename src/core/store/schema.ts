@@ -1,0 +1,131 @@
+import { RecallError } from '../errors';
+import type { Db } from './db';
+
+/**
+ * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
+ * A store stamped with a version newer than the last migration was written by a newer Agent Recall and is
+ * refused rather than guessed at.
+ */
+interface Migration {
+  readonly version: number;
+  readonly sql: string;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        size INTEGER NOT NULL DEFAULT 0,
+        mtime_ms INTEGER NOT NULL DEFAULT 0,
+        head_hash TEXT NOT NULL DEFAULT '',
+        anchor_hash TEXT NOT NULL DEFAULT '',
+        parsed_offset INTEGER NOT NULL DEFAULT 0,
+        next_line INTEGER NOT NULL DEFAULT 1,
+        resume_offset INTEGER NOT NULL DEFAULT 0,
+        resume_line INTEGER NOT NULL DEFAULT 1,
+        resume_meta TEXT,
+        pending_partial INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        indexed_at INTEGER
+      );
+      CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        agent TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        project TEXT,
+        git_branch TEXT,
+        title TEXT,
+        started_at TEXT,
+        is_subagent INTEGER NOT NULL DEFAULT 0,
+        parent_session_id TEXT,
+        model TEXT,
+        line INTEGER NOT NULL
+      );
+      CREATE INDEX conversations_source ON conversations(source_id, line);
+      CREATE TABLE exchanges (
+        n INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        part INTEGER NOT NULL,
+        ply_start INTEGER NOT NULL,
+        ply_end INTEGER NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        byte_start INTEGER NOT NULL,
+        started_at TEXT,
+        ended_at TEXT,
+        prompt TEXT NOT NULL,
+        verbatim TEXT NOT NULL,
+        verbatim_tokens INTEGER
+      );
+      CREATE INDEX exchanges_source ON exchanges(source_id, byte_start);
+      CREATE INDEX exchanges_conversation ON exchanges(conversation_id, line_start);
+      CREATE INDEX exchanges_time ON exchanges(started_at);
+      CREATE TABLE files_touched (
+        exchange_n INTEGER NOT NULL REFERENCES exchanges(n) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        how TEXT NOT NULL,
+        lines TEXT,
+        PRIMARY KEY (exchange_n, path)
+      ) WITHOUT ROWID;
+      CREATE INDEX files_touched_path ON files_touched(path);
+      CREATE TABLE skipped_lines (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        line INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        PRIMARY KEY (source_id, line)
+      ) WITHOUT ROWID;
+      CREATE TABLE dropped_exchanges (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        byte_start INTEGER NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        prompts INTEGER NOT NULL,
+        PRIMARY KEY (source_id, byte_start)
+      ) WITHOUT ROWID;
+      -- External-content FTS over the verbatim text; triggers keep it in step with exchanges.
+      CREATE VIRTUAL TABLE exchanges_fts USING fts5(
+        prompt, verbatim, content='exchanges', content_rowid='n', tokenize='porter unicode61'
+      );
+      CREATE TRIGGER exchanges_ai AFTER INSERT ON exchanges BEGIN
+        INSERT INTO exchanges_fts(rowid, prompt, verbatim) VALUES (new.n, new.prompt, new.verbatim);
+      END;
+      CREATE TRIGGER exchanges_ad AFTER DELETE ON exchanges BEGIN
+        INSERT INTO exchanges_fts(exchanges_fts, rowid, prompt, verbatim) VALUES ('delete', old.n, old.prompt, old.verbatim);
+      END;
+      CREATE TRIGGER exchanges_au AFTER UPDATE OF prompt, verbatim ON exchanges BEGIN
+        INSERT INTO exchanges_fts(exchanges_fts, rowid, prompt, verbatim) VALUES ('delete', old.n, old.prompt, old.verbatim);
+        INSERT INTO exchanges_fts(rowid, prompt, verbatim) VALUES (new.n, new.prompt, new.verbatim);
+      END;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Brings the store to SCHEMA_VERSION. Returns the version it found (0 for a new store). */
+export async function migrate(db: Db): Promise<number> {
+  const row = await db.get<{ user_version: number }>('PRAGMA user_version');
+  const found = row?.user_version ?? 0;
+  if (found > SCHEMA_VERSION) {
+    throw new RecallError(
+      'store-too-new',
+      `The store ${db.file} has schema version ${found}, written by a newer Agent Recall (this one knows up to ${SCHEMA_VERSION}). ` +
+        'Update the extension, or delete the store to rebuild it.',
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= found) continue;
+    await db.transaction(async () => {
+      await db.exec(m.sql);
+      await db.exec(`PRAGMA user_version = ${m.version}`);
+    });
+  }
+  return found;
+}

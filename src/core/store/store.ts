@@ -1,0 +1,407 @@
+import { rename, stat } from 'node:fs/promises';
+import * as sqliteVec from 'sqlite-vec';
+import { RecallError } from '../errors';
+import type { AgentKind, ConversationMeta, Exchange, SkipCounts, SkipReason } from '../model';
+import type { DroppedExchange } from '../segment';
+import type { SkippedLine } from '../sources/adapter';
+import { Db } from './db';
+import {
+  type ExchangeRow,
+  type ExchangeSummary,
+  type FileTouchRow,
+  type SourceState,
+  type StoredExchange,
+  toFileTouch,
+  toSummary,
+} from './rows';
+import { migrate } from './schema';
+
+/** One conversation's identity and meta, as written with a parse. */
+export interface ConversationRecord {
+  readonly key: string;
+  readonly meta: ConversationMeta;
+}
+
+/** Everything one parse of one source produced, written in one transaction. */
+export interface ParseWrite {
+  readonly state: SourceState;
+  /** Replace everything of this source (true) or only what starts at/after `fromOffset`/`fromLine`. */
+  readonly full: boolean;
+  readonly fromOffset: number;
+  readonly fromLine: number;
+  readonly conversations: readonly ConversationRecord[];
+  readonly exchanges: readonly Exchange[];
+  readonly dropped: readonly DroppedExchange[];
+  readonly skipped: readonly SkippedLine[];
+}
+
+export interface WriteResult {
+  readonly inserted: number;
+  /** Exchanges already stored from another file (e.g. a `--resume` replay): kept once. */
+  readonly duplicates: number;
+}
+
+export interface StoreStats {
+  readonly sources: number;
+  readonly conversations: number;
+  readonly exchanges: number;
+  readonly exchangesByAgent: Partial<Record<AgentKind, number>>;
+  readonly skippedLines: SkipCounts;
+  readonly droppedExchanges: number;
+  readonly droppedPrompts: number;
+  readonly verbatimChars: number;
+  /** Summed over exchanges whose tokens are counted; `tokensPending` are not counted yet. */
+  readonly verbatimTokens: number;
+  readonly tokensPending: number;
+  readonly sourcesWithErrors: number;
+}
+
+export interface IntegrityReport {
+  readonly ok: boolean;
+  readonly problems: string[];
+}
+
+/**
+ * The durable memory: one SQLite file per workspace. Verbatim text lives here (agents delete their
+ * transcripts; the memory must not), with FTS5 over it and sqlite-vec loaded for vectors.
+ */
+export class Store {
+  private constructor(
+    readonly db: Db,
+    readonly vectorsAvailable: boolean,
+    readonly vectorError?: string,
+  ) {}
+
+  /**
+   * Opens (creating when missing) and migrates the store. A file that is not a healthy SQLite database
+   * raises `store-corrupt`; callers offer `Store.rebuild`.
+   */
+  static async open(file: string): Promise<Store> {
+    const db = await Db.open(file);
+    try {
+      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+      const quick = await db.get<{ quick_check: string }>('PRAGMA quick_check(1)');
+      if (quick?.quick_check !== 'ok') throw new Error(quick?.quick_check ?? 'quick_check failed');
+      await migrate(db);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      if (err instanceof RecallError) throw err;
+      throw new RecallError(
+        'store-corrupt',
+        `The Agent Recall store ${file} is damaged (${(err as Error).message}). Rebuild it from the transcripts.`,
+        { cause: err },
+      );
+    }
+    let vectorError: string | undefined;
+    try {
+      await db.loadExtension(sqliteVec.getLoadablePath());
+    } catch (err) {
+      vectorError = `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`;
+    }
+    return new Store(db, vectorError === undefined, vectorError);
+  }
+
+  /** Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. */
+  static async rebuild(file: string): Promise<{ store: Store; movedTo?: string }> {
+    let movedTo: string | undefined;
+    if (await exists(file)) {
+      movedTo = `${file}.corrupt-${Date.now()}`;
+      await rename(file, movedTo);
+      for (const suffix of ['-wal', '-shm']) {
+        if (await exists(file + suffix)) await rename(file + suffix, movedTo + suffix);
+      }
+    }
+    return { store: await Store.open(file), ...(movedTo ? { movedTo } : {}) };
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  async getSource(path: string): Promise<SourceState | undefined> {
+    const r = await this.db.get<SourceRow>('SELECT * FROM sources WHERE path = ?', [path]);
+    return r ? fromSourceRow(r) : undefined;
+  }
+
+  async sourcePaths(): Promise<string[]> {
+    return (await this.db.all<{ path: string }>('SELECT path FROM sources ORDER BY path')).map((r) => r.path);
+  }
+
+  /** Records that a source could not be read, without touching what was indexed from it before. */
+  async recordSourceError(path: string, agent: AgentKind, message: string): Promise<void> {
+    await this.db.run(
+      `INSERT INTO sources(path, agent, last_error) VALUES (?, ?, ?)
+       ON CONFLICT(path) DO UPDATE SET last_error = excluded.last_error`,
+      [path, agent, message],
+    );
+  }
+
+  async writeParse(w: ParseWrite): Promise<WriteResult> {
+    return this.db.transaction(async () => {
+      const sourceId = await this.upsertSource(w.state);
+      if (w.full) {
+        await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
+        await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
+        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
+        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
+      } else {
+        await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
+        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+      }
+      for (const c of w.conversations) await this.upsertConversation(sourceId, c);
+      let inserted = 0;
+      let duplicates = 0;
+      for (const e of w.exchanges) {
+        if (await this.insertExchange(sourceId, e)) inserted++;
+        else duplicates++;
+      }
+      for (const s of w.skipped) {
+        await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
+          sourceId,
+          s.line,
+          s.reason,
+        ]);
+      }
+      for (const d of w.dropped) {
+        await this.db.run(
+          'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
+          [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
+        );
+      }
+      return { inserted, duplicates };
+    });
+  }
+
+  private async upsertSource(s: SourceState): Promise<number> {
+    const row = await this.db.get<{ id: number }>(
+      `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
+         resume_offset, resume_line, resume_meta, pending_partial, last_error, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+       ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
+         head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
+         next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
+         resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
+         indexed_at = excluded.indexed_at
+       RETURNING id`,
+      [
+        s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
+        s.resumeOffset, s.resumeLine, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
+        Date.now(),
+      ],
+    );
+    return row!.id;
+  }
+
+  private async upsertConversation(sourceId: number, c: ConversationRecord): Promise<void> {
+    const m = c.meta;
+    await this.db.run(
+      `INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent,
+         parent_session_id, model, line)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET project = coalesce(excluded.project, project),
+         git_branch = coalesce(excluded.git_branch, git_branch), title = coalesce(excluded.title, title),
+         started_at = coalesce(started_at, excluded.started_at), model = coalesce(excluded.model, model)`,
+      [
+        c.key, sourceId, m.agent, m.sessionId, m.project ?? null, m.gitBranch ?? null, m.title ?? null,
+        m.startedAt ?? null, m.isSubagent ? 1 : 0, m.parentSessionId ?? null, m.model ?? null, m.line,
+      ],
+    );
+  }
+
+  /** Inserts one exchange and its files; false when an exchange with that id is already stored. */
+  private async insertExchange(sourceId: number, e: Exchange): Promise<boolean> {
+    const row = await this.db.get<{ n: number }>(
+      `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
+         started_at, ended_at, prompt, verbatim)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO NOTHING RETURNING n`,
+      [
+        e.id, e.conversationKey, sourceId, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
+        e.startedAt ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
+      ],
+    );
+    if (!row) return false;
+    for (const f of e.filesTouched) {
+      await this.db.run('INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines) VALUES (?, ?, ?, ?)', [
+        row.n,
+        f.path,
+        f.how,
+        f.lines?.length ? JSON.stringify(f.lines) : null,
+      ]);
+    }
+    return true;
+  }
+
+  async stats(): Promise<StoreStats> {
+    const one = async (sql: string): Promise<number> => (await this.db.get<{ v: number | null }>(sql))?.v ?? 0;
+    const byAgent: Partial<Record<AgentKind, number>> = {};
+    for (const r of await this.db.all<{ agent: AgentKind; c: number }>(
+      'SELECT c.agent, count(*) AS c FROM exchanges e JOIN conversations c ON c.id = e.conversation_id GROUP BY c.agent',
+    )) {
+      byAgent[r.agent] = r.c;
+    }
+    const skipped: SkipCounts = {};
+    for (const r of await this.db.all<{ reason: SkipReason; c: number }>(
+      'SELECT reason, count(*) AS c FROM skipped_lines GROUP BY reason',
+    )) {
+      skipped[r.reason] = r.c;
+    }
+    return {
+      sources: await one('SELECT count(*) AS v FROM sources'),
+      conversations: await one('SELECT count(*) AS v FROM conversations'),
+      exchanges: await one('SELECT count(*) AS v FROM exchanges'),
+      exchangesByAgent: byAgent,
+      skippedLines: skipped,
+      droppedExchanges: await one('SELECT count(*) AS v FROM dropped_exchanges'),
+      droppedPrompts: await one('SELECT sum(prompts) AS v FROM dropped_exchanges'),
+      verbatimChars: await one('SELECT sum(length(verbatim)) AS v FROM exchanges'),
+      verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
+      tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
+      sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
+    };
+  }
+
+  async listExchanges(options: { limit?: number; offset?: number } = {}): Promise<ExchangeSummary[]> {
+    const rows = await this.db.all<ExchangeRow>(
+      `${SUMMARY_SELECT} ORDER BY s.path, e.line_start LIMIT ? OFFSET ?`,
+      [options.limit ?? -1, options.offset ?? 0],
+    );
+    return rows.map(toSummary);
+  }
+
+  /** Finds an exchange by id or by an unambiguous id prefix (at least 6 characters). */
+  async getExchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
+    const rows = await this.db.all<ExchangeRow & DetailRow>(
+      `${DETAIL_SELECT} WHERE e.id = ? OR (length(?) >= 6 AND e.id LIKE ? || '%') LIMIT 2`,
+      [idOrPrefix, idOrPrefix, idOrPrefix.replace(/[%_]/g, '')],
+    );
+    const exact = rows.find((r) => r.id === idOrPrefix) ?? (rows.length === 1 ? rows[0] : undefined);
+    if (!exact) {
+      if (rows.length > 1) throw new RecallError('bad-argument', `The id prefix ${idOrPrefix} matches several exchanges.`);
+      return undefined;
+    }
+    const files = await this.db.all<FileTouchRow>(
+      'SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path',
+      [exact.n],
+    );
+    return {
+      ...toSummary(exact),
+      conversationId: exact.conversation_id,
+      ...(exact.title !== null ? { title: exact.title } : {}),
+      ...(exact.git_branch !== null ? { gitBranch: exact.git_branch } : {}),
+      isSubagent: exact.is_subagent === 1,
+      part: exact.part,
+      plyStart: exact.ply_start,
+      plyEnd: exact.ply_end,
+      ...(exact.ended_at !== null ? { endedAt: exact.ended_at } : {}),
+      verbatim: exact.verbatim,
+      ...(exact.verbatim_tokens !== null ? { verbatimTokens: exact.verbatim_tokens } : {}),
+      filesTouched: files.map(toFileTouch),
+    };
+  }
+
+  /** Exchanges whose verbatim tokens are not counted yet, oldest first. */
+  async exchangesWithoutTokens(limit: number): Promise<Array<{ n: number; verbatim: string }>> {
+    return this.db.all('SELECT n, verbatim FROM exchanges WHERE verbatim_tokens IS NULL ORDER BY n LIMIT ?', [limit]);
+  }
+
+  async setTokenCounts(counts: ReadonlyArray<{ n: number; tokens: number }>): Promise<void> {
+    await this.db.transaction(async () => {
+      for (const c of counts) await this.db.run('UPDATE exchanges SET verbatim_tokens = ? WHERE n = ?', [c.tokens, c.n]);
+    });
+  }
+
+  /** SQLite's own integrity check plus the store's invariants. */
+  async check(): Promise<IntegrityReport> {
+    const problems: string[] = [];
+    const integrity = await this.db.all<{ integrity_check: string }>('PRAGMA integrity_check');
+    for (const r of integrity) if (r.integrity_check !== 'ok') problems.push(`sqlite: ${r.integrity_check}`);
+    const fk = await this.db.all<{ table: string }>('PRAGMA foreign_key_check');
+    if (fk.length) problems.push(`${fk.length} rows reference missing parents (${[...new Set(fk.map((r) => r.table))].join(', ')})`);
+    const missingFts = await this.db.get<{ c: number }>(
+      'SELECT count(*) AS c FROM exchanges WHERE n NOT IN (SELECT id FROM exchanges_fts_docsize)',
+    );
+    if (missingFts?.c) problems.push(`${missingFts.c} exchanges have no full-text row`);
+    const orphanFts = await this.db.get<{ c: number }>(
+      'SELECT count(*) AS c FROM exchanges_fts_docsize WHERE id NOT IN (SELECT n FROM exchanges)',
+    );
+    if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
+    try {
+      await this.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
+    } catch (err) {
+      problems.push(`full-text index: ${(err as Error).message}`);
+    }
+    return { ok: problems.length === 0, problems };
+  }
+
+  /** Rebuilds the derived tables (full-text index) and removes orphans. The verbatim rows are the truth. */
+  async repair(): Promise<void> {
+    await this.db.transaction(async () => {
+      await this.db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
+      await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
+      await this.db.run("INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild')");
+    });
+  }
+}
+
+interface SourceRow {
+  path: string;
+  agent: AgentKind;
+  size: number;
+  mtime_ms: number;
+  head_hash: string;
+  anchor_hash: string;
+  parsed_offset: number;
+  next_line: number;
+  resume_offset: number;
+  resume_line: number;
+  resume_meta: string | null;
+  pending_partial: number;
+  last_error: string | null;
+}
+
+interface DetailRow {
+  conversation_id: string;
+  title: string | null;
+  git_branch: string | null;
+  is_subagent: number;
+  part: number;
+  ply_start: number;
+  ply_end: number;
+  ended_at: string | null;
+  verbatim: string;
+  verbatim_tokens: number | null;
+}
+
+const SUMMARY_SELECT = `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, c.project, e.started_at,
+  e.prompt FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id`;
+const DETAIL_SELECT = `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, c.project, e.started_at,
+  e.prompt, e.conversation_id, c.title, c.git_branch, c.is_subagent, e.part, e.ply_start, e.ply_end, e.ended_at,
+  e.verbatim, e.verbatim_tokens FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
+  JOIN sources s ON s.id = e.source_id`;
+
+function fromSourceRow(r: SourceRow): SourceState {
+  return {
+    path: r.path,
+    agent: r.agent,
+    size: r.size,
+    mtimeMs: r.mtime_ms,
+    headHash: r.head_hash,
+    anchorHash: r.anchor_hash,
+    parsedOffset: r.parsed_offset,
+    nextLine: r.next_line,
+    resumeOffset: r.resume_offset,
+    resumeLine: r.resume_line,
+    ...(r.resume_meta ? { resumeMeta: JSON.parse(r.resume_meta) as ConversationMeta } : {}),
+    pendingPartial: r.pending_partial === 1,
+    ...(r.last_error !== null ? { lastError: r.last_error } : {}),
+  };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,51 @@
+import * as vscode from 'vscode';
+import type { IndexService } from './indexService';
+import { log, showError } from './log';
+
+/** Everything a command handler may use. */
+export interface CommandContext {
+  readonly index: IndexService;
+}
+
+type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
+
+/** Command ids (without the `agentRecall.` prefix) -> handler factories. A test checks them against package.json. */
+export const COMMANDS: Record<string, Handler> = {
+  rebuildIndex: (ctx) => () => ctx.index.rebuild(),
+  indexNow: (ctx) => () => ctx.index.index({ notify: true }),
+  showIndexSummary: (ctx) => () => showIndexSummary(ctx),
+  showLog: () => () => log.show(),
+};
+
+export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+  return Object.entries(COMMANDS).map(([name, factory]) => {
+    const handler = factory(ctx);
+    return vscode.commands.registerCommand(`agentRecall.${name}`, async (...args: unknown[]) => {
+      try {
+        return await handler(...args);
+      } catch (err) {
+        await showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
+        return undefined;
+      }
+    });
+  });
+}
+
+async function showIndexSummary(ctx: CommandContext): Promise<void> {
+  const s = await ctx.index.summary();
+  const agents = Object.entries(s.byAgent)
+    .map(([a, n]) => `${a} ${n}`)
+    .join(', ');
+  const skipped = Object.values(s.skippedLines).reduce((a, n) => a + (n ?? 0), 0);
+  const detail = [
+    `${s.exchanges} exchanges in ${s.conversations} conversations${agents ? ` (${agents})` : ''}.`,
+    `${s.verbatimTokens.toLocaleString()} verbatim tokens; ${skipped} lines skipped; ${s.droppedExchanges} short exchanges dropped.`,
+    s.lastIndexedAt ? `Last indexed ${s.lastIndexedAt.toLocaleString()}.` : 'Not indexed yet.',
+    s.message ?? '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const choice = await vscode.window.showInformationMessage('Agent Recall index', { modal: false, detail }, 'Index Now', 'Show Log');
+  if (choice === 'Index Now') await ctx.index.index({ notify: true });
+  if (choice === 'Show Log') log.show();
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { extractFiles, mentionsIn, normalisePath } from '../../src/core/files';
+import { msg } from './helpers';
+
+const ctx = { cwd: '/home/dev/shop' };
+
+test('tool inputs give read/edit/write with line ranges from structured patches and Read offsets', () => {
+  const files = extractFiles(
+    [
+      msg('reply', '', {
+        toolCalls: [
+          { id: 'a', name: 'Read', input: { file_path: '/home/dev/shop/src/cart.ts', offset: 10, limit: 20 } },
+          { id: 'b', name: 'Edit', input: { file_path: '/home/dev/shop/src/cart.ts' } },
+          { id: 'c', name: 'Write', input: { file_path: '/home/dev/shop/tests/cart.test.ts' } },
+        ],
+      }),
+      msg('tool-results', '', {
+        toolResults: [{ toolUseId: 'b', text: 'ok', isError: false, filePath: '/home/dev/shop/src/cart.ts', editedLines: [{ start: 40, end: 44 }] }],
+      }),
+    ],
+    ctx,
+  );
+  assert.deepEqual(files, [
+    { path: 'tests/cart.test.ts', how: 'write' },
+    { path: 'src/cart.ts', how: 'edit', lines: [{ start: 10, end: 29 }, { start: 40, end: 44 }] },
+  ]);
+});
+
+test('apply_patch headers, Aider "Applied edit to" and text mentions', () => {
+  const patch = '*** Begin Patch\n*** Update File: src/api/routes.py\n@@\n-a\n+b\n*** Add File: docs/API.md\n*** End Patch';
+  const files = extractFiles(
+    [
+      msg('prompt', 'The bug is in src/utils/format.ts, see also README.md and https://example.com/x.js'),
+      msg('reply', '', { toolCalls: [{ name: 'apply_patch', input: patch }] }),
+      msg('tool-results', '', { toolResults: [{ text: 'Applied edit to app/models.py', isError: false }] }),
+    ],
+    ctx,
+  );
+  assert.deepEqual(
+    files.map((f) => `${f.path}:${f.how}`),
+    ['docs/API.md:write', 'app/models.py:edit', 'src/api/routes.py:edit', 'README.md:mention', 'src/utils/format.ts:mention'],
+  );
+});
+
+test('mentions skip URLs, versions and abbreviations', () => {
+  assert.deepEqual(mentionsIn('see https://a.io/b.js and v1.2.3, e.g. this, or i.e. that; but edit lib/x.rs and Makefile'), [
+    'lib/x.rs',
+    'Makefile',
+  ]);
+});
+
+test('paths normalise to workspace-relative POSIX, Windows included', () => {
+  assert.equal(normalisePath('/home/dev/shop/src/a.ts', ctx), 'src/a.ts');
+  assert.equal(normalisePath('./src/a.ts:12-20', ctx), 'src/a.ts');
+  assert.equal(normalisePath('/etc/hosts.txt', ctx), '/etc/hosts.txt');
+  assert.equal(normalisePath('C:\\Users\\dev\\proj\\src\\main.cs', { cwd: 'C:\\Users\\dev\\proj' }), 'src/main.cs');
+  assert.equal(normalisePath('c:\\users\\dev\\proj\\app.py', { cwd: 'C:\\Users\\dev\\proj' }), 'app.py');
+  assert.equal(normalisePath('src/a.ts', { cwd: '/w/sub', workspaceRoot: '/w' }), 'sub/src/a.ts');
+});

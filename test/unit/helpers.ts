@@ -1,0 +1,47 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Conversation, Message, MessageKind, ToolCall, ToolResult } from '../../src/core/model';
+
+export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
+
+export function tempDir(prefix = 'recall-'): string {
+  return mkdtempSync(path.join(process.env['RECALL_TEST_TMP'] ?? tmpdir(), prefix));
+}
+
+let nextLine = 1;
+
+/** Builds a message on the next line(s), for segmentation tests that do not need a parser. */
+export function msg(
+  kind: MessageKind,
+  text: string,
+  extra: { toolCalls?: ToolCall[]; toolResults?: ToolResult[]; lines?: number; uuid?: string; timestamp?: string } = {},
+): Message {
+  const line = nextLine;
+  const lines = extra.lines ?? 1;
+  nextLine += lines;
+  return {
+    kind,
+    role: kind === 'reply' ? 'assistant' : 'user',
+    text,
+    toolCalls: extra.toolCalls ?? [],
+    toolResults: extra.toolResults ?? [],
+    line,
+    lineEnd: line + lines - 1,
+    offset: (line - 1) * 100,
+    ...(extra.uuid ? { uuid: extra.uuid } : {}),
+    ...(extra.timestamp ? { timestamp: extra.timestamp } : {}),
+  };
+}
+
+export function resetLines(): void {
+  nextLine = 1;
+}
+
+export function conversation(messages: Message[], project = '/home/dev/shop'): Conversation {
+  return {
+    sourceFile: '/tmp/session.jsonl',
+    meta: { agent: 'claude-code', sessionId: 's1', project, isSubagent: false, line: 1 },
+    messages,
+  };
+}

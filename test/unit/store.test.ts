@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { open, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { RecallError } from '../../src/core/errors';
+import { conversationKey, segmentConversation } from '../../src/core/segment';
+import { Db } from '../../src/core/store/db';
+import { Store } from '../../src/core/store/store';
+import { SCHEMA_VERSION } from '../../src/core/store/schema';
+import { conversation, msg, resetLines, tempDir } from './helpers';
+
+const opts = { minChars: 10, maxPlies: 20 };
+
+async function seeded(file: string): Promise<Store> {
+  resetLines();
+  const conv = conversation([
+    msg('prompt', 'Why does the checkout page crash on Safari?'),
+    msg('reply', 'Because Intl.Segmenter is missing there; I added a polyfill in src/polyfills.ts.'),
+    msg('prompt', 'Make the retry backoff exponential'),
+    msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s.'),
+  ]);
+  const seg = segmentConversation(conv, opts);
+  const store = await Store.open(file);
+  await store.writeParse({
+    state: {
+      path: conv.sourceFile, agent: 'claude-code', size: 400, mtimeMs: 1, headHash: 'h', anchorHash: 'a',
+      parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3, pendingPartial: false,
+    },
+    full: true,
+    fromOffset: 0,
+    fromLine: 1,
+    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
+    exchanges: seg.exchanges,
+    dropped: seg.dropped,
+    skipped: [{ line: 9, reason: 'malformed-json' }],
+  });
+  return store;
+}
+
+test('writes exchanges with FTS rows, files, skips; reads them back by id and prefix', async () => {
+  const store = await seeded(path.join(tempDir(), 's.sqlite'));
+  try {
+    const stats = await store.stats();
+    assert.equal(stats.exchanges, 2);
+    assert.equal(stats.conversations, 1);
+    assert.deepEqual(stats.exchangesByAgent, { 'claude-code': 2 });
+    assert.deepEqual(stats.skippedLines, { 'malformed-json': 1 });
+    const [first] = await store.listExchanges();
+    const shown = await store.getExchange(first!.exchangeId.slice(0, 8));
+    assert.equal(shown?.exchangeId, first!.exchangeId);
+    assert.match(shown!.verbatim, /Intl\.Segmenter/);
+    assert.deepEqual(shown!.filesTouched, [{ path: 'src/polyfills.ts', how: 'mention' }]);
+    const hits = await store.db.all<{ n: number }>(
+      `SELECT rowid AS n FROM exchanges_fts WHERE exchanges_fts MATCH '"segmenter"'`,
+    );
+    assert.equal(hits.length, 1, 'porter/unicode61 FTS finds the verbatim term');
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a resumed write replaces only what starts at or after the resume point', async () => {
+  const store = await seeded(path.join(tempDir(), 's.sqlite'));
+  try {
+    const before = await store.listExchanges();
+    resetLines();
+    const conv = conversation([
+      msg('prompt', 'Why does the checkout page crash on Safari?'),
+      msg('reply', 'Because Intl.Segmenter is missing there; I added a polyfill in src/polyfills.ts.'),
+      msg('prompt', 'Make the retry backoff exponential'),
+      msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s, and jitter is added.'),
+    ]);
+    const seg = segmentConversation({ ...conv, messages: conv.messages.slice(2) }, opts);
+    await store.writeParse({
+      state: {
+        path: conv.sourceFile, agent: 'claude-code', size: 500, mtimeMs: 2, headHash: 'h', anchorHash: 'b',
+        parsedOffset: 500, nextLine: 5, resumeOffset: 200, resumeLine: 3, pendingPartial: false,
+      },
+      full: false,
+      fromOffset: 200,
+      fromLine: 3,
+      conversations: [{ key: conversationKey(conv), meta: conv.meta }],
+      exchanges: seg.exchanges,
+      dropped: [],
+      skipped: [],
+    });
+    const after = await store.listExchanges();
+    assert.equal(after.length, 2);
+    assert.equal(after[0]!.exchangeId, before[0]!.exchangeId);
+    assert.match((await store.getExchange(after[1]!.exchangeId))!.verbatim, /jitter/);
+    // the skip at line 9 lies after the resume line and was not reported again by the new parse
+    assert.deepEqual((await store.stats()).skippedLines, {});
+  } finally {
+    await store.close();
+  }
+});
+
+test('check finds a missing full-text row and repair rebuilds it', async () => {
+  const store = await seeded(path.join(tempDir(), 's.sqlite'));
+  try {
+    await store.db.run("INSERT INTO exchanges_fts(exchanges_fts, rowid, prompt, verbatim) SELECT 'delete', n, prompt, verbatim FROM exchanges WHERE n = (SELECT min(n) FROM exchanges)");
+    const bad = await store.check();
+    assert.equal(bad.ok, false);
+    assert.ok(bad.problems.some((p) => /no full-text row/.test(p)), bad.problems.join('; '));
+    await store.repair();
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a damaged store file raises store-corrupt; rebuild moves it aside and starts fresh', async () => {
+  const file = path.join(tempDir(), 's.sqlite');
+  const store = await seeded(file);
+  await store.close();
+  // Overwrite the page after the header with garbage: the file still looks like SQLite but is damaged.
+  const handle = await open(file, 'r+');
+  await handle.write(Buffer.alloc(8192, 0xab), 0, 8192, 100);
+  await handle.close();
+  await assert.rejects(Store.open(file), (err: unknown) => err instanceof RecallError && err.code === 'store-corrupt');
+  const { store: fresh, movedTo } = await Store.rebuild(file);
+  try {
+    assert.ok(movedTo && movedTo.startsWith(file + '.corrupt-'));
+    assert.equal((await fresh.stats()).exchanges, 0);
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('a file that is not a database at all is reported as damaged, not thrown raw', async () => {
+  const file = path.join(tempDir(), 'junk.sqlite');
+  await writeFile(file, 'this is not a database '.repeat(100));
+  await assert.rejects(Store.open(file), (err: unknown) => err instanceof RecallError && err.code === 'store-corrupt' && /damaged/.test(err.message));
+});
+
+test('a store written by a newer version is refused with a clear message', async () => {
+  const file = path.join(tempDir(), 'new.sqlite');
+  (await Store.open(file)).close();
+  const db = await Db.open(file);
+  await db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+  await db.close();
+  await assert.rejects(Store.open(file), (err: unknown) => err instanceof RecallError && err.code === 'store-too-new' && /newer Agent Recall/.test(err.message));
+});
