@@ -131,15 +131,17 @@ export async function indexSource(
   const exchanges: Exchange[] = [];
   const dropped: DroppedExchange[] = [];
   const records: ConversationRecord[] = [];
-  let resumeAt = { offset: fromOffset, line: fromLine };
+  const fromPly = full ? 0 : prev.resumePly;
+  let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
   let resumeMeta: ConversationMeta | undefined = resume;
-  for (const conv of conversations) {
-    const seg = segmentConversation(conv, segment);
+  for (const [i, conv] of conversations.entries()) {
+    // only the first conversation can be the one that was open at the resume point
+    const seg = segmentConversation(conv, segment, i === 0 && resume ? fromPly : 0);
     exchanges.push(...seg.exchanges);
     dropped.push(...seg.dropped);
     records.push({ key: conversationKey(conv), meta: conv.meta });
     resumeMeta = conv.meta;
-    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine };
+    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
   }
 
   const state: SourceState = {
@@ -153,6 +155,7 @@ export async function indexSource(
     nextLine: chunk.nextLine,
     resumeOffset: resumeAt.offset,
     resumeLine: resumeAt.line,
+    resumePly: resumeAt.ply,
     ...(resumeMeta ? { resumeMeta } : {}),
     pendingPartial: chunk.heldBackPartial,
   };

@@ -29,20 +29,26 @@ export interface SegmentResult {
   readonly exchanges: Exchange[];
   readonly dropped: DroppedExchange[];
   /** Where the conversation's last segment (kept or dropped) starts: an appended file resumes here. */
-  readonly lastSegmentStart?: { readonly offset: number; readonly line: number };
+  readonly lastSegmentStart?: { readonly offset: number; readonly line: number; readonly ply: number };
 }
 
 export function conversationKey(conv: Conversation): string {
   return stableId(conv.meta.agent, conv.sourceFile, conv.meta.sessionId, conv.meta.line);
 }
 
-export function segmentConversation(conv: Conversation, options: SegmentOptions): SegmentResult {
+/**
+ * `firstPly` is the ply number of the conversation's first message here: non-zero when an appended file
+ * is re-parsed from its last exchange, so ply ranges match a whole-file parse.
+ */
+export function segmentConversation(conv: Conversation, options: SegmentOptions, firstPly = 0): SegmentResult {
   const key = conversationKey(conv);
   const exchanges: Exchange[] = [];
   const dropped: DroppedExchange[] = [];
-  let plyBase = 0;
+  let plyBase = firstPly;
+  let lastGroupPly = firstPly;
   const groups = groupExchanges(conv.messages);
   for (const group of groups) {
+    lastGroupPly = plyBase;
     const pieces = splitByPlies(group, options.maxPlies);
     pieces.forEach((piece, part) => {
       const plies = piece.filter((m) => m.kind === 'reply').length;
@@ -66,7 +72,7 @@ export function segmentConversation(conv: Conversation, options: SegmentOptions)
   return {
     exchanges,
     dropped,
-    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line } } : {}),
+    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line, ply: lastGroupPly } } : {}),
   };
 }
 

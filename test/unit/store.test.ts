@@ -24,7 +24,7 @@ async function seeded(file: string): Promise<Store> {
   await store.writeParse({
     state: {
       path: conv.sourceFile, agent: 'claude-code', size: 400, mtimeMs: 1, headHash: 'h', anchorHash: 'a',
-      parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3, pendingPartial: false,
+      parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3, resumePly: 0, pendingPartial: false,
     },
     full: true,
     fromOffset: 0,
@@ -75,7 +75,7 @@ test('a resumed write replaces only what starts at or after the resume point', a
     await store.writeParse({
       state: {
         path: conv.sourceFile, agent: 'claude-code', size: 500, mtimeMs: 2, headHash: 'h', anchorHash: 'b',
-        parsedOffset: 500, nextLine: 5, resumeOffset: 200, resumeLine: 3, pendingPartial: false,
+        parsedOffset: 500, nextLine: 5, resumeOffset: 200, resumeLine: 3, resumePly: 0, pendingPartial: false,
       },
       full: false,
       fromOffset: 200,

@@ -16,6 +16,8 @@ export interface SourceState {
   /** Where the next parse starts: the start of the last (possibly still growing) exchange. */
   readonly resumeOffset: number;
   readonly resumeLine: number;
+  /** Ply number of the first message at the resume point. */
+  readonly resumePly: number;
   readonly resumeMeta?: ConversationMeta;
   /** A partial last line is waiting for its writer to finish it. */
   readonly pendingPartial: boolean;

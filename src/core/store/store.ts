@@ -176,17 +176,17 @@ export class Store {
   private async upsertSource(s: SourceState): Promise<number> {
     const row = await this.db.get<{ id: number }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_meta, pending_partial, last_error, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
        ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
-         resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
+         resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
          indexed_at = excluded.indexed_at
        RETURNING id`,
       [
         s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
-        s.resumeOffset, s.resumeLine, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
+        s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
         Date.now(),
       ],
     );
@@ -356,6 +356,7 @@ interface SourceRow {
   next_line: number;
   resume_offset: number;
   resume_line: number;
+  resume_ply: number;
   resume_meta: string | null;
   pending_partial: number;
   last_error: string | null;
@@ -393,6 +394,7 @@ function fromSourceRow(r: SourceRow): SourceState {
     nextLine: r.next_line,
     resumeOffset: r.resume_offset,
     resumeLine: r.resume_line,
+    resumePly: r.resume_ply,
     ...(r.resume_meta ? { resumeMeta: JSON.parse(r.resume_meta) as ConversationMeta } : {}),
     pendingPartial: r.pending_partial === 1,
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),

@@ -1,0 +1,40 @@
+import type { Message, MessageKind } from '../model';
+import type { SourceLine } from './lines';
+
+/** A new message starting (and, until widened, ending) at `first`; role follows from the kind. */
+export function newMessage(kind: MessageKind, first: SourceLine, text: string, timestamp?: string): Message {
+  return {
+    kind,
+    role: kind === 'reply' ? 'assistant' : 'user',
+    text,
+    toolCalls: [],
+    toolResults: [],
+    line: first.line,
+    lineEnd: first.line,
+    offset: first.offset,
+    ...(timestamp !== undefined ? { timestamp } : {}),
+  };
+}
+
+/** Appends a paragraph to a message being built (several source items make one message). */
+export function appendText(m: Message, text: string): void {
+  if (!text) return;
+  m.text = m.text ? `${m.text}\n\n${text}` : text;
+}
+
+/** Replies with neither text nor tool calls (only reasoning) have nothing to show or search. */
+export function hasContent(m: Message): boolean {
+  return m.text.trim() !== '' || m.toolCalls.length > 0 || m.toolResults.length > 0;
+}
+
+/**
+ * `2025-10-06` + `06:26` or `06:26:11` as ISO 8601. Markdown exports write minute- or second-precision
+ * times; `zone` 'utc' marks them UTC (SpecStory writes `Z`), 'local' keeps the writer's local time as
+ * recorded (Aider writes no zone, so none is invented).
+ */
+export function isoTime(date: string, time: string, zone: 'utc' | 'local'): string | undefined {
+  const hms = time.length === 5 ? `${time}:00` : time;
+  const local = `${date}T${hms}`;
+  if (Number.isNaN(Date.parse(`${local}Z`))) return undefined;
+  return zone === 'utc' ? `${local}.000Z` : local;
+}

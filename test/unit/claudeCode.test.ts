@@ -1,0 +1,329 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import type { Conversation, Message } from '../../src/core/model';
+import type { ParseInput, ParseOutput } from '../../src/core/sources/adapter';
+import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { type LineChunk, type SourceLine, splitLines } from '../../src/core/sources/lines';
+
+const DIR = path.resolve(__dirname, '../../../test/fixtures/claude-code');
+const SESSION = '5f0c2a6e-7b1d-4c3e-9a8f-1d2e3f4a5b6c';
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function linesOf(buf: Buffer): LineChunk {
+  return splitLines(buf, 0, 1, { holdBackPartial: true, isComplete: parsesAsJson });
+}
+
+function load(name: string): { file: string; chunk: LineChunk } {
+  const file = path.join(DIR, name);
+  return { file, chunk: linesOf(readFileSync(file)) };
+}
+
+function parse(name: string, extra: Partial<ParseInput> = {}): ParseOutput & { conv: Conversation; chunk: LineChunk } {
+  const { file, chunk } = load(name);
+  const out = claudeCodeAdapter.parse({ file, lines: chunk.lines, ...extra });
+  assert.equal(out.conversations.length, 1);
+  return { ...out, conv: out.conversations[0]!, chunk };
+}
+
+/** `kind@line-lineEnd`: the shape of a parse at a glance. */
+function shape(messages: readonly Message[]): string[] {
+  return messages.map((m) => `${m.kind}@${m.line}-${m.lineEnd}`);
+}
+
+function jsonLines(records: readonly object[]): SourceLine[] {
+  return linesOf(Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n')).lines;
+}
+
+test('matchesPath takes .jsonl files only', () => {
+  assert.equal(claudeCodeAdapter.matchesPath('/home/dev/.claude/projects/-home-dev-tidepool/abc.jsonl'), true);
+  assert.equal(claudeCodeAdapter.matchesPath('/home/dev/tidepool/.aider.chat.history.md'), false);
+  assert.equal(claudeCodeAdapter.matchesPath('/home/dev/notes.json'), false);
+});
+
+test('sniff accepts Claude Code heads and rejects Codex rollouts', () => {
+  for (const name of ['split-reply.jsonl', 'resume-replay.jsonl', 'wrappers.jsonl', 'agent-5d2e8f01.jsonl']) {
+    assert.equal(claudeCodeAdapter.sniff(load(name).chunk.lines), true, name);
+  }
+  const codexEnvelope = jsonLines([
+    { timestamp: '2025-11-03T09:00:00.000Z', type: 'session_meta', payload: { id: 'r1', cwd: '/home/dev/tidepool' } },
+    { timestamp: '2025-11-03T09:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user' } },
+  ]);
+  const codexLegacy = jsonLines([
+    { id: 'r2', timestamp: '2025-04-01T10:00:00.000Z', instructions: '', git: { branch: 'main' } },
+    { record_type: 'state' },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+  ]);
+  const noClaudeFields = jsonLines([{ type: 'user', message: { content: 'hello' } }]);
+  assert.equal(claudeCodeAdapter.sniff(codexEnvelope), false);
+  assert.equal(claudeCodeAdapter.sniff(codexLegacy), false);
+  assert.equal(claudeCodeAdapter.sniff(noClaudeFields), false);
+  assert.equal(claudeCodeAdapter.sniff([]), false);
+});
+
+test('probeProject finds the first cwd, also behind summary lines that have none', () => {
+  assert.equal(claudeCodeAdapter.probeProject(load('resume-replay.jsonl').chunk.lines), '/home/dev/tidepool');
+  assert.equal(claudeCodeAdapter.probeProject(load('bad-lines.jsonl').chunk.lines), 'C:\\Users\\dev\\tidepool');
+  assert.equal(claudeCodeAdapter.probeProject(jsonLines([{ type: 'summary', summary: 'x', leafUuid: 'u' }])), undefined);
+});
+
+test('one API message split over lines is one reply, even with tool results interleaved', () => {
+  const { conv, skipped, chunk } = parse('split-reply.jsonl');
+  assert.deepEqual(skipped, []);
+  assert.deepEqual(shape(conv.messages), [
+    'prompt@2-2',
+    'reply@3-7',
+    'tool-results@6-8',
+    'reply@9-9',
+    'prompt@11-11',
+    'reply@12-13',
+    'tool-results@14-15',
+    'reply@16-16',
+  ]);
+  const [prompt, replyA, resultsA, replyB, , replyC, resultsC] = conv.messages;
+  assert.equal(
+    prompt!.text,
+    'The tide chart shows high tide an hour late for Brest. Can you check the timezone handling in src/tides/offset.ts?',
+  );
+  assert.equal(replyA!.text, 'Let me look at how the offset is computed.');
+  assert.deepEqual(
+    replyA!.toolCalls.map((c) => [c.id, c.name]),
+    [
+      ['toolu_01', 'Read'],
+      ['toolu_02', 'Edit'],
+    ],
+  );
+  assert.deepEqual(replyA!.toolCalls[0]!.input, { file_path: '/home/dev/tidepool/src/tides/offset.ts' });
+  assert.equal(replyB!.text, "Fixed: `localOffset` used the server's zone instead of the port's. Brest now reads 14:05.");
+  assert.equal(replyC!.text, '');
+  assert.deepEqual(
+    replyC!.toolCalls.map((c) => c.name),
+    ['Write', 'Bash'],
+  );
+
+  // Messages point at their first line: number, byte offset and record uuid.
+  for (const m of conv.messages) {
+    const line = chunk.lines[m.line - 1]!;
+    assert.equal(m.offset, line.offset);
+    assert.equal(m.uuid, (JSON.parse(line.text) as { uuid: string }).uuid);
+  }
+  assert.equal(prompt!.timestamp, '2025-11-03T09:01:00.000Z');
+  assert.equal(prompt!.role, 'user');
+  assert.equal(replyA!.role, 'assistant');
+
+  const [read, edit] = resultsA!.toolResults;
+  assert.equal(resultsA!.toolResults.length, 2);
+  assert.equal(read!.toolUseId, 'toolu_01');
+  assert.equal(read!.filePath, '/home/dev/tidepool/src/tides/offset.ts');
+  assert.equal(read!.editedLines, undefined);
+  assert.ok(read!.text.startsWith('     1\texport function localOffset'));
+  assert.ok(!read!.text.includes('system-reminder'), 'reminders are stripped from tool output');
+  assert.equal(edit!.toolUseId, 'toolu_02');
+  assert.equal(edit!.filePath, '/home/dev/tidepool/src/tides/offset.ts');
+  assert.deepEqual(edit!.editedLines, [
+    { start: 1, end: 3 },
+    { start: 40, end: 40 },
+  ]);
+
+  const [write, bash] = resultsC!.toolResults;
+  assert.deepEqual(write, {
+    toolUseId: 'toolu_03',
+    text: 'File created successfully at: /home/dev/tidepool/test/offset.test.ts',
+    isError: false,
+    filePath: '/home/dev/tidepool/test/offset.test.ts',
+  });
+  assert.deepEqual(bash, {
+    toolUseId: 'toolu_04',
+    text: 'FAIL test/offset.test.ts\n  expected offset 2, got 1',
+    isError: true,
+  });
+});
+
+test('meta comes from the records: custom-title beats ai-title, first timestamp, real model', () => {
+  const { conv } = parse('split-reply.jsonl');
+  assert.equal(conv.sourceFile, path.join(DIR, 'split-reply.jsonl'));
+  assert.deepEqual(conv.meta, {
+    agent: 'claude-code',
+    sessionId: SESSION,
+    isSubagent: false,
+    line: 1,
+    project: '/home/dev/tidepool',
+    gitBranch: 'fix/brest-offset',
+    title: 'Brest tide offset bug',
+    startedAt: '2025-11-03T09:01:00.000Z',
+    model: 'claude-sonnet-4-5-20250929',
+  });
+});
+
+test('wrappers, meta lines and reminder-only lines are ignored without being counted', () => {
+  const { conv, skipped } = parse('wrappers.jsonl');
+  assert.deepEqual(skipped, []);
+  assert.deepEqual(shape(conv.messages), [
+    'prompt@8-8',
+    'reply@9-9',
+    'reply@13-13',
+    'context@14-14',
+    'reply@15-15',
+    'prompt@20-20',
+    'reply@21-21',
+    'tool-results@22-22',
+    'reply@23-23',
+  ]);
+  const texts = conv.messages.map((m) => m.text);
+  assert.equal(texts[0], 'Why is the legend overlapping the chart on mobile? Screenshot attached.\n\n[image]');
+  assert.ok(texts[3]!.startsWith('<task-notification>'));
+  assert.equal(texts[5], 'thanks, ship it');
+  assert.equal(conv.messages[7]!.toolResults[0]!.text, '[image]');
+  const everything = JSON.stringify(conv);
+  assert.ok(!everything.includes('iVBORw0KGgo'), 'no base64 image data reaches the model');
+});
+
+test('compaction summaries are context, with or without the isCompactSummary flag', () => {
+  const { conv, skipped } = parse('compaction.jsonl');
+  assert.deepEqual(skipped, []);
+  assert.deepEqual(
+    conv.messages.map((m) => `${m.kind}@${m.line}`),
+    ['prompt@1', 'reply@2', 'context@4', 'prompt@5', 'reply@6', 'context@8', 'prompt@9', 'reply@10'],
+  );
+  assert.ok(conv.messages[2]!.text.startsWith('This session is being continued from a previous conversation'));
+  assert.equal(conv.messages[6]!.text, 'Thanks, that works.');
+});
+
+test('a subagent in <session>/subagents/ gets its own session id linked to the parent', () => {
+  const parent = '7c9e4b21-3f5a-4d8e-b6c2-0a1b2c3d4e5f';
+  const { conv } = parse(`${parent}/subagents/agent-a3f9e1c.jsonl`);
+  assert.equal(conv.meta.isSubagent, true);
+  assert.equal(conv.meta.parentSessionId, parent);
+  assert.equal(conv.meta.sessionId, `${parent}/agent-a3f9e1c`);
+  assert.deepEqual(shape(conv.messages), ['prompt@1-1', 'reply@2-2', 'tool-results@3-3', 'reply@4-4']);
+  assert.equal(conv.messages[3]!.text, 'Found 2 callers: src/ui/HarbourList.tsx:14 and src/api/sync.ts:31.');
+});
+
+test('an older agent-<hex>.jsonl subagent is recognised from its name', () => {
+  const { conv } = parse('agent-5d2e8f01.jsonl');
+  assert.equal(conv.meta.isSubagent, true);
+  assert.equal(conv.meta.parentSessionId, SESSION);
+  assert.equal(conv.meta.sessionId, `${SESSION}/agent-5d2e8f01`);
+  assert.equal(conv.meta.model, 'claude-haiku-4-5-20251001');
+  assert.deepEqual(
+    conv.messages.map((m) => [m.kind, m.text]),
+    [
+      ['prompt', 'Warmup'],
+      ['reply', "I'm ready to help search the tidepool codebase."],
+    ],
+  );
+});
+
+test('sidechain records with an agentId mark a subagent whatever the file is called', () => {
+  const base = { sessionId: 'p-1', cwd: '/home/dev/tidepool', isSidechain: true, agentId: 'b00c' };
+  const lines = jsonLines([
+    { ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'List the stations.' } },
+    { ...base, type: 'assistant', uuid: 'u2', message: { id: 'm1', content: [{ type: 'text', text: 'Brest, Roscoff.' }] } },
+  ]);
+  const out = claudeCodeAdapter.parse({ file: '/tmp/renamed.jsonl', lines });
+  const meta = out.conversations[0]!.meta;
+  assert.deepEqual([meta.isSubagent, meta.parentSessionId, meta.sessionId], [true, 'p-1', 'p-1/agent-b00c']);
+});
+
+test('a --resume replay is de-duplicated by uuid; the summary of this chain names it', () => {
+  const { conv, skipped } = parse('resume-replay.jsonl');
+  assert.deepEqual(skipped, [
+    { line: 5, reason: 'duplicate-uuid' },
+    { line: 6, reason: 'duplicate-uuid' },
+  ]);
+  assert.deepEqual(
+    conv.messages.map((m) => `${m.kind}@${m.line}:${m.text}`),
+    [
+      'prompt@3:Paginate the harbour list.',
+      'reply@4:Pagination added with 20 harbours per page.',
+      'prompt@7:Make the page size 25 instead.',
+      'reply@8:Page size is now 25.',
+    ],
+  );
+  assert.equal(conv.meta.title, 'Harbour list pagination');
+});
+
+test('bad lines are skipped with a reason, a partial last line waits, nothing throws', () => {
+  const { conv, skipped, chunk } = parse('bad-lines.jsonl');
+  assert.equal(chunk.heldBackPartial, true);
+  assert.equal(chunk.lines.length, 7);
+  assert.deepEqual(skipped, [
+    { line: 2, reason: 'malformed-json' },
+    { line: 3, reason: 'unknown-record' },
+    { line: 4, reason: 'not-an-object' },
+    { line: 7, reason: 'unknown-record' },
+  ]);
+  assert.deepEqual(shape(conv.messages), ['prompt@1-1', 'reply@6-6']);
+  assert.equal(conv.meta.project, 'C:\\Users\\dev\\tidepool');
+
+  // Given the partial line anyway (no hold-back), it is one more malformed line.
+  const all = splitLines(readFileSync(path.join(DIR, 'bad-lines.jsonl')), 0, 1, { holdBackPartial: false });
+  const out = claudeCodeAdapter.parse({ file: path.join(DIR, 'bad-lines.jsonl'), lines: all.lines });
+  assert.deepEqual(out.skipped.at(-1), { line: 8, reason: 'malformed-json' });
+});
+
+test('API error replies are kept, thinking-only replies dropped, the model is the real one', () => {
+  const { conv } = parse('synthetic.jsonl');
+  assert.deepEqual(shape(conv.messages), ['prompt@1-1', 'reply@2-2', 'prompt@3-3', 'reply@5-5']);
+  assert.ok(conv.messages[1]!.text.startsWith('API Error: 529'));
+  assert.equal(conv.meta.model, 'claude-opus-4-5-20251101');
+});
+
+test('a resumed parse keeps the identity it was given and fills what the tail adds', () => {
+  const { file, chunk } = load('split-reply.jsonl');
+  const head = claudeCodeAdapter.parse({ file, lines: chunk.lines.slice(0, 10) });
+  const headMeta = head.conversations[0]!.meta;
+  assert.equal(headMeta.title, undefined);
+
+  const tail = claudeCodeAdapter.parse({ file, lines: chunk.lines.slice(10), resume: headMeta });
+  const conv = tail.conversations[0]!;
+  assert.deepEqual(conv.meta, { ...headMeta, title: 'Brest tide offset bug' });
+  assert.equal(conv.meta.line, 1);
+  assert.deepEqual(shape(conv.messages), ['prompt@11-11', 'reply@12-13', 'tool-results@14-15', 'reply@16-16']);
+
+  // A tail without any record carrying header fields still continues the same conversation.
+  const bare = jsonLines([
+    { type: 'user', uuid: 'x1', message: { role: 'user', content: 'One more thing: rename the test.' } },
+  ]);
+  const resumed = claudeCodeAdapter.parse({ file, lines: bare, resume: headMeta });
+  assert.deepEqual(resumed.conversations[0]!.meta, headMeta);
+});
+
+test('a file with no messages yields no conversation', () => {
+  const lines = jsonLines([
+    { type: 'summary', summary: 'Old chain', leafUuid: 'u0' },
+    { type: 'file-history-snapshot', messageId: 'm', snapshot: {}, isSnapshotUpdate: false },
+  ]);
+  assert.deepEqual(claudeCodeAdapter.parse({ file: '/tmp/empty.jsonl', lines }), { conversations: [], skipped: [] });
+});
+
+test('lines over 1 MB parse whole, with reminders stripped and no time blow-up', () => {
+  const pasted = 'const station = { id: 42, name: "Brest" };\n'.repeat(30_000); // ~1.3 MB
+  const base = { sessionId: 's-big', cwd: '/home/dev/tidepool' };
+  const lines = jsonLines([
+    {
+      ...base,
+      type: 'user',
+      uuid: 'b1',
+      message: { role: 'user', content: `<system-reminder>ctx</system-reminder>Why is this slow?\n${pasted}` },
+    },
+    { ...base, type: 'assistant', uuid: 'b2', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] } },
+    { ...base, type: 'user', uuid: 'b3', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: pasted }] } },
+  ]);
+  assert.ok(lines[0]!.text.length > 1_000_000);
+  const started = performance.now();
+  const out = claudeCodeAdapter.parse({ file: '/tmp/big.jsonl', lines });
+  assert.ok(performance.now() - started < 1_000);
+  const [prompt, , results] = out.conversations[0]!.messages;
+  assert.equal(prompt!.text, `Why is this slow?\n${pasted}`.trim());
+  assert.equal(results!.toolResults[0]!.text.length, pasted.length);
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { main } from '../../src/cli';
+import { FIXTURES, tempDir } from './helpers';
+
+async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out, err };
+}
+
+test('index, list --json, show --json, stats --json and check form the documented contract', async () => {
+  const db = path.join(tempDir(), 'cli.sqlite');
+  const indexed = await run(['index', '--root', FIXTURES, '--db', db, '--json', '--quiet']);
+  assert.equal(indexed.code, 0, indexed.err.join('\n'));
+  const report = JSON.parse(indexed.out[0]!) as { parsed: number; stats: { exchanges: number }; mbPerSecond: number };
+  assert.ok(report.parsed > 0 && report.stats.exchanges > 0);
+
+  const listed = await run(['list', '--db', db, '--json']);
+  const rows = listed.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(rows.length, report.stats.exchanges);
+  for (const r of rows) {
+    for (const k of ['exchangeId', 'agent', 'file', 'lineStart', 'lineEnd', 'sessionId']) assert.ok(k in r, `list row lacks ${k}`);
+    assert.ok(path.isAbsolute(r['file'] as string));
+    assert.ok((r['lineStart'] as number) >= 1 && (r['lineEnd'] as number) >= (r['lineStart'] as number));
+  }
+
+  const shown = await run(['show', '--db', db, '--json', rows[0]!['exchangeId'] as string]);
+  const ex = JSON.parse(shown.out[0]!) as { verbatim: string; exchangeId: string };
+  assert.equal(ex.exchangeId, rows[0]!['exchangeId']);
+  assert.ok(ex.verbatim.length >= 100);
+
+  const stats = JSON.parse((await run(['stats', '--db', db, '--json'])).out[0]!) as { exchanges: number; skippedLines: object };
+  assert.equal(stats.exchanges, rows.length);
+  assert.equal((await run(['check', '--db', db])).out[0], 'ok');
+
+  const again = JSON.parse((await run(['index', '--root', FIXTURES, '--db', db, '--json', '--quiet'])).out[0]!) as {
+    parsed: number;
+    unchanged: number;
+  };
+  assert.equal(again.parsed, 0, 'nothing re-parsed when nothing changed');
+  assert.equal(again.unchanged, report.parsed);
+});
+
+test('the bundled CLI runs as a program and reports bad arguments with exit code 2', () => {
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  const r = spawnSync(process.execPath, [cli, 'list'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /needs --db FILE/);
+  const unknown = spawnSync(process.execPath, [cli, 'frobnicate', '--db', path.join(tempDir(), 'x.sqlite')], { encoding: 'utf8' });
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /Unknown command frobnicate/);
+});
