@@ -1,58 +1,101 @@
 #!/usr/bin/env node
 // The one entry of `npm test`: build, then run each test layer, then print ONE closing line
-// `N passed, N failed` over all layers. Exits non-zero when anything failed or could not run.
+// `N passed, N failed` over all layers. Exits non-zero when anything failed or a layer could not run.
+//   unit     node --test over out/test/unit/*.test.js (plain Node, temp databases)
+//   inhost   mocha suite out/test/inhost/ inside code-server's extension host (fixture workspace)
+//   ui       Playwright + Chromium on the workbench, with the packaged .vsix installed
+// Usage: node test/run.mjs [--only unit|inhost|ui]
+// Every code-server runs in its own process group and temp dirs; all are stopped on exit and on Ctrl-C.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureHost, ROOT } from './host/codeServer.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const VSIX = join(ROOT, '.cache/agent-recall-linux-x64.vsix');
 
 function sh(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
 function unitLayer() {
-  const dir = join(root, 'out/test/unit');
+  const dir = join(ROOT, 'out/test/unit');
   const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).map((f) => join(dir, f));
-  const tmp = mkdtempSync(join(tmpdir(), 'recall-unit-'));
+  const tmp = mkdtempSync(join(tmpdir(), 'agent-recall-unit-'));
   const tap = join(tmp, 'unit.tap');
-  const r = spawnSync(
-    process.execPath,
-    ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, RECALL_TEST_TMP: tmp } },
-  );
-  const text = readFileSync(tap, 'utf8');
-  const count = (k) => Number(/^# (\w+) (\d+)$/m.test(text) ? (text.match(new RegExp(`^# ${k} (\\d+)$`, 'm'))?.[1] ?? 0) : 0);
-  rmSync(tmp, { recursive: true, force: true });
-  return { passed: count('pass'), failed: count('fail') + count('cancelled') + (r.status !== 0 && count('fail') === 0 ? 1 : 0) };
+  try {
+    const r = spawnSync(
+      process.execPath,
+      ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
+      { cwd: ROOT, stdio: 'inherit', env: { ...process.env, RECALL_TEST_TMP: tmp } },
+    );
+    if (!existsSync(tap)) throw new Error(`node --test wrote no report (exit ${r.status ?? r.signal})`);
+    const text = readFileSync(tap, 'utf8');
+    const count = (k) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    const failed = count('fail') + count('cancelled');
+    // a non-zero exit without a failed test (e.g. a crash outside any test) still counts as one failure
+    return { passed: count('pass'), failed: failed + (r.status !== 0 && failed === 0 ? 1 : 0) };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
-const layers = [{ name: 'unit', run: unitLayer }];
+async function inhostLayer() {
+  ensureHost();
+  const { runInHostTests } = await import('./host/inhost.mjs');
+  return runInHostTests();
+}
 
-let passed = 0;
-let failed = 0;
+async function uiLayer() {
+  ensureHost();
+  sh('npm', ['run', '--silent', 'package'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  console.log(`packaged ${VSIX} (${(readFileSync(VSIX).length / 1024 / 1024).toFixed(1)} MB)`);
+  const { runUiTests } = await import('./ui/run.mjs');
+  return runUiTests({ vsix: VSIX });
+}
+
+const layers = [
+  { name: 'unit', run: unitLayer },
+  { name: 'inhost', run: inhostLayer },
+  { name: 'ui', run: uiLayer },
+];
+if (only && !layers.some((l) => l.name === only)) {
+  console.error(`unknown layer ${only}; one of ${layers.map((l) => l.name).join(', ')}`);
+  process.exit(2);
+}
+
+const t0 = Date.now();
+const secs = (since) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
 try {
   sh(process.execPath, ['esbuild.mjs']);
-  sh(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', '.']);
+  sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.']);
 } catch (err) {
   console.error(`build failed: ${err.message}`);
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+console.log(`build ${secs(t0)}`);
+
+let passed = 0;
+let failed = 0;
+const lines = [];
 for (const layer of layers) {
   if (only && layer.name !== only) continue;
+  console.log(`\n=== ${layer.name}`);
+  const t = Date.now();
   try {
-    const r = layer.run();
-    console.log(`[${layer.name}] ${r.passed} passed, ${r.failed} failed`);
+    const r = await layer.run();
+    lines.push(`[${layer.name}] ${r.passed} passed, ${r.failed} failed (${secs(t)})`);
     passed += r.passed;
     failed += r.failed;
   } catch (err) {
-    console.error(`[${layer.name}] could not run: ${err.message}`);
+    lines.push(`[${layer.name}] could not run (${secs(t)}): ${err.message}`);
     failed += 1;
   }
+  console.log(lines.at(-1));
 }
+console.log(`\n${lines.join('\n')}\ntotal ${secs(t0)}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

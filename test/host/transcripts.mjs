@@ -1,0 +1,169 @@
+// Builders for invented agent transcripts in the formats the agents write (see the transcript notes):
+// Claude Code session JSONL, Codex CLI rollouts (envelope layout), SpecStory markdown, Aider histories.
+// Used for the test fixtures (JSONL sessions must carry the temp workspace path as their cwd, so they are
+// generated at run time) and for the `npm start` sample. Output is deterministic for the same input.
+import { createHash } from 'node:crypto';
+
+/** A conversation: turns of a human prompt followed by steps (text replies and tool calls). */
+/**
+ * @typedef {{ text: string } | { tool: string, input: object, result: string, isError?: boolean, toolUseResult?: object }} Step
+ * @typedef {{ prompt: string, steps: Step[], minutes?: number }} Turn
+ */
+
+/** Claude Code's project folder name for a cwd: every non-alphanumeric character becomes `-`. */
+export function claudeProjectDir(cwd) {
+  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+function ids(seed) {
+  let n = 0;
+  const next = () => createHash('sha1').update(`${seed}:${n++}`).digest('hex');
+  return {
+    uuid: () => {
+      const h = next();
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    },
+    hex: (len) => next().slice(0, len),
+  };
+}
+
+function clock(start) {
+  let t = Date.parse(start);
+  return (seconds = 7) => new Date((t += seconds * 1000)).toISOString();
+}
+
+const jsonl = (records) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+/** A Claude Code session (`~/.claude/projects/<enc>/<sessionId>.jsonl`). */
+export function claudeSession({ cwd, sessionId, start, turns, model = 'claude-sonnet-4-5-20250929', version = '2.1.14', gitBranch = 'main' }) {
+  const id = ids(sessionId);
+  const at = clock(start);
+  const out = [];
+  let parent = null;
+  const push = (rec) => {
+    const full = { parentUuid: parent, isSidechain: false, userType: 'external', cwd, sessionId, version, gitBranch, ...rec, uuid: id.uuid() };
+    out.push(full);
+    parent = full.uuid;
+  };
+  const assistant = (msgId, block, timestamp) =>
+    push({
+      message: { model, id: msgId, type: 'message', role: 'assistant', content: [block], stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: 4, cache_read_input_tokens: 12000, output_tokens: 180, service_tier: 'standard' } },
+      requestId: `req_${id.hex(24)}`, type: 'assistant', timestamp,
+    });
+  for (const turn of turns) {
+    if (turn.minutes) at(turn.minutes * 60);
+    out.push({ type: 'file-history-snapshot', messageId: id.uuid(), snapshot: { trackedFileBackups: {}, timestamp: at(0) }, isSnapshotUpdate: false });
+    push({ type: 'user', message: { role: 'user', content: turn.prompt }, timestamp: at(5) });
+    for (const step of turn.steps) {
+      const msgId = `msg_${id.hex(24)}`;
+      if ('text' in step) {
+        assistant(msgId, { type: 'text', text: step.text }, at(12));
+        continue;
+      }
+      const toolUseId = `toolu_${id.hex(24)}`;
+      assistant(msgId, { type: 'tool_use', id: toolUseId, name: step.tool, input: step.input }, at(6));
+      push({
+        type: 'user',
+        message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content: step.result, ...(step.isError ? { is_error: true } : {}) }] },
+        ...(step.toolUseResult ? { toolUseResult: step.toolUseResult } : {}),
+        timestamp: at(2),
+      });
+    }
+  }
+  return jsonl(out);
+}
+
+/** The `toolUseResult` Claude Code records for an Edit (with its structured patch). */
+export function claudeEditResult(filePath, oldString, newString, startLine) {
+  const oldLines = oldString.split('\n');
+  const newLines = newString.split('\n');
+  return {
+    filePath, oldString, newString, replaceAll: false, userModified: false,
+    structuredPatch: [{ oldStart: startLine, oldLines: oldLines.length, newStart: startLine, newLines: newLines.length,
+      lines: [...oldLines.map((l) => `-${l}`), ...newLines.map((l) => `+${l}`)] }],
+  };
+}
+
+/** A Codex CLI rollout (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`, envelope layout). */
+export function codexRollout({ cwd, id: sessionId, start, turns, model = 'gpt-5.1-codex' }) {
+  const id = ids(sessionId);
+  const at = clock(start);
+  const out = [];
+  const rec = (type, payload, seconds) => out.push({ timestamp: at(seconds), type, payload });
+  rec('session_meta', { id: sessionId, timestamp: start, cwd, originator: 'codex_cli_rs', cli_version: '0.63.0', instructions: null, source: 'cli',
+    model_provider: 'openai', git: { commit_hash: id.hex(40), branch: 'main', repository_url: 'https://example.invalid/shop.git' } }, 0);
+  rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text',
+    text: `<environment_context>\n  <cwd>${cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n  <shell>bash</shell>\n</environment_context>` }] }, 0);
+  for (const turn of turns) {
+    rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.prompt }] }, (turn.minutes ?? 0) * 60 + 10);
+    rec('event_msg', { type: 'user_message', message: turn.prompt, images: [] }, 0);
+    rec('turn_context', { cwd, approval_policy: 'on-request', sandbox_policy: { type: 'workspace-write' }, model, summary: 'auto' }, 0);
+    for (const step of turn.steps) {
+      if ('text' in step) {
+        rec('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: step.text }] }, 9);
+        rec('event_msg', { type: 'agent_message', message: step.text }, 0);
+        continue;
+      }
+      const callId = `call_${id.hex(24)}`;
+      rec('response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: `**Running ${step.tool}**` }], content: null, encrypted_content: null }, 3);
+      if (step.tool === 'apply_patch') {
+        rec('response_item', { type: 'custom_tool_call', status: 'completed', call_id: callId, name: 'apply_patch', input: step.input.patch }, 4);
+        rec('response_item', { type: 'custom_tool_call_output', call_id: callId, output: step.result }, 1);
+      } else {
+        rec('response_item', { type: 'function_call', name: step.tool, arguments: JSON.stringify({ ...step.input, workdir: cwd }), call_id: callId }, 4);
+        rec('response_item', { type: 'function_call_output', call_id: callId,
+          output: JSON.stringify({ output: step.result, metadata: { exit_code: step.isError ? 1 : 0, duration_seconds: 0.4 } }) }, 1);
+      }
+    }
+  }
+  return jsonl(out);
+}
+
+/** The path of a rollout below `$CODEX_HOME`. */
+export function codexRolloutPath(id, start) {
+  const d = new Date(start);
+  const p = (n) => String(n).padStart(2, '0');
+  const ts = `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}T${p(d.getUTCHours())}-${p(d.getUTCMinutes())}-${p(d.getUTCSeconds())}`;
+  return `sessions/${d.getUTCFullYear()}/${p(d.getUTCMonth() + 1)}/${p(d.getUTCDate())}/rollout-${ts}-${id}.jsonl`;
+}
+
+const specstoryTime = (iso) => iso.slice(0, 16).replace('T', ' ') + 'Z';
+
+/** A SpecStory export (`.specstory/history/<date>-<slug>.md`); steps' text only (tool calls as <tool-use>). */
+export function specstoryMarkdown({ sessionId, title, start, turns, agent = 'Agent (model claude-sonnet-4.5, mode Agent)' }) {
+  const at = clock(start);
+  const header = `<!-- Generated by SpecStory -->\n\n<!-- vscode Session ${sessionId} (${specstoryTime(start)}) -->\n\n# ${title} (${specstoryTime(start)})\n\n`;
+  const parts = [];
+  for (const turn of turns) {
+    parts.push(`_**User (${specstoryTime(at((turn.minutes ?? 3) * 60))})**_\n\n${turn.prompt}\n`);
+    const body = turn.steps.map((s) =>
+      'text' in s ? s.text : `<tool-use data-tool-type="${s.tool === 'read_file' ? 'read' : 'write'}" data-tool-name="${s.tool}">\n${s.result}\n</tool-use>`,
+    );
+    parts.push(`_**${agent}**_\n\n${body.join('\n\n')}\n`);
+  }
+  return header + parts.join('\n---\n\n') + '\n---\n\n';
+}
+
+export function specstoryFileName(start, title) {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return `${start.slice(0, 10)}_${start.slice(11, 16).replace(':', '-')}Z-${slug}.md`;
+}
+
+/** An Aider history (`.aider.chat.history.md`): sessions of `#### prompt` + markdown reply + `> ` tool output. */
+export function aiderHistory(sessions) {
+  const out = [];
+  for (const s of sessions) {
+    const started = s.start.slice(0, 19).replace('T', ' ');
+    out.push(`\n# aider chat started at ${started}\n`);
+    out.push(`> /home/dev/.local/bin/aider --model sonnet  \n> Aider v0.86.2  \n> Main model: anthropic/claude-sonnet-4-5 with diff edit format  \n> Git repo: .git with ${s.repoFiles ?? 12} files  \n> Repo-map: using 4096 tokens, auto refresh  \n`);
+    for (const turn of s.turns) {
+      out.push(`#### ${turn.prompt.replace(/\n/g, '  \n#### ')}  \n`);
+      for (const step of turn.steps) {
+        if ('text' in step) out.push(`${step.text}\n`);
+        else out.push(`> ${step.result.replace(/\n/g, '  \n> ')}  \n`);
+      }
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+
+export const EXTENSION_ID = 'agent-recall.agent-recall';
+
+/** The API `activate()` returns (see src/extension.ts). Declared here so the tests only depend on the contract. */
+export interface AgentRecallApi {
+  waitForIndexIdle(): Promise<void>;
+  getIndexSummary(): Promise<{ conversations: number; exchanges: number; byAgent: Record<string, number> } | undefined>;
+}
+
+export interface Fixture {
+  readonly workspace: string;
+  readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
+}
+
+/** The fixture manifest written by test/host/fixture.mjs (path in AGENT_RECALL_FIXTURE). */
+export function fixture(): Fixture {
+  const file = process.env['AGENT_RECALL_FIXTURE'];
+  if (!file) throw new Error('AGENT_RECALL_FIXTURE is not set: run the in-host tests through npm test');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Fixture;
+}
+
+export function extension(): vscode.Extension<AgentRecallApi> {
+  const ext = vscode.extensions.getExtension<AgentRecallApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`extension ${EXTENSION_ID} is not loaded`);
+  return ext;
+}
+
+export async function api(): Promise<AgentRecallApi> {
+  return extension().activate();
+}
+
+/**
+ * The index summary once indexing has settled with at least `minExchanges` exchanges (indexing starts in
+ * the background after activation, so a first idle may come before the first run).
+ */
+export async function settledSummary(minExchanges: number, timeoutMs = 45_000): ReturnType<AgentRecallApi['getIndexSummary']> {
+  const a = await api();
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    await a.waitForIndexIdle();
+    const s = await a.getIndexSummary();
+    if ((s && s.exchanges >= minExchanges) || Date.now() > until) return s;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

@@ -1,0 +1,237 @@
+// The invented conversations of the sample, oldest first. `file(rel)` gives the absolute path of a
+// workspace file (Claude Code records absolute paths in tool inputs). Turn `minutes`: pause before it.
+export function SESSIONS({ file, claudeEditResult }) {
+  const edit = (rel, oldString, newString, line, summary) => ({
+    tool: 'Edit',
+    input: { file_path: file(rel), old_string: oldString, new_string: newString },
+    result: `The file ${file(rel)} has been updated. ${summary}`,
+    toolUseResult: claudeEditResult(file(rel), oldString, newString, line),
+  });
+  const read = (rel, lines) => ({
+    tool: 'Read',
+    input: { file_path: file(rel) },
+    result: `     1\t${lines}`,
+    toolUseResult: { type: 'text', file: { filePath: file(rel), content: lines, numLines: 20, startLine: 1, totalLines: 20 } },
+  });
+  const bash = (command, output, description) => ({ tool: 'Bash', input: { command, description }, result: output, toolUseResult: { stdout: output, stderr: '', interrupted: false } });
+
+  return [
+    {
+      agent: 'claude-code', id: '5b1e7f2c-0d9a-4c61-9f3e-2a8b6c4d1e07', daysAgo: 38, hour: 9,
+      turns: [
+        {
+          prompt: 'Set up the Express server for larder: a /health route, JSON bodies, and the recipes router mounted under /recipes. Keep it ESM and TypeScript.',
+          steps: [
+            { tool: 'Write', input: { file_path: file('src/server.ts'), content: "import express from 'express';\n..." }, result: `File created successfully at: ${file('src/server.ts')}`,
+              toolUseResult: { type: 'create', filePath: file('src/server.ts'), content: "import express from 'express';\n..." } },
+            bash('npm install express && npm install -D tsx typescript @types/express', 'added 68 packages in 4s', 'Install Express and the TypeScript tooling'),
+            { text: 'The server lives in `src/server.ts`: `express.json()` for bodies, `GET /health` answering `{ ok: true }`, and `recipesRouter` mounted at `/recipes`. `npm run dev` starts it with tsx in watch mode on port 3000 (or `$PORT`).' },
+          ],
+        },
+        {
+          prompt: 'Now the SQLite layer: recipes, ingredients and shopping list items. Use better-sqlite3 and WAL mode.',
+          minutes: 6,
+          steps: [
+            { tool: 'Write', input: { file_path: file('src/db.ts'), content: "import Database from 'better-sqlite3';\n..." }, result: `File created successfully at: ${file('src/db.ts')}`,
+              toolUseResult: { type: 'create', filePath: file('src/db.ts'), content: "import Database from 'better-sqlite3';\n..." } },
+            { text: 'I added `src/db.ts` with three tables (`recipes`, `ingredients`, `list_items`), WAL journaling, and the database path from `LARDER_DB` (default `larder.sqlite`). Ingredients reference their recipe; list items carry a `done` flag so checked items sort last.' },
+          ],
+        },
+        {
+          prompt: 'Paginate GET /recipes, 20 per page, ordered by title.',
+          minutes: 4,
+          steps: [
+            edit('src/routes/recipes.ts', "  res.json(db.prepare('SELECT * FROM recipes').all());",
+              "  const page = Math.max(1, Number(req.query.page ?? 1));\n  res.json(db.prepare('SELECT * FROM recipes ORDER BY title LIMIT 20 OFFSET ?').all((page - 1) * 20));", 8, ''),
+            { text: '`GET /recipes?page=N` now returns 20 recipes per page ordered by title; a missing or invalid page falls back to page 1.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'specstory', id: '9c2d4e6f-8a1b-4c3d-9e5f-7a6b8c0d2e41', daysAgo: 33, hour: 14, title: 'Recipe card layout',
+      via: 'Agent (model claude-sonnet-4.5, mode Agent)',
+      turns: [
+        {
+          prompt: 'The recipe cards in src/web/RecipeCard.tsx jump around while images load. Can we reserve the space?',
+          steps: [
+            { tool: 'read_file', result: 'Read src/web/RecipeCard.tsx' },
+            { text: 'The jump comes from the `<img>` having no intrinsic size until it loads. I render a placeholder `div.recipe-card__placeholder` when there is no image and gave both an `aspect-ratio: 4 / 3` in the stylesheet, so the card keeps its height. I also added `loading="lazy"` so cards below the fold do not fetch images early.' },
+          ],
+        },
+        {
+          prompt: 'Should the whole card be clickable, or just the title?',
+          steps: [
+            { text: 'For a grid of cards the whole card as a target is friendlier on touch screens, which is what `onClick={onOpen}` on the `<article>` in `src/web/RecipeCard.tsx` does now. For keyboard users it would be better to make the title a real link or button and stretch its hit area over the card with CSS, so focus and screen readers get one clear control.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'aider', daysAgo: 27, hour: 20,
+      turns: [
+        {
+          prompt: 'add unit conversion helpers in src/lib/units.ts: normalise unit names and convert volumes to millilitres',
+          steps: [
+            { text: 'I will add `normaliseUnit` (lower-case, trims, maps aliases like `tablespoon` to `tbsp`) and `toMillilitres`, which returns `undefined` for units that are not volumes.\n\nsrc/lib/units.ts\n```\nconst TO_ML: Record<string, number> = { ml: 1, l: 1000, tsp: 4.92892, tbsp: 14.7868, cup: 236.588 };\n```' },
+            { tool: 'edit', result: 'Applied edit to src/lib/units.ts\nCommit 4c1d2e9 feat: add unit normalisation and volume conversion' },
+          ],
+        },
+        {
+          prompt: 'use normaliseUnit when adding items to the shopping list in src/routes/shoppingList.ts',
+          steps: [
+            { text: 'The POST handler now stores `normaliseUnit(unit)` so "Cups" and "cup" end up as the same unit on the list.\n\nsrc/routes/shoppingList.ts\n```\nconst u = unit ? normaliseUnit(unit) : null;\n```' },
+            { tool: 'edit', result: 'Applied edit to src/routes/shoppingList.ts\nCommit 8a7f0b3 feat: normalise units of shopping list items' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'claude-code', id: 'e4a9c1d7-3b2f-4e8a-b6c5-1d0f9e8a7b36', daysAgo: 22, hour: 10,
+      turns: [
+        {
+          prompt: 'Everyone gets logged out after every deploy. Sessions should survive a restart. Can you find out why?',
+          steps: [
+            read('src/auth/session.ts', "import session from 'express-session';"),
+            { tool: 'Grep', input: { pattern: 'secret', path: file('src') }, result: `${file('src/auth/session.ts')}:6:  const secret = crypto.randomBytes(32).toString('hex');` },
+            { text: 'Found it: `sessionMiddleware` in `src/auth/session.ts` generated a random secret at start-up (`crypto.randomBytes(32)`), so every restart invalidated all session cookies. The secret has to be stable across restarts.' },
+          ],
+        },
+        {
+          prompt: 'Read it from SESSION_SECRET then, and refuse to start without it.',
+          minutes: 3,
+          steps: [
+            edit('src/auth/session.ts', "  const secret = crypto.randomBytes(32).toString('hex');",
+              "  const secret = process.env.SESSION_SECRET;\n  if (!secret) throw new Error('SESSION_SECRET must be set (sessions would not survive a restart otherwise)');", 6, ''),
+            { text: 'Done. The middleware reads `SESSION_SECRET` and throws a clear error at start-up when it is missing. Remember to set it in the deployment environment before the next release, otherwise the server will not start.' },
+          ],
+        },
+        {
+          prompt: 'Also make the cookie last 30 days and not be readable from JavaScript.',
+          minutes: 2,
+          steps: [
+            edit('src/auth/session.ts', "cookie: { sameSite: 'lax' }", "cookie: { httpOnly: true, sameSite: 'lax', maxAge: 30 * 24 * 3600 * 1000 }", 7, ''),
+            { text: 'The session cookie is now `httpOnly` with a 30-day `maxAge`; `sameSite: lax` stays so links from other sites still open the app logged in.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'codex', id: '0199d2e1-7c4a-7b20-a1f3-5e6d8c9b0a12', daysAgo: 16, hour: 15,
+      turns: [
+        {
+          prompt: 'Add full-text search over recipe titles and bodies: GET /recipes/search?q=... using SQLite FTS5, best matches first.',
+          steps: [
+            { tool: 'shell', input: { command: ['bash', '-lc', "rg -n 'CREATE' src/db.ts"] }, result: 'src/db.ts:6:  CREATE TABLE IF NOT EXISTS recipes (...)' },
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/db.ts\n@@\n+  CREATE VIRTUAL TABLE IF NOT EXISTS recipes_fts USING fts5(title, body, content='recipes', content_rowid='id');\n+export function searchRecipes(query: string, limit = 20) { ... }\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/db.ts' },
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/routes/recipes.ts\n@@\n+recipesRouter.get('/search', (req, res) => res.json(searchRecipes(String(req.query.q ?? ''))));\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/routes/recipes.ts' },
+            { text: 'Search is in: `recipes_fts` is an external-content FTS5 table over `recipes(title, body)` in `src/db.ts`, `searchRecipes` ranks with `bm25()`, and `GET /recipes/search?q=` in `src/routes/recipes.ts` returns the top 20.' },
+          ],
+        },
+        {
+          prompt: 'Searching for `chili "con` crashes the route. Make user input safe.',
+          minutes: 5,
+          steps: [
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/db.ts\n@@\n-  return db.prepare(...).all(query, limit);\n+  const match = query.split(/\\s+/).filter(Boolean).map((t) => '\"' + t.replace(/\"/g, '\"\"') + '\"').join(' OR ');\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/db.ts' },
+            { text: 'FTS5 parsed the raw text as query syntax, and an unbalanced quote is a syntax error. `searchRecipes` now quotes every term (doubling inner quotes) and joins them with OR, so any input is a valid query and natural phrases still match.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'specstory', id: '3f8e1a2b-6c5d-4e7f-8a9b-0c1d2e3f4a58', daysAgo: 11, hour: 11, title: 'Shopping list accessibility',
+      via: 'Assistant (copilot/gpt-5)',
+      turns: [
+        {
+          prompt: 'Is the checkbox list in src/web/ShoppingList.tsx accessible? A user with a screen reader said it is confusing.',
+          steps: [
+            { text: 'Two problems: the list had no accessible name, and the checkbox was not associated with its text, so a screen reader announced "checkbox, not checked" without the item. Wrapping the input and the text in one `<label>` fixes the association, and `aria-label="Shopping list"` on the `<ul>` names the list.' },
+          ],
+        },
+        {
+          prompt: 'Apply that, and also read the quantity before the name.',
+          steps: [
+            { tool: 'edit_file', result: 'Edited src/web/ShoppingList.tsx: label wraps checkbox and text; quantity and unit precede the name.' },
+            { text: 'Updated `src/web/ShoppingList.tsx`: each item is now `<label><input type="checkbox"/> 2 cup flour</label>`, announced as "2 cup flour, checkbox, not checked".' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'aider', daysAgo: 7, hour: 19,
+      turns: [
+        {
+          prompt: 'adding "flour" twice to the shopping list makes two rows. merge them when name and unit match and the item is not done',
+          steps: [
+            { text: 'The POST handler in `src/routes/shoppingList.ts` now looks for an open item with the same name (case-insensitive) and unit and adds the quantity to it instead of inserting a new row.\n\nsrc/routes/shoppingList.ts\n```\nconst existing = db.prepare(\'SELECT id FROM list_items WHERE lower(name) = lower(?) AND unit IS ? AND done = 0\').get(name, u);\n```' },
+            { tool: 'edit', result: 'Applied edit to src/routes/shoppingList.ts\nCommit b2c4d6e fix: merge duplicate open shopping list items' },
+          ],
+        },
+        {
+          prompt: 'what happens if one entry says 1 l milk and the other 500 ml milk?',
+          steps: [
+            { text: 'They stay separate rows: the merge only matches identical units after `normaliseUnit`. Merging `l` and `ml` would need `toMillilitres` from `src/lib/units.ts` to convert both to one unit first; that works for volumes but not for counts like "2 eggs", so I would only do it when both units are volumes.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'claude-code', id: '7a2b9c4d-1e6f-4a3b-8c7d-5e9f0a1b2c63', daysAgo: 3, hour: 16,
+      turns: [
+        {
+          prompt: 'Scaling a recipe from 3 to 6 servings turns 1/3 cup of sugar into 0.75 cup. That is wrong, it should be 2/3.',
+          steps: [
+            read('src/lib/units.ts', 'export function scaleQuantity(quantity: number, unit: string, factor: number) {'),
+            { text: '`scaleQuantity` in `src/lib/units.ts` rounds every scaled quantity to the nearest quarter: 2/3 ≈ 0.667 becomes 0.75. Kitchen quantities also come in thirds, so rounding should pick whichever of quarters or thirds is closer.' },
+          ],
+        },
+        {
+          prompt: 'Yes, do that, and add a test for the 1/3 cup case.',
+          minutes: 2,
+          steps: [
+            edit('src/lib/units.ts', '  return { quantity: Math.round(q * 4) / 4, unit: normaliseUnit(unit) };',
+              '  const candidates = [Math.round(q * 4) / 4, Math.round(q * 3) / 3];\n  const best = candidates.reduce((a, b) => (Math.abs(b - q) < Math.abs(a - q) ? b : a));\n  return { quantity: Number(best.toFixed(3)), unit: normaliseUnit(unit) };', 12, ''),
+            { tool: 'Write', input: { file_path: file('test/units.test.ts'), content: "import test from 'node:test';\n..." }, result: `File created successfully at: ${file('test/units.test.ts')}`,
+              toolUseResult: { type: 'create', filePath: file('test/units.test.ts'), content: "import test from 'node:test';\n..." } },
+            bash('npm test', '✔ a third of a cup scaled by 2 stays two thirds (0.6ms)\n✔ units are normalised (0.1ms)\nℹ tests 2\nℹ pass 2\nℹ fail 0', 'Run the tests'),
+            { text: 'Fixed: `scaleQuantity` now rounds to the closer of quarters and thirds and keeps three decimals, so 1/3 cup × 2 gives 0.667 cup. `test/units.test.ts` covers that case and unit normalisation; both tests pass.' },
+          ],
+        },
+        {
+          prompt: 'Does the ingredients endpoint use this already?',
+          minutes: 1,
+          steps: [
+            read('src/routes/recipes.ts', "import { scaleQuantity } from '../lib/units.js';"),
+            { text: 'Yes: `GET /recipes/:id/ingredients?servings=N` in `src/routes/recipes.ts` calls `scaleQuantity` with `servings / recipe.servings` for every ingredient, so the fix applies there without further changes.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'codex', id: '0199e7a3-2b5c-7d40-9e1f-6a8b0c2d4e95', daysAgo: 1, hour: 13,
+      turns: [
+        {
+          prompt: 'Rate-limit POST /login: at most 10 attempts per 15 minutes per IP, with standard RateLimit headers.',
+          steps: [
+            { tool: 'shell', input: { command: ['bash', '-lc', 'npm install express-rate-limit'] }, result: 'added 1 package in 1s' },
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/auth/session.ts\n@@\n+import rateLimit from 'express-rate-limit';\n+export function loginRoute(): RequestHandler[] {\n+  const limiter = rateLimit({ windowMs: 15 * 60 * 1000, limit: 10, standardHeaders: 'draft-7', legacyHeaders: false });\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/auth/session.ts' },
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/server.ts\n@@\n-app.post('/login', login);\n+app.post('/login', ...loginRoute());\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/server.ts' },
+            { text: '`loginRoute()` in `src/auth/session.ts` now returns the limiter followed by the handler; `src/server.ts` mounts both on `POST /login`. The 11th attempt within 15 minutes gets HTTP 429 with `RateLimit` and `RateLimit-Policy` headers (draft 7).' },
+          ],
+        },
+        {
+          prompt: 'We run behind nginx. Will every user share one IP for the limiter?',
+          minutes: 2,
+          steps: [
+            { text: 'Yes, unless Express trusts the proxy: without `app.set(\'trust proxy\', 1)` in `src/server.ts`, `req.ip` is nginx\'s address and all users share one budget of 10 attempts. Set it to the number of proxies in front of the app (1 for a single nginx), and make sure nginx sets `X-Forwarded-For`.' },
+          ],
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,134 @@
+// Small helpers for UI tests on the real workbench (code-server + Chromium). test/ui/run.mjs starts the
+// server and sets `session` before the test files load; a test only opens a page and uses the helpers:
+//
+//   const page = await openWorkbench();
+//   await openContainer(page, 'Agent Recall');
+//   await waitForTreeItem(page, /\d+ exchanges/);
+//   await runCommand(page, 'Agent Recall: Show Index Summary');
+//   await screenshot(page, 'index-summary');
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../host/codeServer.mjs';
+import { enableSmokeTestDriver, workbenchUrl } from '../host/workbench.mjs';
+
+export const SCREENSHOTS = join(ROOT, 'test-results/screenshots');
+
+/** Set by the runner: { browser, url, workspace, fixture, payload } (payload: dev extension, if any). */
+export const session = {};
+
+const WORKBENCH_TIMEOUT = 90_000;
+
+/** A new page with the workbench of the fixture workspace, rendered (activity bar and status bar). */
+export async function openWorkbench({ width = 1400, height = 900 } = {}) {
+  const page = await session.browser.newPage({ viewport: { width, height } });
+  page.pageErrors = [];
+  page.on('pageerror', (e) => page.pageErrors.push(String(e)));
+  if (session.payload) await enableSmokeTestDriver(page);
+  await page.goto(workbenchUrl(session.url, session.workspace, session.payload));
+  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: WORKBENCH_TIMEOUT });
+  await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: WORKBENCH_TIMEOUT });
+  return page;
+}
+
+/** The activity-bar entry of a view container (appears once the extension's contributions are registered). */
+export function activityItem(page, title) {
+  return page.locator(`.part.activitybar .action-item a[aria-label^="${title}"]`).first();
+}
+
+/** Opens a view container from the activity bar (unless its side bar is already showing). */
+export async function openContainer(page, title, timeout = 60_000) {
+  const item = activityItem(page, title);
+  await item.waitFor({ timeout });
+  const sidebarTitle = page.locator('.part.sidebar .composite.title h2');
+  if (!((await sidebarTitle.textContent({ timeout: 1000 }).catch(() => '')) ?? '').toUpperCase().includes(title.toUpperCase())) {
+    await item.click();
+  }
+  await page.locator('.part.sidebar .composite.title', { hasText: new RegExp(title, 'i') }).waitFor({ timeout });
+}
+
+/** Waits for a view pane (by its name) in the open side bar, expands it if collapsed, returns its locator. */
+export async function waitForView(page, name, timeout = 30_000) {
+  const pane = page.locator('.part.sidebar .pane', { has: page.locator('.pane-header h3.title', { hasText: new RegExp(`^${name}$`, 'i') }) }).first();
+  await pane.waitFor({ timeout });
+  const header = pane.locator('.pane-header').first();
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  return pane;
+}
+
+/** Waits for a tree row whose text matches; returns its text. */
+export async function waitForTreeItem(scope, text, timeout = 60_000) {
+  const row = scope.locator('.monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ timeout });
+  return (await row.textContent()) ?? '';
+}
+
+/** Opens the command palette with `>` + query; returns the labels of the rows shown (optionally screenshots them). */
+export async function paletteEntries(page, query, shot) {
+  await openPalette(page, query);
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ timeout: 10_000 });
+  if (shot) await screenshot(page, shot);
+  const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
+  await closePalette(page);
+  return labels;
+}
+
+/** Runs a command through the command palette by its title, retrying (commands register late on slow machines). */
+export async function runCommand(page, title, attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await openPalette(page, title);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      await row.waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (err) {
+      console.log(`    (palette attempt ${attempt} for "${title}" failed: ${err.message.split('\n')[0]})`);
+      await closePalette(page).catch(() => {});
+      if (attempt >= attempts) {
+        await screenshot(page, `palette-failed-${title.replace(/\W+/g, '-')}`).catch(() => {});
+        throw new Error(`could not run "${title}" from the command palette: ${err.message.split('\n')[0]}`);
+      }
+      await page.waitForTimeout(1000 * attempt);
+    }
+  }
+}
+
+async function openPalette(page, query) {
+  const input = page.locator('.quick-input-widget input.input');
+  if (!(await input.isVisible())) {
+    await page.locator('.monaco-workbench').click({ position: { x: 700, y: 450 } }).catch(() => {});
+    await page.keyboard.press('F1');
+  }
+  await input.waitFor({ state: 'visible', timeout: 5_000 });
+  await input.fill(`>${query}`, { timeout: 5_000 });
+}
+
+async function closePalette(page) {
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget input.input').waitFor({ state: 'hidden', timeout: 5_000 });
+}
+
+/**
+ * A notification containing `text`; returns its text. Looks at the toasts and, when none shows it, in the
+ * notification center (the workbench shows no toasts while the smoke-test driver is on, i.e. with `--dev`).
+ */
+export async function waitForNotification(page, text, timeout = 30_000) {
+  const found = page.locator('.notifications-toasts .notification-toast, .notifications-center .notification-list-item', { hasText: text }).first();
+  try {
+    await found.waitFor({ timeout: session.payload ? 2_000 : timeout });
+  } catch (err) {
+    if (!session.payload) throw err;
+    await runCommand(page, 'Notifications: Show Notifications');
+    await found.waitFor({ timeout });
+  }
+  return (await found.textContent()) ?? '';
+}
+
+/** Saves a screenshot of what a person would see to test-results/screenshots/<name>.png; returns the path. */
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, animations: 'disabled' });
+  return file;
+}

@@ -1,0 +1,52 @@
+// What a person sees in the workbench: the activity-bar container, the Index view, the commands.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../host/codeServer.mjs';
+import { openContainer, openWorkbench, paletteEntries, runCommand, screenshot, session, waitForNotification, waitForTreeItem, waitForView } from './lib.mjs';
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+describe('Agent Recall in the workbench', function () {
+  this.timeout(180_000);
+  let page;
+
+  before(async () => {
+    page = await openWorkbench();
+  });
+  after(async () => {
+    await page?.close();
+  });
+
+  it('shows its container in the activity bar and the index state in the Index view', async () => {
+    await openContainer(page, 'Agent Recall');
+    const index = await waitForView(page, 'Index');
+    const { exchanges } = session.fixture.expected;
+    // the view updates while indexing runs: wait for the final count, then say what it shows if it never comes
+    const text = await waitForTreeItem(index, new RegExp(`^${exchanges} exchanges`), 90_000).catch(async (err) => {
+      await screenshot(page, 'index-view-failed');
+      const rows = await index.locator('.monaco-list-row').allTextContents();
+      throw new Error(`Index view never showed "${exchanges} exchanges"; it shows: ${rows.join(' | ') || 'nothing'} (${err.message.split('\n')[0]})`);
+    });
+    await screenshot(page, 'index-view');
+    assert.match(text, /^\d+ exchanges\s*in \d+ conversations/);
+    for (const agent of Object.keys(session.fixture.expected.byAgent)) await waitForTreeItem(index, agent, 5_000);
+  });
+
+  it('lists its commands in the command palette', async () => {
+    const titles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
+    const shown = await paletteEntries(page, 'Agent Recall: ', 'command-palette');
+    assert.deepEqual(titles.filter((t) => !shown.some((s) => s.includes(t))), [], `palette shows: ${shown.join(' | ')}`);
+  });
+
+  it('runs "Agent Recall: Show Index Summary" from the palette', async () => {
+    await runCommand(page, 'Agent Recall: Show Index Summary');
+    const text = await waitForNotification(page, 'Agent Recall index');
+    await screenshot(page, 'index-summary');
+    assert.match(text, /Agent Recall index/);
+  });
+
+  it('raises no errors in the page', () => {
+    assert.deepEqual(page.pageErrors.filter((e) => !/ResizeObserver/.test(e)), []);
+  });
+});
