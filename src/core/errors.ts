@@ -5,7 +5,9 @@ export type RecallErrorCode =
   | 'store-locked'
   | 'store-io'
   | 'source-unreadable'
-  | 'bad-argument';
+  | 'bad-argument'
+  /** An embedding model could not be loaded or stopped working; semantic search falls back to lexical. */
+  | 'model-unavailable';
 
 export class RecallError extends Error {
   constructor(

@@ -27,6 +27,7 @@ const MIGRATIONS: readonly Migration[] = [
         next_line INTEGER NOT NULL DEFAULT 1,
         resume_offset INTEGER NOT NULL DEFAULT 0,
         resume_line INTEGER NOT NULL DEFAULT 1,
+        resume_ply INTEGER NOT NULL DEFAULT 0,
         resume_meta TEXT,
         pending_partial INTEGER NOT NULL DEFAULT 0,
         last_error TEXT,
@@ -102,6 +103,58 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER exchanges_au AFTER UPDATE OF prompt, verbatim ON exchanges BEGIN
         INSERT INTO exchanges_fts(exchanges_fts, rowid, prompt, verbatim) VALUES ('delete', old.n, old.prompt, old.verbatim);
         INSERT INTO exchanges_fts(rowid, prompt, verbatim) VALUES (new.n, new.prompt, new.verbatim);
+      END;
+    `,
+  },
+  {
+    // Distillation (paper 3.2). `distill_cache` is keyed by content, prompt version and model and survives
+    // re-indexing, so an LLM is never paid twice for the same exchange text.
+    version: 2,
+    sql: `
+      CREATE TABLE distilled (
+        exchange_n INTEGER PRIMARY KEY REFERENCES exchanges(n) ON DELETE CASCADE,
+        core TEXT NOT NULL,
+        context TEXT NOT NULL,
+        distiller TEXT NOT NULL,
+        model TEXT,
+        prompt_version TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE distill_failures (
+        exchange_n INTEGER PRIMARY KEY REFERENCES exchanges(n) ON DELETE CASCADE,
+        distiller TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        last_error TEXT NOT NULL,
+        next_attempt_at INTEGER NOT NULL
+      );
+      CREATE TABLE distill_cache (
+        content_hash TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        model TEXT NOT NULL,
+        result TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (content_hash, prompt_version, model)
+      ) WITHOUT ROWID;
+      CREATE TABLE rooms (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL,
+        key TEXT NOT NULL,
+        label TEXT NOT NULL,
+        project TEXT
+      );
+      CREATE TABLE exchange_rooms (
+        exchange_n INTEGER NOT NULL REFERENCES exchanges(n) ON DELETE CASCADE,
+        room_id TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+        relevance REAL NOT NULL,
+        PRIMARY KEY (exchange_n, room_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX exchange_rooms_room ON exchange_rooms(room_id);
+      -- Distilled facets, one row per distilled exchange (rowid = exchanges.n); small, so stored in full.
+      CREATE VIRTUAL TABLE distilled_fts USING fts5(core, context, files, rooms, tokenize='porter unicode61');
+      CREATE TRIGGER distilled_ad AFTER DELETE ON distilled BEGIN
+        DELETE FROM distilled_fts WHERE rowid = old.exchange_n;
       END;
     `,
   },
