@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
+import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { SourceAdapter } from './sources/adapter';
@@ -38,11 +39,6 @@ export interface IndexReport {
   readonly cancelled: boolean;
 }
 
-export interface CancellationSignal {
-  readonly isCancellationRequested: boolean;
-}
-
-const NEVER_CANCELLED: CancellationSignal = { isCancellationRequested: false };
 const HEAD_HASH_BYTES = 1024;
 
 export async function indexWorkspace(

@@ -1,0 +1,42 @@
+import type { CancellationSignal } from '../cancellation';
+import type { AgentKind, FileTouch } from '../model';
+import type { DistilledExchange } from './types';
+
+/**
+ * What a distiller sees of one exchange: its verbatim rendering plus the provenance the prompt needs
+ * (project, ply range) and the tool/regex-derived files (context for rooms; never re-derived by an LLM).
+ */
+export interface DistillInput {
+  /** Store row number (exchanges.n): the key results are written back under. */
+  readonly n: number;
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  readonly project?: string;
+  readonly plyStart: number;
+  readonly plyEnd: number;
+  readonly prompt: string;
+  readonly verbatim: string;
+  readonly filesTouched: readonly FileTouch[];
+}
+
+/** One exchange's outcome: a distilled object, or a failure to record and retry later with backoff. */
+export type DistillOutcome =
+  | { readonly n: number; readonly ok: true; readonly value: DistilledExchange; readonly cached?: boolean }
+  | { readonly n: number; readonly ok: false; readonly error: string; readonly retryAfterMs?: number };
+
+/**
+ * Turns exchanges into distilled objects (paper 3.2). Implementations: the offline extractive distiller
+ * (core/distill/offline.ts), the Anthropic one (core/distill/anthropic.ts) and VS Code's language models
+ * (host/). A distiller never throws for one bad exchange: it reports an outcome per input.
+ */
+export interface Distiller {
+  /** Stored with every result, e.g. `offline` or `anthropic`. */
+  readonly name: string;
+  /** Model id for LLM distillers (part of the cache key); undefined for the offline one. */
+  readonly model?: string;
+  /** Bumped whenever the prompt or the extraction rules change: part of the cache key. */
+  readonly promptVersion: string;
+  /** True when distilling sends text off the machine (needs the user's opt-in, redaction first). */
+  readonly remote: boolean;
+  distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]>;
+}
