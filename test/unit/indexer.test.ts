@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexSource } from '../../src/core/indexer';
+import { indexSource, indexSources } from '../../src/core/indexer';
 import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { discoverSources } from '../../src/core/sources/discover';
 import { splitLines } from '../../src/core/sources/lines';
@@ -170,3 +170,30 @@ function isJson(text: string): boolean {
     return false;
   }
 }
+
+test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'root');
+  await mkdir(root, { recursive: true });
+  for (const name of ['compaction.jsonl', 'split-reply.jsonl', 'wrappers.jsonl']) {
+    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
+  }
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    // a real SQLite failure for one source's rows: its exchanges mention the harbour list
+    await store.db.exec(`CREATE TRIGGER poison BEFORE INSERT ON exchanges WHEN new.prompt LIKE '%harbour%'
+      BEGIN SELECT RAISE(ABORT, 'poisoned row'); END`);
+    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true });
+    assert.equal(sources.length, 3);
+    const report = await indexSources(store, sources, segment);
+    assert.deepEqual(report.failed.map((f) => path.basename(f.path)), ['compaction.jsonl']);
+    assert.match(report.failed[0]!.error, /poisoned row/);
+    assert.equal(report.parsed, 2);
+    const files = new Set((await store.listExchanges()).map((e) => path.basename(e.file)));
+    assert.deepEqual([...files].sort(), ['split-reply.jsonl', 'wrappers.jsonl']);
+    assert.match((await store.getSource(path.join(root, 'compaction.jsonl')))?.lastError ?? '', /poisoned row/);
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
