@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexSource, indexSources } from '../../src/core/indexer';
@@ -193,6 +193,28 @@ test('a source whose write fails is reported alone; the sources written with it 
     assert.deepEqual([...files].sort(), ['split-reply.jsonl', 'wrappers.jsonl']);
     assert.match((await store.getSource(path.join(root, 'compaction.jsonl')))?.lastError ?? '', /poisoned row/);
     assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a rebuild re-parses the transcripts that exist and keeps the exchanges of deleted ones', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'root');
+  await mkdir(root, { recursive: true });
+  for (const name of ['compaction.jsonl', 'split-reply.jsonl']) {
+    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
+  }
+  const discover = { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true };
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    await indexSources(store, await discoverSources(discover), segment);
+    const before = await snapshot(store);
+    await rm(path.join(root, 'compaction.jsonl')); // the agent's cleanup deleted it
+    await store.markAllSourcesStale();
+    const report = await indexSources(store, await discoverSources(discover), segment);
+    assert.equal(report.parsed, 1, 'the remaining transcript is re-parsed, not skipped as unchanged');
+    assert.deepEqual(await snapshot(store), before);
   } finally {
     await store.close();
   }

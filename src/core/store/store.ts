@@ -136,6 +136,14 @@ export class Store {
     );
   }
 
+  /**
+   * Makes the next run re-parse every source whole (a rebuild) WITHOUT deleting anything: exchanges of
+   * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
+   */
+  async markAllSourcesStale(): Promise<void> {
+    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = ''`);
+  }
+
   async writeParse(w: ParseWrite): Promise<WriteResult> {
     return this.db.transaction(() => this.applyParse(w));
   }
