@@ -25,5 +25,6 @@ function enc(): Tiktoken {
 export function countTokens(text: string): number {
   if (!text) return 0;
   const safe = text.replace(LONG_RUN_RE, (run) => run.replace(SPLIT_RUN_RE, '$1 '));
-  return enc().encode(safe).length;
+  // special-token text (`<|endoftext|>` in a transcript about tokenisers) counts as plain text, never throws
+  return enc().encode(safe, [], []).length;
 }
