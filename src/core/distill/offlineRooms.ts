@@ -153,6 +153,13 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
     scored.push({ t, score });
   }
   scored.sort((a, b) => b.score - a.score || (a.t.surface < b.t.surface ? -1 : a.t.surface > b.t.surface ? 1 : 0));
+  if (scored.length === 0) {
+    // nothing recurs (a greeting, a one-line request): the rarest word said still gives the exchange a room
+    const fallback = [...terms.values()]
+      .filter((t) => !t.surface.includes(' '))
+      .sort((a, b) => b.idf - a.idf || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0))[0];
+    return fallback ? [{ type: 'concept', key: fallback.surface, label: fallback.surface, relevance: 0.5 }] : [];
+  }
   const out: RoomAssignment[] = [];
   for (const { t, score } of scored) {
     // a phrase and its own words are one topic: keep the first-ranked

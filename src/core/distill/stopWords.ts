@@ -10,11 +10,11 @@ const STOP_WORDS = new Set(
   more most much must my need no nor not now of off ok okay on once one only or other our out over own please
   same see should so some such than that the their them then there these they this those through to too try under
   until up us use used using very via want was we well were what when where which while who why will with would
-  yes yet you your yours also sure thanks thank hi hello let's i'm it's that's there's don't doesn't can't i'll
+  yes yet you your yours new also sure thanks thank hi hello let's i'm it's that's there's don't doesn't can't i'll
   we'll you're here's what's
   el la los las un una unos unas de del al y o u e pero que qué como cómo con sin por para en es son ser está
   están estar fue hay lo le les se su sus mi mis tu tus este esta esto estos estas ese esa eso muy más ya no sí
-  también cuando donde porque pues si entonces hacer puedes puede favor gracias hola
+  también cuando donde porque pues si entonces hacer puedes puede favor gracias hola nuevo nueva
   o os as um uma uns umas do da dos das em no na nos nas ao aos à às com sem para por que é são ser está estão
   foi não sim também quando onde porque então fazer pode obrigado olá
   le la les un une des du de et ou mais que qui quoi comme avec sans pour par dans en est sont être été ce cette
