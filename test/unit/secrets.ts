@@ -73,4 +73,10 @@ export const NEAR_MISSES: readonly string[] = [
   'TokenizerConfig tokenizer = new TokenizerConfig("cl100k_base");',
   'postgres://localhost:5432/shop',
   'The PASSWORD_MIN_LENGTH setting is 12.',
+  // seen in the real corpus
+  '- OCODEX_DOCKER_MOUNT_PWD: mounts workspace to `/work`',
+  '    pub OPENAI_API_KEY: Option<&str> = None;',
+  'GOOGLE_API_KEY=your_api_key',
+  'OPENWEATHER_API_KEY=your_free_key_here',
+  'Now in 1Password: Settings → Developer',
 ];

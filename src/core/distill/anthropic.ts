@@ -1,6 +1,6 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CancellationSignal } from '../cancellation';
-import type { DistillInput, DistillOutcome, Distiller } from './distiller';
+import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
 import { mapLimited, sleep } from './pool';
 import { buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
 import { backoffMs, isFatalStatus, isRetryableStatus, retryAfterMs } from './retryPolicy';
@@ -44,8 +44,6 @@ export interface AnthropicUsage {
 
 type Message = { role: 'user' | 'assistant'; content: string };
 type CallResult = { ok: true; text: string } | { ok: false; error: string; retryAfterMs?: number; fatal?: boolean };
-
-const CANCELLED = 'cancelled';
 
 /**
  * The Anthropic distiller (paper 3.2, Appendix B): one Messages API request per exchange, text redacted
@@ -97,7 +95,7 @@ export class AnthropicDistiller implements Distiller {
   private async distillOne(input: DistillInput, signal: AbortSignal): Promise<DistillOutcome> {
     const fail = (error: string, retryAfter?: number): DistillOutcome =>
       retryAfter === undefined ? { n: input.n, ok: false, error } : { n: input.n, ok: false, error, retryAfterMs: Math.ceil(retryAfter) };
-    if (signal.aborted) return fail(CANCELLED);
+    if (signal.aborted) return fail(CANCELLED_ERROR);
     if (this.fatal) return fail(this.fatal);
 
     const messages: Message[] = [{ role: 'user', content: buildPrompt(input, this.template).text }];
@@ -122,7 +120,7 @@ export class AnthropicDistiller implements Distiller {
     for (let attempt = 0; ; attempt++) {
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) await sleep(pause, signal);
-      if (signal.aborted) return { ok: false, error: CANCELLED };
+      if (signal.aborted) return { ok: false, error: CANCELLED_ERROR };
       if (this.fatal) return { ok: false, error: this.fatal };
       try {
         this.usage.requests++;
@@ -135,7 +133,7 @@ export class AnthropicDistiller implements Distiller {
         const text = answer.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
         return { ok: true, text };
       } catch (err) {
-        if (signal.aborted || err instanceof APIUserAbortError) return { ok: false, error: CANCELLED };
+        if (signal.aborted || err instanceof APIUserAbortError) return { ok: false, error: CANCELLED_ERROR };
         const status = err instanceof APIError ? err.status : undefined;
         const error = describe(err);
         if (isFatalStatus(status)) {

@@ -44,7 +44,11 @@ function isNotLiteral(value: string): boolean {
   return (
     /^(?:\d+(?:\.\d+)?|true|false|null|none|undefined|yes|no|on|off)$/i.test(value) ||
     /^(?:\$|%|<|\[REDACTED|process\.env|os\.environ|env\(|getenv|\{\{)/i.test(value) ||
-    /^[x*.•]+$/i.test(value)
+    /^[x*.•]+$/i.test(value) ||
+    // documentation placeholders: your_api_key, <token>, changeme, …
+    /^(?:your|my)[_-]|^(?:changeme|placeholder|example|dummy|value|redacted|secret|password|token)$/i.test(value) ||
+    // a type or an expression, not a value: `API_KEY: Option<&str>`, `TOKEN: getToken()`
+    /[<>()&{}]/.test(value)
   );
 }
 
@@ -98,10 +102,10 @@ const RULES: readonly Rule[] = [
     kind: 'env-secret',
     // Upper-case env/config lines (.env, export, docker -e, YAML): NAME=value with no spaces around `=`
     // (code like `TOKEN_KIND = Kind.Ident` is not an env line) or `NAME: value`; the name must hold a
-    // secret-like word.
+    // secret-like word (not PWD: that is the working directory).
     re: /(^|[\s;'"])((?:export\s+)?[A-Z][A-Z0-9_]*)(=|:[ \t]+)(['"]?)([^\s'"]+)\4/gm,
     replace: (m, lead = '', name = '', eq = '', quote = '', value = '') =>
-      /(?:^|_)(?:PASSWORD|PASSWD|PASS|PWD|SECRET|SECRETS|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?)(?:_|$)/.test(
+      /(?:^|_)(?:PASSWORD|PASSWD|PASS|SECRET|SECRETS|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?)(?:_|$)/.test(
         name.replace(/^export\s+/, ''),
       ) && !isNotLiteral(value)
         ? `${lead}${name}${eq}${quote}${m}${quote}`
