@@ -4,7 +4,7 @@ import { RecallError } from './core/errors';
 import { indexWorkspace, type IndexProgress } from './core/indexer';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { Store } from './core/store/store';
-import { embedCommand, evalCommand, searchCommand } from './searchCli';
+import { embedCommand, evalCommand, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
 /** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
 
@@ -88,9 +88,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         const roots = (values.root ?? []).map((r) => path.resolve(r));
         if (roots.length === 0) throw new RecallError('bad-argument', 'index needs at least one --root DIR.');
         const t0 = performance.now();
+        const opened = values['embed-model'] !== undefined ? await openCliEmbedder(values, io) : undefined;
         const report = await indexWorkspace(
           store,
           {
+            ...(opened?.embedder ? { embed: { embedder: opened.embedder, layers: parseLayers(values['embed-layers']) } } : {}),
             discover: {
               workspaceRoots: values.workspace ? [path.resolve(values.workspace)] : [],
               claudeRoots: [],
@@ -105,7 +107,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             },
           },
           values.quiet ? undefined : progressPrinter(io),
-        );
+        ).finally(() => opened?.embedder?.dispose());
         const wallMs = performance.now() - t0;
         const stats = await store.stats();
         const summary = {
@@ -128,10 +130,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           for (const f of report.failed) io.err(`failed: ${f.path}: ${f.error}`);
           printStats(stats, io);
         }
-        if (values['embed-model'] !== undefined) {
-          const embedded = await embedCommand(store, values, io);
-          if (!json && embedded.report) io.out(`Embedded with ${embedded.report.modelId}: ${JSON.stringify(embedded.report.embedded)}.`);
-        }
+        if (!json && report.embedded) io.out(`Embedded with ${report.embedded.modelId}: ${JSON.stringify(report.embedded.embedded)}.`);
+        if (report.embedNotice) io.err(`agent-recall: ${report.embedNotice}`);
         return report.failed.length > 0 ? 1 : 0;
       }
       case 'embed': {

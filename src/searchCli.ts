@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Embedder } from './core/embed/embedder';
-import { DEFAULT_EMBED_MODEL, openEmbedder } from './core/embed/openEmbedder';
+import { DEFAULT_EMBED_MODEL, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
 import { DEFAULT_VECTOR_LAYERS, embedStore, type EmbedReport } from './core/embed/stage';
 import { storedVectorSpace } from './core/embed/vectorStore';
 import { RecallError } from './core/errors';
@@ -54,14 +54,20 @@ function modelSpec(o: SearchOptions): string {
   return o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'] ?? DEFAULT_EMBED_MODEL;
 }
 
+/** Loads the model named by the options; a model that cannot load is reported on stderr (never thrown). */
+export async function openCliEmbedder(o: SearchOptions, io: Io): Promise<OpenedEmbedder> {
+  const opened = await openEmbedder(modelSpec(o));
+  if (opened.notice) io.err(`agent-recall: ${opened.notice}`);
+  return opened;
+}
+
 /**
  * Runs `fn` with the embedder when `wanted` (loaded once, disposed after), or without one and a notice
  * when it cannot load. An explicit --embed-model that fails is reported on stderr either way.
  */
 async function withEmbedder<T>(o: SearchOptions, wanted: boolean, io: Io, fn: (e: Embedder | undefined, notice?: string) => Promise<T>): Promise<T> {
   if (!wanted) return fn(undefined);
-  const opened = await openEmbedder(modelSpec(o));
-  if (opened.notice && !o.quiet) io.err(`agent-recall: ${opened.notice}`);
+  const opened = await openCliEmbedder(o, io);
   try {
     return await fn(opened.embedder, opened.notice);
   } finally {

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
+import type { Embedder } from './embed/embedder';
+import { embedStore, type EmbedReport } from './embed/stage';
+import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
+import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { readFrom, splitLines } from './sources/lines';
@@ -17,10 +21,12 @@ import { countTokens } from './tokens';
 export interface IndexOptions {
   readonly discover: DiscoverOptions;
   readonly segment: SegmentOptions;
+  /** The embedding stage, run last (after distillation) when an embedder is configured. */
+  readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
 }
 
 export interface IndexProgress {
-  readonly phase: 'discover' | 'parse' | 'tokens';
+  readonly phase: 'discover' | 'parse' | 'tokens' | 'embed';
   readonly done: number;
   readonly total: number;
   readonly file?: string;
@@ -36,6 +42,9 @@ export interface IndexReport {
   readonly duplicates: number;
   readonly parseMs: number;
   readonly tokensCounted: number;
+  readonly embedded?: EmbedReport;
+  /** Why the embedding stage did not run (the model stopped working): search stays lexical. */
+  readonly embedNotice?: string;
   readonly cancelled: boolean;
 }
 
@@ -51,7 +60,23 @@ export async function indexWorkspace(
   const sources = await discoverSources(options.discover);
   const report = await indexSources(store, sources, options.segment, onProgress, token);
   const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
-  return { ...report, tokensCounted, cancelled: token.isCancellationRequested };
+  const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
+  return { ...report, tokensCounted, ...embed, cancelled: token.isCancellationRequested };
+}
+
+async function runEmbedStage(
+  store: Store,
+  embed: NonNullable<IndexOptions['embed']>,
+  onProgress: (p: IndexProgress) => void,
+  token: CancellationSignal,
+): Promise<{ embedded?: EmbedReport; embedNotice?: string }> {
+  try {
+    const options = embed.layers ? { layers: embed.layers } : {};
+    return { embedded: await embedStore(store, embed.embedder, options, (p) => onProgress({ phase: 'embed', done: p.done, total: p.total }), token) };
+  } catch (err) {
+    if (err instanceof RecallError && err.code === 'model-unavailable') return { embedNotice: err.message };
+    throw err;
+  }
 }
 
 export async function indexSources(

@@ -5,6 +5,7 @@ import { before, describe, test } from 'node:test';
 import { main } from '../../src/cli';
 import { firstCorrectRank, metrics, parseEvalQueries } from '../../src/core/eval/metrics';
 import { RecallError } from '../../src/core/errors';
+import { FIXTURES, tempDir } from './helpers';
 import { openFixture } from './searchFixture';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -142,4 +143,21 @@ describe('CLI: search, batch, eval, embed', () => {
     assert.match(table.out.join('\n'), /verbatim\/bm25 .* 0\.667/);
   });
 
+
+  test('index --embed-model runs the embedding stage after indexing; a model that cannot load leaves it lexical', async () => {
+    const store = path.join(tempDir(), 'indexed.sqlite');
+    const r = await run(['index', '--root', FIXTURES, '--db', store, '--embed-model', MODEL, '--embed-layers', 'verbatim', '--json', '--quiet']);
+    assert.equal(r.code, 0, r.err.join('\n'));
+    const report = JSON.parse(r.out[0]!) as { stats: { exchanges: number }; embedded: { modelId: string; embedded: { verbatim: number } } };
+    assert.equal(report.embedded.modelId, 'local:wink-static-100d');
+    assert.equal(report.embedded.embedded.verbatim, report.stats.exchanges);
+    const s = await run(['search', '--db', store, '--embed-model', MODEL, '--mode', 'verbatim/vector', '--json', 'login']);
+    assert.equal((JSON.parse(s.out[0]!) as { semantic: boolean; hits: unknown[] }).semantic, true);
+
+    const other = path.join(tempDir(), 'lexical.sqlite');
+    const bad = await run(['index', '--root', FIXTURES, '--db', other, '--embed-model', '/no/such/model', '--json', '--quiet']);
+    assert.equal(bad.code, 0);
+    assert.match(bad.err.join('\n'), /the model folder \/no\/such\/model does not exist/);
+    assert.equal((JSON.parse(bad.out[0]!) as { embedded?: unknown }).embedded, undefined);
+  });
 });
