@@ -101,7 +101,7 @@ function lengthPenalty(detail: string): number {
   return detail.length > 60 ? 0.85 : 1;
 }
 
-/** Fallback: the rarest content word the human or the assistant wrote (or any part, failing that). */
+/** Fallback: the rarest (then longest) content word the human or the assistant wrote (or any part, failing that). */
 function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
   const said = parts.filter((p) => p.kind === 'user' || p.kind === 'assistant');
   let best: string | undefined;
@@ -112,7 +112,8 @@ function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | 
       const lower = w.toLowerCase();
       if (isStopWord(lower)) continue;
       const idf = stats.idf(lower);
-      if (idf > bestIdf || (idf === bestIdf && best !== undefined && w < best)) {
+      // equally rare: the longer word is the more specific one
+      if (idf > bestIdf || (idf === bestIdf && best !== undefined && (w.length > best.length || (w.length === best.length && w < best)))) {
         bestIdf = idf;
         best = w;
       }

@@ -154,10 +154,14 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
   }
   scored.sort((a, b) => b.score - a.score || (a.t.surface < b.t.surface ? -1 : a.t.surface > b.t.surface ? 1 : 0));
   if (scored.length === 0) {
-    // nothing recurs (a greeting, a one-line request): the rarest word said still gives the exchange a room
+    // nothing recurs in the store (a greeting, a new topic): the word said most, rarest, longest still
+    // gives the exchange a room
     const fallback = [...terms.values()]
       .filter((t) => !t.surface.includes(' '))
-      .sort((a, b) => b.idf - a.idf || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0))[0];
+      .sort(
+        (a, b) =>
+          b.tf - a.tf || b.idf - a.idf || b.surface.length - a.surface.length || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0),
+      )[0];
     return fallback ? [{ type: 'concept', key: fallback.surface, label: fallback.surface, relevance: 0.5 }] : [];
   }
   const out: RoomAssignment[] = [];
