@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
-import { distillOffline, OfflineDistiller, TARGET_TOKENS } from '../../src/core/distill/offline';
+import { distillOffline, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
 import { TermStats } from '../../src/core/distill/termStats';
 import { distilledText } from '../../src/core/distill/types';
 import { loadTermStats, pendingDistillation } from '../../src/core/store/distilledStore';
@@ -163,4 +163,22 @@ test('a cancelled batch stops early and reports only what it did', async () => {
   const token = { get isCancellationRequested() { return ++checks > 2; } };
   const out = await new OfflineDistiller(async () => background()).distill([UPLOAD, { ...UPLOAD, n: 2 }, { ...UPLOAD, n: 3 }], token);
   assert.equal(out.length, 2);
+});
+
+test('sentences: wrapped lines and quote bars join, list items and code blocks split', () => {
+  assert.deepEqual(
+    sentences('Can you create a lab for running\n▌multiple instances of ocodex? Thanks a lot.\n- first item is here\n- second item is here\n```\nconst x = 1;\n```\nDone with all that.'),
+    ['Can you create a lab for running multiple instances of ocodex?', 'Thanks a lot.', 'first item is here', 'second item is here', 'Done with all that.'],
+  );
+});
+
+test('truncated tool output never yields a cut word as detail or room', () => {
+  const cut = input(
+    'Why does the e2e launch test fail?',
+    'Assistant: Running it.\n[result] Error: launch ApplicationWindowFactoryServiceUnavailable… [6329 more chars]\n\nAssistant: The launch test waits for a window that never opens.',
+  );
+  const d = distillOffline(cut, background());
+  assert.ok(!/more chars|…/.test(d.specificContext), d.specificContext);
+  assert.ok(cut.verbatim.includes(d.specificContext));
+  for (const r of d.rooms) assert.ok(!/ApplicationWindow/.test(r.label), r.label);
 });

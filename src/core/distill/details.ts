@@ -20,7 +20,7 @@ const MAX_DETAIL_CHARS = 90;
 
 const CODE_SPAN_RE = /`([^`\n]{3,80})`/g;
 const ERROR_RE = /\b[\w.]*(?:Error|Exception|error|ERROR|FAIL|FAILED|Fatal|fatal|panic|Traceback|failed)\b[^\n]*/g;
-const PATH_RE = /(?<![\w.@-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
+const PATH_RE = /(?<![\w.@…-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|(?<![\w.@/…-])[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
 const IDENT_RE =
   /(?<![\w.…-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+|--[a-z][\w-]{2,})(?![\w-])/g;
 const NUMBER_RE =

@@ -80,7 +80,8 @@ function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats:
 }
 
 function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermStats, budget: number): string {
-  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.15) ?? oneLine(prompt);
+  // the human's first sentences carry the request; later ones are often pasted logs
+  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.4) ?? oneLine(prompt);
   const outcome = finalStatement(parts, stats);
   if (!outcome) return fitTokens(request, budget, true);
   if (!request) return fitTokens(outcome, budget, true);
@@ -125,15 +126,19 @@ function bestSentence(candidates: readonly string[], stats: TermStats, decay: nu
   return best;
 }
 
-/** Prose sentences of a text: code blocks and markdown markers removed, at least three words each. */
+/**
+ * Prose sentences of a text: code blocks, markdown markers and quote bars removed, at least three words
+ * each. A line break ends a sentence unless the next line goes on in lower case (a wrapped line).
+ */
 export function sentences(text: string): string[] {
   const clean = text
     .slice(0, 8_000)
-    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
-    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '')
+    .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+    .replace(/^[ \t]*▌[ \t]?/gm, '')
+    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '\n')
     .replace(/\*\*|__|`/g, '');
   return clean
-    .split(/(?<=[.!?。！？])\s+|\n+/u)
+    .split(/(?<=[.!?。！？])\s+|\n(?![ \t]*\p{Ll})\s*/u)
     .map(oneLine)
     .filter((s) => s.split(' ').length >= 3 && /\p{L}/u.test(s));
 }

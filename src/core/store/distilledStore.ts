@@ -50,9 +50,21 @@ export async function pendingDistillation(db: Db, limit: number, afterN = 0, now
      ORDER BY e.n LIMIT ?`,
     [afterN, now, MAX_DISTILL_ATTEMPTS, limit],
   );
+  // the batch's files in one query (rows are in n order, so a range covers them)
+  const files = new Map<number, FileTouch[]>();
+  if (rows.length > 0) {
+    const touched = await db.all<FileTouchRow & { n: number }>(
+      'SELECT exchange_n AS n, path, how, lines FROM files_touched WHERE exchange_n BETWEEN ? AND ? ORDER BY exchange_n, path',
+      [rows[0]!.n, rows[rows.length - 1]!.n],
+    );
+    for (const t of touched) {
+      const list = files.get(t.n) ?? [];
+      list.push(toFileTouch(t));
+      files.set(t.n, list);
+    }
+  }
   const out: DistillInput[] = [];
   for (const r of rows) {
-    const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path', [r.n]);
     out.push({
       n: r.n,
       exchangeId: r.id,
@@ -62,7 +74,7 @@ export async function pendingDistillation(db: Db, limit: number, afterN = 0, now
       plyEnd: r.ply_end,
       prompt: r.prompt,
       verbatim: r.verbatim,
-      filesTouched: files.map(toFileTouch),
+      filesTouched: files.get(r.n) ?? [],
     });
   }
   return out;
