@@ -56,7 +56,7 @@ export class OfflineDistiller implements Distiller {
 export function distillOffline(input: DistillInput, stats: TermStats): DistilledExchange {
   const parts = readParts(input.verbatim);
   const context = pickContext(input, parts, stats);
-  const contextTokens = context ? countTokens(context) + 1 : 0;
+  const contextTokens = context ? wordTokens(context) + 1 : 0;
   const coreBudget = Math.max(MIN_CORE_TOKENS, TARGET_TOKENS - contextTokens);
   const exchangeCore = buildCore(input.prompt, parts, stats, coreBudget);
   return {
@@ -86,7 +86,7 @@ function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermSt
   if (!outcome) return fitTokens(request, budget, true);
   if (!request) return fitTokens(outcome, budget, true);
   const requestPart = fitTokens(request, Math.floor(budget * 0.45), true);
-  const rest = budget - countTokens(requestPart) - 1;
+  const rest = budget - wordTokens(requestPart) - 1;
   return `${requestPart}${CORE_JOINER}${fitTokens(outcome, Math.max(rest, 6), true)}`;
 }
 
@@ -175,6 +175,13 @@ export function fitTokens(text: string, maxTokens: number, ellipsis: boolean): s
     total += t;
   }
   return text;
+}
+
+/** The token count of a text as the sum of its space-separated words' (exact, see fitTokens; memoised). */
+function wordTokens(text: string): number {
+  let total = 0;
+  for (const [i, w] of text.split(' ').entries()) total += pieceTokens(i === 0 ? w : ` ${w}`);
+  return total;
 }
 
 /** Token counts of words, memoised: the same words recur across a store's exchanges. */

@@ -106,7 +106,6 @@ interface TermCount {
   surface: string;
   tf: number;
   inPrompt: boolean;
-  idf: number;
 }
 
 /**
@@ -121,17 +120,14 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
     const seq = contentWords(text);
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
-      if (w.lower.length >= 3 && /\p{L}/u.test(w.lower)) bump(terms, w.lower, w.surface, inPrompt, stats.idf(w.lower));
+      if (w.lower.length >= 3) bump(terms, w.lower, w.surface, inPrompt);
       const next = seq[i + 1];
-      if (next && next.adjacent) {
-        const lower = `${w.lower} ${next.lower}`;
-        bump(terms, lower, `${w.surface} ${next.surface}`, inPrompt, (stats.idf(w.lower) + stats.idf(next.lower)) / 2);
-      }
+      if (next && next.adjacent) bump(terms, `${w.lower} ${next.lower}`, `${w.surface} ${next.surface}`, inPrompt);
     }
   };
   count(prompt.slice(0, 8_000), true);
   // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
-  let budget = 16_000;
+  let budget = 12_000;
   for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
     const p = parts[i]!;
     if (p.kind !== 'assistant') continue;
@@ -149,15 +145,16 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
       const df = isPhrase ? Math.min(...lower.split(' ').map((w) => stats.documentFrequency(w))) : stats.documentFrequency(lower);
       if (df < 2 || df > maxDf) continue;
     }
-    const score = Math.log1p(t.tf) * t.idf * (isPhrase ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
+    const score = Math.log1p(t.tf) * termIdf(lower, stats) * (isPhrase ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
     scored.push({ t, score });
   }
   scored.sort((a, b) => b.score - a.score || (a.t.surface < b.t.surface ? -1 : a.t.surface > b.t.surface ? 1 : 0));
   if (scored.length === 0) {
     // nothing recurs in the store (a greeting, a new topic): the word said most, rarest, longest still
     // gives the exchange a room
-    const fallback = [...terms.values()]
-      .filter((t) => !t.surface.includes(' '))
+    const fallback = [...terms.entries()]
+      .filter(([lower]) => !lower.includes(' '))
+      .map(([lower, t]) => ({ ...t, idf: stats.idf(lower) }))
       .sort(
         (a, b) =>
           b.tf - a.tf || b.idf - a.idf || b.surface.length - a.surface.length || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0),
@@ -181,12 +178,18 @@ function overlaps(a: string, b: string): boolean {
   return b.split(' ').some((w) => wa.includes(w));
 }
 
-function bump(terms: Map<string, TermCount>, lower: string, surface: string, inPrompt: boolean, idf: number): void {
+function bump(terms: Map<string, TermCount>, lower: string, surface: string, inPrompt: boolean): void {
   const t = terms.get(lower);
   if (t) {
     t.tf++;
     t.inPrompt ||= inPrompt;
-  } else terms.set(lower, { surface, tf: 1, inPrompt, idf });
+  } else terms.set(lower, { surface, tf: 1, inPrompt });
+}
+
+/** A phrase is as distinctive as the mean of its words. */
+function termIdf(lower: string, stats: TermStats): number {
+  const space = lower.indexOf(' ');
+  return space < 0 ? stats.idf(lower) : (stats.idf(lower.slice(0, space)) + stats.idf(lower.slice(space + 1))) / 2;
 }
 
 /**
