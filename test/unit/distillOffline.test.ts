@@ -182,3 +182,15 @@ test('truncated tool output never yields a cut word as detail or room', () => {
   assert.ok(cut.verbatim.includes(d.specificContext));
   for (const r of d.rooms) assert.ok(!/ApplicationWindow/.test(r.label), r.label);
 });
+
+test('workflow rooms: commands count, prose that looks like one does not', () => {
+  const prose = input('Make sure the image limit is 3 and make it configurable.', 'Assistant: Set the image limit to 3 in settings.py and made it configurable.');
+  assert.ok(!distillOffline(prose, background()).rooms.some((r) => r.type === 'workflow'));
+  const build = input('Why does it not compile?', 'Assistant: Compiling.\n[tool] Bash make -j4\n[tool] Bash make -j4 install\n\nAssistant: It compiles now.');
+  assert.ok(distillOffline(build, background()).rooms.some((r) => r.type === 'workflow' && r.key === 'build'));
+});
+
+test('bold headings glued together stay separate words in the core', () => {
+  const glued = input('Show me the pytest result.', 'Assistant: **Running the suite****Summary**Full suite is green with 376 passed.');
+  assert.ok(!/suiteSummary|SummaryFull/.test(distillOffline(glued, background()).exchangeCore));
+});

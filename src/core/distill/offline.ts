@@ -136,7 +136,9 @@ export function sentences(text: string): string[] {
     .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
     .replace(/^[ \t]*▌[ \t]?/gm, '')
     .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '\n')
-    .replace(/\*\*|__|`/g, '');
+    // bold marks can glue headings together (`**Done****Next**`): a space; code marks: nothing
+    .replace(/\*\*/g, ' ')
+    .replace(/`/g, '');
   return clean
     .split(/(?<=[.!?。！？])\s+|\n(?![ \t]*\p{Ll})\s*/u)
     .map(oneLine)

@@ -17,36 +17,43 @@ interface Workflow {
   readonly key: string;
   readonly label: string;
   readonly re: RegExp;
+  /** Also matched against the user's prompt (not for words prose uses otherwise: "make sure"). */
+  readonly inPrompt: boolean;
 }
 
-/** Matched against tool calls (commands, paths) and the user's prompt. */
+/** Matched against tool calls (commands, paths) and, where `inPrompt`, the user's prompt. */
 const WORKFLOWS: readonly Workflow[] = [
   {
     key: 'tests',
     label: 'Tests',
+    inPrompt: true,
     re: /\b(?:npm (?:run )?test|yarn test|pnpm test|pytest|jest|vitest|mocha|go test|cargo test|node --test|unittest|rspec|phpunit|playwright test)\b|\.(?:test|spec)\.[jt]sx?\b/i,
   },
   {
     key: 'git',
     label: 'Git',
+    inPrompt: true,
     re: /\bgit (?:commit|push|pull|merge|rebase|checkout|switch|branch|diff|log|status|stash|cherry-pick|reset|add|tag|clone)\b|\bgh (?:pr|issue|run|release|repo)\b/i,
   },
   {
     key: 'build',
     label: 'Build',
+    inPrompt: false,
     re: /\b(?:npm run build|yarn build|pnpm build|tsc|make|cmake|cargo build|go build|gradle|mvn|webpack|esbuild|vite build|docker build|docker compose build)\b/i,
   },
   {
     key: 'deploy',
     label: 'Deploy',
+    inPrompt: true,
     re: /\b(?:deploy\w*|kubectl|helm|terraform (?:apply|plan)|docker push|vercel|netlify|fly deploy|gcloud|heroku|systemctl)\b/i,
   },
   {
     key: 'dependencies',
     label: 'Dependencies',
+    inPrompt: true,
     re: /\b(?:npm (?:install|i|ci|uninstall)|yarn add|pnpm add|pip3? install|poetry add|uv (?:add|pip)|cargo add|go get|bundle install|brew install|apt(?:-get)? install)\b/i,
   },
-  { key: 'lint', label: 'Lint & format', re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
+  { key: 'lint', label: 'Lint & format', inPrompt: true, re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
 ];
 
 /** A prompt about something broken, in the languages of the corpus. */
@@ -90,7 +97,7 @@ function workflowRoom(prompt: string, parts: readonly VerbatimPart[]): RoomAssig
   const errors = parts.filter((p) => p.kind === 'error').length;
   let best: { w: Workflow; hits: number } | undefined;
   for (const w of WORKFLOWS) {
-    const hits = lines.filter((l) => w.re.test(l)).length + (w.re.test(prompt) ? 1 : 0);
+    const hits = lines.filter((l) => w.re.test(l)).length + (w.inPrompt && w.re.test(prompt) ? 1 : 0);
     if (hits > 0 && (!best || hits > best.hits)) best = { w, hits };
   }
   const debugging = errors >= 2 || (errors >= 1 && TROUBLE_RE.test(prompt)) ? 1 + errors : 0;
