@@ -194,3 +194,12 @@ test('bold headings glued together stay separate words in the core', () => {
   const glued = input('Show me the pytest result.', 'Assistant: **Running the suite****Summary**Full suite is green with 376 passed.');
   assert.ok(!/suiteSummary|SummaryFull/.test(distillOffline(glued, background()).exchangeCore));
 });
+
+test('a pasted log line does not become the request', () => {
+  const pasted = input(
+    'Still failing. We had gotten these tests to work at one point, the output is below:\n[WebServer] ℹ Listening on: http://localhost:3000/\nRunning 2 tests using 2 workers',
+    'Assistant: The launch test races the server start.',
+  );
+  const core = distillOffline(pasted, background()).exchangeCore;
+  assert.match(core, /^We had gotten these tests to work/, core);
+});

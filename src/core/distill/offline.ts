@@ -104,19 +104,23 @@ function finalStatement(parts: readonly VerbatimPart[], stats: TermStats): strin
 const FILLER_RE =
   /^(?:let me|let's|now let|now i|i'll|i will|i'm going|perfect|great|excellent|good|okay|ok|sure|done|alright|déjame|voy a|perfecto|listo|vale|давайте|сейчас|отлично|хорошо|готово)\b/iu;
 
+/** About as many words as survive the trim of one core half: only they can carry the sentence's value. */
+const KEPT_WORDS = 18;
+
 /**
- * Scores sentences by the IDF of their distinct content words per √length, earlier ones slightly
- * preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
+ * Scores sentences by the IDF of the distinct content words of their first KEPT_WORDS words per √length,
+ * times the square of their share of prose words (a pasted log line is rare, not informative), earlier
+ * ones slightly preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
  */
 function bestSentence(candidates: readonly string[], stats: TermStats, decay: number): string | undefined {
   let best: string | undefined;
   let bestScore = 0;
   for (const [i, s] of candidates.entries()) {
-    const ws = words(s);
+    const ws = words(s).slice(0, KEPT_WORDS);
     const content = [...new Set(ws.filter((w) => !isStopWord(w)))];
     if (content.length === 0) continue;
-    const info = content.slice(0, 25).reduce((acc, w) => acc + stats.idf(w), 0);
-    let score = (info / Math.sqrt(Math.max(ws.length, 4))) / (1 + decay * i);
+    const info = content.reduce((acc, w) => acc + stats.idf(w), 0);
+    let score = ((info / Math.sqrt(Math.max(ws.length, 4))) * proseShare(s) ** 2) / (1 + decay * i);
     if (FILLER_RE.test(s)) score *= 0.5;
     if (score > bestScore) {
       bestScore = score;
@@ -124,6 +128,13 @@ function bestSentence(candidates: readonly string[], stats: TermStats, decay: nu
     }
   }
   return best;
+}
+
+/** Share of a sentence's space-separated pieces that are words (not log stamps, URLs, symbols). */
+function proseShare(sentence: string): number {
+  const pieces = sentence.split(' ');
+  const prose = pieces.filter((p) => /^[("'“‘¿¡]?[\p{L}][\p{L}\p{N}'’_-]*[.,;:!?)"'”’]*$/u.test(p)).length;
+  return prose / pieces.length;
 }
 
 /**

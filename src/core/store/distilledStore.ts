@@ -231,13 +231,18 @@ export async function rebuildDistilledFts(db: Db): Promise<void> {
   }
 }
 
-/** Distilled rows without a full-text row, and full-text rows without a distilled row. */
+/** Distilled rows without a full-text row, full-text rows without a distilled row, a damaged index. */
 export async function distilledFtsProblems(db: Db): Promise<string[]> {
   const problems: string[] = [];
   const missing = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled WHERE exchange_n NOT IN (SELECT rowid FROM distilled_fts)');
   if (missing?.c) problems.push(`${missing.c} distilled exchanges have no distilled full-text row`);
   const orphan = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)');
   if (orphan?.c) problems.push(`${orphan.c} distilled full-text rows have no distilled exchange`);
+  try {
+    await db.run("INSERT INTO distilled_fts(distilled_fts, rank) VALUES ('integrity-check', 1)");
+  } catch (err) {
+    problems.push(`distilled full-text index: ${(err as Error).message}`);
+  }
   return problems;
 }
 
