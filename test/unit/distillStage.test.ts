@@ -209,3 +209,19 @@ test('the content hash covers what a distiller is shown', () => {
   assert.notEqual(contentHash(base), contentHash({ ...base, plyEnd: 4 }));
   assert.notEqual(contentHash(base), contentHash({ ...base, project: '/q' }));
 });
+
+test('a distiller that throws fails its batch (recorded, retried later) instead of the run', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    const broken = new CountingDistiller('m', () => {
+      throw new Error('socket hang up');
+    });
+    const report = await distillPending(store.db, broken, undefined, undefined, { batchSize: 2 });
+    assert.equal(report.failed, total);
+    const errors = await store.db.all<{ last_error: string }>('SELECT DISTINCT last_error FROM distill_failures');
+    assert.deepEqual(errors, [{ last_error: 'counting failed: socket hang up' }]);
+  } finally {
+    await store.close();
+  }
+});
