@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
-import { distillOffline, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
+import { distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
 import { TermStats } from '../../src/core/distill/termStats';
 import { distilledText } from '../../src/core/distill/types';
 import { loadTermStats, pendingDistillation } from '../../src/core/store/distilledStore';
@@ -202,4 +202,24 @@ test('a pasted log line does not become the request', () => {
   );
   const core = distillOffline(pasted, background()).exchangeCore;
   assert.match(core, /^We had gotten these tests to work/, core);
+});
+
+test('fitTokens: within the budget, a word-boundary prefix, exact when nothing is cut', () => {
+  const texts = [
+    'The upload worker retries three times with exponential backoff before it gives up on a file.',
+    'Сборка падала из-за циклического импорта модуля конфигурации, теперь типы вынесены отдельно.',
+    'path/to/a/very/long/identifier_with_many_parts_and_no_spaces_at_all_in_it_whatsoever.ts is the file',
+    `${'x'.repeat(500)} tail`,
+  ];
+  for (const text of texts) {
+    for (const max of [3, 8, 14, 30]) {
+      for (const ellipsis of [true, false]) {
+        const out = fitTokens(text, max, ellipsis);
+        assert.ok(countTokens(out) <= max, `${max}: ${out} (${countTokens(out)})`);
+        const body = ellipsis ? out.replace(/…$/, '') : out;
+        assert.ok(text.startsWith(body), `prefix: ${out}`);
+        if (countTokens(text) <= max) assert.equal(out, text);
+      }
+    }
+  }
 });
