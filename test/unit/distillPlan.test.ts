@@ -42,3 +42,14 @@ test('prices scale the cost linearly; an empty backlog costs nothing', () => {
   const none = planDistillation([], prices);
   assert.deepEqual([none.requests, none.inputTokens, none.costUsd, none.samples.length], [0, 0, 0, 0]);
 });
+
+test('batching lowers the input tokens per exchange: the instructions are paid once per request', () => {
+  const many = Array.from({ length: 10 }, (_, i) => ({ ...inputs[0]!, n: i + 1 }));
+  const single = planDistillation(many, prices);
+  const batched = planDistillation(many, { ...prices, batchSize: 5 });
+  assert.equal(single.requests, 10);
+  assert.equal(batched.requests, 2);
+  assert.ok(batched.inputTokens < single.inputTokens * 0.6, `${batched.inputTokens} vs ${single.inputTokens}`);
+  assert.deepEqual(batched.samples.map((s) => s.ns), [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]);
+  assert.match(batched.samples[0]!.text, /=== Exchange 5 \(agent aider/);
+});
