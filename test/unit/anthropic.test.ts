@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { AnthropicDistiller, DEFAULT_ANTHROPIC_MODEL, type AnthropicDistillerOptions } from '../../src/core/distill/anthropic';
+import { AnthropicDistiller, anthropicEnv, DEFAULT_ANTHROPIC_MODEL, type AnthropicDistillerOptions } from '../../src/core/distill/anthropic';
 import type { DistillInput, DistillOutcome } from '../../src/core/distill/distiller';
 import { NEVER_CANCELLED } from '../../src/core/cancellation';
 import { errorReply, messageReply, startFakeAnthropic, type FakeAnthropic, type Script } from './anthropicServer';
@@ -47,6 +47,13 @@ function failed(o: DistillOutcome | undefined): { error: string; retryAfterMs?: 
   assert.ok(o && !o.ok, `expected a failure outcome, got ${JSON.stringify(o)}`);
   return o;
 }
+
+test('anthropicEnv (the CLI): key and base URL from the environment; a missing key names the fix', () => {
+  assert.deepEqual(anthropicEnv({ ANTHROPIC_API_KEY: ' k1 ' }), { apiKey: 'k1' });
+  assert.deepEqual(anthropicEnv({ ANTHROPIC_API_KEY: 'k1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }), { apiKey: 'k1', baseURL: 'http://127.0.0.1:9' });
+  assert.throws(() => anthropicEnv({}), /needs ANTHROPIC_API_KEY/);
+  assert.throws(() => new AnthropicDistiller({ apiKey: '' }), /needs an API key/);
+});
 
 describe('Anthropic distiller over the real SDK and a local /v1/messages server', () => {
   test('success: one request with the key, the model and a prompt naming project and ply range', async () => {

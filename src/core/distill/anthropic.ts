@@ -1,5 +1,6 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CancellationSignal } from '../cancellation';
+import { RecallError } from '../errors';
 import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
 import { mapLimited, sleep } from './pool';
 import { BATCH_PROMPT_VERSION, buildBatchPrompt, buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
@@ -8,6 +9,18 @@ import { parseBatchOutput, parseDistillOutput, repairRequest } from './validate'
 
 /** A Haiku-class model, as in the paper (Claude Haiku 4.5). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/**
+ * The CLI's source of the key: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL when set). Throws a message that
+ * names the fix when the key is missing.
+ */
+export function anthropicEnv(env: NodeJS.ProcessEnv = process.env): { apiKey: string; baseURL?: string } {
+  const apiKey = env['ANTHROPIC_API_KEY']?.trim();
+  if (!apiKey) throw new RecallError('bad-argument', 'The anthropic distiller needs ANTHROPIC_API_KEY in the environment.');
+  const baseURL = env['ANTHROPIC_BASE_URL']?.trim();
+  return baseURL ? { apiKey, baseURL } : { apiKey };
+}
 
 export interface AnthropicDistillerOptions {
   /** The host passes the key from SecretStorage, the CLI passes ANTHROPIC_API_KEY. */
@@ -76,7 +89,7 @@ export class AnthropicDistiller implements Distiller {
   private fatal: string | undefined;
 
   constructor(private readonly options: AnthropicDistillerOptions) {
-    if (!options.apiKey) throw new Error('The Anthropic distiller needs an API key (Agent Recall: Set Anthropic API Key, or ANTHROPIC_API_KEY).');
+    if (!options.apiKey) throw new RecallError('bad-argument', 'The Anthropic distiller needs an API key (Agent Recall: Set Anthropic API Key, or ANTHROPIC_API_KEY).');
     this.model = options.model || DEFAULT_ANTHROPIC_MODEL;
     this.template = options.promptTemplate ?? loadPromptTemplate(PROMPT_VERSION);
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 1));
@@ -85,7 +98,9 @@ export class AnthropicDistiller implements Distiller {
     this.promptVersion = this.batchSize > 1 ? `${PROMPT_VERSION}+${BATCH_PROMPT_VERSION}` : PROMPT_VERSION;
     this.client = new Anthropic({
       apiKey: options.apiKey,
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      // Always explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, and text must go only where the
+      // user was told it goes.
+      baseURL: options.baseURL || DEFAULT_ANTHROPIC_BASE_URL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? 60_000,
     });
