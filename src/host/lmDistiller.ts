@@ -20,9 +20,9 @@ export class LmDistiller implements Distiller {
   readonly model: string;
   private fatal: string | undefined;
 
-  private constructor(
+  constructor(
     private readonly chat: vscode.LanguageModelChat,
-    private readonly template: string,
+    private readonly template = loadPromptTemplate(PROMPT_VERSION),
   ) {
     this.model = `${chat.vendor}/${chat.id}`;
   }
@@ -30,7 +30,7 @@ export class LmDistiller implements Distiller {
   /** The first chat model of `family` (any family when empty), or undefined when VS Code offers none. */
   static async select(family: string): Promise<LmDistiller | undefined> {
     const [chat] = await vscode.lm.selectChatModels(family ? { family } : {});
-    return chat ? new LmDistiller(chat, loadPromptTemplate(PROMPT_VERSION)) : undefined;
+    return chat ? new LmDistiller(chat) : undefined;
   }
 
   /** Where text goes, as named in the consent dialog. */
