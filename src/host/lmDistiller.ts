@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CancellationSignal } from '../core/cancellation';
-import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from '../core/distill/distiller';
+import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from '../core/distill/distiller';
 import { mapLimited } from '../core/distill/pool';
 import { buildPrompt, loadPromptTemplate, PROMPT_VERSION } from '../core/distill/prompt';
 import { parseDistillOutput, repairRequest } from '../core/distill/validate';
@@ -45,7 +45,7 @@ export class LmDistiller implements Distiller {
       if (token.isCancellationRequested) cts.cancel();
     }, 50);
     try {
-      return await mapLimited(batch, CONCURRENCY, (input) => this.distillOne(input, cts.token));
+      return withoutCancelled(await mapLimited(batch, CONCURRENCY, (input) => this.distillOne(input, cts.token)));
     } finally {
       clearInterval(poll);
       cts.dispose();

@@ -179,18 +179,20 @@ describe('Anthropic distiller over the real SDK and a local /v1/messages server'
     assert.equal(server.received.length, 1);
   });
 
-  test('cancellation mid-flight aborts the requests in flight and sends nothing more', async () => {
-    const { server, distiller } = await setup(() => ({ hang: true }), { concurrency: 2 });
+  test('cancellation mid-flight aborts the requests in flight, sends nothing more, and leaves them pending', async () => {
+    // exchange 1 is answered at once; 2 and 3 hang until cancelled; 4 is never sent
+    const { server, distiller } = await setup((r) => (r.raw.includes('(exchange 1)') ? messageReply(GOOD) : { hang: true }), { concurrency: 2 });
     const token = { isCancellationRequested: false };
     setTimeout(() => (token.isCancellationRequested = true), 200);
     const t0 = Date.now();
     const outs = await distiller.distill([input(1), input(2), input(3), input(4)], token);
     assert.ok(Date.now() - t0 < 1_500, `returned ${Date.now() - t0} ms after start`);
-    assert.deepEqual(outs.map((o) => (o.ok ? 'ok' : o.error)), ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
-    assert.deepEqual(outs.map((o) => o.n), [1, 2, 3, 4]);
-    assert.equal(server.received.length, 2, 'only the two in flight were sent');
+    assert.deepEqual(outs.map((o) => [o.n, o.ok]), [[1, true]], 'cancelled exchanges get no outcome: the stage keeps them pending');
+    assert.equal(server.received.length, 3, 'exchange 1, then 2 and 3 in flight; 4 never sent');
     await new Promise((r) => setTimeout(r, 50));
-    assert.ok(server.received.every((r) => r.aborted), 'the server saw both connections closed');
+    const aborted = server.received.filter((r) => r.aborted);
+    assert.equal(aborted.length, 2, 'the server saw both hanging connections closed');
+    assert.ok(aborted.every((r) => !r.raw.includes('(exchange 1)')));
   });
 
   test('concurrency cap: never more requests in flight than configured', async () => {

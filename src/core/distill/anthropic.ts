@@ -1,7 +1,7 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CancellationSignal } from '../cancellation';
 import { RecallError } from '../errors';
-import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
+import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
 import { mapLimited, sleep } from './pool';
 import { BATCH_PROMPT_VERSION, buildBatchPrompt, buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
 import { backoffMs, isFatalStatus, isRetryableStatus, retryAfterMs } from './retryPolicy';
@@ -115,10 +115,10 @@ export class AnthropicDistiller implements Distiller {
     }, this.options.cancelPollMs ?? 50);
     try {
       const concurrency = this.options.concurrency ?? 4;
-      if (this.batchSize === 1) return await mapLimited(batch, concurrency, (input) => this.distillOne(input, abort.signal));
+      if (this.batchSize === 1) return withoutCancelled(await mapLimited(batch, concurrency, (input) => this.distillOne(input, abort.signal)));
       const groups: DistillInput[][] = [];
       for (let i = 0; i < batch.length; i += this.batchSize) groups.push(batch.slice(i, i + this.batchSize));
-      return (await mapLimited(groups, concurrency, (group) => this.distillGroup(group, abort.signal))).flat();
+      return withoutCancelled((await mapLimited(groups, concurrency, (group) => this.distillGroup(group, abort.signal))).flat());
     } finally {
       clearInterval(poll);
     }
