@@ -63,7 +63,7 @@ export interface AnthropicUsage {
 }
 
 type Message = { role: 'user' | 'assistant'; content: string };
-type CallResult = { ok: true; text: string } | { ok: false; error: string; retryAfterMs?: number; fatal?: boolean };
+type CallResult = { ok: true; text: string } | { ok: false; error: string; retryAfterMs?: number };
 
 /**
  * The Anthropic distiller (paper 3.2, Appendix B): one Messages API request per exchange, text redacted
