@@ -40,6 +40,8 @@ export interface DistillPlan {
   /** Exchanges cut to the 4,000-character budget. */
   readonly cutExchanges: number;
   readonly samples: readonly SentPrompt[];
+  /** Set when the numbers were extrapolated from this many planned exchanges (scalePlan). */
+  readonly sampledFrom?: number;
 }
 
 export const DEFAULT_OUTPUT_TOKENS_PER_EXCHANGE = 150;
@@ -80,6 +82,24 @@ export function planDistillation(inputs: readonly DistillInput[], options: PlanO
   return { exchanges: inputs.length, requests, inputTokens, outputTokens, costUsd, redacted, exchangesWithSecrets, cutExchanges, samples };
 }
 
+/**
+ * A plan over a sample, extrapolated to `exchanges` (a large backlog is not tokenized just to ask).
+ * Redaction and cut counts stay those of the sample; `sampledFrom` says so.
+ */
+export function scalePlan(plan: DistillPlan, exchanges: number): DistillPlan {
+  if (plan.exchanges === 0 || exchanges <= plan.exchanges) return plan;
+  const f = exchanges / plan.exchanges;
+  return {
+    ...plan,
+    exchanges,
+    requests: Math.ceil(plan.requests * f),
+    inputTokens: Math.round(plan.inputTokens * f),
+    outputTokens: Math.round(plan.outputTokens * f),
+    costUsd: plan.costUsd * f,
+    sampledFrom: plan.exchanges,
+  };
+}
+
 /** A few lines for a terminal or a confirmation dialog. */
 export function formatPlan(plan: DistillPlan, destination: string): string {
   const secrets = Object.entries(plan.redacted)
@@ -91,5 +111,6 @@ export function formatPlan(plan: DistillPlan, destination: string): string {
     `estimated cost: $${plan.costUsd.toFixed(2)}`,
     `${plan.cutExchanges} exchanges cut to 4,000 characters`,
     plan.exchangesWithSecrets > 0 ? `secrets redacted before sending in ${plan.exchangesWithSecrets} exchanges: ${secrets}` : 'no secrets found to redact',
+    ...(plan.sampledFrom ? [`(estimated from the first ${plan.sampledFrom}; counts of cuts and secrets are theirs)`] : []),
   ].join('\n');
 }
