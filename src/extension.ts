@@ -3,6 +3,7 @@ import { registerCommands } from './host/commands';
 import { Config } from './host/config';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { IndexService, type IndexSummary } from './host/indexService';
+import { LlmDistillation } from './host/llmDistillRun';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
@@ -19,7 +20,7 @@ export interface AgentRecallApi {
 export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   try {
     const config = new Config();
-    const index = new IndexService(context.storageUri, config);
+    const index = new IndexService(context.storageUri, config, new LlmDistillation(config, context.secrets, context.globalState));
     context.subscriptions.push(
       log,
       index,

@@ -6,6 +6,7 @@ import type { AgentKind, SkipCounts } from '../core/model';
 import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover';
 import { Store, type StoreStats } from '../core/store/store';
 import type { Config } from './config';
+import type { LlmDistillation, LlmRun } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 
@@ -46,6 +47,8 @@ export class IndexService extends Disposable {
   constructor(
     private readonly storageDir: vscode.Uri | undefined,
     private readonly config: Config,
+    /** When given, an LLM distiller configured in the settings replaces the offline stage (llmDistillRun.ts). */
+    private readonly llm?: LlmDistillation,
   ) {
     super();
     this.state = this.workspaceRoots().length && storageDir ? 'idle' : 'no-workspace';
@@ -161,14 +164,16 @@ export class IndexService extends Disposable {
     try {
       const store = await this.getStore();
       const fresh = (await store.stats()).sources === 0;
+      const llm = await this.llm?.prepare(notify);
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
-      const report = await vscode.window.withProgress(
+      const { report, note } = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => indexWorkspace(store, this.indexOptions(), (p) => this.onProgress(p, progress), token),
+        (progress, token) => this.indexAndDistill(store, llm, notify, progress, token),
       );
       this.lastReport = report;
       this.lastIndexedAt = new Date();
-      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : undefined;
+      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : note;
+      if (note) log.info(note);
       for (const f of report.failed) log.warn(`Could not index ${f.path}: ${f.error}`);
       log.info(
         `Indexed ${report.parsed}/${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed), ` +
@@ -183,6 +188,23 @@ export class IndexService extends Disposable {
       this.progressText = undefined;
       this.changed.fire();
     }
+  }
+
+  /** Ingestion, then the distill stage: the indexer's offline one, or the configured LLM one after its gates. */
+  private async indexAndDistill(
+    store: Store,
+    llm: LlmRun | undefined,
+    explicit: boolean,
+    progress: vscode.Progress<{ message?: string; increment?: number }>,
+    token: vscode.CancellationToken,
+  ): Promise<{ report: IndexReport; note?: string }> {
+    const onProgress = (p: IndexProgress): void => this.onProgress(p, progress);
+    const external = llm !== undefined && llm.kind !== 'offline';
+    const report = await indexWorkspace(store, { ...this.indexOptions(), ...(external ? { distiller: false as const } : {}) }, onProgress, token);
+    if (!this.llm || !llm || llm.kind === 'offline' || token.isCancellationRequested) return { report };
+    if (llm.kind === 'wait') return { report, note: llm.reason };
+    const r = await this.llm.run(store, llm, explicit, onProgress, token);
+    return { report: r.report ? { ...report, distill: r.report } : report, ...(r.note ? { note: r.note } : {}) };
   }
 
   private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
