@@ -155,3 +155,24 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     assert.equal(confidenceOf({ position: 2, relative: 0.5, coverage: 1, margin: 0.5 }), 'low');
   });
 });
+
+describe('searcher at 1,000+ exchanges', () => {
+  test('words most exchanges hold are left out of BM25 on verbatim, unless nothing else is left', async () => {
+    const exchanges = Array.from({ length: 1100 }, (_, i) => ({
+      key: `x${i}`,
+      text: `User: question ${i} about the widget${i === 7 ? ' and the zeppelin' : ''}\nAssistant: the widget answer number ${i}.`,
+      startedAt: '2025-01-01T00:00:00Z',
+    }));
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+    try {
+      const searcher = createSearcher(fx.store);
+      const r = await searcher.search({ text: 'widget zeppelin', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
+      assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['x7'], '"widget" (in every exchange) was pruned');
+      assert.deepEqual(r.hits[0]!.matchedTerms, ['widget', 'zeppelin'], 'the snippet still marks every query word');
+      const common = await searcher.search({ text: 'widget', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
+      assert.equal(common.hits.length, 50, 'a query of common words alone still searches them');
+    } finally {
+      await fx.store.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@ import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
-import { IdfWeights } from './idf';
+import { TermStats } from './idf';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
@@ -47,7 +47,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   const defaultMode = options.defaultMode ?? DEFAULT_MODE;
   const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
 
-  const idf = new IdfWeights(db);
+  const stats = new TermStats(db);
 
   /** Why vectors of `layer` cannot be used now, or undefined when they can. */
   async function vectorObstacle(layer: Layer): Promise<string | undefined> {
@@ -93,6 +93,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const limit = clampInt(query.limit ?? DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit');
       const perConversation = clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
+      // what BM25 on verbatim searches: without the words most exchanges hold (slow to score, near-zero weight)
+      const pruned = await stats.prune(terms);
 
       let { specs, notice } = await plan(mode);
       let queryVector: Float32Array | undefined;
@@ -112,10 +114,10 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
       for (const spec of specs) {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, spec.layer === 'verbatim' ? pruned : terms, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
-      const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await idf.lexicalWeight(terms) : undefined);
+      const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
 
       // Diversity: at most `perConversation` hits from one conversation.
       const conversation = await conversationsOf(db, fused.map((f) => f.n));
