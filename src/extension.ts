@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
+import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -10,6 +11,8 @@ import { StatusViewProvider } from './host/statusView';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<IndexSummary | undefined>;
+  /** Which distiller would run now and why (never prompts). */
+  getDistillerStatus(): Promise<DistillerStatus>;
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -22,13 +25,14 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       index,
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
-      ...registerCommands({ index }),
+      ...registerCommands({ index, secrets: context.secrets }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
     return {
       waitForIndexIdle: () => index.whenIdle(),
       getIndexSummary: () => index.summary(),
+      getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import { clearAnthropicApiKey, setAnthropicApiKey } from './anthropicKey';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
   readonly index: IndexService;
+  readonly secrets: vscode.SecretStorage;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -15,6 +17,8 @@ export const COMMANDS: Record<string, Handler> = {
   indexNow: (ctx) => () => ctx.index.index({ notify: true }),
   showIndexSummary: (ctx) => () => showIndexSummary(ctx),
   showLog: () => () => log.show(),
+  setAnthropicApiKey: (ctx) => (key?: unknown) => setAnthropicApiKey(ctx.secrets, key),
+  clearAnthropicApiKey: (ctx) => () => clearAnthropicApiKey(ctx.secrets),
 };
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

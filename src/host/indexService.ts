@@ -118,13 +118,8 @@ export class IndexService extends Disposable {
 
   async rebuild(): Promise<void> {
     await this.whenIdle();
-    const file = this.storeFile;
-    if (this.storePromise) {
-      const store = await this.storePromise.catch(() => undefined);
-      this.storePromise = undefined;
-      await store?.close();
-    }
-    if (file) for (const suffix of ['', '-wal', '-shm']) await fs.rm(file + suffix, { force: true });
+    // Re-parses every transcript that still exists; exchanges whose transcripts are gone are kept.
+    await (await this.getStore()).markAllSourcesStale();
     await this.index({ full: true, notify: true });
   }
 
@@ -193,7 +188,9 @@ export class IndexService extends Disposable {
         ? 'finding transcripts…'
         : p.phase === 'parse'
           ? `${p.done}/${p.total} transcripts`
-          : `counting tokens ${p.done}/${p.total}`;
+          : p.phase === 'tokens'
+            ? `counting tokens ${p.done}/${p.total}`
+            : `distilling ${p.done}/${p.total}`;
     if (text !== this.progressText) {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });

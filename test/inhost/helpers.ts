@@ -7,6 +7,7 @@ export const EXTENSION_ID = 'agent-recall.agent-recall';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<{ conversations: number; exchanges: number; byAgent: Record<string, number> } | undefined>;
+  getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
 }
 
 export interface Fixture {

@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import type { DistilledExchange, RoomAssignment } from '../../src/core/distill/types';
 import type { AgentKind, Exchange, FileTouch } from '../../src/core/model';
-import { type DistilledRecord, saveDistilled } from '../../src/core/store/distilledStore';
+import { type DistilledRecord, saveDistillBatch } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { tempDir } from './helpers';
 
 /**
  * A tiny store whose rankings can be checked by hand: three conversations, six exchanges, each with a
  * distinct vocabulary. Written through the real Store (FTS triggers and all); distilled rows via
- * saveDistilled, as the distiller would.
+ * saveDistillBatch, as the distiller would.
  */
 export interface FixtureExchange {
   readonly key: string;
@@ -194,5 +194,5 @@ export async function distillFixture(store: Store, conversations: readonly Fixtu
       });
     }
   }
-  await saveDistilled(store.db, records);
+  await saveDistillBatch(store.db, records);
 }

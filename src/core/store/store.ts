@@ -7,6 +7,15 @@ import type { DroppedExchange } from '../segment';
 import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
 import {
+  type CompressionStats,
+  compressionStats,
+  deleteOrphanRooms,
+  type DistilledView,
+  distilledFtsProblems,
+  distilledOf,
+  rebuildDistilledFts,
+} from './distilledStore';
+import {
   type ExchangeRow,
   type ExchangeSummary,
   type FileTouchRow,
@@ -55,6 +64,8 @@ export interface StoreStats {
   readonly verbatimTokens: number;
   readonly tokensPending: number;
   readonly sourcesWithErrors: number;
+  /** The distilled layer against the verbatim one (paper: corpus totals, cl100k). */
+  readonly compression: CompressionStats;
 }
 
 export interface IntegrityReport {
@@ -137,41 +148,64 @@ export class Store {
     );
   }
 
+  /**
+   * Makes the next run re-parse every source whole (a rebuild) WITHOUT deleting anything: exchanges of
+   * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
+   */
+  async markAllSourcesStale(): Promise<void> {
+    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = ''`);
+  }
+
   async writeParse(w: ParseWrite): Promise<WriteResult> {
+    return this.db.transaction(() => this.applyParse(w));
+  }
+
+  /**
+   * Writes several sources' parses in ONE transaction: each source is still all-or-nothing, and small
+   * files no longer pay a commit (and a tiny FTS segment) each. A failing group is rejected whole; the
+   * caller retries its sources one by one to isolate the bad one.
+   */
+  async writeParses(ws: readonly ParseWrite[]): Promise<WriteResult[]> {
     return this.db.transaction(async () => {
-      const sourceId = await this.upsertSource(w.state);
-      if (w.full) {
-        await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
-      } else {
-        await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
-        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-      }
-      for (const c of w.conversations) await this.upsertConversation(sourceId, c);
-      let inserted = 0;
-      let duplicates = 0;
-      for (const e of w.exchanges) {
-        if (await this.insertExchange(sourceId, e)) inserted++;
-        else duplicates++;
-      }
-      for (const s of w.skipped) {
-        await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
-          sourceId,
-          s.line,
-          s.reason,
-        ]);
-      }
-      for (const d of w.dropped) {
-        await this.db.run(
-          'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
-          [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
-        );
-      }
-      return { inserted, duplicates };
+      const out: WriteResult[] = [];
+      for (const w of ws) out.push(await this.applyParse(w));
+      return out;
     });
+  }
+
+  private async applyParse(w: ParseWrite): Promise<WriteResult> {
+    const sourceId = await this.upsertSource(w.state);
+    if (w.full) {
+      await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
+    } else {
+      await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+    }
+    for (const c of w.conversations) await this.upsertConversation(sourceId, c);
+    let inserted = 0;
+    let duplicates = 0;
+    for (const e of w.exchanges) {
+      if (await this.insertExchange(sourceId, e)) inserted++;
+      else duplicates++;
+    }
+    for (const s of w.skipped) {
+      await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
+        sourceId,
+        s.line,
+        s.reason,
+      ]);
+    }
+    for (const d of w.dropped) {
+      await this.db.run(
+        'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
+        [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
+      );
+    }
+    return { inserted, duplicates };
   }
 
   private async upsertSource(s: SourceState): Promise<number> {
@@ -223,14 +257,14 @@ export class Store {
       ],
     );
     if (!row) return false;
-    for (const f of e.filesTouched) {
-      await this.db.run('INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines) VALUES (?, ?, ?, ?)', [
-        row.n,
-        f.path,
-        f.how,
-        f.lines?.length ? JSON.stringify(f.lines) : null,
-      ]);
-    }
+    if (e.filesTouched.length === 0) return true;
+    // one statement for all of an exchange's files: each statement is a round trip to the driver's thread
+    const files = e.filesTouched.map((f) => [f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
+    await this.db.run(
+      `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
+       SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
+      [row.n, JSON.stringify(files)],
+    );
     return true;
   }
 
@@ -260,6 +294,7 @@ export class Store {
       verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
       tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
       sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
+      compression: await compressionStats(this.db),
     };
   }
 
@@ -302,6 +337,12 @@ export class Store {
     };
   }
 
+  /** The distilled object of an exchange (by full id), when it has one. */
+  async getDistilled(exchangeId: string): Promise<DistilledView | undefined> {
+    const row = await this.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [exchangeId]);
+    return row ? distilledOf(this.db, row.n) : undefined;
+  }
+
   /** Exchanges whose verbatim tokens are not counted yet, oldest first. */
   async exchangesWithoutTokens(limit: number): Promise<Array<{ n: number; verbatim: string }>> {
     return this.db.all('SELECT n, verbatim FROM exchanges WHERE verbatim_tokens IS NULL ORDER BY n LIMIT ?', [limit]);
@@ -328,6 +369,7 @@ export class Store {
       'SELECT count(*) AS c FROM exchanges_fts_docsize WHERE id NOT IN (SELECT n FROM exchanges)',
     );
     if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
+    problems.push(...(await distilledFtsProblems(this.db)));
     try {
       await this.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
     } catch (err) {
@@ -346,13 +388,14 @@ export class Store {
     return { ok: problems.length === 0, problems };
   }
 
-  /** Rebuilds the derived tables (full-text index) and removes orphans. The verbatim rows are the truth. */
+  /** Rebuilds the derived tables (both full-text indexes) and removes orphans. The verbatim rows are the truth. */
   async repair(): Promise<void> {
     await this.db.transaction(async () => {
       await this.db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
       await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
       await this.db.run("INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild')");
-      await this.db.run('DELETE FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)');
+      await rebuildDistilledFts(this.db);
+      await deleteOrphanRooms(this.db);
     });
     if (this.vectorsAvailable) {
       await sweepOrphanVectors(this.db);
