@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
+import { EmbedderService } from './host/embedderService';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -19,10 +20,12 @@ export interface AgentRecallApi {
 export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   try {
     const config = new Config();
-    const index = new IndexService(context.storageUri, config);
+    const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
+    const index = new IndexService(context.storageUri, config, embedders);
     context.subscriptions.push(
       log,
       index,
+      embedders,
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
       ...registerCommands({ index, secrets: context.secrets }),
@@ -47,7 +50,7 @@ async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexSe
       'Rebuild Index',
     );
     if (choice === 'Rebuild Index') await index.rebuild();
-  } else if (Config.requiresReindex.some((k) => e.affectsConfiguration(k))) {
+  } else if ([...Config.requiresReindex, ...Config.requiresReembed].some((k) => e.affectsConfiguration(k))) {
     await index.index();
   }
 }
