@@ -7,6 +7,7 @@ import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
+import type { SearchQuery, SearchResult } from './core/search/types';
 
 /** What `activate` returns: used by the in-host tests and by other extensions. */
 export interface AgentRecallApi {
@@ -14,6 +15,8 @@ export interface AgentRecallApi {
   getIndexSummary(): Promise<IndexSummary | undefined>;
   /** Which distiller would run now and why (never prompts). */
   getDistillerStatus(): Promise<DistillerStatus>;
+  /** A search of the workspace's memory with the configured model (lexical with a notice without one). */
+  search(query: SearchQuery): Promise<SearchResult>;
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -36,6 +39,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       waitForIndexIdle: () => index.whenIdle(),
       getIndexSummary: () => index.summary(),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
+      search: async (query) => (await index.searcher()).search(query),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,7 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
+import type { Embedder } from '../core/embed/embedder';
 import { indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { createSearcher } from '../core/search/searcher';
+import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
 import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover';
 import { Store, type StoreStats } from '../core/store/store';
@@ -39,6 +42,7 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
+  private searcherFor: { store: Store; embedder: Embedder | undefined; searcher: Searcher } | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
@@ -96,6 +100,23 @@ export class IndexService extends Disposable {
       }
       throw err;
     }
+  }
+
+  /**
+   * The searcher over this workspace's store with the configured embedding model (lexical, with a notice in
+   * every result, when the model cannot load). Kept while the model is the same: it caches term statistics.
+   */
+  async searcher(): Promise<Searcher> {
+    const store = await this.getStore();
+    const opened = (await this.embedders?.get()) ?? {};
+    if (!this.searcherFor || this.searcherFor.store !== store || this.searcherFor.embedder !== opened.embedder) {
+      this.searcherFor = {
+        store,
+        embedder: opened.embedder,
+        searcher: createSearcher(store, opened.embedder, opened.notice ? { embedderNotice: opened.notice } : {}),
+      };
+    }
+    return this.searcherFor.searcher;
   }
 
   /** Starts (or queues) an indexing run. */

@@ -15,10 +15,8 @@ async function setModel(value: string | undefined): Promise<void> {
 
 /** Changing the model setting starts an index run (see onConfigChange); wait for it and read its report. */
 async function summaryAfterRun(): Promise<EmbedSummary> {
-  const a = await api();
   await new Promise((r) => setTimeout(r, 300));
-  await a.waitForIndexIdle();
-  return (await a.getIndexSummary()) as unknown as EmbedSummary;
+  return (await settledSummary(1)) as unknown as EmbedSummary;
 }
 
 describe('embedding model setting in the extension host', () => {
@@ -31,6 +29,10 @@ describe('embedding model setting in the extension host', () => {
     assert.equal(s.state, 'idle');
     assert.equal(s.lastReport?.embedded?.modelId, 'local:wink-static-100d');
     assert.ok((s.lastReport?.embedded?.embedded['core'] ?? 0) > 0, JSON.stringify(s.lastReport?.embedded));
+    // the extension's searcher uses the same model: a vector mode runs semantically
+    const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
+    assert.equal(r.semantic, true, r.notice);
+    assert.ok(r.hits.length > 0 && r.hits[0]!.parts[0]!.signal === 'vector(core)');
   });
 
   it('a model that cannot load leaves indexing working and search lexical, without an error', async () => {
@@ -38,6 +40,10 @@ describe('embedding model setting in the extension host', () => {
     const s = await summaryAfterRun();
     assert.equal(s.state, 'idle');
     assert.equal(s.lastReport?.embedded, undefined);
-    assert.ok(s.exchanges > 0);
+    assert.ok(s.exchanges > 0, JSON.stringify(s));
+    const r = await (await api()).search({ text: 'coupon codes', mode: 'bm25(v)+vec(d)' });
+    assert.equal(r.semantic, false);
+    assert.match(r.notice ?? '', /does not exist/);
+    assert.ok(r.hits.length > 0, 'lexical search still answers');
   });
 });
