@@ -161,6 +161,21 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(old.semantic, false);
   });
 
+  test('the stage is cancellable between batches and resumes where it stopped', async () => {
+    const other = renamed(embedder, 'local:resume-test');
+    const token = { isCancellationRequested: false };
+    const first = await embedStore(fx.store, other, { layers: ['core'], batchSize: 1 }, (p) => {
+      if (p.done >= 1) token.isCancellationRequested = true;
+    }, token);
+    assert.equal(first.cancelled, true);
+    assert.equal(first.embedded.core, 1);
+    const rest = await embedStore(fx.store, other, { layers: ['core'], batchSize: 1 });
+    assert.equal(rest.cancelled, false);
+    assert.equal(rest.reset, false, 'same model: nothing is dropped');
+    assert.equal(rest.embedded.core, 3);
+    assert.deepEqual((await fx.store.check()).problems, []);
+  });
+
   test('chunks: ~1,500 characters cut at whitespace, capped', () => {
     const text = Array.from({ length: 1000 }, (_, i) => `word${i}`).join(' ');
     const chunks = chunkText(text);
