@@ -1,11 +1,16 @@
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
+import type { Embedder } from '../core/embed/embedder';
+import { embedStore, type EmbedReport } from '../core/embed/stage';
 import { indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { createSearcher } from '../core/search/searcher';
+import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
 import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover';
 import { Store, type StoreStats } from '../core/store/store';
 import type { Config } from './config';
+import type { EmbedderService } from './embedderService';
 import type { LlmDistillation, LlmRun } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
@@ -41,12 +46,14 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
+  private searcherFor: { store: Store; embedder: Embedder | undefined; searcher: Searcher } | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly storageDir: vscode.Uri | undefined,
     private readonly config: Config,
+    private readonly embedders?: EmbedderService,
     /** When given, an LLM distiller configured in the settings replaces the offline stage (llmDistillRun.ts). */
     private readonly llm?: LlmDistillation,
   ) {
@@ -99,6 +106,23 @@ export class IndexService extends Disposable {
       }
       throw err;
     }
+  }
+
+  /**
+   * The searcher over this workspace's store with the configured embedding model (lexical, with a notice in
+   * every result, when the model cannot load). Kept while the model is the same: it caches term statistics.
+   */
+  async searcher(): Promise<Searcher> {
+    const store = await this.getStore();
+    const opened = (await this.embedders?.get()) ?? {};
+    if (!this.searcherFor || this.searcherFor.store !== store || this.searcherFor.embedder !== opened.embedder) {
+      this.searcherFor = {
+        store,
+        embedder: opened.embedder,
+        searcher: createSearcher(store, opened.embedder, opened.notice ? { embedderNotice: opened.notice } : {}),
+      };
+    }
+    return this.searcherFor.searcher;
   }
 
   /** Starts (or queues) an indexing run. */
@@ -166,10 +190,12 @@ export class IndexService extends Disposable {
       const fresh = (await store.stats()).sources === 0;
       const llm = await this.llm?.prepare(notify);
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
+      const options = await this.indexOptions();
       const { report, note } = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => this.indexAndDistill(store, llm, notify, progress, token),
+        (progress, token) => this.indexAndDistill(store, options, llm, notify, progress, token),
       );
+      if (report.embedNotice) log.warn(report.embedNotice);
       this.lastReport = report;
       this.lastIndexedAt = new Date();
       this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : note;
@@ -193,6 +219,7 @@ export class IndexService extends Disposable {
   /** Ingestion, then the distill stage: the indexer's offline one, or the configured LLM one after its gates. */
   private async indexAndDistill(
     store: Store,
+    options: Parameters<typeof indexWorkspace>[1],
     llm: LlmRun | undefined,
     explicit: boolean,
     progress: vscode.Progress<{ message?: string; increment?: number }>,
@@ -200,11 +227,29 @@ export class IndexService extends Disposable {
   ): Promise<{ report: IndexReport; note?: string }> {
     const onProgress = (p: IndexProgress): void => this.onProgress(p, progress);
     const external = llm !== undefined && llm.kind !== 'offline';
-    const report = await indexWorkspace(store, { ...this.indexOptions(), ...(external ? { distiller: false as const } : {}) }, onProgress, token);
+    const report = await indexWorkspace(store, { ...options, ...(external ? { distiller: false as const } : {}) }, onProgress, token);
     if (!this.llm || !llm || llm.kind === 'offline' || token.isCancellationRequested) return { report };
     if (llm.kind === 'wait') return { report, note: llm.reason };
     const r = await this.llm.run(store, llm, explicit, onProgress, token);
-    return { report: r.report ? { ...report, distill: r.report } : report, ...(r.note ? { note: r.note } : {}) };
+    // what the LLM just distilled is embedded now, not at the next run
+    const embedded = options.embed && r.report && !token.isCancellationRequested ? await this.embedAfterLlm(store, options.embed.embedder, onProgress, token) : undefined;
+    const merged = { ...report, ...(r.report ? { distill: r.report } : {}), ...(embedded ? { embedded } : {}) };
+    return { report: merged, ...(r.note ? { note: r.note } : {}) };
+  }
+
+  private async embedAfterLlm(
+    store: Store,
+    embedder: Embedder,
+    onProgress: (p: IndexProgress) => void,
+    token: vscode.CancellationToken,
+  ): Promise<EmbedReport | undefined> {
+    try {
+      return await embedStore(store, embedder, {}, (p) => onProgress({ phase: 'embed', done: p.done, total: p.total }), token);
+    } catch (err) {
+      if (!(err instanceof RecallError && err.code === 'model-unavailable')) throw err;
+      log.warn(err.message); // search stays lexical for these exchanges until the model works again
+      return undefined;
+    }
   }
 
   private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
@@ -215,7 +260,9 @@ export class IndexService extends Disposable {
           ? `${p.done}/${p.total} transcripts`
           : p.phase === 'tokens'
             ? `counting tokens ${p.done}/${p.total}`
-            : `distilling ${p.done}/${p.total}`;
+            : p.phase === 'embed'
+              ? `embedding ${p.done}/${p.total}`
+              : `distilling ${p.done}/${p.total}`;
     if (text !== this.progressText) {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });
@@ -224,9 +271,12 @@ export class IndexService extends Disposable {
     }
   }
 
-  private indexOptions(): Parameters<typeof indexWorkspace>[1] {
+  private async indexOptions(): Promise<Parameters<typeof indexWorkspace>[1]> {
     const roots = this.workspaceRoots();
+    // the embedding stage runs when the configured model loads; otherwise search stays lexical
+    const embedder = (await this.embedders?.get())?.embedder;
     return {
+      ...(embedder ? { embed: { embedder } } : {}),
       discover: {
         workspaceRoots: roots,
         claudeRoots: [...defaultClaudeRoots(), ...this.config.claudeRoots],

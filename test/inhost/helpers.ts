@@ -10,6 +10,7 @@ export interface AgentRecallApi {
     { conversations: number; exchanges: number; distilledExchanges: number; byAgent: Record<string, number> } | undefined
   >;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
+  search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
 }
 
 export interface Fixture {

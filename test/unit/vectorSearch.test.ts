@@ -91,6 +91,19 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.deepEqual(new Set(keysOf(chunks)), new Set(['c1', 'c2']));
   });
 
+  test('hostile and empty queries are inert in vector and fused modes', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    for (const text of ['', '   ', '"', 'NEAR(a b)', 'core: x', '*', '^x', "'; DROP TABLE vec_core; --", 'zqxwv', 'x'.repeat(10_000)]) {
+      for (const mode of ['core/vector', 'verbatim/vector', 'bm25(v)+vec(d)', '3-signal'] as const) {
+        const r = await searcher.search({ text, mode, fusion: 'adaptive' });
+        assert.ok(Array.isArray(r.hits), `${mode}: ${text.slice(0, 20)}`);
+      }
+    }
+    // a text with no known word embeds to the zero vector: it finds nothing rather than everything equally
+    assert.equal((await searcher.search({ text: 'zqxwv', mode: 'core/vector' })).hits.length, 0);
+    assert.equal((await fx.store.stats()).exchanges, 6);
+  });
+
   test('a searcher whose model differs from the stored vectors falls back to lexical and says why', async () => {
     const searcher = createSearcher(fx.store, renamed(embedder, 'local:other-model'));
     const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
@@ -122,6 +135,17 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(keysOf(found)[0], 'a1');
   });
 
+  test('a lost vector: check() reports it, repair() unmarks it, the stage embeds it again', async () => {
+    const row = await fx.store.db.get<{ n: number }>("SELECT exchange_n AS n FROM vector_rows WHERE layer = 'core' LIMIT 1");
+    await fx.store.db.run('DELETE FROM vec_core WHERE rowid = ?', [row!.n]);
+    const report = await fx.store.check();
+    assert.ok(report.problems.some((p) => /1 core rows are marked embedded but have no vector/.test(p)), report.problems.join('; '));
+    await fx.store.repair();
+    assert.deepEqual((await fx.store.check()).problems, []);
+    const again = await embedStore(fx.store, embedder, { layers: ['core'] });
+    assert.equal(again.embedded.core, 1);
+  });
+
   test('a model change drops the old vectors and embeds everything again (never mixes spaces)', async () => {
     const other = renamed(embedder, 'local:other-model');
     const report = await embedStore(fx.store, other, { layers: ['core'] });
@@ -135,6 +159,21 @@ describe('embedding stage and vector search (local static model)', () => {
     // the old model's name no longer matches
     const old = await createSearcher(fx.store, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
     assert.equal(old.semantic, false);
+  });
+
+  test('the stage is cancellable between batches and resumes where it stopped', async () => {
+    const other = renamed(embedder, 'local:resume-test');
+    const token = { isCancellationRequested: false };
+    const first = await embedStore(fx.store, other, { layers: ['core'], batchSize: 1 }, (p) => {
+      if (p.done >= 1) token.isCancellationRequested = true;
+    }, token);
+    assert.equal(first.cancelled, true);
+    assert.equal(first.embedded.core, 1);
+    const rest = await embedStore(fx.store, other, { layers: ['core'], batchSize: 1 });
+    assert.equal(rest.cancelled, false);
+    assert.equal(rest.reset, false, 'same model: nothing is dropped');
+    assert.equal(rest.embedded.core, 3);
+    assert.deepEqual((await fx.store.check()).problems, []);
   });
 
   test('chunks: ~1,500 characters cut at whitespace, capped', () => {

@@ -43,7 +43,7 @@ export interface SearchQuery {
   /** At most this many hits per conversation (diversity; default 2). */
   readonly perConversation?: number;
   readonly filters?: SearchFilters;
-  /** Exchange ids the user said "not these" about: removed, and their terms down-weighted. */
+  /** Exchange ids the user said "not these" about: removed before the per-conversation cap, so they never take a slot. */
   readonly exclude?: readonly string[];
 }
 
