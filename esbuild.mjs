@@ -21,8 +21,20 @@ const node = {
 const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
-  // the embedding thread, started by TransformersEmbedder from next to the bundle that loads it
-  { ...node, entryPoints: ['src/core/embed/worker.ts'], outfile: 'dist/embedWorker.js' },
+  // The embedding thread, started by TransformersEmbedder from next to the bundle that loads it.
+  // transformers.js is bundled in (its CJS build: the ESM one needs import.meta.url) with `sharp` replaced
+  // (text only), so the packaged extension needs just onnxruntime-node's binary and onnxruntime-common
+  // (external: one copy shared with onnxruntime-node, whose tensors it checks).
+  {
+    ...node,
+    entryPoints: ['src/core/embed/worker.ts'],
+    outfile: 'dist/embedWorker.js',
+    external: ['onnxruntime-node', 'onnxruntime-common'],
+    alias: {
+      '@huggingface/transformers': './node_modules/@huggingface/transformers/dist/transformers.node.cjs',
+      sharp: './src/core/embed/sharpUnavailable.ts',
+    },
+  },
 ];
 if (existsSync('webview/main.ts')) {
   builds.push({

@@ -52,8 +52,11 @@ async function uiLayer() {
   ensureHost();
   sh('npm', ['run', '--silent', 'package'], { stdio: ['ignore', 'ignore', 'inherit'] });
   console.log(`packaged ${VSIX} (${(readFileSync(VSIX).length / 1024 / 1024).toFixed(1)} MB)`);
+  const { checkPackagedCli } = await import('./ui/packaged.mjs');
+  const packaged = checkPackagedCli(VSIX);
   const { runUiTests } = await import('./ui/run.mjs');
-  return runUiTests({ vsix: VSIX });
+  const ui = await runUiTests({ vsix: VSIX });
+  return { passed: ui.passed + packaged.passed, failed: ui.failed + packaged.failed };
 }
 
 const layers = [

@@ -1,0 +1,45 @@
+// Checks the packaged .vsix on its own, outside VS Code: extracted into a temp dir, its bundled CLI must
+// index, distill and EMBED the fixture transcripts with only the node_modules the package ships (sqlite3,
+// sqlite-vec, onnxruntime), and search them semantically. Catches a runtime file missing from .vscodeignore.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../host/codeServer.mjs';
+
+const MODEL = join(ROOT, '.cache/models/wink-static-100d');
+
+function run(cmd, args, cwd) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout).slice(-1500)}`);
+  return r.stdout;
+}
+
+/** Returns { passed, failed } like the other layers (one check). */
+export function checkPackagedCli(vsix, print = (l) => console.log(l)) {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-recall-vsix-'));
+  try {
+    run('python3', ['-m', 'zipfile', '-e', vsix, dir]);
+    run(process.execPath, [join(ROOT, 'test/model/buildStaticModel.mjs')]);
+    const cli = join(dir, 'extension/dist/cli.js');
+    const db = join(dir, 'store.sqlite');
+    const index = JSON.parse(
+      run(process.execPath, [cli, 'index', '--root', join(ROOT, 'test/fixtures'), '--db', db, '--embed-model', MODEL, '--json', '--quiet'], dir),
+    );
+    const embedded = index.embedded?.embedded?.core ?? 0;
+    if (index.stats.exchanges === 0 || embedded !== index.stats.exchanges) {
+      throw new Error(`expected every exchange embedded, got ${embedded} of ${index.stats.exchanges} (${index.embedNotice ?? 'no notice'})`);
+    }
+    const out = JSON.parse(
+      run(process.execPath, [cli, 'search', '--db', db, '--mode', 'core/vector', '--embed-model', MODEL, '--json', 'paginate the harbour list'], dir),
+    );
+    if (out.semantic !== true || out.hits.length === 0) throw new Error(`vector search did not run: ${JSON.stringify(out).slice(0, 500)}`);
+    print(`  ✔ the packaged CLI indexes, distills, embeds (${embedded}) and searches by vector with only what the .vsix ships`);
+    return { passed: 1, failed: 0 };
+  } catch (err) {
+    print(`  ✖ the packaged CLI: ${err.message}`);
+    return { passed: 0, failed: 1 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
