@@ -16,6 +16,7 @@ export interface EvalRow {
   /** Search time per query (warm, including query embedding). */
   readonly p50Ms: number;
   readonly p95Ms: number;
+  readonly p99Ms: number;
   /** Set when the mode could not run as asked (e.g. no vectors): the numbers are of its fallback. */
   readonly notice?: string;
   readonly ranks: ReadonlyArray<{ readonly id: string; readonly rank?: number; readonly confidence: string }>;
@@ -55,6 +56,7 @@ export async function runEval(
       byType,
       p50Ms: percentile(times, 50),
       p95Ms: percentile(times, 95),
+      p99Ms: percentile(times, 99),
       ...(notice ? { notice } : {}),
       ranks: ranks.map(({ id, rank, confidence }) => ({ id, ...(rank ? { rank } : {}), confidence })),
     });
