@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
+import { ExchangeViewer } from './host/exchangeViewer';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -17,12 +18,14 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   try {
     const config = new Config();
     const index = new IndexService(context.storageUri, config);
+    const viewer = new ExchangeViewer(index);
     context.subscriptions.push(
       log,
       index,
+      viewer,
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
-      ...registerCommands({ index }),
+      ...registerCommands({ index, viewer }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);

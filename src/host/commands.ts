@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import type { ExchangeViewer } from './exchangeViewer';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
   readonly index: IndexService;
+  readonly viewer: ExchangeViewer;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -15,7 +17,18 @@ export const COMMANDS: Record<string, Handler> = {
   indexNow: (ctx) => () => ctx.index.index({ notify: true }),
   showIndexSummary: (ctx) => () => showIndexSummary(ctx),
   showLog: () => () => log.show(),
+  openExchange: (ctx) => (id) => ctx.viewer.open(requireId(id)),
+  previousExchange: (ctx) => (uri) => ctx.viewer.step('previous', uri instanceof vscode.Uri ? uri : undefined),
+  nextExchange: (ctx) => (uri) => ctx.viewer.step('next', uri instanceof vscode.Uri ? uri : undefined),
+  openTranscript: (ctx) => (id) => ctx.viewer.openTranscript(typeof id === 'string' ? id : undefined),
+  openTouchedFile: (ctx) => (id, file) => ctx.viewer.openTouchedFile(requireId(id), typeof file === 'string' ? file : undefined),
 };
+
+/** Command arguments come from links and other extensions: check them. */
+function requireId(id: unknown): string {
+  if (typeof id !== 'string' || !/^[\w-]{6,}$/.test(id)) throw new Error(`Not an exchange id: ${String(id)}`);
+  return id;
+}
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([name, factory]) => {
