@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
-import { ExchangeViewer } from './host/exchangeViewer';
+import { ExchangeViewer, SCHEME } from './host/exchangeViewer';
+import { ActiveFileStatus, FileDecorations, FileHistoryIndex, FileHistoryView, FileHover } from './host/fileHistory';
+import { LiveWatcher } from './host/liveWatcher';
+import { RoomsView } from './host/roomsView';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -11,6 +14,18 @@ import { StatusViewProvider } from './host/statusView';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<IndexSummary | undefined>;
+  /** The workspace's store file (other tools may open it read-only). */
+  readonly storeFile: string | undefined;
+  /** The tree providers, to read what the views show. */
+  readonly views: { readonly rooms: RoomsView; readonly fileHistory: FileHistoryView };
+  /** The explorer badge of a file, as the decoration provider gives it. */
+  fileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
+  /** The status-bar text of the active editor's file history, when shown. */
+  activeFileStatus(): string | undefined;
+  /** Re-reads which files exchanges touched (done after every index run). */
+  reloadFileHistory(): Promise<void>;
+  /** How many index runs file changes triggered. */
+  liveTriggers(): number;
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -19,19 +34,39 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const config = new Config();
     const index = new IndexService(context.storageUri, config);
     const viewer = new ExchangeViewer(index);
+    const files = new FileHistoryIndex(index);
+    const decorations = new FileDecorations(files, config);
+    const hover = new FileHover(files);
+    const fileHistory = new FileHistoryView(files);
+    const rooms = new RoomsView(index);
+    const live = new LiveWatcher(index, config);
+    const activeFile = new ActiveFileStatus(files);
     context.subscriptions.push(
       log,
       index,
       viewer,
+      files,
+      decorations,
+      fileHistory,
+      rooms,
+      live,
+      activeFile,
+      vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
-      ...registerCommands({ index, viewer }),
+      ...registerCommands({ index, viewer, fileHistory, rooms }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
     return {
       waitForIndexIdle: () => index.whenIdle(),
       getIndexSummary: () => index.summary(),
+      storeFile: index.storeFile,
+      views: { rooms, fileHistory },
+      fileDecoration: (uri) => decorations.provideFileDecoration(uri),
+      activeFileStatus: () => activeFile.text,
+      reloadFileHistory: () => files.reload(),
+      liveTriggers: () => live.triggered,
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,12 +1,16 @@
 import * as vscode from 'vscode';
 import type { ExchangeViewer } from './exchangeViewer';
+import type { FileHistoryView } from './fileHistory';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
+import type { RoomsView } from './roomsView';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
   readonly index: IndexService;
   readonly viewer: ExchangeViewer;
+  readonly fileHistory: FileHistoryView;
+  readonly rooms: RoomsView;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -22,6 +26,10 @@ export const COMMANDS: Record<string, Handler> = {
   nextExchange: (ctx) => (uri) => ctx.viewer.step('next', uri instanceof vscode.Uri ? uri : undefined),
   openTranscript: (ctx) => (id) => ctx.viewer.openTranscript(typeof id === 'string' ? id : undefined),
   openTouchedFile: (ctx) => (id, file) => ctx.viewer.openTouchedFile(requireId(id), typeof file === 'string' ? file : undefined),
+  showFileHistory: () => () => vscode.commands.executeCommand('agentRecall.fileHistory.focus'),
+  sortRoomsByRecency: (ctx) => () => ctx.rooms.setSort('recency'),
+  sortRoomsBySize: (ctx) => () => ctx.rooms.setSort('size'),
+  filterRooms: (ctx) => () => ctx.rooms.askFilter(),
 };
 
 /** Command arguments come from links and other extensions: check them. */
@@ -37,7 +45,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       try {
         return await handler(...args);
       } catch (err) {
-        await showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
+        // not awaited: the command settles while the message waits for the user
+        void showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
         return undefined;
       }
     });

@@ -216,6 +216,17 @@ export class IndexService extends Disposable {
     };
   }
 
+  /** Folders outside the workspace that hold transcripts (watched for live indexing). */
+  transcriptRoots(): string[] {
+    return [
+      ...defaultClaudeRoots(),
+      ...this.config.claudeRoots,
+      ...defaultCodexRoots(),
+      ...this.config.codexRoots,
+      ...this.config.extraRoots,
+    ];
+  }
+
   private workspaceRoots(): string[] {
     return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   }
