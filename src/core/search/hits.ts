@@ -1,0 +1,114 @@
+import type { RoomType } from '../distill/types';
+import type { AgentKind } from '../model';
+import type { Db } from '../store/db';
+import { type FileTouchRow, toFileTouch } from '../store/rows';
+import type { FileTouch } from '../model';
+import type { SqlFilter } from './filters';
+import type { HitRoom } from './types';
+
+/** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
+export interface HitRow {
+  readonly n: number;
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  readonly file: string;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly sessionId: string;
+  readonly conversationId: string;
+  readonly project?: string;
+  readonly startedAt?: string;
+  readonly prompt: string;
+  readonly verbatim: string;
+  readonly core?: string;
+  readonly context?: string;
+  readonly rooms: HitRoom[];
+  readonly filesTouched: FileTouch[];
+}
+
+interface Row {
+  n: number;
+  id: string;
+  agent: AgentKind;
+  path: string;
+  line_start: number;
+  line_end: number;
+  session_id: string;
+  conversation_id: string;
+  project: string | null;
+  started_at: string | null;
+  prompt: string;
+  verbatim: string;
+  core: string | null;
+  context: string | null;
+}
+
+/** Row numbers are passed as one JSON array (json_each), so any count binds as a single parameter. */
+const IN_LIST = 'IN (SELECT value FROM json_each(?))';
+
+export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<number, HitRow>> {
+  const list = JSON.stringify(ns);
+  const rows = await db.all<Row>(
+    `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, e.conversation_id, c.project,
+       e.started_at, e.prompt, e.verbatim, d.core, d.context
+     FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id
+     LEFT JOIN distilled d ON d.exchange_n = e.n WHERE e.n ${IN_LIST}`,
+    [list],
+  );
+  const rooms = await db.all<{ exchange_n: number; id: string; type: RoomType; label: string }>(
+    `SELECT er.exchange_n, r.id, r.type, r.label FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
+     WHERE er.exchange_n ${IN_LIST} ORDER BY er.relevance DESC, r.label`,
+    [list],
+  );
+  const files = await db.all<FileTouchRow & { exchange_n: number }>(
+    `SELECT exchange_n, path, how, lines FROM files_touched WHERE exchange_n ${IN_LIST} ORDER BY path`,
+    [list],
+  );
+  const out = new Map<number, HitRow>();
+  for (const r of rows) {
+    out.set(r.n, {
+      n: r.n,
+      exchangeId: r.id,
+      agent: r.agent,
+      file: r.path,
+      lineStart: r.line_start,
+      lineEnd: r.line_end,
+      sessionId: r.session_id,
+      conversationId: r.conversation_id,
+      ...(r.project !== null ? { project: r.project } : {}),
+      ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
+      prompt: r.prompt,
+      verbatim: r.verbatim,
+      ...(r.core !== null ? { core: r.core } : {}),
+      ...(r.context !== null ? { context: r.context } : {}),
+      rooms: rooms.filter((x) => x.exchange_n === r.n).map((x) => ({ id: x.id, type: x.type, label: x.label })),
+      filesTouched: files.filter((f) => f.exchange_n === r.n).map(toFileTouch),
+    });
+  }
+  return out;
+}
+
+/** Conversation of each candidate, for the per-conversation cap (cheap: no text is read). */
+export async function conversationsOf(db: Db, ns: readonly number[]): Promise<Map<number, string>> {
+  const rows = await db.all<{ n: number; conversation_id: string }>(
+    `SELECT n, conversation_id FROM exchanges WHERE n ${IN_LIST}`,
+    [JSON.stringify(ns)],
+  );
+  return new Map(rows.map((r) => [r.n, r.conversation_id]));
+}
+
+/** Exchange ids -> row numbers (for "not these"). */
+export async function rowNumbersOf(db: Db, ids: readonly string[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.all<{ n: number }>(`SELECT n FROM exchanges WHERE id ${IN_LIST}`, [JSON.stringify(ids)]);
+  return new Set(rows.map((r) => r.n));
+}
+
+/** The candidates that pass `filter` (vector signals cannot filter inside vec0). */
+export async function passingFilter(db: Db, ns: readonly number[], filter: SqlFilter): Promise<Set<number>> {
+  const rows = await db.all<{ n: number }>(
+    `SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE e.n ${IN_LIST} AND ${filter.sql}`,
+    [JSON.stringify(ns), ...filter.params],
+  );
+  return new Set(rows.map((r) => r.n));
+}

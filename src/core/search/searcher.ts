@@ -1,0 +1,124 @@
+import type { Embedder } from '../embed/embedder';
+import { RecallError } from '../errors';
+import type { Store } from '../store/store';
+import { confidenceOf } from './confidence';
+import { buildFilter, type SqlFilter } from './filters';
+import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
+import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
+import { bm25, type Scored } from './lexical';
+import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
+import { makeSnippet } from './snippet';
+import { queryTerms } from './terms';
+import type { Confidence, FusionName, Hit, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+
+/** Chosen by measurement on the dev queries (README, "Search modes"). */
+export const DEFAULT_MODE: ModeName = 'verbatim/bm25';
+export const DEFAULT_FUSION: FusionName = 'rrf';
+export const DEFAULT_LIMIT = 10;
+export const DEFAULT_PER_CONVERSATION = 2;
+const MAX_LIMIT = 200;
+
+export interface SearcherOptions {
+  readonly defaultMode?: ModeName;
+  readonly defaultFusion?: FusionName;
+  /** Why there is no embedder (e.g. the model could not load): shown with results of modes that need one. */
+  readonly embedderNotice?: string;
+}
+
+/** Each signal fetches this many candidates, so the per-conversation cap and "not these" still leave enough. */
+function candidateCount(limit: number, perConversation: number): number {
+  return Math.max(100, limit * Math.max(5, Math.ceil(10 / perConversation)));
+}
+
+/**
+ * The searcher over one store: runs the signals of a mode, fuses them, keeps at most N hits per
+ * conversation and explains every hit (score parts, matched terms, snippet, confidence). Without an
+ * embedder, modes that need vectors fall back to their lexical signals and say so in `notice`.
+ */
+export function createSearcher(store: Store, embedder?: Embedder, options: SearcherOptions = {}): Searcher {
+  const db = store.db;
+  const defaultMode = options.defaultMode ?? DEFAULT_MODE;
+  const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
+
+  async function runSignal(spec: SignalSpec, terms: readonly string[], k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+    if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
+    throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs vectors, which are not available here.`);
+  }
+
+  return {
+    async search(query: SearchQuery): Promise<SearchResult> {
+      const started = performance.now();
+      const mode = query.mode !== undefined ? parseMode(query.mode) : defaultMode;
+      const fusionName = query.fusion ?? defaultFusion;
+      const fusion: Fusion = parseFusion(fusionName);
+      const limit = clampInt(query.limit ?? DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit');
+      const perConversation = clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
+      const terms = queryTerms(query.text);
+
+      let specs = modeSignals(mode);
+      let notice: string | undefined;
+      const needsVectors = specs.some((s) => s.mechanism === 'vector');
+      if (needsVectors && !embedder) {
+        specs = lexicalFallback(specs);
+        notice =
+          options.embedderNotice ??
+          `No embedding model is configured, so ${mode} runs lexically (${specs.map(signalName).join(' + ')}).`;
+      }
+      const semantic = specs.some((s) => s.mechanism === 'vector');
+
+      const filter = buildFilter(query.filters);
+      const excluded = await rowNumbersOf(db, query.exclude ?? []);
+      const k = candidateCount(limit, perConversation) + excluded.size;
+      const lists: SignalList[] = [];
+      for (const spec of specs) {
+        const hits = (await runSignal(spec, terms, k, filter)).filter((h) => !excluded.has(h.n));
+        lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
+      }
+      const fused = fuse(lists, fusion);
+
+      // Diversity: at most `perConversation` hits from one conversation.
+      const conversation = await conversationsOf(db, fused.map((f) => f.n));
+      const perConv = new Map<string, number>();
+      const kept = fused.filter((f) => {
+        const c = conversation.get(f.n) ?? '';
+        const seen = perConv.get(c) ?? 0;
+        if (seen >= perConversation) return false;
+        perConv.set(c, seen + 1);
+        return true;
+      }).slice(0, limit);
+
+      const rows = await loadHitRows(db, kept.map((f) => f.n));
+      const hits: Hit[] = [];
+      for (const [i, f] of kept.entries()) {
+        const row = rows.get(f.n);
+        if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
+        const snippet = makeSnippet(row.verbatim, terms);
+        const coverage = terms.length > 0 ? snippet.matchedTerms.length / terms.length : 0;
+        const { n: _n, verbatim: _v, ...shown } = row;
+        hits.push({
+          ...shown,
+          score: f.score,
+          parts: f.parts,
+          confidence: confidenceOf({ coverage, parts: f.parts, position: i + 1, signals: lists.length }),
+          snippet: snippet.text,
+          matchedTerms: snippet.matchedTerms,
+        });
+      }
+      const confidence: Confidence = hits[0]?.confidence ?? 'low';
+      return {
+        hits,
+        mode,
+        fusion: fusionName,
+        confidence,
+        semantic,
+        ...(notice ? { notice } : {}),
+        tookMs: performance.now() - started,
+      };
+    },
+  };
+}
+
+function clampInt(value: number, min: number, max: number, name: string): number {
+  if (!Number.isInteger(value) || value < min) throw new RecallError('bad-argument', `${name} must be a whole number of at least ${min}, got ${value}.`);
+  return Math.min(value, max);
+}

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { RecallError } from '../../src/core/errors';
+import { createSearcher } from '../../src/core/search/searcher';
+import { MARK_END, MARK_START } from '../../src/core/search/snippet';
+import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
+import { type Fixture, openFixture } from './searchFixture';
+
+describe('searcher (lexical) on the hand-made fixture', () => {
+  let fx: Fixture;
+  let searcher: Searcher;
+  const keysOf = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
+  const search = (q: SearchQuery) => searcher.search(q);
+
+  before(async () => {
+    fx = await openFixture();
+    searcher = createSearcher(fx.store);
+  });
+  after(() => fx?.store.close());
+
+  test('verbatim/bm25: only exchanges holding a term, those holding more terms first', async () => {
+    const r = await search({ text: 'gardening tomatoes', mode: 'verbatim/bm25', perConversation: 5 });
+    assert.deepEqual(keysOf(r), ['c1']);
+    const both = await search({ text: 'duplicate migration', mode: 'verbatim/bm25', perConversation: 5 });
+    assert.deepEqual(keysOf(both), ['b1']);
+    // "login error": a1 and a3 hold both words, a2 only "login", b1 only "error".
+    const mixed = await search({ text: 'login error', mode: 'verbatim/bm25', perConversation: 5 });
+    assert.deepEqual(new Set(keysOf(mixed).slice(0, 2)), new Set(['a1', 'a3']));
+    assert.deepEqual(new Set(keysOf(mixed).slice(2)), new Set(['a2', 'b1']));
+  });
+
+  test('every hit carries its score parts, provenance, matched terms and a marked snippet', async () => {
+    const r = await search({ text: 'gardening tomatoes', mode: 'verbatim/bm25' });
+    const hit = r.hits[0]!;
+    assert.equal(hit.parts.length, 1);
+    assert.equal(hit.parts[0]!.signal, 'bm25(verbatim)');
+    assert.equal(hit.parts[0]!.rank, 1);
+    assert.ok(hit.parts[0]!.score > 0, 'bm25 is reported positive, higher is better');
+    assert.equal(hit.score, hit.parts[0]!.score);
+    assert.equal(hit.agent, 'aider');
+    assert.equal(hit.project, '/p/blog');
+    assert.match(hit.file, /blog\.history\.md$/);
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [1, 9]);
+    assert.deepEqual(hit.matchedTerms, ['gardening', 'tomatoes']);
+    assert.ok(hit.snippet.includes(`${MARK_START}gardening${MARK_END}`), hit.snippet);
+    assert.ok(hit.snippet.includes(`${MARK_START}tomatoes${MARK_END}`), hit.snippet);
+    assert.equal(hit.core, 'Drafted a gardening blog post about growing tomatoes.');
+    assert.deepEqual(hit.rooms, [{ id: 'concept:gardening', type: 'concept', label: 'Gardening' }]);
+    assert.equal(r.mode, 'verbatim/bm25');
+    assert.equal(r.semantic, false);
+    assert.ok(r.tookMs >= 0);
+  });
+
+  test('at most perConversation hits per conversation (default 2)', async () => {
+    const all = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 5 });
+    assert.deepEqual(new Set(keysOf(all)), new Set(['a1', 'a2', 'a3']));
+    const capped = await search({ text: 'login', mode: 'verbatim/bm25' });
+    assert.equal(capped.hits.length, 2);
+    const one = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 1 });
+    assert.equal(one.hits.length, 1);
+    assert.equal(keysOf(one)[0], keysOf(all)[0]);
+  });
+
+  test('limit cuts the list; a bad limit is refused', async () => {
+    const r = await search({ text: 'error login tests', mode: 'verbatim/bm25', limit: 1 });
+    assert.equal(r.hits.length, 1);
+    await assert.rejects(search({ text: 'x', limit: 0 }), (e: unknown) => e instanceof RecallError && e.code === 'bad-argument');
+  });
+
+  test('filters: agent, time, file, room, project', async () => {
+    const q = { text: 'error login tests migration tomatoes post', mode: 'verbatim/bm25' as const, perConversation: 5, limit: 20 };
+    assert.deepEqual(new Set(keysOf(await search({ ...q, filters: { agents: ['codex', 'aider'] } }))), new Set(['b1', 'c1', 'c2']));
+    assert.deepEqual(new Set(keysOf(await search({ ...q, filters: { since: '2025-03-01', until: '2025-06-01T23:59:59Z' } }))), new Set(['b1', 'c1']));
+    assert.deepEqual(keysOf(await search({ ...q, filters: { file: 'src/auth.ts' } })), ['a1']);
+    assert.deepEqual(keysOf(await search({ ...q, filters: { room: 'concept:database' } })), ['b1']);
+    assert.deepEqual(new Set(keysOf(await search({ ...q, filters: { project: '/p/blog' } }))), new Set(['c1', 'c2']));
+    assert.deepEqual(keysOf(await search({ ...q, filters: { project: '/p/none' } })), []);
+  });
+
+  test('"not these": excluded exchanges are gone and the next ones move up', async () => {
+    const r = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 5 });
+    const first = r.hits[0]!.exchangeId;
+    const without = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 5, exclude: [first] });
+    assert.ok(!without.hits.some((h) => h.exchangeId === first));
+    assert.equal(without.hits.length, r.hits.length - 1);
+  });
+
+  test('distilled layers search their facets: files and rooms only where the mode includes them', async () => {
+    // "Authentication" is only a room label of a1; "004" only a file path of b1.
+    assert.deepEqual(keysOf(await search({ text: 'authentication', mode: 'core/bm25' })), []);
+    assert.deepEqual(keysOf(await search({ text: 'authentication', mode: 'core+rooms/bm25' })), ['a1']);
+    assert.deepEqual(keysOf(await search({ text: 'authentication', mode: 'core+files/bm25' })), []);
+    assert.deepEqual(keysOf(await search({ text: 'migrations 004', mode: 'core+files/bm25' })), ['b1']);
+    assert.deepEqual(keysOf(await search({ text: 'authentication', mode: 'all-facets/bm25' })), ['a1']);
+    // core holds core + context: "1062" is in b1's context only
+    assert.deepEqual(keysOf(await search({ text: '1062', mode: 'core/bm25' })), ['b1']);
+    // a3 is not distilled: the distilled layers never find it
+    assert.ok(!keysOf(await search({ text: 'stale cookie', mode: 'all-facets/bm25' })).includes('a3'));
+  });
+
+  test('hostile queries are inert: no error, no syntax reaches FTS5', async () => {
+    const hostile = [
+      '"', '""', '"login', 'login"', 'NEAR(login error)', 'login NEAR error', 'core: login', 'verbatim:login', '{core}: x',
+      '*', 'log*', '^login', '-login', 'login AND', 'OR', 'NOT login', '(', ')', "'; DROP TABLE exchanges; --",
+      '1 OR 1=1', '\u0000login', '', '   ', 'x'.repeat(10_000), 'login '.repeat(2_000),
+    ];
+    for (const text of hostile) {
+      for (const mode of ['verbatim/bm25', 'core/bm25', 'all-facets/bm25'] as const) {
+        const r = await search({ text, mode });
+        assert.ok(Array.isArray(r.hits), `${mode}: ${text.slice(0, 30)}`);
+      }
+    }
+    // the word inside the syntax still finds its exchange
+    assert.ok(keysOf(await search({ text: 'NEAR(gardening)', mode: 'verbatim/bm25' })).includes('c1'));
+    assert.ok(keysOf(await search({ text: 'core:tomatoes', mode: 'verbatim/bm25' })).includes('c1'));
+    assert.equal((await search({ text: '', mode: 'verbatim/bm25' })).hits.length, 0);
+    const stats = await fx.store.stats();
+    assert.equal(stats.exchanges, 6, 'nothing was dropped');
+  });
+
+  test('unknown mode or fusion: a clear bad-argument error', async () => {
+    await assert.rejects(search({ text: 'x', mode: 'bogus' as never }), (e: unknown) => e instanceof RecallError && /Unknown search mode/.test(e.message));
+    await assert.rejects(search({ text: 'x', fusion: 'weighted:7' }), (e: unknown) => e instanceof RecallError && /Unknown fusion/.test(e.message));
+  });
+
+  test('without an embedder, vector modes fall back to lexical and say so', async () => {
+    const r = await search({ text: 'gardening tomatoes', mode: 'bm25(v)+vec(d)' });
+    assert.equal(r.semantic, false);
+    assert.match(r.notice ?? '', /lexical/);
+    assert.deepEqual(keysOf(r), ['c1']);
+    assert.deepEqual(r.hits[0]!.parts.map((p) => p.signal), ['bm25(verbatim)']);
+    const core = await search({ text: 'gardening', mode: 'core/vector' });
+    assert.deepEqual(keysOf(core), ['c1']);
+    assert.equal(core.hits[0]!.parts[0]!.signal, 'bm25(core)');
+    const withNotice = createSearcher(fx.store, undefined, { embedderNotice: 'the model folder /nope does not exist' });
+    assert.equal((await withNotice.search({ text: 'x', mode: 'core/vector' })).notice, 'the model folder /nope does not exist');
+  });
+
+  test('confidence: a full-coverage first hit is high; an unrelated weak match is low', async () => {
+    const strong = await search({ text: 'gardening tomatoes', mode: 'verbatim/bm25' });
+    assert.equal(strong.confidence, 'high');
+    const weak = await search({ text: 'kubernetes helm chart terraform deploy', mode: 'verbatim/bm25' });
+    assert.equal(weak.hits.length, 1);
+    assert.equal(weak.confidence, 'low');
+  });
+});
