@@ -1,9 +1,12 @@
 import * as vscode from 'vscode';
+import type { HostMessage } from './protocol';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
 import { ExchangeViewer, SCHEME } from './host/exchangeViewer';
 import { ActiveFileStatus, FileDecorations, FileHistoryIndex, FileHistoryView, FileHover } from './host/fileHistory';
 import { LiveWatcher } from './host/liveWatcher';
+import { registerLmTools } from './host/lmTools';
+import { RecallPanel } from './host/recallPanel';
 import { RoomsView } from './host/roomsView';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
@@ -26,6 +29,8 @@ export interface AgentRecallApi {
   reloadFileHistory(): Promise<void>;
   /** How many index runs file changes triggered. */
   liveTriggers(): number;
+  /** Whether the recall panel is open and the last messages it was sent. */
+  recallPanel(): { open: boolean; posted: HostMessage[] };
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -41,6 +46,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const rooms = new RoomsView(index);
     const live = new LiveWatcher(index, config);
     const activeFile = new ActiveFileStatus(files);
+    const recall = new RecallPanel(context.extensionUri, index, viewer);
     context.subscriptions.push(
       log,
       index,
@@ -51,10 +57,12 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       rooms,
       live,
       activeFile,
+      recall,
       vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
-      ...registerCommands({ index, viewer, fileHistory, rooms }),
+      ...registerLmTools(index),
+      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
@@ -67,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       activeFileStatus: () => activeFile.text,
       reloadFileHistory: () => files.reload(),
       liveTriggers: () => live.triggered,
+      recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,8 +1,13 @@
 import * as vscode from 'vscode';
+import { distillerUsage } from '../core/store/browse';
+import { compressionStats } from '../core/store/distilledStore';
+import type { Config } from './config';
 import type { ExchangeViewer } from './exchangeViewer';
 import type { FileHistoryView } from './fileHistory';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
+import { showMemoryForAgent } from './memory';
+import type { RecallPanel } from './recallPanel';
 import type { RoomsView } from './roomsView';
 
 /** Everything a command handler may use. */
@@ -11,6 +16,8 @@ export interface CommandContext {
   readonly viewer: ExchangeViewer;
   readonly fileHistory: FileHistoryView;
   readonly rooms: RoomsView;
+  readonly recall: RecallPanel;
+  readonly config: Config;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -30,7 +37,17 @@ export const COMMANDS: Record<string, Handler> = {
   sortRoomsByRecency: (ctx) => () => ctx.rooms.setSort('recency'),
   sortRoomsBySize: (ctx) => () => ctx.rooms.setSort('size'),
   filterRooms: (ctx) => () => ctx.rooms.askFilter(),
+  recall: (ctx) => (text) => ctx.recall.show(typeof text === 'string' ? { text } : undefined),
+  showMemoryForAgent: (ctx) => (query) => showMemoryForAgent(ctx.index, ctx.config, query),
+  recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
 };
+
+/** The room of a Rooms-tree node (the context menu passes the node). */
+function roomOf(node: unknown): { id: string; label: string } {
+  const room = (node as { kind?: string; room?: { id?: unknown; label?: unknown } } | undefined)?.room;
+  if (typeof room?.id !== 'string' || typeof room.label !== 'string') throw new Error('Choose a room in the Rooms view.');
+  return { id: room.id, label: room.label };
+}
 
 /** Command arguments come from links and other extensions: check them. */
 function requireId(id: unknown): string {
@@ -55,6 +72,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
 async function showIndexSummary(ctx: CommandContext): Promise<void> {
   const s = await ctx.index.summary();
+  const store = await ctx.index.getStore().catch(() => undefined);
+  const compression = store ? await compressionStats(store.db) : undefined;
+  const distillers = store ? await distillerUsage(store.db) : [];
   const agents = Object.entries(s.byAgent)
     .map(([a, n]) => `${a} ${n}`)
     .join(', ');
@@ -62,6 +82,10 @@ async function showIndexSummary(ctx: CommandContext): Promise<void> {
   const detail = [
     `${s.exchanges} exchanges in ${s.conversations} conversations${agents ? ` (${agents})` : ''}.`,
     `${s.verbatimTokens.toLocaleString()} verbatim tokens; ${skipped} lines skipped; ${s.droppedExchanges} short exchanges dropped.`,
+    compression?.distilled
+      ? `${compression.distilled} distilled: ${compression.ratio}x compression (${compression.meanDistilledTokens} tokens per object); ` +
+        `distiller ${distillers.map((d) => `${d.distiller}${d.model ? ` (${d.model})` : ''}`).join(', ')}.`
+      : 'Not distilled yet.',
     s.lastIndexedAt ? `Last indexed ${s.lastIndexedAt.toLocaleString()}.` : 'Not indexed yet.',
     s.message ?? '',
   ]

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import type { HostMessage } from '../../src/protocol';
 
 export const EXTENSION_ID = 'agent-recall.agent-recall';
 
@@ -16,6 +17,7 @@ export interface AgentRecallApi {
   activeFileStatus(): string | undefined;
   reloadFileHistory(): Promise<void>;
   liveTriggers(): number;
+  recallPanel(): { open: boolean; posted: HostMessage[] };
 }
 
 export interface TreeProvider {

@@ -203,3 +203,17 @@ export async function exchangeListings(db: Db, ids: readonly string[]): Promise<
   }
   return out;
 }
+
+export interface DistillerUsage {
+  readonly distiller: string;
+  readonly model?: string;
+  readonly count: number;
+}
+
+/** Which distillers (and models) produced the distilled objects, most used first. */
+export async function distillerUsage(db: Db): Promise<DistillerUsage[]> {
+  const rows = await db.all<{ distiller: string; model: string | null; c: number }>(
+    'SELECT distiller, model, count(*) AS c FROM distilled GROUP BY distiller, model ORDER BY c DESC',
+  );
+  return rows.map((r) => ({ distiller: r.distiller, ...(r.model !== null ? { model: r.model } : {}), count: r.c }));
+}
