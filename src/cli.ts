@@ -1,7 +1,12 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
-import { indexWorkspace, type IndexProgress } from './core/indexer';
+import type { DistillInput } from './core/distill/distiller';
+import { distillPending } from './core/distill/stage';
+import { distilledText } from './core/distill/types';
+import { indexWorkspace, type IndexProgress, offlineDistiller } from './core/indexer';
+import { pendingDistillation } from './core/store/distilledStore';
+import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { Store } from './core/store/store';
 
@@ -12,9 +17,12 @@ const USAGE = `Usage: agent-recall <command> [options]
 Commands:
   index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N]
          Index every transcript under the roots (filtered by recorded cwd when --workspace is given).
-  stats  --db FILE            Conversations, exchanges per agent, skipped lines by reason, tokens.
+  distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run]
+         Distill exchanges that have no distilled object yet (index does this with the offline distiller);
+         --dry-run prints what would be stored without writing.
+  stats  --db FILE            Conversations, exchanges per agent, skipped lines by reason, tokens, compression.
   list   --db FILE [--limit N] One line per exchange.
-  show   --db FILE ID         The verbatim exchange (ID or a unique prefix of 6+ characters).
+  show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
   check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
 
 Every command accepts --json.`;
@@ -41,6 +49,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       'min-chars': { type: 'string' },
       'max-plies': { type: 'string' },
       limit: { type: 'string' },
+      distiller: { type: 'string' },
+      'dry-run': { type: 'boolean' },
       repair: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -100,10 +110,44 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             `Parse+segment+store: ${(report.bytesParsed / 1e6).toFixed(1)} MB in ${(report.parseMs / 1000).toFixed(2)} s = ${summary.mbPerSecond} MB/s; ` +
               `wall ${(wallMs / 1000).toFixed(2)} s (incl. ${report.tokensCounted} token counts).`,
           );
+          if (report.distill) io.out(distillLine(report.distill));
           for (const f of report.failed) io.err(`failed: ${f.path}: ${f.error}`);
           printStats(stats, io);
         }
         return report.failed.length > 0 ? 1 : 0;
+      }
+      case 'distill': {
+        const name = values.distiller ?? 'offline';
+        if (name === 'anthropic') {
+          throw new RecallError('bad-argument', 'The anthropic distiller is not available in this build; use --distiller offline.');
+        }
+        if (name !== 'offline') throw new RecallError('bad-argument', `Unknown distiller ${name}: expected offline or anthropic.`);
+        const limit = intOption(values.limit, -1);
+        if (limit === 0 || limit < -1) throw new RecallError('bad-argument', `--limit must be a positive number, got ${values.limit}.`);
+        const distiller = offlineDistiller(store);
+        if (values['dry-run']) {
+          // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
+          const batch = await pendingDistillation(store.db, limit > 0 ? limit : 20);
+          const outcomes = await distiller.distill(batch, { isCancellationRequested: false });
+          for (const o of outcomes) {
+            const e = batch.find((b) => b.n === o.n) as DistillInput;
+            const row = o.ok
+              ? { exchangeId: e.exchangeId, ...o.value, distilledTokens: countTokens(distilledText(o.value)) }
+              : { exchangeId: e.exchangeId, error: o.error };
+            io.out(json ? JSON.stringify(row) : `${e.exchangeId.slice(0, 12)}  ${JSON.stringify(row)}`);
+          }
+          return 0;
+        }
+        const report = await distillPending(store.db, distiller, values.quiet ? undefined : progressPrinter(io), undefined, {
+          ...(limit > 0 ? { limit } : {}),
+        });
+        const compression = (await store.stats()).compression;
+        if (json) io.out(JSON.stringify({ ...report, ms: Math.round(report.ms), perSecond: perSecond(report), compression }));
+        else {
+          io.out(distillLine(report));
+          io.out(compressionLine(compression));
+        }
+        return report.failed > 0 ? 1 : 0;
       }
       case 'stats': {
         const stats = await store.stats();
@@ -131,11 +175,24 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           io.err(`No exchange ${id}.`);
           return 1;
         }
-        if (json) io.out(JSON.stringify(ex));
-        else {
+        const distilled = await store.getDistilled(ex.exchangeId);
+        if (json) {
+          io.out(
+            JSON.stringify({
+              ...ex,
+              ...(distilled ? { exchangeCore: distilled.exchangeCore, specificContext: distilled.specificContext, rooms: distilled.rooms } : {}),
+              ...(distilled ? { distiller: distilled.distiller, distilledTokens: distilled.distilledTokens } : {}),
+            }),
+          );
+        } else {
           io.out(`# ${ex.exchangeId}  ${ex.agent}  ${ex.startedAt ?? ''}`);
           io.out(`# ${ex.file}:${ex.lineStart}-${ex.lineEnd}  session ${ex.sessionId}${ex.title ? `  "${ex.title}"` : ''}`);
           if (ex.filesTouched.length) io.out(`# files: ${ex.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ')}`);
+          if (distilled) {
+            io.out(`# core: ${distilled.exchangeCore}`);
+            if (distilled.specificContext) io.out(`# context: ${distilled.specificContext}`);
+            if (distilled.rooms.length) io.out(`# rooms: ${distilled.rooms.map((r) => `${r.type}:${r.label} (${r.relevance})`).join(', ')}`);
+          }
           io.out('');
           io.out(ex.verbatim);
         }
@@ -186,7 +243,28 @@ function printStats(s: Awaited<ReturnType<Store['stats']>>, io: Io): void {
     `verbatim: ${s.verbatimChars} chars, ${s.verbatimTokens} tokens (cl100k)` +
       (s.tokensPending ? `, ${s.tokensPending} exchanges not counted yet` : ''),
   );
+  io.out(compressionLine(s.compression));
   if (s.sourcesWithErrors) io.out(`sources with errors: ${s.sourcesWithErrors}`);
+}
+
+function compressionLine(c: Awaited<ReturnType<Store['stats']>>['compression']): string {
+  if (c.distilled === 0) return 'distilled: none yet';
+  return (
+    `distilled: ${c.distilled} exchanges, ${c.distilledTokens} tokens (mean ${c.meanDistilledTokens}); ` +
+    `compression ${c.ratio}x of ${c.verbatimTokens} verbatim tokens (corpus totals), per-item mean ${c.meanItemRatio}x` +
+    (c.failures ? `; ${c.failures} failures waiting for a retry` : '')
+  );
+}
+
+function distillLine(r: { distilled: number; cacheHits: number; failed: number; ms: number; cancelled: boolean }): string {
+  return (
+    `Distilled ${r.distilled} exchanges (${r.cacheHits} from the cache, ${r.failed} failed) in ${(r.ms / 1000).toFixed(2)} s` +
+    ` = ${perSecond(r)} exchanges/s${r.cancelled ? ' (cancelled)' : ''}.`
+  );
+}
+
+function perSecond(r: { distilled: number; failed: number; ms: number }): number {
+  return r.ms > 0 ? Math.round(((r.distilled + r.failed) / r.ms) * 1000) : 0;
 }
 
 function progressPrinter(io: Io): (p: IndexProgress) => void {

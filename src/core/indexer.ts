@@ -1,26 +1,33 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
+import type { Distiller } from './distill/distiller';
+import { OfflineDistiller } from './distill/offline';
+import { type DistillReport, distillPending } from './distill/stage';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { readFrom, splitLines } from './sources/lines';
+import { loadTermStats } from './store/distilledStore';
 import type { ConversationRecord, Store } from './store/store';
 import type { SourceState } from './store/rows';
 import { countTokens } from './tokens';
 
 /**
- * Orchestration: discover -> parse -> segment -> store, incremental and resumable. Each source is written
- * in one transaction, so a crash leaves every file either fully at its old state or fully at its new one.
+ * Orchestration: discover -> parse -> segment -> store -> tokens -> distill, incremental and resumable.
+ * Each source is written in one transaction, so a crash leaves every file either fully at its old state
+ * or fully at its new one; the distill stage picks up whatever is not distilled yet.
  */
 export interface IndexOptions {
   readonly discover: DiscoverOptions;
   readonly segment: SegmentOptions;
+  /** The distiller of the distill stage; the offline one when not given, none with `false`. */
+  readonly distiller?: Distiller | false;
 }
 
 export interface IndexProgress {
-  readonly phase: 'discover' | 'parse' | 'tokens';
+  readonly phase: 'discover' | 'parse' | 'tokens' | 'distill';
   readonly done: number;
   readonly total: number;
   readonly file?: string;
@@ -36,6 +43,8 @@ export interface IndexReport {
   readonly duplicates: number;
   readonly parseMs: number;
   readonly tokensCounted: number;
+  /** Absent when the stage did not run (cancelled before it, or no distiller). */
+  readonly distill?: DistillReport;
   readonly cancelled: boolean;
 }
 
@@ -51,7 +60,15 @@ export async function indexWorkspace(
   const sources = await discoverSources(options.discover);
   const report = await indexSources(store, sources, options.segment, onProgress, token);
   const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
-  return { ...report, tokensCounted, cancelled: token.isCancellationRequested };
+  const distiller = options.distiller ?? offlineDistiller(store);
+  const distill =
+    token.isCancellationRequested || distiller === false ? undefined : await distillPending(store.db, distiller, onProgress, token);
+  return { ...report, tokensCounted, ...(distill ? { distill } : {}), cancelled: token.isCancellationRequested };
+}
+
+/** The offline distiller over this store's document frequencies (read once, when first needed). */
+export function offlineDistiller(store: Store): OfflineDistiller {
+  return new OfflineDistiller(() => loadTermStats(store.db));
 }
 
 export async function indexSources(
@@ -60,7 +77,7 @@ export async function indexSources(
   segment: SegmentOptions,
   onProgress: (p: IndexProgress) => void = () => undefined,
   token: CancellationSignal = NEVER_CANCELLED,
-): Promise<Omit<IndexReport, 'tokensCounted'>> {
+): Promise<Omit<IndexReport, 'tokensCounted' | 'distill'>> {
   const started = performance.now();
   let parsed = 0;
   let unchanged = 0;

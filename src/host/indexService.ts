@@ -193,7 +193,9 @@ export class IndexService extends Disposable {
         ? 'finding transcripts…'
         : p.phase === 'parse'
           ? `${p.done}/${p.total} transcripts`
-          : `counting tokens ${p.done}/${p.total}`;
+          : p.phase === 'tokens'
+            ? `counting tokens ${p.done}/${p.total}`
+            : `distilling ${p.done}/${p.total}`;
     if (text !== this.progressText) {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });

@@ -11,7 +11,10 @@ export const ROOM_TYPES: readonly RoomType[] = ['file', 'concept', 'workflow'];
 /** A thematic room an exchange belongs to, as a distiller proposes it. */
 export interface RoomAssignment {
   readonly type: RoomType;
-  /** Normalised key (rooms.ts): lower case, separators unified, stemmed; identity within a type. */
+  /**
+   * Identity within a type. Distillers propose it as written; rooms.ts normalises it (case, separators,
+   * stems) and merges near-duplicates before it is stored.
+   */
   readonly key: string;
   /** Human label shown in the rooms tree. */
   readonly label: string;

@@ -1,32 +1,18 @@
-import type { DistilledExchange, RoomAssignment } from '../distill/types';
+import type { DistillInput } from '../distill/distiller';
+import type { ResolvedRoom } from '../distill/rooms';
+import { TermStats } from '../distill/termStats';
+import type { DistilledExchange, RoomType } from '../distill/types';
 import type { AgentKind, FileTouch } from '../model';
 import type { Db } from './db';
 import { type FileTouchRow, toFileTouch } from './rows';
 
 /** Store functions for the distilled layer: what is pending, the cache, results, failures, rooms. */
 
-export interface PendingExchange {
-  readonly n: number;
-  readonly exchangeId: string;
-  readonly agent: AgentKind;
-  readonly project?: string;
-  readonly plyStart: number;
-  readonly plyEnd: number;
-  readonly prompt: string;
-  readonly verbatim: string;
-  readonly verbatimTokens?: number;
-  readonly filesTouched: FileTouch[];
-}
-
-export interface StoredRoom extends RoomAssignment {
-  readonly id: string;
-  readonly project?: string;
-}
-
 export interface DistilledRecord {
   readonly n: number;
   readonly value: DistilledExchange;
-  readonly rooms: readonly StoredRoom[];
+  /** The value's rooms as resolved by rooms.ts (normalised keys, ids, project). */
+  readonly rooms: readonly ResolvedRoom[];
   readonly filesTouched: readonly FileTouch[];
   readonly distiller: string;
   readonly model?: string;
@@ -37,26 +23,36 @@ export interface DistilledRecord {
   readonly cache: boolean;
 }
 
+export interface DistillFailure {
+  readonly n: number;
+  readonly distiller: string;
+  readonly error: string;
+  readonly retryAfterMs?: number;
+}
+
 /** After this many failed attempts an exchange is left alone until the user retries explicitly. */
 export const MAX_DISTILL_ATTEMPTS = 5;
 
-/** Exchanges with no distilled object whose last failure (if any) is due for a retry. */
-export async function pendingDistillation(db: Db, limit: number, now = Date.now()): Promise<PendingExchange[]> {
+/**
+ * Exchanges with no distilled object whose last failure (if any) is due for a retry, in store order,
+ * after row `afterN` (the stage pages with it, so an exchange left undone in this run is not re-read).
+ */
+export async function pendingDistillation(db: Db, limit: number, afterN = 0, now = Date.now()): Promise<DistillInput[]> {
   const rows = await db.all<{
     n: number; id: string; agent: AgentKind; project: string | null; ply_start: number; ply_end: number;
-    prompt: string; verbatim: string; verbatim_tokens: number | null;
+    prompt: string; verbatim: string;
   }>(
-    `SELECT e.n, e.id, c.agent, c.project, e.ply_start, e.ply_end, e.prompt, e.verbatim, e.verbatim_tokens
+    `SELECT e.n, e.id, c.agent, c.project, e.ply_start, e.ply_end, e.prompt, e.verbatim
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
      LEFT JOIN distilled d ON d.exchange_n = e.n
      LEFT JOIN distill_failures f ON f.exchange_n = e.n
-     WHERE d.exchange_n IS NULL AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))
+     WHERE e.n > ? AND d.exchange_n IS NULL AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))
      ORDER BY e.n LIMIT ?`,
-    [now, MAX_DISTILL_ATTEMPTS, limit],
+    [afterN, now, MAX_DISTILL_ATTEMPTS, limit],
   );
-  const out: PendingExchange[] = [];
+  const out: DistillInput[] = [];
   for (const r of rows) {
-    const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ?', [r.n]);
+    const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path', [r.n]);
     out.push({
       n: r.n,
       exchangeId: r.id,
@@ -66,11 +62,43 @@ export async function pendingDistillation(db: Db, limit: number, now = Date.now(
       plyEnd: r.ply_end,
       prompt: r.prompt,
       verbatim: r.verbatim,
-      ...(r.verbatim_tokens !== null ? { verbatimTokens: r.verbatim_tokens } : {}),
       filesTouched: files.map(toFileTouch),
     });
   }
   return out;
+}
+
+/** How many exchanges `pendingDistillation` would return in all (for progress). */
+export async function countPendingDistillation(db: Db, now = Date.now()): Promise<number> {
+  const r = await db.get<{ c: number }>(
+    `SELECT count(*) AS c FROM exchanges e LEFT JOIN distilled d ON d.exchange_n = e.n
+     LEFT JOIN distill_failures f ON f.exchange_n = e.n
+     WHERE d.exchange_n IS NULL AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))`,
+    [now, MAX_DISTILL_ATTEMPTS],
+  );
+  return r?.c ?? 0;
+}
+
+/** Document frequencies over every stored exchange (prompt and verbatim), read in pages. */
+export async function loadTermStats(db: Db): Promise<TermStats> {
+  const stats = new TermStats();
+  for (let after = 0; ; ) {
+    const rows = await db.all<{ n: number; verbatim: string }>(
+      'SELECT n, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT 500',
+      [after],
+    );
+    if (rows.length === 0) return stats;
+    for (const r of rows) stats.addDocument(r.verbatim);
+    after = rows[rows.length - 1]!.n;
+  }
+}
+
+/** Every stored room, to seed the RoomRegistry (near-duplicate keys resolve to rooms that exist). */
+export async function knownRooms(db: Db): Promise<Array<{ type: RoomType; key: string; label: string; project?: string }>> {
+  const rows = await db.all<{ type: RoomType; key: string; label: string; project: string | null }>(
+    'SELECT type, key, label, project FROM rooms ORDER BY rowid',
+  );
+  return rows.map((r) => ({ type: r.type, key: r.key, label: r.label, ...(r.project !== null ? { project: r.project } : {}) }));
 }
 
 export async function cachedDistillation(
@@ -83,62 +111,145 @@ export async function cachedDistillation(
     'SELECT result FROM distill_cache WHERE content_hash = ? AND prompt_version = ? AND model = ?',
     [contentHash, promptVersion, model],
   );
-  return row ? (JSON.parse(row.result) as DistilledExchange) : undefined;
+  if (!row) return undefined;
+  try {
+    return JSON.parse(row.result) as DistilledExchange;
+  } catch {
+    return undefined; // a damaged entry is a miss: the exchange is distilled again and the entry replaced
+  }
 }
 
-/** Writes a batch of distilled objects, their rooms and facets in one transaction. */
-export async function saveDistilled(db: Db, records: readonly DistilledRecord[]): Promise<void> {
+/**
+ * Writes one batch in one transaction: distilled objects with their rooms and full-text facets, the
+ * cache entries of LLM results, and the failures (each retried later with backoff).
+ */
+export async function saveDistillBatch(
+  db: Db,
+  records: readonly DistilledRecord[],
+  failures: readonly DistillFailure[] = [],
+  now = Date.now(),
+): Promise<void> {
   await db.transaction(async () => {
-    for (const r of records) {
-      await db.run('DELETE FROM distilled WHERE exchange_n = ?', [r.n]);
-      await db.run('DELETE FROM exchange_rooms WHERE exchange_n = ?', [r.n]);
-      await db.run(
-        `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens, Date.now()],
-      );
-      for (const room of r.rooms) {
-        await db.run(
-          `INSERT INTO rooms(id, type, key, label, project) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT(id) DO NOTHING`,
-          [room.id, room.type, room.key, room.label, room.project ?? null],
-        );
-        await db.run('INSERT OR REPLACE INTO exchange_rooms(exchange_n, room_id, relevance) VALUES (?, ?, ?)', [r.n, room.id, room.relevance]);
-      }
-      await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (?, ?, ?, ?, ?)', [
-        r.n,
-        r.value.exchangeCore,
-        r.value.specificContext,
-        r.filesTouched.map((f) => f.path).join(' '),
-        r.rooms.map((x) => `${x.label} ${x.key}`).join(' '),
-      ]);
-      await db.run('DELETE FROM distill_failures WHERE exchange_n = ?', [r.n]);
-      if (r.cache && r.model) {
-        await db.run(
-          'INSERT OR REPLACE INTO distill_cache(content_hash, prompt_version, model, result, created_at) VALUES (?, ?, ?, ?, ?)',
-          [r.contentHash, r.promptVersion, r.model, JSON.stringify(r.value), Date.now()],
-        );
-      }
-    }
+    for (const r of records) await writeRecord(db, r, now);
+    for (const f of failures) await writeFailure(db, f, now);
   });
 }
 
-/** Records a failure; the next attempt waits exponentially longer (1 min, 2, 4, … capped at a day). */
-export async function recordDistillFailure(
-  db: Db,
-  n: number,
-  distiller: string,
-  error: string,
-  retryAfterMs = 0,
-  now = Date.now(),
-): Promise<void> {
-  const prev = await db.get<{ attempts: number }>('SELECT attempts FROM distill_failures WHERE exchange_n = ?', [n]);
+async function writeRecord(db: Db, r: DistilledRecord, now: number): Promise<void> {
+  // the distilled_ad trigger removes the old full-text row with the old distilled row
+  await db.run('DELETE FROM distilled WHERE exchange_n = ?', [r.n]);
+  await db.run('DELETE FROM exchange_rooms WHERE exchange_n = ?', [r.n]);
+  await db.run(
+    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens, now],
+  );
+  for (const room of r.rooms) {
+    await db.run('INSERT INTO rooms(id, type, key, label, project) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING', [
+      room.id, room.type, room.key, room.label, room.project ?? null,
+    ]);
+    await db.run('INSERT OR REPLACE INTO exchange_rooms(exchange_n, room_id, relevance) VALUES (?, ?, ?)', [r.n, room.id, room.relevance]);
+  }
+  await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (?, ?, ?, ?, ?)', [
+    r.n,
+    r.value.exchangeCore,
+    r.value.specificContext,
+    filesFacet(r.filesTouched),
+    roomsFacet(r.rooms),
+  ]);
+  await db.run('DELETE FROM distill_failures WHERE exchange_n = ?', [r.n]);
+  if (r.cache && r.model) {
+    await db.run(
+      'INSERT OR REPLACE INTO distill_cache(content_hash, prompt_version, model, result, created_at) VALUES (?, ?, ?, ?, ?)',
+      [r.contentHash, r.promptVersion, r.model, JSON.stringify(r.value), now],
+    );
+  }
+}
+
+/** The next attempt waits exponentially longer (1 min, 2, 4, … capped at a day), or as long as the server asked. */
+async function writeFailure(db: Db, f: DistillFailure, now: number): Promise<void> {
+  const prev = await db.get<{ attempts: number }>('SELECT attempts FROM distill_failures WHERE exchange_n = ?', [f.n]);
   const attempts = (prev?.attempts ?? 0) + 1;
   const backoff = Math.min(24 * 3600_000, 60_000 * 2 ** (attempts - 1));
   await db.run(
-    `INSERT OR REPLACE INTO distill_failures(exchange_n, distiller, attempts, last_error, next_attempt_at) VALUES (?, ?, ?, ?, ?)`,
-    [n, distiller, attempts, error.slice(0, 2000), now + Math.max(backoff, retryAfterMs)],
+    'INSERT OR REPLACE INTO distill_failures(exchange_n, distiller, attempts, last_error, next_attempt_at) VALUES (?, ?, ?, ?, ?)',
+    [f.n, f.distiller, attempts, f.error.slice(0, 2000), now + Math.max(backoff, f.retryAfterMs ?? 0)],
   );
+}
+
+function filesFacet(files: readonly FileTouch[]): string {
+  return files.map((f) => f.path).join(' ');
+}
+
+function roomsFacet(rooms: ReadonlyArray<Pick<ResolvedRoom, 'label' | 'key'>>): string {
+  return rooms.map((x) => `${x.label} ${x.key}`).join(' ');
+}
+
+/** Rooms no exchange belongs to any more (their exchanges were re-indexed or deleted). */
+export async function deleteOrphanRooms(db: Db): Promise<number> {
+  return (await db.run('DELETE FROM rooms WHERE id NOT IN (SELECT room_id FROM exchange_rooms)')).changes;
+}
+
+/**
+ * Re-creates distilled_fts from the distilled rows, their files and rooms (the rows are the truth; the
+ * full-text table is derived). Runs inside the caller's transaction.
+ */
+export async function rebuildDistilledFts(db: Db): Promise<void> {
+  await db.run('DELETE FROM distilled_fts');
+  const rows = await db.all<{ n: number; core: string; context: string }>('SELECT exchange_n AS n, core, context FROM distilled ORDER BY exchange_n');
+  for (const r of rows) {
+    const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path', [r.n]);
+    const rooms = await db.all<{ label: string; key: string }>(
+      'SELECT r.label, r.key FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.id',
+      [r.n],
+    );
+    await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (?, ?, ?, ?, ?)', [
+      r.n, r.core, r.context, filesFacet(files.map(toFileTouch)), roomsFacet(rooms),
+    ]);
+  }
+}
+
+/** Distilled rows without a full-text row, and full-text rows without a distilled row. */
+export async function distilledFtsProblems(db: Db): Promise<string[]> {
+  const problems: string[] = [];
+  const missing = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled WHERE exchange_n NOT IN (SELECT rowid FROM distilled_fts)');
+  if (missing?.c) problems.push(`${missing.c} distilled exchanges have no distilled full-text row`);
+  const orphan = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)');
+  if (orphan?.c) problems.push(`${orphan.c} distilled full-text rows have no distilled exchange`);
+  return problems;
+}
+
+/** The distilled object of one exchange, as `show` prints it. */
+export interface DistilledView extends DistilledExchange {
+  readonly distiller: string;
+  readonly model?: string;
+  readonly promptVersion: string;
+  readonly distilledTokens: number;
+  readonly rooms: readonly ResolvedRoom[];
+}
+
+export async function distilledOf(db: Db, n: number): Promise<DistilledView | undefined> {
+  const d = await db.get<{ core: string; context: string; distiller: string; model: string | null; prompt_version: string; tokens: number }>(
+    'SELECT core, context, distiller, model, prompt_version, tokens FROM distilled WHERE exchange_n = ?',
+    [n],
+  );
+  if (!d) return undefined;
+  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }>(
+    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
+     WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.id`,
+    [n],
+  );
+  return {
+    exchangeCore: d.core,
+    specificContext: d.context,
+    rooms: rooms.map((r) => ({
+      id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}),
+    })),
+    distiller: d.distiller,
+    ...(d.model !== null ? { model: d.model } : {}),
+    promptVersion: d.prompt_version,
+    distilledTokens: d.tokens,
+  };
 }
 
 export interface CompressionStats {

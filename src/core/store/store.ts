@@ -6,6 +6,15 @@ import type { DroppedExchange } from '../segment';
 import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
 import {
+  type CompressionStats,
+  compressionStats,
+  deleteOrphanRooms,
+  type DistilledView,
+  distilledFtsProblems,
+  distilledOf,
+  rebuildDistilledFts,
+} from './distilledStore';
+import {
   type ExchangeRow,
   type ExchangeSummary,
   type FileTouchRow,
@@ -54,6 +63,8 @@ export interface StoreStats {
   readonly verbatimTokens: number;
   readonly tokensPending: number;
   readonly sourcesWithErrors: number;
+  /** The distilled layer against the verbatim one (paper: corpus totals, cl100k). */
+  readonly compression: CompressionStats;
 }
 
 export interface IntegrityReport {
@@ -259,6 +270,7 @@ export class Store {
       verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
       tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
       sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
+      compression: await compressionStats(this.db),
     };
   }
 
@@ -301,6 +313,12 @@ export class Store {
     };
   }
 
+  /** The distilled object of an exchange (by full id), when it has one. */
+  async getDistilled(exchangeId: string): Promise<DistilledView | undefined> {
+    const row = await this.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [exchangeId]);
+    return row ? distilledOf(this.db, row.n) : undefined;
+  }
+
   /** Exchanges whose verbatim tokens are not counted yet, oldest first. */
   async exchangesWithoutTokens(limit: number): Promise<Array<{ n: number; verbatim: string }>> {
     return this.db.all('SELECT n, verbatim FROM exchanges WHERE verbatim_tokens IS NULL ORDER BY n LIMIT ?', [limit]);
@@ -327,6 +345,7 @@ export class Store {
       'SELECT count(*) AS c FROM exchanges_fts_docsize WHERE id NOT IN (SELECT n FROM exchanges)',
     );
     if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
+    problems.push(...(await distilledFtsProblems(this.db)));
     try {
       await this.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
     } catch (err) {
@@ -335,12 +354,14 @@ export class Store {
     return { ok: problems.length === 0, problems };
   }
 
-  /** Rebuilds the derived tables (full-text index) and removes orphans. The verbatim rows are the truth. */
+  /** Rebuilds the derived tables (both full-text indexes) and removes orphans. The verbatim rows are the truth. */
   async repair(): Promise<void> {
     await this.db.transaction(async () => {
       await this.db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
       await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
       await this.db.run("INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild')");
+      await rebuildDistilledFts(this.db);
+      await deleteOrphanRooms(this.db);
     });
   }
 }

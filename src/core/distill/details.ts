@@ -1,0 +1,122 @@
+import type { DistillInput } from './distiller';
+import { isStopWord } from './stopWords';
+import { type TermStats, words } from './termStats';
+import type { PartKind, VerbatimPart } from './verbatimParts';
+
+/**
+ * Candidates for `specific_context` (paper: "one concrete detail: a number, error message, parameter name,
+ * or file path, copied exactly"), ranked by how distinctive they are in the store (IDF of their rarest
+ * word) and where they occur. Every candidate returned occurs verbatim in the exchange.
+ */
+
+type DetailKind = 'code' | 'error' | 'path' | 'identifier' | 'number';
+
+const KIND_WEIGHT: Record<DetailKind, number> = { error: 1.3, code: 1.2, path: 1.1, identifier: 1, number: 0.8 };
+/** Where a detail was said matters: the human's words and the assistant's statements are what is remembered. */
+const PART_WEIGHT: Record<PartKind, number> = {
+  user: 1.25, assistant: 1.1, error: 1.15, tool: 1, result: 0.8, context: 0.7, other: 0.8,
+};
+const MAX_DETAIL_CHARS = 90;
+
+const CODE_SPAN_RE = /`([^`\n]{3,80})`/g;
+const ERROR_RE = /\b[\w.]*(?:Error|Exception|error|ERROR|FAIL|FAILED|Fatal|fatal|panic|Traceback|failed)\b[^\n]*/g;
+const PATH_RE = /(?<![\w.@-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
+const IDENT_RE =
+  /(?<![\w.…-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+|--[a-z][\w-]{2,})(?![\w-])/g;
+const NUMBER_RE =
+  /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|KB|GB|kB|%|px|rem|tokens|x|req\/s|rps)(?![\w])|\bv?\d+\.\d+\.\d+\b|\b\d{3,}\b/g;
+
+const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts?: readonly PartKind[] }> = [
+  { kind: 'code', re: CODE_SPAN_RE, group: 1, parts: ['user', 'assistant'] },
+  { kind: 'error', re: ERROR_RE },
+  { kind: 'path', re: PATH_RE },
+  { kind: 'identifier', re: IDENT_RE },
+  { kind: 'number', re: NUMBER_RE },
+];
+
+/** The leading candidates (at most 12, best first), deduplicated, each a verbatim substring of the exchange. */
+export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: TermStats): string[] {
+  const scored = new Map<string, number>();
+  const project = input.project?.replace(/\/+$/, '');
+  for (const part of parts) {
+    const text = part.text.length > 20_000 ? part.text.slice(0, 20_000) : part.text;
+    for (const rule of RULES) {
+      if (rule.parts && !rule.parts.includes(part.kind)) continue;
+      for (const m of text.matchAll(rule.re)) {
+        const detail = trimDetail(m[rule.group ?? 0] ?? '');
+        if (!acceptable(detail, project)) continue;
+        const score = KIND_WEIGHT[rule.kind] * PART_WEIGHT[part.kind] * distinctiveness(detail, stats);
+        if (score > (scored.get(detail) ?? 0)) scored.set(detail, score);
+      }
+    }
+  }
+  // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates
+  const ranked = [...scored.entries()]
+    .sort(byScore)
+    .slice(0, 12)
+    .filter(([detail]) => input.verbatim.includes(detail))
+    .map(([detail, score]) => [detail, score * repetitionBonus(input.verbatim, detail) * lengthPenalty(detail)] as const)
+    .sort(byScore);
+  if (ranked.length > 0) return ranked.map(([d]) => d);
+  const rare = rarestWord(parts, stats);
+  return rare ? [rare] : [];
+}
+
+function byScore(a: readonly [string, number], b: readonly [string, number]): number {
+  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}
+
+/** Cut long details at a word boundary (a prefix stays a verbatim substring) and trim punctuation. */
+function trimDetail(raw: string): string {
+  let d = raw.trim();
+  if (d.length > MAX_DETAIL_CHARS) {
+    const cut = d.lastIndexOf(' ', MAX_DETAIL_CHARS);
+    d = d.slice(0, cut > 30 ? cut : MAX_DETAIL_CHARS);
+  }
+  return d.replace(/[\s,;:(]+$/u, '');
+}
+
+function acceptable(detail: string, project: string | undefined): boolean {
+  if (detail.length < 3 || !/[\p{L}\p{N}]/u.test(detail)) return false;
+  // the paper's prompt: "do not use the project path" — it is in every exchange of the project
+  if (project && (detail.includes(project) || project.endsWith(detail))) return false;
+  if (detail.startsWith('[REDACTED')) return false;
+  return words(detail).some((w) => !isStopWord(w));
+}
+
+/** IDF of the detail's rarest content word: one rare token makes a detail distinctive. */
+function distinctiveness(detail: string, stats: TermStats): number {
+  let best = 0;
+  for (const w of words(detail)) if (!isStopWord(w)) best = Math.max(best, stats.idf(w));
+  return best;
+}
+
+function repetitionBonus(verbatim: string, detail: string): number {
+  let count = 0;
+  for (let i = verbatim.indexOf(detail); i >= 0 && count < 5; i = verbatim.indexOf(detail, i + detail.length)) count++;
+  return 1 + 0.15 * (Math.max(count, 1) - 1);
+}
+
+function lengthPenalty(detail: string): number {
+  return detail.length > 60 ? 0.85 : 1;
+}
+
+/** Fallback: the rarest content word the human or the assistant wrote (or any part, failing that). */
+function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
+  const said = parts.filter((p) => p.kind === 'user' || p.kind === 'assistant');
+  let best: string | undefined;
+  let bestIdf = 0;
+  for (const p of said.length ? said : parts) {
+    for (const m of p.text.slice(0, 20_000).matchAll(/[\p{L}\p{N}_]{3,}/gu)) {
+      const w = m[0];
+      const lower = w.toLowerCase();
+      if (isStopWord(lower)) continue;
+      const idf = stats.idf(lower);
+      if (idf > bestIdf || (idf === bestIdf && best !== undefined && w < best)) {
+        bestIdf = idf;
+        best = w;
+      }
+    }
+  }
+  return best;
+}

@@ -1,0 +1,187 @@
+import type { CancellationSignal } from '../cancellation';
+import { countTokens } from '../tokens';
+import type { Distiller, DistillInput, DistillOutcome } from './distiller';
+import { detailCandidates } from './details';
+import { proposeRooms } from './offlineRooms';
+import { isStopWord } from './stopWords';
+import { type TermStats, words } from './termStats';
+import type { DistilledExchange } from './types';
+import { type VerbatimPart, splitVerbatim } from './verbatimParts';
+
+/**
+ * The offline extractive distiller (the default; needs no network). Deterministic: the same exchange and
+ * the same document frequencies always give the same object. Nothing is generated:
+ * - `exchangeCore`: the most informative sentence of the user's request and of the assistant's final
+ *   substantive statement, in their own words, trimmed at word boundaries to fit the token budget;
+ * - `specificContext`: the most distinctive exact detail (details.ts), always a substring of the verbatim;
+ * - rooms from files touched, recurring distinctive terms and tool patterns (offlineRooms.ts).
+ */
+
+/** Core + "\n" + context aim at the paper's ~38 cl100k tokens. */
+export const TARGET_TOKENS = 38;
+export const CONTEXT_MAX_TOKENS = 14;
+const MIN_CORE_TOKENS = 20;
+/** Longer verbatim is read as its head and tail: the request and the final statement live there. */
+const HEAD_CHARS = 60_000;
+const TAIL_CHARS = 20_000;
+const CORE_JOINER = ' → ';
+
+export const OFFLINE_PROMPT_VERSION = 'offline-1';
+
+export class OfflineDistiller implements Distiller {
+  readonly name = 'offline';
+  readonly promptVersion = OFFLINE_PROMPT_VERSION;
+  readonly remote = false;
+  private stats: Promise<TermStats> | undefined;
+
+  /** `loadStats` is called once, on first use: document frequencies of the store being distilled. */
+  constructor(private readonly loadStats: () => Promise<TermStats>) {}
+
+  async distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
+    this.stats ??= this.loadStats();
+    const stats = await this.stats;
+    const out: DistillOutcome[] = [];
+    for (const input of batch) {
+      if (token.isCancellationRequested) break;
+      try {
+        out.push({ n: input.n, ok: true, value: distillOffline(input, stats) });
+      } catch (err) {
+        out.push({ n: input.n, ok: false, error: `offline distiller: ${(err as Error).message}` });
+      }
+    }
+    return out;
+  }
+}
+
+export function distillOffline(input: DistillInput, stats: TermStats): DistilledExchange {
+  const parts = readParts(input.verbatim);
+  const context = pickContext(input, parts, stats);
+  const contextTokens = context ? countTokens(context) + 1 : 0;
+  const coreBudget = Math.max(MIN_CORE_TOKENS, TARGET_TOKENS - contextTokens);
+  const exchangeCore = buildCore(input.prompt, parts, stats, coreBudget);
+  return {
+    exchangeCore,
+    specificContext: context,
+    rooms: proposeRooms(input, parts, stats),
+  };
+}
+
+function readParts(verbatim: string): VerbatimPart[] {
+  if (verbatim.length <= HEAD_CHARS + TAIL_CHARS) return splitVerbatim(verbatim);
+  const tailStart = verbatim.indexOf('\n', verbatim.length - TAIL_CHARS);
+  const head = splitVerbatim(verbatim.slice(0, HEAD_CHARS));
+  return tailStart < 0 ? head : [...head, ...splitVerbatim(verbatim.slice(tailStart + 1))];
+}
+
+function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats: TermStats): string {
+  const best = detailCandidates(parts, input, stats)[0];
+  if (!best) return '';
+  return fitTokens(best, CONTEXT_MAX_TOKENS, false);
+}
+
+function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermStats, budget: number): string {
+  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.15) ?? oneLine(prompt);
+  const outcome = finalStatement(parts, stats);
+  if (!outcome) return fitTokens(request, budget, true);
+  if (!request) return fitTokens(outcome, budget, true);
+  const requestPart = fitTokens(request, Math.floor(budget * 0.45), true);
+  const rest = budget - countTokens(requestPart) - 1;
+  return `${requestPart}${CORE_JOINER}${fitTokens(outcome, Math.max(rest, 6), true)}`;
+}
+
+/** The assistant's last substantive statement: the best sentence of its last text that has one. */
+function finalStatement(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
+  const replies = parts.filter((p) => p.kind === 'assistant');
+  for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
+    const best = bestSentence(sentences(replies[i]!.text).slice(0, 8), stats, 0.08);
+    if (best) return best;
+  }
+  return replies.length ? oneLine(replies[replies.length - 1]!.text) || undefined : undefined;
+}
+
+/** Openers that announce rather than state (several languages); such sentences rank lower. */
+const FILLER_RE =
+  /^(?:let me|let's|now let|now i|i'll|i will|i'm going|perfect|great|excellent|good|okay|ok|sure|done|alright|déjame|voy a|perfecto|listo|vale|давайте|сейчас|отлично|хорошо|готово)\b/iu;
+
+/**
+ * Scores sentences by the IDF of their distinct content words per √length, earlier ones slightly
+ * preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
+ */
+function bestSentence(candidates: readonly string[], stats: TermStats, decay: number): string | undefined {
+  let best: string | undefined;
+  let bestScore = 0;
+  for (const [i, s] of candidates.entries()) {
+    const ws = words(s);
+    const content = [...new Set(ws.filter((w) => !isStopWord(w)))];
+    if (content.length === 0) continue;
+    const info = content.slice(0, 25).reduce((acc, w) => acc + stats.idf(w), 0);
+    let score = (info / Math.sqrt(Math.max(ws.length, 4))) / (1 + decay * i);
+    if (FILLER_RE.test(s)) score *= 0.5;
+    if (score > bestScore) {
+      bestScore = score;
+      best = s;
+    }
+  }
+  return best;
+}
+
+/** Prose sentences of a text: code blocks and markdown markers removed, at least three words each. */
+export function sentences(text: string): string[] {
+  const clean = text
+    .slice(0, 8_000)
+    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
+    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '')
+    .replace(/\*\*|__|`/g, '');
+  return clean
+    .split(/(?<=[.!?。！？])\s+|\n+/u)
+    .map(oneLine)
+    .filter((s) => s.split(' ').length >= 3 && /\p{L}/u.test(s));
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The longest word-boundary prefix of `text` within `maxTokens` (with an ellipsis when cut, if `ellipsis`).
+ * Without the ellipsis the result stays a substring of `text` (the context must occur verbatim).
+ */
+export function fitTokens(text: string, maxTokens: number, ellipsis: boolean): string {
+  // A cl100k token rarely spans more than 6 characters of prose: cut long text near there before counting.
+  const roughEnd = maxTokens * 6;
+  if (text.length > roughEnd) {
+    const space = text.lastIndexOf(' ', roughEnd);
+    text = text.slice(0, space > 0 ? space : roughEnd);
+  }
+  const mark = ellipsis ? '…' : '';
+  const words = text.split(' ');
+  // cl100k pre-tokenises so that no token spans a single space: a prefix's count is the sum of its words'.
+  let total = 0;
+  for (const [i, w] of words.entries()) {
+    const t = pieceTokens(i === 0 ? w : ` ${w}`);
+    const last = i === words.length - 1;
+    if (total + t + (last ? 0 : pieceTokens(mark)) > maxTokens) {
+      if (i > 0) return words.slice(0, i).join(' ') + mark;
+      // one long first word: cut by characters until it fits
+      let end = Math.min(w.length, maxTokens * 4);
+      while (end > 1 && countTokens(w.slice(0, end) + mark) > maxTokens) end = Math.floor(end * 0.8);
+      return w.slice(0, end) + mark;
+    }
+    total += t;
+  }
+  return text;
+}
+
+/** Token counts of words, memoised: the same words recur across a store's exchanges. */
+const pieceCache = new Map<string, number>();
+
+function pieceTokens(piece: string): number {
+  if (!piece) return 0;
+  let n = pieceCache.get(piece);
+  if (n === undefined) {
+    if (pieceCache.size >= 100_000) pieceCache.clear();
+    n = countTokens(piece);
+    pieceCache.set(piece, n);
+  }
+  return n;
+}

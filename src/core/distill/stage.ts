@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { type CancellationSignal, NEVER_CANCELLED } from '../cancellation';
+import type { Db } from '../store/db';
+import {
+  cachedDistillation,
+  countPendingDistillation,
+  deleteOrphanRooms,
+  type DistilledRecord,
+  type DistillFailure,
+  knownRooms,
+  pendingDistillation,
+  saveDistillBatch,
+} from '../store/distilledStore';
+import { countTokens } from '../tokens';
+import type { Distiller, DistillInput, DistillOutcome } from './distiller';
+import { RoomRegistry } from './rooms';
+import { distilledText } from './types';
+
+/**
+ * The distill stage: runs after ingestion (and token counting) over every exchange without a distilled
+ * object. Resumable — what is written is done, what is not is still pending next time; each batch is one
+ * transaction. LLM distillers (those with a `model`) first look in the content cache, so no exchange text
+ * is ever paid for twice; failures are recorded with backoff and retried by a later run.
+ */
+export interface DistillStageOptions {
+  /** Exchanges per distiller call and per transaction. */
+  readonly batchSize?: number;
+  /** Stop after this many exchanges (the CLI's --limit). */
+  readonly limit?: number;
+  readonly now?: () => number;
+}
+
+export interface DistillProgress {
+  readonly phase: 'distill';
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface DistillReport {
+  /** Exchanges given a distilled object in this run (cache hits included). */
+  readonly distilled: number;
+  readonly cacheHits: number;
+  readonly failed: number;
+  readonly ms: number;
+  readonly cancelled: boolean;
+}
+
+const DEFAULT_BATCH = 100;
+
+export async function distillPending(
+  db: Db,
+  distiller: Distiller,
+  onProgress: (p: DistillProgress) => void = () => undefined,
+  token: CancellationSignal = NEVER_CANCELLED,
+  options: DistillStageOptions = {},
+): Promise<DistillReport> {
+  const started = performance.now();
+  const now = options.now ?? Date.now;
+  const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH);
+  const limit = options.limit ?? Infinity;
+  const total = Math.min(limit, await countPendingDistillation(db, now()));
+  const registry = new RoomRegistry();
+  for (const r of await knownRooms(db)) registry.add(r.type, r.key, r.label, r.project);
+
+  let distilled = 0;
+  let cacheHits = 0;
+  let failed = 0;
+  let afterN = 0;
+  onProgress({ phase: 'distill', done: 0, total });
+  while (!token.isCancellationRequested && distilled + failed < limit) {
+    const batch = await pendingDistillation(db, Math.min(batchSize, limit - distilled - failed), afterN, now());
+    if (batch.length === 0) break;
+    afterN = batch[batch.length - 1]!.n;
+
+    const hashes = new Map(batch.map((e) => [e.n, contentHash(e)]));
+    const outcomes: DistillOutcome[] = [];
+    let toCall: DistillInput[] = batch;
+    if (distiller.model) {
+      toCall = [];
+      for (const e of batch) {
+        const hit = await cachedDistillation(db, hashes.get(e.n)!, distiller.promptVersion, distiller.model);
+        if (hit) outcomes.push({ n: e.n, ok: true, value: hit, cached: true });
+        else toCall.push(e);
+      }
+    }
+    if (toCall.length > 0) outcomes.push(...(await distiller.distill(toCall, token)));
+
+    const byN = new Map(batch.map((e) => [e.n, e]));
+    const records: DistilledRecord[] = [];
+    const failures: DistillFailure[] = [];
+    const answered = new Set<number>();
+    for (const o of outcomes) {
+      const input = byN.get(o.n);
+      if (!input || answered.has(o.n)) continue;
+      answered.add(o.n);
+      if (o.ok) {
+        records.push({
+          n: o.n,
+          value: o.value,
+          rooms: registry.resolve(o.value.rooms, input.project),
+          filesTouched: input.filesTouched,
+          distiller: distiller.name,
+          ...(distiller.model ? { model: distiller.model } : {}),
+          promptVersion: distiller.promptVersion,
+          contentHash: hashes.get(o.n)!,
+          tokens: countTokens(distilledText(o.value)),
+          cache: distiller.model !== undefined && !o.cached,
+        });
+        if (o.cached) cacheHits++;
+      } else {
+        failures.push({ n: o.n, distiller: distiller.name, error: o.error, ...(o.retryAfterMs ? { retryAfterMs: o.retryAfterMs } : {}) });
+      }
+    }
+    // An exchange the distiller did not answer is a failure, unless the run was cancelled under it.
+    if (!token.isCancellationRequested) {
+      for (const e of batch) {
+        if (!answered.has(e.n)) failures.push({ n: e.n, distiller: distiller.name, error: `${distiller.name} returned no result` });
+      }
+    }
+    await saveDistillBatch(db, records, failures, now());
+    distilled += records.length;
+    failed += failures.length;
+    onProgress({ phase: 'distill', done: distilled + failed, total });
+  }
+  await deleteOrphanRooms(db);
+  return { distilled, cacheHits, failed, ms: performance.now() - started, cancelled: token.isCancellationRequested };
+}
+
+/**
+ * The cache key's content part: everything a distiller is shown (the prompt also carries the project and
+ * the ply range), so a cached answer is only reused for exactly the same input.
+ */
+export function contentHash(e: Pick<DistillInput, 'project' | 'plyStart' | 'plyEnd' | 'verbatim'>): string {
+  return createHash('sha256')
+    .update(`${e.project ?? ''}\u0000${e.plyStart}\u0000${e.plyEnd}\u0000${e.verbatim}`)
+    .digest('hex')
+    .slice(0, 32);
+}

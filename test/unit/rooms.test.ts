@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { normaliseKey, RoomRegistry, roomId, stem, withinOneEdit } from '../../src/core/distill/rooms';
+import type { RoomAssignment } from '../../src/core/distill/types';
+
+const concept = (key: string, relevance = 0.8, label = key): RoomAssignment => ({ type: 'concept', key, label, relevance });
+
+test('case, separators and camelCase normalise to one key', () => {
+  const keys = ['Auth Service', 'auth-service', 'auth_service', 'AuthService', 'AUTH SERVICE', 'auth-services', 'auth.service'];
+  assert.deepEqual(new Set(keys.map((k) => normaliseKey('concept', k))), new Set(['auth_servic']));
+});
+
+test('plurals and inflections of one word merge; word order does not matter', () => {
+  const family = ['authentication', 'Authentications', 'authenticate', 'authenticating', 'authenticated'];
+  assert.equal(new Set(family.map((k) => normaliseKey('concept', k))).size, 1);
+  assert.equal(normaliseKey('concept', 'retry timeout'), normaliseKey('concept', 'timeout-retries'));
+  assert.equal(normaliseKey('concept', 'caching'), normaliseKey('concept', 'Cache'));
+  assert.equal(normaliseKey('concept', 'embeddings'), normaliseKey('concept', 'embedding'));
+  assert.equal(normaliseKey('concept', 'indexes'), normaliseKey('concept', 'index'));
+  assert.equal(stem('status'), 'status');
+  assert.equal(stem('process'), 'process');
+});
+
+test('abbreviations and synonyms stay separate rooms (documented decision)', () => {
+  assert.notEqual(normaliseKey('concept', 'Auth'), normaliseKey('concept', 'authentication'));
+  assert.notEqual(normaliseKey('concept', 'db'), normaliseKey('concept', 'database'));
+});
+
+test('non-Latin keys are lower-cased, never stemmed', () => {
+  assert.equal(normaliseKey('concept', 'Ошибки Сборки'), 'ошибки_сборки');
+  assert.equal(normaliseKey('concept', 'Configuración'), 'configuración');
+  assert.equal(normaliseKey('concept', '---'), '');
+});
+
+test('file keys are paths: lower-cased, separators unified, never stemmed', () => {
+  assert.equal(normaliseKey('file', './src\\Auth\\Tokens.ts'), 'src/auth/tokens.ts');
+  assert.notEqual(normaliseKey('file', 'src/auth.ts'), normaliseKey('file', 'src/auth.test.ts'));
+});
+
+test('room ids hash type, key and project', () => {
+  assert.equal(roomId('concept', 'auth', '/p'), roomId('concept', 'auth', '/p'));
+  assert.notEqual(roomId('concept', 'auth', '/p'), roomId('concept', 'auth', '/q'));
+  assert.notEqual(roomId('concept', 'auth', '/p'), roomId('workflow', 'auth', '/p'));
+});
+
+test('the registry merges aliases within one exchange and across exchanges, keeping the first label', () => {
+  const reg = new RoomRegistry();
+  const first = reg.resolve([concept('Auth Service', 0.9, 'Auth service'), concept('auth-services', 0.95)], '/p');
+  assert.equal(first.length, 1, 'two aliases in one proposal become one room');
+  assert.equal(first[0]!.relevance, 0.95, 'the higher relevance is kept');
+  assert.equal(first[0]!.label, 'Auth service');
+  const second = reg.resolve([concept('AuthService', 0.5)], '/p');
+  assert.equal(second[0]!.id, first[0]!.id);
+  assert.equal(second[0]!.label, 'Auth service');
+  const other = reg.resolve([concept('AuthService', 0.5)], '/other');
+  assert.notEqual(other[0]!.id, first[0]!.id, 'another project is another room');
+});
+
+test('one-letter typos merge into known long keys only', () => {
+  const reg = new RoomRegistry();
+  reg.add('concept', 'connection_pool', 'connection pool', '/p');
+  const typo = reg.resolve([concept('conection pool')], '/p');
+  assert.equal(typo[0]!.key, 'connection_pool');
+  assert.equal(typo[0]!.label, 'connection pool');
+  // short keys are too close to each other to guess: `cat` and `cut` stay apart
+  reg.add('concept', 'cat', 'cat', '/p');
+  assert.equal(reg.resolve([concept('cut')], '/p')[0]!.key, 'cut');
+  assert.ok(withinOneEdit('abcdefgh', 'abcdfegh'), 'adjacent swap');
+  assert.ok(!withinOneEdit('abcdefgh', 'abcdxxgh'));
+});
+
+test('at most three rooms, highest relevance first; empty keys and bad relevances are handled', () => {
+  const reg = new RoomRegistry();
+  const rooms = reg.resolve(
+    [
+      concept('alpha', 0.2),
+      concept('beta', Number.NaN),
+      concept('gamma', 7),
+      { type: 'workflow', key: 'tests', label: 'Tests', relevance: 0.6 },
+      { type: 'file', key: 'src/a.ts', label: 'src/a.ts', relevance: 0.9 },
+      concept('!!!', 0.99),
+    ],
+    undefined,
+  );
+  assert.deepEqual(rooms.map((r) => r.key), ['gamma', 'src/a.ts', 'test']);
+  assert.equal(rooms[0]!.relevance, 1);
+});
