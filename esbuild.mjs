@@ -21,6 +21,8 @@ const node = {
 const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js' },
   { ...node, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // the embedding thread, started by TransformersEmbedder from next to the bundle that loads it
+  { ...node, entryPoints: ['src/core/embed/worker.ts'], outfile: 'dist/embedWorker.js' },
 ];
 if (existsSync('webview/main.ts')) {
   builds.push({

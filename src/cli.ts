@@ -9,17 +9,27 @@ import { pendingDistillation } from './core/store/distilledStore';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { Store } from './core/store/store';
+import { embedCommand, evalCommand, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
 /** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
 
 const USAGE = `Usage: agent-recall <command> [options]
 
 Commands:
-  index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N]
-         Index every transcript under the roots (filtered by recorded cwd when --workspace is given).
+  index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
+         Index every transcript under the roots (filtered by recorded cwd when --workspace is given);
+         with --embed-model, then embed what is distilled (see embed).
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored without writing.
+  embed  --db FILE [--embed-model ID_OR_DIR] [--embed-layers core,...|all]
+         Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
+  search --db FILE [--mode M] [--fusion X] [--limit N] [--json] QUERY
+  search --db FILE --batch QUERIES.jsonl [--mode M] [--fusion X] [--limit N]
+         Filters: --agent A (repeatable) --since ISO --until ISO --file PATH --room ID --project DIR
+         --per-conversation N --exclude ID (repeatable). --embed-model ID_OR_DIR for vector modes.
+  eval   --db FILE --queries Q.jsonl --corpus-root DIR [--mode M|all] [--fusion X[,Y]|all] [--limit N]
+         MRR, P@1, nDCG@10, Recall@5, Recall@10 and p50/p95 latency per mode.
   stats  --db FILE            Conversations, exchanges per agent, skipped lines by reason, tokens, compression.
   list   --db FILE [--limit N] One line per exchange.
   show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
@@ -54,6 +64,21 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       repair: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
+      mode: { type: 'string' },
+      fusion: { type: 'string' },
+      batch: { type: 'string' },
+      queries: { type: 'string' },
+      'corpus-root': { type: 'string' },
+      'embed-model': { type: 'string' },
+      'embed-layers': { type: 'string' },
+      'per-conversation': { type: 'string' },
+      agent: { type: 'string', multiple: true },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      file: { type: 'string' },
+      room: { type: 'string' },
+      project: { type: 'string' },
+      exclude: { type: 'string', multiple: true },
     },
   });
   if (!command || command === 'help' || command === '--help') {
@@ -73,9 +98,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         const roots = (values.root ?? []).map((r) => path.resolve(r));
         if (roots.length === 0) throw new RecallError('bad-argument', 'index needs at least one --root DIR.');
         const t0 = performance.now();
+        const opened = values['embed-model'] !== undefined ? await openCliEmbedder(values, io) : undefined;
         const report = await indexWorkspace(
           store,
           {
+            ...(opened?.embedder ? { embed: { embedder: opened.embedder, layers: parseLayers(values['embed-layers']) } } : {}),
             discover: {
               workspaceRoots: values.workspace ? [path.resolve(values.workspace)] : [],
               claudeRoots: [],
@@ -90,7 +117,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             },
           },
           values.quiet ? undefined : progressPrinter(io),
-        );
+        ).finally(() => opened?.embedder?.dispose());
         const wallMs = performance.now() - t0;
         const stats = await store.stats();
         const summary = {
@@ -114,6 +141,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           for (const f of report.failed) io.err(`failed: ${f.path}: ${f.error}`);
           printStats(stats, io);
         }
+        if (!json && report.embedded) io.out(`Embedded with ${report.embedded.modelId}: ${JSON.stringify(report.embedded.embedded)}.`);
+        if (report.embedNotice) io.err(`agent-recall: ${report.embedNotice}`);
         return report.failed.length > 0 ? 1 : 0;
       }
       case 'distill': {
@@ -149,6 +178,22 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         }
         return report.failed > 0 ? 1 : 0;
       }
+      case 'embed': {
+        const r = await embedCommand(store, values, io);
+        if (json) io.out(JSON.stringify(r.report ?? { notice: r.notice }));
+        else if (r.report) {
+          io.out(
+            `Embedded with ${r.report.modelId} (${r.report.dimension}-d)${r.report.reset ? ', after dropping the vectors of the previous model' : ''}: ` +
+              `${Object.entries(r.report.embedded).map(([l, n]) => `${l} ${n}`).join(', ') || 'nothing new'}` +
+              `${r.report.chunks ? ` (${r.report.chunks} verbatim chunks)` : ''}.`,
+          );
+        }
+        return r.code;
+      }
+      case 'search':
+        return await searchCommand(store, values, positionals, io);
+      case 'eval':
+        return await evalCommand(store, values, io);
       case 'stats': {
         const stats = await store.stats();
         if (json) io.out(JSON.stringify(stats));

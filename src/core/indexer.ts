@@ -4,8 +4,12 @@ import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
 import { type DistillReport, distillPending } from './distill/stage';
+import type { Embedder } from './embed/embedder';
+import { embedStore, type EmbedReport } from './embed/stage';
+import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
+import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { readFrom, splitLines } from './sources/lines';
@@ -24,10 +28,12 @@ export interface IndexOptions {
   readonly segment: SegmentOptions;
   /** The distiller of the distill stage; the offline one when not given, none with `false`. */
   readonly distiller?: Distiller | false;
+  /** The embedding stage, run last (after distillation) when an embedder is configured. */
+  readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
 }
 
 export interface IndexProgress {
-  readonly phase: 'discover' | 'parse' | 'tokens' | 'distill';
+  readonly phase: 'discover' | 'parse' | 'tokens' | 'distill' | 'embed';
   readonly done: number;
   readonly total: number;
   readonly file?: string;
@@ -45,6 +51,9 @@ export interface IndexReport {
   readonly tokensCounted: number;
   /** Absent when the stage did not run (cancelled before it, or no distiller). */
   readonly distill?: DistillReport;
+  readonly embedded?: EmbedReport;
+  /** Why the embedding stage did not run (the model stopped working): search stays lexical. */
+  readonly embedNotice?: string;
   readonly cancelled: boolean;
 }
 
@@ -63,12 +72,29 @@ export async function indexWorkspace(
   const distiller = options.distiller ?? offlineDistiller(store);
   const distill =
     token.isCancellationRequested || distiller === false ? undefined : await distillPending(store.db, distiller, onProgress, token);
-  return { ...report, tokensCounted, ...(distill ? { distill } : {}), cancelled: token.isCancellationRequested };
+  // embedding runs last: it embeds the distilled objects the distill stage just wrote
+  const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
+  return { ...report, tokensCounted, ...(distill ? { distill } : {}), ...embed, cancelled: token.isCancellationRequested };
 }
 
 /** The offline distiller over this store's document frequencies (read once, when first needed). */
 export function offlineDistiller(store: Store): OfflineDistiller {
   return new OfflineDistiller(() => loadTermStats(store.db));
+}
+
+async function runEmbedStage(
+  store: Store,
+  embed: NonNullable<IndexOptions['embed']>,
+  onProgress: (p: IndexProgress) => void,
+  token: CancellationSignal,
+): Promise<{ embedded?: EmbedReport; embedNotice?: string }> {
+  try {
+    const options = embed.layers ? { layers: embed.layers } : {};
+    return { embedded: await embedStore(store, embed.embedder, options, (p) => onProgress({ phase: 'embed', done: p.done, total: p.total }), token) };
+  } catch (err) {
+    if (err instanceof RecallError && err.code === 'model-unavailable') return { embedNotice: err.message };
+    throw err;
+  }
 }
 
 export async function indexSources(

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { saveDistilled } from '../../src/core/store/distilledStore';
+import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 
@@ -145,7 +145,7 @@ describe('Rooms tree', () => {
       const coupon = { id: 'concept:coupon', type: 'concept' as const, key: 'coupon', label: 'Coupon codes', relevance: 0.9 };
       const tests = { id: 'workflow:test', type: 'workflow' as const, key: 'test', label: 'Running tests', relevance: 0.8 };
       const base = { distiller: 'inhost', promptVersion: 't', contentHash: 'h', tokens: 12, cache: false, filesTouched: [] };
-      await saveDistilled(s.db, rows.map((r) => ({
+      await saveDistillBatch(s.db, rows.map((r) => ({
         ...base,
         n: r.n,
         value: { exchangeCore: `Core: ${r.prompt.slice(0, 40)}`, specificContext: 'detail', rooms: [] },

@@ -6,7 +6,7 @@ import {
   conversationNeighbours, distilledOf, exchangeListings, exchangesInRoom, exchangesTouchingFile, fileTouchCounts, listRooms,
   recentExchanges,
 } from '../../src/core/store/browse';
-import { saveDistilled } from '../../src/core/store/distilledStore';
+import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
@@ -35,7 +35,7 @@ async function seeded(): Promise<{ store: Store; ids: string[] }> {
   const rows = await store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges ORDER BY line_start');
   const room = (label: string, key: string) => ({ id: `concept:${key}`, type: 'concept' as const, key, label, relevance: 0.9 });
   const common = { distiller: 'test', promptVersion: 'v1', contentHash: 'x', tokens: 20, cache: false, filesTouched: [] };
-  await saveDistilled(store.db, [
+  await saveDistillBatch(store.db, [
     { ...common, n: rows[0]!.n, value: { exchangeCore: 'Cart total now rounds once', specificContext: 'src/cart.ts', rooms: [] }, rooms: [room('Cart rounding', 'cart-round')] },
     { ...common, n: rows[2]!.n, value: { exchangeCore: 'Added a rounding test', specificContext: '0.335 EUR', rooms: [] }, rooms: [room('Cart rounding', 'cart-round'), room('Testing', 'test')] },
   ]);

@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import type { DistilledExchange, RoomAssignment } from '../../src/core/distill/types';
 import type { AgentKind, Exchange, FileTouch } from '../../src/core/model';
-import { type DistilledRecord, saveDistilled } from '../../src/core/store/distilledStore';
+import { type DistilledRecord, saveDistillBatch } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { tempDir } from './helpers';
 
 /**
  * A tiny store whose rankings can be checked by hand: three conversations, six exchanges, each with a
  * distinct vocabulary. Written through the real Store (FTS triggers and all); distilled rows via
- * saveDistilled, as the distiller would.
+ * saveDistillBatch, as the distiller would.
  */
 export interface FixtureExchange {
   readonly key: string;
@@ -119,49 +119,58 @@ export async function openFixture(conversations: readonly FixtureConversation[] 
   const store = await Store.open(path.join(dir, 'recall.sqlite'));
   const ids = new Map<string, string>();
   const keys = new Map<string, string>();
-  for (const conv of conversations) {
-    const file = path.join(dir, conv.file);
-    const convKey = `${conv.file}#1`;
-    const exchanges: Exchange[] = conv.exchanges.map((x, i) => {
-      const id = `${x.key}-${conv.file}`.padEnd(24, '0');
-      ids.set(x.key, id);
-      keys.set(id, x.key);
-      return {
-        id,
-        conversationKey: convKey,
-        agent: conv.agent,
-        sourceFile: file,
-        sessionId: conv.file,
-        project: conv.project,
-        part: 0,
-        plyStart: i * 2,
-        plyEnd: i * 2 + 1,
-        lineStart: i * 10 + 1,
-        lineEnd: i * 10 + 9,
-        byteStart: i * 1000,
-        startedAt: x.startedAt,
-        prompt: x.text.split('\n')[0]!.replace(/^User: /, ''),
-        verbatim: x.text,
-        messages: [],
-        filesTouched: x.files ?? [],
-      };
-    });
-    await store.writeParse({
-      state: {
-        path: file, agent: conv.agent, size: 1, mtimeMs: 1, headHash: '', anchorHash: '', parsedOffset: 1, nextLine: 100,
-        resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
-      },
-      full: true,
-      fromOffset: 0,
-      fromLine: 1,
-      conversations: [{ key: convKey, meta: { agent: conv.agent, sessionId: conv.file, project: conv.project, isSubagent: false, line: 1 } }],
-      exchanges,
-      dropped: [],
-      skipped: [],
-    });
-  }
+  for (const conv of conversations) await writeConversation(store, dir, conv, ids, keys);
   await distillFixture(store, conversations);
   return { store, dir, ids, keys };
+}
+
+/** Writes (or rewrites, replacing what the source held) one conversation through Store.writeParse. */
+export async function writeConversation(
+  store: Store,
+  dir: string,
+  conv: FixtureConversation,
+  ids = new Map<string, string>(),
+  keys = new Map<string, string>(),
+): Promise<void> {
+  const file = path.join(dir, conv.file);
+  const convKey = `${conv.file}#1`;
+  const exchanges: Exchange[] = conv.exchanges.map((x, i) => {
+    const id = `${x.key}-${conv.file}`.padEnd(24, '0');
+    ids.set(x.key, id);
+    keys.set(id, x.key);
+    return {
+      id,
+      conversationKey: convKey,
+      agent: conv.agent,
+      sourceFile: file,
+      sessionId: conv.file,
+      project: conv.project,
+      part: 0,
+      plyStart: i * 2,
+      plyEnd: i * 2 + 1,
+      lineStart: i * 10 + 1,
+      lineEnd: i * 10 + 9,
+      byteStart: i * 1000,
+      startedAt: x.startedAt,
+      prompt: x.text.split('\n')[0]!.replace(/^User: /, ''),
+      verbatim: x.text,
+      messages: [],
+      filesTouched: x.files ?? [],
+    };
+  });
+  await store.writeParse({
+    state: {
+      path: file, agent: conv.agent, size: 1, mtimeMs: 1, headHash: '', anchorHash: '', parsedOffset: 1, nextLine: 100,
+      resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
+    },
+    full: true,
+    fromOffset: 0,
+    fromLine: 1,
+    conversations: [{ key: convKey, meta: { agent: conv.agent, sessionId: conv.file, project: conv.project, isSubagent: false, line: 1 } }],
+    exchanges,
+    dropped: [],
+    skipped: [],
+  });
 }
 
 /** Writes the fixture's distilled objects (as a distiller would), keyed by exchange row number. */
@@ -185,5 +194,5 @@ export async function distillFixture(store: Store, conversations: readonly Fixtu
       });
     }
   }
-  await saveDistilled(store.db, records);
+  await saveDistillBatch(store.db, records);
 }

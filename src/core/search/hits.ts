@@ -3,7 +3,6 @@ import type { AgentKind } from '../model';
 import type { Db } from '../store/db';
 import { type FileTouchRow, toFileTouch } from '../store/rows';
 import type { FileTouch } from '../model';
-import type { SqlFilter } from './filters';
 import type { HitRoom } from './types';
 
 /** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
@@ -101,14 +100,5 @@ export async function conversationsOf(db: Db, ns: readonly number[]): Promise<Ma
 export async function rowNumbersOf(db: Db, ids: readonly string[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   const rows = await db.all<{ n: number }>(`SELECT n FROM exchanges WHERE id ${IN_LIST}`, [JSON.stringify(ids)]);
-  return new Set(rows.map((r) => r.n));
-}
-
-/** The candidates that pass `filter` (vector signals cannot filter inside vec0). */
-export async function passingFilter(db: Db, ns: readonly number[], filter: SqlFilter): Promise<Set<number>> {
-  const rows = await db.all<{ n: number }>(
-    `SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE e.n ${IN_LIST} AND ${filter.sql}`,
-    [JSON.stringify(ns), ...filter.params],
-  );
   return new Set(rows.map((r) => r.n));
 }

@@ -1,4 +1,5 @@
 import type { Embedder } from '../embed/embedder';
+import { storedVectorSpace, VECTOR_TABLES } from '../embed/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
 import { confidenceOf } from './confidence';
@@ -7,9 +8,11 @@ import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
+import { IdfWeights } from './idf';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
-import type { Confidence, FusionName, Hit, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import { vectorSearch } from './vector';
 
 /** Chosen by measurement on the dev queries (README, "Search modes"). */
 export const DEFAULT_MODE: ModeName = 'verbatim/bm25';
@@ -40,9 +43,41 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   const defaultMode = options.defaultMode ?? DEFAULT_MODE;
   const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
 
-  async function runSignal(spec: SignalSpec, terms: readonly string[], k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+  const idf = new IdfWeights(db);
+
+  /** Why vectors of `layer` cannot be used now, or undefined when they can. */
+  async function vectorObstacle(layer: Layer): Promise<string | undefined> {
+    if (!embedder) return options.embedderNotice ?? 'No embedding model is configured';
+    if (!store.vectorsAvailable) return store.vectorError ?? 'sqlite-vec is not loaded';
+    const space = await storedVectorSpace(db);
+    if (!space) return 'Nothing has been embedded yet (run the indexer with an embedding model)';
+    if (space.modelId !== embedder.modelId || space.dimension !== embedder.dimension) {
+      return `The stored vectors come from ${space.modelId} (${space.dimension}-d), not ${embedder.modelId}; re-index to embed again`;
+    }
+    const any = await db.get<{ one: number }>('SELECT 1 AS one FROM vector_rows WHERE layer = ? LIMIT 1', [layer]);
+    if (!any) return `The ${layer} layer has no vectors (${VECTOR_TABLES[layer]} is empty)`;
+    return undefined;
+  }
+
+  /** The signals that can run now, and what was given up (for `notice`). */
+  async function plan(mode: ModeName): Promise<{ specs: SignalSpec[]; notice?: string }> {
+    const wanted = modeSignals(mode);
+    const obstacles: string[] = [];
+    const usable: SignalSpec[] = [];
+    for (const spec of wanted) {
+      const obstacle = spec.mechanism === 'vector' ? await vectorObstacle(spec.layer) : undefined;
+      if (obstacle === undefined) usable.push(spec);
+      else if (!obstacles.includes(obstacle)) obstacles.push(obstacle);
+    }
+    if (obstacles.length === 0) return { specs: usable };
+    const specs = usable.length > 0 ? usable : lexicalFallback(wanted);
+    return { specs, notice: `${obstacles.join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
+  }
+
+  async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
-    throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs vectors, which are not available here.`);
+    if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
+    return vectorSearch(db, spec.layer, queryVector, k, filter);
   }
 
   return {
@@ -55,14 +90,16 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const perConversation = clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
 
-      let specs = modeSignals(mode);
-      let notice: string | undefined;
-      const needsVectors = specs.some((s) => s.mechanism === 'vector');
-      if (needsVectors && !embedder) {
-        specs = lexicalFallback(specs);
-        notice =
-          options.embedderNotice ??
-          `No embedding model is configured, so ${mode} runs lexically (${specs.map(signalName).join(' + ')}).`;
+      let { specs, notice } = await plan(mode);
+      let queryVector: Float32Array | undefined;
+      if (specs.some((s) => s.mechanism === 'vector') && query.text.trim() !== '') {
+        try {
+          [queryVector] = await embedder!.embed([query.text]);
+        } catch (err) {
+          // The model died after loading: keep answering, lexically, and say why.
+          specs = lexicalFallback(specs);
+          notice = `${(err as Error).message} ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
+        }
       }
       const semantic = specs.some((s) => s.mechanism === 'vector');
 
@@ -71,10 +108,10 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
       for (const spec of specs) {
-        const hits = (await runSignal(spec, terms, k, filter)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
-      const fused = fuse(lists, fusion);
+      const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await idf.lexicalWeight(terms) : undefined);
 
       // Diversity: at most `perConversation` hits from one conversation.
       const conversation = await conversationsOf(db, fused.map((f) => f.n));

@@ -158,6 +158,38 @@ const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    // Embeddings (issue 5). The vec0 tables themselves are created by the embedding stage, which knows the
+    // dimension (and has sqlite-vec loaded); here live the plain tables that say which vectors are valid.
+    // `embedding_model` names the one vector space of the store: a different model means re-embedding all.
+    // `vector_rows` marks an exchange as embedded on a layer; it goes with its exchange (cascade) and, for
+    // the distilled layers, with its distilled row (trigger), so a vector is used only while its text stands.
+    // Chunk ids never repeat (AUTOINCREMENT): a vector of a deleted chunk can never be taken for a new one.
+    version: 3,
+    sql: `
+      CREATE TABLE embedding_model (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        model_id TEXT NOT NULL,
+        dimension INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE vector_rows (
+        layer TEXT NOT NULL,
+        exchange_n INTEGER NOT NULL REFERENCES exchanges(n) ON DELETE CASCADE,
+        PRIMARY KEY (layer, exchange_n)
+      ) WITHOUT ROWID;
+      CREATE INDEX vector_rows_exchange ON vector_rows(exchange_n);
+      CREATE TABLE verbatim_chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        exchange_n INTEGER NOT NULL REFERENCES exchanges(n) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        UNIQUE (exchange_n, ord)
+      );
+      CREATE TRIGGER distilled_vectors_ad AFTER DELETE ON distilled BEGIN
+        DELETE FROM vector_rows WHERE exchange_n = old.exchange_n AND layer <> 'verbatim';
+      END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,5 +1,6 @@
 import { rename, stat } from 'node:fs/promises';
 import * as sqliteVec from 'sqlite-vec';
+import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from '../embed/vectorStore';
 import { RecallError } from '../errors';
 import type { AgentKind, ConversationMeta, Exchange, SkipCounts, SkipReason } from '../model';
 import type { DroppedExchange } from '../segment';
@@ -351,6 +352,16 @@ export class Store {
     } catch (err) {
       problems.push(`full-text index: ${(err as Error).message}`);
     }
+    const orphanDistilledFts = await this.db.get<{ c: number }>(
+      'SELECT count(*) AS c FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)',
+    );
+    if (orphanDistilledFts?.c) problems.push(`${orphanDistilledFts.c} distilled full-text rows have no distilled exchange`);
+    const missingDistilledFts = await this.db.get<{ c: number }>(
+      'SELECT count(*) AS c FROM distilled WHERE exchange_n NOT IN (SELECT rowid FROM distilled_fts)',
+    );
+    if (missingDistilledFts?.c) problems.push(`${missingDistilledFts.c} distilled exchanges have no full-text row`);
+    // Vectors can only be read with sqlite-vec loaded; without it search is lexical and they do not matter.
+    if (this.vectorsAvailable) problems.push(...(await vectorProblems(this.db)));
     return { ok: problems.length === 0, problems };
   }
 
@@ -363,6 +374,11 @@ export class Store {
       await rebuildDistilledFts(this.db);
       await deleteOrphanRooms(this.db);
     });
+    if (this.vectorsAvailable) {
+      await sweepOrphanVectors(this.db);
+      // Marked embedded without a vector: unmarked, so the embedding stage embeds them again.
+      await unmarkMissingVectors(this.db);
+    }
   }
 }
 

@@ -1,0 +1,40 @@
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import * as path from 'node:path';
+import { RecallError } from '../errors';
+import type { Embedder } from './embedder';
+import { TransformersEmbedder } from './transformersEmbedder';
+
+/** The paper's model (384-d); downloaded from the Hugging Face hub on first use. */
+export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
+
+/**
+ * A model setting as the user writes it -> what TransformersEmbedder loads: an absolute folder for a
+ * path (absolute, `./…`, `~/…`, or an existing folder), else a hub id (`org/name`).
+ */
+export function resolveModelSpec(spec: string, cwd = process.cwd()): string {
+  if (spec.startsWith('~/')) return path.join(homedir(), spec.slice(2));
+  if (path.isAbsolute(spec) || spec.startsWith('./') || spec.startsWith('../')) return path.resolve(cwd, spec);
+  const local = path.resolve(cwd, spec);
+  return statSync(local, { throwIfNoEntry: false })?.isDirectory() ? local : spec;
+}
+
+export interface OpenedEmbedder {
+  readonly embedder?: Embedder;
+  /** Why there is none: search stays lexical and shows this. */
+  readonly notice?: string;
+}
+
+/**
+ * Loads the embedding model, or explains why not. Never throws for an unusable model: a missing folder,
+ * no network for a hub model or a broken file all leave search lexical with a notice.
+ */
+export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string } = {}): Promise<OpenedEmbedder> {
+  try {
+    const model = resolveModelSpec(spec, options.cwd);
+    return { embedder: await TransformersEmbedder.load({ model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }) };
+  } catch (err) {
+    if (err instanceof RecallError && err.code === 'model-unavailable') return { notice: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,122 @@
+import type { Layer } from '../search/types';
+import type { Db } from '../store/db';
+import { createVectorTable } from './vectors';
+
+/**
+ * Where the store keeps its vectors: one vec0 table per layer, all in the one vector space named by
+ * `embedding_model`. Distilled layers are keyed by exchange row number; verbatim vectors by chunk id
+ * (verbatim_chunks maps chunks to exchanges).
+ */
+export const VECTOR_TABLES: Record<Layer, string> = {
+  verbatim: 'vec_verbatim',
+  core: 'vec_core',
+  'core+files': 'vec_core_files',
+  'core+rooms': 'vec_core_rooms',
+  'all-facets': 'vec_all_facets',
+};
+
+export interface VectorSpace {
+  readonly modelId: string;
+  readonly dimension: number;
+}
+
+export async function storedVectorSpace(db: Db): Promise<VectorSpace | undefined> {
+  const row = await db.get<{ model_id: string; dimension: number }>('SELECT model_id, dimension FROM embedding_model WHERE id = 1');
+  return row ? { modelId: row.model_id, dimension: row.dimension } : undefined;
+}
+
+/**
+ * Makes `space` the store's vector space. A different model or dimension drops every vector (spaces are
+ * never mixed) in one transaction; the embedding stage then embeds everything again. Returns true when
+ * the old vectors were dropped.
+ */
+export async function useVectorSpace(db: Db, space: VectorSpace): Promise<boolean> {
+  const current = await storedVectorSpace(db);
+  const same = current?.modelId === space.modelId && current.dimension === space.dimension;
+  let reset = false;
+  if (!same) {
+    await db.transaction(async () => {
+      for (const table of Object.values(VECTOR_TABLES)) await db.exec(`DROP TABLE IF EXISTS ${table}`);
+      await db.run('DELETE FROM vector_rows');
+      await db.run('DELETE FROM verbatim_chunks');
+      await db.run(
+        'INSERT OR REPLACE INTO embedding_model(id, model_id, dimension, created_at) VALUES (1, ?, ?, ?)',
+        [space.modelId, space.dimension, Date.now()],
+      );
+    });
+    reset = current !== undefined;
+  }
+  for (const table of Object.values(VECTOR_TABLES)) await createVectorTable(db, table, space.dimension);
+  return reset;
+}
+
+/** Layers that have at least one vector (a mode needing another layer falls back to lexical). */
+export async function embeddedLayers(db: Db): Promise<Set<Layer>> {
+  const rows = await db.all<{ layer: Layer }>('SELECT DISTINCT layer FROM vector_rows');
+  return new Set(rows.map((r) => r.layer));
+}
+
+/** Whether a vec0 table exists (sqlite-vec may be missing, or nothing was embedded yet). */
+export async function hasVectorTable(db: Db, layer: Layer): Promise<boolean> {
+  const row = await db.get<{ c: number }>("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table' AND name = ?", [VECTOR_TABLES[layer]]);
+  return (row?.c ?? 0) > 0;
+}
+
+/** The rows a layer's vec0 table may hold: chunk ids for verbatim, embedded exchanges for the distilled layers. */
+function validRowids(layer: Layer): { sql: string; params: string[] } {
+  return layer === 'verbatim'
+    ? { sql: 'SELECT id AS rid FROM verbatim_chunks', params: [] }
+    : { sql: 'SELECT exchange_n AS rid FROM vector_rows WHERE layer = ?', params: [layer] };
+}
+
+/**
+ * Vectors whose exchange, chunk or distilled text is gone (re-index, deletion, re-distillation): removed
+ * here rather than by triggers, because triggers on vec0 tables would break every write to a store opened
+ * where sqlite-vec cannot load. Search ignores them meanwhile (it joins vector_rows / verbatim_chunks).
+ */
+export async function sweepOrphanVectors(db: Db): Promise<number> {
+  let removed = 0;
+  await db.transaction(async () => {
+    for (const [layer, table] of Object.entries(VECTOR_TABLES) as Array<[Layer, string]>) {
+      if (!(await hasVectorTable(db, layer))) continue;
+      const valid = validRowids(layer);
+      removed += (await db.run(`DELETE FROM ${table} WHERE rowid NOT IN (${valid.sql})`, valid.params)).changes;
+    }
+  });
+  return removed;
+}
+
+/** Vectors without a current exchange, and exchanges marked embedded without a vector (for store.check()). */
+export async function vectorProblems(db: Db): Promise<string[]> {
+  const problems: string[] = [];
+  if (!(await storedVectorSpace(db))) return problems;
+  for (const [layer, table] of Object.entries(VECTOR_TABLES) as Array<[Layer, string]>) {
+    if (!(await hasVectorTable(db, layer))) continue;
+    const valid = validRowids(layer);
+    const orphans = await db.get<{ c: number }>(`SELECT count(*) AS c FROM ${table} WHERE rowid NOT IN (${valid.sql})`, valid.params);
+    if (orphans?.c) problems.push(`${orphans.c} ${layer} vectors have no current exchange`);
+    const missing = await db.get<{ c: number }>(
+      `SELECT count(*) AS c FROM (${valid.sql}) WHERE rid NOT IN (SELECT rowid FROM ${table})`,
+      valid.params,
+    );
+    if (missing?.c) problems.push(`${missing.c} ${layer} rows are marked embedded but have no vector`);
+  }
+  return problems;
+}
+
+/** Drops the "embedded" mark of rows whose vector is missing, so the next embedding stage redoes them. */
+export async function unmarkMissingVectors(db: Db): Promise<void> {
+  await db.transaction(async () => {
+    for (const [layer, table] of Object.entries(VECTOR_TABLES) as Array<[Layer, string]>) {
+      if (!(await hasVectorTable(db, layer))) continue;
+      if (layer === 'verbatim') {
+        await db.run(
+          `DELETE FROM vector_rows WHERE layer = 'verbatim' AND exchange_n IN
+             (SELECT exchange_n FROM verbatim_chunks WHERE id NOT IN (SELECT rowid FROM ${table}))`,
+        );
+      } else {
+        await db.run(`DELETE FROM vector_rows WHERE layer = ? AND exchange_n NOT IN (SELECT rowid FROM ${table})`, [layer]);
+      }
+    }
+  });
+}

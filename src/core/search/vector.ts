@@ -1,0 +1,54 @@
+import { VECTOR_TABLES } from '../embed/vectorStore';
+import { nearest } from '../embed/vectors';
+import type { Db } from '../store/db';
+import type { SqlFilter } from './filters';
+import type { Scored } from './lexical';
+import type { Layer } from './types';
+
+/** vec0's largest k. */
+const MAX_K = 4096;
+/** Filters are applied after the KNN pass (vec0 cannot join), so a filtered search looks further. */
+const FILTER_OVERFETCH = 10;
+/** An exchange has several verbatim chunks: fetch more chunks than exchanges wanted. */
+const CHUNKS_PER_EXCHANGE = 4;
+
+/**
+ * Vector search on one layer: exact KNN over the layer's vec0 table (brute force; see the benchmark in
+ * README, "KNN strategy"), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
+ * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
+ * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
+ */
+export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k: number, filter?: SqlFilter): Promise<Scored[]> {
+  if (!query.some((x) => x !== 0)) return [];
+  const perExchange = layer === 'verbatim' ? CHUNKS_PER_EXCHANGE : 1;
+  const knnK = Math.min(MAX_K, k * perExchange * (filter ? FILTER_OVERFETCH : 1));
+  const knn = await nearest(db, VECTOR_TABLES[layer], query, knnK);
+  if (knn.length === 0) return [];
+  const ids = JSON.stringify(knn.map((h) => h.rowid));
+  const where = filter ? `AND ${filter.sql}` : '';
+  const valid =
+    layer === 'verbatim'
+      ? await db.all<{ id: number; n: number }>(
+          `SELECT ch.id, e.n FROM verbatim_chunks ch JOIN exchanges e ON e.n = ch.exchange_n
+           JOIN conversations c ON c.id = e.conversation_id
+           WHERE ch.id IN (SELECT value FROM json_each(?)) ${where}`,
+          [ids, ...(filter?.params ?? [])],
+        )
+      : await db.all<{ id: number; n: number }>(
+          `SELECT e.n AS id, e.n FROM vector_rows r JOIN exchanges e ON e.n = r.exchange_n
+           JOIN conversations c ON c.id = e.conversation_id
+           WHERE r.layer = ? AND r.exchange_n IN (SELECT value FROM json_each(?)) ${where}`,
+          [layer, ids, ...(filter?.params ?? [])],
+        );
+  const exchangeOf = new Map(valid.map((v) => [v.id, v.n]));
+  const out: Scored[] = [];
+  const seen = new Set<number>();
+  for (const hit of knn) {
+    const n = exchangeOf.get(hit.rowid);
+    if (n === undefined || seen.has(n)) continue; // nearest first: the first chunk seen is the exchange's best
+    seen.add(n);
+    out.push({ n, score: 1 - (hit.distance * hit.distance) / 2 });
+    if (out.length >= k) break;
+  }
+  return out;
+}

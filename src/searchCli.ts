@@ -1,0 +1,248 @@
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Embedder } from './core/embed/embedder';
+import { DEFAULT_EMBED_MODEL, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
+import { DEFAULT_VECTOR_LAYERS, embedStore, type EmbedReport } from './core/embed/stage';
+import { storedVectorSpace } from './core/embed/vectorStore';
+import { RecallError } from './core/errors';
+import { parseEvalQueries } from './core/eval/metrics';
+import { type EvalConfig, runEval } from './core/eval/runEval';
+import { AGENT_KINDS, type AgentKind } from './core/model';
+import { LAYERS, modeSignals, MODES, parseMode } from './core/search/modes';
+import { createSearcher } from './core/search/searcher';
+import { MARK_END, MARK_START } from './core/search/snippet';
+import type { FusionName, Layer, ModeName, SearchFilters, SearchQuery } from './core/search/types';
+import type { Store } from './core/store/store';
+
+/**
+ * The search side of the command line: search (one query or a batch), eval, embed. Its formats are a
+ * stable contract (issue 5): external evaluation reads them.
+ */
+
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+}
+
+/** The parsed options these commands read (cli.ts declares them). */
+export interface SearchOptions {
+  readonly mode?: string;
+  readonly fusion?: string;
+  readonly limit?: string;
+  readonly json?: boolean;
+  readonly batch?: string;
+  readonly queries?: string;
+  readonly 'corpus-root'?: string;
+  readonly 'embed-model'?: string;
+  readonly 'embed-layers'?: string;
+  readonly 'per-conversation'?: string;
+  readonly agent?: string[];
+  readonly since?: string;
+  readonly until?: string;
+  readonly file?: string;
+  readonly room?: string;
+  readonly project?: string;
+  readonly exclude?: string[];
+  readonly quiet?: boolean;
+}
+
+/** Fusions `eval --fusion all` compares (weights as in the paper's W50..W90). */
+export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.5', 'weighted:0.7', 'weighted:0.9'];
+
+/** The model to use: --embed-model, else $AGENT_RECALL_EMBED_MODEL, else the default hub model. */
+function modelSpec(o: SearchOptions): string {
+  return o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'] ?? DEFAULT_EMBED_MODEL;
+}
+
+/** Loads the model named by the options; a model that cannot load is reported on stderr (never thrown). */
+export async function openCliEmbedder(o: SearchOptions, io: Io): Promise<OpenedEmbedder> {
+  const opened = await openEmbedder(modelSpec(o));
+  if (opened.notice) io.err(`agent-recall: ${opened.notice}`);
+  return opened;
+}
+
+/**
+ * Runs `fn` with the embedder when `wanted` (loaded once, disposed after), or without one and a notice
+ * when it cannot load. An explicit --embed-model that fails is reported on stderr either way.
+ */
+async function withEmbedder<T>(o: SearchOptions, wanted: boolean, io: Io, fn: (e: Embedder | undefined, notice?: string) => Promise<T>): Promise<T> {
+  if (!wanted) return fn(undefined);
+  const opened = await openCliEmbedder(o, io);
+  try {
+    return await fn(opened.embedder, opened.notice);
+  } finally {
+    await opened.embedder?.dispose();
+  }
+}
+
+function filtersOf(o: SearchOptions): SearchFilters | undefined {
+  const agents = (o.agent ?? []).map((a) => {
+    if (!(AGENT_KINDS as readonly string[]).includes(a)) throw new RecallError('bad-argument', `Unknown agent ${a}. Agents: ${AGENT_KINDS.join(', ')}.`);
+    return a as AgentKind;
+  });
+  const f: SearchFilters = {
+    ...(agents.length ? { agents } : {}),
+    ...(o.since ? { since: o.since } : {}),
+    ...(o.until ? { until: o.until } : {}),
+    ...(o.file ? { file: o.file } : {}),
+    ...(o.room ? { room: o.room } : {}),
+    ...(o.project ? { project: o.project } : {}),
+  };
+  return Object.keys(f).length ? f : undefined;
+}
+
+function intOf(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new RecallError('bad-argument', `--${name} needs a whole number of at least 1, got ${v}.`);
+  return n;
+}
+
+/** Whether a search in `mode` (or the default) could use vectors in this store at all. */
+async function needsModel(store: Store, modes: readonly (ModeName | undefined)[]): Promise<boolean> {
+  if (!store.vectorsAvailable || !(await storedVectorSpace(store.db))) return false;
+  return modes.some((m) => m === undefined || modeSignals(m).some((s) => s.mechanism === 'vector'));
+}
+
+export async function searchCommand(store: Store, o: SearchOptions, positionals: readonly string[], io: Io): Promise<number> {
+  const mode = o.mode !== undefined ? parseMode(o.mode) : undefined;
+  const base: Omit<SearchQuery, 'text'> = {
+    ...(mode ? { mode } : {}),
+    ...(o.fusion ? { fusion: o.fusion } : {}),
+    ...(o.limit ? { limit: intOf(o.limit, 'limit')! } : {}),
+    ...(o['per-conversation'] ? { perConversation: intOf(o['per-conversation'], 'per-conversation')! } : {}),
+    ...(filtersOf(o) ? { filters: filtersOf(o)! } : {}),
+    ...(o.exclude?.length ? { exclude: o.exclude } : {}),
+  };
+  if (o.batch === undefined && positionals.length === 0) throw new RecallError('bad-argument', 'search needs a QUERY (or --batch QUERIES.jsonl).');
+  return withEmbedder(o, await needsModel(store, [mode]), io, async (embedder, notice) => {
+    const searcher = createSearcher(store, embedder, notice ? { embedderNotice: notice } : {});
+    if (o.batch !== undefined) return batch(o.batch, (text) => searcher.search({ ...base, text }), io);
+    const r = await searcher.search({ ...base, text: positionals.join(' ') });
+    if (o.json) {
+      io.out(JSON.stringify(r));
+      return 0;
+    }
+    if (r.notice) io.err(`note: ${r.notice}`);
+    io.out(`${r.hits.length} hits, ${r.mode} / ${r.fusion}, confidence ${r.confidence}, ${r.tookMs.toFixed(1)} ms`);
+    for (const [i, h] of r.hits.entries()) {
+      io.out(
+        `${String(i + 1).padStart(2)}. ${h.score.toFixed(4)} ${h.confidence.padEnd(6)} ${h.agent.padEnd(11)} ${(h.startedAt ?? '').slice(0, 10).padEnd(10)} ` +
+          `${path.basename(h.file)}:${h.lineStart}-${h.lineEnd}  ${h.exchangeId.slice(0, 12)}`,
+      );
+      if (h.core) io.out(`    core: ${h.core}`);
+      io.out(`    ${h.snippet.split(MARK_START).join('[').split(MARK_END).join(']')}`);
+      io.out(`    why: ${h.parts.map((p) => `${p.signal} #${p.rank} (${p.score.toFixed(3)})`).join(', ')}`);
+    }
+    return 0;
+  });
+}
+
+/** One JSON line per input line `{"id","query"}`; a bad line gets `{"id", "hits": [], "error"}` and exit code 1. */
+async function batch(file: string, search: (text: string) => ReturnType<ReturnType<typeof createSearcher>['search']>, io: Io): Promise<number> {
+  const text = await readFile(path.resolve(file), 'utf8').catch((err: Error) => {
+    throw new RecallError('bad-argument', `Cannot read the batch file ${file}: ${err.message}`);
+  });
+  let failed = 0;
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    let id: unknown = null;
+    try {
+      const q = JSON.parse(line) as { id?: unknown; qid?: unknown; query?: unknown };
+      id = q.id ?? q.qid ?? null;
+      if (typeof q.query !== 'string') throw new Error('no string "query"');
+      const r = await search(q.query);
+      io.out(
+        JSON.stringify({
+          id,
+          hits: r.hits.map((h) => ({
+            exchangeId: h.exchangeId,
+            agent: h.agent,
+            file: h.file,
+            lineStart: h.lineStart,
+            lineEnd: h.lineEnd,
+            sessionId: h.sessionId,
+            score: h.score,
+            parts: h.parts,
+            core: h.core ?? null,
+            context: h.context ?? null,
+          })),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof RecallError && err.code !== 'bad-argument') throw err;
+      failed++;
+      const message = `line ${i + 1}: ${(err as Error).message}`;
+      io.err(`agent-recall: batch ${message}`);
+      io.out(JSON.stringify({ id, hits: [], error: message }));
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+export async function evalCommand(store: Store, o: SearchOptions, io: Io): Promise<number> {
+  if (!o.queries) throw new RecallError('bad-argument', 'eval needs --queries Q.jsonl.');
+  if (!o['corpus-root']) throw new RecallError('bad-argument', 'eval needs --corpus-root DIR (query files are relative to it).');
+  const queries = parseEvalQueries(await readFile(path.resolve(o.queries), 'utf8'), path.resolve(o['corpus-root']));
+  const modes: Array<ModeName | undefined> = o.mode === 'all' ? [...MODES] : [o.mode !== undefined ? parseMode(o.mode) : undefined];
+  const fusions: Array<FusionName | undefined> =
+    o.fusion === 'all' ? [...EVAL_FUSIONS] : o.fusion ? o.fusion.split(',') : [undefined];
+  const configs: EvalConfig[] = [];
+  for (const mode of modes) {
+    // a one-signal mode is the same under every fusion: run it once
+    const single = mode !== undefined && modeSignals(mode).length === 1;
+    for (const fusion of single ? [fusions[0]] : fusions) {
+      configs.push({ ...(mode ? { mode } : {}), ...(fusion ? { fusion } : {}) });
+    }
+  }
+  const limit = intOf(o.limit, 'limit') ?? 10;
+  return withEmbedder(o, await needsModel(store, modes), io, async (embedder, notice) => {
+    const searcher = createSearcher(store, embedder, notice ? { embedderNotice: notice } : {});
+    // one untimed query first, so the first timed one does not pay for warming the model and caches
+    await searcher.search({ text: queries[0]?.query ?? 'warm up' });
+    const rows = await runEval(searcher, queries, configs, limit);
+    if (o.json) {
+      for (const r of rows) io.out(JSON.stringify(r));
+      return 0;
+    }
+    io.out(`${queries.length} queries, limit ${limit}${embedder ? `, model ${embedder.modelId}` : ', no embedding model'}`);
+    io.out(`${'mode'.padEnd(18)} ${'fusion'.padEnd(13)}   MRR    P@1  nDCG@10   R@5   R@10  p50 ms  p95 ms`);
+    const f = (x: number) => x.toFixed(3).padStart(6);
+    for (const r of rows) {
+      const m = r.metrics;
+      io.out(
+        `${r.mode.padEnd(18)} ${(modeSignals(r.mode).length > 1 ? r.fusion : '-').padEnd(13)} ${f(m.mrr)} ${f(m.p1)} ${f(m.ndcg10).padStart(8)} ${f(m.recall5)} ${f(m.recall10)} ` +
+          `${r.p50Ms.toFixed(1).padStart(7)} ${r.p95Ms.toFixed(1).padStart(7)}${r.notice ? '  (fallback: lexical)' : ''}`,
+      );
+    }
+    return 0;
+  });
+}
+
+/** `--embed-layers core,verbatim` or `all`. */
+export function parseLayers(v: string | undefined): Layer[] {
+  if (v === undefined) return [...DEFAULT_VECTOR_LAYERS];
+  if (v === 'all') return [...LAYERS];
+  return v.split(',').map((l) => {
+    if (!(LAYERS as readonly string[]).includes(l)) throw new RecallError('bad-argument', `Unknown layer ${l}. Layers: ${LAYERS.join(', ')}, or all.`);
+    return l as Layer;
+  });
+}
+
+/**
+ * The embedding stage from the command line (`embed`, and `index --embed-model`). A model that cannot
+ * load is reported and leaves the store lexical: exit code 0, nothing lost.
+ */
+export async function embedCommand(store: Store, o: SearchOptions, io: Io): Promise<{ code: number; report?: EmbedReport; notice?: string }> {
+  const layers = parseLayers(o['embed-layers']);
+  return withEmbedder(o, true, io, async (embedder, notice) => {
+    if (!embedder) return { code: 0, ...(notice ? { notice } : {}) };
+    let last = 0;
+    const report = await embedStore(store, embedder, { layers }, (p) => {
+      if (o.quiet || (Date.now() - last < 500 && p.done !== p.total)) return;
+      last = Date.now();
+      io.err(`[embed ${p.layer}] ${p.done}/${p.total}`);
+    });
+    return { code: 0, report };
+  });
+}

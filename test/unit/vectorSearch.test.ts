@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Embedder } from '../../src/core/embed/embedder';
+import { chunkText, embedStore } from '../../src/core/embed/stage';
+import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
+import { storedVectorSpace } from '../../src/core/embed/vectorStore';
+import { LAYERS } from '../../src/core/search/modes';
+import { createSearcher } from '../../src/core/search/searcher';
+import type { SearchResult } from '../../src/core/search/types';
+import { CONVERSATIONS, distillFixture, type Fixture, openFixture, writeConversation } from './searchFixture';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const MODEL = path.join(ROOT, '.cache/models/wink-static-100d');
+
+function ensureModel(): void {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'test/model/buildStaticModel.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`building the test model failed: ${r.stderr || r.error?.message}`);
+}
+
+/** The same real model under another id: what the store sees when the user switches models. */
+function renamed(embedder: Embedder, modelId: string): Embedder {
+  return { modelId, dimension: embedder.dimension, embed: (t) => embedder.embed(t), dispose: async () => undefined };
+}
+
+describe('embedding stage and vector search (local static model)', () => {
+  let embedder: TransformersEmbedder;
+  let fx: Fixture;
+  const keysOf = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
+
+  before(async () => {
+    ensureModel();
+    embedder = await TransformersEmbedder.load({ model: MODEL });
+    fx = await openFixture();
+  });
+  after(async () => {
+    await fx?.store.close();
+    await embedder?.dispose();
+  });
+
+  test('embeds every distilled exchange on each layer and every exchange in verbatim chunks; a rerun has nothing to do', async () => {
+    const progress: string[] = [];
+    const report = await embedStore(fx.store, embedder, { layers: LAYERS }, (p) => progress.push(`${p.layer} ${p.done}/${p.total}`));
+    assert.equal(report.reset, false);
+    assert.deepEqual(report.embedded, { verbatim: 6, core: 4, 'core+files': 4, 'core+rooms': 4, 'all-facets': 4 });
+    assert.equal(report.chunks, 6);
+    assert.ok(progress.includes('core 4/4'), progress.join(', '));
+    assert.deepEqual(await storedVectorSpace(fx.store.db), { modelId: 'local:wink-static-100d', dimension: 100 });
+    const again = await embedStore(fx.store, embedder, { layers: LAYERS });
+    assert.deepEqual(again.embedded, {});
+    assert.deepEqual((await fx.store.check()).problems, []);
+  });
+
+  test('core/vector ranks by meaning of the distilled text; scores are cosines', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const r = await searcher.search({ text: 'growing vegetables in the garden', mode: 'core/vector' });
+    assert.equal(r.semantic, true);
+    assert.equal(r.notice, undefined);
+    assert.equal(keysOf(r)[0], 'c1');
+    assert.equal(r.hits.length, 4, 'every distilled exchange has a vector');
+    for (const h of r.hits) assert.ok(h.parts[0]!.score <= 1 && h.parts[0]!.score >= -1);
+    const db = await searcher.search({ text: 'database schema migration broke', mode: 'core/vector' });
+    assert.equal(keysOf(db)[0], 'b1');
+  });
+
+  test('verbatim/vector finds undistilled exchanges through their chunks', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const r = await searcher.search({ text: 'stale cookie broke the login page', mode: 'verbatim/vector', perConversation: 5 });
+    assert.equal(r.hits.length, 6);
+    assert.ok(['a3', 'a1'].includes(keysOf(r)[0]!), keysOf(r).join(','));
+  });
+
+  test('cross-layer modes fuse both signals and report both parts', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)', fusion: 'combmnz' });
+    assert.equal(keysOf(r)[0], 'c1');
+    assert.deepEqual(r.hits[0]!.parts.map((p) => p.signal), ['bm25(verbatim)', 'vector(core)']);
+    const three = await searcher.search({ text: 'tomatoes', mode: '3-signal', fusion: 'adaptive' });
+    assert.equal(keysOf(three)[0], 'c1');
+    assert.equal(three.hits[0]!.parts.length, 3);
+  });
+
+  test('filters and "not these" apply to vector signals too', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const r = await searcher.search({ text: 'tomatoes garden', mode: 'core/vector', filters: { agents: ['codex'] } });
+    assert.deepEqual(keysOf(r), ['b1']);
+    const ex = await searcher.search({ text: 'tomatoes garden', mode: 'core/vector', exclude: [fx.ids.get('c1')!] });
+    assert.ok(!keysOf(ex).includes('c1'));
+    const chunks = await searcher.search({ text: 'tomatoes garden', mode: 'verbatim/vector', filters: { project: '/p/blog' } });
+    assert.deepEqual(new Set(keysOf(chunks)), new Set(['c1', 'c2']));
+  });
+
+  test('a searcher whose model differs from the stored vectors falls back to lexical and says why', async () => {
+    const searcher = createSearcher(fx.store, renamed(embedder, 'local:other-model'));
+    const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
+    assert.equal(r.semantic, false);
+    assert.match(r.notice ?? '', /local:wink-static-100d.*re-index/);
+    assert.deepEqual(keysOf(r), ['c1']);
+  });
+
+  test('deleted and re-distilled exchanges: vectors never outlive their text, check() sees it, the stage repairs it', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    // rewrite the shop conversation without a1 and a2 (a re-index of a rewritten transcript)
+    const shop = CONVERSATIONS[0]!;
+    await writeConversation(fx.store, fx.dir, { ...shop, exchanges: shop.exchanges.filter((x) => x.key === 'a3') });
+    const report = await fx.store.check();
+    assert.ok(report.problems.some((p) => /core vectors have no current exchange/.test(p)), report.problems.join('; '));
+    const r = await searcher.search({ text: 'null pointer login crash', mode: 'core/vector', perConversation: 5 });
+    assert.ok(!keysOf(r).includes('a1') && !keysOf(r).includes(undefined), 'no stale vector is returned');
+    const swept = await embedStore(fx.store, embedder, { layers: LAYERS });
+    assert.ok(swept.orphansRemoved >= 8, `removed ${swept.orphansRemoved}`);
+    assert.deepEqual((await fx.store.check()).problems, []);
+
+    // a1 comes back (new row number) and is distilled again: the stage embeds it, search finds it again
+    await writeConversation(fx.store, fx.dir, shop, fx.ids, fx.keys);
+    await distillFixture(fx.store, [shop]);
+    const back = await embedStore(fx.store, embedder, { layers: LAYERS });
+    assert.equal(back.embedded.core, 2);
+    assert.deepEqual((await fx.store.check()).problems, []);
+    const found = await searcher.search({ text: 'null pointer login crash', mode: 'core/vector', perConversation: 5 });
+    assert.equal(keysOf(found)[0], 'a1');
+  });
+
+  test('a model change drops the old vectors and embeds everything again (never mixes spaces)', async () => {
+    const other = renamed(embedder, 'local:other-model');
+    const report = await embedStore(fx.store, other, { layers: ['core'] });
+    assert.equal(report.reset, true);
+    assert.equal(report.embedded.core, 4);
+    assert.deepEqual(await storedVectorSpace(fx.store.db), { modelId: 'local:other-model', dimension: 100 });
+    const rows = await fx.store.db.get<{ c: number }>("SELECT count(*) AS c FROM vector_rows WHERE layer <> 'core'");
+    assert.equal(rows?.c, 0, 'other layers were dropped with the old space');
+    const r = await createSearcher(fx.store, other).search({ text: 'tomatoes garden', mode: 'core/vector' });
+    assert.equal(r.semantic, true);
+    // the old model's name no longer matches
+    const old = await createSearcher(fx.store, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
+    assert.equal(old.semantic, false);
+  });
+
+  test('chunks: ~1,500 characters cut at whitespace, capped', () => {
+    const text = Array.from({ length: 1000 }, (_, i) => `word${i}`).join(' ');
+    const chunks = chunkText(text);
+    assert.ok(chunks.length >= 5 && chunks.every((c) => c.length <= 1500));
+    assert.equal(chunks.join(' '), text);
+    assert.equal(chunkText('x'.repeat(10_000), 1500, 3).length, 3);
+    assert.deepEqual(chunkText(''), ['']);
+  });
+});
