@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { escapeInline } from '../core/exchangeMarkdown';
 import { exchangesTouchingFile, type FileHistoryEntry, type FileTouchCount, fileTouchCounts } from '../core/store/browse';
@@ -46,8 +47,15 @@ export class FileHistoryIndex extends Disposable {
     return this.counts.get(path);
   }
 
-  /** A stored path for text that names a file: exact, or the only stored path ending in `/text`. */
-  match(text: string): string | undefined {
+  /**
+   * A stored path for text that names a file: relative to `fromDir` (the document's folder) when that is
+   * a touched file, else exact, else the only stored path ending in `/text`.
+   */
+  match(text: string, fromDir?: string): string | undefined {
+    if (fromDir && !path.isAbsolute(text)) {
+      const local = storedPathOf(vscode.Uri.file(path.resolve(fromDir, text)));
+      if (local && this.counts.has(local)) return local;
+    }
     const t = text.replace(/^\.\//, '');
     if (this.counts.has(t)) return t;
     const rel = vscode.workspace.asRelativePath(t, false);
@@ -131,8 +139,9 @@ export class FileHover implements vscode.HoverProvider {
     for (const m of text.matchAll(PATH_TEXT)) {
       const start = m.index ?? 0;
       if (pos.character < start || pos.character > start + m[0].length) continue;
-      const path = this.files.match(m[0].replace(/\\/g, '/'));
-      if (path) return { path, range: new vscode.Range(pos.line, start, pos.line, start + m[0].length) };
+      const dir = doc.uri.scheme === 'file' ? path.dirname(doc.uri.fsPath) : undefined;
+      const found = this.files.match(m[0].replace(/\\/g, '/'), dir);
+      if (found) return { path: found, range: new vscode.Range(pos.line, start, pos.line, start + m[0].length) };
     }
     return undefined;
   }

@@ -1,0 +1,109 @@
+// The editor experience in the real browser: the recall panel, the exchange viewer, the rooms tree and the
+// file-path hover, each with a screenshot.
+import assert from 'node:assert/strict';
+import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
+
+/** The recall panel's document inside the webview's nested iframes. */
+export function recallFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** Waits until the Index view shows the fixture's count, so searches see every exchange. */
+export async function waitForIndexed(page) {
+  await openContainer(page, 'Agent Recall');
+  const index = await waitForView(page, 'Index');
+  await waitForTreeItem(index, new RegExp(`^${session.fixture.expected.exchanges} exchanges`), 90_000);
+}
+
+/** Opens a workspace file through Quick Open. */
+export async function quickOpen(page, name) {
+  // F1 opens the palette in commands mode; without the leading '>' it searches files (Ctrl+P is the browser's)
+  const input = page.locator('.quick-input-widget input.input');
+  if (!(await input.isVisible())) await page.keyboard.press('F1');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor();
+}
+
+describe('Recall panel, viewer, rooms and hovers in the workbench', function () {
+  this.timeout(180_000);
+  let page;
+
+  before(async () => {
+    page = await openWorkbench();
+    await waitForIndexed(page);
+  });
+  after(async () => {
+    await page?.close();
+  });
+
+  it('opens the panel from the palette, shows candidates for a vague query, and Enter opens the exchange', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = recallFrame(page);
+    const input = frame.locator('#query');
+    await input.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'recall-empty');
+    await input.click();
+    await input.pressSequentially('coupon lower case with spaces', { delay: 30 });
+    const first = frame.locator('.candidate').first();
+    await first.waitFor({ timeout: 15_000 });
+    await screenshot(page, 'recall-candidates');
+    const headline = (await first.locator('.headline').textContent()) ?? '';
+    assert.ok(headline.length > 10, `a headline: ${headline}`);
+    assert.ok((await frame.locator('.candidate mark').count()) > 0, 'matched terms are marked');
+    assert.match((await first.locator('.why').textContent()) ?? '', /matched .+ #\d/);
+    assert.match((await first.locator('.meta').textContent()) ?? '', /ago|just now/);
+    // keyboard: down then up keeps the first selected, Enter opens it
+    await input.press('ArrowDown');
+    await input.press('ArrowUp');
+    assert.equal(await first.getAttribute('aria-selected'), 'true');
+    await input.press('Enter');
+    const tab = page.locator('.tabs-container .tab', { hasText: /\.md/ }).first();
+    await tab.waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'recall-exchange-open');
+  });
+
+  it('expands the rooms tree to an exchange and opens it', async () => {
+    await openContainer(page, 'Agent Recall');
+    const rooms = await waitForView(page, 'Rooms');
+    const typeRow = rooms.locator('.monaco-list-row[aria-level="1"]').first();
+    await typeRow.waitFor({ timeout: 30_000 });
+    const room = rooms.locator('.monaco-list-row[aria-level="2"]').first();
+    await room.waitFor({ timeout: 10_000 });
+    await room.click();
+    const exchange = rooms.locator('.monaco-list-row[aria-level="3"]').first();
+    await exchange.waitFor({ timeout: 10_000 });
+    await screenshot(page, 'rooms-tree');
+    assert.match((await room.textContent()) ?? '', /\d+ · /);
+    await exchange.click();
+    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+  });
+
+  it('lists the exchanges that touched a file when hovering its path', async () => {
+    await quickOpen(page, 'checkout.js');
+    // the string token './cart.js' on line 1 (an innermost span, not the whole line)
+    const path = page.locator('.editor-instance .view-lines .view-line span span', { hasText: /^'\.\/cart\.js'$/ }).first();
+    await path.waitFor();
+    const hover = page.locator('.monaco-hover-content', { hasText: /Touched in \d+ agent exchange/ }).first();
+    for (let i = 0; i < 5 && !(await hover.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await path.hover();
+      await hover.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    await hover.waitFor({ timeout: 5_000 }).catch(async (err) => {
+      await screenshot(page, 'file-path-hover-failed');
+      throw err;
+    });
+    await screenshot(page, 'file-path-hover');
+    const text = (await hover.textContent()) ?? '';
+    assert.match(text, /src\/cart\.js — Touched in \d+ agent exchanges/);
+    assert.match(text, /cartTotalCents/);
+  });
+
+  it('raises no errors in the page', () => {
+    assert.deepEqual(page.pageErrors.filter((e) => !/ResizeObserver/.test(e)), []);
+  });
+});
