@@ -51,6 +51,51 @@ export function balanceFences(text: string): string {
   return open ? `${text}\n${open.char.repeat(open.len)}` : text;
 }
 
+/**
+ * Turns every `<` outside code into `\<`, so raw HTML in transcript text (`<script>`, `<img onerror>`,
+ * `<javascript:…>` autolinks) shows as text in any Markdown renderer, even one that allows HTML. Fenced
+ * blocks and inline code spans are left alone: there, HTML is already text.
+ */
+export function neutralizeHtml(text: string): string {
+  const mask = fenceMask(text);
+  return text
+    .split('\n')
+    .map((line, i) => (mask[i] ? line : escapeOutsideCodeSpans(line)))
+    .join('\n');
+}
+
+function escapeOutsideCodeSpans(line: string): string {
+  let out = '';
+  let i = 0;
+  while (i < line.length) {
+    const tick = line.indexOf('`', i);
+    if (tick < 0) {
+      out += line.slice(i).replace(/</g, '\\<');
+      break;
+    }
+    out += line.slice(i, tick).replace(/</g, '\\<');
+    let run = tick;
+    while (line[run] === '`') run++;
+    const ticks = line.slice(tick, run);
+    // a code span closes at the next run of exactly as many backticks; without one the backticks are text
+    let close = -1;
+    for (let j = line.indexOf(ticks, run); j >= 0; j = line.indexOf(ticks, j + 1)) {
+      if (line[j - 1] !== '`' && line[j + ticks.length] !== '`') {
+        close = j;
+        break;
+      }
+    }
+    if (close < 0) {
+      out += ticks;
+      i = run;
+    } else {
+      out += line.slice(tick, close + ticks.length);
+      i = close + ticks.length;
+    }
+  }
+  return out;
+}
+
 /** A fenced block that no run of backticks inside `text` can close early. */
 export function fenced(text: string, info = 'text'): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -134,7 +179,7 @@ export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: V
   }
   for (const b of parseVerbatim(e.verbatim)) {
     if (b.kind === 'tools') out.push(fenced(b.lines.join('\n')), '');
-    else out.push(HEADINGS[b.kind], '', balanceFences(b.text), '');
+    else out.push(HEADINGS[b.kind], '', neutralizeHtml(balanceFences(b.text)), '');
   }
   return out.join('\n');
 }

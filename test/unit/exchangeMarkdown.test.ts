@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { balanceFences, escapeInline, fenced, fenceMask, parseVerbatim, renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
+import { balanceFences, escapeInline, fenced, fenceMask, neutralizeHtml, parseVerbatim, renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
 import type { StoredExchange } from '../../src/core/store/rows';
 
 function exchange(verbatim: string, extra: Partial<StoredExchange> = {}): StoredExchange {
@@ -62,4 +62,15 @@ test('escapes metadata and the distilled object', () => {
   assert.equal(escapeInline('[x](javascript:alert(1))'), '\\[x\\](javascript:alert(1))');
   assert.deepEqual(headings(md), ['# &lt;script&gt;alert(1)&lt;/script&gt;', '## Distilled', '## Files touched', '## User']);
   assert.match(md, /Rooms:\*\* Coupons \(concept\)/);
+});
+
+test('raw HTML in turn text becomes text; code keeps its HTML as written', () => {
+  assert.equal(neutralizeHtml('a <script>x</script> b'), 'a \\<script>x\\</script> b');
+  assert.equal(neutralizeHtml('see `<img src=x>` and <img src=x onerror=y>'), 'see `<img src=x>` and \\<img src=x onerror=y>');
+  assert.equal(neutralizeHtml('a `` b ` <b> `` <i>'), 'a `` b ` <b> `` \\<i>');
+  assert.equal(neutralizeHtml('lone ` then <b>'), 'lone ` then \\<b>');
+  assert.equal(neutralizeHtml('```html\n<div>\n```\n<div>'), '```html\n<div>\n```\n\\<div>');
+  assert.equal(neutralizeHtml('<javascript:alert(1)>'), '\\<javascript:alert(1)>');
+  const md = renderExchangeMarkdown({ exchange: exchange('User: hi <img src=x onerror=alert(1)> there, long enough') });
+  assert.match(md, /^hi \\<img src=x onerror=alert\(1\)> there/m);
 });
