@@ -16,15 +16,24 @@ export async function waitForIndexed(page) {
 }
 
 /** Opens a workspace file through Quick Open. */
-export async function quickOpen(page, name) {
+export async function quickOpen(page, name, attempts = 3) {
   // F1 opens the palette in commands mode; without the leading '>' it searches files (Ctrl+P is the browser's)
   const input = page.locator('.quick-input-widget input.input');
-  if (!(await input.isVisible())) await page.keyboard.press('F1');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
-  await page.keyboard.press('Enter');
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 5_000 });
+      await input.fill(name, { timeout: 5_000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
+      return;
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      console.log(`    (quick open attempt ${attempt} for ${name} failed: ${err.message.split('\n')[0]})`);
+    }
+  }
 }
 
 describe('Recall panel, viewer, rooms and hovers in the workbench', function () {
