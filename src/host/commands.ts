@@ -3,7 +3,7 @@ import { distillerUsage } from '../core/store/browse';
 import { compressionStats } from '../core/store/distilledStore';
 import type { Config } from './config';
 import type { ExchangeViewer } from './exchangeViewer';
-import type { FileHistoryView } from './fileHistory';
+import { type FileHistoryView, storedPathOf } from './fileHistory';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
 import { showMemoryForAgent } from './memory';
@@ -39,8 +39,16 @@ export const COMMANDS: Record<string, Handler> = {
   filterRooms: (ctx) => () => ctx.rooms.askFilter(),
   recall: (ctx) => (text) => ctx.recall.show(typeof text === 'string' ? { text } : undefined),
   showMemoryForAgent: (ctx) => (query) => showMemoryForAgent(ctx.index, ctx.config, query),
+  recallAboutFile: (ctx) => (uri) => ctx.recall.show({ text: '', facets: { file: fileOf(ctx, uri) } }),
   recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
 };
+
+/** The stored path of the file a command was invoked on (editor title menu), else of the File History view. */
+function fileOf(ctx: CommandContext, uri: unknown): string {
+  const p = uri instanceof vscode.Uri ? storedPathOf(uri) : (ctx.fileHistory.file ?? storedPathOf(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('untitled:')));
+  if (!p) throw new Error('Open a file first.');
+  return p;
+}
 
 /** The room of a Rooms-tree node (the context menu passes the node). */
 function roomOf(node: unknown): { id: string; label: string } {

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, eventually, fixture, settledSummary } from './helpers';
 
@@ -30,6 +31,14 @@ describe('Recall panel, memory digest and language-model tools', () => {
     await vscode.commands.executeCommand('agentRecall.recallInRoom', { kind: 'room', room: { id: 'concept:coupon', label: 'Coupon codes' } });
     const set = a.recallPanel().posted.filter((m) => m.type === 'setQuery').pop();
     assert.deepEqual(set, { type: 'setQuery', text: '', facets: { room: { id: 'concept:coupon', label: 'Coupon codes' } } });
+  });
+
+  it('opens the panel on a file from the File History view or the editor title', async () => {
+    const a = await api();
+    const uri = vscode.Uri.file(path.join(fixture().workspace, 'src/cart.js'));
+    await vscode.commands.executeCommand('agentRecall.recallAboutFile', uri);
+    const set = a.recallPanel().posted.filter((m) => m.type === 'setQuery').pop();
+    assert.deepEqual(set, { type: 'setQuery', text: '', facets: { file: 'src/cart.js' } });
   });
 
   it('copies a token-budgeted digest of the newest exchanges', async () => {

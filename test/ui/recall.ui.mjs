@@ -75,6 +75,33 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await screenshot(page, 'recall-exchange-open');
   });
 
+  it('refines without retyping: an agent chip, "Not these" and "More like this"', async () => {
+    const frame = recallFrame(page);
+    const candidates = frame.locator('.candidate');
+    await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
+    await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
+    const metas = await frame.locator('.candidate .meta').allTextContents();
+    assert.ok(metas.length > 0 && metas.every((m) => m.includes('specstory')), metas.join(' | '));
+    await screenshot(page, 'recall-agent-chip');
+    const shown = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    await frame.locator('button.chip', { hasText: 'Not these' }).click();
+    await frame.locator('button.chip', { hasText: /hidden/ }).waitFor();
+    const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
+    await frame.locator('button.chip', { hasText: /hidden/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).click();
+    await frame.locator('.candidate .meta', { hasText: 'claude-code' }).first().waitFor();
+    const before = await frame.locator('#query').inputValue();
+    await frame.locator('.candidate').first().locator('button', { hasText: 'More like this' }).click();
+    await page.waitForFunction(() => true);
+    await frame.locator('.candidate').first().waitFor();
+    const query = await frame.locator('#query').inputValue();
+    assert.notEqual(query, before, 'the query became the exchange\'s distilled object');
+    assert.ok(query.length > 10, query);
+    await screenshot(page, 'recall-more-like-this');
+  });
+
   it('expands the rooms tree to an exchange and opens it', async () => {
     await openContainer(page, 'Agent Recall');
     const rooms = await waitForView(page, 'Rooms');
