@@ -17,11 +17,11 @@ const USAGE = `Usage: agent-recall <command> [options]
 
 Commands:
   index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
-         Index every transcript under the roots (filtered by recorded cwd when --workspace is given);
-         with --embed-model, then embed what is distilled (see embed).
-  distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run]
+         Index every transcript under the roots (filtered by recorded cwd when --workspace is given), distill
+         them (offline distiller) and, with --embed-model, embed what is distilled (see embed).
+  distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
-         --dry-run prints what would be stored without writing.
+         --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).
   embed  --db FILE [--embed-model ID_OR_DIR] [--embed-layers core,...|all]
          Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
   search --db FILE [--mode M] [--fusion X] [--limit N] [--json] QUERY
@@ -171,10 +171,13 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           ...(limit > 0 ? { limit } : {}),
         });
         const compression = (await store.stats()).compression;
-        if (json) io.out(JSON.stringify({ ...report, ms: Math.round(report.ms), perSecond: perSecond(report), compression }));
+        // the stage after distillation: vectors for what was just distilled
+        const embedded = values['embed-model'] !== undefined ? (await embedCommand(store, values, io)).report : undefined;
+        if (json) io.out(JSON.stringify({ ...report, ms: Math.round(report.ms), perSecond: perSecond(report), compression, ...(embedded ? { embedded } : {}) }));
         else {
           io.out(distillLine(report));
           io.out(compressionLine(compression));
+          if (embedded) io.out(`Embedded with ${embedded.modelId}: ${JSON.stringify(embedded.embedded)}.`);
         }
         return report.failed > 0 ? 1 : 0;
       }

@@ -8,6 +8,7 @@ import { LiveWatcher } from './host/liveWatcher';
 import { registerLmTools } from './host/lmTools';
 import { RecallPanel } from './host/recallPanel';
 import { RoomsView } from './host/roomsView';
+import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -31,6 +32,8 @@ export interface AgentRecallApi {
   liveTriggers(): number;
   /** Whether the recall panel is open and the last messages it was sent. */
   recallPanel(): { open: boolean; posted: HostMessage[] };
+  /** Which distiller would run now and why (never prompts). */
+  getDistillerStatus(): Promise<DistillerStatus>;
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -62,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
       ...registerLmTools(index),
-      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config }),
+      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
@@ -76,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       reloadFileHistory: () => files.reload(),
       liveTriggers: () => live.triggered,
       recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
+      getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

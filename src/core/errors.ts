@@ -7,7 +7,9 @@ export type RecallErrorCode =
   | 'source-unreadable'
   | 'bad-argument'
   /** An embedding model could not be loaded or stopped working; semantic search falls back to lexical. */
-  | 'model-unavailable';
+  | 'model-unavailable'
+  /** The LLM distillation prompt file (prompts/*.md) is missing from the installation. */
+  | 'prompt-missing';
 
 export class RecallError extends Error {
   constructor(

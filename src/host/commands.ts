@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { distillerUsage } from '../core/store/browse';
 import { compressionStats } from '../core/store/distilledStore';
+import { clearAnthropicApiKey, setAnthropicApiKey } from './anthropicKey';
 import type { Config } from './config';
 import type { ExchangeViewer } from './exchangeViewer';
 import { type FileHistoryView, storedPathOf } from './fileHistory';
@@ -18,6 +19,7 @@ export interface CommandContext {
   readonly rooms: RoomsView;
   readonly recall: RecallPanel;
   readonly config: Config;
+  readonly secrets: vscode.SecretStorage;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -41,6 +43,8 @@ export const COMMANDS: Record<string, Handler> = {
   showMemoryForAgent: (ctx) => (query) => showMemoryForAgent(ctx.index, ctx.config, query),
   recallAboutFile: (ctx) => (uri) => ctx.recall.show({ text: '', facets: { file: fileOf(ctx, uri) } }),
   recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
+  setAnthropicApiKey: (ctx) => (key?: unknown) => setAnthropicApiKey(ctx.secrets, key),
+  clearAnthropicApiKey: (ctx) => () => clearAnthropicApiKey(ctx.secrets),
 };
 
 /** The stored path of the file a command was invoked on (editor title menu), else of the File History view. */

@@ -1,6 +1,19 @@
 import * as vscode from 'vscode';
 import type { SegmentOptions } from '../core/segment';
 
+export type DistillerKind = 'offline' | 'anthropic' | 'vscode-lm';
+
+/** The distillation settings (agentRecall.distill.*), read together. */
+export interface DistillSettings {
+  readonly distiller: DistillerKind;
+  /** The user's opt-in to sending exchange text off the machine (machine scope: no workspace can set it). */
+  readonly allowRemote: boolean;
+  readonly anthropic: { readonly model: string; readonly baseUrl: string; readonly concurrency: number };
+  readonly vscodeLmFamily: string;
+  readonly pricePerMTokIn: number;
+  readonly pricePerMTokOut: number;
+}
+
 /** The one place that reads settings: a typed getter per setting. */
 export class Config {
   private get cfg(): vscode.WorkspaceConfiguration {
@@ -39,6 +52,22 @@ export class Config {
     return {
       minChars: this.get('segmentation.minExchangeChars', 100),
       maxPlies: this.get('segmentation.maxPlies', 20),
+    };
+  }
+
+  get distill(): DistillSettings {
+    const kind = this.get<string>('distill.distiller', 'offline');
+    return {
+      distiller: kind === 'anthropic' || kind === 'vscode-lm' ? kind : 'offline',
+      allowRemote: this.get('distill.allowRemote', false),
+      anthropic: {
+        model: this.get('distill.anthropic.model', '').trim(),
+        baseUrl: this.get('distill.anthropic.baseUrl', '').trim(),
+        concurrency: Math.min(16, Math.max(1, Math.floor(this.get('distill.anthropic.concurrency', 4)))),
+      },
+      vscodeLmFamily: this.get('distill.vscodeLm.family', '').trim(),
+      pricePerMTokIn: Math.max(0, this.get('distill.pricePerMTokIn', 1)),
+      pricePerMTokOut: Math.max(0, this.get('distill.pricePerMTokOut', 5)),
     };
   }
 

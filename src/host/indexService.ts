@@ -118,13 +118,8 @@ export class IndexService extends Disposable {
 
   async rebuild(): Promise<void> {
     await this.whenIdle();
-    const file = this.storeFile;
-    if (this.storePromise) {
-      const store = await this.storePromise.catch(() => undefined);
-      this.storePromise = undefined;
-      await store?.close();
-    }
-    if (file) for (const suffix of ['', '-wal', '-shm']) await fs.rm(file + suffix, { force: true });
+    // Re-parses every transcript that still exists; exchanges whose transcripts are gone are kept.
+    await (await this.getStore()).markAllSourcesStale();
     await this.index({ full: true, notify: true });
   }
 

@@ -8,6 +8,7 @@ export const EXTENSION_ID = 'agent-recall.agent-recall';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<{ conversations: number; exchanges: number; byAgent: Record<string, number> } | undefined>;
+  getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
   readonly storeFile: string | undefined;
   readonly views: {
     readonly rooms: TreeProvider & { setSort(s: 'recency' | 'size'): void; setFilter(text: string): void };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexSource } from '../../src/core/indexer';
+import { indexSource, indexSources } from '../../src/core/indexer';
 import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { discoverSources } from '../../src/core/sources/discover';
 import { splitLines } from '../../src/core/sources/lines';
@@ -170,3 +170,52 @@ function isJson(text: string): boolean {
     return false;
   }
 }
+
+test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'root');
+  await mkdir(root, { recursive: true });
+  for (const name of ['compaction.jsonl', 'split-reply.jsonl', 'wrappers.jsonl']) {
+    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
+  }
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    // a real SQLite failure for one source's rows: its exchanges mention the harbour list
+    await store.db.exec(`CREATE TRIGGER poison BEFORE INSERT ON exchanges WHEN new.prompt LIKE '%harbour%'
+      BEGIN SELECT RAISE(ABORT, 'poisoned row'); END`);
+    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true });
+    assert.equal(sources.length, 3);
+    const report = await indexSources(store, sources, segment);
+    assert.deepEqual(report.failed.map((f) => path.basename(f.path)), ['compaction.jsonl']);
+    assert.match(report.failed[0]!.error, /poisoned row/);
+    assert.equal(report.parsed, 2);
+    const files = new Set((await store.listExchanges()).map((e) => path.basename(e.file)));
+    assert.deepEqual([...files].sort(), ['split-reply.jsonl', 'wrappers.jsonl']);
+    assert.match((await store.getSource(path.join(root, 'compaction.jsonl')))?.lastError ?? '', /poisoned row/);
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a rebuild re-parses the transcripts that exist and keeps the exchanges of deleted ones', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'root');
+  await mkdir(root, { recursive: true });
+  for (const name of ['compaction.jsonl', 'split-reply.jsonl']) {
+    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
+  }
+  const discover = { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true };
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    await indexSources(store, await discoverSources(discover), segment);
+    const before = await snapshot(store);
+    await rm(path.join(root, 'compaction.jsonl')); // the agent's cleanup deleted it
+    await store.markAllSourcesStale();
+    const report = await indexSources(store, await discoverSources(discover), segment);
+    assert.equal(report.parsed, 1, 'the remaining transcript is re-parsed, not skipped as unchanged');
+    assert.deepEqual(await snapshot(store), before);
+  } finally {
+    await store.close();
+  }
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
+import { confidenceOf } from '../../src/core/search/confidence';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
@@ -142,5 +143,36 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     const weak = await search({ text: 'kubernetes helm chart terraform deploy', mode: 'verbatim/bm25' });
     assert.equal(weak.hits.length, 1);
     assert.equal(weak.confidence, 'low');
+  });
+
+  test('confidence rules: margin and coverage make a first hit high; near-ties are medium; the rest low', () => {
+    const first = { position: 1, relative: 1 };
+    assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.2 }), 'high');
+    assert.equal(confidenceOf({ ...first, coverage: 0.9, margin: 0.01 }), 'high');
+    assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.05 }), 'medium');
+    assert.equal(confidenceOf({ ...first, coverage: 0.3, margin: 0.9 }), 'low');
+    assert.equal(confidenceOf({ position: 2, relative: 0.95, coverage: 1, margin: 0.05 }), 'medium');
+    assert.equal(confidenceOf({ position: 2, relative: 0.5, coverage: 1, margin: 0.5 }), 'low');
+  });
+});
+
+describe('searcher at 1,000+ exchanges', () => {
+  test('words most exchanges hold are left out of BM25 on verbatim, unless nothing else is left', async () => {
+    const exchanges = Array.from({ length: 1100 }, (_, i) => ({
+      key: `x${i}`,
+      text: `User: question ${i} about the widget${i === 7 ? ' and the zeppelin' : ''}\nAssistant: the widget answer number ${i}.`,
+      startedAt: '2025-01-01T00:00:00Z',
+    }));
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+    try {
+      const searcher = createSearcher(fx.store);
+      const r = await searcher.search({ text: 'widget zeppelin', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
+      assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['x7'], '"widget" (in every exchange) was pruned');
+      assert.deepEqual(r.hits[0]!.matchedTerms, ['widget', 'zeppelin'], 'the snippet still marks every query word');
+      const common = await searcher.search({ text: 'widget', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
+      assert.equal(common.hits.length, 50, 'a query of common words alone still searches them');
+    } finally {
+      await fx.store.close();
+    }
   });
 });

@@ -160,4 +160,14 @@ describe('CLI: search, batch, eval, embed', () => {
     assert.match(bad.err.join('\n'), /the model folder \/no\/such\/model does not exist/);
     assert.equal((JSON.parse(bad.out[0]!) as { embedded?: unknown }).embedded, undefined);
   });
+
+  test('distill --embed-model embeds the distilled layer after distilling', async () => {
+    const store = path.join(tempDir(), 'distilled.sqlite');
+    assert.equal((await run(['index', '--root', FIXTURES, '--db', store, '--quiet'])).code, 0);
+    const r = await run(['distill', '--db', store, '--embed-model', MODEL, '--json', '--quiet']);
+    assert.equal(r.code, 0, r.err.join('\n'));
+    const report = JSON.parse(r.out[0]!) as { embedded: { embedded: { core: number } }; compression: { distilled: number } };
+    assert.ok(report.compression.distilled > 0);
+    assert.equal(report.embedded.embedded.core, report.compression.distilled);
+  });
 });

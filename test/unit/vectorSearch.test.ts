@@ -91,6 +91,19 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.deepEqual(new Set(keysOf(chunks)), new Set(['c1', 'c2']));
   });
 
+  test('hostile and empty queries are inert in vector and fused modes', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    for (const text of ['', '   ', '"', 'NEAR(a b)', 'core: x', '*', '^x', "'; DROP TABLE vec_core; --", 'zqxwv', 'x'.repeat(10_000)]) {
+      for (const mode of ['core/vector', 'verbatim/vector', 'bm25(v)+vec(d)', '3-signal'] as const) {
+        const r = await searcher.search({ text, mode, fusion: 'adaptive' });
+        assert.ok(Array.isArray(r.hits), `${mode}: ${text.slice(0, 20)}`);
+      }
+    }
+    // a text with no known word embeds to the zero vector: it finds nothing rather than everything equally
+    assert.equal((await searcher.search({ text: 'zqxwv', mode: 'core/vector' })).hits.length, 0);
+    assert.equal((await fx.store.stats()).exchanges, 6);
+  });
+
   test('a searcher whose model differs from the stored vectors falls back to lexical and says why', async () => {
     const searcher = createSearcher(fx.store, renamed(embedder, 'local:other-model'));
     const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });

@@ -25,6 +25,12 @@ export type DistillOutcome =
   | { readonly n: number; readonly ok: false; readonly error: string; readonly retryAfterMs?: number };
 
 /**
+ * The error of an outcome whose request was cancelled (not failed): the stage must not count it as an
+ * attempt; the exchange simply stays pending.
+ */
+export const CANCELLED_ERROR = 'cancelled';
+
+/**
  * Turns exchanges into distilled objects (paper 3.2). Implementations: the offline extractive distiller
  * (core/distill/offline.ts), the Anthropic one (core/distill/anthropic.ts) and VS Code's language models
  * (host/). A distiller never throws for one bad exchange: it reports an outcome per input.

@@ -148,41 +148,64 @@ export class Store {
     );
   }
 
+  /**
+   * Makes the next run re-parse every source whole (a rebuild) WITHOUT deleting anything: exchanges of
+   * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
+   */
+  async markAllSourcesStale(): Promise<void> {
+    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = ''`);
+  }
+
   async writeParse(w: ParseWrite): Promise<WriteResult> {
+    return this.db.transaction(() => this.applyParse(w));
+  }
+
+  /**
+   * Writes several sources' parses in ONE transaction: each source is still all-or-nothing, and small
+   * files no longer pay a commit (and a tiny FTS segment) each. A failing group is rejected whole; the
+   * caller retries its sources one by one to isolate the bad one.
+   */
+  async writeParses(ws: readonly ParseWrite[]): Promise<WriteResult[]> {
     return this.db.transaction(async () => {
-      const sourceId = await this.upsertSource(w.state);
-      if (w.full) {
-        await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
-        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
-      } else {
-        await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-        await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
-        await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-      }
-      for (const c of w.conversations) await this.upsertConversation(sourceId, c);
-      let inserted = 0;
-      let duplicates = 0;
-      for (const e of w.exchanges) {
-        if (await this.insertExchange(sourceId, e)) inserted++;
-        else duplicates++;
-      }
-      for (const s of w.skipped) {
-        await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
-          sourceId,
-          s.line,
-          s.reason,
-        ]);
-      }
-      for (const d of w.dropped) {
-        await this.db.run(
-          'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
-          [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
-        );
-      }
-      return { inserted, duplicates };
+      const out: WriteResult[] = [];
+      for (const w of ws) out.push(await this.applyParse(w));
+      return out;
     });
+  }
+
+  private async applyParse(w: ParseWrite): Promise<WriteResult> {
+    const sourceId = await this.upsertSource(w.state);
+    if (w.full) {
+      await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
+    } else {
+      await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
+    }
+    for (const c of w.conversations) await this.upsertConversation(sourceId, c);
+    let inserted = 0;
+    let duplicates = 0;
+    for (const e of w.exchanges) {
+      if (await this.insertExchange(sourceId, e)) inserted++;
+      else duplicates++;
+    }
+    for (const s of w.skipped) {
+      await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
+        sourceId,
+        s.line,
+        s.reason,
+      ]);
+    }
+    for (const d of w.dropped) {
+      await this.db.run(
+        'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
+        [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
+      );
+    }
+    return { inserted, duplicates };
   }
 
   private async upsertSource(s: SourceState): Promise<number> {
@@ -234,14 +257,14 @@ export class Store {
       ],
     );
     if (!row) return false;
-    for (const f of e.filesTouched) {
-      await this.db.run('INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines) VALUES (?, ?, ?, ?)', [
-        row.n,
-        f.path,
-        f.how,
-        f.lines?.length ? JSON.stringify(f.lines) : null,
-      ]);
-    }
+    if (e.filesTouched.length === 0) return true;
+    // one statement for all of an exchange's files: each statement is a round trip to the driver's thread
+    const files = e.filesTouched.map((f) => [f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
+    await this.db.run(
+      `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
+       SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
+      [row.n, JSON.stringify(files)],
+    );
     return true;
   }
 
