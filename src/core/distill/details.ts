@@ -17,10 +17,12 @@ const PART_WEIGHT: Record<PartKind, number> = {
   user: 1.25, assistant: 1.1, error: 1.15, tool: 1, result: 0.8, context: 0.7, other: 0.8,
 };
 const MAX_DETAIL_CHARS = 90;
+/** Parts are read up to this length (tool output is already cut to 600 chars by render.ts). */
+const MAX_PART_CHARS = 20_000;
 
 const CODE_SPAN_RE = /`([^`\n]{3,80})`/g;
 const ERROR_RE = /\b[\w.]*(?:Error|Exception|error|ERROR|FAIL|FAILED|Fatal|fatal|panic|Traceback|failed)\b[^\n]*/g;
-const PATH_RE = /(?<![\w.@-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
+const PATH_RE = /(?<![\w.@…-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|(?<![\w.@/…-])[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
 const IDENT_RE =
   /(?<![\w.…-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+|--[a-z][\w-]{2,})(?![\w-])/g;
 const NUMBER_RE =
@@ -36,22 +38,27 @@ const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts
 
 /** The leading candidates (at most 12, best first), deduplicated, each a verbatim substring of the exchange. */
 export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: TermStats): string[] {
-  const scored = new Map<string, number>();
-  const project = input.project?.replace(/\/+$/, '');
+  // each distinct detail once, with the best weight of where and as what it was found
+  const weights = new Map<string, number>();
   for (const part of parts) {
-    const text = part.text.length > 20_000 ? part.text.slice(0, 20_000) : part.text;
+    const text = part.text.length > MAX_PART_CHARS ? part.text.slice(0, MAX_PART_CHARS) : part.text;
     for (const rule of RULES) {
       if (rule.parts && !rule.parts.includes(part.kind)) continue;
+      const weight = KIND_WEIGHT[rule.kind] * PART_WEIGHT[part.kind];
       for (const m of text.matchAll(rule.re)) {
         const detail = trimDetail(m[rule.group ?? 0] ?? '');
-        if (!acceptable(detail, project)) continue;
-        const score = KIND_WEIGHT[rule.kind] * PART_WEIGHT[part.kind] * distinctiveness(detail, stats);
-        if (score > (scored.get(detail) ?? 0)) scored.set(detail, score);
+        if (weight > (weights.get(detail) ?? 0)) weights.set(detail, weight);
       }
     }
   }
+  const project = input.project?.replace(/\/+$/, '');
+  const scored: Array<[string, number]> = [];
+  for (const [detail, weight] of weights) {
+    if (!acceptable(detail, project)) continue;
+    scored.push([detail, weight * distinctiveness(detail, stats)]);
+  }
   // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates
-  const ranked = [...scored.entries()]
+  const ranked = scored
     .sort(byScore)
     .slice(0, 12)
     .filter(([detail]) => input.verbatim.includes(detail))
@@ -101,7 +108,7 @@ function lengthPenalty(detail: string): number {
   return detail.length > 60 ? 0.85 : 1;
 }
 
-/** Fallback: the rarest content word the human or the assistant wrote (or any part, failing that). */
+/** Fallback: the rarest (then longest) content word the human or the assistant wrote (or any part, failing that). */
 function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
   const said = parts.filter((p) => p.kind === 'user' || p.kind === 'assistant');
   let best: string | undefined;
@@ -112,7 +119,8 @@ function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | 
       const lower = w.toLowerCase();
       if (isStopWord(lower)) continue;
       const idf = stats.idf(lower);
-      if (idf > bestIdf || (idf === bestIdf && best !== undefined && w < best)) {
+      // equally rare: the longer word is the more specific one
+      if (idf > bestIdf || (idf === bestIdf && best !== undefined && (w.length > best.length || (w.length === best.length && w < best)))) {
         bestIdf = idf;
         best = w;
       }

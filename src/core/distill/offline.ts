@@ -56,7 +56,7 @@ export class OfflineDistiller implements Distiller {
 export function distillOffline(input: DistillInput, stats: TermStats): DistilledExchange {
   const parts = readParts(input.verbatim);
   const context = pickContext(input, parts, stats);
-  const contextTokens = context ? countTokens(context) + 1 : 0;
+  const contextTokens = context ? wordTokens(context) + 1 : 0;
   const coreBudget = Math.max(MIN_CORE_TOKENS, TARGET_TOKENS - contextTokens);
   const exchangeCore = buildCore(input.prompt, parts, stats, coreBudget);
   return {
@@ -80,12 +80,13 @@ function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats:
 }
 
 function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermStats, budget: number): string {
-  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.15) ?? oneLine(prompt);
+  // the human's first sentences carry the request; later ones are often pasted logs
+  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.4) ?? oneLine(prompt);
   const outcome = finalStatement(parts, stats);
   if (!outcome) return fitTokens(request, budget, true);
   if (!request) return fitTokens(outcome, budget, true);
   const requestPart = fitTokens(request, Math.floor(budget * 0.45), true);
-  const rest = budget - countTokens(requestPart) - 1;
+  const rest = budget - wordTokens(requestPart) - 1;
   return `${requestPart}${CORE_JOINER}${fitTokens(outcome, Math.max(rest, 6), true)}`;
 }
 
@@ -103,19 +104,23 @@ function finalStatement(parts: readonly VerbatimPart[], stats: TermStats): strin
 const FILLER_RE =
   /^(?:let me|let's|now let|now i|i'll|i will|i'm going|perfect|great|excellent|good|okay|ok|sure|done|alright|déjame|voy a|perfecto|listo|vale|давайте|сейчас|отлично|хорошо|готово)\b/iu;
 
+/** About as many words as survive the trim of one core half: only they can carry the sentence's value. */
+const KEPT_WORDS = 18;
+
 /**
- * Scores sentences by the IDF of their distinct content words per √length, earlier ones slightly
- * preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
+ * Scores sentences by the IDF of the distinct content words of their first KEPT_WORDS words per √length,
+ * times the square of their share of prose words (a pasted log line is rare, not informative), earlier
+ * ones slightly preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
  */
 function bestSentence(candidates: readonly string[], stats: TermStats, decay: number): string | undefined {
   let best: string | undefined;
   let bestScore = 0;
   for (const [i, s] of candidates.entries()) {
-    const ws = words(s);
+    const ws = words(s).slice(0, KEPT_WORDS);
     const content = [...new Set(ws.filter((w) => !isStopWord(w)))];
     if (content.length === 0) continue;
-    const info = content.slice(0, 25).reduce((acc, w) => acc + stats.idf(w), 0);
-    let score = (info / Math.sqrt(Math.max(ws.length, 4))) / (1 + decay * i);
+    const info = content.reduce((acc, w) => acc + stats.idf(w), 0);
+    let score = ((info / Math.sqrt(Math.max(ws.length, 4))) * proseShare(s) ** 2) / (1 + decay * i);
     if (FILLER_RE.test(s)) score *= 0.5;
     if (score > bestScore) {
       bestScore = score;
@@ -125,15 +130,28 @@ function bestSentence(candidates: readonly string[], stats: TermStats, decay: nu
   return best;
 }
 
-/** Prose sentences of a text: code blocks and markdown markers removed, at least three words each. */
+/** Share of a sentence's space-separated pieces that are words (not log stamps, URLs, symbols). */
+function proseShare(sentence: string): number {
+  const pieces = sentence.split(' ');
+  const prose = pieces.filter((p) => /^[("'“‘¿¡]?[\p{L}][\p{L}\p{N}'’_-]*[.,;:!?)"'”’]*$/u.test(p)).length;
+  return prose / pieces.length;
+}
+
+/**
+ * Prose sentences of a text: code blocks, markdown markers and quote bars removed, at least three words
+ * each. A line break ends a sentence unless the next line goes on in lower case (a wrapped line).
+ */
 export function sentences(text: string): string[] {
   const clean = text
     .slice(0, 8_000)
-    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
-    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '')
-    .replace(/\*\*|__|`/g, '');
+    .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+    .replace(/^[ \t]*▌[ \t]?/gm, '')
+    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '\n')
+    // bold marks can glue headings together (`**Done****Next**`): a space; code marks: nothing
+    .replace(/\*\*/g, ' ')
+    .replace(/`/g, '');
   return clean
-    .split(/(?<=[.!?。！？])\s+|\n+/u)
+    .split(/(?<=[.!?。！？])\s+|\n(?![ \t]*\p{Ll})\s*/u)
     .map(oneLine)
     .filter((s) => s.split(' ').length >= 3 && /\p{L}/u.test(s));
 }
@@ -170,6 +188,13 @@ export function fitTokens(text: string, maxTokens: number, ellipsis: boolean): s
     total += t;
   }
   return text;
+}
+
+/** The token count of a text as the sum of its space-separated words' (exact, see fitTokens; memoised). */
+function wordTokens(text: string): number {
+  let total = 0;
+  for (const [i, w] of text.split(' ').entries()) total += pieceTokens(i === 0 ? w : ` ${w}`);
+  return total;
 }
 
 /** Token counts of words, memoised: the same words recur across a store's exchanges. */

@@ -17,36 +17,43 @@ interface Workflow {
   readonly key: string;
   readonly label: string;
   readonly re: RegExp;
+  /** Also matched against the user's prompt (not for words prose uses otherwise: "make sure"). */
+  readonly inPrompt: boolean;
 }
 
-/** Matched against tool calls (commands, paths) and the user's prompt. */
+/** Matched against tool calls (commands, paths) and, where `inPrompt`, the user's prompt. */
 const WORKFLOWS: readonly Workflow[] = [
   {
     key: 'tests',
     label: 'Tests',
+    inPrompt: true,
     re: /\b(?:npm (?:run )?test|yarn test|pnpm test|pytest|jest|vitest|mocha|go test|cargo test|node --test|unittest|rspec|phpunit|playwright test)\b|\.(?:test|spec)\.[jt]sx?\b/i,
   },
   {
     key: 'git',
     label: 'Git',
+    inPrompt: true,
     re: /\bgit (?:commit|push|pull|merge|rebase|checkout|switch|branch|diff|log|status|stash|cherry-pick|reset|add|tag|clone)\b|\bgh (?:pr|issue|run|release|repo)\b/i,
   },
   {
     key: 'build',
     label: 'Build',
+    inPrompt: false,
     re: /\b(?:npm run build|yarn build|pnpm build|tsc|make|cmake|cargo build|go build|gradle|mvn|webpack|esbuild|vite build|docker build|docker compose build)\b/i,
   },
   {
     key: 'deploy',
     label: 'Deploy',
+    inPrompt: true,
     re: /\b(?:deploy\w*|kubectl|helm|terraform (?:apply|plan)|docker push|vercel|netlify|fly deploy|gcloud|heroku|systemctl)\b/i,
   },
   {
     key: 'dependencies',
     label: 'Dependencies',
+    inPrompt: true,
     re: /\b(?:npm (?:install|i|ci|uninstall)|yarn add|pnpm add|pip3? install|poetry add|uv (?:add|pip)|cargo add|go get|bundle install|brew install|apt(?:-get)? install)\b/i,
   },
-  { key: 'lint', label: 'Lint & format', re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
+  { key: 'lint', label: 'Lint & format', inPrompt: true, re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
 ];
 
 /** A prompt about something broken, in the languages of the corpus. */
@@ -90,7 +97,7 @@ function workflowRoom(prompt: string, parts: readonly VerbatimPart[]): RoomAssig
   const errors = parts.filter((p) => p.kind === 'error').length;
   let best: { w: Workflow; hits: number } | undefined;
   for (const w of WORKFLOWS) {
-    const hits = lines.filter((l) => w.re.test(l)).length + (w.re.test(prompt) ? 1 : 0);
+    const hits = lines.filter((l) => w.re.test(l)).length + (w.inPrompt && w.re.test(prompt) ? 1 : 0);
     if (hits > 0 && (!best || hits > best.hits)) best = { w, hits };
   }
   const debugging = errors >= 2 || (errors >= 1 && TROUBLE_RE.test(prompt)) ? 1 + errors : 0;
@@ -106,7 +113,6 @@ interface TermCount {
   surface: string;
   tf: number;
   inPrompt: boolean;
-  idf: number;
 }
 
 /**
@@ -121,17 +127,14 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
     const seq = contentWords(text);
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
-      if (w.lower.length >= 3 && /\p{L}/u.test(w.lower)) bump(terms, w.lower, w.surface, inPrompt, stats.idf(w.lower));
+      if (w.lower.length >= 3) bump(terms, w.lower, w.surface, inPrompt);
       const next = seq[i + 1];
-      if (next && next.adjacent) {
-        const lower = `${w.lower} ${next.lower}`;
-        bump(terms, lower, `${w.surface} ${next.surface}`, inPrompt, (stats.idf(w.lower) + stats.idf(next.lower)) / 2);
-      }
+      if (next && next.adjacent) bump(terms, `${w.lower} ${next.lower}`, `${w.surface} ${next.surface}`, inPrompt);
     }
   };
   count(prompt.slice(0, 8_000), true);
   // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
-  let budget = 16_000;
+  let budget = 12_000;
   for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
     const p = parts[i]!;
     if (p.kind !== 'assistant') continue;
@@ -149,15 +152,20 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
       const df = isPhrase ? Math.min(...lower.split(' ').map((w) => stats.documentFrequency(w))) : stats.documentFrequency(lower);
       if (df < 2 || df > maxDf) continue;
     }
-    const score = Math.log1p(t.tf) * t.idf * (isPhrase ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
+    const score = Math.log1p(t.tf) * termIdf(lower, stats) * (isPhrase ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
     scored.push({ t, score });
   }
   scored.sort((a, b) => b.score - a.score || (a.t.surface < b.t.surface ? -1 : a.t.surface > b.t.surface ? 1 : 0));
   if (scored.length === 0) {
-    // nothing recurs (a greeting, a one-line request): the rarest word said still gives the exchange a room
-    const fallback = [...terms.values()]
-      .filter((t) => !t.surface.includes(' '))
-      .sort((a, b) => b.idf - a.idf || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0))[0];
+    // nothing recurs in the store (a greeting, a new topic): the word said most, rarest, longest still
+    // gives the exchange a room
+    const fallback = [...terms.entries()]
+      .filter(([lower]) => !lower.includes(' '))
+      .map(([lower, t]) => ({ ...t, idf: stats.idf(lower) }))
+      .sort(
+        (a, b) =>
+          b.tf - a.tf || b.idf - a.idf || b.surface.length - a.surface.length || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0),
+      )[0];
     return fallback ? [{ type: 'concept', key: fallback.surface, label: fallback.surface, relevance: 0.5 }] : [];
   }
   const out: RoomAssignment[] = [];
@@ -177,12 +185,18 @@ function overlaps(a: string, b: string): boolean {
   return b.split(' ').some((w) => wa.includes(w));
 }
 
-function bump(terms: Map<string, TermCount>, lower: string, surface: string, inPrompt: boolean, idf: number): void {
+function bump(terms: Map<string, TermCount>, lower: string, surface: string, inPrompt: boolean): void {
   const t = terms.get(lower);
   if (t) {
     t.tf++;
     t.inPrompt ||= inPrompt;
-  } else terms.set(lower, { surface, tf: 1, inPrompt, idf });
+  } else terms.set(lower, { surface, tf: 1, inPrompt });
+}
+
+/** A phrase is as distinctive as the mean of its words. */
+function termIdf(lower: string, stats: TermStats): number {
+  const space = lower.indexOf(' ');
+  return space < 0 ? stats.idf(lower) : (stats.idf(lower.slice(0, space)) + stats.idf(lower.slice(space + 1))) / 2;
 }
 
 /**

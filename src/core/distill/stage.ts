@@ -83,7 +83,7 @@ export async function distillPending(
         else toCall.push(e);
       }
     }
-    if (toCall.length > 0) outcomes.push(...(await distiller.distill(toCall, token)));
+    if (toCall.length > 0) outcomes.push(...(await callDistiller(distiller, toCall, token)));
 
     const byN = new Map(batch.map((e) => [e.n, e]));
     const records: DistilledRecord[] = [];
@@ -124,6 +124,19 @@ export async function distillPending(
   }
   await deleteOrphanRooms(db);
   return { distilled, cacheHits, failed, ms: performance.now() - started, cancelled: token.isCancellationRequested };
+}
+
+/**
+ * A distiller reports per exchange and should not throw; one that does (a bug, a network stack that
+ * escaped its own handling) fails the batch's exchanges, to be retried with backoff, instead of the run.
+ */
+async function callDistiller(distiller: Distiller, batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
+  try {
+    return await distiller.distill(batch, token);
+  } catch (err) {
+    const error = `${distiller.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+    return batch.map((e) => ({ n: e.n, ok: false, error }));
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Reads the verbatim rendering (core/render.ts) back into its parts, so the offline distiller can tell the
  * human's words and the assistant's statements from tool traffic. A line starting with a rendering tag
- * opens a new part; other lines continue the current one.
+ * opens a new part; other lines continue the current one. Text stays verbatim except that truncation
+ * marks become a space, so anything found in a part is found in the verbatim (or is checked against it).
  */
 export type PartKind = 'user' | 'assistant' | 'tool' | 'result' | 'error' | 'context' | 'other';
 
@@ -19,6 +20,23 @@ const TAGS: ReadonlyArray<readonly [string, PartKind]> = [
   ['[context] ', 'context'],
 ];
 
+/** render.ts cuts long tool output as `…text… [N more chars]`: the cut word is not a word of the exchange. */
+const CUT_MARK_RE = /… \[\d+ more chars\]/g;
+
+/** Replaces each cut mark and the cut word before it by a space (found from the mark back: linear). */
+function dropCutMarks(text: string): string {
+  if (!text.includes(' more chars]')) return text;
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(CUT_MARK_RE)) {
+    let start = m.index;
+    while (start > last && !/\s/.test(text[start - 1]!)) start--;
+    out += `${text.slice(last, start)} `;
+    last = m.index + m[0].length;
+  }
+  return out + text.slice(last);
+}
+
 export function splitVerbatim(verbatim: string): VerbatimPart[] {
   const parts: Array<{ kind: PartKind; lines: string[] }> = [];
   for (const line of verbatim.split('\n')) {
@@ -27,5 +45,7 @@ export function splitVerbatim(verbatim: string): VerbatimPart[] {
     else if (parts.length > 0) parts[parts.length - 1]!.lines.push(line);
     else parts.push({ kind: 'other', lines: [line] });
   }
-  return parts.map((p) => ({ kind: p.kind, text: p.lines.join('\n').trim() })).filter((p) => p.text.length > 0);
+  return parts
+    .map((p) => ({ kind: p.kind, text: dropCutMarks(p.lines.join('\n')).trim() }))
+    .filter((p) => p.text.length > 0);
 }

@@ -1,0 +1,225 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import type { DistillInput } from '../../src/core/distill/distiller';
+import { distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
+import { TermStats } from '../../src/core/distill/termStats';
+import { distilledText } from '../../src/core/distill/types';
+import { loadTermStats, pendingDistillation } from '../../src/core/store/distilledStore';
+import { countTokens } from '../../src/core/tokens';
+import { fixtureStore } from './distillHelpers';
+
+/** Core + "\n" + context stays near the paper's 38 tokens; word-level cuts may land a token or two over. */
+const MAX_TOKENS = TARGET_TOKENS + 2;
+
+function background(): TermStats {
+  const stats = new TermStats();
+  const docs = [
+    'User: please fix the build\n\nAssistant: I ran npm run build and fixed the import.',
+    'User: add a test for the parser\n\nAssistant: Added a test in test/parser.test.ts.',
+    'User: the upload fails sometimes\n\nAssistant: The upload worker had a retry bug.',
+    'User: rename the config option\n\nAssistant: Renamed it in the config file and the docs.',
+    'User: why is the page slow\n\nAssistant: The page loads every image at once; I added lazy loading.',
+  ];
+  for (let i = 0; i < 30; i++) stats.addDocument(docs[i % docs.length]!);
+  return stats;
+}
+
+function input(prompt: string, body: string, extra: Partial<DistillInput> = {}): DistillInput {
+  return {
+    n: 1,
+    exchangeId: 'x1',
+    agent: 'claude-code',
+    project: '/home/dev/shop',
+    plyStart: 0,
+    plyEnd: 3,
+    prompt,
+    verbatim: `User: ${prompt}\n\n${body}`,
+    filesTouched: [],
+    ...extra,
+  };
+}
+
+const UPLOAD = input(
+  'The upload worker times out on large files. Please fix the retry timeout in the worker.',
+  [
+    'Assistant: Let me look at the worker.',
+    '[tool] Read /home/dev/shop/src/upload/worker.ts',
+    '[result] export const UPLOAD_TIMEOUT_MS = 30000;',
+    '[tool] Bash npm test -- upload',
+    '[error] TimeoutError: upload of big.bin exceeded 30000 ms',
+    '[tool] Edit /home/dev/shop/src/upload/worker.ts',
+    '[tool] Bash npm test -- upload',
+    '[result] 12 passing',
+    '',
+    'Assistant: I raised `UPLOAD_TIMEOUT_MS` to 120000 and added exponential backoff to the retry loop in the upload worker. The upload tests pass again.',
+  ].join('\n'),
+  { filesTouched: [{ path: 'src/upload/worker.ts', how: 'edit' }] },
+);
+
+test('core keeps the request and the final statement in their own words; context is an exact detail', () => {
+  const d = distillOffline(UPLOAD, background());
+  const [request, outcome] = d.exchangeCore.split(' → ');
+  assert.ok(request && outcome, d.exchangeCore);
+  assert.ok(UPLOAD.prompt.startsWith(request!.replace(/…$/, '')), `request is a prefix of a prompt sentence: ${request}`);
+  assert.match(outcome!, /UPLOAD_TIMEOUT_MS|backoff|120000/);
+  assert.ok(UPLOAD.verbatim.includes(d.specificContext), d.specificContext);
+  assert.ok(['UPLOAD_TIMEOUT_MS', 'TimeoutError: upload of big.bin exceeded 30000 ms', '120000'].includes(d.specificContext), d.specificContext);
+  assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS);
+  const byType = Object.fromEntries(d.rooms.map((r) => [r.type, r]));
+  assert.equal(byType['file']?.key, 'src/upload/worker.ts');
+  assert.equal(byType['workflow']?.key, 'tests');
+  assert.ok(d.rooms.length >= 1 && d.rooms.length <= 3);
+});
+
+test('the same input and frequencies always give the same object', () => {
+  const a = distillOffline(UPLOAD, background());
+  const b = distillOffline(structuredClone(UPLOAD), background());
+  assert.deepEqual(a, b);
+});
+
+test('multilingual exchanges: Cyrillic and Spanish words survive, stop words do not become rooms', () => {
+  const ru = input(
+    'Почему сборка падает с ошибкой при импорте модуля конфигурации?',
+    'Assistant: Сборка падала из-за циклического импорта модуля конфигурации. Я вынес общие типы в отдельный файл, и сборка проходит.',
+  );
+  const d = distillOffline(ru, background());
+  assert.match(d.exchangeCore, /сборка/i);
+  assert.match(d.exchangeCore, / → Сборка падала/, 'the final statement, in its own words (Cyrillic costs ~3 tokens a word)');
+  assert.ok(ru.verbatim.includes(d.specificContext));
+  for (const r of d.rooms) assert.ok(!['и', 'в', 'что', 'при', 'из'].includes(r.key.toLowerCase()), r.key);
+
+  const es = input(
+    '¿Puedes arreglar la paginación de la tabla de pedidos?',
+    'Assistant: Arreglé la paginación: la consulta usaba un desplazamiento incorrecto en la tabla de pedidos.',
+  );
+  const e = distillOffline(es, background());
+  assert.match(e.exchangeCore, /paginación/);
+  assert.ok(es.verbatim.includes(e.specificContext));
+  assert.ok(e.rooms.some((r) => /paginación|pedidos|tabla/i.test(r.label)), JSON.stringify(e.rooms));
+});
+
+test('the project path is never the specific context', () => {
+  const p = input(
+    'Where is the config read from?',
+    'Assistant: From /home/dev/shop and /home/dev/shop/. The loader in /home/dev/shop reads it on start.',
+  );
+  const d = distillOffline(p, background());
+  assert.ok(!d.specificContext.includes('/home/dev/shop'), d.specificContext);
+  assert.ok(p.verbatim.includes(d.specificContext));
+});
+
+test('continuation pieces (no prompt), empty and letter-less exchanges give an object without throwing', () => {
+  const piece = input('', 'Assistant: Renamed the option to maxRetries everywhere and updated the docs.');
+  const d = distillOffline({ ...piece, verbatim: piece.verbatim.replace(/^User: \n\n/, '') }, background());
+  assert.ok(!d.exchangeCore.includes('→'));
+  assert.match(d.exchangeCore, /maxRetries/);
+
+  const empty = distillOffline(input('', '', { verbatim: '' }), background());
+  assert.deepEqual(empty, { exchangeCore: '', specificContext: '', rooms: [] });
+
+  const symbols = input('???', '[result] ---- *** ----');
+  const s = distillOffline(symbols, background());
+  assert.equal(s.specificContext, '');
+  assert.ok(countTokens(distilledText(s)) <= MAX_TOKENS);
+});
+
+test('oversized and corrupt input: bounded time, bounded size, context still verbatim', () => {
+  const blob = randomBytes(600_000).toString('base64');
+  const prompt = `Summarise this dump: ${'word '.repeat(20_000)}`;
+  const huge = input(prompt, `Assistant: Parsed it.\n[result] ${blob}\n\nAssistant: The dump holds 42 records with checksum ${blob.slice(0, 12)}.\u0000\ud800`);
+  const t0 = performance.now();
+  const d = distillOffline(huge, background());
+  assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
+  assert.ok(huge.verbatim.includes(d.specificContext));
+  assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS);
+});
+
+test('every fixture exchange: context verbatim, within bounds, 1–3 rooms, deterministic across runs', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const stats = await loadTermStats(store.db);
+    const inputs = await pendingDistillation(store.db, 1000);
+    assert.ok(inputs.length >= 5);
+    const first = await new OfflineDistiller(async () => stats).distill(inputs, { isCancellationRequested: false });
+    const again = await new OfflineDistiller(() => loadTermStats(store.db)).distill(inputs, { isCancellationRequested: false });
+    assert.deepEqual(first, again);
+    for (const [i, o] of first.entries()) {
+      assert.ok(o.ok, JSON.stringify(o));
+      if (!o.ok) continue;
+      const e = inputs[i]!;
+      assert.ok(e.verbatim.includes(o.value.specificContext), `${e.exchangeId}: ${o.value.specificContext}`);
+      assert.ok(o.value.exchangeCore.length > 0);
+      assert.ok(countTokens(distilledText(o.value)) <= MAX_TOKENS, distilledText(o.value));
+      assert.ok(o.value.rooms.length >= 1 && o.value.rooms.length <= 3, JSON.stringify(o.value.rooms));
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+test('a cancelled batch stops early and reports only what it did', async () => {
+  let checks = 0;
+  const token = { get isCancellationRequested() { return ++checks > 2; } };
+  const out = await new OfflineDistiller(async () => background()).distill([UPLOAD, { ...UPLOAD, n: 2 }, { ...UPLOAD, n: 3 }], token);
+  assert.equal(out.length, 2);
+});
+
+test('sentences: wrapped lines and quote bars join, list items and code blocks split', () => {
+  assert.deepEqual(
+    sentences('Can you create a lab for running\n▌multiple instances of ocodex? Thanks a lot.\n- first item is here\n- second item is here\n```\nconst x = 1;\n```\nDone with all that.'),
+    ['Can you create a lab for running multiple instances of ocodex?', 'Thanks a lot.', 'first item is here', 'second item is here', 'Done with all that.'],
+  );
+});
+
+test('truncated tool output never yields a cut word as detail or room', () => {
+  const cut = input(
+    'Why does the e2e launch test fail?',
+    'Assistant: Running it.\n[result] Error: launch ApplicationWindowFactoryServiceUnavailable… [6329 more chars]\n\nAssistant: The launch test waits for a window that never opens.',
+  );
+  const d = distillOffline(cut, background());
+  assert.ok(!/more chars|…/.test(d.specificContext), d.specificContext);
+  assert.ok(cut.verbatim.includes(d.specificContext));
+  for (const r of d.rooms) assert.ok(!/ApplicationWindow/.test(r.label), r.label);
+});
+
+test('workflow rooms: commands count, prose that looks like one does not', () => {
+  const prose = input('Make sure the image limit is 3 and make it configurable.', 'Assistant: Set the image limit to 3 in settings.py and made it configurable.');
+  assert.ok(!distillOffline(prose, background()).rooms.some((r) => r.type === 'workflow'));
+  const build = input('Why does it not compile?', 'Assistant: Compiling.\n[tool] Bash make -j4\n[tool] Bash make -j4 install\n\nAssistant: It compiles now.');
+  assert.ok(distillOffline(build, background()).rooms.some((r) => r.type === 'workflow' && r.key === 'build'));
+});
+
+test('bold headings glued together stay separate words in the core', () => {
+  const glued = input('Show me the pytest result.', 'Assistant: **Running the suite****Summary**Full suite is green with 376 passed.');
+  assert.ok(!/suiteSummary|SummaryFull/.test(distillOffline(glued, background()).exchangeCore));
+});
+
+test('a pasted log line does not become the request', () => {
+  const pasted = input(
+    'Still failing. We had gotten these tests to work at one point, the output is below:\n[WebServer] ℹ Listening on: http://localhost:3000/\nRunning 2 tests using 2 workers',
+    'Assistant: The launch test races the server start.',
+  );
+  const core = distillOffline(pasted, background()).exchangeCore;
+  assert.match(core, /^We had gotten these tests to work/, core);
+});
+
+test('fitTokens: within the budget, a word-boundary prefix, exact when nothing is cut', () => {
+  const texts = [
+    'The upload worker retries three times with exponential backoff before it gives up on a file.',
+    'Сборка падала из-за циклического импорта модуля конфигурации, теперь типы вынесены отдельно.',
+    'path/to/a/very/long/identifier_with_many_parts_and_no_spaces_at_all_in_it_whatsoever.ts is the file',
+    `${'x'.repeat(500)} tail`,
+  ];
+  for (const text of texts) {
+    for (const max of [3, 8, 14, 30]) {
+      for (const ellipsis of [true, false]) {
+        const out = fitTokens(text, max, ellipsis);
+        assert.ok(countTokens(out) <= max, `${max}: ${out} (${countTokens(out)})`);
+        const body = ellipsis ? out.replace(/…$/, '') : out;
+        assert.ok(text.startsWith(body), `prefix: ${out}`);
+        if (countTokens(text) <= max) assert.equal(out, text);
+      }
+    }
+  }
+});

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OfflineDistiller } from '../../src/core/distill/offline';
+import { contentHash, distillPending } from '../../src/core/distill/stage';
+import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
+import { countPendingDistillation, loadTermStats, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
+import type { Store } from '../../src/core/store/store';
+import { FIXTURES } from './helpers';
+import { CountingDistiller, fixtureStore } from './distillHelpers';
+
+const MINUTE = 60_000;
+
+async function snapshot(store: Store): Promise<string[]> {
+  const rows = await store.db.all<{ id: string; core: string; context: string; rooms: string | null }>(
+    `SELECT e.id, d.core, d.context, (SELECT group_concat(room_id, ',') FROM (SELECT room_id FROM exchange_rooms WHERE exchange_n = e.n ORDER BY room_id)) AS rooms
+     FROM exchanges e JOIN distilled d ON d.exchange_n = e.n ORDER BY e.id`,
+  );
+  return rows.map((r) => JSON.stringify(r));
+}
+
+async function count(store: Store, sql: string): Promise<number> {
+  return (await store.db.get<{ c: number }>(sql))?.c ?? 0;
+}
+
+test('index runs the offline stage: every exchange distilled, facets in distilled_fts, tokens stored', async () => {
+  const store = await fixtureStore();
+  try {
+    const exchanges = await count(store, 'SELECT count(*) AS c FROM exchanges');
+    assert.ok(exchanges > 0);
+    assert.equal(await count(store, "SELECT count(*) AS c FROM distilled WHERE distiller = 'offline'"), exchanges);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distilled_fts'), exchanges);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distilled WHERE tokens <= 0'), 0);
+    assert.equal(await countPendingDistillation(store.db), 0);
+    const c = (await store.stats()).compression;
+    assert.equal(c.distilled, exchanges);
+    assert.ok(c.ratio > 1 && c.meanItemRatio > 1, JSON.stringify(c));
+    assert.equal(c.ratio, +(c.verbatimTokens / c.distilledTokens).toFixed(2), 'ratio is corpus totals, sum / sum');
+    // a facet is searchable: some file touched by a fixture exchange finds that exchange through distilled_fts
+    const f = await store.db.get<{ path: string; n: number }>('SELECT path, exchange_n AS n FROM files_touched ORDER BY path LIMIT 1');
+    const word = f!.path.split(/[^A-Za-z0-9]+/).filter((w) => w.length > 2).pop()!;
+    const hits = await store.db.all<{ rowid: number }>('SELECT rowid FROM distilled_fts WHERE distilled_fts MATCH ?', [`files:"${word}"`]);
+    assert.ok(hits.some((h) => h.rowid === f!.n));
+    assert.equal((await store.check()).ok, true);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the stage is resumable: in pieces (limit, cancellation) it ends where one run ends', async () => {
+  const whole = await fixtureStore();
+  const pieces = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(pieces.db);
+    const distiller = offlineDistiller(pieces);
+    const first = await distillPending(pieces.db, distiller, undefined, undefined, { limit: 2, batchSize: 1 });
+    assert.equal(first.distilled, 2);
+    assert.equal(await countPendingDistillation(pieces.db), total - 2);
+    // cancelled after the first batch: what was written stays, the rest stays pending
+    let batches = 0;
+    const token = { isCancellationRequested: false };
+    const second = await distillPending(pieces.db, distiller, (p) => {
+      if (p.done > 0 && ++batches === 1) token.isCancellationRequested = true;
+    }, token, { batchSize: 2 });
+    assert.equal(second.cancelled, true);
+    assert.equal(second.distilled, 2);
+    assert.equal(await countPendingDistillation(pieces.db), total - 4);
+    const rest = await distillPending(pieces.db, distiller);
+    assert.equal(rest.distilled, total - 4);
+    assert.deepEqual(await snapshot(pieces), await snapshot(whole));
+  } finally {
+    await whole.close();
+    await pieces.close();
+  }
+});
+
+test('an LLM distiller is never asked twice for the same content: re-indexed exchanges come from the cache', async () => {
+  const llm = new CountingDistiller('model-a');
+  const store = await fixtureStore(llm);
+  try {
+    const total = await count(store, 'SELECT count(*) AS c FROM exchanges');
+    assert.equal(llm.seen.length, total);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distill_cache'), total);
+    const before = await snapshot(store);
+    const rooms = await count(store, 'SELECT count(*) AS c FROM rooms');
+    assert.ok(rooms >= 1);
+    // forget every source: exchanges and distilled rows go (rooms are left orphaned for now); the cache stays
+    await store.db.run('DELETE FROM sources');
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distilled'), 0);
+    await store.db.run("INSERT INTO rooms(id, type, key, label) VALUES ('gone', 'concept', 'gone', 'gone')");
+    const again = await indexWorkspace(store, {
+      discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [FIXTURES], includeSubagents: true },
+      segment: { minChars: 100, maxPlies: 20 },
+      distiller: llm,
+    });
+    assert.equal(llm.seen.length, total, 'no second call');
+    assert.equal(again.distill?.cacheHits, total);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM rooms'), rooms, 'same room ids again; the orphan is gone');
+    const after = (await snapshot(store)).map((s) => JSON.parse(s) as { id: string; core: string });
+    assert.deepEqual(after.map((r) => [r.id, r.core]), before.map((s) => JSON.parse(s) as { id: string; core: string }).map((r) => [r.id, r.core]));
+    // another model is another cache entry
+    const other = new CountingDistiller('model-b');
+    await store.db.run('DELETE FROM distilled');
+    await distillPending(store.db, other);
+    assert.equal(other.seen.length, total);
+    // the offline distiller has no model: it never writes the cache
+    await store.db.run('DELETE FROM distilled');
+    await distillPending(store.db, new OfflineDistiller(() => loadTermStats(store.db)));
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distill_cache'), 2 * total);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a damaged cache entry is a miss, not a crash', async () => {
+  const llm = new CountingDistiller('model-a');
+  const store = await fixtureStore(llm);
+  try {
+    await store.db.run("UPDATE distill_cache SET result = '{not json'");
+    await store.db.run('DELETE FROM distilled');
+    const calls = llm.seen.length;
+    const r = await distillPending(store.db, llm);
+    assert.equal(r.cacheHits, 0);
+    assert.equal(llm.seen.length, calls * 2);
+  } finally {
+    await store.close();
+  }
+});
+
+test('failures are recorded and retried after backoff; retry-after is honoured; attempts are bounded', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    let failing = true;
+    const first = (await store.db.get<{ n: number }>('SELECT min(n) AS n FROM exchanges'))!.n;
+    const flaky = new CountingDistiller('m', (e) =>
+      failing
+        ? { n: e.n, ok: false, error: 'HTTP 529 overloaded', ...(e.n === first ? { retryAfterMs: 30 * MINUTE } : {}) }
+        : { n: e.n, ok: true, value: { exchangeCore: 'ok', specificContext: '', rooms: [] } },
+    );
+    const t0 = 1_700_000_000_000;
+    const r1 = await distillPending(store.db, flaky, undefined, undefined, { now: () => t0 });
+    assert.equal(r1.failed, total);
+    const f = await store.db.get<{ attempts: number; last_error: string; next_attempt_at: number }>(
+      'SELECT attempts, last_error, next_attempt_at FROM distill_failures WHERE exchange_n = ?',
+      [first],
+    );
+    assert.deepEqual(f, { attempts: 1, last_error: 'HTTP 529 overloaded', next_attempt_at: t0 + 30 * MINUTE });
+    assert.equal((await store.stats()).compression.failures, total);
+
+    const calls = flaky.seen.length;
+    await distillPending(store.db, flaky, undefined, undefined, { now: () => t0 + 30_000 });
+    assert.equal(flaky.seen.length, calls, 'nothing retried before the backoff');
+
+    failing = false;
+    const r3 = await distillPending(store.db, flaky, undefined, undefined, { now: () => t0 + MINUTE + 1 });
+    assert.equal(r3.distilled, total - 1, 'all but the one that asked to wait 30 minutes');
+    const r4 = await distillPending(store.db, flaky, undefined, undefined, { now: () => t0 + 30 * MINUTE });
+    assert.equal(r4.distilled, 1);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distill_failures'), 0, 'a success clears the failure');
+  } finally {
+    await store.close();
+  }
+});
+
+test('an exchange that keeps failing is left alone after MAX_DISTILL_ATTEMPTS; an unanswered one counts as failed', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const silent = new CountingDistiller('m', () => undefined);
+    let now = 1_700_000_000_000;
+    for (let i = 0; i < MAX_DISTILL_ATTEMPTS + 2; i++) {
+      await distillPending(store.db, silent, undefined, undefined, { now: () => now });
+      now += 2 * 24 * 3600_000;
+    }
+    const rows = await store.db.all<{ attempts: number; last_error: string }>('SELECT attempts, last_error FROM distill_failures');
+    assert.ok(rows.length > 0);
+    for (const r of rows) {
+      assert.equal(r.attempts, MAX_DISTILL_ATTEMPTS);
+      assert.equal(r.last_error, 'counting returned no result');
+    }
+    assert.equal(await countPendingDistillation(store.db, now), 0);
+  } finally {
+    await store.close();
+  }
+});
+
+test('check finds a distilled_fts out of step and repair rebuilds it', async () => {
+  const store = await fixtureStore();
+  try {
+    const n = (await store.db.get<{ n: number }>('SELECT min(exchange_n) AS n FROM distilled'))!.n;
+    const before = await store.db.get<{ core: string; rooms: string }>('SELECT core, rooms FROM distilled_fts WHERE rowid = ?', [n]);
+    await store.db.run('DELETE FROM distilled_fts WHERE rowid = ?', [n]);
+    await store.db.run("INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (999999, 'ghost', '', '', '')");
+    const report = await store.check();
+    assert.equal(report.ok, false);
+    assert.ok(report.problems.some((p) => /no distilled full-text row/.test(p)), report.problems.join('\n'));
+    assert.ok(report.problems.some((p) => /have no distilled exchange/.test(p)), report.problems.join('\n'));
+    await store.repair();
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+    assert.deepEqual(await store.db.get('SELECT core, rooms FROM distilled_fts WHERE rowid = ?', [n]), before);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the content hash covers what a distiller is shown', () => {
+  const base = { project: '/p', plyStart: 0, plyEnd: 3, verbatim: 'User: hi' };
+  assert.equal(contentHash(base), contentHash({ ...base }));
+  assert.notEqual(contentHash(base), contentHash({ ...base, verbatim: 'User: hi!' }));
+  assert.notEqual(contentHash(base), contentHash({ ...base, plyEnd: 4 }));
+  assert.notEqual(contentHash(base), contentHash({ ...base, project: '/q' }));
+});
+
+test('a distiller that throws fails its batch (recorded, retried later) instead of the run', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    const broken = new CountingDistiller('m', () => {
+      throw new Error('socket hang up');
+    });
+    const report = await distillPending(store.db, broken, undefined, undefined, { batchSize: 2 });
+    assert.equal(report.failed, total);
+    const errors = await store.db.all<{ last_error: string }>('SELECT DISTINCT last_error FROM distill_failures');
+    assert.deepEqual(errors, [{ last_error: 'counting failed: socket hang up' }]);
+  } finally {
+    await store.close();
+  }
+});
