@@ -56,8 +56,10 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await screenshot(page, 'recall-empty');
     await input.click();
     await input.pressSequentially('coupon lower case with spaces', { delay: 30 });
+    const typed = Date.now();
     const first = frame.locator('.candidate').first();
-    await first.waitFor({ timeout: 15_000 });
+    await frame.locator('#results[data-seq]').filter({ has: frame.locator('.candidate', { hasText: /spaces/ }) }).first().waitFor({ timeout: 15_000 });
+    console.log(`    (candidates for the last keystroke visible ${Date.now() - typed} ms after typing stopped)`);
     await screenshot(page, 'recall-candidates');
     const headline = (await first.locator('.headline').textContent()) ?? '';
     assert.ok(headline.length > 10, `a headline: ${headline}`);
