@@ -91,8 +91,11 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
       void vscode.window.showInformationMessage('This exchange touched no files.');
       return undefined;
     }
+    // transcript text chose this path: open only files inside the workspace
     const uri = resolveTouchedPath(touch.path);
-    if (!uri) throw new Error(`${touch.path} is not in this workspace.`);
+    if (!uri || !vscode.workspace.getWorkspaceFolder(uri) || touch.path.split('/').includes('..')) {
+      throw new Error(`${touch.path} is outside this workspace, so Agent Recall does not open it.`);
+    }
     const range = touch.lines?.[0];
     return openAtLines(uri, range?.start ?? 1, range?.end ?? range?.start ?? 1);
   }

@@ -82,6 +82,16 @@ describe('Exchange viewer', () => {
     assert.equal(ed.selection.start.line, 3);
   });
 
+  it('opens no touched file outside the workspace', async () => {
+    const id = await exchangeIdByPrompt('case-insensitive');
+    await withStore((s) => s.db.run("INSERT OR IGNORE INTO files_touched(exchange_n, path, how) SELECT n, '/etc/hostname', 'read' FROM exchanges WHERE id = ?", [id]));
+    await vscode.commands.executeCommand('agentRecall.openExchange', id);
+    const before = vscode.window.activeTextEditor?.document.uri.toString();
+    await vscode.commands.executeCommand('agentRecall.openTouchedFile', id, '/etc/hostname');
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), before, 'nothing opened');
+    await withStore((s) => s.db.run("DELETE FROM files_touched WHERE path = '/etc/hostname'"));
+  });
+
   it('refuses a bad exchange id with a message instead of opening something', async () => {
     const before = vscode.window.activeTextEditor?.document.uri.toString();
     await vscode.commands.executeCommand('agentRecall.openExchange', '../../etc/passwd');
