@@ -9,10 +9,12 @@ import { registerLmTools } from './host/lmTools';
 import { RecallPanel } from './host/recallPanel';
 import { RoomsView } from './host/roomsView';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
+import { EmbedderService } from './host/embedderService';
 import { IndexService, type IndexSummary } from './host/indexService';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
+import type { SearchQuery, SearchResult } from './core/search/types';
 
 /** What `activate` returns: used by the in-host tests and by other extensions. */
 export interface AgentRecallApi {
@@ -34,13 +36,16 @@ export interface AgentRecallApi {
   recallPanel(): { open: boolean; posted: HostMessage[] };
   /** Which distiller would run now and why (never prompts). */
   getDistillerStatus(): Promise<DistillerStatus>;
+  /** A search of the workspace's memory with the configured model (lexical with a notice without one). */
+  search(query: SearchQuery): Promise<SearchResult>;
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
 export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   try {
     const config = new Config();
-    const index = new IndexService(context.storageUri, config);
+    const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
+    const index = new IndexService(context.storageUri, config, embedders);
     const viewer = new ExchangeViewer(index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);
@@ -53,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     context.subscriptions.push(
       log,
       index,
+      embedders,
       viewer,
       files,
       decorations,
@@ -80,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       liveTriggers: () => live.triggered,
       recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
+      search: async (query) => (await index.searcher()).search(query),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);
@@ -94,7 +101,7 @@ async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexSe
       'Rebuild Index',
     );
     if (choice === 'Rebuild Index') await index.rebuild();
-  } else if (Config.requiresReindex.some((k) => e.affectsConfiguration(k))) {
+  } else if ([...Config.requiresReindex, ...Config.requiresReembed].some((k) => e.affectsConfiguration(k))) {
     await index.index();
   }
 }

@@ -55,6 +55,11 @@ export class Config {
     };
   }
 
+  /** A Hugging Face hub id or an absolute local model folder; '' turns semantic search off. */
+  get embedModel(): string {
+    return this.get('embed.model', 'Xenova/all-MiniLM-L6-v2').trim();
+  }
+
   get distill(): DistillSettings {
     const kind = this.get<string>('distill.distiller', 'offline');
     return {
@@ -73,6 +78,8 @@ export class Config {
 
   /** Settings whose change invalidates what is already indexed. */
   static readonly requiresRebuild = ['agentRecall.segmentation.minExchangeChars', 'agentRecall.segmentation.maxPlies'];
+  /** Settings whose change needs the embedding stage again (a new model re-embeds everything). */
+  static readonly requiresReembed = ['agentRecall.embed.model'];
   /** Settings whose change only needs a new discovery pass. */
   static readonly requiresReindex = [
     'agentRecall.sources.claudeCode.roots',

@@ -1,11 +1,15 @@
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
+import type { Embedder } from '../core/embed/embedder';
 import { indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { createSearcher } from '../core/search/searcher';
+import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
 import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover';
 import { Store, type StoreStats } from '../core/store/store';
 import type { Config } from './config';
+import type { EmbedderService } from './embedderService';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 
@@ -38,12 +42,14 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
+  private searcherFor: { store: Store; embedder: Embedder | undefined; searcher: Searcher } | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly storageDir: vscode.Uri | undefined,
     private readonly config: Config,
+    private readonly embedders?: EmbedderService,
   ) {
     super();
     this.state = this.workspaceRoots().length && storageDir ? 'idle' : 'no-workspace';
@@ -94,6 +100,23 @@ export class IndexService extends Disposable {
       }
       throw err;
     }
+  }
+
+  /**
+   * The searcher over this workspace's store with the configured embedding model (lexical, with a notice in
+   * every result, when the model cannot load). Kept while the model is the same: it caches term statistics.
+   */
+  async searcher(): Promise<Searcher> {
+    const store = await this.getStore();
+    const opened = (await this.embedders?.get()) ?? {};
+    if (!this.searcherFor || this.searcherFor.store !== store || this.searcherFor.embedder !== opened.embedder) {
+      this.searcherFor = {
+        store,
+        embedder: opened.embedder,
+        searcher: createSearcher(store, opened.embedder, opened.notice ? { embedderNotice: opened.notice } : {}),
+      };
+    }
+    return this.searcherFor.searcher;
   }
 
   /** Starts (or queues) an indexing run. */
@@ -159,10 +182,12 @@ export class IndexService extends Disposable {
       const store = await this.getStore();
       const fresh = (await store.stats()).sources === 0;
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
+      const options = await this.indexOptions();
       const report = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => indexWorkspace(store, this.indexOptions(), (p) => this.onProgress(p, progress), token),
+        (progress, token) => indexWorkspace(store, options, (p) => this.onProgress(p, progress), token),
       );
+      if (report.embedNotice) log.warn(report.embedNotice);
       this.lastReport = report;
       this.lastIndexedAt = new Date();
       this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : undefined;
@@ -190,7 +215,9 @@ export class IndexService extends Disposable {
           ? `${p.done}/${p.total} transcripts`
           : p.phase === 'tokens'
             ? `counting tokens ${p.done}/${p.total}`
-            : `distilling ${p.done}/${p.total}`;
+            : p.phase === 'embed'
+              ? `embedding ${p.done}/${p.total}`
+              : `distilling ${p.done}/${p.total}`;
     if (text !== this.progressText) {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });
@@ -199,9 +226,12 @@ export class IndexService extends Disposable {
     }
   }
 
-  private indexOptions(): Parameters<typeof indexWorkspace>[1] {
+  private async indexOptions(): Promise<Parameters<typeof indexWorkspace>[1]> {
     const roots = this.workspaceRoots();
+    // the embedding stage runs when the configured model loads; otherwise search stays lexical
+    const embedder = (await this.embedders?.get())?.embedder;
     return {
+      ...(embedder ? { embed: { embedder } } : {}),
       discover: {
         workspaceRoots: roots,
         claudeRoots: [...defaultClaudeRoots(), ...this.config.claudeRoots],

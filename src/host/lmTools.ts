@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { createSearcher } from '../core/search/searcher';
 import { countTokens } from '../core/tokens';
 import { digestLine } from '../core/digest';
 import { exchangeListings } from '../core/store/browse';
@@ -27,7 +26,7 @@ export async function searchForAgent(index: IndexService, input: SearchInput): P
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
   const store = await index.getStore();
-  const result = await createSearcher(store).search({
+  const result = await (await index.searcher()).search({
     text: input.query,
     limit,
     ...(typeof input.file === 'string' && input.file ? { filters: { file: input.file } } : {}),

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { buildDigest, type Digest } from '../core/digest';
-import { createSearcher } from '../core/search/searcher';
 import { exchangeListings, recentExchanges } from '../core/store/browse';
 import { countTokens } from '../core/tokens';
 import type { Config } from './config';
@@ -13,7 +12,7 @@ const MAX_ENTRIES = 2000;
 export async function memoryDigest(index: IndexService, budget: number, query?: string, limit = MAX_ENTRIES): Promise<Digest> {
   const store = await index.getStore();
   if (query?.trim()) {
-    const result = await createSearcher(store).search({ text: query, limit: Math.min(limit, 200), perConversation: 3 });
+    const result = await (await index.searcher()).search({ text: query, limit: Math.min(limit, 200), perConversation: 3 });
     const entries = await exchangeListings(store.db, result.hits.map((h) => h.exchangeId));
     return buildDigest(entries, budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
   }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { createSearcher } from '../core/search/searcher';
 import type { Searcher } from '../core/search/types';
 import { distilledOf } from '../core/store/browse';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
@@ -156,9 +155,9 @@ export class RecallPanel extends Disposable {
     this.post({ type: 'setQuery', text: text.replace(/\s+/g, ' ').trim().slice(0, 300), facets: {} });
   }
 
-  /** A searcher over the current store (a rebuild replaces the store, so none is kept). */
-  private async getSearcher(): Promise<Searcher> {
-    return createSearcher(await this.index.getStore());
+  /** The index service's searcher: the current store with the configured embedding model, when it loads. */
+  private getSearcher(): Promise<Searcher> {
+    return this.index.searcher();
   }
 
   private async postStatus(): Promise<void> {

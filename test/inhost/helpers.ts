@@ -9,6 +9,7 @@ export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<{ conversations: number; exchanges: number; byAgent: Record<string, number> } | undefined>;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
+  search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
   readonly storeFile: string | undefined;
   readonly views: {
     readonly rooms: TreeProvider & { setSort(s: 'recency' | 'size'): void; setFilter(text: string): void };

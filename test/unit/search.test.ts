@@ -5,7 +5,7 @@ import { confidenceOf } from '../../src/core/search/confidence';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
-import { type Fixture, openFixture } from './searchFixture';
+import { type Fixture, openFixture, writeConversation } from './searchFixture';
 
 describe('searcher (lexical) on the hand-made fixture', () => {
   let fx: Fixture;
@@ -171,6 +171,11 @@ describe('searcher at 1,000+ exchanges', () => {
       assert.deepEqual(r.hits[0]!.matchedTerms, ['widget', 'zeppelin'], 'the snippet still marks every query word');
       const common = await searcher.search({ text: 'widget', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
       assert.equal(common.hits.length, 50, 'a query of common words alone still searches them');
+      // the statistics follow the store: among 3,000 more exchanges "widget" is no longer common
+      const more = Array.from({ length: 3000 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
+      await writeConversation(fx.store, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more }, fx.ids, fx.keys);
+      const after = await searcher.search({ text: 'widget zeppelin', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
+      assert.equal(after.hits.length, 50);
     } finally {
       await fx.store.close();
     }

@@ -53,13 +53,18 @@ export class TermStats {
     return Math.max(1, Math.ceil(this.total * COMMON_SHARE));
   }
 
+  /**
+   * Drops the cache when the store changed: `total_changes()` counts this connection's writes and
+   * `data_version` other connections' (both O(1)); only then are the exchanges counted again.
+   */
   private async refresh(): Promise<void> {
-    const state = await this.db.get<{ c: number; m: number | null }>('SELECT count(*) AS c, max(n) AS m FROM exchanges');
-    const stamp = `${state?.c ?? 0}:${state?.m ?? 0}`;
+    const changes = await this.db.get<{ t: number }>('SELECT total_changes() AS t');
+    const version = await this.db.get<{ data_version: number }>('PRAGMA data_version');
+    const stamp = `${changes?.t ?? 0}:${version?.data_version ?? 0}`;
     if (stamp !== this.stamp) {
       this.df.clear();
       this.stamp = stamp;
-      this.total = state?.c ?? 0;
+      this.total = (await this.db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
     }
   }
 

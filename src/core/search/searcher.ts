@@ -93,10 +93,10 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const limit = clampInt(query.limit ?? DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit');
       const perConversation = clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
-      // what BM25 on verbatim searches: without the words most exchanges hold (slow to score, near-zero weight)
-      const pruned = await stats.prune(terms);
 
       let { specs, notice } = await plan(mode);
+      // what BM25 on verbatim searches: without the words most exchanges hold (slow to score, near-zero weight)
+      const pruned = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.prune(terms) : terms;
       let queryVector: Float32Array | undefined;
       if (specs.some((s) => s.mechanism === 'vector') && query.text.trim() !== '') {
         try {
