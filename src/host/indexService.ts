@@ -23,6 +23,8 @@ export interface IndexSummary {
   readonly skippedLines: SkipCounts;
   readonly droppedExchanges: number;
   readonly verbatimTokens: number;
+  /** Exchanges with a distilled object (the index's distill stage runs after parsing and token counts). */
+  readonly distilledExchanges: number;
   readonly sourcesWithErrors: number;
   readonly lastReport?: IndexReport;
   readonly lastIndexedAt?: Date;
@@ -160,6 +162,7 @@ export class IndexService extends Disposable {
       skippedLines: stats?.skippedLines ?? {},
       droppedExchanges: stats?.droppedExchanges ?? 0,
       verbatimTokens: stats?.verbatimTokens ?? 0,
+      distilledExchanges: stats?.compression.distilled ?? 0,
       sourcesWithErrors: stats?.sourcesWithErrors ?? 0,
       ...(this.lastReport ? { lastReport: this.lastReport } : {}),
       ...(this.lastIndexedAt ? { lastIndexedAt: this.lastIndexedAt } : {}),

@@ -30,6 +30,19 @@ describe('Agent Recall in the extension host', () => {
     assert.deepEqual({ conversations: s.conversations, exchanges: s.exchanges, byAgent: s.byAgent }, expected);
   });
 
+  it('distills every indexed exchange offline (the distill stage runs inside indexing)', async () => {
+    const { expected } = fixture();
+    await settledSummary(expected.exchanges);
+    const until = Date.now() + 30_000;
+    const recall = await api();
+    let s = await recall.getIndexSummary();
+    while (s && s.distilledExchanges < expected.exchanges && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      s = await recall.getIndexSummary();
+    }
+    assert.equal(s?.distilledExchanges, expected.exchanges);
+  });
+
   it('rebuilds the index to the same counts (agentRecall.rebuildIndex)', async () => {
     const { expected } = fixture();
     await vscode.commands.executeCommand('agentRecall.rebuildIndex');

@@ -7,7 +7,9 @@ export const EXTENSION_ID = 'agent-recall.agent-recall';
 /** The API `activate()` returns (see src/extension.ts). Declared here so the tests only depend on the contract. */
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
-  getIndexSummary(): Promise<{ conversations: number; exchanges: number; byAgent: Record<string, number> } | undefined>;
+  getIndexSummary(): Promise<
+    { conversations: number; exchanges: number; distilledExchanges: number; byAgent: Record<string, number> } | undefined
+  >;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
   search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
   readonly storeFile: string | undefined;

@@ -85,7 +85,10 @@ function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermSt
   const outcome = finalStatement(parts, stats);
   if (!outcome) return fitTokens(request, budget, true);
   if (!request) return fitTokens(outcome, budget, true);
-  const requestPart = fitTokens(request, Math.floor(budget * 0.45), true);
+  // The request gets 45% of the budget, more when the outcome needs less than the rest.
+  const outcomeNeed = wordTokens(fitTokens(outcome, budget, false));
+  const requestBudget = Math.max(Math.floor(budget * 0.45), budget - outcomeNeed - 1);
+  const requestPart = fitTokens(request, requestBudget, true);
   const rest = budget - wordTokens(requestPart) - 1;
   return `${requestPart}${CORE_JOINER}${fitTokens(outcome, Math.max(rest, 6), true)}`;
 }

@@ -64,8 +64,20 @@ export class Db {
 
   /** Runs `fn` inside BEGIN IMMEDIATE..COMMIT, after any transaction already queued; rolls back on error. */
   transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queued('BEGIN IMMEDIATE', fn);
+  }
+
+  /**
+   * Runs reads as one snapshot (a deferred transaction: takes no write lock, so another process writing
+   * does not block it), queued like a transaction so this connection's own writes are never seen half-done.
+   */
+  snapshot<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queued('BEGIN', fn);
+  }
+
+  private queued<T>(begin: string, fn: () => Promise<T>): Promise<T> {
     const next = this.queue.then(async () => {
-      await this.exec('BEGIN IMMEDIATE');
+      await this.exec(begin);
       try {
         const result = await fn();
         await this.exec('COMMIT');

@@ -268,7 +268,15 @@ export class Store {
     return true;
   }
 
-  async stats(): Promise<StoreStats> {
+  /**
+   * Counts over the whole store, read as one snapshot in the write queue, so an indexing run in progress
+   * on this connection is never seen half-way (e.g. its exchanges but not yet its conversations).
+   */
+  stats(): Promise<StoreStats> {
+    return this.db.snapshot(() => this.readStats());
+  }
+
+  private async readStats(): Promise<StoreStats> {
     const one = async (sql: string): Promise<number> => (await this.db.get<{ v: number | null }>(sql))?.v ?? 0;
     const byAgent: Partial<Record<AgentKind, number>> = {};
     for (const r of await this.db.all<{ agent: AgentKind; c: number }>(
