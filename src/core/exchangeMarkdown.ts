@@ -103,14 +103,12 @@ export function fenced(text: string, info = 'text'): string {
   return `${fence}${info}\n${text}\n${fence}`;
 }
 
-/** Escapes Markdown and HTML specials in one line of metadata (titles, paths, ids); newlines become spaces. */
+/**
+ * Escapes Markdown and HTML specials in one line of metadata (titles, paths, ids) with backslashes, which
+ * CommonMark renders as the plain character and which stay readable in the source view; newlines become spaces.
+ */
 export function escapeInline(text: string): string {
-  return text
-    .replace(/\s*\n\s*/g, ' ')
-    .replace(/[\\`*_[\]|~!]/g, (ch) => `\\${ch}`)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return text.replace(/\s*\n\s*/g, ' ').replace(/[\\`*_[\]|~!<>&]/g, (ch) => `\\${ch}`);
 }
 
 type Block = { kind: 'user' | 'assistant' | 'context'; text: string } | { kind: 'tools'; lines: string[] };

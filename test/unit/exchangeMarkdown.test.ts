@@ -60,7 +60,8 @@ test('escapes metadata and the distilled object', () => {
   assert.ok(!md.includes('<script>'), 'no raw tag');
   assert.ok(!md.includes('<img'), 'no raw img');
   assert.equal(escapeInline('[x](javascript:alert(1))'), '\\[x\\](javascript:alert(1))');
-  assert.deepEqual(headings(md), ['# &lt;script&gt;alert(1)&lt;/script&gt;', '## Distilled', '## Files touched', '## User']);
+  assert.deepEqual(headings(md), ['# \\<script\\>alert(1)\\</script\\>', '## Distilled', '## Files touched', '## User']);
+  assert.equal(escapeInline('Array<string> & more'), 'Array\\<string\\> \\& more');
   assert.match(md, /Rooms:\*\* Coupons \(concept\)/);
 });
 
