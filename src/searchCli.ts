@@ -9,7 +9,7 @@ import { parseEvalQueries } from './core/eval/metrics';
 import { type EvalConfig, runEval } from './core/eval/runEval';
 import { AGENT_KINDS, type AgentKind } from './core/model';
 import { LAYERS, modeSignals, MODES, parseMode } from './core/search/modes';
-import { createSearcher } from './core/search/searcher';
+import { createSearcher, DEFAULT_MODE } from './core/search/searcher';
 import { MARK_END, MARK_START } from './core/search/snippet';
 import type { FusionName, Layer, ModeName, SearchFilters, SearchQuery } from './core/search/types';
 import type { Store } from './core/store/store';
@@ -65,9 +65,16 @@ export async function openCliEmbedder(o: SearchOptions, io: Io): Promise<OpenedE
  * Runs `fn` with the embedder when `wanted` (loaded once, disposed after), or without one and a notice
  * when it cannot load. An explicit --embed-model that fails is reported on stderr either way.
  */
-async function withEmbedder<T>(o: SearchOptions, wanted: boolean, io: Io, fn: (e: Embedder | undefined, notice?: string) => Promise<T>): Promise<T> {
+async function withEmbedder<T>(
+  o: SearchOptions,
+  wanted: boolean,
+  io: Io,
+  fn: (e: Embedder | undefined, notice?: string) => Promise<T>,
+  options: { reportFailure: boolean } = { reportFailure: true },
+): Promise<T> {
   if (!wanted) return fn(undefined);
-  const opened = await openCliEmbedder(o, io);
+  // search reports a model that cannot load through the result's notice instead (once)
+  const opened = options.reportFailure ? await openCliEmbedder(o, io) : await openEmbedder(modelSpec(o));
   try {
     return await fn(opened.embedder, opened.notice);
   } finally {
@@ -101,7 +108,7 @@ function intOf(v: string | undefined, name: string): number | undefined {
 /** Whether a search in `mode` (or the default) could use vectors in this store at all. */
 async function needsModel(store: Store, modes: readonly (ModeName | undefined)[]): Promise<boolean> {
   if (!store.vectorsAvailable || !(await storedVectorSpace(store.db))) return false;
-  return modes.some((m) => m === undefined || modeSignals(m).some((s) => s.mechanism === 'vector'));
+  return modes.some((m) => modeSignals(m ?? DEFAULT_MODE).some((s) => s.mechanism === 'vector'));
 }
 
 export async function searchCommand(store: Store, o: SearchOptions, positionals: readonly string[], io: Io): Promise<number> {
@@ -124,7 +131,7 @@ export async function searchCommand(store: Store, o: SearchOptions, positionals:
       return 0;
     }
     if (r.notice) io.err(`note: ${r.notice}`);
-    io.out(`${r.hits.length} hits, ${r.mode} / ${r.fusion}, confidence ${r.confidence}, ${r.tookMs.toFixed(1)} ms`);
+    io.out(`${r.hits.length} hits, ${r.mode}${modeSignals(r.mode).length > 1 ? ` / ${r.fusion}` : ''}, confidence ${r.confidence}, ${r.tookMs.toFixed(1)} ms`);
     for (const [i, h] of r.hits.entries()) {
       io.out(
         `${String(i + 1).padStart(2)}. ${h.score.toFixed(4)} ${h.confidence.padEnd(6)} ${h.agent.padEnd(11)} ${(h.startedAt ?? '').slice(0, 10).padEnd(10)} ` +
@@ -135,7 +142,7 @@ export async function searchCommand(store: Store, o: SearchOptions, positionals:
       io.out(`    why: ${h.parts.map((p) => `${p.signal} #${p.rank} (${p.score.toFixed(3)})`).join(', ')}`);
     }
     return 0;
-  });
+  }, { reportFailure: o.batch !== undefined });
 }
 
 /** One JSON line per input line `{"id","query"}`; a bad line gets `{"id", "hits": [], "error"}` and exit code 1. */

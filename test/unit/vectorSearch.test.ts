@@ -135,6 +135,17 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(keysOf(found)[0], 'a1');
   });
 
+  test('a lost vector: check() reports it, repair() unmarks it, the stage embeds it again', async () => {
+    const row = await fx.store.db.get<{ n: number }>("SELECT exchange_n AS n FROM vector_rows WHERE layer = 'core' LIMIT 1");
+    await fx.store.db.run('DELETE FROM vec_core WHERE rowid = ?', [row!.n]);
+    const report = await fx.store.check();
+    assert.ok(report.problems.some((p) => /1 core rows are marked embedded but have no vector/.test(p)), report.problems.join('; '));
+    await fx.store.repair();
+    assert.deepEqual((await fx.store.check()).problems, []);
+    const again = await embedStore(fx.store, embedder, { layers: ['core'] });
+    assert.equal(again.embedded.core, 1);
+  });
+
   test('a model change drops the old vectors and embeds everything again (never mixes spaces)', async () => {
     const other = renamed(embedder, 'local:other-model');
     const report = await embedStore(fx.store, other, { layers: ['core'] });

@@ -75,7 +75,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     }
     if (obstacles.length === 0) return { specs: usable };
     const specs = usable.length > 0 ? usable : lexicalFallback(wanted);
-    return { specs, notice: `${obstacles.join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
+    return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
   }
 
   async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
@@ -104,7 +104,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         } catch (err) {
           // The model died after loading: keep answering, lexically, and say why.
           specs = lexicalFallback(specs);
-          notice = `${(err as Error).message} ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
+          notice = `${(err as Error).message.replace(/\.+$/, '')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
         }
       }
       const semantic = specs.some((s) => s.mechanism === 'vector');
