@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
-import type { DistillInput } from './core/distill/distiller';
+import type { DistillInput, Distiller } from './core/distill/distiller';
+import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
+import { formatPlan, planDistillation } from './core/distill/plan';
 import { distillPending } from './core/distill/stage';
 import { distilledText } from './core/distill/types';
 import { indexWorkspace, type IndexProgress, offlineDistiller } from './core/indexer';
@@ -22,6 +24,8 @@ Commands:
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).
+         anthropic: key from ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL for another endpoint); [--model ID]
+         [--concurrency N] [--batch-size N]; cost estimate at [--price-in USD] [--price-out USD] per MTok.
   embed  --db FILE [--embed-model ID_OR_DIR] [--embed-layers core,...|all]
          Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
   search --db FILE [--mode M] [--fusion X] [--limit N] [--json] QUERY
@@ -61,6 +65,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       limit: { type: 'string' },
       distiller: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      model: { type: 'string' },
+      concurrency: { type: 'string' },
+      'batch-size': { type: 'string' },
+      'price-in': { type: 'string' },
+      'price-out': { type: 'string' },
       repair: { type: 'boolean' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
@@ -147,13 +156,37 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       }
       case 'distill': {
         const name = values.distiller ?? 'offline';
-        if (name === 'anthropic') {
-          throw new RecallError('bad-argument', 'The anthropic distiller is not available in this build; use --distiller offline.');
-        }
-        if (name !== 'offline') throw new RecallError('bad-argument', `Unknown distiller ${name}: expected offline or anthropic.`);
+        if (name !== 'offline' && name !== 'anthropic') throw new RecallError('bad-argument', `Unknown distiller ${name}: expected offline or anthropic.`);
         const limit = intOption(values.limit, -1);
         if (limit === 0 || limit < -1) throw new RecallError('bad-argument', `--limit must be a positive number, got ${values.limit}.`);
-        const distiller = offlineDistiller(store);
+        const batchSize = intOption(values['batch-size'], 1);
+        const concurrency = intOption(values.concurrency, 4);
+        if (batchSize < 1 || concurrency < 1) throw new RecallError('bad-argument', '--batch-size and --concurrency must be at least 1.');
+        if (name === 'anthropic' && values['dry-run']) {
+          // Nothing is sent: the prompts exactly as they would go (redacted), request count, tokens and cost.
+          const pending = await pendingDistillation(store.db, limit > 0 ? limit : Number.MAX_SAFE_INTEGER);
+          const plan = planDistillation(pending, {
+            pricePerMTokIn: priceOption(values['price-in'], 1),
+            pricePerMTokOut: priceOption(values['price-out'], 5),
+            batchSize,
+            samples: 1,
+          });
+          if (json) io.out(JSON.stringify(plan));
+          else {
+            io.out(formatPlan(plan, process.env['ANTHROPIC_BASE_URL'] || 'api.anthropic.com'));
+            for (const s of plan.samples) io.out(`\n--- first request (exchanges ${s.ns.join(', ')}) ---\n${s.text}`);
+          }
+          return 0;
+        }
+        const distiller: Distiller =
+          name === 'anthropic'
+            ? new AnthropicDistiller({
+                ...anthropicEnv(),
+                ...(values.model ? { model: values.model } : {}),
+                concurrency,
+                batchSize,
+              })
+            : offlineDistiller(store);
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
           const batch = await pendingDistillation(store.db, limit > 0 ? limit : 20);
@@ -323,6 +356,14 @@ function progressPrinter(io: Io): (p: IndexProgress) => void {
     last = now;
     io.err(`[${p.phase}] ${p.done}/${p.total}`);
   };
+}
+
+/** USD per million tokens for the dry run's estimate. */
+function priceOption(v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new RecallError('bad-argument', `Expected a price in USD per million tokens, got ${v}.`);
+  return n;
 }
 
 function intOption(v: string | undefined, fallback: number): number {

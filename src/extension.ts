@@ -11,6 +11,7 @@ import { RoomsView } from './host/roomsView';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { EmbedderService } from './host/embedderService';
 import { IndexService, type IndexSummary } from './host/indexService';
+import { LlmDistillation } from './host/llmDistillRun';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
@@ -45,7 +46,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   try {
     const config = new Config();
     const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
-    const index = new IndexService(context.storageUri, config, embedders);
+    const index = new IndexService(context.storageUri, config, embedders, new LlmDistillation(config, context.secrets, context.globalState));
     const viewer = new ExchangeViewer(index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);

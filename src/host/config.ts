@@ -8,7 +8,7 @@ export interface DistillSettings {
   readonly distiller: DistillerKind;
   /** The user's opt-in to sending exchange text off the machine (machine scope: no workspace can set it). */
   readonly allowRemote: boolean;
-  readonly anthropic: { readonly model: string; readonly baseUrl: string; readonly concurrency: number };
+  readonly anthropic: { readonly model: string; readonly baseUrl: string; readonly concurrency: number; readonly batchSize: number };
   readonly vscodeLmFamily: string;
   readonly pricePerMTokIn: number;
   readonly pricePerMTokOut: number;
@@ -69,6 +69,7 @@ export class Config {
         model: this.get('distill.anthropic.model', '').trim(),
         baseUrl: this.get('distill.anthropic.baseUrl', '').trim(),
         concurrency: Math.min(16, Math.max(1, Math.floor(this.get('distill.anthropic.concurrency', 4)))),
+        batchSize: Math.min(20, Math.max(1, Math.floor(this.get('distill.anthropic.batchSize', 1)))),
       },
       vscodeLmFamily: this.get('distill.vscodeLm.family', '').trim(),
       pricePerMTokIn: Math.max(0, this.get('distill.pricePerMTokIn', 1)),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatPlan, type DistillPlan } from '../core/distill/plan';
 import type { DistillerKind, DistillSettings } from './config';
 
 /** Why an LLM distiller may not be used (the offline one is used instead). */
@@ -45,4 +46,23 @@ export async function ensureRemoteConsent(
   if (choice !== 'Send') return { ok: false, reason: 'declined' };
   await memento.update(key, true);
   return { ok: true };
+}
+
+/**
+ * Before a backlog goes out: the dry run's numbers (requests, tokens, cost, redactions) in a modal, with
+ * the prompts exactly as they would be sent one click away. Returns true only for "Distill".
+ */
+export async function confirmBacklog(plan: DistillPlan, destination: string): Promise<boolean> {
+  for (;;) {
+    const choice = await vscode.window.showWarningMessage(
+      `Distill ${plan.exchanges} exchanges with ${destination}?`,
+      { modal: true, detail: formatPlan(plan, destination) },
+      'Distill',
+      'Show What Is Sent',
+    );
+    if (choice === 'Distill') return true;
+    if (choice !== 'Show What Is Sent') return false;
+    const content = plan.samples.map((s) => `<!-- one request: exchanges ${s.ns.join(', ')} -->\n${s.text}`).join('\n\n---\n\n');
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content }), { preview: true });
+  }
 }

@@ -49,6 +49,7 @@ export async function chooseDistiller({ settings, secrets, memento, interactive 
       ...(settings.anthropic.model ? { model: settings.anthropic.model } : {}),
       ...(settings.anthropic.baseUrl ? { baseURL: settings.anthropic.baseUrl } : {}),
       concurrency: settings.anthropic.concurrency,
+      batchSize: settings.anthropic.batchSize,
     });
     return { kind: 'anthropic', configured, distiller, destination };
   }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import type { Embedder } from '../core/embed/embedder';
-import { indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { type IndexOptions, indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
 import { createSearcher } from '../core/search/searcher';
 import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
@@ -10,6 +10,7 @@ import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover'
 import { Store, type StoreStats } from '../core/store/store';
 import type { Config } from './config';
 import type { EmbedderService } from './embedderService';
+import type { LlmDistillation, LlmRun } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 
@@ -52,6 +53,8 @@ export class IndexService extends Disposable {
     private readonly storageDir: vscode.Uri | undefined,
     private readonly config: Config,
     private readonly embedders?: EmbedderService,
+    /** When given, an LLM distiller configured in the settings replaces the offline stage (llmDistillRun.ts). */
+    private readonly llm?: LlmDistillation,
   ) {
     super();
     this.state = this.workspaceRoots().length && storageDir ? 'idle' : 'no-workspace';
@@ -184,16 +187,18 @@ export class IndexService extends Disposable {
     try {
       const store = await this.getStore();
       const fresh = (await store.stats()).sources === 0;
+      const llm = await this.llm?.prepare(notify);
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
       const options = await this.indexOptions();
-      const report = await vscode.window.withProgress(
+      const { report, note } = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => indexWorkspace(store, options, (p) => this.onProgress(p, progress), token),
+        (progress, token) => this.indexAndDistill(store, options, llm, notify, progress, token),
       );
       if (report.embedNotice) log.warn(report.embedNotice);
       this.lastReport = report;
       this.lastIndexedAt = new Date();
-      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : undefined;
+      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : note;
+      if (note) log.info(note);
       for (const f of report.failed) log.warn(`Could not index ${f.path}: ${f.error}`);
       log.info(
         `Indexed ${report.parsed}/${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed), ` +
@@ -208,6 +213,26 @@ export class IndexService extends Disposable {
       this.progressText = undefined;
       this.changed.fire();
     }
+  }
+
+  /** Ingestion, then the distill stage: the indexer's offline one, or the configured LLM one after its gates. */
+  private async indexAndDistill(
+    store: Store,
+    options: IndexOptions,
+    llm: LlmRun | undefined,
+    explicit: boolean,
+    progress: vscode.Progress<{ message?: string; increment?: number }>,
+    token: vscode.CancellationToken,
+  ): Promise<{ report: IndexReport; note?: string }> {
+    const onProgress = (p: IndexProgress): void => this.onProgress(p, progress);
+    const external = llm !== undefined && llm.kind !== 'offline';
+    // with an LLM distiller, the embedding stage of this pass embeds what was distilled before; the objects
+    // the LLM writes below are embedded by the next run
+    const report = await indexWorkspace(store, { ...options, ...(external ? { distiller: false as const } : {}) }, onProgress, token);
+    if (!this.llm || !llm || llm.kind === 'offline' || token.isCancellationRequested) return { report };
+    if (llm.kind === 'wait') return { report, note: llm.reason };
+    const r = await this.llm.run(store, llm, explicit, onProgress, token);
+    return { report: r.report ? { ...report, distill: r.report } : report, ...(r.note ? { note: r.note } : {}) };
   }
 
   private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
@@ -229,7 +254,7 @@ export class IndexService extends Disposable {
     }
   }
 
-  private async indexOptions(): Promise<Parameters<typeof indexWorkspace>[1]> {
+  private async indexOptions(): Promise<IndexOptions> {
     const roots = this.workspaceRoots();
     // the embedding stage runs when the configured model loads; otherwise search stays lexical
     const embedder = (await this.embedders?.get())?.embedder;

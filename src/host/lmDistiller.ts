@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CancellationSignal } from '../core/cancellation';
-import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from '../core/distill/distiller';
+import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from '../core/distill/distiller';
 import { mapLimited } from '../core/distill/pool';
 import { buildPrompt, loadPromptTemplate, PROMPT_VERSION } from '../core/distill/prompt';
 import { parseDistillOutput, repairRequest } from '../core/distill/validate';
@@ -20,9 +20,9 @@ export class LmDistiller implements Distiller {
   readonly model: string;
   private fatal: string | undefined;
 
-  private constructor(
+  constructor(
     private readonly chat: vscode.LanguageModelChat,
-    private readonly template: string,
+    private readonly template = loadPromptTemplate(PROMPT_VERSION),
   ) {
     this.model = `${chat.vendor}/${chat.id}`;
   }
@@ -30,7 +30,7 @@ export class LmDistiller implements Distiller {
   /** The first chat model of `family` (any family when empty), or undefined when VS Code offers none. */
   static async select(family: string): Promise<LmDistiller | undefined> {
     const [chat] = await vscode.lm.selectChatModels(family ? { family } : {});
-    return chat ? new LmDistiller(chat, loadPromptTemplate(PROMPT_VERSION)) : undefined;
+    return chat ? new LmDistiller(chat) : undefined;
   }
 
   /** Where text goes, as named in the consent dialog. */
@@ -45,7 +45,7 @@ export class LmDistiller implements Distiller {
       if (token.isCancellationRequested) cts.cancel();
     }, 50);
     try {
-      return await mapLimited(batch, CONCURRENCY, (input) => this.distillOne(input, cts.token));
+      return withoutCancelled(await mapLimited(batch, CONCURRENCY, (input) => this.distillOne(input, cts.token)));
     } finally {
       clearInterval(poll);
       cts.dispose();

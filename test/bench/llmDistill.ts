@@ -30,6 +30,14 @@ async function main(): Promise<void> {
   const planMs = performance.now() - t;
   console.log(formatPlan(plan, 'api.anthropic.com'));
   console.log(`mean input tokens per exchange: ${(plan.inputTokens / Math.max(1, plan.exchanges)).toFixed(0)}; dry run took ${(planMs / 1000).toFixed(2)} s`);
+  for (const batchSize of [5, 10]) {
+    const b = planDistillation(inputs, { pricePerMTokIn: 1, pricePerMTokOut: 5, batchSize });
+    const per = b.inputTokens / Math.max(1, b.exchanges);
+    console.log(
+      `batch ${batchSize}: ${b.requests} requests, ${per.toFixed(0)} input tokens per exchange ` +
+        `(${((1 - b.inputTokens / plan.inputTokens) * 100).toFixed(1)}% fewer), cost $${b.costUsd.toFixed(2)} vs $${plan.costUsd.toFixed(2)}`,
+    );
+  }
 
   if (process.argv.includes('--secrets')) {
     for (const input of inputs) {
@@ -46,7 +54,7 @@ async function main(): Promise<void> {
   });
   const server = await startFakeAnthropic(() => messageReply(answer));
   const concurrency = Number(arg('concurrency') ?? 4);
-  const distiller = new AnthropicDistiller({ apiKey: 'sk-ant-bench', baseURL: server.baseURL, concurrency });
+  const distiller = new AnthropicDistiller({ apiKey: 'sk-ant-bench', baseURL: server.baseURL, concurrency, maxRetries: 0 });
   t = performance.now();
   const outs = await distiller.distill(inputs, NEVER_CANCELLED);
   const s = (performance.now() - t) / 1000;

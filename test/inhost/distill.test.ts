@@ -53,4 +53,23 @@ describe('LLM distillation settings, key and consent in the extension host', () 
     assert.equal(s.configured, 'vscode-lm');
     assert.equal(s.active, 'offline');
   });
+
+  it('an indexing run waits for an unusable LLM distiller instead of distilling offline', async () => {
+    type Summary = { message?: string; lastReport?: { distill?: { distilled: number } } };
+    const a = await api();
+    await vscode.commands.executeCommand('agentRecall.clearAnthropicApiKey');
+    await setSetting('distill.distiller', 'anthropic');
+    await vscode.commands.executeCommand('agentRecall.indexNow');
+    await a.waitForIndexIdle();
+    let s = (await a.getIndexSummary()) as Summary;
+    assert.match(s.message ?? '', /^Distillation waits: No Anthropic API key/);
+    assert.equal(s.lastReport?.distill, undefined, 'no distill stage ran, offline or otherwise');
+
+    await setSetting('distill.distiller', 'offline');
+    await vscode.commands.executeCommand('agentRecall.indexNow');
+    await a.waitForIndexIdle();
+    s = (await a.getIndexSummary()) as Summary;
+    assert.equal(s.message, undefined);
+    assert.ok(s.lastReport?.distill, 'the offline stage ran again');
+  });
 });

@@ -13,7 +13,7 @@ import { enableSmokeTestDriver, workbenchUrl } from '../host/workbench.mjs';
 
 export const SCREENSHOTS = join(ROOT, 'test-results/screenshots');
 
-/** Set by the runner: { browser, url, workspace, fixture, payload } (payload: dev extension, if any). */
+/** Set by the runner: { browser, url, workspace, fixture, anthropic, payload } (payload: dev extension, if any; anthropic: the local Messages API server). */
 export const session = {};
 
 const WORKBENCH_TIMEOUT = 90_000;

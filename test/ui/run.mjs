@@ -1,13 +1,23 @@
 // Runs the UI tests (test/ui/*.ui.mjs, mocha) against a throw-away code-server with the fixture workspace.
 // The extension is either installed from a .vsix (what users get; `vsix` option) or loaded as a
 // development extension from the repo (`--dev`). Screenshots go to test-results/screenshots/.
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
 import { materializeFixture } from '../host/fixture.mjs';
 import { installExtension, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
 import { launchBrowser } from '../host/workbench.mjs';
 import { SCREENSHOTS, session } from './lib.mjs';
+import { createRequire } from 'node:module';
+
+// The local Messages API server of the unit tests (compiled by tsc into out/): the UI runs with the Anthropic
+// distiller configured against it, so the consent and cost dialogs can be driven and what was sent checked.
+const { startFakeAnthropic, messageReply } = createRequire(import.meta.url)('../../out/test/unit/anthropicServer.js');
+const DISTILLED = JSON.stringify({
+  exchange_core: 'Distilled by the local test server.',
+  specific_context: 'detail',
+  room_assignments: [{ room_type: 'workflow', room_key: 'testing', room_label: 'Testing', relevance: 0.5 }],
+});
 
 const HERE = join(ROOT, 'test/ui');
 
@@ -17,14 +27,24 @@ export async function runUiTests({ vsix, grep = process.env.AGENT_RECALL_TEST_GR
   const fixture = materializeFixture(run.dir);
   let server;
   let ok = false;
+  const anthropic = await startFakeAnthropic(() => messageReply(DISTILLED));
   try {
     if (vsix) print(`  ${installExtension(run.dir, vsix).split('\n').pop()}`);
-    server = await startCodeServer(run.dir, { workspace: fixture.workspace, env: fixture.env });
+    // allowRemote and baseUrl are machine-scoped: VS Code reads them from the (remote) machine's settings, which
+    // for code-server are user/Machine/settings.json, not the user settings.
+    mkdirSync(join(run.dir, 'user/Machine'), { recursive: true });
+    writeFileSync(
+      join(run.dir, 'user/Machine/settings.json'),
+      JSON.stringify({ 'agentRecall.distill.allowRemote': true, 'agentRecall.distill.anthropic.baseUrl': anthropic.baseURL }, null, 2),
+    );
+    const settings = { 'agentRecall.distill.distiller': 'anthropic' };
+    server = await startCodeServer(run.dir, { workspace: fixture.workspace, env: fixture.env, settings });
     Object.assign(session, {
       browser: await launchBrowser(),
       url: server.url,
       workspace: fixture.workspace,
       fixture,
+      anthropic,
       payload: vsix ? undefined : { extensionDevelopmentPath: ROOT, skipWelcome: true },
     });
     const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 120_000, ...(grep ? { grep } : {}) });
@@ -42,6 +62,7 @@ export async function runUiTests({ vsix, grep = process.env.AGENT_RECALL_TEST_GR
   } finally {
     await session.browser?.close().catch(() => {});
     await server?.stop();
+    await anthropic.close();
     if (ok) run.cleanup();
     else {
       run.keep();

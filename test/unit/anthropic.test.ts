@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { AnthropicDistiller, DEFAULT_ANTHROPIC_MODEL, type AnthropicDistillerOptions } from '../../src/core/distill/anthropic';
+import { AnthropicDistiller, anthropicEnv, DEFAULT_ANTHROPIC_MODEL, type AnthropicDistillerOptions } from '../../src/core/distill/anthropic';
 import type { DistillInput, DistillOutcome } from '../../src/core/distill/distiller';
 import { NEVER_CANCELLED } from '../../src/core/cancellation';
 import { errorReply, messageReply, startFakeAnthropic, type FakeAnthropic, type Script } from './anthropicServer';
@@ -48,6 +48,13 @@ function failed(o: DistillOutcome | undefined): { error: string; retryAfterMs?: 
   return o;
 }
 
+test('anthropicEnv (the CLI): key and base URL from the environment; a missing key names the fix', () => {
+  assert.deepEqual(anthropicEnv({ ANTHROPIC_API_KEY: ' k1 ' }), { apiKey: 'k1' });
+  assert.deepEqual(anthropicEnv({ ANTHROPIC_API_KEY: 'k1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }), { apiKey: 'k1', baseURL: 'http://127.0.0.1:9' });
+  assert.throws(() => anthropicEnv({}), /needs ANTHROPIC_API_KEY/);
+  assert.throws(() => new AnthropicDistiller({ apiKey: '' }), /needs an API key/);
+});
+
 describe('Anthropic distiller over the real SDK and a local /v1/messages server', () => {
   test('success: one request with the key, the model and a prompt naming project and ply range', async () => {
     const { server, distiller } = await setup(() => messageReply(GOOD));
@@ -73,7 +80,7 @@ describe('Anthropic distiller over the real SDK and a local /v1/messages server'
     assert.match(prompt, /Files touched \(from the agent's tool calls\): src\/db\.ts \(edit\)/);
     assert.ok(prompt.includes('raised poolTimeoutMs: 30000 in src/db.ts (exchange 1)'));
     assert.doesNotMatch(prompt, /\{\{\w+\}\}/, 'every placeholder filled');
-    assert.deepEqual(distiller.usage, { requests: 1, repairs: 0, inputTokens: 900, outputTokens: 80 });
+    assert.deepEqual(distiller.usage, { requests: 1, repairs: 0, batchFallbacks: 0, inputTokens: 900, outputTokens: 80 });
   });
 
   test('a long exchange is cut to about 4,000 characters, keeping head and tail', async () => {
@@ -172,18 +179,20 @@ describe('Anthropic distiller over the real SDK and a local /v1/messages server'
     assert.equal(server.received.length, 1);
   });
 
-  test('cancellation mid-flight aborts the requests in flight and sends nothing more', async () => {
-    const { server, distiller } = await setup(() => ({ hang: true }), { concurrency: 2 });
+  test('cancellation mid-flight aborts the requests in flight, sends nothing more, and leaves them pending', async () => {
+    // exchange 1 is answered at once; 2 and 3 hang until cancelled; 4 is never sent
+    const { server, distiller } = await setup((r) => (r.raw.includes('(exchange 1)') ? messageReply(GOOD) : { hang: true }), { concurrency: 2 });
     const token = { isCancellationRequested: false };
     setTimeout(() => (token.isCancellationRequested = true), 200);
     const t0 = Date.now();
     const outs = await distiller.distill([input(1), input(2), input(3), input(4)], token);
     assert.ok(Date.now() - t0 < 1_500, `returned ${Date.now() - t0} ms after start`);
-    assert.deepEqual(outs.map((o) => (o.ok ? 'ok' : o.error)), ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
-    assert.deepEqual(outs.map((o) => o.n), [1, 2, 3, 4]);
-    assert.equal(server.received.length, 2, 'only the two in flight were sent');
+    assert.deepEqual(outs.map((o) => [o.n, o.ok]), [[1, true]], 'cancelled exchanges get no outcome: the stage keeps them pending');
+    assert.equal(server.received.length, 3, 'exchange 1, then 2 and 3 in flight; 4 never sent');
     await new Promise((r) => setTimeout(r, 50));
-    assert.ok(server.received.every((r) => r.aborted), 'the server saw both connections closed');
+    const aborted = server.received.filter((r) => r.aborted);
+    assert.equal(aborted.length, 2, 'the server saw both hanging connections closed');
+    assert.ok(aborted.every((r) => !r.raw.includes('(exchange 1)')));
   });
 
   test('concurrency cap: never more requests in flight than configured', async () => {
@@ -202,6 +211,45 @@ describe('Anthropic distiller over the real SDK and a local /v1/messages server'
     assert.equal(server.received.length, 1);
   });
 
+  test('batching: several exchanges in one request, each answer by id; its own prompt version', async () => {
+    const item = (id: number) => ({ id, ...(JSON.parse(GOOD) as object), exchange_core: `Core of ${id}.` });
+    const { server, distiller } = await setup(
+      (r) => messageReply(r.body.messages[0]!.content.includes('=== Exchange') ? JSON.stringify([item(2), item(1), item(3)]) : GOOD),
+      { batchSize: 3 },
+    );
+    assert.equal(distiller.promptVersion, 'distill-v1+distill-batch-v1');
+    const outs = await distiller.distill([input(11), input(12), input(13), input(14)], NEVER_CANCELLED);
+    assert.equal(server.received.length, 2, 'a batch of 3 and a batch of 1');
+    const batchPrompt = server.received[0]!.body.messages[0]!.content;
+    assert.match(batchPrompt, /each of the 3 conversation exchanges/);
+    for (const n of [11, 12, 13]) assert.ok(batchPrompt.includes(`(exchange ${n})`));
+    assert.match(batchPrompt, /=== Exchange 3 \(agent claude-code, project \/home\/dev\/shop, messages 3-7\)/);
+    assert.ok(!batchPrompt.includes('(exchange 14)'));
+    assert.ok(server.received[0]!.body.max_tokens > 512, 'room for three answers');
+    assert.deepEqual(outs.map((o) => (o.ok ? o.value.exchangeCore : o.error)), ['Core of 1.', 'Core of 2.', 'Core of 3.', 'Fixed the connection pool timeout in db.ts by raising poolTimeoutMs.']);
+    assert.equal(distiller.usage.batchFallbacks, 0);
+  });
+
+  test('batching: an exchange missing or invalid in the batch answer is distilled alone', async () => {
+    const good = JSON.parse(GOOD) as object;
+    const { server, distiller } = await setup(
+      (r) => (r.body.messages[0]!.content.includes('=== Exchange') ? messageReply(JSON.stringify([{ id: 1, ...good }, { id: 3, ...good, relevance: 'x', room_assignments: [] }])) : messageReply(GOOD)),
+      { batchSize: 3 },
+    );
+    const outs = await distiller.distill([input(1), input(2), input(3)], NEVER_CANCELLED);
+    assert.ok(outs.every((o) => o.ok), JSON.stringify(outs));
+    assert.equal(server.received.length, 3, 'one batch, then exchanges 2 and 3 alone');
+    assert.ok(server.received[1]!.body.messages[0]!.content.includes('(exchange 2)'));
+    assert.ok(server.received[2]!.body.messages[0]!.content.includes('(exchange 3)'));
+    assert.equal(distiller.usage.batchFallbacks, 2);
+  });
+
+  test('batching: a failed batch request fails every exchange in it, with the wait for the stage', async () => {
+    const { distiller } = await setup(() => errorReply(429, 'rate_limit_error', { 'retry-after': '300' }), { batchSize: 2 });
+    const outs = await distiller.distill([input(1), input(2)], NEVER_CANCELLED);
+    for (const o of outs) assert.equal(failed(o).retryAfterMs, 300_000);
+  });
+
   test('no planted secret ever leaves the machine, on first requests and repairs alike', async () => {
     const all = [...PLANTED, ...PLANTED_IN_CONTEXT];
     // every other exchange gets a malformed first answer, so repair requests (which echo text back) are covered
@@ -218,5 +266,11 @@ describe('Anthropic distiller over the real SDK and a local /v1/messages server'
       for (const p of all) assert.ok(!req.raw.includes(p.secret), `${p.kind} secret left in a request body`);
       assert.ok(req.raw.includes('[REDACTED:'), 'redaction markers are sent instead');
     }
+
+    // the same exchanges in batches of 4 (batch answers unusable, so every exchange also goes alone)
+    const batched = await setup(() => messageReply('[]'), { batchSize: 4 });
+    await batched.distiller.distill(inputs, NEVER_CANCELLED);
+    assert.ok(batched.server.received.some((r) => r.raw.includes('=== Exchange 4')));
+    for (const req of batched.server.received) for (const p of all) assert.ok(!req.raw.includes(p.secret), `${p.kind} secret left in a batch`);
   });
 });

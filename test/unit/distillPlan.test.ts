@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
-import { formatPlan, planDistillation } from '../../src/core/distill/plan';
+import { formatPlan, planDistillation, scalePlan } from '../../src/core/distill/plan';
 import { countTokens } from '../../src/core/tokens';
 import { PLANTED } from './secrets';
 
@@ -41,4 +41,27 @@ test('prices scale the cost linearly; an empty backlog costs nothing', () => {
   assert.ok(Math.abs(b.costUsd - 2 * a.costUsd) < 1e-12);
   const none = planDistillation([], prices);
   assert.deepEqual([none.requests, none.inputTokens, none.costUsd, none.samples.length], [0, 0, 0, 0]);
+});
+
+test('batching lowers the input tokens per exchange: the instructions are paid once per request', () => {
+  const many = Array.from({ length: 10 }, (_, i) => ({ ...inputs[0]!, n: i + 1 }));
+  const single = planDistillation(many, prices);
+  const batched = planDistillation(many, { ...prices, batchSize: 5 });
+  assert.equal(single.requests, 10);
+  assert.equal(batched.requests, 2);
+  assert.ok(batched.inputTokens < single.inputTokens * 0.6, `${batched.inputTokens} vs ${single.inputTokens}`);
+  assert.deepEqual(batched.samples.map((s) => s.ns), [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]);
+  assert.match(batched.samples[0]!.text, /=== Exchange 5 \(agent aider/);
+});
+
+test('scalePlan extrapolates a sample to the whole backlog and says so', () => {
+  const sample = planDistillation(inputs, prices);
+  const all = scalePlan(sample, 300);
+  assert.equal(all.exchanges, 300);
+  assert.equal(all.requests, 300);
+  assert.equal(all.inputTokens, Math.round(sample.inputTokens * 100));
+  assert.ok(Math.abs(all.costUsd - sample.costUsd * 100) < 1e-12);
+  assert.equal(all.sampledFrom, 3);
+  assert.match(formatPlan(all, 'x'), /estimated from the first 3/);
+  assert.equal(scalePlan(sample, 2), sample, 'never scaled down');
 });

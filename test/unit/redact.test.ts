@@ -56,3 +56,14 @@ test('redaction is idempotent', () => {
   const once = redact(text);
   assert.equal(redact(once), once);
 });
+
+test('no pattern is quadratic: 200 KB adversarial runs redact in well under a second each', () => {
+  // `a.a.a.…` took over a minute with an unbounded URL scheme pattern
+  for (const unit of ['a.', 'a-', 'sk-', 'eyJa.', 'A=', 'ghp_', 'x:', 'a:b@', 'Bearer ', '"password": "']) {
+    const text = unit.repeat(Math.ceil(200_000 / unit.length));
+    const t0 = performance.now();
+    redactSecrets(text);
+    const ms = performance.now() - t0;
+    assert.ok(ms < 1_000, `${JSON.stringify(unit)} x ${text.length / unit.length}: ${ms.toFixed(0)} ms`);
+  }
+});

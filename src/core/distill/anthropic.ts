@@ -1,13 +1,26 @@
 import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CancellationSignal } from '../cancellation';
-import { CANCELLED_ERROR, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
+import { RecallError } from '../errors';
+import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
 import { mapLimited, sleep } from './pool';
-import { buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
+import { BATCH_PROMPT_VERSION, buildBatchPrompt, buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
 import { backoffMs, isFatalStatus, isRetryableStatus, retryAfterMs } from './retryPolicy';
-import { parseDistillOutput, repairRequest } from './validate';
+import { parseBatchOutput, parseDistillOutput, repairRequest } from './validate';
 
 /** A Haiku-class model, as in the paper (Claude Haiku 4.5). */
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/**
+ * The CLI's source of the key: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL when set). Throws a message that
+ * names the fix when the key is missing.
+ */
+export function anthropicEnv(env: NodeJS.ProcessEnv = process.env): { apiKey: string; baseURL?: string } {
+  const apiKey = env['ANTHROPIC_API_KEY']?.trim();
+  if (!apiKey) throw new RecallError('bad-argument', 'The anthropic distiller needs ANTHROPIC_API_KEY in the environment.');
+  const baseURL = env['ANTHROPIC_BASE_URL']?.trim();
+  return baseURL ? { apiKey, baseURL } : { apiKey };
+}
 
 export interface AnthropicDistillerOptions {
   /** The host passes the key from SecretStorage, the CLI passes ANTHROPIC_API_KEY. */
@@ -32,18 +45,25 @@ export interface AnthropicDistillerOptions {
   readonly cancelPollMs?: number;
   /** Template override (tests); by default prompts/<PROMPT_VERSION>.md. */
   readonly promptTemplate?: string;
+  /**
+   * Exchanges per request (default 1). Above 1 the batch prompt is used: its instructions are paid once
+   * per request; exchanges missing or invalid in a batch answer are retried one by one.
+   */
+  readonly batchSize?: number;
 }
 
 /** Tokens and requests as the service counted them, summed over the distiller's life. */
 export interface AnthropicUsage {
   requests: number;
   repairs: number;
+  /** Exchanges a batch answer lacked (or got wrong), distilled again one by one. */
+  batchFallbacks: number;
   inputTokens: number;
   outputTokens: number;
 }
 
 type Message = { role: 'user' | 'assistant'; content: string };
-type CallResult = { ok: true; text: string } | { ok: false; error: string; retryAfterMs?: number; fatal?: boolean };
+type CallResult = { ok: true; text: string } | { ok: false; error: string; retryAfterMs?: number };
 
 /**
  * The Anthropic distiller (paper 3.2, Appendix B): one Messages API request per exchange, text redacted
@@ -54,25 +74,33 @@ type CallResult = { ok: true; text: string } | { ok: false; error: string; retry
  */
 export class AnthropicDistiller implements Distiller {
   readonly name = 'anthropic';
-  readonly promptVersion = PROMPT_VERSION;
+  readonly promptVersion: string;
   readonly remote = true;
   readonly model: string;
-  readonly usage: AnthropicUsage = { requests: 0, repairs: 0, inputTokens: 0, outputTokens: 0 };
+  readonly usage: AnthropicUsage = { requests: 0, repairs: 0, batchFallbacks: 0, inputTokens: 0, outputTokens: 0 };
 
   private readonly client: Anthropic;
   private readonly template: string;
+  private readonly batchTemplate: string | undefined;
+  private readonly batchSize: number;
   /** Set by a 429/529: no worker starts a request before this time. */
   private pausedUntil = 0;
   /** Set by an answer that will repeat for every request (bad key, unknown model). */
   private fatal: string | undefined;
 
   constructor(private readonly options: AnthropicDistillerOptions) {
-    if (!options.apiKey) throw new Error('The Anthropic distiller needs an API key (Agent Recall: Set Anthropic API Key, or ANTHROPIC_API_KEY).');
+    if (!options.apiKey) throw new RecallError('bad-argument', 'The Anthropic distiller needs an API key (Agent Recall: Set Anthropic API Key, or ANTHROPIC_API_KEY).');
     this.model = options.model || DEFAULT_ANTHROPIC_MODEL;
     this.template = options.promptTemplate ?? loadPromptTemplate(PROMPT_VERSION);
+    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 1));
+    this.batchTemplate = this.batchSize > 1 ? loadPromptTemplate(BATCH_PROMPT_VERSION) : undefined;
+    // Batch answers come from another prompt: they must not share cache entries with single ones.
+    this.promptVersion = this.batchSize > 1 ? `${PROMPT_VERSION}+${BATCH_PROMPT_VERSION}` : PROMPT_VERSION;
     this.client = new Anthropic({
       apiKey: options.apiKey,
-      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      // Always explicit: the SDK would otherwise read ANTHROPIC_BASE_URL, and text must go only where the
+      // user was told it goes.
+      baseURL: options.baseURL || DEFAULT_ANTHROPIC_BASE_URL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? 60_000,
     });
@@ -86,7 +114,11 @@ export class AnthropicDistiller implements Distiller {
       if (token.isCancellationRequested) abort.abort();
     }, this.options.cancelPollMs ?? 50);
     try {
-      return await mapLimited(batch, this.options.concurrency ?? 4, (input) => this.distillOne(input, abort.signal));
+      const concurrency = this.options.concurrency ?? 4;
+      if (this.batchSize === 1) return withoutCancelled(await mapLimited(batch, concurrency, (input) => this.distillOne(input, abort.signal)));
+      const groups: DistillInput[][] = [];
+      for (let i = 0; i < batch.length; i += this.batchSize) groups.push(batch.slice(i, i + this.batchSize));
+      return withoutCancelled((await mapLimited(groups, concurrency, (group) => this.distillGroup(group, abort.signal))).flat());
     } finally {
       clearInterval(poll);
     }
@@ -113,8 +145,35 @@ export class AnthropicDistiller implements Distiller {
     return repaired.ok ? { n: input.n, ok: true, value: repaired.value } : fail(`invalid answer after one repair: ${repaired.error}`);
   }
 
+  /** Several exchanges in one request; whatever the answer lacks is distilled one by one. */
+  private async distillGroup(group: readonly DistillInput[], signal: AbortSignal): Promise<DistillOutcome[]> {
+    if (group.length === 1 || !this.batchTemplate) return Promise.all(group.map((input) => this.distillOne(input, signal)));
+    if (signal.aborted) return group.map((input) => ({ n: input.n, ok: false, error: CANCELLED_ERROR }));
+    const prompt = buildBatchPrompt(group, this.batchTemplate);
+    const perAnswer = this.options.maxOutputTokens ?? 512;
+    const answer = await this.call([{ role: 'user', content: prompt.text }], signal, Math.min(8_192, perAnswer * group.length));
+    if (!answer.ok) {
+      return group.map((input) =>
+        answer.retryAfterMs === undefined
+          ? { n: input.n, ok: false, error: answer.error }
+          : { n: input.n, ok: false, error: answer.error, retryAfterMs: Math.ceil(answer.retryAfterMs) },
+      );
+    }
+    const parsed = parseBatchOutput(answer.text, group.length);
+    const outcomes: DistillOutcome[] = [];
+    for (const [i, input] of group.entries()) {
+      const p = parsed[i];
+      if (p?.ok) outcomes.push({ n: input.n, ok: true, value: p.value });
+      else {
+        this.usage.batchFallbacks++;
+        outcomes.push(await this.distillOne(input, signal));
+      }
+    }
+    return outcomes;
+  }
+
   /** One logical request with its retries. Never throws. */
-  private async call(messages: readonly Message[], signal: AbortSignal): Promise<CallResult> {
+  private async call(messages: readonly Message[], signal: AbortSignal, maxTokens = this.options.maxOutputTokens ?? 512): Promise<CallResult> {
     const maxRetries = this.options.maxRetries ?? 2;
     const maxWait = this.options.maxWaitMs ?? 60_000;
     for (let attempt = 0; ; attempt++) {
@@ -125,7 +184,7 @@ export class AnthropicDistiller implements Distiller {
       try {
         this.usage.requests++;
         const answer = await this.client.messages.create(
-          { model: this.model, max_tokens: this.options.maxOutputTokens ?? 512, messages: [...messages] },
+          { model: this.model, max_tokens: maxTokens, messages: [...messages] },
           { signal },
         );
         this.usage.inputTokens += answer.usage.input_tokens;

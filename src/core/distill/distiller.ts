@@ -25,10 +25,16 @@ export type DistillOutcome =
   | { readonly n: number; readonly ok: false; readonly error: string; readonly retryAfterMs?: number };
 
 /**
- * The error of an outcome whose request was cancelled (not failed): the stage must not count it as an
- * attempt; the exchange simply stays pending.
+ * Marks, inside an LLM distiller, an exchange whose request was cancelled (not failed). Such exchanges
+ * are left out of the outcomes `distill` returns, so the stage leaves them pending instead of counting a
+ * failed attempt.
  */
 export const CANCELLED_ERROR = 'cancelled';
+
+/** The outcomes minus the cancelled ones (see CANCELLED_ERROR). */
+export function withoutCancelled(outcomes: readonly DistillOutcome[]): DistillOutcome[] {
+  return outcomes.filter((o) => o.ok || o.error !== CANCELLED_ERROR);
+}
 
 /**
  * Turns exchanges into distilled objects (paper 3.2). Implementations: the offline extractive distiller

@@ -6,6 +6,8 @@ import { redactSecrets, type SecretKind } from './redact';
 
 /** The prompt in use; part of every LLM distiller's cache key. The file is prompts/<version>.md. */
 export const PROMPT_VERSION = 'distill-v1';
+/** The batch prompt (several exchanges per request), used when a distiller's batchSize is above 1. */
+export const BATCH_PROMPT_VERSION = 'distill-batch-v1';
 
 /** The paper cuts an exchange's messages to 4,000 characters (Appendix B). */
 export const MAX_MESSAGE_CHARS = 4_000;
@@ -61,11 +63,17 @@ function filesLine(input: DistillInput): string {
   return shown.join(', ') + (more > 0 ? `, and ${more} more` : '');
 }
 
+interface FilledValues {
+  readonly values: Record<string, string>;
+  readonly redacted: Partial<Record<SecretKind, number>>;
+  readonly cutChars: number;
+}
+
 /**
- * Fills the template for one exchange. Everything interpolated is redacted first — before the cut, so
- * a cut can never leave half a key that the patterns no longer recognise.
+ * The per-exchange placeholder values. Everything interpolated is redacted first — before the cut, so a
+ * cut can never leave half a key that the patterns no longer recognise.
  */
-export function buildPrompt(input: DistillInput, template = loadPromptTemplate()): BuiltPrompt {
+function fillValues(input: DistillInput): FilledValues {
   const redacted: Partial<Record<SecretKind, number>> = {};
   const clean = (text: string): string => {
     const r = redactSecrets(text);
@@ -81,7 +89,44 @@ export function buildPrompt(input: DistillInput, template = loadPromptTemplate()
     plyEnd: String(input.plyEnd),
     messages: messages.text,
   };
-  // One pass over the template: a placeholder-like string inside the exchange is never expanded.
-  const text = template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
-  return { n: input.n, text, redacted, cutChars: messages.cutChars };
+  return { values, redacted, cutChars: messages.cutChars };
+}
+
+/** One pass over the template: a placeholder-like string inside the exchange is never expanded. */
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** Fills the single-exchange template (prompts/distill-v1.md). */
+export function buildPrompt(input: DistillInput, template = loadPromptTemplate()): BuiltPrompt {
+  const f = fillValues(input);
+  return { n: input.n, text: fill(template, f.values), redacted: f.redacted, cutChars: f.cutChars };
+}
+
+/** Several exchanges in one request; the answer names them by `id` 1..N in this order. */
+export interface BuiltBatchPrompt {
+  readonly ns: readonly number[];
+  readonly text: string;
+  readonly redacted: Partial<Record<SecretKind, number>>;
+  readonly cutChars: number;
+}
+
+const ITEM_MARKER = '<!-- ITEM -->';
+
+/** Fills the batch template (prompts/distill-batch-v1.md): the frame once, the item part per exchange. */
+export function buildBatchPrompt(inputs: readonly DistillInput[], template = loadPromptTemplate(BATCH_PROMPT_VERSION)): BuiltBatchPrompt {
+  const at = template.indexOf(ITEM_MARKER);
+  if (at < 0) throw new RecallError('prompt-missing', `The batch prompt has no ${ITEM_MARKER} section.`);
+  const frame = template.slice(0, at).trimEnd();
+  const item = template.slice(at + ITEM_MARKER.length).replace(/^\s*\n/, '');
+  const redacted: Partial<Record<SecretKind, number>> = {};
+  let cutChars = 0;
+  const items = inputs.map((input, i) => {
+    const f = fillValues(input);
+    for (const [kind, n] of Object.entries(f.redacted) as [SecretKind, number][]) redacted[kind] = (redacted[kind] ?? 0) + n;
+    cutChars += f.cutChars;
+    return fill(item, { ...f.values, id: String(i + 1) });
+  });
+  const text = fill(frame, { count: String(inputs.length), exchanges: items.join('\n').trimEnd() });
+  return { ns: inputs.map((x) => x.n), text, redacted, cutChars };
 }

@@ -54,6 +54,11 @@ export function parseDistillOutput(text: string): ParseResult {
   } catch (err) {
     return { ok: false, error: `the answer is not valid JSON (${err instanceof Error ? err.message : String(err)})` };
   }
+  return validateDistilled(data);
+}
+
+/** Validates one parsed object of the prompt's shape. */
+export function validateDistilled(data: unknown): ParseResult {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return { ok: false, error: 'the answer is not a JSON object' };
   const d = data as Record<string, unknown>;
   const core = str(d['exchange_core'], 'exchange_core', LIMITS.coreChars, false);
@@ -71,6 +76,30 @@ export function parseDistillOutput(text: string): ParseResult {
     parsed.push(p);
   }
   return { ok: true, value: { exchangeCore: core, specificContext: context, rooms: parsed } };
+}
+
+/**
+ * Parses the answer to a batch prompt: a JSON array of objects carrying `id` 1..count. Returns one result
+ * per exchange, in order; an exchange missing from the answer, or invalid in it, gets a failure.
+ */
+export function parseBatchOutput(text: string, count: number): ParseResult[] {
+  const missing = (error: string): ParseResult[] => Array.from({ length: count }, () => ({ ok: false, error }));
+  const start = text.indexOf('[');
+  const end = text.lastIndexOf(']');
+  if (start < 0 || end <= start) return missing('the batch answer holds no JSON array');
+  let data: unknown;
+  try {
+    data = JSON.parse(text.slice(start, end + 1));
+  } catch (err) {
+    return missing(`the batch answer is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (!Array.isArray(data)) return missing('the batch answer is not a JSON array');
+  const results = missing('missing from the batch answer');
+  for (const item of data) {
+    const id = item && typeof item === 'object' ? (item as Record<string, unknown>)['id'] : undefined;
+    if (typeof id === 'number' && Number.isInteger(id) && id >= 1 && id <= count) results[id - 1] = validateDistilled(item);
+  }
+  return results;
 }
 
 /** The follow-up message of the one repair attempt: names what was wrong and asks for the object only. */
