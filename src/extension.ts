@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
+import type { HostMessage } from './protocol';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
+import { ExchangeViewer, SCHEME } from './host/exchangeViewer';
+import { ActiveFileStatus, FileDecorations, FileHistoryIndex, FileHistoryView, FileHover } from './host/fileHistory';
+import { LiveWatcher } from './host/liveWatcher';
+import { registerLmTools } from './host/lmTools';
+import { RecallPanel } from './host/recallPanel';
+import { RoomsView } from './host/roomsView';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { EmbedderService } from './host/embedderService';
 import { IndexService, type IndexSummary } from './host/indexService';
@@ -14,6 +21,20 @@ import type { SearchQuery, SearchResult } from './core/search/types';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<IndexSummary | undefined>;
+  /** The workspace's store file (other tools may open it read-only). */
+  readonly storeFile: string | undefined;
+  /** The tree providers, to read what the views show. */
+  readonly views: { readonly rooms: RoomsView; readonly fileHistory: FileHistoryView };
+  /** The explorer badge of a file, as the decoration provider gives it. */
+  fileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
+  /** The status-bar text of the active editor's file history, when shown. */
+  activeFileStatus(): string | undefined;
+  /** Re-reads which files exchanges touched (done after every index run). */
+  reloadFileHistory(): Promise<void>;
+  /** How many index runs file changes triggered. */
+  liveTriggers(): number;
+  /** Whether the recall panel is open and the last messages it was sent. */
+  recallPanel(): { open: boolean; posted: HostMessage[] };
   /** Which distiller would run now and why (never prompts). */
   getDistillerStatus(): Promise<DistillerStatus>;
   /** A search of the workspace's memory with the configured model (lexical with a notice without one). */
@@ -27,19 +48,45 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
     const llm = new LlmDistillation(config, context.secrets, context.globalState);
     const index = new IndexService(context.storageUri, config, embedders, llm);
+    const viewer = new ExchangeViewer(index);
+    const files = new FileHistoryIndex(index);
+    const decorations = new FileDecorations(files, config);
+    const hover = new FileHover(files);
+    const fileHistory = new FileHistoryView(files);
+    const rooms = new RoomsView(index);
+    const live = new LiveWatcher(index, config);
+    const activeFile = new ActiveFileStatus(files);
+    const recall = new RecallPanel(context.extensionUri, index, viewer);
     context.subscriptions.push(
       log,
       index,
       embedders,
+      viewer,
+      files,
+      decorations,
+      fileHistory,
+      rooms,
+      live,
+      activeFile,
+      recall,
+      vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
       new StatusBar(index),
       vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
-      ...registerCommands({ index, secrets: context.secrets }),
+      ...registerLmTools(index),
+      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
     return {
       waitForIndexIdle: () => index.whenIdle(),
       getIndexSummary: () => index.summary(),
+      storeFile: index.storeFile,
+      views: { rooms, fileHistory },
+      fileDecoration: (uri) => decorations.provideFileDecoration(uri),
+      activeFileStatus: () => activeFile.text,
+      reloadFileHistory: () => files.reload(),
+      liveTriggers: () => live.triggered,
+      recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
       search: async (query) => (await index.searcher()).search(query),
     };

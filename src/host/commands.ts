@@ -1,11 +1,24 @@
 import * as vscode from 'vscode';
+import { distillerUsage } from '../core/store/browse';
+import { compressionStats } from '../core/store/distilledStore';
 import { clearAnthropicApiKey, setAnthropicApiKey } from './anthropicKey';
+import type { Config } from './config';
+import type { ExchangeViewer } from './exchangeViewer';
+import { type FileHistoryView, storedPathOf } from './fileHistory';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
+import { showMemoryForAgent } from './memory';
+import type { RecallPanel } from './recallPanel';
+import type { RoomsView } from './roomsView';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
   readonly index: IndexService;
+  readonly viewer: ExchangeViewer;
+  readonly fileHistory: FileHistoryView;
+  readonly rooms: RoomsView;
+  readonly recall: RecallPanel;
+  readonly config: Config;
   readonly secrets: vscode.SecretStorage;
 }
 
@@ -17,9 +30,42 @@ export const COMMANDS: Record<string, Handler> = {
   indexNow: (ctx) => () => ctx.index.index({ notify: true }),
   showIndexSummary: (ctx) => () => showIndexSummary(ctx),
   showLog: () => () => log.show(),
+  openExchange: (ctx) => (id) => ctx.viewer.open(requireId(id)),
+  previousExchange: (ctx) => (uri) => ctx.viewer.step('previous', uri instanceof vscode.Uri ? uri : undefined),
+  nextExchange: (ctx) => (uri) => ctx.viewer.step('next', uri instanceof vscode.Uri ? uri : undefined),
+  openTranscript: (ctx) => (id) => ctx.viewer.openTranscript(typeof id === 'string' ? id : undefined),
+  openTouchedFile: (ctx) => (id, file) => ctx.viewer.openTouchedFile(requireId(id), typeof file === 'string' ? file : undefined),
+  showFileHistory: () => () => vscode.commands.executeCommand('agentRecall.fileHistory.focus'),
+  sortRoomsByRecency: (ctx) => () => ctx.rooms.setSort('recency'),
+  sortRoomsBySize: (ctx) => () => ctx.rooms.setSort('size'),
+  filterRooms: (ctx) => () => ctx.rooms.askFilter(),
+  recall: (ctx) => (text) => ctx.recall.show(typeof text === 'string' ? { text } : undefined),
+  showMemoryForAgent: (ctx) => (query) => showMemoryForAgent(ctx.index, ctx.config, query),
+  recallAboutFile: (ctx) => (uri) => ctx.recall.show({ text: '', facets: { file: fileOf(ctx, uri) } }),
+  recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
   setAnthropicApiKey: (ctx) => (key?: unknown) => setAnthropicApiKey(ctx.secrets, key),
   clearAnthropicApiKey: (ctx) => () => clearAnthropicApiKey(ctx.secrets),
 };
+
+/** The stored path of the file a command was invoked on (editor title menu), else of the File History view. */
+function fileOf(ctx: CommandContext, uri: unknown): string {
+  const p = uri instanceof vscode.Uri ? storedPathOf(uri) : (ctx.fileHistory.file ?? storedPathOf(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('untitled:')));
+  if (!p) throw new Error('Open a file first.');
+  return p;
+}
+
+/** The room of a Rooms-tree node (the context menu passes the node). */
+function roomOf(node: unknown): { id: string; label: string } {
+  const room = (node as { kind?: string; room?: { id?: unknown; label?: unknown } } | undefined)?.room;
+  if (typeof room?.id !== 'string' || typeof room.label !== 'string') throw new Error('Choose a room in the Rooms view.');
+  return { id: room.id, label: room.label };
+}
+
+/** Command arguments come from links and other extensions: check them. */
+function requireId(id: unknown): string {
+  if (typeof id !== 'string' || !/^[\w-]{6,}$/.test(id)) throw new Error(`Not an exchange id: ${String(id)}`);
+  return id;
+}
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return Object.entries(COMMANDS).map(([name, factory]) => {
@@ -28,7 +74,8 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       try {
         return await handler(...args);
       } catch (err) {
-        await showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
+        // not awaited: the command settles while the message waits for the user
+        void showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
         return undefined;
       }
     });
@@ -37,6 +84,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
 async function showIndexSummary(ctx: CommandContext): Promise<void> {
   const s = await ctx.index.summary();
+  const store = await ctx.index.getStore().catch(() => undefined);
+  const compression = store ? await compressionStats(store.db) : undefined;
+  const distillers = store ? await distillerUsage(store.db) : [];
   const agents = Object.entries(s.byAgent)
     .map(([a, n]) => `${a} ${n}`)
     .join(', ');
@@ -44,6 +94,10 @@ async function showIndexSummary(ctx: CommandContext): Promise<void> {
   const detail = [
     `${s.exchanges} exchanges in ${s.conversations} conversations${agents ? ` (${agents})` : ''}.`,
     `${s.verbatimTokens.toLocaleString()} verbatim tokens; ${skipped} lines skipped; ${s.droppedExchanges} short exchanges dropped.`,
+    compression?.distilled
+      ? `${compression.distilled} distilled: ${compression.ratio}x compression (${compression.meanDistilledTokens} tokens per object); ` +
+        `distiller ${distillers.map((d) => `${d.distiller}${d.model ? ` (${d.model})` : ''}`).join(', ')}.`
+      : 'Not distilled yet.',
     s.lastIndexedAt ? `Last indexed ${s.lastIndexedAt.toLocaleString()}.` : 'Not indexed yet.',
     s.message ?? '',
   ]

@@ -39,6 +39,15 @@ export class Config {
   get autoIndex(): boolean {
     return this.get('indexing.auto', true);
   }
+  get liveIndexing(): boolean {
+    return this.get('indexing.live', true);
+  }
+  get fileDecorations(): boolean {
+    return this.get('fileHistory.decorations', true);
+  }
+  get memoryTokenBudget(): number {
+    return Math.max(200, this.get('memory.tokenBudget', 4000));
+  }
   get segment(): Omit<SegmentOptions, 'workspaceRoot'> {
     return {
       minChars: this.get('segmentation.minExchangeChars', 100),

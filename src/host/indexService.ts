@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import type { Embedder } from '../core/embed/embedder';
 import { embedStore, type EmbedReport } from '../core/embed/stage';
-import { indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { type IndexOptions, indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
 import { createSearcher } from '../core/search/searcher';
 import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
@@ -219,7 +219,7 @@ export class IndexService extends Disposable {
   /** Ingestion, then the distill stage: the indexer's offline one, or the configured LLM one after its gates. */
   private async indexAndDistill(
     store: Store,
-    options: Parameters<typeof indexWorkspace>[1],
+    options: IndexOptions,
     llm: LlmRun | undefined,
     explicit: boolean,
     progress: vscode.Progress<{ message?: string; increment?: number }>,
@@ -271,7 +271,7 @@ export class IndexService extends Disposable {
     }
   }
 
-  private async indexOptions(): Promise<Parameters<typeof indexWorkspace>[1]> {
+  private async indexOptions(): Promise<IndexOptions> {
     const roots = this.workspaceRoots();
     // the embedding stage runs when the configured model loads; otherwise search stays lexical
     const embedder = (await this.embedders?.get())?.embedder;
@@ -286,6 +286,17 @@ export class IndexService extends Disposable {
       },
       segment: { ...this.config.segment, ...(roots.length === 1 ? { workspaceRoot: roots[0]! } : {}) },
     };
+  }
+
+  /** Folders outside the workspace that hold transcripts (watched for live indexing). */
+  transcriptRoots(): string[] {
+    return [
+      ...defaultClaudeRoots(),
+      ...this.config.claudeRoots,
+      ...defaultCodexRoots(),
+      ...this.config.codexRoots,
+      ...this.config.extraRoots,
+    ];
   }
 
   private workspaceRoots(): string[] {

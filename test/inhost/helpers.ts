@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
+import type { HostMessage } from '../../src/protocol';
 
 export const EXTENSION_ID = 'agent-recall.agent-recall';
 
@@ -11,10 +12,46 @@ export interface AgentRecallApi {
   >;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
   search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
+  readonly storeFile: string | undefined;
+  readonly views: {
+    readonly rooms: TreeProvider & { setSort(s: 'recency' | 'size'): void; setFilter(text: string): void };
+    readonly fileHistory: TreeProvider & { readonly file: string | undefined };
+  };
+  fileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
+  activeFileStatus(): string | undefined;
+  reloadFileHistory(): Promise<void>;
+  liveTriggers(): number;
+  recallPanel(): { open: boolean; posted: HostMessage[] };
+}
+
+export interface TreeProvider {
+  getChildren(node?: unknown): Promise<unknown[]>;
+  getTreeItem(node: unknown): vscode.TreeItem;
+}
+
+/** The tree items a provider shows under `node`. */
+export async function treeItems(p: TreeProvider, node?: unknown): Promise<Array<{ node: unknown; item: vscode.TreeItem }>> {
+  return (await p.getChildren(node)).map((n) => ({ node: n, item: p.getTreeItem(n) }));
+}
+
+export function labelOf(item: vscode.TreeItem): string {
+  return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+}
+
+/** Polls `fn` until it returns a truthy value or the time is up (then returns the last value). */
+export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
 
 export interface Fixture {
   readonly workspace: string;
+  readonly claudeConfigDir: string;
+  readonly codexHome: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 

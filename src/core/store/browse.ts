@@ -1,0 +1,219 @@
+import type { RoomType } from '../distill/types';
+import type { AgentKind, LineRange, TouchKind } from '../model';
+import type { Db } from './db';
+
+/**
+ * Read-only queries the editor needs to browse the memory: exchanges by file, by room, neighbours in a
+ * conversation, the distilled object of one exchange. Every function takes the db first and binds its
+ * parameters; none of them ranks (ranking lives in core/search).
+ */
+
+/** An exchange as listed in a tree, hover or digest: enough to recognise it, not the verbatim text. */
+export interface ExchangeListing {
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  readonly startedAt?: string;
+  readonly prompt: string;
+  /** The distilled core, when the exchange has been distilled. */
+  readonly core?: string;
+  readonly context?: string;
+}
+
+export interface FileHistoryEntry extends ExchangeListing {
+  readonly how: TouchKind;
+  readonly lines?: readonly LineRange[];
+}
+
+export interface FileTouchCount {
+  readonly path: string;
+  readonly count: number;
+  readonly lastAt?: string;
+}
+
+export interface Neighbours {
+  readonly previous?: string;
+  readonly next?: string;
+  /** 1-based position of the exchange in its conversation, and the conversation's exchange count. */
+  readonly position: number;
+  readonly total: number;
+}
+
+export interface DistilledView {
+  readonly core: string;
+  readonly context: string;
+  readonly distiller: string;
+  readonly model?: string;
+  readonly tokens: number;
+  readonly rooms: readonly RoomRef[];
+}
+
+export interface RoomRef {
+  readonly id: string;
+  readonly type: RoomType;
+  readonly label: string;
+  readonly relevance: number;
+}
+
+export interface RoomSummary {
+  readonly id: string;
+  readonly type: RoomType;
+  readonly key: string;
+  readonly label: string;
+  readonly count: number;
+  readonly lastAt?: string;
+}
+
+export type RoomSort = 'recency' | 'size';
+
+interface ListingRow {
+  id: string;
+  agent: AgentKind;
+  started_at: string | null;
+  prompt: string;
+  core: string | null;
+  context: string | null;
+}
+
+const LISTING_COLUMNS = 'e.id, c.agent, e.started_at, e.prompt, d.core, d.context';
+const LISTING_FROM = `exchanges e JOIN conversations c ON c.id = e.conversation_id
+  LEFT JOIN distilled d ON d.exchange_n = e.n`;
+
+function toListing(r: ListingRow): ExchangeListing {
+  return {
+    exchangeId: r.id,
+    agent: r.agent,
+    ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
+    prompt: r.prompt,
+    ...(r.core !== null ? { core: r.core } : {}),
+    ...(r.context !== null ? { context: r.context } : {}),
+  };
+}
+
+/** Exchanges that touched `path` (as stored: workspace-relative POSIX, or absolute), newest first. */
+export async function exchangesTouchingFile(db: Db, path: string, limit = 50): Promise<FileHistoryEntry[]> {
+  const rows = await db.all<ListingRow & { how: TouchKind; lines: string | null }>(
+    `SELECT ${LISTING_COLUMNS}, f.how, f.lines FROM files_touched f JOIN exchanges e ON e.n = f.exchange_n
+     JOIN conversations c ON c.id = e.conversation_id LEFT JOIN distilled d ON d.exchange_n = e.n
+     WHERE f.path = ? ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [path, limit],
+  );
+  return rows.map((r) => ({
+    ...toListing(r),
+    how: r.how,
+    ...(r.lines ? { lines: JSON.parse(r.lines) as LineRange[] } : {}),
+  }));
+}
+
+/** How many exchanges touched each file, and when the last one started (for explorer badges). */
+export async function fileTouchCounts(db: Db): Promise<FileTouchCount[]> {
+  const rows = await db.all<{ path: string; c: number; last: string | null }>(
+    `SELECT f.path, count(*) AS c, max(e.started_at) AS last FROM files_touched f
+     JOIN exchanges e ON e.n = f.exchange_n GROUP BY f.path`,
+  );
+  return rows.map((r) => ({ path: r.path, count: r.c, ...(r.last !== null ? { lastAt: r.last } : {}) }));
+}
+
+/** The exchanges before and after this one in its conversation (by position in the source file). */
+export async function conversationNeighbours(db: Db, exchangeId: string): Promise<Neighbours | undefined> {
+  const rows = await db.all<{ id: string }>(
+    `SELECT e.id FROM exchanges e WHERE e.conversation_id = (SELECT conversation_id FROM exchanges WHERE id = ?)
+     ORDER BY e.line_start, e.part`,
+    [exchangeId],
+  );
+  const i = rows.findIndex((r) => r.id === exchangeId);
+  if (i < 0) return undefined;
+  return {
+    ...(i > 0 ? { previous: rows[i - 1]!.id } : {}),
+    ...(i < rows.length - 1 ? { next: rows[i + 1]!.id } : {}),
+    position: i + 1,
+    total: rows.length,
+  };
+}
+
+/** The distilled object of one exchange with its rooms, when it has been distilled. */
+export async function distilledOf(db: Db, exchangeId: string): Promise<DistilledView | undefined> {
+  const d = await db.get<{ n: number; core: string; context: string; distiller: string; model: string | null; tokens: number }>(
+    `SELECT d.exchange_n AS n, d.core, d.context, d.distiller, d.model, d.tokens FROM distilled d
+     JOIN exchanges e ON e.n = d.exchange_n WHERE e.id = ?`,
+    [exchangeId],
+  );
+  if (!d) return undefined;
+  const rooms = await db.all<{ id: string; type: RoomType; label: string; relevance: number }>(
+    `SELECT r.id, r.type, r.label, er.relevance FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
+     WHERE er.exchange_n = ? ORDER BY er.relevance DESC, r.label`,
+    [d.n],
+  );
+  return {
+    core: d.core,
+    context: d.context,
+    distiller: d.distiller,
+    ...(d.model !== null ? { model: d.model } : {}),
+    tokens: d.tokens,
+    rooms,
+  };
+}
+
+/** Rooms with their exchange counts; `filter` keeps rooms whose label or key contains it (case-insensitive). */
+export async function listRooms(db: Db, sort: RoomSort = 'recency', filter = ''): Promise<RoomSummary[]> {
+  const order = sort === 'size' ? 'c DESC, last DESC' : 'last DESC, c DESC';
+  const like = `%${filter.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const rows = await db.all<{ id: string; type: RoomType; key: string; label: string; c: number; last: string | null }>(
+    `SELECT r.id, r.type, r.key, r.label, count(*) AS c, max(e.started_at) AS last FROM rooms r
+     JOIN exchange_rooms er ON er.room_id = r.id JOIN exchanges e ON e.n = er.exchange_n
+     WHERE lower(r.label) LIKE ? ESCAPE '\\' OR lower(r.key) LIKE ? ESCAPE '\\'
+     GROUP BY r.id ORDER BY ${order}, r.label`,
+    [like, like],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    key: r.key,
+    label: r.label,
+    count: r.c,
+    ...(r.last !== null ? { lastAt: r.last } : {}),
+  }));
+}
+
+/** The exchanges of one room, most relevant and newest first. */
+export async function exchangesInRoom(db: Db, roomId: string, limit = 200): Promise<ExchangeListing[]> {
+  const rows = await db.all<ListingRow>(
+    `SELECT ${LISTING_COLUMNS} FROM exchange_rooms er JOIN exchanges e ON e.n = er.exchange_n
+     JOIN conversations c ON c.id = e.conversation_id LEFT JOIN distilled d ON d.exchange_n = e.n
+     WHERE er.room_id = ? ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [roomId, limit],
+  );
+  return rows.map(toListing);
+}
+
+/** The newest exchanges (distilled or not), for digests. */
+export async function recentExchanges(db: Db, limit: number): Promise<ExchangeListing[]> {
+  const rows = await db.all<ListingRow>(
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [limit],
+  );
+  return rows.map(toListing);
+}
+
+/** Listings for given ids, in the order given (ids not found are left out). */
+export async function exchangeListings(db: Db, ids: readonly string[]): Promise<ExchangeListing[]> {
+  const out: ExchangeListing[] = [];
+  for (const id of ids) {
+    const r = await db.get<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE e.id = ?`, [id]);
+    if (r) out.push(toListing(r));
+  }
+  return out;
+}
+
+export interface DistillerUsage {
+  readonly distiller: string;
+  readonly model?: string;
+  readonly count: number;
+}
+
+/** Which distillers (and models) produced the distilled objects, most used first. */
+export async function distillerUsage(db: Db): Promise<DistillerUsage[]> {
+  const rows = await db.all<{ distiller: string; model: string | null; c: number }>(
+    'SELECT distiller, model, count(*) AS c FROM distilled GROUP BY distiller, model ORDER BY c DESC',
+  );
+  return rows.map((r) => ({ distiller: r.distiller, ...(r.model !== null ? { model: r.model } : {}), count: r.c }));
+}

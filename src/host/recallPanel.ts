@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { Searcher } from '../core/search/types';
+import { distilledOf } from '../core/store/browse';
+import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
+import { facetFilters, toCandidate } from './candidates';
+import type { ExchangeViewer } from './exchangeViewer';
+import type { IndexService } from './indexService';
+import { Disposable } from './lifecycle';
+import { log } from './log';
+
+const CANDIDATES = 20;
+
+/**
+ * The recall panel: a webview in the editor area where the user describes a vague memory, recognises the
+ * exchange among the candidates and opens it. The host answers queries with the core searcher; the
+ * webview only displays (protocol.ts). One panel at a time; opening again reveals it.
+ */
+export class RecallPanel extends Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  private pending: HostMessage[] = [];
+  /** Posted messages, newest last (a few), for the in-host tests. */
+  readonly posted: HostMessage[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly index: IndexService,
+    private readonly viewer: ExchangeViewer,
+  ) {
+    super();
+    this.register(index.onDidChange(() => void this.postStatus()));
+  }
+
+  /** Opens (or reveals) the panel, optionally with a query and facets already set. */
+  show(initial?: { text?: string; facets?: Facets }): void {
+    if (!this.panel) this.panel = this.create();
+    else this.panel.reveal();
+    if (initial) this.post({ type: 'setQuery', text: initial.text ?? '', facets: initial.facets ?? {} });
+  }
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  private create(): vscode.WebviewPanel {
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel('agentRecall.recall', 'Recall', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [dist, media],
+    });
+    panel.iconPath = vscode.Uri.joinPath(media, 'activity.svg');
+    panel.webview.html = this.html(panel.webview, dist, media);
+    panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+      this.pending = [];
+    });
+    return panel;
+  }
+
+  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'recall.css'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+      "connect-src 'none'",
+      "form-action 'none'",
+      "base-uri 'none'",
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Recall</title>
+</head>
+<body>
+<main id="app" aria-label="Recall past conversations"></main>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    if (!isWebviewMessage(raw)) {
+      log.warn(`Recall panel: ignored a malformed message ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    try {
+      await this.handle(raw);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`Recall panel: ${message}`);
+      this.post({ type: 'error', ...(raw.type === 'query' ? { seq: raw.seq } : {}), message });
+    }
+  }
+
+  private async handle(m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        for (const p of this.pending.splice(0)) void this.panel?.webview.postMessage(p);
+        await this.postStatus();
+        return;
+      case 'query':
+        await this.query(m.seq, m.text, m.facets, m.exclude);
+        return;
+      case 'open':
+        await this.viewer.open(m.exchangeId, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        return;
+      case 'openFile':
+        await this.viewer.openTouchedFile(m.exchangeId, m.path);
+        return;
+      case 'moreLikeThis':
+        await this.moreLikeThis(m.exchangeId);
+        return;
+    }
+  }
+
+  private async query(seq: number, text: string, facets: Facets, exclude: readonly string[]): Promise<void> {
+    if (!text.trim() && !facets.room && !facets.file) {
+      this.post({ type: 'results', seq, candidates: [], confidence: 'low', tookMs: 0 });
+      return;
+    }
+    const searcher = await this.getSearcher();
+    const started = performance.now();
+    const result = await searcher.search({ text, limit: CANDIDATES, filters: facetFilters(facets), exclude });
+    const now = Date.now();
+    this.post({
+      type: 'results',
+      seq,
+      candidates: result.hits.map((h) => toCandidate(h, now)),
+      confidence: result.confidence,
+      ...(result.notice ? { notice: result.notice } : {}),
+      tookMs: Math.round(performance.now() - started),
+    });
+  }
+
+  /** "More like this": the exchange's distilled object (or prompt) becomes the query. */
+  private async moreLikeThis(exchangeId: string): Promise<void> {
+    const store = await this.index.getStore();
+    const d = await distilledOf(store.db, exchangeId);
+    const text = d ? `${d.core} ${d.context}` : ((await store.getExchange(exchangeId))?.prompt ?? '');
+    this.post({ type: 'setQuery', text: text.replace(/\s+/g, ' ').trim().slice(0, 300), facets: {} });
+  }
+
+  /** The index service's searcher: the current store with the configured embedding model, when it loads. */
+  private getSearcher(): Promise<Searcher> {
+    return this.index.searcher();
+  }
+
+  private async postStatus(): Promise<void> {
+    if (!this.panel) return;
+    const s = await this.index.summary();
+    this.post({
+      type: 'status',
+      status: { indexing: s.state === 'indexing', exchanges: s.exchanges, ...(s.message ? { message: s.message } : {}) },
+    });
+  }
+
+  private post(m: HostMessage): void {
+    this.posted.push(m);
+    if (this.posted.length > 20) this.posted.shift();
+    if (!this.panel) return;
+    if (!this.ready) this.pending.push(m);
+    else void this.panel.webview.postMessage(m);
+  }
+
+  override dispose(): void {
+    this.panel?.dispose();
+    super.dispose();
+  }
+}

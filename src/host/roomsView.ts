@@ -1,0 +1,115 @@
+import * as vscode from 'vscode';
+import type { RoomType } from '../core/distill/types';
+import { ROOM_TYPES } from '../core/distill/types';
+import { type ExchangeListing, exchangesInRoom, listRooms, type RoomSort, type RoomSummary } from '../core/store/browse';
+import { relativeDate, shortDate } from '../core/time';
+import { headline } from './fileHistory';
+import type { IndexService } from './indexService';
+import { Disposable } from './lifecycle';
+
+export type RoomNode =
+  | { readonly kind: 'type'; readonly type: RoomType; readonly rooms: readonly RoomSummary[] }
+  | { readonly kind: 'room'; readonly room: RoomSummary }
+  | { readonly kind: 'exchange'; readonly roomId: string; readonly exchange: ExchangeListing };
+
+const TYPE_LABELS: Record<RoomType, string> = { file: 'Files', concept: 'Concepts', workflow: 'Workflows' };
+const TYPE_ICONS: Record<RoomType, string> = { file: 'file-code', concept: 'lightbulb', workflow: 'gear' };
+
+/** The "Rooms" view: room types → rooms (label, count) → exchanges (core, date), sorted and filtered. */
+export class RoomsView extends Disposable implements vscode.TreeDataProvider<RoomNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private sortBy: RoomSort = 'recency';
+  private filterText = '';
+  readonly view: vscode.TreeView<RoomNode>;
+
+  constructor(private readonly index: IndexService) {
+    super();
+    this.view = this.register(vscode.window.createTreeView('agentRecall.rooms', { treeDataProvider: this, showCollapseAll: true }));
+    this.register(index.onDidChange(() => {
+      if (index.currentState === 'idle') this.changed.fire();
+    }));
+    void vscode.commands.executeCommand('setContext', 'agentRecall.roomSort', this.sortBy);
+  }
+
+  get sort(): RoomSort {
+    return this.sortBy;
+  }
+
+  get filter(): string {
+    return this.filterText;
+  }
+
+  setSort(sort: RoomSort): void {
+    this.sortBy = sort;
+    void vscode.commands.executeCommand('setContext', 'agentRecall.roomSort', sort);
+    this.changed.fire();
+  }
+
+  setFilter(text: string): void {
+    this.filterText = text.trim();
+    this.view.description = this.filterText ? `filter: ${this.filterText}` : undefined;
+    this.changed.fire();
+  }
+
+  async askFilter(): Promise<void> {
+    const text = await vscode.window.showInputBox({
+      title: 'Filter rooms',
+      prompt: 'Show rooms whose label or key contains this text (empty shows all).',
+      value: this.filterText,
+    });
+    if (text !== undefined) this.setFilter(text);
+  }
+
+  getTreeItem(node: RoomNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'type': {
+        const item = new vscode.TreeItem(TYPE_LABELS[node.type], vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.rooms.length} room${node.rooms.length === 1 ? '' : 's'}`;
+        item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.type]);
+        item.id = `type:${node.type}`;
+        return item;
+      }
+      case 'room': {
+        const r = node.room;
+        const item = new vscode.TreeItem(r.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = `${r.count} · ${relativeDate(r.lastAt)}`;
+        item.tooltip = `${r.label} (${r.type}: ${r.key}): ${r.count} exchange${r.count === 1 ? '' : 's'}, last ${shortDate(r.lastAt)}`;
+        item.contextValue = 'room';
+        item.id = `room:${r.id}`;
+        return item;
+      }
+      case 'exchange': {
+        const e = node.exchange;
+        const item = new vscode.TreeItem(headline(e), vscode.TreeItemCollapsibleState.None);
+        item.description = `${relativeDate(e.startedAt)} · ${e.agent}`;
+        item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`);
+        item.iconPath = new vscode.ThemeIcon('comment-discussion');
+        item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
+        item.id = `ex:${node.roomId}:${e.exchangeId}`;
+        return item;
+      }
+    }
+  }
+
+  async getChildren(node?: RoomNode): Promise<RoomNode[]> {
+    const store = await this.index.getStore().catch(() => undefined);
+    if (!store) return [];
+    if (!node) {
+      const rooms = await listRooms(store.db, this.sortBy, this.filterText);
+      this.view.message = rooms.length || !this.filterText ? undefined : `No room matches "${this.filterText}".`;
+      return ROOM_TYPES.map((type) => ({ kind: 'type' as const, type, rooms: rooms.filter((r) => r.type === type) })).filter(
+        (t) => t.rooms.length > 0,
+      );
+    }
+    if (node.kind === 'type') return node.rooms.map((room) => ({ kind: 'room' as const, room }));
+    if (node.kind === 'room') {
+      return (await exchangesInRoom(store.db, node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
+    }
+    return [];
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+}

@@ -1,0 +1,71 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, eventually, fixture, settledSummary } from './helpers';
+
+function recallTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('agentRecall.recall'));
+}
+
+describe('Recall panel, memory digest and language-model tools', () => {
+  before(async () => {
+    await settledSummary(fixture().expected.exchanges);
+  });
+
+  it('opens one recall panel from the command and the webview says it is ready', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentRecall.recall');
+    await vscode.commands.executeCommand('agentRecall.recall');
+    await eventually(() => recallTabs().length > 0, 5_000);
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => `${t.label}:${(t.input as { viewType?: string })?.viewType}`);
+    assert.equal(recallTabs().length, 1, `a second call reveals the same panel; tabs: ${tabs.join(', ')}`);
+    assert.equal(a.recallPanel().open, true);
+    // the webview posts `ready` once its script ran under the CSP; the host answers with the index status
+    const status = await eventually(() => a.recallPanel().posted.find((m) => m.type === 'status'), 20_000);
+    assert.ok(status, 'the webview loaded its script and the host sent the status');
+    assert.ok(status.type === 'status' && status.status.exchanges >= fixture().expected.exchanges);
+  });
+
+  it('opens the panel on a room from the Rooms view context menu', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentRecall.recallInRoom', { kind: 'room', room: { id: 'concept:coupon', label: 'Coupon codes' } });
+    const set = a.recallPanel().posted.filter((m) => m.type === 'setQuery').pop();
+    assert.deepEqual(set, { type: 'setQuery', text: '', facets: { room: { id: 'concept:coupon', label: 'Coupon codes' } } });
+  });
+
+  it('opens the panel on a file from the File History view or the editor title', async () => {
+    const a = await api();
+    const uri = vscode.Uri.file(path.join(fixture().workspace, 'src/cart.js'));
+    await vscode.commands.executeCommand('agentRecall.recallAboutFile', uri);
+    const set = a.recallPanel().posted.filter((m) => m.type === 'setQuery').pop();
+    assert.deepEqual(set, { type: 'setQuery', text: '', facets: { file: 'src/cart.js' } });
+  });
+
+  it('copies a token-budgeted digest of the newest exchanges', async () => {
+    const digest = await vscode.commands.executeCommand<{ text: string; included: number; tokens: number }>('agentRecall.showMemoryForAgent', '');
+    assert.ok(digest.included >= fixture().expected.exchanges, `${digest.included} exchanges`);
+    assert.ok(digest.tokens <= 4000);
+    assert.equal(await vscode.env.clipboard.readText(), digest.text);
+    assert.match(digest.text, /^# Agent Recall memory: recent exchanges/);
+    assert.match(digest.text, /\[claude-code\]/);
+  });
+
+  it('contributes language-model tools that search memory and read an exchange verbatim', async () => {
+    if (typeof vscode.lm?.invokeTool !== 'function') return;
+    const names = vscode.lm.tools.map((t) => t.name);
+    assert.ok(names.includes('agent_recall_search') && names.includes('agent_recall_read_exchange'), names.join(', '));
+    const token = new vscode.CancellationTokenSource().token;
+    const found = await vscode.lm.invokeTool('agent_recall_search', { input: { query: 'WELCOME10 coupon case-insensitive', limit: 3 }, toolInvocationToken: undefined }, token);
+    const text = found.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.match(text, /past exchanges for "WELCOME10 coupon case-insensitive"/);
+    const id = /\(id (\w{12})\)/.exec(text)?.[1];
+    assert.ok(id, text);
+    const read = await vscode.lm.invokeTool('agent_recall_read_exchange', { input: { exchangeId: id, maxTokens: 120 }, toolInvocationToken: undefined }, token);
+    const verbatim = read.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    assert.match(verbatim, /^Exchange \w+ \(/);
+    assert.match(verbatim, /User: /);
+    assert.match(verbatim, /cut at 120 tokens|Assistant:/);
+    const bad = await vscode.lm.invokeTool('agent_recall_read_exchange', { input: { exchangeId: '../x' }, toolInvocationToken: undefined }, token);
+    assert.match(bad.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join(''), /Give an "exchangeId"/);
+  });
+});

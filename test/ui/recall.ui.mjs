@@ -1,0 +1,151 @@
+// The editor experience in the real browser: the recall panel, the exchange viewer, the rooms tree and the
+// file-path hover, each with a screenshot.
+import assert from 'node:assert/strict';
+import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
+
+/** The recall panel's document inside the webview's nested iframes. */
+export function recallFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** Waits until the Index view shows the fixture's count, so searches see every exchange. */
+export async function waitForIndexed(page) {
+  await openContainer(page, 'Agent Recall');
+  const index = await waitForView(page, 'Index');
+  await waitForTreeItem(index, new RegExp(`^${session.fixture.expected.exchanges} exchanges`), 90_000);
+}
+
+/** Opens a workspace file through Quick Open. */
+export async function quickOpen(page, name, attempts = 3) {
+  // F1 opens the palette in commands mode; without the leading '>' it searches files (Ctrl+P is the browser's)
+  const input = page.locator('.quick-input-widget input.input');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 5_000 });
+      await input.fill(name, { timeout: 5_000 });
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 10_000 });
+      return;
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      console.log(`    (quick open attempt ${attempt} for ${name} failed: ${err.message.split('\n')[0]})`);
+    }
+  }
+}
+
+describe('Recall panel, viewer, rooms and hovers in the workbench', function () {
+  this.timeout(180_000);
+  let page;
+
+  before(async () => {
+    page = await openWorkbench();
+    await waitForIndexed(page);
+  });
+  after(async () => {
+    await page?.close();
+  });
+
+  it('opens the panel from the palette, shows candidates for a vague query, and Enter opens the exchange', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = recallFrame(page);
+    const input = frame.locator('#query');
+    await input.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'recall-empty');
+    await input.click();
+    await input.pressSequentially('coupon lower case with spaces', { delay: 30 });
+    const typed = Date.now();
+    const first = frame.locator('.candidate').first();
+    await frame.locator('#results[data-seq]').filter({ has: frame.locator('.candidate', { hasText: /spaces/ }) }).first().waitFor({ timeout: 15_000 });
+    console.log(`    (candidates for the last keystroke visible ${Date.now() - typed} ms after typing stopped)`);
+    await screenshot(page, 'recall-candidates');
+    const headline = (await first.locator('.headline').textContent()) ?? '';
+    assert.ok(headline.length > 10, `a headline: ${headline}`);
+    assert.ok((await frame.locator('.candidate mark').count()) > 0, 'matched terms are marked');
+    assert.match((await first.locator('.why').textContent()) ?? '', /matched .+ #\d/);
+    assert.match((await first.locator('.meta').textContent()) ?? '', /ago|just now/);
+    // keyboard: down then up keeps the first selected, Enter opens it
+    await input.press('ArrowDown');
+    await input.press('ArrowUp');
+    assert.equal(await first.getAttribute('aria-selected'), 'true');
+    await input.press('Enter');
+    const tab = page.locator('.tabs-container .tab', { hasText: /\.md/ }).first();
+    await tab.waitFor({ timeout: 15_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'recall-exchange-open');
+  });
+
+  it('refines without retyping: an agent chip, "Not these" and "More like this"', async () => {
+    const frame = recallFrame(page);
+    const candidates = frame.locator('.candidate');
+    await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
+    await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
+    const metas = await frame.locator('.candidate .meta').allTextContents();
+    assert.ok(metas.length > 0 && metas.every((m) => m.includes('specstory')), metas.join(' | '));
+    await screenshot(page, 'recall-agent-chip');
+    const shown = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    await frame.locator('button.chip', { hasText: 'Not these' }).click();
+    await frame.locator('button.chip', { hasText: /hidden/ }).waitFor();
+    const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
+    await frame.locator('button.chip', { hasText: /hidden/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).click();
+    await frame.locator('.candidate .meta', { hasText: 'claude-code' }).first().waitFor();
+    const before = await frame.locator('#query').inputValue();
+    await frame.locator('.candidate').first().locator('button', { hasText: 'More like this' }).click();
+    await page.waitForFunction(() => true);
+    await frame.locator('.candidate').first().waitFor();
+    const query = await frame.locator('#query').inputValue();
+    assert.notEqual(query, before, 'the query became the exchange\'s distilled object');
+    assert.ok(query.length > 10, query);
+    await screenshot(page, 'recall-more-like-this');
+  });
+
+  it('expands the rooms tree to an exchange and opens it', async () => {
+    await openContainer(page, 'Agent Recall');
+    const rooms = await waitForView(page, 'Rooms');
+    const typeRow = rooms.locator('.monaco-list-row[aria-level="1"]').first();
+    await typeRow.waitFor({ timeout: 30_000 });
+    const room = rooms.locator('.monaco-list-row[aria-level="2"]').first();
+    await room.waitFor({ timeout: 10_000 });
+    await room.click();
+    const exchange = rooms.locator('.monaco-list-row[aria-level="3"]').first();
+    await exchange.waitFor({ timeout: 10_000 });
+    await screenshot(page, 'rooms-tree');
+    assert.match((await room.textContent()) ?? '', /\d+ · /);
+    await exchange.click();
+    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+  });
+
+  it('lists the exchanges that touched a file when hovering its path', async () => {
+    await quickOpen(page, 'checkout.js');
+    // the string token './cart.js' on line 1 (an innermost span, not the whole line)
+    const path = page.locator('.editor-instance .view-lines .view-line span span', { hasText: /^'\.\/cart\.js'$/ }).first();
+    await path.waitFor();
+    const hover = page.locator('.monaco-hover-content', { hasText: /Touched in \d+ agent exchange/ }).first();
+    for (let i = 0; i < 5 && !(await hover.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await path.hover();
+      await hover.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    await hover.waitFor({ timeout: 5_000 }).catch(async (err) => {
+      await screenshot(page, 'file-path-hover-failed');
+      throw err;
+    });
+    await screenshot(page, 'file-path-hover');
+    const text = (await hover.textContent()) ?? '';
+    const n = Number(/src\/cart\.js — Touched in (\d+) agent exchanges/.exec(text)?.[1]);
+    assert.ok(n > 0, text);
+    // one line per exchange (at most 8), each with its date, agent and how (headlines depend on the distiller)
+    const lines = await hover.locator('li').allTextContents();
+    assert.equal(lines.length, Math.min(n, 8), lines.join(' | '));
+    assert.ok(lines.every((l) => / · (claude-code|codex|specstory|aider) · (read|edit|write|mention)/.test(l)), lines.join(' | '));
+  });
+
+  it('raises no errors in the page', () => {
+    assert.deepEqual(page.pageErrors.filter((e) => !/ResizeObserver/.test(e)), []);
+  });
+});

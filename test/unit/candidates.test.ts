@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Hit } from '../../src/core/search/types';
+import { facetFilters, snippetParts, toCandidate, whyMatched } from '../../src/host/candidates';
+import { isWebviewMessage } from '../../src/protocol';
+
+const hit: Hit = {
+  exchangeId: 'e1', agent: 'codex', file: '/t/r.jsonl', lineStart: 1, lineEnd: 9, sessionId: 's', conversationId: 'c',
+  startedAt: '2026-11-20T12:00:00Z', score: 1, confidence: 'medium', prompt: 'Add a <b>test</b>\nsecond line',
+  parts: [{ signal: 'verbatim/bm25', rank: 1, score: 7.5 }, { signal: 'core/bm25', rank: 3, score: 2 }],
+  rooms: [{ id: 'concept:cart', type: 'concept', label: 'Cart' }],
+  filesTouched: [{ path: 'src/cart.js', how: 'edit', lines: [{ start: 4, end: 4 }, { start: 9, end: 12 }] }, { path: 'README.md', how: 'mention' }],
+  snippet: '…the \u0001cart\u0002 <img src=x onerror=alert(1)> \u0001total\u0002s…', matchedTerms: ['cart', 'total'],
+};
+
+test('splits marked snippets into text pieces (the webview never parses HTML)', () => {
+  assert.deepEqual(snippetParts(hit.snippet), [
+    { text: '…the ', mark: false }, { text: 'cart', mark: true }, { text: ' <img src=x onerror=alert(1)> ', mark: false },
+    { text: 'total', mark: true }, { text: 's…', mark: false },
+  ]);
+  assert.deepEqual(snippetParts('plain'), [{ text: 'plain', mark: false }]);
+  assert.deepEqual(snippetParts('a\u0002b'), [{ text: 'ab', mark: false }], 'a stray end mark is dropped');
+  assert.deepEqual(snippetParts('a\u0001b'), [{ text: 'a', mark: false }, { text: 'b', mark: false }], 'an unclosed mark marks nothing');
+});
+
+test('shapes a hit into a candidate: headline, date, files with lines, rooms, why', () => {
+  const c = toCandidate(hit, Date.parse('2026-11-23T12:00:00Z'));
+  assert.equal(c.headline, 'Add a <b>test</b>', 'the prompt stands in for an undistilled core (as text, escaped by the webview)');
+  assert.equal(c.distilled, false);
+  assert.equal(c.when, '3 days ago');
+  assert.equal(c.date, '2026-11-20');
+  assert.deepEqual(c.files, [{ path: 'src/cart.js', how: 'edit', lines: '4, 9–12' }, { path: 'README.md', how: 'mention' }]);
+  assert.deepEqual(c.rooms, [{ id: 'concept:cart', label: 'Cart' }]);
+  assert.equal(c.why, 'matched cart, total · verbatim/bm25 #1 + core/bm25 #3');
+  assert.equal(toCandidate({ ...hit, core: 'Cart test added', context: '2250 cents' }).headline, 'Cart test added');
+  assert.equal(whyMatched({ matchedTerms: [], parts: [] }), 'no query word in the text (related)');
+});
+
+test('turns facets into search filters', () => {
+  const now = Date.parse('2026-11-23T00:00:00Z');
+  assert.deepEqual(facetFilters({ agent: 'aider', time: 'week', room: { id: 'r', label: 'R' }, file: 'a.ts' }, now), {
+    agents: ['aider'], since: '2026-11-16T00:00:00.000Z', room: 'r', file: 'a.ts',
+  });
+  assert.deepEqual(facetFilters({}), {});
+});
+
+test('checks the shape of messages from the webview', () => {
+  assert.ok(isWebviewMessage({ type: 'ready' }));
+  assert.ok(isWebviewMessage({ type: 'query', seq: 1, text: 'x', facets: {}, exclude: ['a'] }));
+  assert.ok(isWebviewMessage({ type: 'openFile', exchangeId: 'e' }));
+  assert.ok(!isWebviewMessage({ type: 'query', seq: '1', text: 'x', facets: {}, exclude: [] }));
+  assert.ok(!isWebviewMessage({ type: 'query', seq: 1, text: 'x', facets: {}, exclude: [1] }));
+  assert.ok(!isWebviewMessage({ type: 'open' }));
+  assert.ok(!isWebviewMessage({ type: 'eval', code: 'x' }));
+  assert.ok(!isWebviewMessage(null));
+  assert.ok(!isWebviewMessage('ready'));
+});

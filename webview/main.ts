@@ -1,0 +1,247 @@
+// The recall panel's browser side: renders what the host sends and reports what the user does. It builds
+// DOM nodes with textContent only (never innerHTML), so transcript text cannot become markup; the host's
+// CSP forbids inline scripts and handlers anyway.
+import type { Candidate, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
+
+declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void };
+const vscode = acquireVsCodeApi();
+
+// short enough that debounce + search (p50 20 ms, p95 61 ms on 10,000 exchanges) stays near 150 ms
+const DEBOUNCE_MS = 80;
+const AGENTS = ['claude-code', 'codex', 'specstory', 'aider'] as const;
+const TIMES: ReadonlyArray<[TimeFacet, string]> = [['week', 'Past week'], ['month', 'Past month'], ['quarter', 'Past 3 months']];
+const CONFIDENCE_LABEL = { high: 'confident', medium: 'possible', low: 'weak' } as const;
+
+interface State {
+  text: string;
+  facets: Facets;
+  exclude: string[];
+  candidates: readonly Candidate[];
+  selected: number;
+  seq: number;
+  shownSeq: number;
+  status: IndexStatus | undefined;
+  notice: string | undefined;
+  error: string | undefined;
+  confidence: 'high' | 'medium' | 'low';
+  tookMs: number;
+}
+
+const state: State = {
+  text: '', facets: {}, exclude: [], candidates: [], selected: 0, seq: 0, shownSeq: 0,
+  status: undefined, notice: undefined, error: undefined, confidence: 'low', tookMs: 0,
+};
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  return e;
+}
+
+function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const b = el('button', { type: 'button', ...attrs }, label);
+  b.addEventListener('click', (ev) => {
+    ev.stopPropagation();
+    onClick();
+  });
+  return b;
+}
+
+// --- layout -------------------------------------------------------------------------------------------
+const app = document.getElementById('app')!;
+const input = el('input', {
+  type: 'text', id: 'query', placeholder: 'Describe what you remember… (e.g. "where did we fix the coupon rounding")',
+  'aria-label': 'Describe the past conversation you are looking for', 'aria-controls': 'results', autocomplete: 'off', spellcheck: 'false',
+});
+const hint = el('div', { class: 'hint' }, '↑↓ move · Enter open the exchange · Ctrl+Enter open the touched file · Esc clear');
+const chips = el('div', { class: 'chips', role: 'toolbar', 'aria-label': 'Refine' });
+const banner = el('div', { class: 'banner', role: 'status', 'aria-live': 'polite' });
+const list = el('ul', { id: 'results', class: 'results', role: 'listbox', 'aria-label': 'Candidates' });
+app.append(el('div', { class: 'search' }, input, hint), chips, banner, list);
+
+// --- behaviour ----------------------------------------------------------------------------------------
+let timer: ReturnType<typeof setTimeout> | undefined;
+function scheduleQuery(delay = DEBOUNCE_MS): void {
+  clearTimeout(timer);
+  timer = setTimeout(sendQuery, delay);
+}
+
+function sendQuery(): void {
+  state.seq++;
+  vscode.postMessage({ type: 'query', seq: state.seq, text: state.text, facets: state.facets, exclude: state.exclude });
+}
+
+function setFacets(f: Facets): void {
+  state.facets = f;
+  renderChips();
+  scheduleQuery(0);
+}
+
+function select(i: number): void {
+  if (!state.candidates.length) return;
+  state.selected = Math.max(0, Math.min(state.candidates.length - 1, i));
+  for (const [j, li] of [...list.children].entries()) li.setAttribute('aria-selected', String(j === state.selected));
+  const current = list.children[state.selected] as HTMLElement | undefined;
+  if (current) {
+    input.setAttribute('aria-activedescendant', current.id);
+    current.scrollIntoView({ block: 'nearest' });
+  }
+}
+
+function open(c: Candidate | undefined): void {
+  if (c) vscode.postMessage({ type: 'open', exchangeId: c.exchangeId });
+}
+
+function openFile(c: Candidate | undefined, path?: string): void {
+  if (c) vscode.postMessage({ type: 'openFile', exchangeId: c.exchangeId, ...(path ? { path } : {}) });
+}
+
+function exclude(ids: readonly string[]): void {
+  state.exclude = [...new Set([...state.exclude, ...ids])];
+  renderChips();
+  scheduleQuery(0);
+}
+
+input.addEventListener('input', () => {
+  state.text = input.value;
+  scheduleQuery();
+});
+
+input.addEventListener('keydown', (ev) => {
+  const current = state.candidates[state.selected];
+  if (ev.key === 'ArrowDown') select(state.selected + 1);
+  else if (ev.key === 'ArrowUp') select(state.selected - 1);
+  else if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) openFile(current);
+  else if (ev.key === 'Enter') open(current);
+  else if (ev.key === 'Escape') {
+    input.value = '';
+    state.text = '';
+    scheduleQuery(0);
+  } else return;
+  ev.preventDefault();
+});
+
+// --- rendering ----------------------------------------------------------------------------------------
+function chip(label: string, active: boolean, onClick: () => void, title?: string): HTMLButtonElement {
+  return button(label, onClick, { class: active ? 'chip active' : 'chip', 'aria-pressed': String(active), ...(title ? { title } : {}) });
+}
+
+function renderChips(): void {
+  chips.replaceChildren();
+  const f = state.facets;
+  for (const [t, label] of TIMES) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
+  for (const a of AGENTS) chips.append(chip(a, f.agent === a, () => setFacets({ ...f, agent: f.agent === a ? undefined : a })));
+  if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
+  if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
+  if (state.candidates.length) {
+    chips.append(button('Not these', () => exclude(state.candidates.map((c) => c.exchangeId)), { class: 'chip action', title: 'Hide these candidates and show the next ones' }));
+  }
+  if (state.exclude.length) {
+    chips.append(button(`${state.exclude.length} hidden ✕`, () => {
+      state.exclude = [];
+      renderChips();
+      scheduleQuery(0);
+    }, { class: 'chip active', title: 'Show the hidden candidates again' }));
+  }
+}
+
+function renderBanner(): void {
+  const lines: string[] = [];
+  const s = state.status;
+  if (state.error) lines.push(`Search failed: ${state.error}`);
+  if (s?.indexing) lines.push(`Still indexing: ${s.exchanges} exchanges searchable so far.`);
+  if (s?.message) lines.push(s.message);
+  if (state.notice) lines.push(state.notice);
+  const asked = state.text.trim() || state.facets.room || state.facets.file;
+  if (!asked) {
+    lines.push(s && s.exchanges === 0 && !s.indexing
+      ? 'No exchanges are indexed yet: no agent transcripts were found for this workspace.'
+      : `Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
+  } else if (state.shownSeq > 0 && state.candidates.length === 0) {
+    lines.push('No past exchange matches. Try other words, or remove a filter.');
+  } else if (state.candidates.length && state.confidence === 'low') {
+    lines.push('No confident match — these are the closest exchanges.');
+  }
+  banner.replaceChildren(...lines.map((l) => el('div', {}, l)));
+  banner.className = state.error ? 'banner error' : 'banner';
+}
+
+function renderCandidate(c: Candidate, i: number): HTMLLIElement {
+  const snippet = el('div', { class: 'snippet' });
+  for (const p of c.snippet) snippet.append(p.mark ? el('mark', {}, p.text) : document.createTextNode(p.text));
+  const files = el('div', { class: 'files' });
+  for (const f of c.files) {
+    files.append(button(f.lines ? `${f.path}:${f.lines}` : f.path, () => openFile(c, f.path), {
+      class: 'file', title: `Open ${f.path}${f.lines ? ` at lines ${f.lines}` : ''} (${f.how})`,
+    }));
+  }
+  const rooms = el('div', { class: 'rooms' });
+  for (const r of c.rooms) rooms.append(button(r.label, () => setFacets({ ...state.facets, room: r }), { class: 'chip room', title: 'Recall in this room' }));
+  const li = el('li', { id: `c-${i}`, role: 'option', class: 'candidate', 'aria-selected': String(i === state.selected), 'data-id': c.exchangeId },
+    el('div', { class: 'headline' }, el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence]), c.headline),
+    ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
+    el('div', { class: 'meta' }, el('span', { title: c.date }, c.when), ' · ', c.agent, c.distilled ? '' : ' · not distilled yet'),
+    snippet,
+    files,
+    rooms,
+    el('div', { class: 'why' }, c.why),
+    el('div', { class: 'actions' },
+      button('Open', () => open(c), { class: 'link' }),
+      button('More like this', () => vscode.postMessage({ type: 'moreLikeThis', exchangeId: c.exchangeId }), { class: 'link' }),
+      button('Not this', () => exclude([c.exchangeId]), { class: 'link' })),
+  );
+  li.addEventListener('click', () => select(i));
+  li.addEventListener('dblclick', () => open(c));
+  return li;
+}
+
+function renderList(): void {
+  list.replaceChildren(...state.candidates.map(renderCandidate));
+  list.setAttribute('data-seq', String(state.shownSeq));
+  select(Math.min(state.selected, state.candidates.length - 1));
+}
+
+window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
+  const m = ev.data;
+  switch (m.type) {
+    case 'status':
+      state.status = m.status;
+      renderBanner();
+      return;
+    case 'results':
+      if (m.seq < state.shownSeq || m.seq !== state.seq) return; // an answer to an older query
+      state.shownSeq = m.seq;
+      state.candidates = m.candidates;
+      state.selected = 0;
+      state.confidence = m.confidence;
+      state.notice = m.notice;
+      state.error = undefined;
+      state.tookMs = m.tookMs;
+      renderList();
+      renderChips();
+      renderBanner();
+      return;
+    case 'setQuery':
+      input.value = m.text;
+      state.text = m.text;
+      state.facets = m.facets;
+      state.exclude = [];
+      renderChips();
+      scheduleQuery(0);
+      input.focus();
+      return;
+    case 'error':
+      state.error = m.message;
+      renderBanner();
+      return;
+  }
+});
+
+renderChips();
+renderBanner();
+input.focus();
+vscode.postMessage({ type: 'ready' });
