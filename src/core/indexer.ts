@@ -233,7 +233,9 @@ async function prepareSource(
   const fromPly = full ? 0 : prev.resumePly;
   let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
   let resumeMeta: ConversationMeta | undefined = resume;
+  const located = adapter.projectOfPath?.(file);
   for (const [i, conv] of conversations.entries()) {
+    if (conv.meta.project === undefined && located !== undefined) conv.meta = { ...conv.meta, project: located };
     // only the first conversation can be the one that was open at the resume point
     const seg = segmentConversation(conv, segment, i === 0 && resume ? fromPly : 0);
     exchanges.push(...seg.exchanges);

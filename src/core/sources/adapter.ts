@@ -30,6 +30,11 @@ export interface SourceAdapter {
   sniff(head: readonly SourceLine[]): boolean;
   /** The project (working directory) the file's records say it belongs to, from its first lines. */
   probeProject(head: readonly SourceLine[]): string | undefined;
+  /**
+   * For formats that record no cwd: the project the file belongs to by where it lives (SpecStory and Aider
+   * histories are written inside their workspace). Used only when the records name no project.
+   */
+  projectOfPath?(file: string): string | undefined;
   parse(input: ParseInput): ParseOutput;
 }
 

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { stableId } from '../ids';
 import type { Conversation, ConversationMeta, Message } from '../model';
 import { MAX_LINE_CHARS, type ParseInput, type ParseOutput, SkipCounter, type SourceAdapter } from './adapter';
@@ -38,6 +39,7 @@ export const aiderAdapter: SourceAdapter = {
   sniff: (head) => head.some((l) => HEADER_RE.test(l.text) || PROMPT_RE.test(l.text)),
   // The history lives in the repository it belongs to.
   probeProject: () => undefined,
+  projectOfPath: (file) => path.dirname(file),
   parse,
 };
 
