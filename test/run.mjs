@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureHost, ROOT } from './host/codeServer.mjs';
+import { ensureDependencies } from './host/deps.mjs';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const VSIX = join(ROOT, '.cache/agent-recall-linux-x64.vsix');
@@ -69,6 +70,7 @@ if (only && !layers.some((l) => l.name === only)) {
   process.exit(2);
 }
 
+ensureDependencies(ROOT);
 const t0 = Date.now();
 const secs = (since) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
 try {

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ensureHost, freePort, installExtension, makeRunDir, ROOT, startCodeServer } from './host/codeServer.mjs';
+import { ensureDependencies } from './host/deps.mjs';
 import { generateSample } from './sample/generate.mjs';
 
 const HOST = '127.0.0.1';
@@ -30,6 +31,7 @@ function portIsFree(port) {
   });
 }
 
+ensureDependencies(ROOT);
 ensureHost();
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const run = makeRunDir('start');
