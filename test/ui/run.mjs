@@ -10,8 +10,8 @@ import { launchBrowser } from '../host/workbench.mjs';
 import { SCREENSHOTS, session } from './lib.mjs';
 import { createRequire } from 'node:module';
 
-// The local Messages API server of the unit tests (compiled by tsc into out/): the UI runs with the Anthropic
-// distiller configured against it, so the consent and cost dialogs can be driven and what was sent checked.
+// The local Messages API server of the unit tests (compiled by tsc into out/): the LLM session runs with the
+// Anthropic distiller configured against it, so the consent and cost dialogs can be driven and what was sent checked.
 const { startFakeAnthropic, messageReply } = createRequire(import.meta.url)('../../out/test/unit/anthropicServer.js');
 const DISTILLED = JSON.stringify({
   exchange_core: 'Distilled by the local test server.',
@@ -21,23 +21,45 @@ const DISTILLED = JSON.stringify({
 
 const HERE = join(ROOT, 'test/ui');
 
-/** Returns { passed, failed }. `vsix`: install it; otherwise load the repo as development extension. */
+/**
+ * Returns { passed, failed }. `vsix`: install it; otherwise load the repo as development extension.
+ * Two sessions, each with its own code-server and fixture: `*.ui.mjs` with the default (offline) distiller, as a
+ * user first meets the extension, then `*.llm.ui.mjs` with the Anthropic distiller against the local server.
+ */
 export async function runUiTests({ vsix, grep = process.env.AGENT_RECALL_TEST_GREP, print = (l) => console.log(l) } = {}) {
-  const run = makeRunDir('ui');
+  const files = readdirSync(HERE).filter((n) => n.endsWith('.ui.mjs')).sort();
+  let passed = 0;
+  let failed = 0;
+  for (const llm of [false, true]) {
+    const mine = files.filter((f) => f.endsWith('.llm.ui.mjs') === llm);
+    if (mine.length === 0) continue;
+    const r = await runSession({ vsix, grep, print, llm, files: mine });
+    passed += r.passed;
+    failed += r.failed;
+  }
+  print(`  screenshots: ${SCREENSHOTS}`);
+  return { passed, failed };
+}
+
+async function runSession({ vsix, grep, print, llm, files }) {
+  const run = makeRunDir(llm ? 'ui-llm' : 'ui');
   const fixture = materializeFixture(run.dir);
   let server;
   let ok = false;
-  const anthropic = await startFakeAnthropic(() => messageReply(DISTILLED));
+  const anthropic = llm ? await startFakeAnthropic(() => messageReply(DISTILLED)) : undefined;
   try {
     if (vsix) print(`  ${installExtension(run.dir, vsix).split('\n').pop()}`);
-    // allowRemote and baseUrl are machine-scoped: VS Code reads them from the (remote) machine's settings, which
-    // for code-server are user/Machine/settings.json, not the user settings.
-    mkdirSync(join(run.dir, 'user/Machine'), { recursive: true });
-    writeFileSync(
-      join(run.dir, 'user/Machine/settings.json'),
-      JSON.stringify({ 'agentRecall.distill.allowRemote': true, 'agentRecall.distill.anthropic.baseUrl': anthropic.baseURL }, null, 2),
-    );
-    const settings = { 'agentRecall.distill.distiller': 'anthropic' };
+    let settings = {};
+    if (anthropic) {
+      // allowRemote and baseUrl are machine-scoped: VS Code reads them from the (remote) machine's settings,
+      // which for code-server are user/Machine/settings.json, not the user settings.
+      mkdirSync(join(run.dir, 'user/Machine'), { recursive: true });
+      writeFileSync(
+        join(run.dir, 'user/Machine/settings.json'),
+        JSON.stringify({ 'agentRecall.distill.allowRemote': true, 'agentRecall.distill.anthropic.baseUrl': anthropic.baseURL }, null, 2),
+      );
+      settings = { 'agentRecall.distill.distiller': 'anthropic' };
+    }
     server = await startCodeServer(run.dir, { workspace: fixture.workspace, env: fixture.env, settings });
     Object.assign(session, {
       browser: await launchBrowser(),
@@ -48,12 +70,11 @@ export async function runUiTests({ vsix, grep = process.env.AGENT_RECALL_TEST_GR
       payload: vsix ? undefined : { extensionDevelopmentPath: ROOT, skipWelcome: true },
     });
     const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 120_000, ...(grep ? { grep } : {}) });
-    for (const f of readdirSync(HERE).filter((n) => n.endsWith('.ui.mjs')).sort()) mocha.addFile(join(HERE, f));
+    for (const f of files) mocha.addFile(join(HERE, f));
     await mocha.loadFilesAsync();
     const stats = await new Promise((resolve) => {
       const runner = mocha.run(() => resolve(runner.stats));
     });
-    print(`  screenshots: ${SCREENSHOTS}`);
     ok = stats.failures === 0;
     return { passed: stats.passes, failed: stats.failures };
   } catch (err) {
@@ -62,7 +83,7 @@ export async function runUiTests({ vsix, grep = process.env.AGENT_RECALL_TEST_GR
   } finally {
     await session.browser?.close().catch(() => {});
     await server?.stop();
-    await anthropic.close();
+    await anthropic?.close();
     if (ok) run.cleanup();
     else {
       run.keep();
