@@ -5,19 +5,10 @@ import { test } from 'node:test';
 import type { Conversation, Message } from '../../src/core/model';
 import type { ParseInput, ParseOutput } from '../../src/core/sources/adapter';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
-import { type LineChunk, type SourceLine, splitLines } from '../../src/core/sources/lines';
+import { type LineChunk, parsesAsJson, type SourceLine, splitLines } from '../../src/core/sources/lines';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/claude-code');
 const SESSION = '5f0c2a6e-7b1d-4c3e-9a8f-1d2e3f4a5b6c';
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function linesOf(buf: Buffer): LineChunk {
   return splitLines(buf, 0, 1, { holdBackPartial: true, isComplete: parsesAsJson });

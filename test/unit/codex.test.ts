@@ -6,20 +6,11 @@ import { extractFiles } from '../../src/core/files';
 import type { Conversation, ConversationMeta } from '../../src/core/model';
 import type { ParseOutput } from '../../src/core/sources/adapter';
 import { codexAdapter } from '../../src/core/sources/codex';
-import { type LineChunk, type SourceLine, splitLines } from '../../src/core/sources/lines';
+import { type LineChunk, parsesAsJson, type SourceLine, splitLines } from '../../src/core/sources/lines';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/codex');
 const ENVELOPE = path.join(DIR, 'envelope.jsonl');
 const LEGACY = path.join(DIR, 'legacy.jsonl');
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function read(file: string): LineChunk {
   return splitLines(readFileSync(file), 0, 1, { holdBackPartial: true, isComplete: parsesAsJson });

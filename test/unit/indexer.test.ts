@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { indexSource, indexSources } from '../../src/core/indexer';
 import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { discoverSources } from '../../src/core/sources/discover';
-import { splitLines } from '../../src/core/sources/lines';
+import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
@@ -68,7 +68,7 @@ test('every human prompt line lies in exactly one kept exchange or is counted as
         'SELECT line_start, line_end FROM dropped_exchanges',
       );
       const buf = await readFile(src.path);
-      const lines = splitLines(buf, 0, 1, { holdBackPartial: src.adapter.lineFormat === 'jsonl', isComplete: isJson }).lines;
+      const lines = splitLines(buf, 0, 1, { holdBackPartial: src.adapter.lineFormat === 'jsonl', isComplete: parsesAsJson }).lines;
       const { conversations } = src.adapter.parse({ file: src.path, lines });
       const promptLines = conversations.flatMap((c) => c.messages.filter((m) => m.kind === 'prompt').map((m) => m.line));
       // Exchanges deduplicated against another file are not in this store, so every prompt must be found here.
@@ -163,15 +163,6 @@ test('a truncated (rewritten) file is re-parsed whole and its old exchanges repl
     await store.close();
   }
 });
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
   const dir = tempDir();

@@ -1,23 +1,13 @@
 import type { RoomType } from '../distill/types';
-import type { AgentKind } from '../model';
 import type { Db } from '../store/db';
-import { type FileTouchRow, toFileTouch } from '../store/rows';
+import { type ExchangeRow, type ExchangeSummary, type FileTouchRow, toFileTouch, toSummary } from '../store/rows';
 import type { FileTouch } from '../model';
 import type { HitRoom } from './types';
 
 /** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
-export interface HitRow {
+export interface HitRow extends ExchangeSummary {
   readonly n: number;
-  readonly exchangeId: string;
-  readonly agent: AgentKind;
-  readonly file: string;
-  readonly lineStart: number;
-  readonly lineEnd: number;
-  readonly sessionId: string;
   readonly conversationId: string;
-  readonly project?: string;
-  readonly startedAt?: string;
-  readonly prompt: string;
   readonly verbatim: string;
   readonly core?: string;
   readonly context?: string;
@@ -25,18 +15,8 @@ export interface HitRow {
   readonly filesTouched: FileTouch[];
 }
 
-interface Row {
-  n: number;
-  id: string;
-  agent: AgentKind;
-  path: string;
-  line_start: number;
-  line_end: number;
-  session_id: string;
+interface Row extends ExchangeRow {
   conversation_id: string;
-  project: string | null;
-  started_at: string | null;
-  prompt: string;
   verbatim: string;
   core: string | null;
   context: string | null;
@@ -66,17 +46,9 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   const out = new Map<number, HitRow>();
   for (const r of rows) {
     out.set(r.n, {
+      ...toSummary(r),
       n: r.n,
-      exchangeId: r.id,
-      agent: r.agent,
-      file: r.path,
-      lineStart: r.line_start,
-      lineEnd: r.line_end,
-      sessionId: r.session_id,
       conversationId: r.conversation_id,
-      ...(r.project !== null ? { project: r.project } : {}),
-      ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
-      prompt: r.prompt,
       verbatim: r.verbatim,
       ...(r.core !== null ? { core: r.core } : {}),
       ...(r.context !== null ? { context: r.context } : {}),

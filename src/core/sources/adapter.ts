@@ -87,6 +87,20 @@ export function parseJsonLine(line: SourceLine, skips: SkipCounter): Record<stri
   return value as Record<string, unknown>;
 }
 
+/** How many JSON records of a file's head a sniffer looks at before saying "not mine". */
+const SNIFF_RECORDS = 5;
+
+/** The first JSON object records of a file's head (bad lines skipped, not counted): what sniffers decide on. */
+export function headRecords(head: readonly SourceLine[]): Array<Record<string, unknown>> {
+  const scratch = new SkipCounter();
+  const records: Array<Record<string, unknown>> = [];
+  for (const line of head) {
+    const rec = parseJsonLine(line, scratch);
+    if (rec && records.push(rec) >= SNIFF_RECORDS) break;
+  }
+  return records;
+}
+
 /** Narrowing helpers for untrusted JSON. */
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;

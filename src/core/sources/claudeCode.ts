@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { ConversationMeta, LineRange, Message, MessageKind, ToolCall, ToolResult } from '../model';
-import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
 import { appendText, hasContent, newMessage } from './message';
 
@@ -16,7 +16,6 @@ const NON_MESSAGE_TYPES = new Set([
   'ai-title', 'pr-link', 'permission-mode', 'last-prompt', 'agent-name', 'mode', 'teleported-from',
 ]);
 const CLAUDE_FIELDS = ['sessionId', 'uuid', 'leafUuid', 'messageId', 'snapshot'];
-const SNIFF_RECORDS = 5;
 
 /** User lines Claude Code writes around slash commands, shell escapes and interrupts: nobody typed them. */
 const WRAPPER_PREFIXES = [
@@ -44,14 +43,9 @@ export const claudeCodeAdapter: SourceAdapter = {
 };
 
 function sniff(head: readonly SourceLine[]): boolean {
-  const scratch = new SkipCounter();
-  let records = 0;
-  for (const line of head) {
-    const rec = parseJsonLine(line, scratch);
-    if (!rec) continue;
+  for (const rec of headRecords(head)) {
     if (looksLikeCodex(rec)) return false;
     if (isKnownType(str(rec['type'])) && CLAUDE_FIELDS.some((k) => k in rec)) return true;
-    if (++records >= SNIFF_RECORDS) break;
   }
   return false;
 }

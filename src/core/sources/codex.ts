@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } from '../model';
-import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
 import { appendText, hasContent, newMessage } from './message';
 
@@ -36,7 +36,6 @@ const EXIT_CODE_RE = /^Exit code: (\d+)/;
 const FAILURE_RE = /^(?:error|failed|execution error|unsupported call)\b/i;
 const ROLLOUT_UUID_RE = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 const IMAGE_PLACEHOLDER = '[image]';
-const SNIFF_RECORDS = 5;
 
 export const codexAdapter: SourceAdapter = {
   agent: 'codex',
@@ -49,16 +48,11 @@ export const codexAdapter: SourceAdapter = {
 
 /** Codex shapes only: Claude Code records (`type` user/assistant/..., with sessionId/uuid) never match. */
 function sniff(head: readonly SourceLine[]): boolean {
-  const scratch = new SkipCounter();
-  let records = 0;
-  for (const line of head) {
-    const rec = parseJsonLine(line, scratch);
-    if (!rec) continue;
+  for (const rec of headRecords(head)) {
     if ('sessionId' in rec || 'uuid' in rec) return false;
     if (isEnvelope(rec) || isLegacyHeader(rec) || 'record_type' in rec || LEGACY_ITEMS.has(str(rec['type']) ?? '')) {
       return true;
     }
-    if (++records >= SNIFF_RECORDS) break;
   }
   return false;
 }

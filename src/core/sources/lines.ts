@@ -70,3 +70,13 @@ export function splitLines(
   }
   return { lines, endOffset: startOffset + pos, nextLine: lineNo, heldBackPartial };
 }
+
+/** `isComplete` for JSONL: a last line without its newline counts once it parses (its writer has finished it). */
+export function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
