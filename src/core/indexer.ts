@@ -12,7 +12,7 @@ import { conversationKey, type DroppedExchange, segmentConversation, type Segmen
 import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
-import { readFrom, splitLines } from './sources/lines';
+import { parsesAsJson, readFrom, splitLines } from './sources/lines';
 import { loadTermStats } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -84,7 +84,8 @@ export function offlineDistiller(store: Store): OfflineDistiller {
   return new OfflineDistiller(() => loadTermStats(store.db));
 }
 
-async function runEmbedStage(
+/** The embedding stage; a model that stops working ends it with a notice (search stays lexical), not an error. */
+export async function runEmbedStage(
   store: Store,
   embed: NonNullable<IndexOptions['embed']>,
   onProgress: (p: IndexProgress) => void,
@@ -287,15 +288,6 @@ async function hashRange(file: string, start: number, length: number): Promise<s
     return createHash('sha256').update(buf.subarray(0, bytesRead)).digest('hex').slice(0, 32);
   } finally {
     await handle.close();
-  }
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -2,8 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import type { Embedder } from '../core/embed/embedder';
-import { embedStore, type EmbedReport } from '../core/embed/stage';
-import { type IndexOptions, indexWorkspace, type IndexProgress, type IndexReport } from '../core/indexer';
+import { type IndexOptions, indexWorkspace, runEmbedStage, type IndexProgress, type IndexReport } from '../core/indexer';
 import { createSearcher } from '../core/search/searcher';
 import type { Searcher } from '../core/search/types';
 import type { AgentKind, SkipCounts } from '../core/model';
@@ -232,24 +231,9 @@ export class IndexService extends Disposable {
     if (llm.kind === 'wait') return { report, note: llm.reason };
     const r = await this.llm.run(store, llm, explicit, onProgress, token);
     // what the LLM just distilled is embedded now, not at the next run
-    const embedded = options.embed && r.report && !token.isCancellationRequested ? await this.embedAfterLlm(store, options.embed.embedder, onProgress, token) : undefined;
-    const merged = { ...report, ...(r.report ? { distill: r.report } : {}), ...(embedded ? { embedded } : {}) };
+    const embedded = options.embed && r.report && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
+    const merged = { ...report, ...(r.report ? { distill: r.report } : {}), ...embedded };
     return { report: merged, ...(r.note ? { note: r.note } : {}) };
-  }
-
-  private async embedAfterLlm(
-    store: Store,
-    embedder: Embedder,
-    onProgress: (p: IndexProgress) => void,
-    token: vscode.CancellationToken,
-  ): Promise<EmbedReport | undefined> {
-    try {
-      return await embedStore(store, embedder, {}, (p) => onProgress({ phase: 'embed', done: p.done, total: p.total }), token);
-    } catch (err) {
-      if (!(err instanceof RecallError && err.code === 'model-unavailable')) throw err;
-      log.warn(err.message); // search stays lexical for these exchanges until the model works again
-      return undefined;
-    }
   }
 
   private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
