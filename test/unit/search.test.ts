@@ -156,26 +156,57 @@ describe('searcher (lexical) on the hand-made fixture', () => {
   });
 });
 
-describe('searcher at 1,000+ exchanges', () => {
-  test('words most exchanges hold are left out of BM25 on verbatim, unless nothing else is left', async () => {
-    const exchanges = Array.from({ length: 1100 }, (_, i) => ({
-      key: `x${i}`,
-      text: `User: question ${i} about the widget${i === 7 ? ' and the zeppelin' : ''}\nAssistant: the widget answer number ${i}.`,
-      startedAt: '2025-01-01T00:00:00Z',
-    }));
+describe('BM25 on verbatim over more exchanges than the candidate budget', () => {
+  // 600 exchanges, a budget of 100: the query's rarest words lead, only their exchanges are scored.
+  const BUDGET = 100;
+  const exchanges = Array.from({ length: 600 }, (_, i) => {
+    const words = [`question ${i} about the widget`];
+    if (i % 5 === 0) words.push('gearbox'); // with the next line: 188 exchanges (31%), too many to lead
+    if (i % 7 === 0) words.push('gearbox gearbox');
+    if (i % 4 === 0) words.push('sprocket'); // 150 exchanges, none a zeppelin's
+    if ([3, 10, 14, 33].includes(i)) words.push('zeppelin');
+    return { key: `x${i}`, text: `User: ${words.join(' ')}\nAssistant: the widget answer number ${i}.`, startedAt: '2025-01-01T00:00:00Z' };
+  });
+  const all = { perConversation: 600, limit: 50, mode: 'verbatim/bm25' as const };
+
+  test('the lead words find the candidates; the rest add their part, as in the unsplit ranking', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
-      const searcher = createSearcher(fx.store);
-      const r = await searcher.search({ text: 'widget zeppelin', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
-      assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['x7'], '"widget" (in every exchange) was pruned');
-      assert.deepEqual(r.hits[0]!.matchedTerms, ['widget', 'zeppelin'], 'the snippet still marks every query word');
-      const common = await searcher.search({ text: 'widget', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
-      assert.equal(common.hits.length, 50, 'a query of common words alone still searches them');
-      // the statistics follow the store: among 3,000 more exchanges "widget" is no longer common
-      const more = Array.from({ length: 3000 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
+      const split = createSearcher(fx.store, undefined, { candidateBudget: BUDGET });
+      const whole = createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 });
+      const keys = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
+      // zeppelin (4 exchanges) leads; gearbox only reorders them, then fills the list
+      const r = await split.search({ text: 'zeppelin gearbox', ...all });
+      assert.deepEqual(keys(r).slice(0, 2), ['x14', 'x10'], 'the zeppelins holding "gearbox" come first');
+      assert.deepEqual(new Set(keys(r).slice(2, 4)), new Set(['x3', 'x33']));
+      const unsplit = await whole.search({ text: 'zeppelin gearbox', ...all });
+      assert.deepEqual(r.hits.map((h) => h.score), unsplit.hits.map((h) => h.score), 'the same scores as the unsplit query');
+      // "widget" is in every exchange: too common to add anything, it is left out
+      const common = await split.search({ text: 'zeppelin widget', ...all });
+      assert.deepEqual(new Set(keys(common)), new Set(['x3', 'x10', 'x14', 'x33']));
+      assert.deepEqual(common.hits[0]!.matchedTerms, ['zeppelin', 'widget'], 'the snippet still marks every query word');
+      // fewer lead exchanges than asked for: exchanges holding only the rest fill the list, after them
+      const filled = await split.search({ text: 'zeppelin sprocket', ...all });
+      assert.equal(filled.hits.length, 50);
+      assert.deepEqual(new Set(keys(filled).slice(0, 4)), new Set(['x3', 'x10', 'x14', 'x33']));
+      assert.ok(keys(filled).slice(4).every((k) => Number(k!.slice(1)) % 4 === 0), 'then sprockets');
+      const alone = await split.search({ text: 'widget', ...all });
+      assert.equal(alone.hits.length, 50, 'a query of common words alone still searches them');
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('the statistics follow the store: among more exchanges a word is no longer common', async () => {
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+    try {
+      const split = createSearcher(fx.store, undefined, { candidateBudget: BUDGET });
+      const before = await split.search({ text: 'zeppelin widget', ...all });
+      assert.equal(before.hits.length, 4, '"widget" is in every exchange: left out');
+      const more = Array.from({ length: 1500 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
       await writeConversation(fx.store, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more }, fx.ids, fx.keys);
-      const after = await searcher.search({ text: 'widget zeppelin', mode: 'verbatim/bm25', perConversation: 50, limit: 50 });
-      assert.equal(after.hits.length, 50);
+      const after = await split.search({ text: 'zeppelin widget', ...all });
+      assert.equal(after.hits.length, 50, '"widget" is now in 29% of exchanges: it fills the list');
     } finally {
       await fx.store.close();
     }

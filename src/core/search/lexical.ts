@@ -1,6 +1,7 @@
 import type { Db } from '../store/db';
 import type { SqlFilter } from './filters';
 import { ftsColumnExpression, ftsExpression } from './terms';
+import type { TermSplit } from './idf';
 import type { Layer } from './types';
 
 /** One ranked candidate of one signal: exchange row number and the mechanism's score (higher is better). */
@@ -25,6 +26,29 @@ export async function bm25(db: Db, layer: Layer, terms: readonly string[], k: nu
   const table = layer === 'verbatim' ? 'exchanges_fts' : 'distilled_fts';
   const match = layer === 'verbatim' ? ftsExpression(terms) : ftsColumnExpression(terms, DISTILLED_COLUMNS[layer]);
   if (match === undefined) return [];
+  return ranked(db, table, match, k, filter);
+}
+
+/**
+ * BM25 on verbatim for a split query (TermStats.split): only exchanges holding a lead word are scored.
+ * BM25 is a sum over words, so an exchange's score is its lead words' part plus, when it holds some of
+ * the rest too, theirs: `(rest) AND (lead)` scores exactly those exchanges in full, `lead` the others.
+ * When the lead words find fewer than `k` exchanges, exchanges holding only rest words fill the list.
+ */
+export async function splitBm25(db: Db, split: TermSplit, k: number, filter?: SqlFilter): Promise<Scored[]> {
+  const lead = ftsExpression(split.lead);
+  if (lead === undefined) return [];
+  const rest = ftsExpression(split.rest);
+  if (rest === undefined) return ranked(db, 'exchanges_fts', lead, k, filter);
+  const alone = await ranked(db, 'exchanges_fts', lead, k, filter);
+  const lists = [alone, await ranked(db, 'exchanges_fts', `(${rest}) AND (${lead})`, k, filter)];
+  if (alone.length < k) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) NOT (${lead})`, k, filter));
+  const score = new Map<number, number>();
+  for (const list of lists) for (const h of list) score.set(h.n, h.score); // later lists hold full scores
+  return [...score].map(([n, value]) => ({ n, score: value })).sort((x, y) => y.score - x.score).slice(0, k);
+}
+
+async function ranked(db: Db, table: string, match: string, k: number, filter?: SqlFilter): Promise<Scored[]> {
   // Without filters, no join: FTS5 scores every match, and joining each to its exchange row first costs
   // more than the scoring itself at 50K exchanges.
   if (!filter) {

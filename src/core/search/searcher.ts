@@ -6,9 +6,9 @@ import { confidenceOf } from './confidence';
 import { buildFilter, type SqlFilter } from './filters';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
-import { bm25, type Scored } from './lexical';
+import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
-import { TermStats } from './idf';
+import { type TermSplit, TermStats } from './idf';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
@@ -30,6 +30,8 @@ export interface SearcherOptions {
   readonly defaultFusion?: FusionName;
   /** Why there is no embedder (e.g. the model could not load): shown with results of modes that need one. */
   readonly embedderNotice?: string;
+  /** How many exchanges BM25 on verbatim scores per query, roughly (idf.CANDIDATE_BUDGET; smaller in tests). */
+  readonly candidateBudget?: number;
 }
 
 /** Each signal fetches this many candidates, so the per-conversation cap and "not these" still leave enough. */
@@ -78,7 +80,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
   }
 
-  async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim' && split) return splitBm25(db, split, k, filter);
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
     return vectorSearch(db, spec.layer, queryVector, k, filter);
@@ -95,8 +98,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const terms = queryTerms(query.text);
 
       let { specs, notice } = await plan(mode);
-      // what BM25 on verbatim searches: without the words most exchanges hold (slow to score, near-zero weight)
-      const pruned = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.prune(terms) : terms;
+      const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
       if (specs.some((s) => s.mechanism === 'vector') && query.text.trim() !== '') {
         try {
@@ -114,7 +116,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
       for (const spec of specs) {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, spec.layer === 'verbatim' ? pruned : terms, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
       const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
