@@ -197,6 +197,25 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
     }
   });
 
+  test('an exchange holding only rest words still comes first when it outscores the lead words\' exchanges', async () => {
+    // "alpha" (120 long exchanges) leads, "beta" (160 others, one short and saying it ten times) is rest
+    const filler = 'lorem ipsum dolor sit amet '.repeat(12);
+    const many = Array.from({ length: 600 }, (_, i) => ({
+      key: `m${i}`,
+      text: `User: note ${i}${i % 5 === 0 ? ` alpha ${filler}` : ''}${i % 3 === 1 && i % 5 !== 0 ? ' beta' : ''}${i === 1 ? ' beta'.repeat(9) : ''}\nAssistant: ok ${i}.`,
+      startedAt: '2025-01-01T00:00:00Z',
+    }));
+    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
+    try {
+      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search({ text: 'alpha beta', mode: 'verbatim/bm25', perConversation: 600 });
+      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search({ text: 'alpha beta', mode: 'verbatim/bm25', perConversation: 600 });
+      assert.equal(fx.keys.get(whole.hits[0]!.exchangeId), 'm1');
+      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('the statistics follow the store: among more exchanges a word is no longer common', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {

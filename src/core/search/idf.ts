@@ -19,10 +19,7 @@ export const ADAPTIVE_MIDPOINT = 0.5;
 export const ADAPTIVE_STEEPNESS = 8;
 export const SAMPLE_EXCHANGES = 2000;
 export const SAMPLE_WINDOWS = 8;
-/**
- * How many exchanges, roughly, BM25 on verbatim scores per query (the lead words' exchanges). Measured on
- * the dev queries at 50K exchanges: 3,000 keeps every first hit of the unsplit query (1,500 lost 3 of 65).
- */
+/** How many exchanges, roughly, BM25 on verbatim scores first per query (the lead words' exchanges). */
 export const CANDIDATE_BUDGET = 3000;
 /**
  * A word in more than this share of exchanges adds nothing to a split query: its IDF is near zero, and
@@ -33,8 +30,17 @@ export const COMMON_SHARE = 0.35;
 /** A query's terms for BM25 on verbatim: see `TermStats.split`. */
 export interface TermSplit {
   readonly lead: string[];
-  readonly rest: string[];
+  /** Rarest first, each with the most it can add to an exchange's BM25 score. */
+  readonly rest: RestTerm[];
 }
+
+export interface RestTerm {
+  readonly term: string;
+  readonly maxScore: number;
+}
+
+/** FTS5's bm25(): k1 = 1.2, so one word adds at most idf * (k1 + 1), however often it occurs. */
+const BM25_MAX_TF_FACTOR = 2.2;
 
 export class TermStats {
   private readonly shares = new Map<string, number>();
@@ -58,10 +64,10 @@ export class TermStats {
   }
 
   /**
-   * The rarest terms whose exchanges add up to at most `budget` lead (at least one term): only exchanges
-   * holding a lead term are candidates. The other terms, the `rest`, add their part to those exchanges'
-   * scores (see lexical.splitBm25), except words too common to matter (COMMON_SHARE). Everything leads
-   * when it all fits the budget, as in any store of up to `budget` exchanges.
+   * The rarest terms whose exchanges add up to at most `budget` lead (at least one term): exchanges
+   * holding a lead term are the candidates. The other terms, the `rest`, add their part to those
+   * exchanges' scores (see lexical.splitBm25), except words too common to matter (COMMON_SHARE).
+   * Everything leads when it all fits the budget, as in any store of up to `budget` exchanges.
    */
   async split(terms: readonly string[], budget = CANDIDATE_BUDGET): Promise<TermSplit> {
     await this.refresh();
@@ -69,14 +75,18 @@ export class TermStats {
     const share = new Map<string, number>();
     for (const t of terms) share.set(t, await this.share(t));
     const lead: string[] = [];
-    const rest: string[] = [];
+    const rest: RestTerm[] = [];
     let exchanges = 0;
     for (const t of [...terms].sort((a, b) => share.get(a)! - share.get(b)!)) {
       const df = share.get(t)! * this.total;
       if (lead.length === 0 || exchanges + df <= budget) {
         lead.push(t);
         exchanges += df;
-      } else if (share.get(t)! <= COMMON_SHARE) rest.push(t);
+      } else if (share.get(t)! <= COMMON_SHARE) {
+        // FTS5's IDF, floored like FTS5 does
+        const idf = Math.max(1e-6, Math.log((this.total - df + 0.5) / (df + 0.5)));
+        rest.push({ term: t, maxScore: idf * BM25_MAX_TF_FACTOR });
+      }
     }
     return { lead, rest };
   }

@@ -80,8 +80,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
   }
 
-  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined): Promise<Scored[]> {
-    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim' && split) return splitBm25(db, split, k, filter);
+  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim' && split) return splitBm25(db, split, k, exact, filter);
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
     return vectorSearch(db, spec.layer, queryVector, k, filter);
@@ -116,7 +116,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
       for (const spec of specs) {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, filter)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
       const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
