@@ -2,8 +2,10 @@
 // Activation and first-recall time of the built extension (dist/, production bundle) in a real VS Code:
 // code-server with the UI tests' fixture workspace, driven by Chromium through the UI tests' harness.
 //
-//   node test/bench/hostTiming.mjs [--runs 5] [--json FILE] [--no-build]
+//   node test/bench/hostTiming.mjs [--runs 5] [--json FILE] [--no-build] [--extension DIR]
 //
+// --extension: another build to measure (a folder with package.json, dist/, media/, prompts/ and node_modules/),
+// e.g. an older commit's, to compare with this one on the same machine; --no-build then leaves dist/ alone.
 // Every run starts code-server anew (a fresh extension host) on the same user data; the first start indexes
 // the fixture into a new store and is reported on its own, the next `runs` starts find the store up to date
 // and give the medians. Per run:
@@ -22,7 +24,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureHost, freePort, HOST_DIR, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
 import { materializeFixture } from '../host/fixture.mjs';
@@ -43,8 +45,8 @@ export function build() {
   }
 }
 
-/** Returns { machine, host, runs: [per start], firstStart, medians }; `print` gets progress lines. */
-export async function measureHostTiming({ runs = 5, print = (l) => console.error(l) } = {}) {
+/** Returns { machine, extension, firstStart, runs: [per restart], medians }; `print` gets progress lines. */
+export async function measureHostTiming({ runs = 5, extensionPath = ROOT, print = (l) => console.error(l) } = {}) {
   ensureHost();
   const loadBefore = loadavg()[0];
   const run = makeRunDir('host-timing');
@@ -52,7 +54,7 @@ export async function measureHostTiming({ runs = 5, print = (l) => console.error
   // the local model, so semantic search is on as with a configured model (no hub download here)
   const settings = existsSync(MODEL) ? { 'agentRecall.embed.model': MODEL } : {};
   const browser = await launchBrowser();
-  Object.assign(session, { browser, workspace: fixture.workspace, fixture, payload: { extensionDevelopmentPath: ROOT, skipWelcome: true } });
+  Object.assign(session, { browser, workspace: fixture.workspace, fixture, payload: { extensionDevelopmentPath: extensionPath, skipWelcome: true } });
   // one port for every start: the workspace's storage (and so the store) is keyed by the remote authority
   const port = await freePort();
   const starts = [];
@@ -87,6 +89,7 @@ export async function measureHostTiming({ runs = 5, print = (l) => console.error
   return {
     // the 1-minute load average before and after: other work on the machine shows in these timings
     machine: { ...machineFacts(), hostNode: nodeVersion(), vscode: vscodeVersion(), loadAverage: [loadBefore, loadavg()[0]].map((x) => +x.toFixed(2)) },
+    extension: extensionPath,
     query: QUERY,
     embedModel: settings['agentRecall.embed.model'] ?? 'default (hub model, unreachable offline: lexical)',
     targetActivationMs: TARGET_ACTIVATION_MS,
@@ -241,7 +244,7 @@ export function report(r) {
   return [
     `${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, node ${m.node} (bench), ${m.hostNode} (extension host), ${m.vscode}, ` +
       `load average ${m.loadAverage.join(' → ')}, ${m.date}`,
-    `The UI tests' fixture workspace (9 exchanges), embedding model ${r.embedModel}, query "${r.query}"; medians of ${r.runs.length} restarts ` +
+    `${r.extension === ROOT ? 'This build' : `The build in ${r.extension}`} on the UI tests' fixture workspace (9 exchanges), embedding model ${r.embedModel}, query "${r.query}"; medians of ${r.runs.length} restarts ` +
       `with the store up to date, and the first start that built it. VS Code's Load Code also counts the extensions activated by the same ` +
       `event (${r.firstStart.activationEvent}: ${others.join(', ') || 'none'}; built-in ones load first); "own" is measured by the extension.`,
     '',
@@ -256,9 +259,11 @@ export function report(r) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, json: { type: 'string' }, 'no-build': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '5' }, json: { type: 'string' }, 'no-build': { type: 'boolean', default: false }, extension: { type: 'string', default: ROOT } },
+  });
   if (!values['no-build']) build();
-  const r = await measureHostTiming({ runs: Math.max(1, Number(values.runs)) });
+  const r = await measureHostTiming({ runs: Math.max(1, Number(values.runs)), extensionPath: resolve(values.extension) });
   console.log(['## Activation and first recall in the real host', '', ...report(r)].join('\n'));
   if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
   process.exit(0);
