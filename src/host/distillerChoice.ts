@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { AnthropicDistiller } from '../core/distill/anthropic';
 import type { Distiller } from '../core/distill/distiller';
 import { loadPromptTemplate } from '../core/distill/prompt';
 import { readAnthropicApiKey } from './anthropicKey';
@@ -44,6 +43,8 @@ export async function chooseDistiller({ settings, secrets, memento, interactive 
     const destination = anthropicDestination(settings.anthropic.baseUrl);
     const consent = await ensureRemoteConsent('anthropic', destination, settings, memento, interactive);
     if (!consent.ok) return offline(CONSENT_MESSAGES[consent.reason]);
+    // required here, not imported: the SDK loads only for users of this distiller, never at activation
+    const { AnthropicDistiller } = require('../core/distill/anthropic') as typeof import('../core/distill/anthropic');
     const distiller = new AnthropicDistiller({
       apiKey,
       ...(settings.anthropic.model ? { model: settings.anthropic.model } : {}),

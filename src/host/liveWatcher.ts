@@ -28,7 +28,8 @@ export class LiveWatcher extends Disposable {
     this.register(ws.onDidChange(() => this.schedule()));
     this.register(ws.onDidCreate(() => this.schedule()));
     this.register({ dispose: () => this.stop() });
-    this.start();
+    // after activation: watching walks the transcript roots, which activate() should not wait for
+    this.retry = setTimeout(() => this.start(), 0);
   }
 
   /** (Re)starts the watchers, e.g. after the roots setting changed. */

@@ -3,11 +3,12 @@
 // Separate from the tests: it takes minutes and its numbers depend on the machine (noted in the output).
 //
 //   node test/bench/run.mjs [--corpus DIR] [--queries FILE] [--scales 1000,10000,50000,100000]
-//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,quality,scale]
+//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,quality,scale,host]
 //
 // Defaults: ../shared/corpus and ../shared/eval/dev-queries.jsonl beside the repo, the local static test model
 // (.cache/models/wink-static-100d, built when missing), output in bench-results/ (git-ignored).
 // Prints markdown tables; writes bench-results/bench-<date>.json with the machine facts and every figure.
+// `host`: activation and first-recall time in a real VS Code (test/bench/hostTiming.mjs, also runnable alone).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(ROOT, 'bench-results') },
     runs: { type: 'string', default: '3' },
     'embed-model': { type: 'string', default: join(ROOT, '.cache/models/wink-static-100d') },
-    only: { type: 'string', default: 'index,quality,scale' },
+    only: { type: 'string', default: 'index,quality,scale,host' },
   },
 });
 const sections = new Set(values.only.split(','));
@@ -129,6 +130,17 @@ try {
   const c = stats.compression;
   say();
   say(`Compression (cl100k, corpus totals): ${c.verbatimTokens} / ${c.distilledTokens} = **${c.ratio}x**; per-item mean ${c.meanItemRatio}x; mean distilled tokens ${c.meanDistilledTokens}.`);
+
+  // ---- host: activation and first recall in code-server driven by Chromium (the UI tests' harness)
+  if (sections.has('host')) {
+    step('host');
+    const { measureHostTiming, report } = await import('./hostTiming.mjs');
+    result.host = await measureHostTiming({ runs, print: step });
+    say();
+    say('## Activation and first recall in the real host');
+    say();
+    for (const line of report(result.host)) say(line);
+  }
 
   // ---- quality: every mode x fusion, per query type, paired comparison against verbatim
   if (sections.has('quality')) {

@@ -1,4 +1,3 @@
-import * as sqliteVec from 'sqlite-vec';
 import { RecallError } from '../errors';
 import type { Db } from '../store/db';
 
@@ -27,8 +26,9 @@ export function fromBlob(blob: Uint8Array): Float32Array {
   return out;
 }
 
-/** Loads sqlite-vec into `db` (once per connection). */
+/** Loads sqlite-vec into `db` (once per connection). Required here, so the package loads with the first store. */
 export async function loadVectorExtension(db: Db): Promise<void> {
+  const sqliteVec = require('sqlite-vec') as typeof import('sqlite-vec');
   await db.loadExtension(sqliteVec.getLoadablePath());
 }
 

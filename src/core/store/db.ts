@@ -1,4 +1,4 @@
-import * as sqlite3 from '@vscode/sqlite3';
+import type * as sqlite3 from '@vscode/sqlite3';
 import { RecallError } from '../errors';
 
 export type Params = ReadonlyArray<string | number | bigint | null | Buffer | Uint8Array>;
@@ -18,6 +18,8 @@ export class Db {
   ) {}
 
   static open(file: string, options: { readonly?: boolean } = {}): Promise<Db> {
+    // the native addon loads with the first store, not with the modules that merely mention one
+    const sqlite3 = require('@vscode/sqlite3') as typeof import('@vscode/sqlite3');
     const mode = options.readonly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE;
     return new Promise((resolve, reject) => {
       const raw = new sqlite3.Database(file, mode, (err) => {

@@ -1,5 +1,5 @@
 import { rename, stat } from 'node:fs/promises';
-import * as sqliteVec from 'sqlite-vec';
+import { loadVectorExtension } from '../embed/vectors';
 import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from '../embed/vectorStore';
 import { RecallError } from '../errors';
 import type { AgentKind, ConversationMeta, Exchange, SkipCounts, SkipReason } from '../model';
@@ -106,7 +106,7 @@ export class Store {
     }
     let vectorError: string | undefined;
     try {
-      await db.loadExtension(sqliteVec.getLoadablePath());
+      await loadVectorExtension(db);
     } catch (err) {
       vectorError = `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`;
     }
