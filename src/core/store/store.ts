@@ -135,6 +135,12 @@ export class Store {
     return r ? fromSourceRow(r) : undefined;
   }
 
+  /** Every source's state by path: what an indexing run compares the files on disk with. */
+  async sourceStates(): Promise<Map<string, SourceState>> {
+    const rows = await this.db.all<SourceRow>('SELECT * FROM sources');
+    return new Map(rows.map((r) => [r.path, fromSourceRow(r)]));
+  }
+
   async sourcePaths(): Promise<string[]> {
     return (await this.db.all<{ path: string }>('SELECT path FROM sources ORDER BY path')).map((r) => r.path);
   }
