@@ -47,7 +47,7 @@ const RANK: Record<TouchKind, number> = { mention: 0, read: 1, edit: 2, write: 3
 export function extractFiles(messages: readonly Message[], ctx: PathContext): FileTouch[] {
   const acc = new Map<string, { how: TouchKind; lines: LineRange[] }>();
   const add = (raw: string, how: TouchKind, lines: readonly LineRange[] = []): void => {
-    const p = normalisePath(raw, ctx);
+    const p = normaliseRepeated(raw, ctx);
     if (!p) return;
     const cur = acc.get(p);
     if (!cur) acc.set(p, { how, lines: [...lines] });
@@ -118,7 +118,8 @@ export function mentionsIn(text: string): string[] {
     const token = m[1]!;
     if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
   }
-  for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
+  // the regex tries every word start; a plain substring test first skips the texts that name none of them
+  if (BARE_NAMES.some((name) => scan.includes(name))) for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
   return out;
 }
 
@@ -130,6 +131,22 @@ function looksLikePath(token: string, text: string, index: number): boolean {
   // `e.g.md`-style accidents: a bare name needs a stem of 2+ chars with a letter, or a directory part.
   if (!/[\\/]/.test(token) && !(stem.length >= 2 && /[A-Za-z]/.test(stem))) return false;
   return !/^www\./.test(token);
+}
+
+/**
+ * normalisePath with a memory: a transcript names the same few files again and again (on the corpus four
+ * lookups in five repeat one), and resolving paths is the dear part of extracting them. Forgotten when full.
+ */
+const normalised = new Map<string, string | undefined>();
+const NORMALISED_MAX = 10_000;
+
+function normaliseRepeated(raw: string, ctx: PathContext): string | undefined {
+  const key = JSON.stringify([ctx.cwd, ctx.workspaceRoot, raw]);
+  if (normalised.has(key)) return normalised.get(key);
+  if (normalised.size >= NORMALISED_MAX) normalised.clear();
+  const p = normalisePath(raw, ctx);
+  normalised.set(key, p);
+  return p;
 }
 
 /** Workspace-relative POSIX path when inside the workspace; otherwise an absolute POSIX-ish path. */
