@@ -35,6 +35,8 @@ const PATH_RE = new RegExp(
   String.raw`(?<![\w@/\\.:-])((?:[A-Za-z]:[\\/]|~/|\.{1,2}/|/)?(?:[\w.@+-]+[\\/])*[\w.@+-]*\.(?:${EXT_ALT}))(?![\w/\\-])`,
   'g',
 );
+/** The end of every PATH_RE match: a text without one skips the full pattern, which tries every word start. */
+const EXT_TAIL_RE = new RegExp(String.raw`\.(?:${EXT_ALT})(?![\w/\\-])`);
 const BARE_RE = new RegExp(String.raw`(?<![\w/.-])((?:[\w.@+-]+/)*(?:${BARE_NAMES.join('|').replace(/\./g, '\\.')}))(?![\w.-])`, 'g');
 const PATCH_HEADER_RE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
 const APPLIED_EDIT_RE = /Applied edit to (\S.*?)\s*$/gm;
@@ -114,11 +116,13 @@ export function mentionsIn(text: string): string[] {
   if (!text) return [];
   const scan = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   const out: string[] = [];
-  for (const m of scan.matchAll(PATH_RE)) {
-    const token = m[1]!;
-    if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+  if (EXT_TAIL_RE.test(scan)) {
+    for (const m of scan.matchAll(PATH_RE)) {
+      const token = m[1]!;
+      if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+    }
   }
-  // the regex tries every word start; a plain substring test first skips the texts that name none of them
+  // like PATH_RE, BARE_RE tries every word start; a plain substring test skips the texts that name no such file
   if (BARE_NAMES.some((name) => scan.includes(name))) for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
   return out;
 }
