@@ -35,6 +35,8 @@ const PATH_RE = new RegExp(
   String.raw`(?<![\w@/\\.:-])((?:[A-Za-z]:[\\/]|~/|\.{1,2}/|/)?(?:[\w.@+-]+[\\/])*[\w.@+-]*\.(?:${EXT_ALT}))(?![\w/\\-])`,
   'g',
 );
+/** The end of every PATH_RE match: a text without one skips the full pattern, which tries every word start. */
+const EXT_TAIL_RE = new RegExp(String.raw`\.(?:${EXT_ALT})(?![\w/\\-])`);
 const BARE_RE = new RegExp(String.raw`(?<![\w/.-])((?:[\w.@+-]+/)*(?:${BARE_NAMES.join('|').replace(/\./g, '\\.')}))(?![\w.-])`, 'g');
 const PATCH_HEADER_RE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
 const APPLIED_EDIT_RE = /Applied edit to (\S.*?)\s*$/gm;
@@ -47,7 +49,7 @@ const RANK: Record<TouchKind, number> = { mention: 0, read: 1, edit: 2, write: 3
 export function extractFiles(messages: readonly Message[], ctx: PathContext): FileTouch[] {
   const acc = new Map<string, { how: TouchKind; lines: LineRange[] }>();
   const add = (raw: string, how: TouchKind, lines: readonly LineRange[] = []): void => {
-    const p = normalisePath(raw, ctx);
+    const p = normaliseRepeated(raw, ctx);
     if (!p) return;
     const cur = acc.get(p);
     if (!cur) acc.set(p, { how, lines: [...lines] });
@@ -114,11 +116,14 @@ export function mentionsIn(text: string): string[] {
   if (!text) return [];
   const scan = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   const out: string[] = [];
-  for (const m of scan.matchAll(PATH_RE)) {
-    const token = m[1]!;
-    if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+  if (EXT_TAIL_RE.test(scan)) {
+    for (const m of scan.matchAll(PATH_RE)) {
+      const token = m[1]!;
+      if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+    }
   }
-  for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
+  // like PATH_RE, BARE_RE tries every word start; a plain substring test skips the texts that name no such file
+  if (BARE_NAMES.some((name) => scan.includes(name))) for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
   return out;
 }
 
@@ -130,6 +135,22 @@ function looksLikePath(token: string, text: string, index: number): boolean {
   // `e.g.md`-style accidents: a bare name needs a stem of 2+ chars with a letter, or a directory part.
   if (!/[\\/]/.test(token) && !(stem.length >= 2 && /[A-Za-z]/.test(stem))) return false;
   return !/^www\./.test(token);
+}
+
+/**
+ * normalisePath with a memory: a transcript names the same few files again and again (on the corpus four
+ * lookups in five repeat one), and resolving paths is the dear part of extracting them. Forgotten when full.
+ */
+const normalised = new Map<string, string | undefined>();
+const NORMALISED_MAX = 10_000;
+
+function normaliseRepeated(raw: string, ctx: PathContext): string | undefined {
+  const key = JSON.stringify([ctx.cwd, ctx.workspaceRoot, raw]);
+  if (normalised.has(key)) return normalised.get(key);
+  if (normalised.size >= NORMALISED_MAX) normalised.clear();
+  const p = normalisePath(raw, ctx);
+  normalised.set(key, p);
+  return p;
 }
 
 /** Workspace-relative POSIX path when inside the workspace; otherwise an absolute POSIX-ish path. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
@@ -12,7 +13,7 @@ import { conversationKey, type DroppedExchange, segmentConversation, type Segmen
 import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
-import { parsesAsJson, readFrom, splitLines } from './sources/lines';
+import { type LineChunk, parsesAsJson, readFrom, splitLines } from './sources/lines';
 import { loadTermStats } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -61,6 +62,8 @@ const HEAD_HASH_BYTES = 1024;
 /** A write group closes at this many parsed bytes or sources (measured: 4 MB / 64 sources halves write time). */
 const GROUP_BYTES = 4 * 1024 * 1024;
 const GROUP_SOURCES = 64;
+/** How many sources are read ahead of the one being parsed. */
+const READ_AHEAD = 4;
 
 export async function indexWorkspace(
   store: Store,
@@ -119,6 +122,8 @@ export async function indexSources(
     failed.push({ path, error: message });
     await store.recordSourceError(path, agent, message).catch(() => undefined);
   };
+  // One read of every source's state: a lookup per file would queue behind the write in flight.
+  const known = await store.sourceStates();
   // Parsed sources wait here until a group is large enough to be worth one transaction.
   let group: Array<{ src: DiscoveredSource; prepared: PreparedSource }> = [];
   let groupBytes = 0;
@@ -150,15 +155,27 @@ export async function indexSources(
       duplicates += r.duplicates;
     }
   };
+  // Sources are read a few ahead of the parse: a read is a chain of file system round trips, each of which
+  // waits for this thread, so one started just before a parse would still be mostly ahead of us after it.
+  const reads = new Map<number, Promise<{ read: SourceRead | 'unchanged' } | { err: unknown }>>();
+  const startRead = (i: number): void => {
+    const src = sources[i];
+    if (src) reads.set(i, readSource(src.path, known.get(src.path), src.adapter).then((read) => ({ read }), (err: unknown) => ({ err })));
+  };
+  for (let i = 0; i < READ_AHEAD; i++) startRead(i);
   for (const [i, src] of sources.entries()) {
     if (token.isCancellationRequested) break;
     onProgress({ phase: 'parse', done: i, total: sources.length, file: src.path });
+    startRead(i + READ_AHEAD);
+    const got = (await reads.get(i))!;
+    reads.delete(i);
     try {
-      const prepared = await prepareSource(store, src.path, src.adapter, segment);
-      if (prepared === 'unchanged') {
+      if ('err' in got) throw got.err;
+      if (got.read === 'unchanged') {
         unchanged++;
         continue;
       }
+      const prepared = prepareSource(src.path, src.adapter, segment, got.read);
       group.push({ src, prepared });
       groupBytes += prepared.bytes;
       if (groupBytes >= GROUP_BYTES || group.length >= GROUP_SOURCES) {
@@ -197,8 +214,9 @@ export async function indexSource(
   adapter: SourceAdapter,
   segment: SegmentOptions,
 ): Promise<'unchanged' | { bytes: number; inserted: number; duplicates: number }> {
-  const prepared = await prepareSource(store, file, adapter, segment);
-  if (prepared === 'unchanged') return 'unchanged';
+  const read = await readSource(file, await store.getSource(file), adapter);
+  if (read === 'unchanged') return 'unchanged';
+  const prepared = prepareSource(file, adapter, segment, read);
   return { bytes: prepared.bytes, ...(await store.writeParse(prepared.write)) };
 }
 
@@ -208,30 +226,17 @@ interface PreparedSource {
   readonly bytes: number;
 }
 
-/** Reads what changed in one source and turns it into the rows to write; writes nothing. */
-async function prepareSource(
-  store: Store,
-  file: string,
-  adapter: SourceAdapter,
-  segment: SegmentOptions,
-): Promise<'unchanged' | PreparedSource> {
-  const st = await stat(file);
-  const prev = await store.getSource(file);
-  if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-
-  const full = !prev || !(await canResume(file, st.size, prev, adapter));
-  const fromOffset = full ? 0 : prev.resumeOffset;
-  const fromLine = full ? 1 : prev.resumeLine;
-  const buf = await readFrom(file, fromOffset);
-  const jsonl = adapter.lineFormat === 'jsonl';
-  const chunk = splitLines(buf, fromOffset, fromLine, { holdBackPartial: jsonl, isComplete: parsesAsJson });
-  const resume = full ? undefined : prev.resumeMeta;
+/** Turns what was read of one source into the rows to write; writes nothing. */
+function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead): PreparedSource {
+  const { st, resumed, fromOffset, fromLine, chunk } = read;
+  const full = resumed === undefined;
+  const resume = resumed?.resumeMeta;
   const { conversations, skipped } = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}) });
 
   const exchanges: Exchange[] = [];
   const dropped: DroppedExchange[] = [];
   const records: ConversationRecord[] = [];
-  const fromPly = full ? 0 : prev.resumePly;
+  const fromPly = resumed?.resumePly ?? 0;
   let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
   let resumeMeta: ConversationMeta | undefined = resume;
   const located = adapter.projectOfPath?.(file);
@@ -251,8 +256,8 @@ async function prepareSource(
     agent: adapter.agent,
     size: st.size,
     mtimeMs: Math.floor(st.mtimeMs),
-    headHash: await hashRange(file, 0, Math.min(HEAD_HASH_BYTES, chunk.endOffset)),
-    anchorHash: await anchorHash(file, chunk.endOffset),
+    headHash: read.headHash,
+    anchorHash: read.anchorHash,
     parsedOffset: chunk.endOffset,
     nextLine: chunk.nextLine,
     resumeOffset: resumeAt.offset,
@@ -267,28 +272,65 @@ async function prepareSource(
   };
 }
 
-async function canResume(file: string, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
-  if (adapter.lineFormat !== 'jsonl' || adapter.agent !== prev.agent || size < prev.parsedOffset) return false;
-  const head = await hashRange(file, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
-  return head === prev.headHash && (await anchorHash(file, prev.parsedOffset)) === prev.anchorHash;
+/** All a parse needs from the file: its stat, the lines from the resume point, the hashes of head and anchor. */
+interface SourceRead {
+  readonly st: Stats;
+  /** The stored state the parse resumes from; none for a whole-file parse. */
+  readonly resumed?: SourceState;
+  readonly fromOffset: number;
+  readonly fromLine: number;
+  readonly chunk: LineChunk;
+  readonly headHash: string;
+  readonly anchorHash: string;
 }
 
-/** Hash of the bytes just before `offset`: detects a file rewritten in place with a longer body. */
-function anchorHash(file: string, offset: number): Promise<string> {
-  const len = Math.min(HEAD_HASH_BYTES, offset);
-  return hashRange(file, offset - len, len);
-}
-
-async function hashRange(file: string, start: number, length: number): Promise<string> {
-  if (length <= 0) return '';
+/**
+ * Reads what changed in one source through one handle, held only while reading; the hashes come from the
+ * bytes read when those cover the hashed range.
+ */
+async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
   const handle = await open(file, 'r');
   try {
-    const buf = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buf, 0, length, start);
-    return createHash('sha256').update(buf.subarray(0, bytesRead)).digest('hex').slice(0, 32);
+    const st = await handle.stat();
+    if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
+    const resumed = prev && (await canResume(handle, st.size, prev, adapter)) ? prev : undefined;
+    const fromOffset = resumed?.resumeOffset ?? 0;
+    const fromLine = resumed?.resumeLine ?? 1;
+    const buf = await readFrom(handle, fromOffset, st.size);
+    const chunk = splitLines(buf, fromOffset, fromLine, { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson });
+    const hash = async (start: number, length: number): Promise<string> =>
+      length > 0 && start >= fromOffset && start + length <= fromOffset + buf.length
+        ? hashBytes(buf.subarray(start - fromOffset, start - fromOffset + length))
+        : hashRange(handle, start, length);
+    const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
+    const anchorHash = await hash(...anchorRange(chunk.endOffset));
+    return { st, ...(resumed ? { resumed } : {}), fromOffset, fromLine, chunk, headHash, anchorHash };
   } finally {
     await handle.close();
   }
+}
+
+async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
+  if (adapter.lineFormat !== 'jsonl' || adapter.agent !== prev.agent || size < prev.parsedOffset) return false;
+  const head = await hashRange(handle, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
+  return head === prev.headHash && (await hashRange(handle, ...anchorRange(prev.parsedOffset))) === prev.anchorHash;
+}
+
+/** The bytes just before `offset`, whose hash detects a file rewritten in place with a longer body. */
+function anchorRange(offset: number): [start: number, length: number] {
+  const len = Math.min(HEAD_HASH_BYTES, offset);
+  return [offset - len, len];
+}
+
+async function hashRange(handle: FileHandle, start: number, length: number): Promise<string> {
+  if (length <= 0) return '';
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, start);
+  return hashBytes(buf.subarray(0, bytesRead));
+}
+
+function hashBytes(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
 }
 
 /** Counts cl100k tokens of exchanges not counted yet: a separate stage, it is ~10x slower than parsing. */

@@ -1,48 +1,215 @@
 #!/usr/bin/env node
-// Grows a real store to a target size for latency measurements at scale: copies it, then replicates its
-// conversations, exchanges (FTS rows via the triggers), files, distilled objects and their facets under
-// new ids until it holds --exchanges rows. Replicas keep their source file and lines, so `eval` still judges
-// them (a replica of the right exchange is right). Vectors are not copied: run `embed` on the result.
-// Usage: node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000]
+// Grows a real store to a target size for latency measurements at scale: copies it, then adds replicas of its
+// conversations, exchanges (FTS rows via the triggers), files, distilled objects and their facets under new ids
+// until it holds --exchanges rows. Each replica is lightly perturbed, deterministically (--seed): exact copies
+// would multiply every term's document frequency and tie every hit with its copies.
+//   - per replica, the same way in all its text (prompt, verbatim, distilled core and context, file paths):
+//     a share of identifiers renamed slightly, of numbers changed in their last digit, dates and timestamps
+//     moved by the replica's number of days;
+//   - per text, at random: a few words replaced by words drawn from the corpus (by frequency), dropped or doubled.
+// Replicas keep their source file and lines, so `eval` still judges them (a replica of the right exchange is
+// right). Token counts and content hashes stay the originals' (search reads neither). Vectors are not copied:
+// run `embed` on the result.
+// Usage: node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
 import { copyFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import sqlite3 from '@vscode/sqlite3';
 
-const { values } = parseArgs({ options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' } } });
-if (!values.from || !values.to) throw new Error('usage: --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000]');
+const { values } = parseArgs({
+  options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
+});
+if (!values.from || !values.to) throw new Error('usage: --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]');
 const target = Number(values.exchanges ?? 50_000);
+const seed = Number(values.seed ?? 1);
 for (const suffix of ['', '-wal', '-shm']) rmSync(values.to + suffix, { force: true });
 copyFileSync(values.from, values.to);
+
+/** Share of word tokens changed at random in each text: replaced, dropped or doubled (60 / 20 / 20). */
+const NOISE = 0.03;
+/** Share of identifier-like words (camelCase, snake_case, letters with digits) a replica renames. */
+const RENAME = 0.2;
+/** Share of numbers a replica changes. */
+const RENUMBER = 0.2;
+const DATE_RE = /\d{4}-\d{2}-\d{2}/g;
+const WORD_RE = /(\d{4}-\d{2}-\d{2})|[\p{L}\p{N}_]+/gu;
+
+/** FNV-1a: a fast, stable 32-bit hash, so every choice depends on the seed and the text only. */
+function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** mulberry32: a small seeded generator of floats in [0, 1). */
+function random(state) {
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const isIdentifier = (w) => /[a-z][A-Z]|_/.test(w) || (/\d/.test(w) && /\p{L}/u.test(w));
+
+/**
+ * A text split once, reused by every replica: where its words are (dates count as one word) and, by distinct
+ * form, where its dates, numbers and identifiers are. A replica then touches only the words it changes.
+ */
+function analyse(text) {
+  const spans = [];
+  const forms = new Map();
+  const dates = new Set();
+  for (const m of text.matchAll(WORD_RE)) {
+    const w = m[0];
+    const i = spans.length / 2;
+    spans.push(m.index, m.index + w.length);
+    if (m[1] !== undefined) dates.add(i);
+    if (m[1] !== undefined || /^\d+$/.test(w) || isIdentifier(w)) {
+      if (!forms.has(w)) forms.set(w, []);
+      forms.get(w).push(i);
+    }
+  }
+  return { text, spans: Int32Array.from(spans), forms: [...forms], dates };
+}
+
+/**
+ * The perturbation of replica `k`. Its choices for a word are a function of (seed, k, word), cached, so
+ * the replica renames a word the same way wherever it occurs; `noisy` adds the random edits, seeded per text.
+ */
+function replica(k, pool) {
+  const changed = new Map();
+  const form = (w) => {
+    let out = changed.get(w);
+    if (out !== undefined) return out;
+    const h = hash(`${seed}:${k}:${w}`);
+    const chance = (h % 10_000) / 10_000;
+    out = w;
+    const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(w);
+    if (date) {
+      // replica k lives k days after the original; anything that is not a calendar date stays
+      const [y, m, d] = date.slice(1).map(Number);
+      if (m >= 1 && m <= 12 && d >= 1 && d <= 31) out = new Date(Date.UTC(y, m - 1, d + k)).toISOString().slice(0, 10);
+    } else if (/^\d+$/.test(w)) {
+      if (chance < RENUMBER) out = w.slice(0, -1) + ((Number(w.at(-1)) + 1 + (h % 9)) % 10);
+    } else if (chance < RENAME && isIdentifier(w)) {
+      const at = 1 + (h % Math.max(1, w.length - 2));
+      // a digit more, or one letter doubled
+      out = (h >>> 8) % 2 === 0 || w.length < 4 || /[\uD800-\uDFFF]/.test(w) ? `${w}${2 + (h % 8)}` : w.slice(0, at) + w[at] + w.slice(at);
+    }
+    changed.set(w, out);
+    return out;
+  };
+  return {
+    /** Timestamps moved by the replica's days. */
+    dated: (text) => (text == null ? text : text.replace(DATE_RE, form)),
+    /** The replica-wide renames and shifts only: for file paths, which must agree everywhere. */
+    consistent: (text) => (text == null ? text : text.replace(WORD_RE, form)),
+    /** Renames, shifts and random edits of an analysed text, the random ones seeded by `key`. */
+    noisy(a, key) {
+      const edits = new Map();
+      for (const [w, at] of a.forms) {
+        const out = form(w);
+        if (out !== w) for (const i of at) edits.set(i, out);
+      }
+      // about NOISE of the words (dates excepted) change at random: the gaps between them are geometric
+      const rand = random(hash(`${seed}:${k}:${key}`));
+      const gap = () => Math.floor(Math.log(1 - rand()) / Math.log(1 - NOISE));
+      for (let i = gap(); i < a.spans.length / 2; i += 1 + gap()) {
+        if (a.dates.has(i)) continue;
+        const w = edits.get(i) ?? a.text.slice(a.spans[2 * i], a.spans[2 * i + 1]);
+        const r = rand();
+        edits.set(i, r < 0.6 ? pool[Math.floor(rand() * pool.length)] : r < 0.8 ? '' : `${w} ${w}`);
+      }
+      if (edits.size === 0) return a.text;
+      let out = '';
+      let from = 0;
+      for (const i of [...edits.keys()].sort((x, y) => x - y)) {
+        out += a.text.slice(from, a.spans[2 * i]) + edits.get(i);
+        from = a.spans[2 * i + 1];
+      }
+      return out + a.text.slice(from);
+    },
+  };
+}
 
 const raw = new sqlite3.Database(values.to);
 const run = (sql, p = []) => new Promise((res, rej) => raw.run(sql, p, function (e) { if (e) rej(e); else res(this.changes); }));
 const get = (sql, p = []) => new Promise((res, rej) => raw.get(sql, p, (e, r) => (e ? rej(e) : res(r))));
+const all = (sql, p = []) => new Promise((res, rej) => raw.all(sql, p, (e, r) => (e ? rej(e) : res(r))));
 
-const base = (await get('SELECT count(*) AS c FROM exchanges')).c;
+const conversations = await all('SELECT * FROM conversations');
+const exchanges = (await all('SELECT * FROM exchanges ORDER BY n')).map((e) => ({ ...e, v: analyse(e.verbatim), p: analyse(e.prompt) }));
+const base = exchanges.length;
+const files = await all('SELECT e.id, f.path, f.how, f.lines FROM files_touched f JOIN exchanges e ON e.n = f.exchange_n');
+const rooms = await all('SELECT e.id, r.room_id, r.relevance FROM exchange_rooms r JOIN exchanges e ON e.n = r.exchange_n');
+const distilled = (
+  await all(
+    `SELECT e.id, d.*, f.files, f.rooms FROM distilled d JOIN exchanges e ON e.n = d.exchange_n
+     LEFT JOIN distilled_fts f ON f.rowid = d.exchange_n`,
+  )
+).map((d) => ({ ...d, c: analyse(d.core), x: analyse(d.context) }));
+// Replacement words are drawn from the corpus itself, each as often as it occurs there.
+const pool = exchanges.flatMap((e) => e.verbatim.match(/[\p{L}_]{2,}/gu) ?? []);
+
 const copies = Math.ceil(target / base) - 1;
 for (const table of ['embedding_model', 'vector_rows', 'verbatim_chunks']) await run(`DELETE FROM ${table}`).catch(() => undefined);
+let changed = 0;
+let made = 0;
 for (let k = 1; k <= copies; k++) {
   const want = Math.min(base, target - base * k);
   if (want <= 0) break;
   const tag = `~r${k}`;
+  const p = replica(k, pool);
   await run('BEGIN');
-  await run(`INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent, parent_session_id, model, line)
-    SELECT id || ?, source_id, agent, session_id || ?, project, git_branch, title, started_at, is_subagent, parent_session_id, model, line
-    FROM conversations WHERE id NOT LIKE '%~r%'`, [tag, tag]);
-  await run(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens)
-    SELECT id || ?, conversation_id || ?, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens
-    FROM exchanges WHERE id NOT LIKE '%~r%' ORDER BY n LIMIT ?`, [tag, tag, want]);
-  await run(`INSERT INTO files_touched(exchange_n, path, how, lines)
-    SELECT c.n, f.path, f.how, f.lines FROM files_touched f JOIN exchanges o ON o.n = f.exchange_n JOIN exchanges c ON c.id = o.id || ?`, [tag]);
-  await run(`INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
-    SELECT c.n, d.core, d.context, d.distiller, d.model, d.prompt_version, d.content_hash, d.tokens, d.created_at
-    FROM distilled d JOIN exchanges o ON o.n = d.exchange_n JOIN exchanges c ON c.id = o.id || ?`, [tag]);
-  await run(`INSERT INTO exchange_rooms(exchange_n, room_id, relevance)
-    SELECT c.n, r.room_id, r.relevance FROM exchange_rooms r JOIN exchanges o ON o.n = r.exchange_n JOIN exchanges c ON c.id = o.id || ?`, [tag]);
-  await run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms)
-    SELECT c.n, f.core, f.context, f.files, f.rooms FROM distilled_fts f JOIN exchanges o ON o.n = f.rowid JOIN exchanges c ON c.id = o.id || ?`, [tag]);
+  const conv = raw.prepare(`INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at,
+    is_subagent, parent_session_id, model, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  await Promise.all(
+    conversations.map((c) => new Promise((res, rej) => conv.run([
+      c.id + tag, c.source_id, c.agent, c.session_id + tag, c.project, c.git_branch, c.title, p.dated(c.started_at),
+      c.is_subagent, c.parent_session_id, c.model, c.line,
+    ], (e) => (e ? rej(e) : res())))),
+  );
+  conv.finalize();
+  const ins = raw.prepare(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end,
+    byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  await Promise.all(
+    exchanges.slice(0, want).map((e) => {
+      const verbatim = p.noisy(e.v, `${e.id}:v`);
+      if (verbatim !== e.verbatim) changed++;
+      made++;
+      return new Promise((res, rej) => ins.run([
+        e.id + tag, e.conversation_id + tag, e.source_id, e.part, e.ply_start, e.ply_end, e.line_start, e.line_end, e.byte_start,
+        p.dated(e.started_at), p.dated(e.ended_at), p.noisy(e.p, `${e.id}:p`), verbatim, e.verbatim_tokens,
+      ], (err) => (err ? rej(err) : res())));
+    }),
+  );
+  ins.finalize();
+  // Files, distilled rows and facets join their replica exchange by id (the last replica may be partial).
+  const at = (i) => `j.value ->> ${i}`;
+  await run(
+    `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
+     SELECT c.n, ${at(1)}, ${at(2)}, ${at(3)} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(files.map((f) => [f.id + tag, p.consistent(f.path), f.how, f.lines]))],
+  );
+  const objects = distilled.map((d) => ({ ...d, core: p.noisy(d.c, `${d.id}:c`), context: p.noisy(d.x, `${d.id}:x`) }));
+  await run(
+    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
+     SELECT c.n, ${[1, 2, 3, 4, 5, 6, 7, 8].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(objects.map((d) => [d.id + tag, d.core, d.context, d.distiller, d.model, d.prompt_version, d.content_hash, d.tokens, d.created_at]))],
+  );
+  await run(
+    `INSERT INTO exchange_rooms(exchange_n, room_id, relevance)
+     SELECT c.n, ${at(1)}, ${at(2)} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(rooms.map((r) => [r.id + tag, r.room_id, r.relevance]))],
+  );
+  await run(
+    `INSERT INTO distilled_fts(rowid, core, context, files, rooms)
+     SELECT c.n, ${[1, 2, 3, 4].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, d.core, d.context, p.consistent(d.files), d.rooms]))],
+  );
   await run('COMMIT');
   process.stderr.write(`copy ${k}/${copies}\n`);
 }
-console.log(`${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}`);
+console.log(`${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original`);
 await new Promise((res) => raw.close(res));

@@ -58,3 +58,13 @@ test('paths normalise to workspace-relative POSIX, Windows included', () => {
   assert.equal(normalisePath('c:\\users\\dev\\proj\\app.py', { cwd: 'C:\\Users\\dev\\proj' }), 'app.py');
   assert.equal(normalisePath('src/a.ts', { cwd: '/w/sub', workspaceRoot: '/w' }), 'sub/src/a.ts');
 });
+
+test("the same mention resolves against each conversation's own folder, however often it was seen", () => {
+  const mention = [msg('prompt', 'the bug is in src/util.ts')];
+  for (let round = 0; round < 2; round++) {
+    assert.deepEqual(extractFiles(mention, { cwd: '/w/app', workspaceRoot: '/w' }).map((f) => f.path), ['app/src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: '/w/lib', workspaceRoot: '/w' }).map((f) => f.path), ['lib/src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: '/w/lib' }).map((f) => f.path), ['src/util.ts']);
+    assert.deepEqual(extractFiles(mention, {}).map((f) => f.path), ['src/util.ts']);
+  }
+});

@@ -191,6 +191,28 @@ test('a source whose write fails is reported alone; the sources written with it 
   }
 });
 
+test('a source gone before it is read is reported with its error; the sources read around it are indexed', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'root');
+  await mkdir(root, { recursive: true });
+  for (const name of ['compaction.jsonl', 'split-reply.jsonl', 'wrappers.jsonl']) {
+    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
+  }
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true });
+    await rm(path.join(root, 'split-reply.jsonl')); // the agent's cleanup ran between discovery and the parse
+    const report = await indexSources(store, sources, segment);
+    assert.deepEqual(report.failed.map((f) => path.basename(f.path)), ['split-reply.jsonl']);
+    assert.match(report.failed[0]!.error, /no such file/);
+    assert.equal(report.parsed, 2);
+    const files = new Set((await store.listExchanges()).map((e) => path.basename(e.file)));
+    assert.deepEqual([...files].sort(), ['compaction.jsonl', 'wrappers.jsonl']);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a rebuild re-parses the transcripts that exist and keeps the exchanges of deleted ones', async () => {
   const dir = tempDir();
   const root = path.join(dir, 'root');

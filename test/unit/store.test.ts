@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
 import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { Db } from '../../src/core/store/db';
-import { Store } from '../../src/core/store/store';
+import { type ParseWrite, Store, type WriteResult } from '../../src/core/store/store';
 import { SCHEMA_VERSION } from '../../src/core/store/schema';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
@@ -141,4 +141,106 @@ test('a store written by a newer version is refused with a clear message', async
   await db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
   await db.close();
   await assert.rejects(Store.open(file), (err: unknown) => err instanceof RecallError && err.code === 'store-too-new' && /newer Agent Recall/.test(err.message));
+});
+
+/** One source's whole parse: `turns` prompt/reply pairs in `file`; `uuids` give ids shared across files (a replay). */
+function parseOf(file: string, turns: number, uuids: string[] = []): ParseWrite {
+  resetLines();
+  const messages = Array.from({ length: turns }, (_, i) => [
+    msg('prompt', `Question ${i} about the harbour tide tables, asked in ${file}?`, uuids[i] ? { uuid: uuids[i]! } : {}),
+    msg('reply', `Answer ${i}: I changed src/tide${i}.ts and src/common.ts to read the new gauge format.`),
+  ]).flat();
+  const conv = { ...conversation(messages), sourceFile: file };
+  const seg = segmentConversation(conv, opts);
+  return {
+    state: {
+      path: file, agent: 'claude-code', size: 1, mtimeMs: 1, headHash: 'h', anchorHash: 'a',
+      parsedOffset: 1, nextLine: 1, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
+    },
+    full: true,
+    fromOffset: 0,
+    fromLine: 1,
+    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
+    exchanges: seg.exchanges,
+    dropped: seg.dropped,
+    skipped: [{ line: 1000 + turns, reason: 'malformed-json' }],
+  };
+}
+
+/** Everything a parse writes, by source path (ids of rows differ between stores). */
+async function contents(store: Store): Promise<unknown[]> {
+  return [
+    await store.db.all(`SELECT e.id, s.path, e.conversation_id, e.line_start, e.verbatim,
+      (SELECT group_concat(f.path || ':' || f.how, ' ') FROM files_touched f WHERE f.exchange_n = e.n) AS files
+      FROM exchanges e JOIN sources s ON s.id = e.source_id ORDER BY e.id`),
+    await store.db.all('SELECT c.id, s.path FROM conversations c JOIN sources s ON s.id = c.source_id ORDER BY c.id'),
+    await store.db.all('SELECT s.path, k.line, k.reason FROM skipped_lines k JOIN sources s ON s.id = k.source_id ORDER BY 1, 2'),
+    await store.db.all('SELECT s.path, d.byte_start FROM dropped_exchanges d JOIN sources s ON s.id = d.source_id ORDER BY 1, 2'),
+  ];
+}
+
+/** Writes `before` source by source, then `group` once as a group and once source by source; both must agree. */
+async function groupAgainstOneByOne(before: ParseWrite[], group: ParseWrite[]): Promise<{ results: WriteResult[]; store: Store }> {
+  const dir = tempDir();
+  const together = await Store.open(path.join(dir, 'together.sqlite'));
+  const alone = await Store.open(path.join(dir, 'alone.sqlite'));
+  try {
+    for (const w of before) {
+      await together.writeParse(w);
+      await alone.writeParse(w);
+    }
+    const results = await together.writeParses(group);
+    const one: WriteResult[] = [];
+    for (const w of group) one.push(await alone.writeParse(w));
+    assert.deepEqual(results, one);
+    assert.deepEqual(await contents(together), await contents(alone));
+    assert.deepEqual(await together.check(), { ok: true, problems: [] });
+    return { results, store: together };
+  } finally {
+    await alone.close();
+  }
+}
+
+test('a group written together stores exactly what its sources written one by one store', async () => {
+  // 70 exchanges take several multi-row statements; the third file replays two of the second's messages
+  const { results, store } = await groupAgainstOneByOne(
+    [],
+    [parseOf('/w/a.jsonl', 70), parseOf('/w/b.jsonl', 3, ['u0', 'u1', 'u2']), parseOf('/w/replay.jsonl', 2, ['u1', 'u2'])],
+  );
+  try {
+    assert.deepEqual(results, [{ inserted: 70, duplicates: 0 }, { inserted: 3, duplicates: 0 }, { inserted: 0, duplicates: 2 }]);
+    assert.equal((await store.stats()).exchanges, 73);
+  } finally {
+    await store.close();
+  }
+});
+
+test('an exchange a later source of the group replaces keeps the owner it has when written source by source', async () => {
+  // The replay comes first in the group and brings u0 while b still holds it: a duplicate, then b re-parsed whole
+  // takes u0 again. Written table by table, b's old rows would go first and the replay would take u0.
+  const { results, store } = await groupAgainstOneByOne(
+    [parseOf('/w/b.jsonl', 2, ['u0', 'u1'])],
+    [parseOf('/w/replay.jsonl', 1, ['u0']), parseOf('/w/b.jsonl', 2, ['u0', 'u1'])],
+  );
+  try {
+    assert.deepEqual(results, [{ inserted: 0, duplicates: 1 }, { inserted: 2, duplicates: 0 }]);
+    const owners = await store.db.all<{ path: string }>('SELECT DISTINCT s.path FROM exchanges e JOIN sources s ON s.id = e.source_id');
+    assert.deepEqual(owners, [{ path: '/w/b.jsonl' }]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('insertRows writes many rows in order in a few statements and returns what they return', async () => {
+  const db = await Db.open(path.join(tempDir(), 'rows.sqlite'));
+  try {
+    await db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, a TEXT, b INTEGER)');
+    const rows = Array.from({ length: 100 }, (_, i) => [1000 - i, `a${i}`, i]);
+    const back = await db.insertRows<{ k: number }>('INSERT INTO t(k, a, b)', rows, 'RETURNING k');
+    assert.deepEqual(back.map((r) => r.k), rows.map((r) => r[0]));
+    assert.deepEqual(await db.all('SELECT count(*) AS c, sum(b) AS s FROM t'), [{ c: 100, s: 4950 }]);
+    assert.deepEqual(await db.insertRows('INSERT INTO t(k, a, b)', []), []);
+  } finally {
+    await db.close();
+  }
 });

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 
 /** One complete line of a source file with its position, the unit every adapter consumes. */
 export interface SourceLine {
@@ -21,23 +21,17 @@ export interface LineChunk {
   readonly heldBackPartial: boolean;
 }
 
-/** Reads `file` from byte `offset` to its current end. */
-export async function readFrom(file: string, offset: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const length = Math.max(0, size - offset);
-    const buf = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const { bytesRead } = await handle.read(buf, read, length - read, offset + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-    }
-    return read === length ? buf : buf.subarray(0, read);
-  } finally {
-    await handle.close();
+/** Reads an open file from byte `offset` to `size` (its size when stat'ed), or to its end if it shrank since. */
+export async function readFrom(handle: FileHandle, offset: number, size: number): Promise<Buffer> {
+  const length = Math.max(0, size - offset);
+  const buf = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const { bytesRead } = await handle.read(buf, read, length - read, offset + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
   }
+  return read === length ? buf : buf.subarray(0, read);
 }
 
 /**

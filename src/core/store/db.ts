@@ -3,6 +3,10 @@ import { RecallError } from '../errors';
 
 export type Params = ReadonlyArray<string | number | bigint | null | Buffer | Uint8Array>;
 
+/** Multi-row statements stay within SQLite's historic default bound on parameters, whatever this build allows. */
+const MAX_PARAMS = 999;
+const MAX_ROWS = 64;
+
 /**
  * A small promise layer over @vscode/sqlite3's callback API: one place to adapt it, so store code reads
  * as plain async functions. Write transactions are serialised through a queue: statements from two
@@ -62,6 +66,26 @@ export class Db {
     return new Promise((resolve, reject) =>
       stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
     );
+  }
+
+  /**
+   * One `INSERT ... VALUES` over many rows in few statements: `head` is the statement up to VALUES, `tail`
+   * what follows the rows (ON CONFLICT, RETURNING). Rows go in order, in pieces of 64, 32, 16, ... rows
+   * (at most 999 parameters each), so a table needs only a few statement texts. Returns what the pieces
+   * RETURN, in order.
+   */
+  async insertRows<T = never>(head: string, rows: readonly Params[], tail = ''): Promise<T[]> {
+    const out: T[] = [];
+    if (rows.length === 0) return out;
+    const width = rows[0]!.length;
+    const one = `(${Array<string>(width).fill('?').join(', ')})`;
+    let size = 2 ** Math.floor(Math.log2(Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / width)))));
+    for (let i = 0; i < rows.length; i += size) {
+      while (size > rows.length - i) size /= 2;
+      const sql = `${head} VALUES ${Array<string>(size).fill(one).join(', ')} ${tail}`;
+      out.push(...(await this.all<T>(sql, rows.slice(i, i + size).flat())));
+    }
+    return out;
   }
 
   /** Runs `fn` inside BEGIN IMMEDIATE..COMMIT, after any transaction already queued; rolls back on error. */

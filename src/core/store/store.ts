@@ -135,6 +135,12 @@ export class Store {
     return r ? fromSourceRow(r) : undefined;
   }
 
+  /** Every source's state by path: what an indexing run compares the files on disk with. */
+  async sourceStates(): Promise<Map<string, SourceState>> {
+    const rows = await this.db.all<SourceRow>('SELECT * FROM sources');
+    return new Map(rows.map((r) => [r.path, fromSourceRow(r)]));
+  }
+
   async sourcePaths(): Promise<string[]> {
     return (await this.db.all<{ path: string }>('SELECT path FROM sources ORDER BY path')).map((r) => r.path);
   }
@@ -157,115 +163,136 @@ export class Store {
   }
 
   async writeParse(w: ParseWrite): Promise<WriteResult> {
-    return this.db.transaction(() => this.applyParse(w));
+    return (await this.writeParses([w]))[0]!;
   }
 
   /**
    * Writes several sources' parses in ONE transaction: each source is still all-or-nothing, and small
    * files no longer pay a commit (and a tiny FTS segment) each. A failing group is rejected whole; the
-   * caller retries its sources one by one to isolate the bad one.
+   * caller retries its sources one by one to isolate the bad one. Each table is written for the whole
+   * group in a few multi-row statements: every statement is a round trip through the driver's thread,
+   * which waits for the parser on the main thread, so hundreds of them per group held the writes back.
    */
   async writeParses(ws: readonly ParseWrite[]): Promise<WriteResult[]> {
     return this.db.transaction(async () => {
+      const ids = await this.upsertSources(ws.map((w) => w.state));
+      if (!(await this.mustWriteInTurn(ws, ids))) return this.replaceRows(ws, ids);
       const out: WriteResult[] = [];
-      for (const w of ws) out.push(await this.applyParse(w));
+      for (const [i, w] of ws.entries()) out.push(...(await this.replaceRows([w], [ids[i]!])));
       return out;
     });
   }
 
-  private async applyParse(w: ParseWrite): Promise<WriteResult> {
-    const sourceId = await this.upsertSource(w.state);
-    if (w.full) {
-      await this.db.run('DELETE FROM exchanges WHERE source_id = ?', [sourceId]);
-      await this.db.run('DELETE FROM conversations WHERE source_id = ?', [sourceId]);
-      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ?', [sourceId]);
-      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ?', [sourceId]);
-    } else {
-      await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [sourceId, w.fromLine]);
-      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [sourceId, w.fromOffset]);
-    }
-    for (const c of w.conversations) await this.upsertConversation(sourceId, c);
-    let inserted = 0;
-    let duplicates = 0;
-    for (const e of w.exchanges) {
-      if (await this.insertExchange(sourceId, e)) inserted++;
-      else duplicates++;
-    }
-    for (const s of w.skipped) {
-      await this.db.run('INSERT OR REPLACE INTO skipped_lines(source_id, line, reason) VALUES (?, ?, ?)', [
-        sourceId,
-        s.line,
-        s.reason,
-      ]);
-    }
-    for (const d of w.dropped) {
-      await this.db.run(
-        'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (?, ?, ?, ?, ?)',
-        [sourceId, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length],
-      );
-    }
-    return { inserted, duplicates };
-  }
-
-  private async upsertSource(s: SourceState): Promise<number> {
-    const row = await this.db.get<{ id: number }>(
+  /** Upserts the sources' states; their ids, in order. */
+  private async upsertSources(states: readonly SourceState[]): Promise<number[]> {
+    const now = Date.now();
+    const rows = await this.db.insertRows<{ id: number; path: string }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
-       ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at)`,
+      states.map((s) => [
+        s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
+        s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
+        null, now,
+      ]),
+      `ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
          resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
          indexed_at = excluded.indexed_at
-       RETURNING id`,
-      [
-        s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
-        s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
-        Date.now(),
-      ],
+       RETURNING id, path`,
     );
-    return row!.id;
+    const byPath = new Map(rows.map((r) => [r.path, r.id]));
+    return states.map((s) => byPath.get(s.path)!);
   }
 
-  private async upsertConversation(sourceId: number, c: ConversationRecord): Promise<void> {
-    const m = c.meta;
-    await this.db.run(
+  /**
+   * Written together, every source's old rows go before any source's new ones; source by source, an
+   * exchange already stored under a LATER source of the group would still be there when an earlier source
+   * brings the same id (a `--resume` replay: a duplicate, kept under the later file). Such a group, and one
+   * naming a file twice, is written source by source, so grouping never changes what is stored.
+   */
+  private async mustWriteInTurn(ws: readonly ParseWrite[], ids: readonly number[]): Promise<boolean> {
+    if (ws.length < 2) return false;
+    if (new Set(ids).size < ids.length) return true;
+    const bringers = new Map<string, number[]>();
+    for (const [i, w] of ws.entries()) for (const e of w.exchanges) bringers.set(e.id, [...(bringers.get(e.id) ?? []), ids[i]!]);
+    const group = new Set(ids);
+    const stored = await this.db.all<{ id: string; source_id: number }>(
+      'SELECT e.id, e.source_id FROM json_each(?) j JOIN exchanges e ON e.id = j.value',
+      [JSON.stringify([...bringers.keys()])],
+    );
+    return stored.some((r) => group.has(r.source_id) && bringers.get(r.id)!.some((s) => s !== r.source_id));
+  }
+
+  /** Replaces what each parse covers of its source (`ids`: the sources' ids, in order) with its rows. */
+  private async replaceRows(ws: readonly ParseWrite[], ids: readonly number[]): Promise<WriteResult[]> {
+    const whole = JSON.stringify(ids.filter((_, i) => ws[i]!.full));
+    if (whole !== '[]') {
+      await this.db.run('DELETE FROM exchanges WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
+      await this.db.run('DELETE FROM conversations WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
+    }
+    for (const [i, w] of ws.entries()) {
+      if (w.full) continue;
+      await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
+      await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [ids[i]!, w.fromLine]);
+      await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
+    }
+    await this.db.insertRows(
       `INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent,
-         parent_session_id, model, line)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET project = coalesce(excluded.project, project),
+         parent_session_id, model, line)`,
+      ws.flatMap((w, i) =>
+        w.conversations.map(({ key, meta: m }) => [
+          key, ids[i]!, m.agent, m.sessionId, m.project ?? null, m.gitBranch ?? null, m.title ?? null,
+          m.startedAt ?? null, m.isSubagent ? 1 : 0, m.parentSessionId ?? null, m.model ?? null, m.line,
+        ]),
+      ),
+      `ON CONFLICT(id) DO UPDATE SET project = coalesce(excluded.project, project),
          git_branch = coalesce(excluded.git_branch, git_branch), title = coalesce(excluded.title, title),
          started_at = coalesce(started_at, excluded.started_at), model = coalesce(excluded.model, model)`,
-      [
-        c.key, sourceId, m.agent, m.sessionId, m.project ?? null, m.gitBranch ?? null, m.title ?? null,
-        m.startedAt ?? null, m.isSubagent ? 1 : 0, m.parentSessionId ?? null, m.model ?? null, m.line,
-      ],
     );
-  }
-
-  /** Inserts one exchange and its files; false when an exchange with that id is already stored. */
-  private async insertExchange(sourceId: number, e: Exchange): Promise<boolean> {
-    const row = await this.db.get<{ n: number }>(
+    // An id already stored (or brought twice) inserts nothing and is not returned: a duplicate.
+    const inserted = await this.db.insertRows<{ n: number; id: string }>(
       `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
-         started_at, ended_at, prompt, verbatim)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO NOTHING RETURNING n`,
-      [
-        e.id, e.conversationKey, sourceId, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
-        e.startedAt ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
-      ],
+         started_at, ended_at, prompt, verbatim)`,
+      ws.flatMap((w, i) =>
+        w.exchanges.map((e) => [
+          e.id, e.conversationKey, ids[i]!, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
+          e.startedAt ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
+        ]),
+      ),
+      'ON CONFLICT(id) DO NOTHING RETURNING n, id',
     );
-    if (!row) return false;
-    if (e.filesTouched.length === 0) return true;
-    // one statement for all of an exchange's files: each statement is a round trip to the driver's thread
-    const files = e.filesTouched.map((f) => [f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
-    await this.db.run(
-      `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
-       SELECT ?, value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
-      [row.n, JSON.stringify(files)],
+    const rowOf = new Map(inserted.map((r) => [r.id, r.n]));
+    const files: Array<[number, string, string, string | null]> = [];
+    const results = ws.map((w) => {
+      let count = 0;
+      for (const e of w.exchanges) {
+        const n = rowOf.get(e.id);
+        if (n === undefined) continue;
+        rowOf.delete(e.id); // the first exchange with this id is the stored one
+        count++;
+        for (const f of e.filesTouched) files.push([n, f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
+      }
+      return { inserted: count, duplicates: w.exchanges.length - count };
+    });
+    if (files.length > 0) {
+      await this.db.run(
+        `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+        [JSON.stringify(files)],
+      );
+    }
+    await this.db.insertRows(
+      'INSERT OR REPLACE INTO skipped_lines(source_id, line, reason)',
+      ws.flatMap((w, i) => w.skipped.map((k) => [ids[i]!, k.line, k.reason])),
     );
-    return true;
+    await this.db.insertRows(
+      'INSERT OR REPLACE INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts)',
+      ws.flatMap((w, i) => w.dropped.map((d) => [ids[i]!, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length])),
+    );
+    return results;
   }
 
   /**
