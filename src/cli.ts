@@ -378,12 +378,22 @@ function oneLine(s: string, max: number): string {
   return t.length > max ? t.slice(0, max - 1) + '…' : t;
 }
 
+/**
+ * Exits once stdout and stderr are written out: to a pipe they are written asynchronously, and
+ * `process.exit` at once cut `list --json | …` short. Callbacks of writes to one stream run in order.
+ */
+function exitWhenFlushed(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(`agent-recall: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(err instanceof RecallError && err.code === 'bad-argument' ? 2 : 1);
-    },
-  );
+  // `list | head`: the reader left; stop quietly, as Unix tools do
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
+    process.stderr.write(`agent-recall: ${err instanceof Error ? err.message : String(err)}\n`);
+    exitWhenFlushed(err instanceof RecallError && err.code === 'bad-argument' ? 2 : 1);
+  });
 }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli';
 import { FIXTURES, tempDir } from './helpers';
+import { openFixture } from './searchFixture';
 
 async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
@@ -53,4 +54,18 @@ test('the bundled CLI runs as a program and reports bad arguments with exit code
   const unknown = spawnSync(process.execPath, [cli, 'frobnicate', '--db', path.join(tempDir(), 'x.sqlite')], { encoding: 'utf8' });
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /Unknown command frobnicate/);
+});
+
+test('the bundled CLI writes all its output to a pipe before it exits, and stops quietly when the reader leaves', async () => {
+  // ~200 KB of `list --json`, read only after a pause: the pipe fills, and exiting at once lost the rest
+  const exchanges = Array.from({ length: 800 }, (_, i) => ({ key: `x${i}`, text: `User: question ${i} ${'padding '.repeat(20)}\nAssistant: answer ${i}.`, startedAt: '2025-01-01T00:00:00Z' }));
+  const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges }]);
+  const db = fx.store.db.file;
+  await fx.store.close();
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  const slow = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" list --db "${db}" --json | (sleep 0.5; wc -l)`], { encoding: 'utf8' });
+  assert.equal(slow.stdout.trim(), '800', slow.stderr);
+  const head = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" list --db "${db}" --json | head -1`], { encoding: 'utf8' });
+  assert.equal(head.stderr, '', 'no EPIPE stack trace');
+  assert.equal(head.stdout.split('\n').filter(Boolean).length, 1);
 });
