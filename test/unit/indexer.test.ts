@@ -164,13 +164,19 @@ test('a truncated (rewritten) file is re-parsed whole and its old exchanges repl
   }
 });
 
-test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
+/** A root holding three Claude Code fixtures (one write group), in a fresh temp dir. */
+async function threeClaudeSources(): Promise<{ dir: string; root: string }> {
   const dir = tempDir();
   const root = path.join(dir, 'root');
   await mkdir(root, { recursive: true });
   for (const name of ['compaction.jsonl', 'split-reply.jsonl', 'wrappers.jsonl']) {
     await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
   }
+  return { dir, root };
+}
+
+test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
+  const { dir, root } = await threeClaudeSources();
   const store = await Store.open(path.join(dir, 's.sqlite'));
   try {
     // a real SQLite failure for one source's rows: its exchanges mention the harbour list
@@ -192,12 +198,7 @@ test('a source whose write fails is reported alone; the sources written with it 
 });
 
 test('a source gone before it is read is reported with its error; the sources read around it are indexed', async () => {
-  const dir = tempDir();
-  const root = path.join(dir, 'root');
-  await mkdir(root, { recursive: true });
-  for (const name of ['compaction.jsonl', 'split-reply.jsonl', 'wrappers.jsonl']) {
-    await copyFile(path.join(FIXTURES, 'claude-code', name), path.join(root, name));
-  }
+  const { dir, root } = await threeClaudeSources();
   const store = await Store.open(path.join(dir, 's.sqlite'));
   try {
     const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true });

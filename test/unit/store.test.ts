@@ -19,22 +19,30 @@ async function seeded(file: string): Promise<Store> {
     msg('prompt', 'Make the retry backoff exponential'),
     msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s.'),
   ]);
-  const seg = segmentConversation(conv, opts);
   const store = await Store.open(file);
-  await store.writeParse({
-    state: {
-      path: conv.sourceFile, agent: 'claude-code', size: 400, mtimeMs: 1, headHash: 'h', anchorHash: 'a',
-      parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3, resumePly: 0, pendingPartial: false,
-    },
+  await store.writeParse(
+    wholeParse(conv, { size: 400, parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3 }, 9),
+  );
+  return store;
+}
+
+/** What a whole-file parse of `conv` writes: its segments, the source state and one malformed line. */
+function wholeParse(
+  conv: ReturnType<typeof conversation>,
+  at: Pick<ParseWrite['state'], 'size' | 'parsedOffset' | 'nextLine' | 'resumeOffset' | 'resumeLine'>,
+  malformedLine: number,
+): ParseWrite {
+  const seg = segmentConversation(conv, opts);
+  return {
+    state: { path: conv.sourceFile, agent: 'claude-code', mtimeMs: 1, headHash: 'h', anchorHash: 'a', resumePly: 0, pendingPartial: false, ...at },
     full: true,
     fromOffset: 0,
     fromLine: 1,
     conversations: [{ key: conversationKey(conv), meta: conv.meta }],
     exchanges: seg.exchanges,
     dropped: seg.dropped,
-    skipped: [{ line: 9, reason: 'malformed-json' }],
-  });
-  return store;
+    skipped: [{ line: malformedLine, reason: 'malformed-json' }],
+  };
 }
 
 test('writes exchanges with FTS rows, files, skips; reads them back by id and prefix', async () => {
@@ -151,20 +159,7 @@ function parseOf(file: string, turns: number, uuids: string[] = []): ParseWrite 
     msg('reply', `Answer ${i}: I changed src/tide${i}.ts and src/common.ts to read the new gauge format.`),
   ]).flat();
   const conv = { ...conversation(messages), sourceFile: file };
-  const seg = segmentConversation(conv, opts);
-  return {
-    state: {
-      path: file, agent: 'claude-code', size: 1, mtimeMs: 1, headHash: 'h', anchorHash: 'a',
-      parsedOffset: 1, nextLine: 1, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
-    },
-    full: true,
-    fromOffset: 0,
-    fromLine: 1,
-    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
-    exchanges: seg.exchanges,
-    dropped: seg.dropped,
-    skipped: [{ line: 1000 + turns, reason: 'malformed-json' }],
-  };
+  return wholeParse(conv, { size: 1, parsedOffset: 1, nextLine: 1, resumeOffset: 0, resumeLine: 1 }, 1000 + turns);
 }
 
 /** Everything a parse writes, by source path (ids of rows differ between stores). */
