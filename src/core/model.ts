@@ -115,6 +115,21 @@ export interface Exchange {
   readonly filesTouched: readonly FileTouch[];
 }
 
+/** An exchange as listed and as a search hit shows it (no verbatim text). */
+export interface ExchangeSummary {
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  /** Absolute path of the source transcript. */
+  readonly file: string;
+  /** 1-based inclusive line range of the exchange in `file`. */
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly sessionId: string;
+  readonly project?: string;
+  readonly startedAt?: string;
+  readonly prompt: string;
+}
+
 export type TouchKind = 'read' | 'edit' | 'write' | 'mention';
 
 export interface FileTouch {

@@ -1,7 +1,7 @@
 import type { RoomType } from '../distill/types';
 import type { Db } from '../store/db';
-import { type ExchangeRow, type ExchangeSummary, type FileTouchRow, toFileTouch, toSummary } from '../store/rows';
-import type { FileTouch } from '../model';
+import { type ExchangeRow, type FileTouchRow, toFileTouch, toSummary } from '../store/rows';
+import type { ExchangeSummary, FileTouch } from '../model';
 import type { HitRoom } from './types';
 
 /** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */

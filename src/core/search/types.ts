@@ -1,5 +1,5 @@
 import type { RoomType } from '../distill/types';
-import type { AgentKind, FileTouch } from '../model';
+import type { AgentKind, ExchangeSummary, FileTouch } from '../model';
 
 /**
  * The search contract between core/search (which ranks) and its callers (CLI, recall panel, LM tool),
@@ -61,23 +61,12 @@ export interface HitRoom {
   readonly label: string;
 }
 
-export interface Hit {
-  readonly exchangeId: string;
-  readonly agent: AgentKind;
-  /** Absolute path of the source transcript. */
-  readonly file: string;
-  /** 1-based inclusive line range of the exchange in `file`. */
-  readonly lineStart: number;
-  readonly lineEnd: number;
-  readonly sessionId: string;
+export interface Hit extends ExchangeSummary {
   readonly conversationId: string;
-  readonly project?: string;
-  readonly startedAt?: string;
   /** Fused score (higher is better). */
   readonly score: number;
   readonly parts: readonly ScorePart[];
   readonly confidence: Confidence;
-  readonly prompt: string;
   /** Distilled object, when the exchange has been distilled. */
   readonly core?: string;
   readonly context?: string;

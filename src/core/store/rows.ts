@@ -1,4 +1,4 @@
-import type { AgentKind, ConversationMeta, FileTouch, LineRange, TouchKind } from '../model';
+import type { AgentKind, ConversationMeta, ExchangeSummary, FileTouch, LineRange, TouchKind } from '../model';
 
 /** What the store knows about one transcript file, for incremental indexing. */
 export interface SourceState {
@@ -24,19 +24,6 @@ export interface SourceState {
   readonly lastError?: string;
 }
 
-/** An exchange as listed (no verbatim text). */
-export interface ExchangeSummary {
-  readonly exchangeId: string;
-  readonly agent: AgentKind;
-  /** Absolute path of the source transcript. */
-  readonly file: string;
-  readonly lineStart: number;
-  readonly lineEnd: number;
-  readonly sessionId: string;
-  readonly project?: string;
-  readonly startedAt?: string;
-  readonly prompt: string;
-}
 
 /** An exchange as shown: verbatim text, provenance and the files it touched. */
 export interface StoredExchange extends ExchangeSummary {

@@ -2,7 +2,7 @@ import { rename, stat } from 'node:fs/promises';
 import { loadVectorExtension } from '../embed/vectors';
 import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from '../embed/vectorStore';
 import { RecallError } from '../errors';
-import type { AgentKind, ConversationMeta, Exchange, SkipCounts, SkipReason } from '../model';
+import type { AgentKind, ConversationMeta, Exchange, ExchangeSummary, SkipCounts, SkipReason } from '../model';
 import type { DroppedExchange } from '../segment';
 import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
@@ -17,7 +17,6 @@ import {
 } from './distilledStore';
 import {
   type ExchangeRow,
-  type ExchangeSummary,
   type FileTouchRow,
   type SourceState,
   type StoredExchange,
