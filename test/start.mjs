@@ -32,7 +32,11 @@ function portIsFree(port) {
 }
 
 ensureDependencies(ROOT);
-ensureHost();
+try {
+  ensureHost();
+} catch {
+  process.exit(1); // setup.sh has said what failed and what to do next
+}
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const run = makeRunDir('start');
 if (args.includes('--vsix')) {

@@ -16,6 +16,8 @@ say() { echo "[setup $(date +%T)] $*"; }
 fail() { # fail MESSAGE [LOG]
   echo "setup failed: $1" >&2
   if [ -n "${2:-}" ] && [ -f "$2" ]; then echo "--- last 40 lines of $2" >&2; tail -n 40 "$2" >&2; fi
+  echo "The VS Code host for \`npm start\`/\`npm test\` is not installed. Fix the cause above, then run the command again" >&2
+  echo "(or \`bash test/host/setup.sh --force\` to redo only this step)." >&2
   exit 1
 }
 
@@ -51,8 +53,15 @@ say "code-server $CODE_SERVER_VERSION (builds native modules against Node $NODE_
 rm -rf "$HOST_DIR/cs" && mkdir -p "$HOST_DIR/cs" "$HOST_DIR/tmp"
 echo '{ "private": true }' > "$HOST_DIR/cs/package.json"
 # nodedir: ~/.npmrc may point node-gyp at other headers; yes: a postinstall runs `npx node-gyp`.
-( cd "$HOST_DIR/cs" && PATH="$HOST_DIR/node/bin:$PATH" npm_config_nodedir="$HOST_DIR/node" npm_config_yes=true \
-  TMPDIR="$HOST_DIR/tmp" npm install "code-server@$CODE_SERVER_VERSION" --no-audit --no-fund --no-save ) \
+# The inner install must not inherit the outer npm's environment: `npm start`/`npm test` run this script from an
+# npm on the machine's Node (20), and code-server's postinstall reads the Node version from the inherited
+# npm_config_user_agent ("node/v20"), refusing to install. npm re-reads its config files, so nothing is lost.
+inner_env=(env)
+for name in $(compgen -e); do
+  case "$name" in npm_*|INIT_CWD|NODE) inner_env+=(-u "$name") ;; esac
+done
+( cd "$HOST_DIR/cs" && "${inner_env[@]}" PATH="$HOST_DIR/node/bin:$PATH" npm_config_nodedir="$HOST_DIR/node" \
+  npm_config_yes=true TMPDIR="$HOST_DIR/tmp" npm install "code-server@$CODE_SERVER_VERSION" --no-audit --no-fund --no-save ) \
   > "$HOST_DIR/code-server.log" 2>&1 || fail "npm install code-server@$CODE_SERVER_VERSION" "$HOST_DIR/code-server.log"
 rm -rf "$HOST_DIR/tmp"
 
