@@ -56,6 +56,14 @@ export interface Message {
   readonly uuid?: string;
 }
 
+/**
+ * Where an exchange's date comes from, most precise first: the time its own messages carry (`message`),
+ * its conversation's start (`session`: a SpecStory heading or session header, an Aider `# aider chat started
+ * at` line, a legacy Codex rollout's first line), or a date in the transcript's file name (`file-name`).
+ * Only `message` is exact; the others are approximate: the exchange happened then or later.
+ */
+export type DatePrecision = 'message' | 'session' | 'file-name';
+
 export interface ConversationMeta {
   readonly agent: AgentKind;
   /** The agent's own session id when it has one; otherwise a stable id derived from the file and header line. */
@@ -65,6 +73,8 @@ export interface ConversationMeta {
   readonly gitBranch?: string;
   readonly title?: string;
   readonly startedAt?: string;
+  /** Where `startedAt` comes from when no message carries a time: a heading or header (default) or the file name. */
+  readonly startedAtPrecision?: Exclude<DatePrecision, 'message'>;
   readonly isSubagent: boolean;
   readonly parentSessionId?: string;
   readonly model?: string;
@@ -106,6 +116,8 @@ export interface Exchange {
   readonly lineEnd: number;
   readonly byteStart: number;
   readonly startedAt?: string;
+  /** How precise `startedAt` is (set with it). */
+  readonly datePrecision?: DatePrecision;
   readonly endedAt?: string;
   /** The human prompt text ('' for continuation pieces). */
   readonly prompt: string;
@@ -127,6 +139,8 @@ export interface ExchangeSummary {
   readonly sessionId: string;
   readonly project?: string;
   readonly startedAt?: string;
+  /** How precise `startedAt` is (set with it): anything but `message` is approximate. */
+  readonly datePrecision?: DatePrecision;
   readonly prompt: string;
 }
 

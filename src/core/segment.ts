@@ -1,6 +1,6 @@
 import { extractFiles } from './files';
 import { stableId } from './ids';
-import type { Conversation, Exchange, Message } from './model';
+import type { Conversation, ConversationMeta, Exchange, Message } from './model';
 import { renderVerbatim } from './render';
 
 /**
@@ -108,6 +108,19 @@ function splitByPlies(group: Message[], maxPlies: number): Message[][] {
   return pieces.filter((p) => p.length > 0);
 }
 
+/**
+ * The exchange's own message times when it has any; else its conversation's start, marked approximate
+ * (SpecStory, Aider and legacy Codex record times per heading or session, not per message).
+ */
+function exchangeDates(
+  timestamps: readonly string[],
+  meta: ConversationMeta,
+): Pick<Exchange, 'startedAt' | 'endedAt' | 'datePrecision'> {
+  if (timestamps.length) return { startedAt: timestamps[0]!, endedAt: timestamps[timestamps.length - 1]!, datePrecision: 'message' };
+  if (meta.startedAt) return { startedAt: meta.startedAt, datePrecision: meta.startedAtPrecision ?? 'session' };
+  return {};
+}
+
 function buildExchange(
   conv: Conversation,
   key: string,
@@ -139,7 +152,7 @@ function buildExchange(
     lineStart: first.line,
     lineEnd: Math.max(...piece.map((m) => m.lineEnd)),
     byteStart: first.offset,
-    ...(timestamps.length ? { startedAt: timestamps[0]!, endedAt: timestamps[timestamps.length - 1]! } : {}),
+    ...exchangeDates(timestamps, conv.meta),
     prompt: piece
       .filter((m) => m.kind === 'prompt')
       .map((m) => m.text.trim())

@@ -29,7 +29,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   const list = JSON.stringify(ns);
   const rows = await db.all<Row>(
     `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, e.conversation_id, c.project,
-       e.started_at, e.prompt, e.verbatim, d.core, d.context
+       e.started_at, e.date_precision, e.prompt, e.verbatim, d.core, d.context
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id
      LEFT JOIN distilled d ON d.exchange_n = e.n WHERE e.n ${IN_LIST}`,
     [list],

@@ -102,7 +102,11 @@ function buildMeta(
 ): ConversationMeta {
   const resume = input.resume;
   const model = resume?.model ?? turns.map((t) => (t.role === 'User' ? undefined : modelOf(t.label))).find(Boolean);
-  const startedAt = resume?.startedAt ?? header.startedAt ?? messages[0]?.timestamp;
+  const fromFileName = fileNameStamp(input.file);
+  // a resumed parse keeps the start (and its precision) the whole-file parse found
+  const known = resume?.startedAt ?? header.startedAt ?? messages[0]?.timestamp;
+  const startedAt = known ?? fromFileName;
+  const precision = resume?.startedAt !== undefined ? resume.startedAtPrecision : known === undefined && fromFileName !== undefined ? 'file-name' : undefined;
   const title = resume?.title ?? header.title;
   return {
     agent: 'specstory',
@@ -112,6 +116,7 @@ function buildMeta(
     isSubagent: false,
     ...(title !== undefined ? { title } : {}),
     ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(precision !== undefined ? { startedAtPrecision: precision } : {}),
     ...(model !== undefined ? { model } : {}),
   };
 }
@@ -119,6 +124,14 @@ function buildMeta(
 function stampOf(text: string): string | undefined {
   const m = STAMP_RE.exec(text);
   return m ? isoTime(m[1]!, m[2]!, 'utc') : undefined;
+}
+
+/** SpecStory names files `2025-08-02_14-29Z-<title>.md` (or `…_14-29-36Z-…`): the chat's start, in UTC. */
+const FILE_STAMP_RE = /^(\d{4}-\d{2}-\d{2})_(\d{2})-(\d{2})(?:-(\d{2}))?Z/;
+
+function fileNameStamp(file: string): string | undefined {
+  const m = FILE_STAMP_RE.exec(path.basename(file));
+  return m ? isoTime(m[1]!, `${m[2]}:${m[3]}${m[4] ? `:${m[4]}` : ''}`, 'utc') : undefined;
 }
 
 /** `(copilot/gpt-5)`, `(claude-opus-4-8 2026-07-13 13:40:56Z)`, `(model gpt-5, mode Agent)`, ` - sidechain (...)`. */

@@ -1,4 +1,4 @@
-import type { AgentKind, ConversationMeta, ExchangeSummary, FileTouch, LineRange, TouchKind } from '../model';
+import type { AgentKind, ConversationMeta, DatePrecision, ExchangeSummary, FileTouch, LineRange, TouchKind } from '../model';
 
 /** What the store knows about one transcript file, for incremental indexing. */
 export interface SourceState {
@@ -50,6 +50,7 @@ export interface ExchangeRow {
   session_id: string;
   project: string | null;
   started_at: string | null;
+  date_precision: string | null;
   prompt: string;
 }
 
@@ -68,7 +69,7 @@ export function toSummary(r: ExchangeRow): ExchangeSummary {
     lineEnd: r.line_end,
     sessionId: r.session_id,
     ...(r.project !== null ? { project: r.project } : {}),
-    ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
+    ...(r.started_at !== null ? { startedAt: r.started_at, datePrecision: (r.date_precision ?? 'message') as DatePrecision } : {}),
     prompt: r.prompt,
   };
 }

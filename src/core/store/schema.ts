@@ -190,6 +190,20 @@ const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    // How precise an exchange's date is (model.ts DatePrecision). Dates stored so far came from messages;
+    // exchanges without one take their conversation's start (a heading, a session header), as a new parse
+    // would, so time filters and recency work without re-parsing. File-name dates come with the next parse.
+    version: 4,
+    sql: `
+      ALTER TABLE exchanges ADD COLUMN date_precision TEXT;
+      UPDATE exchanges SET date_precision = 'message' WHERE started_at IS NOT NULL;
+      UPDATE exchanges SET started_at = (SELECT c.started_at FROM conversations c WHERE c.id = exchanges.conversation_id),
+        date_precision = 'session'
+        WHERE started_at IS NULL
+          AND (SELECT c.started_at FROM conversations c WHERE c.id = exchanges.conversation_id) IS NOT NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -254,11 +254,11 @@ export class Store {
     // An id already stored (or brought twice) inserts nothing and is not returned: a duplicate.
     const inserted = await this.db.insertRows<{ n: number; id: string }>(
       `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
-         started_at, ended_at, prompt, verbatim)`,
+         started_at, date_precision, ended_at, prompt, verbatim)`,
       ws.flatMap((w, i) =>
         w.exchanges.map((e) => [
           e.id, e.conversationKey, ids[i]!, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
-          e.startedAt ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
+          e.startedAt ?? null, e.datePrecision ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
         ]),
       ),
       'ON CONFLICT(id) DO NOTHING RETURNING n, id',
@@ -470,9 +470,9 @@ interface DetailRow {
 }
 
 const SUMMARY_SELECT = `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, c.project, e.started_at,
-  e.prompt FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id`;
+  e.date_precision, e.prompt FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id`;
 const DETAIL_SELECT = `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, c.project, e.started_at,
-  e.prompt, e.conversation_id, c.title, c.git_branch, c.is_subagent, e.part, e.ply_start, e.ply_end, e.ended_at,
+  e.date_precision, e.prompt, e.conversation_id, c.title, c.git_branch, c.is_subagent, e.part, e.ply_start, e.ply_end, e.ended_at,
   e.verbatim, e.verbatim_tokens FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
   JOIN sources s ON s.id = e.source_id`;
 
