@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { FileTouch, LineRange, Message, ToolCall, TouchKind } from './model';
+import { boundedJson } from './boundedJson';
 
 /**
  * files_touched: from tool-call inputs (explicit) and a path regex over the text (mentions).
@@ -93,7 +94,7 @@ function touchesFromToolCall(
     else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
   }
   // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
-  const text = typeof input === 'string' ? input : input ? JSON.stringify(input) : '';
+  const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';
   if (text.includes('*** ')) {
     const unescaped = typeof input === 'string' ? text : text.replace(/\\n/g, '\n');
     for (const m of unescaped.matchAll(PATCH_HEADER_RE)) add(m[2]!.trim(), m[1] === 'Add' ? 'write' : 'edit');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
@@ -13,7 +13,7 @@ import { conversationKey, type DroppedExchange, segmentConversation, type Segmen
 import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
-import { type LineChunk, parsesAsJson, readFrom, splitLines } from './sources/lines';
+import { type LineChunk, openTranscript, parsesAsJson, readLines } from './sources/lines';
 import { loadTermStats } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -289,19 +289,21 @@ interface SourceRead {
  * bytes read when those cover the hashed range.
  */
 async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
-  const handle = await open(file, 'r');
+  const { handle, st } = await openTranscript(file);
   try {
-    const st = await handle.stat();
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, st.size, prev, adapter)) ? prev : undefined;
     const fromOffset = resumed?.resumeOffset ?? 0;
     const fromLine = resumed?.resumeLine ?? 1;
-    const buf = await readFrom(handle, fromOffset, st.size);
-    const chunk = splitLines(buf, fromOffset, fromLine, { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson });
-    const hash = async (start: number, length: number): Promise<string> =>
-      length > 0 && start >= fromOffset && start + length <= fromOffset + buf.length
-        ? hashBytes(buf.subarray(start - fromOffset, start - fromOffset + length))
-        : hashRange(handle, start, length);
+    const read = await readLines(handle, fromOffset, st.size, fromLine, {
+      holdBackPartial: adapter.lineFormat === 'jsonl',
+      isComplete: parsesAsJson,
+    });
+    const { chunk } = read;
+    const hash = async (start: number, length: number): Promise<string> => {
+      const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
+      return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
+    };
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
     return { st, ...(resumed ? { resumed } : {}), fromOffset, fromLine, chunk, headHash, anchorHash };

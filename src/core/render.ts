@@ -1,4 +1,5 @@
 import type { Message, ToolCall, ToolResult } from './model';
+import { boundedJson, withBoundedDepth } from './boundedJson';
 
 /**
  * The verbatim rendering of an exchange, stored and searched (BM25) and shown to the user:
@@ -21,6 +22,10 @@ export function truncate(text: string, max: number): string {
 const INPUT_KEYS = ['file_path', 'notebook_path', 'path', 'command', 'cmd', 'pattern', 'url', 'query', 'description'];
 
 export function summarizeToolInput(input: unknown): string {
+  return withBoundedDepth(input, summarize);
+}
+
+function summarize(input: unknown): string {
   if (typeof input === 'string') return truncate(oneLine(input), TOOL_INPUT_CHARS);
   if (typeof input === 'object' && input !== null) {
     const rec = input as Record<string, unknown>;
@@ -29,7 +34,7 @@ export function summarizeToolInput(input: unknown): string {
       const text = picked.map((v) => (Array.isArray(v) ? v.join(' ') : String(v))).join(' ');
       return truncate(oneLine(text), TOOL_INPUT_CHARS);
     }
-    return truncate(oneLine(JSON.stringify(input)), TOOL_INPUT_CHARS);
+    return truncate(oneLine(boundedJson(input)), TOOL_INPUT_CHARS);
   }
   return '';
 }

@@ -41,6 +41,11 @@ export interface SourceAdapter {
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
 
+/** A line too long to parse: over MAX_LINE_CHARS, or so long the reader never decoded it. */
+export function isOversized(line: SourceLine): boolean {
+  return line.oversized === true || line.text.length > MAX_LINE_CHARS;
+}
+
 export interface SkippedLine {
   readonly line: number;
   readonly reason: SkipReason;
@@ -68,11 +73,11 @@ export function countSkips(lines: readonly SkippedLine[]): SkipCounts {
 
 /** Parses one JSONL line into an object, counting why when it cannot. */
 export function parseJsonLine(line: SourceLine, skips: SkipCounter): Record<string, unknown> | undefined {
-  if (line.text.trim() === '') return undefined;
-  if (line.text.length > MAX_LINE_CHARS) {
+  if (isOversized(line)) {
     skips.add('oversized-line', line.line);
     return undefined;
   }
+  if (line.text.trim() === '') return undefined;
   let value: unknown;
   try {
     value = JSON.parse(line.text);

@@ -1,5 +1,4 @@
-import { open } from 'node:fs/promises';
-import { type SourceLine, splitLines } from './lines';
+import { openTranscript, type SourceLine, splitLines } from './lines';
 
 const HEAD_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 2 * 1024 * 1024;
@@ -14,10 +13,10 @@ export async function readHead(file: string): Promise<SourceLine[]> {
 }
 
 async function readHeadBytes(file: string, bytes: number): Promise<SourceLine[]> {
-  const handle = await open(file, 'r');
+  const { handle, st } = await openTranscript(file);
   try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
+    const buf = Buffer.alloc(Math.min(bytes, st.size));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     return splitLines(buf.subarray(0, bytesRead), 0, 1, { holdBackPartial: true }).lines;
   } finally {
     await handle.close();

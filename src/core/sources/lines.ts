@@ -1,4 +1,6 @@
-import type { FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { RecallError } from '../errors';
 
 /** One complete line of a source file with its position, the unit every adapter consumes. */
 export interface SourceLine {
@@ -9,6 +11,8 @@ export interface SourceLine {
   readonly offset: number;
   /** Byte length including the line terminator. */
   readonly bytes: number;
+  /** Longer than MAX_LINE_BYTES: its text was never read (it is empty); adapters skip it as oversized. */
+  readonly oversized?: true;
 }
 
 export interface LineChunk {
@@ -21,13 +25,93 @@ export interface LineChunk {
   readonly heldBackPartial: boolean;
 }
 
-/** Reads an open file from byte `offset` to `size` (its size when stat'ed), or to its end if it shrank since. */
-export async function readFrom(handle: FileHandle, offset: number, size: number): Promise<Buffer> {
-  const length = Math.max(0, size - offset);
+/**
+ * Opens a transcript for reading, with its stat. Never blocks: a FIFO opened for reading waits for a writer
+ * forever (and holds one of libuv's few file system threads while it does), so the open is non-blocking and
+ * anything but a regular file (a FIFO, a device, a socket put where a transcript was) is refused.
+ */
+export async function openTranscript(file: string): Promise<{ handle: FileHandle; st: Stats }> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new RecallError('source-unreadable', `${file} is not a regular file (${fileKind(st)}); it is not read.`);
+    return { handle, st };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+function fileKind(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a directory';
+  return 'not a file';
+}
+
+/**
+ * Bytes asked of one read call. A file is read in pieces of this size, never as one buffer: a read (or a
+ * Buffer) of 2 GiB or more aborts the process in Node's fs binding, and the whole file is never needed at once.
+ */
+export const READ_PIECE_BYTES = 8 * 1024 * 1024;
+/**
+ * A line longer than this many bytes is skipped (counted) without being decoded or kept. Adapters skip lines
+ * over MAX_LINE_CHARS (8M UTF-16 units) too; this byte bound is four times that, so no line they would have
+ * parsed is lost here and no line is ever held whole beyond it.
+ */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+export interface LineOptions {
+  readonly holdBackPartial: boolean;
+  readonly isComplete?: (text: string) => boolean;
+}
+
+/** What was read of a file: its lines, and the first and last pieces' bytes for hashing without a re-read. */
+export interface ReadLines {
+  readonly chunk: LineChunk;
+  /** The bytes of [start, start + length) when a retained piece holds them all. */
+  bytesAt(start: number, length: number): Buffer | undefined;
+}
+
+/**
+ * Reads an open file from byte `offset` to `size` (its size when stat'ed, or its end if it shrank since) in
+ * bounded pieces, split into lines as they arrive.
+ */
+export async function readLines(
+  handle: FileHandle,
+  offset: number,
+  size: number,
+  startLine: number,
+  options: LineOptions,
+): Promise<ReadLines> {
+  const lines = new LineAssembler(offset, startLine);
+  const kept: Array<{ start: number; buf: Buffer }> = [];
+  let pos = offset;
+  while (pos < size) {
+    const piece = await readPiece(handle, pos, Math.min(READ_PIECE_BYTES, size - pos));
+    if (piece.length === 0) break;
+    lines.push(piece);
+    // only the first and the latest piece are kept: the head and anchor hashes need at most those
+    if (kept.length === 2) kept.pop();
+    kept.push({ start: pos, buf: piece });
+    pos += piece.length;
+  }
+  const chunk = lines.finish(options);
+  return {
+    chunk,
+    bytesAt(start, length) {
+      const p = kept.find((k) => start >= k.start && start + length <= k.start + k.buf.length);
+      return p?.buf.subarray(start - p.start, start - p.start + length);
+    },
+  };
+}
+
+async function readPiece(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
   let read = 0;
   while (read < length) {
-    const { bytesRead } = await handle.read(buf, read, length - read, offset + read);
+    const { bytesRead } = await handle.read(buf, read, length - read, position + read);
     if (bytesRead === 0) break;
     read += bytesRead;
   }
@@ -38,31 +122,85 @@ export async function readFrom(handle: FileHandle, offset: number, size: number)
  * Splits a buffer into lines. With `holdBackPartial`, a last line that lacks its '\n' is returned only
  * when `isComplete` accepts it (a JSONL record that parses), otherwise it waits for the next run.
  */
-export function splitLines(
-  buf: Buffer,
-  startOffset: number,
-  startLine: number,
-  options: { holdBackPartial: boolean; isComplete?: (text: string) => boolean },
-): LineChunk {
-  const lines: SourceLine[] = [];
-  let pos = 0;
-  let lineNo = startLine;
-  let heldBackPartial = false;
-  while (pos < buf.length) {
-    const nl = buf.indexOf(0x0a, pos);
-    const end = nl === -1 ? buf.length : nl;
-    let text = buf.toString('utf8', pos, end);
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    if (nl === -1 && options.holdBackPartial && !(options.isComplete?.(text) ?? false)) {
-      heldBackPartial = text.length > 0;
-      break;
-    }
-    const bytes = (nl === -1 ? buf.length : nl + 1) - pos;
-    lines.push({ text, line: lineNo, offset: startOffset + pos, bytes });
-    lineNo++;
-    pos += bytes;
+export function splitLines(buf: Buffer, startOffset: number, startLine: number, options: LineOptions): LineChunk {
+  const lines = new LineAssembler(startOffset, startLine);
+  lines.push(buf);
+  return lines.finish(options);
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * Turns pieces of a file into lines. A line may span pieces; one that grows past MAX_LINE_BYTES is dropped
+ * byte by byte as it arrives and comes out as an `oversized` line with empty text. A UTF-8 byte-order mark
+ * at the start of the file is not part of the first line's text.
+ */
+class LineAssembler {
+  private readonly lines: SourceLine[] = [];
+  /** Bytes of the current (unfinished) line, while it is within bounds. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private oversized = false;
+  private lineStart: number;
+  private lineNo: number;
+
+  constructor(startOffset: number, startLine: number) {
+    this.lineStart = startOffset;
+    this.lineNo = startLine;
   }
-  return { lines, endOffset: startOffset + pos, nextLine: lineNo, heldBackPartial };
+
+  push(piece: Buffer): void {
+    let p = 0;
+    while (p < piece.length) {
+      const nl = piece.indexOf(0x0a, p);
+      this.take(piece.subarray(p, nl === -1 ? piece.length : nl));
+      if (nl === -1) return;
+      this.endLine(1);
+      p = nl + 1;
+    }
+  }
+
+  finish(options: LineOptions): LineChunk {
+    let heldBackPartial = false;
+    if (this.partBytes > 0) {
+      // A last line without its '\n'. An oversized one is skipped now: it could never be parsed anyway.
+      const text = this.oversized ? '' : this.text();
+      if (!this.oversized && options.holdBackPartial && !(options.isComplete?.(text) ?? false)) heldBackPartial = text.length > 0;
+      else this.endLine(0);
+    }
+    return { lines: this.lines, endOffset: this.lineStart, nextLine: this.lineNo, heldBackPartial };
+  }
+
+  private take(bytes: Buffer): void {
+    this.partBytes += bytes.length;
+    if (this.oversized) return;
+    if (this.partBytes > MAX_LINE_BYTES) {
+      this.oversized = true;
+      this.parts = [];
+    } else if (bytes.length > 0) {
+      this.parts.push(bytes);
+    }
+  }
+
+  private endLine(terminator: number): void {
+    const bytes = this.partBytes + terminator;
+    const line: SourceLine = this.oversized
+      ? { text: '', line: this.lineNo, offset: this.lineStart, bytes, oversized: true }
+      : { text: this.text(), line: this.lineNo, offset: this.lineStart, bytes };
+    this.lines.push(line);
+    this.lineNo++;
+    this.lineStart += bytes;
+    this.parts = [];
+    this.partBytes = 0;
+    this.oversized = false;
+  }
+
+  private text(): string {
+    let buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
+    if (this.lineStart === 0 && buf.subarray(0, 3).equals(BOM)) buf = buf.subarray(3);
+    const text = buf.toString('utf8');
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  }
 }
 
 /** `isComplete` for JSONL: a last line without its newline counts once it parses (its writer has finished it). */

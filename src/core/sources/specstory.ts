@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { stableId } from '../ids';
 import type { ConversationMeta, Message, ToolCall } from '../model';
-import { MAX_LINE_CHARS, type ParseInput, type ParseOutput, SkipCounter, type SourceAdapter } from './adapter';
+import { isOversized, type ParseInput, type ParseOutput, SkipCounter, type SourceAdapter } from './adapter';
 import type { SourceLine } from './lines';
 import { hasContent, isoTime, newMessage } from './message';
 
@@ -63,7 +63,7 @@ function parse(input: ParseInput): ParseOutput {
   const header: HeaderFacts = {};
   const turns: Turn[] = [];
   for (const line of input.lines) {
-    if (line.text.length > MAX_LINE_CHARS) {
+    if (isOversized(line)) {
       skips.add('oversized-line', line.line);
       continue;
     }

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { open, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { TOO_DEEP } from '../../src/core/boundedJson';
+import { indexSources } from '../../src/core/indexer';
+import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { readHead } from '../../src/core/sources/head';
+import { MAX_LINE_BYTES, splitLines } from '../../src/core/sources/lines';
+import { Store } from '../../src/core/store/store';
+import { tempDir } from './helpers';
+
+/**
+ * Transcripts no agent meant to write, each of which used to cost a whole file or a whole run (issue 18):
+ * a file of 2 GiB or more, a line too long to hold, a byte-order mark, a tool input nested thousands of
+ * levels deep, and a FIFO or a device where a transcript was.
+ */
+
+const segment = { minChars: 50, maxPlies: 20 };
+
+/** A Claude Code prompt and reply about `topic`, as two JSONL lines. */
+function exchangeLines(topic: string, n: number): string[] {
+  const base = { sessionId: 's1', cwd: '/home/dev/shop', version: '2.0.0' };
+  return [
+    JSON.stringify({ ...base, type: 'user', uuid: `u${n}`, timestamp: `2025-01-01T00:0${n}:00Z`, message: { role: 'user', content: `Please look into the ${topic} problem of the shop service and fix it.` } }),
+    JSON.stringify({ ...base, type: 'assistant', uuid: `a${n}`, timestamp: `2025-01-01T00:0${n}:05Z`, message: { id: `m${n}`, role: 'assistant', content: [{ type: 'text', text: `The ${topic} problem is fixed now; the service checks its input first.` }] } }),
+  ];
+}
+
+async function indexOne(file: string): Promise<{ store: Store; report: Awaited<ReturnType<typeof indexSources>> }> {
+  const store = await Store.open(path.join(path.dirname(file), 'store.sqlite'));
+  const report = await indexSources(store, [{ path: file, adapter: claudeCodeAdapter }], segment);
+  return { store, report };
+}
+
+async function prompts(store: Store): Promise<string[]> {
+  return (await store.listExchanges()).map((e) => e.prompt);
+}
+
+test('a transcript of more than 2 GiB is read in pieces: the lines around a 2 GiB hole are kept, the hole is one skipped line', { timeout: 120_000 }, async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'huge.jsonl');
+  const head = exchangeLines('checkout', 1).join('\n') + '\n';
+  const tail = '\n' + exchangeLines('refund', 2).join('\n') + '\n';
+  const handle = await open(file, 'w');
+  await handle.write(head, 0);
+  // a sparse hole of zero bytes without a newline: one line of more than 2 GiB
+  await handle.write(tail, 2 ** 31 + 4096);
+  await handle.close();
+  const { store, report } = await indexOne(file);
+  try {
+    assert.deepEqual(report.failed, []);
+    assert.deepEqual((await prompts(store)).sort(), [
+      'Please look into the checkout problem of the shop service and fix it.',
+      'Please look into the refund problem of the shop service and fix it.',
+    ]);
+    const stats = await store.stats();
+    assert.deepEqual(stats.skippedLines, { 'oversized-line': 1 });
+    const after = (await store.listExchanges()).find((e) => e.prompt.includes('refund'))!;
+    assert.equal(after.lineStart, 4, 'line numbers count the oversized line');
+  } finally {
+    await store.close();
+  }
+});
+
+test('an oversized last line without its newline is skipped and counted, not held back as a partial record', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'long-tail.jsonl');
+  const handle = await open(file, 'w');
+  await handle.write(exchangeLines('login', 1).join('\n') + '\n{"type":"user","message":"', 0);
+  await handle.truncate(MAX_LINE_BYTES + 1024 * 1024); // the rest of the last line: zero bytes, no newline
+  await handle.close();
+  const { store, report } = await indexOne(file);
+  try {
+    assert.deepEqual(report.failed, []);
+    assert.equal((await prompts(store)).length, 1);
+    assert.deepEqual((await store.stats()).skippedLines, { 'oversized-line': 1 });
+    const src = await store.getSource(file);
+    assert.equal(src?.pendingPartial, false);
+    assert.equal(src?.parsedOffset, MAX_LINE_BYTES + 1024 * 1024);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a line over the byte bound is never decoded: it comes out as one oversized line with its true length', () => {
+  const big = Buffer.alloc(MAX_LINE_BYTES + 10, 0x61);
+  const buf = Buffer.concat([Buffer.from('a\n'), big, Buffer.from('\nb\n')]);
+  const chunk = splitLines(buf, 0, 1, { holdBackPartial: false });
+  assert.deepEqual(
+    chunk.lines.map((l) => [l.line, l.text.length, l.bytes, l.oversized ?? false]),
+    [[1, 1, 2, false], [2, 0, MAX_LINE_BYTES + 11, true], [3, 1, 2, false]],
+  );
+});
+
+test('a file that starts with a byte-order mark keeps its first record (a one-exchange file included)', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'bom.jsonl');
+  await writeFile(file, '\ufeff' + exchangeLines('payment', 1).join('\n') + '\n');
+  assert.equal((await readHead(file))[0]!.text.startsWith('{'), true, 'the head a sniffer sees has no BOM');
+  assert.equal(claudeCodeAdapter.sniff(await readHead(file)), true);
+  const { store, report } = await indexOne(file);
+  try {
+    assert.deepEqual(report.failed, []);
+    assert.deepEqual(await prompts(store), ['Please look into the payment problem of the shop service and fix it.']);
+    assert.deepEqual((await store.stats()).skippedLines, {});
+  } finally {
+    await store.close();
+  }
+  // only at the start of the file: a BOM further on is text, the reader's offsets stay byte offsets
+  const chunk = splitLines(Buffer.from('\ufeffa\n\ufeffb\n'), 0, 1, { holdBackPartial: false });
+  assert.deepEqual(chunk.lines.map((l) => [l.text, l.offset, l.bytes]), [['a', 0, 5], ['\ufeffb', 5, 5]]);
+});
+
+test('a tool input nested 6,000 levels deep is cut at a bounded depth; the rest of the file is kept', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'deep.jsonl');
+  const depth = 6000;
+  const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const [prompt, reply] = exchangeLines('cart', 1);
+  const toolLine =
+    '{"type":"assistant","uuid":"t1","sessionId":"s1","cwd":"/home/dev/shop","timestamp":"2025-01-01T00:01:10Z",' +
+    `"message":{"id":"m9","role":"assistant","content":[{"type":"tool_use","id":"tu1","name":"Edit","input":${deep}}]}}`;
+  await writeFile(file, [prompt, reply, toolLine, ...exchangeLines('invoice', 2)].join('\n') + '\n');
+  const { store, report } = await indexOne(file);
+  try {
+    assert.deepEqual(report.failed, []);
+    const rows = await store.listExchanges();
+    assert.equal(rows.length, 2);
+    const first = await store.getExchange(rows.find((r) => r.prompt.includes('cart'))!.exchangeId);
+    assert.match(first!.verbatim, /\[tool\] Edit \{"a":\{"a":/);
+    assert.ok(first!.verbatim.includes(TOO_DEEP.slice(0, 10)) || first!.verbatim.includes('more chars'));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a FIFO or a device where a transcript was is refused at once, never read; the other files are indexed', { timeout: 20_000 }, async () => {
+  const dir = tempDir();
+  const fifo = path.join(dir, 'was-a-session.jsonl');
+  execFileSync('mkfifo', [fifo]);
+  const good = path.join(dir, 'good.jsonl');
+  await writeFile(good, exchangeLines('shipping', 1).join('\n') + '\n');
+  await assert.rejects(readHead(fifo), /not a regular file \(a FIFO\)/);
+  const store = await Store.open(path.join(dir, 'store.sqlite'));
+  try {
+    const report = await indexSources(
+      store,
+      [fifo, '/dev/zero', good].map((p) => ({ path: p, adapter: claudeCodeAdapter })),
+      segment,
+    );
+    assert.deepEqual(
+      report.failed.map((f) => [path.basename(f.path), f.error.slice(f.path.length + 1)]),
+      [
+        ['was-a-session.jsonl', 'is not a regular file (a FIFO); it is not read.'],
+        ['zero', 'is not a regular file (a device); it is not read.'],
+      ],
+    );
+    assert.deepEqual(await prompts(store), ['Please look into the shipping problem of the shop service and fix it.']);
+  } finally {
+    await store.close();
+  }
+});
