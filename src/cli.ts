@@ -28,7 +28,7 @@ Commands:
          [--concurrency N] [--batch-size N]; cost estimate at [--price-in USD] [--price-out USD] per MTok.
   embed  --db FILE [--embed-model ID_OR_DIR] [--embed-layers core,...|all]
          Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
-  search --db FILE [--mode M] [--fusion X] [--limit N] [--json] QUERY
+  search --db FILE [--mode M] [--fusion X] [--limit N] [--json] [--] QUERY   (-- lets a query start with -)
   search --db FILE --batch QUERIES.jsonl [--mode M] [--fusion X] [--limit N]
          Filters: --agent A (repeatable) --since ISO --until ISO --file PATH --room ID --project DIR
          --per-conversation N --exclude ID (repeatable). --embed-model ID_OR_DIR for vector modes.
@@ -53,43 +53,7 @@ const defaultIo: Io = {
 
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      db: { type: 'string' },
-      root: { type: 'string', multiple: true },
-      workspace: { type: 'string' },
-      'min-chars': { type: 'string' },
-      'max-plies': { type: 'string' },
-      limit: { type: 'string' },
-      distiller: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      model: { type: 'string' },
-      concurrency: { type: 'string' },
-      'batch-size': { type: 'string' },
-      'price-in': { type: 'string' },
-      'price-out': { type: 'string' },
-      repair: { type: 'boolean' },
-      json: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-      mode: { type: 'string' },
-      fusion: { type: 'string' },
-      batch: { type: 'string' },
-      queries: { type: 'string' },
-      'corpus-root': { type: 'string' },
-      'embed-model': { type: 'string' },
-      'embed-layers': { type: 'string' },
-      'per-conversation': { type: 'string' },
-      agent: { type: 'string', multiple: true },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      file: { type: 'string' },
-      room: { type: 'string' },
-      project: { type: 'string' },
-      exclude: { type: 'string', multiple: true },
-    },
-  });
+  const { values, positionals } = parseCommandLine(rest);
   if (!command || command === 'help' || command === '--help') {
     io.out(USAGE);
     return command ? 0 : 2;
@@ -284,6 +248,55 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     }
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Options and positionals. After `--` everything is a positional, so a query may start with `-`
+ * (`search --db F -- -d`); an unknown option is a bad argument (exit 2) whose message says so.
+ */
+function parseCommandLine(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        db: { type: 'string' },
+        root: { type: 'string', multiple: true },
+        workspace: { type: 'string' },
+        'min-chars': { type: 'string' },
+        'max-plies': { type: 'string' },
+        limit: { type: 'string' },
+        distiller: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        model: { type: 'string' },
+        concurrency: { type: 'string' },
+        'batch-size': { type: 'string' },
+        'price-in': { type: 'string' },
+        'price-out': { type: 'string' },
+        repair: { type: 'boolean' },
+        json: { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        mode: { type: 'string' },
+        fusion: { type: 'string' },
+        batch: { type: 'string' },
+        queries: { type: 'string' },
+        'corpus-root': { type: 'string' },
+        'embed-model': { type: 'string' },
+        'embed-layers': { type: 'string' },
+        'per-conversation': { type: 'string' },
+        agent: { type: 'string', multiple: true },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        file: { type: 'string' },
+        room: { type: 'string' },
+        project: { type: 'string' },
+        exclude: { type: 'string', multiple: true },
+      },
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new RecallError('bad-argument', (err as Error).message);
+    throw err;
   }
 }
 

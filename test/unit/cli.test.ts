@@ -69,3 +69,15 @@ test('the bundled CLI writes all its output to a pipe before it exits, and stops
   assert.equal(head.stderr, '', 'no EPIPE stack trace');
   assert.equal(head.stdout.split('\n').filter(Boolean).length, 1);
 });
+
+test('a query that starts with "-" follows "--"; without it the unknown option is a bad argument that says so', async () => {
+  const db = path.join(tempDir(), 'dash.sqlite');
+  assert.equal((await run(['index', '--root', FIXTURES, '--db', db, '--quiet'])).code, 0);
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  const bare = spawnSync(process.execPath, [cli, 'search', '--db', db, '-d'], { encoding: 'utf8' });
+  assert.equal(bare.status, 2, bare.stderr);
+  assert.match(bare.stderr, /Unknown option '-d'.*after '--'/);
+  const dashed = spawnSync(process.execPath, [cli, 'search', '--db', db, '--json', '--', '-d', '--limit'], { encoding: 'utf8' });
+  assert.equal(dashed.status, 0, dashed.stderr);
+  assert.ok(Array.isArray((JSON.parse(dashed.stdout) as { hits: unknown }).hits), 'the words after -- were the query, not options');
+});
