@@ -4,23 +4,22 @@ import { RecallError } from './core/errors';
 import type { DistillInput, Distiller } from './core/distill/distiller';
 import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
-import { distillPending } from './core/distill/stage';
 import { distilledText } from './core/distill/types';
-import { indexWorkspace, type IndexProgress, offlineDistiller } from './core/indexer';
-import { pendingDistillation } from './core/store/distilledStore';
+import { type CompressionStats, type IndexProgress, Memory, type StoreStats } from './core/memory';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
-import { Store } from './core/store/store';
-import { embedCommand, evalCommand, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
+import { defaultDiscovery } from './core/sources/discover';
+import { embedCommand, evalCommand, type Io, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
 /** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
 
 const USAGE = `Usage: agent-recall <command> [options]
 
 Commands:
-  index  --root DIR... --db FILE [--workspace DIR] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
-         Index every transcript under the roots (filtered by recorded cwd when --workspace is given), distill
-         them (offline distiller) and, with --embed-model, embed what is distilled (see embed).
+  index  --db FILE (--workspace DIR | --root DIR...) [--root DIR...] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
+         Index the transcripts of a workspace (the agents' own folders, sessions kept by recorded cwd, as in
+         VS Code) and every transcript under the roots, distill them (offline distiller) and, with
+         --embed-model, embed what is distilled (see embed).
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).
@@ -41,11 +40,6 @@ Commands:
 
 Every command accepts --json.`;
 
-interface Io {
-  out(s: string): void;
-  err(s: string): void;
-}
-
 const defaultIo: Io = {
   out: (s) => process.stdout.write(s + '\n'),
   err: (s) => process.stderr.write(s + '\n'),
@@ -64,25 +58,22 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
 
   if (command === 'check') return check(db, values.repair ?? false, json, io);
 
-  const store = await Store.open(db);
+  const memory = await Memory.open(db);
   try {
     switch (command) {
       case 'index': {
         const roots = (values.root ?? []).map((r) => path.resolve(r));
-        if (roots.length === 0) throw new RecallError('bad-argument', 'index needs at least one --root DIR.');
+        if (roots.length === 0 && !values.workspace) throw new RecallError('bad-argument', 'index needs --workspace DIR or at least one --root DIR.');
         const t0 = performance.now();
         const opened = values['embed-model'] !== undefined ? await openCliEmbedder(values, io) : undefined;
-        const report = await indexWorkspace(
-          store,
+        const workspaceRoots = values.workspace ? [path.resolve(values.workspace)] : [];
+        const report = await memory.index(
           {
             ...(opened?.embedder ? { embed: { embedder: opened.embedder, layers: parseLayers(values['embed-layers']) } } : {}),
-            discover: {
-              workspaceRoots: values.workspace ? [path.resolve(values.workspace)] : [],
-              claudeRoots: [],
-              codexRoots: [],
-              extraRoots: roots,
-              includeSubagents: true,
-            },
+            // a workspace gets what VS Code gives it (the agents' folders too); roots alone are taken as they are
+            discover: workspaceRoots.length
+              ? defaultDiscovery({ workspaceRoots, extraRoots: roots })
+              : { workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots: roots, includeSubagents: true },
             segment: {
               minChars: intOption(values['min-chars'], DEFAULT_SEGMENT_OPTIONS.minChars),
               maxPlies: intOption(values['max-plies'], DEFAULT_SEGMENT_OPTIONS.maxPlies),
@@ -92,7 +83,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           values.quiet ? undefined : progressPrinter(io),
         ).finally(() => opened?.embedder?.dispose());
         const wallMs = performance.now() - t0;
-        const stats = await store.stats();
+        const stats = await memory.stats();
         const summary = {
           ...report,
           wallMs: Math.round(wallMs),
@@ -128,7 +119,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         if (batchSize < 1 || concurrency < 1) throw new RecallError('bad-argument', '--batch-size and --concurrency must be at least 1.');
         if (name === 'anthropic' && values['dry-run']) {
           // Nothing is sent: the prompts exactly as they would go (redacted), request count, tokens and cost.
-          const pending = await pendingDistillation(store.db, limit > 0 ? limit : Number.MAX_SAFE_INTEGER);
+          const pending = await memory.pendingDistillation(limit > 0 ? limit : Number.MAX_SAFE_INTEGER);
           const plan = planDistillation(pending, {
             pricePerMTokIn: priceOption(values['price-in'], 1),
             pricePerMTokOut: priceOption(values['price-out'], 5),
@@ -150,10 +141,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
                 concurrency,
                 batchSize,
               })
-            : offlineDistiller(store);
+            : memory.offlineDistiller();
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
-          const batch = await pendingDistillation(store.db, limit > 0 ? limit : 20);
+          const batch = await memory.pendingDistillation(limit > 0 ? limit : 20);
           const outcomes = await distiller.distill(batch, { isCancellationRequested: false });
           for (const o of outcomes) {
             const e = batch.find((b) => b.n === o.n) as DistillInput;
@@ -164,12 +155,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           }
           return 0;
         }
-        const report = await distillPending(store.db, distiller, values.quiet ? undefined : progressPrinter(io), undefined, {
-          ...(limit > 0 ? { limit } : {}),
-        });
-        const compression = (await store.stats()).compression;
+        const report = await memory.distill(distiller, values.quiet ? undefined : progressPrinter(io), undefined, limit > 0 ? { limit } : {});
+        const compression = await memory.compression();
         // the stage after distillation: vectors for what was just distilled
-        const embedded = values['embed-model'] !== undefined ? (await embedCommand(store, values, io)).report : undefined;
+        const embedded = values['embed-model'] !== undefined ? (await embedCommand(memory, values, io)).report : undefined;
         if (json) io.out(JSON.stringify({ ...report, ms: Math.round(report.ms), perSecond: perSecond(report), compression, ...(embedded ? { embedded } : {}) }));
         else {
           io.out(distillLine(report));
@@ -179,7 +168,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return report.failed > 0 ? 1 : 0;
       }
       case 'embed': {
-        const r = await embedCommand(store, values, io);
+        const r = await embedCommand(memory, values, io);
         if (json) io.out(JSON.stringify(r.report ?? { notice: r.notice }));
         else if (r.report) {
           io.out(
@@ -191,17 +180,17 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return r.code;
       }
       case 'search':
-        return await searchCommand(store, values, positionals, io);
+        return await searchCommand(memory, values, positionals, io);
       case 'eval':
-        return await evalCommand(store, values, io);
+        return await evalCommand(memory, values, io);
       case 'stats': {
-        const stats = await store.stats();
+        const stats = await memory.stats();
         if (json) io.out(JSON.stringify(stats));
         else printStats(stats, io);
         return 0;
       }
       case 'list': {
-        const rows = await store.listExchanges({ limit: intOption(values.limit, -1) });
+        const rows = await memory.list({ limit: intOption(values.limit, -1) });
         for (const r of rows) {
           io.out(
             json
@@ -215,12 +204,12 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       case 'show': {
         const id = positionals[0];
         if (!id) throw new RecallError('bad-argument', 'show needs an exchange ID.');
-        const ex = await store.getExchange(id);
+        const ex = await memory.exchange(id);
         if (!ex) {
           io.err(`No exchange ${id}.`);
           return 1;
         }
-        const distilled = await store.getDistilled(ex.exchangeId);
+        const distilled = await memory.distilled(ex.exchangeId);
         if (json) {
           io.out(
             JSON.stringify({
@@ -247,7 +236,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         throw new RecallError('bad-argument', `Unknown command ${command}.\n\n${USAGE}`);
     }
   } finally {
-    await store.close();
+    await memory.close();
   }
 }
 
@@ -301,33 +290,33 @@ function parseCommandLine(args: string[]) {
 }
 
 async function check(db: string, repair: boolean, json: boolean, io: Io): Promise<number> {
-  let store: Store;
+  let memory: Memory;
   try {
-    store = await Store.open(db);
+    memory = await Memory.open(db);
   } catch (err) {
     if (!(err instanceof RecallError && err.code === 'store-corrupt') || !repair) throw err;
-    const rebuilt = await Store.rebuild(db);
-    await rebuilt.store.close();
+    const rebuilt = await Memory.rebuild(db);
+    await rebuilt.memory.close();
     const msg = `The store was damaged; it was moved to ${rebuilt.movedTo} and a new empty store was created. Run index again to refill it.`;
     io.out(json ? JSON.stringify({ ok: true, rebuilt: true, movedTo: rebuilt.movedTo, problems: [] }) : msg);
     return 0;
   }
   try {
-    let report = await store.check();
+    let report = await memory.check();
     if (!report.ok && repair) {
-      await store.repair();
-      const after = await store.check();
+      await memory.repair();
+      const after = await memory.check();
       report = { ok: after.ok, problems: [...report.problems.map((p) => `repaired: ${p}`), ...after.problems] };
     }
     if (json) io.out(JSON.stringify(report));
     else io.out(report.ok ? `ok${report.problems.length ? `\n${report.problems.join('\n')}` : ''}` : report.problems.join('\n'));
     return report.ok ? 0 : 1;
   } finally {
-    await store.close();
+    await memory.close();
   }
 }
 
-function printStats(s: Awaited<ReturnType<Store['stats']>>, io: Io): void {
+function printStats(s: StoreStats, io: Io): void {
   io.out(`sources ${s.sources}, conversations ${s.conversations}, exchanges ${s.exchanges}`);
   for (const [agent, n] of Object.entries(s.exchangesByAgent)) io.out(`  ${agent.padEnd(12)} ${n}`);
   const skipped = Object.entries(s.skippedLines);
@@ -341,7 +330,7 @@ function printStats(s: Awaited<ReturnType<Store['stats']>>, io: Io): void {
   if (s.sourcesWithErrors) io.out(`sources with errors: ${s.sourcesWithErrors}`);
 }
 
-function compressionLine(c: Awaited<ReturnType<Store['stats']>>['compression']): string {
+function compressionLine(c: CompressionStats): string {
   if (c.distilled === 0) return 'distilled: none yet';
   return (
     `distilled: ${c.distilled} exchanges, ${c.distilledTokens} tokens (mean ${c.meanDistilledTokens}); ` +

@@ -96,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       liveTriggers: () => live.triggered,
       recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
-      search: async (query) => (await index.searcher()).search(query),
+      search: async (query) => (await index.memory()).search(query, await index.embedding()),
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

@@ -4,52 +4,19 @@
  * carry a `seq` the answer repeats, so a slow answer to an old query is dropped.
  */
 
-export type AgentName = 'claude-code' | 'codex' | 'specstory' | 'aider';
-export type ConfidenceTier = 'high' | 'medium' | 'low';
-export type TimeFacet = 'week' | 'month' | 'quarter';
+import type { AgentKind, Confidence } from './core/model';
+import type { Candidate, Facets } from './core/recall';
 
-/** Refinements that narrow a query without retyping it. */
-export interface Facets {
-  readonly agent?: AgentName;
-  readonly time?: TimeFacet;
-  readonly room?: { readonly id: string; readonly label: string };
-  readonly file?: string;
-}
-
-/** A piece of snippet text; `mark` pieces matched a query term. Never HTML: the webview makes text nodes. */
-export interface SnippetPart {
-  readonly text: string;
-  readonly mark: boolean;
-}
-
-export interface CandidateFile {
-  readonly path: string;
-  readonly how: string;
-  /** "12–18" when the transcript recorded the touched lines. */
-  readonly lines?: string;
-}
-
-/** One recall candidate, already shaped for display (the webview formats nothing). */
-export interface Candidate {
-  readonly exchangeId: string;
-  /** The distilled core, or the prompt when the exchange is not distilled yet. */
-  readonly headline: string;
-  readonly distilled: boolean;
-  readonly context?: string;
-  readonly when: string;
-  readonly date: string;
-  readonly agent: AgentName;
-  readonly files: readonly CandidateFile[];
-  readonly rooms: ReadonlyArray<{ readonly id: string; readonly label: string }>;
-  readonly confidence: ConfidenceTier;
-  readonly snippet: readonly SnippetPart[];
-  /** Why it matched, e.g. "matched coupon, checkout · verbatim/bm25 #1". */
-  readonly why: string;
-}
+// The panel shows core's shapes as they are: candidates, facets, agents and confidence come from core.
+export type { Candidate, CandidateFile, Facets, SnippetPart, TimeFacet } from './core/recall';
+export type AgentName = AgentKind;
+export type ConfidenceTier = Confidence;
 
 export interface IndexStatus {
   readonly indexing: boolean;
   readonly exchanges: number;
+  /** The agents the memory knows (the panel's agent chips). */
+  readonly agents: readonly AgentName[];
   readonly message?: string;
 }
 
@@ -70,6 +37,7 @@ export type HostMessage =
       readonly candidates: readonly Candidate[];
       readonly confidence: ConfidenceTier;
       readonly notice?: string;
+      /** The host's time for this answer (test/bench/hostTiming.mjs reads it; the panel does not show it). */
       readonly tookMs: number;
     }
   | { readonly type: 'setQuery'; readonly text: string; readonly facets: Facets }

@@ -2,23 +2,21 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Embedder } from './core/embed/embedder';
 import { DEFAULT_EMBED_MODEL, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
-import { DEFAULT_VECTOR_LAYERS, embedStore, type EmbedReport } from './core/embed/stage';
-import { storedVectorSpace } from './core/embed/vectorStore';
 import { RecallError } from './core/errors';
 import { parseEvalQueries } from './core/eval/metrics';
 import { type EvalConfig, runEval } from './core/eval/runEval';
 import { AGENT_KINDS, type AgentKind } from './core/model';
 import { LAYERS, modeSignals, MODES, parseMode } from './core/search/modes';
-import { createSearcher, DEFAULT_MODE } from './core/search/searcher';
-import { MARK_END, MARK_START } from './core/search/snippet';
-import type { FusionName, Layer, ModeName, SearchFilters, SearchQuery } from './core/search/types';
-import type { Store } from './core/store/store';
+import { DEFAULT_MODE, DEFAULT_VECTOR_LAYERS, type EmbedReport, type Memory } from './core/memory';
+import { bracketedSnippet } from './core/recall';
+import type { FusionName, Layer, ModeName, SearchFilters, SearchQuery, SearchResult } from './core/search/types';
 
 /**
  * The search side of the command line: search (one query or a batch), eval, embed. Its formats are a
  * stable contract (issue 5): external evaluation reads them.
  */
 
+/** Where a command writes: stdout and stderr, or a test's buffers. */
 export interface Io {
   out(s: string): void;
   err(s: string): void;
@@ -106,12 +104,12 @@ function intOf(v: string | undefined, name: string): number | undefined {
 }
 
 /** Whether a search in `mode` (or the default) could use vectors in this store at all. */
-async function needsModel(store: Store, modes: readonly (ModeName | undefined)[]): Promise<boolean> {
-  if (!store.vectorsAvailable || !(await storedVectorSpace(store.db))) return false;
+async function needsModel(memory: Memory, modes: readonly (ModeName | undefined)[]): Promise<boolean> {
+  if (!(await memory.hasVectors())) return false;
   return modes.some((m) => modeSignals(m ?? DEFAULT_MODE).some((s) => s.mechanism === 'vector'));
 }
 
-export async function searchCommand(store: Store, o: SearchOptions, positionals: readonly string[], io: Io): Promise<number> {
+export async function searchCommand(memory: Memory, o: SearchOptions, positionals: readonly string[], io: Io): Promise<number> {
   const mode = o.mode !== undefined ? parseMode(o.mode) : undefined;
   const base: Omit<SearchQuery, 'text'> = {
     ...(mode ? { mode } : {}),
@@ -122,8 +120,8 @@ export async function searchCommand(store: Store, o: SearchOptions, positionals:
     ...(o.exclude?.length ? { exclude: o.exclude } : {}),
   };
   if (o.batch === undefined && positionals.length === 0) throw new RecallError('bad-argument', 'search needs a QUERY (or --batch QUERIES.jsonl).');
-  return withEmbedder(o, await needsModel(store, [mode]), io, async (embedder, notice) => {
-    const searcher = createSearcher(store, embedder, notice ? { embedderNotice: notice } : {});
+  return withEmbedder(o, await needsModel(memory, [mode]), io, async (embedder, notice) => {
+    const searcher = memory.searcher({ embedder, notice });
     if (o.batch !== undefined) return batch(o.batch, (text) => searcher.search({ ...base, text }), io);
     const r = await searcher.search({ ...base, text: positionals.join(' ') });
     if (o.json) {
@@ -138,7 +136,7 @@ export async function searchCommand(store: Store, o: SearchOptions, positionals:
           `${path.basename(h.file)}:${h.lineStart}-${h.lineEnd}  ${h.exchangeId.slice(0, 12)}`,
       );
       if (h.core) io.out(`    core: ${h.core}`);
-      io.out(`    ${h.snippet.split(MARK_START).join('[').split(MARK_END).join(']')}`);
+      io.out(`    ${bracketedSnippet(h.snippet)}`);
       io.out(`    why: ${h.parts.map((p) => `${p.signal} #${p.rank} (${p.score.toFixed(3)})`).join(', ')}`);
     }
     return 0;
@@ -146,7 +144,7 @@ export async function searchCommand(store: Store, o: SearchOptions, positionals:
 }
 
 /** One JSON line per input line `{"id","query"}`; a bad line gets `{"id", "hits": [], "error"}` and exit code 1. */
-async function batch(file: string, search: (text: string) => ReturnType<ReturnType<typeof createSearcher>['search']>, io: Io): Promise<number> {
+async function batch(file: string, search: (text: string) => Promise<SearchResult>, io: Io): Promise<number> {
   const text = await readFile(path.resolve(file), 'utf8').catch((err: Error) => {
     throw new RecallError('bad-argument', `Cannot read the batch file ${file}: ${err.message}`);
   });
@@ -187,7 +185,7 @@ async function batch(file: string, search: (text: string) => ReturnType<ReturnTy
   return failed > 0 ? 1 : 0;
 }
 
-export async function evalCommand(store: Store, o: SearchOptions, io: Io): Promise<number> {
+export async function evalCommand(memory: Memory, o: SearchOptions, io: Io): Promise<number> {
   if (!o.queries) throw new RecallError('bad-argument', 'eval needs --queries Q.jsonl.');
   if (!o['corpus-root']) throw new RecallError('bad-argument', 'eval needs --corpus-root DIR (query files are relative to it).');
   const queries = parseEvalQueries(await readFile(path.resolve(o.queries), 'utf8'), path.resolve(o['corpus-root']));
@@ -203,8 +201,8 @@ export async function evalCommand(store: Store, o: SearchOptions, io: Io): Promi
     }
   }
   const limit = intOf(o.limit, 'limit') ?? 10;
-  return withEmbedder(o, await needsModel(store, modes), io, async (embedder, notice) => {
-    const searcher = createSearcher(store, embedder, notice ? { embedderNotice: notice } : {});
+  return withEmbedder(o, await needsModel(memory, modes), io, async (embedder, notice) => {
+    const searcher = memory.searcher({ embedder, notice });
     // one untimed query first, so the first timed one does not pay for warming the model and caches
     await searcher.search({ text: queries[0]?.query ?? 'warm up' });
     const rows = await runEval(searcher, queries, configs, limit);
@@ -240,12 +238,12 @@ export function parseLayers(v: string | undefined): Layer[] {
  * The embedding stage from the command line (`embed`, and `index --embed-model`). A model that cannot
  * load is reported and leaves the store lexical: exit code 0, nothing lost.
  */
-export async function embedCommand(store: Store, o: SearchOptions, io: Io): Promise<{ code: number; report?: EmbedReport; notice?: string }> {
+export async function embedCommand(memory: Memory, o: SearchOptions, io: Io): Promise<{ code: number; report?: EmbedReport; notice?: string }> {
   const layers = parseLayers(o['embed-layers']);
   return withEmbedder(o, true, io, async (embedder, notice) => {
     if (!embedder) return { code: 0, ...(notice ? { notice } : {}) };
     let last = 0;
-    const report = await embedStore(store, embedder, { layers }, (p) => {
+    const report = await memory.embed(embedder, layers, (p) => {
       if (o.quiet || (Date.now() - last < 500 && p.done !== p.total)) return;
       last = Date.now();
       io.err(`[embed ${p.layer}] ${p.done}/${p.total}`);

@@ -1,14 +1,13 @@
 // The recall panel's browser side: renders what the host sends and reports what the user does. It builds
 // DOM nodes with textContent only (never innerHTML), so transcript text cannot become markup; the host's
 // CSP forbids inline scripts and handlers anyway.
-import type { Candidate, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
+import type { Candidate, ConfidenceTier, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void };
 const vscode = acquireVsCodeApi();
 
 // short enough that debounce + search (p50 20 ms, p95 61 ms on 10,000 exchanges) stays near 150 ms
 const DEBOUNCE_MS = 80;
-const AGENTS = ['claude-code', 'codex', 'specstory', 'aider'] as const;
 const TIMES: ReadonlyArray<[TimeFacet, string]> = [['week', 'Past week'], ['month', 'Past month'], ['quarter', 'Past 3 months']];
 const CONFIDENCE_LABEL = { high: 'confident', medium: 'possible', low: 'weak' } as const;
 
@@ -23,13 +22,12 @@ interface State {
   status: IndexStatus | undefined;
   notice: string | undefined;
   error: string | undefined;
-  confidence: 'high' | 'medium' | 'low';
-  tookMs: number;
+  confidence: ConfidenceTier;
 }
 
 const state: State = {
   text: '', facets: {}, exclude: [], candidates: [], selected: 0, seq: 0, shownSeq: 0,
-  status: undefined, notice: undefined, error: undefined, confidence: 'low', tookMs: 0,
+  status: undefined, notice: undefined, error: undefined, confidence: 'low',
 };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
@@ -134,7 +132,8 @@ function renderChips(): void {
   chips.replaceChildren();
   const f = state.facets;
   for (const [t, label] of TIMES) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
-  for (const a of AGENTS) chips.append(chip(a, f.agent === a, () => setFacets({ ...f, agent: f.agent === a ? undefined : a })));
+  // the host names the agents (status message): the webview keeps no list of its own
+  for (const a of state.status?.agents ?? []) chips.append(chip(a, f.agent === a, () => setFacets({ ...f, agent: f.agent === a ? undefined : a })));
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
   if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
   if (state.candidates.length) {
@@ -210,6 +209,7 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
   switch (m.type) {
     case 'status':
       state.status = m.status;
+      renderChips();
       renderBanner();
       return;
     case 'results':
@@ -220,7 +220,6 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
       state.confidence = m.confidence;
       state.notice = m.notice;
       state.error = undefined;
-      state.tookMs = m.tookMs;
       renderList();
       renderChips();
       renderBanner();

@@ -1,4 +1,6 @@
-import type { DistilledView, Neighbours } from './store/browse';
+import { formatLineRanges } from './format';
+import type { DistilledView } from './model';
+import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
 
 /**
@@ -150,7 +152,7 @@ const HEADINGS = { user: '## User', assistant: '## Assistant', context: '## Cont
 
 export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: ViewerInput): string {
   const out: string[] = [];
-  const title = distilled?.core ?? (e.title || firstLine(e.prompt) || 'Exchange');
+  const title = distilled?.exchangeCore ?? (e.title || firstLine(e.prompt) || 'Exchange');
   out.push(`# ${escapeInline(clip(title, 160))}`, '');
   const when = e.startedAt ? new Date(e.startedAt).toUTCString() : 'unknown date';
   out.push(
@@ -162,15 +164,15 @@ export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: V
   if (neighbours) out.push(`- **Position:** exchange ${neighbours.position} of ${neighbours.total} in this conversation`);
   out.push(`- **Id:** ${escapeInline(e.exchangeId)}`, '');
   if (distilled) {
-    out.push('## Distilled', '', `> ${escapeInline(distilled.core)}`, '');
-    if (distilled.context) out.push(`- **Detail:** ${escapeInline(distilled.context)}`);
+    out.push('## Distilled', '', `> ${escapeInline(distilled.exchangeCore)}`, '');
+    if (distilled.specificContext) out.push(`- **Detail:** ${escapeInline(distilled.specificContext)}`);
     if (distilled.rooms.length) out.push(`- **Rooms:** ${distilled.rooms.map((r) => `${escapeInline(r.label)} (${r.type})`).join(', ')}`);
-    out.push(`- **Distiller:** ${escapeInline(distilled.distiller)}${distilled.model ? ` / ${escapeInline(distilled.model)}` : ''}, ${distilled.tokens} tokens`, '');
+    out.push(`- **Distiller:** ${escapeInline(distilled.distiller)}${distilled.model ? ` / ${escapeInline(distilled.model)}` : ''}, ${distilled.distilledTokens} tokens`, '');
   }
   if (e.filesTouched.length) {
     out.push('## Files touched', '');
     for (const f of e.filesTouched) {
-      const lines = f.lines?.length ? ` lines ${f.lines.map((r) => `${r.start}–${r.end}`).join(', ')}` : '';
+      const lines = f.lines?.length ? ` lines ${formatLineRanges(f.lines)}` : '';
       out.push(`- ${escapeInline(f.path)} (${f.how}${lines})`);
     }
     out.push('');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
-import type { Distiller } from './distill/distiller';
+import type { Distiller, DistillInput } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
 import { type DistillReport, distillPending } from './distill/stage';
 import type { Embedder } from './embed/embedder';
@@ -14,7 +14,7 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { type LineChunk, openTranscript, parsesAsJson, readLines } from './sources/lines';
-import { loadTermStats } from './store/distilledStore';
+import { countPendingDistillation, loadTermStats, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
 import { countTokens } from './tokens';
@@ -27,11 +27,23 @@ import { countTokens } from './tokens';
 export interface IndexOptions {
   readonly discover: DiscoverOptions;
   readonly segment: SegmentOptions;
-  /** The distiller of the distill stage; the offline one when not given, none with `false`. */
-  readonly distiller?: Distiller | false;
+  /**
+   * The distiller of the distill stage: the offline one when not given, none with `false`, or a gate that
+   * looks at the backlog after ingestion and decides (an LLM distiller may need the user's consent first).
+   */
+  readonly distiller?: Distiller | false | DistillGate;
   /** The embedding stage, run last (after distillation) when an embedder is configured. */
   readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
 }
+
+/** What waits for distillation after ingestion, for a gate to weigh (count it, plan a sample's cost). */
+export interface DistillBacklog {
+  count(): Promise<number>;
+  sample(limit: number): Promise<DistillInput[]>;
+}
+
+/** Decides which distiller runs on the backlog; none, with a note saying why, leaves it waiting. */
+export type DistillGate = (backlog: DistillBacklog) => Promise<{ readonly distiller?: Distiller; readonly note?: string }>;
 
 export interface IndexProgress {
   readonly phase: 'discover' | 'parse' | 'tokens' | 'distill' | 'embed';
@@ -55,6 +67,8 @@ export interface IndexReport {
   readonly embedded?: EmbedReport;
   /** Why the embedding stage did not run (the model stopped working): search stays lexical. */
   readonly embedNotice?: string;
+  /** Why distillation waits (a gate declined), for the user. */
+  readonly distillNote?: string;
   readonly cancelled: boolean;
 }
 
@@ -75,11 +89,24 @@ export async function indexWorkspace(
   const sources = await discoverSources(options.discover);
   const report = await indexSources(store, sources, options.segment, onProgress, token);
   const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
-  const distiller = options.distiller ?? offlineDistiller(store);
-  const distill =
-    token.isCancellationRequested || distiller === false ? undefined : await distillPending(store.db, distiller, onProgress, token);
+  const chosen = token.isCancellationRequested ? { distiller: undefined } : await chooseDistiller(store, options.distiller);
+  const distill = chosen.distiller && !token.isCancellationRequested ? await distillPending(store.db, chosen.distiller, onProgress, token) : undefined;
   const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
-  return { ...report, tokensCounted, ...(distill ? { distill } : {}), ...embed, cancelled: token.isCancellationRequested };
+  return {
+    ...report,
+    tokensCounted,
+    ...(distill ? { distill } : {}),
+    ...embed,
+    ...(chosen.note ? { distillNote: chosen.note } : {}),
+    cancelled: token.isCancellationRequested,
+  };
+}
+
+async function chooseDistiller(store: Store, choice: IndexOptions['distiller']): Promise<{ distiller?: Distiller | undefined; note?: string }> {
+  if (choice === false) return {};
+  if (choice === undefined) return { distiller: offlineDistiller(store) };
+  if (typeof choice !== 'function') return { distiller: choice };
+  return choice({ count: () => countPendingDistillation(store.db), sample: (limit) => pendingDistillation(store.db, limit) });
 }
 
 /** The offline distiller over this store's document frequencies (read once, when first needed). */

@@ -152,3 +152,88 @@ export interface FileTouch {
   readonly how: TouchKind;
   readonly lines?: readonly LineRange[];
 }
+
+/* ---- The distilled layer (paper 3.2); distill/ produces it, store/ keeps it, views read it. ---- */
+
+export type RoomType = 'file' | 'concept' | 'workflow';
+
+export const ROOM_TYPES: readonly RoomType[] = ['file', 'concept', 'workflow'];
+
+/** A thematic room an exchange belongs to, as a distiller proposes it. */
+export interface RoomAssignment {
+  readonly type: RoomType;
+  /**
+   * Identity within a type. Distillers propose it as written; rooms.ts normalises it (case, separators,
+   * stems) and merges near-duplicates before it is stored.
+   */
+  readonly key: string;
+  /** Human label shown in the rooms tree. */
+  readonly label: string;
+  /** 0–1: how central the room is to the exchange. */
+  readonly relevance: number;
+}
+
+export interface DistilledExchange {
+  /** 1–2 sentences: what was done or decided, in the participants' own terms. */
+  readonly exchangeCore: string;
+  /** One exact detail copied from the exchange: a number, error message, parameter name or path. */
+  readonly specificContext: string;
+  /** 1–3 rooms. */
+  readonly rooms: readonly RoomAssignment[];
+}
+
+
+/** A room as stored: the distiller's proposal resolved to an identity (rooms.ts). */
+export interface StoredRoom extends RoomAssignment {
+  readonly id: string;
+  readonly project?: string;
+}
+
+/** A stored distilled object as every reader sees it (viewer, `show`, "more like this"). */
+export interface DistilledView extends DistilledExchange {
+  readonly rooms: readonly StoredRoom[];
+  readonly distiller: string;
+  readonly model?: string;
+  readonly promptVersion: string;
+  /** cl100k tokens of core + "\n" + context. */
+  readonly distilledTokens: number;
+}
+
+/* ---- Search: what a hit is and how sure the ranking is (search/ ranks, views display). ---- */
+
+/** Which layer or facet a signal searched. */
+export type Layer = 'verbatim' | 'core' | 'core+files' | 'core+rooms' | 'all-facets';
+
+export type Confidence = 'high' | 'medium' | 'low';
+
+/** One signal's contribution to a hit: which mechanism on which layer found it, at what rank and score. */
+export interface ScorePart {
+  readonly signal: string;
+  readonly rank: number;
+  /** The mechanism's raw score (bm25: positive, higher is better; vector: cosine similarity). */
+  readonly score: number;
+}
+
+export interface HitRoom {
+  readonly id: string;
+  readonly type: RoomType;
+  readonly label: string;
+}
+
+export interface Hit extends ExchangeSummary {
+  readonly conversationId: string;
+  /** Fused score (higher is better). */
+  readonly score: number;
+  readonly parts: readonly ScorePart[];
+  readonly confidence: Confidence;
+  /** Distilled object, when the exchange has been distilled. */
+  readonly core?: string;
+  readonly context?: string;
+  readonly rooms: readonly HitRoom[];
+  readonly filesTouched: readonly FileTouch[];
+  /** A short verbatim excerpt; matched terms wrapped in \u0001 … \u0002 (the UI escapes, then marks). */
+  readonly snippet: string;
+  /** Query terms that matched, for "why it matched". */
+  readonly matchedTerms: readonly string[];
+}
+

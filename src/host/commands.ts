@@ -1,6 +1,4 @@
 import * as vscode from 'vscode';
-import { distillerUsage } from '../core/store/browse';
-import { compressionStats } from '../core/store/distilledStore';
 import { clearAnthropicApiKey, setAnthropicApiKey } from './anthropicKey';
 import type { Config } from './config';
 import type { ExchangeViewer } from './exchangeViewer';
@@ -84,9 +82,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
 
 async function showIndexSummary(ctx: CommandContext): Promise<void> {
   const s = await ctx.index.summary();
-  const store = await ctx.index.getStore().catch(() => undefined);
-  const compression = store ? await compressionStats(store.db) : undefined;
-  const distillers = store ? await distillerUsage(store.db) : [];
+  const memory = await ctx.index.memory().catch(() => undefined);
+  const compression = await memory?.compression();
+  const distillers = (await memory?.distillerUsage()) ?? [];
   const agents = Object.entries(s.byAgent)
     .map(([a, n]) => `${a} ${n}`)
     .join(', ');

@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { renderExchangeMarkdown } from '../core/exchangeMarkdown';
-import { conversationNeighbours, distilledOf } from '../core/store/browse';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 
@@ -37,10 +36,10 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const id = exchangeIdOf(uri);
     if (!id) return `# Not an exchange\n\n${uri.toString()} does not name an exchange.`;
-    const store = await this.index.getStore();
-    const exchange = await store.getExchange(id);
+    const memory = await this.index.memory();
+    const exchange = await memory.exchange(id);
     if (!exchange) return `# Exchange not found\n\nThe exchange ${id} is not in the index (it may have been re-indexed).`;
-    const [distilled, neighbours] = await Promise.all([distilledOf(store.db, id), conversationNeighbours(store.db, id)]);
+    const [distilled, neighbours] = await Promise.all([memory.distilled(id), memory.neighbours(id)]);
     return renderExchangeMarkdown({
       exchange,
       ...(distilled ? { distilled } : {}),
@@ -50,8 +49,7 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
 
   /** Opens the verbatim exchange in a read-only Markdown editor. */
   async open(exchangeId: string, options: { preview?: boolean; viewColumn?: vscode.ViewColumn } = {}): Promise<vscode.TextEditor> {
-    const store = await this.index.getStore();
-    const found = await store.getExchange(exchangeId);
+    const found = await (await this.index.memory()).exchange(exchangeId);
     if (!found) throw new Error(`The exchange ${exchangeId} is not in the index.`);
     const doc = await vscode.workspace.openTextDocument(exchangeUri(found.exchangeId));
     if (doc.languageId !== 'markdown') await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
@@ -62,8 +60,7 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
   async step(direction: 'previous' | 'next', uri = vscode.window.activeTextEditor?.document.uri): Promise<void> {
     const id = exchangeIdOf(uri);
     if (!id) throw new Error('Open an exchange first (Agent Recall: Recall Past Conversation).');
-    const store = await this.index.getStore();
-    const n = await conversationNeighbours(store.db, id);
+    const n = await (await this.index.memory()).neighbours(id);
     const target = n?.[direction];
     if (!target) {
       void vscode.window.showInformationMessage(`This is the ${direction === 'next' ? 'last' : 'first'} exchange of the conversation.`);
@@ -75,16 +72,14 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
   /** Opens the source transcript with the exchange's line range selected. */
   async openTranscript(exchangeId = exchangeIdOf(vscode.window.activeTextEditor?.document.uri)): Promise<vscode.TextEditor> {
     if (!exchangeId) throw new Error('Open an exchange first.');
-    const store = await this.index.getStore();
-    const e = await store.getExchange(exchangeId);
+    const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
     return openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd);
   }
 
   /** Opens a file the exchange touched, at the touched lines when the transcript recorded them. */
   async openTouchedFile(exchangeId: string, filePath?: string): Promise<vscode.TextEditor | undefined> {
-    const store = await this.index.getStore();
-    const e = await store.getExchange(exchangeId);
+    const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
     const touch = filePath ? e.filesTouched.find((f) => f.path === filePath) : (e.filesTouched.find((f) => f.lines?.length) ?? e.filesTouched[0]);
     if (!touch) {

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { escapeInline } from '../core/exchangeMarkdown';
-import { exchangesTouchingFile, type FileHistoryEntry, type FileTouchCount, fileTouchCounts } from '../core/store/browse';
+import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
+import type { FileHistoryEntry, FileTouchCount } from '../core/memory';
 import { relativeDate, shortDate } from '../core/time';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
@@ -32,8 +33,8 @@ export class FileHistoryIndex extends Disposable {
 
   reload(): Promise<void> {
     this.loading = (async () => {
-      const store = await this.index.getStore();
-      this.counts = new Map((await fileTouchCounts(store.db)).map((c) => [c.path, c]));
+      const memory = await this.index.memory();
+      this.counts = new Map((await memory.fileTouchCounts()).map((c) => [c.path, c]));
       this.changed.fire();
     })().catch(() => undefined);
     return this.loading;
@@ -66,8 +67,7 @@ export class FileHistoryIndex extends Disposable {
   }
 
   async entries(path: string, limit = 50): Promise<FileHistoryEntry[]> {
-    const store = await this.index.getStore();
-    return exchangesTouchingFile(store.db, path, limit);
+    return (await this.index.memory()).fileHistory(path, limit);
   }
 }
 
@@ -161,13 +161,8 @@ function escapeCode(s: string): string {
 /** One hover line: a command link to the exchange with its headline (escaped), date, agent and how. */
 export function entryLine(e: FileHistoryEntry): string {
   const args = encodeURIComponent(JSON.stringify([e.exchangeId]));
-  const lines = e.lines?.length ? ` lines ${e.lines.map((r) => `${r.start}–${r.end}`).join(', ')}` : '';
-  return `- [${escapeInline(headline(e))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`;
-}
-
-export function headline(e: { core?: string; prompt: string }): string {
-  const text = (e.core ?? e.prompt).trim().split('\n')[0] ?? '';
-  return text.length > 90 ? `${text.slice(0, 89)}…` : text || '(continuation)';
+  const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
+  return `- [${escapeInline(headline(e, NARROW_HEADLINE))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`;
 }
 
 /** "N past exchanges" for the active editor's file; a click shows the File History view. */
@@ -234,8 +229,8 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
   }
 
   getTreeItem(e: HistoryNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(headline(e), vscode.TreeItemCollapsibleState.None);
-    const lines = e.lines?.length ? ` · lines ${e.lines.map((r) => `${r.start}–${r.end}`).join(', ')}` : '';
+    const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
+    const lines = e.lines?.length ? ` · lines ${formatLineRanges(e.lines)}` : '';
     item.description = `${relativeDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`;
     item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}\n\n${shortDate(e.startedAt)} · ${e.agent}`);
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');

@@ -1,16 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
-import type { Embedder } from '../core/embed/embedder';
-import { type IndexOptions, indexWorkspace, runEmbedStage, type IndexProgress, type IndexReport } from '../core/indexer';
-import { createSearcher } from '../core/search/searcher';
-import type { Searcher } from '../core/search/types';
+import { type Embedding, type IndexOptions, type IndexProgress, type IndexReport, Memory, type StoreStats } from '../core/memory';
 import type { AgentKind, SkipCounts } from '../core/model';
-import { defaultClaudeRoots, defaultCodexRoots } from '../core/sources/discover';
-import { Store, type StoreStats } from '../core/store/store';
+import { defaultDiscovery, transcriptRoots } from '../core/sources/discover';
 import type { Config } from './config';
 import type { EmbedderService } from './embedderService';
-import type { LlmDistillation, LlmRun } from './llmDistillRun';
+import type { LlmDistillation } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 
@@ -37,7 +33,7 @@ export interface IndexSummary {
  * one more, explicit runs show a cancellable notification and background runs only the status bar.
  */
 export class IndexService extends Disposable {
-  private storePromise: Promise<Store> | undefined;
+  private memoryPromise: Promise<Memory> | undefined;
   private running: Promise<void> | undefined;
   private rerun: { full: boolean; notify: boolean } | undefined;
   private state: IndexState;
@@ -45,7 +41,6 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
-  private searcherFor: { store: Store; embedder: Embedder | undefined; searcher: Searcher } | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
@@ -72,22 +67,22 @@ export class IndexService extends Disposable {
     return this.progressText;
   }
 
-  /** The store, opened on first use. A damaged store is reported with an offer to rebuild it. */
-  getStore(): Promise<Store> {
-    this.storePromise ??= this.openStore();
-    return this.storePromise;
+  /** The workspace's memory, opened on first use. A damaged store is reported with an offer to rebuild it. */
+  memory(): Promise<Memory> {
+    this.memoryPromise ??= this.openMemory();
+    return this.memoryPromise;
   }
 
-  private async openStore(): Promise<Store> {
+  private async openMemory(): Promise<Memory> {
     const file = this.storeFile;
     if (!file || !this.storageDir) throw new RecallError('store-io', 'Agent Recall needs an open folder to keep its index.');
     await fs.mkdir(this.storageDir.fsPath, { recursive: true });
     try {
-      const store = await Store.open(file);
-      if (store.vectorError) log.warn(store.vectorError);
-      return store;
+      const memory = await Memory.open(file);
+      if (memory.vectorError) log.warn(memory.vectorError);
+      return memory;
     } catch (err) {
-      this.storePromise = undefined;
+      this.memoryPromise = undefined;
       if (err instanceof RecallError && err.code === 'store-corrupt') {
         log.error(err.message);
         const choice = await vscode.window.showErrorMessage(
@@ -97,31 +92,19 @@ export class IndexService extends Disposable {
         );
         if (choice === 'Show Log') log.show();
         if (choice === 'Rebuild Index') {
-          const { store, movedTo } = await Store.rebuild(file);
+          const { memory, movedTo } = await Memory.rebuild(file);
           log.info(`Damaged store moved to ${movedTo}; a new one was created.`);
-          this.storePromise = Promise.resolve(store);
-          return store;
+          this.memoryPromise = Promise.resolve(memory);
+          return memory;
         }
       }
       throw err;
     }
   }
 
-  /**
-   * The searcher over this workspace's store with the configured embedding model (lexical, with a notice in
-   * every result, when the model cannot load). Kept while the model is the same: it caches term statistics.
-   */
-  async searcher(): Promise<Searcher> {
-    const store = await this.getStore();
-    const opened = (await this.embedders?.get()) ?? {};
-    if (!this.searcherFor || this.searcherFor.store !== store || this.searcherFor.embedder !== opened.embedder) {
-      this.searcherFor = {
-        store,
-        embedder: opened.embedder,
-        searcher: createSearcher(store, opened.embedder, opened.notice ? { embedderNotice: opened.notice } : {}),
-      };
-    }
-    return this.searcherFor.searcher;
+  /** The configured embedding model as searches use it (none, with a notice, when it cannot load). */
+  async embedding(): Promise<Embedding> {
+    return (await this.embedders?.get()) ?? {};
   }
 
   /** Starts (or queues) an indexing run. */
@@ -147,15 +130,15 @@ export class IndexService extends Disposable {
   async rebuild(): Promise<void> {
     await this.whenIdle();
     // Re-parses every transcript that still exists; exchanges whose transcripts are gone are kept.
-    await (await this.getStore()).markAllSourcesStale();
+    await (await this.memory()).markAllSourcesStale();
     await this.index({ full: true, notify: true });
   }
 
   async summary(): Promise<IndexSummary> {
     let stats: StoreStats | undefined;
     if (this.state !== 'no-workspace') {
-      const store = await this.getStore().catch(() => undefined);
-      stats = await store?.stats();
+      const memory = await this.memory().catch(() => undefined);
+      stats = await memory?.stats();
     }
     return {
       state: this.state,
@@ -185,15 +168,17 @@ export class IndexService extends Disposable {
   private async runOnce(notify: boolean): Promise<void> {
     this.setState('indexing');
     try {
-      const store = await this.getStore();
-      const fresh = (await store.stats()).sources === 0;
+      const memory = await this.memory();
+      const fresh = (await memory.stats()).sources === 0;
       const llm = await this.llm?.prepare(notify);
+      const distiller = llm ? this.llm?.distillerFor(llm, notify) : undefined;
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
-      const options = await this.indexOptions();
-      const { report, note } = await vscode.window.withProgress(
+      const options: IndexOptions = { ...(await this.indexOptions()), ...(distiller !== undefined ? { distiller } : {}) };
+      const report = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => this.indexAndDistill(store, options, llm, notify, progress, token),
+        (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), token),
       );
+      const note = report.distillNote;
       if (report.embedNotice) log.warn(report.embedNotice);
       this.lastReport = report;
       this.lastIndexedAt = new Date();
@@ -213,27 +198,6 @@ export class IndexService extends Disposable {
       this.progressText = undefined;
       this.changed.fire();
     }
-  }
-
-  /** Ingestion, then the distill stage: the indexer's offline one, or the configured LLM one after its gates. */
-  private async indexAndDistill(
-    store: Store,
-    options: IndexOptions,
-    llm: LlmRun | undefined,
-    explicit: boolean,
-    progress: vscode.Progress<{ message?: string; increment?: number }>,
-    token: vscode.CancellationToken,
-  ): Promise<{ report: IndexReport; note?: string }> {
-    const onProgress = (p: IndexProgress): void => this.onProgress(p, progress);
-    const external = llm !== undefined && llm.kind !== 'offline';
-    const report = await indexWorkspace(store, { ...options, ...(external ? { distiller: false as const } : {}) }, onProgress, token);
-    if (!this.llm || !llm || llm.kind === 'offline' || token.isCancellationRequested) return { report };
-    if (llm.kind === 'wait') return { report, note: llm.reason };
-    const r = await this.llm.run(store, llm, explicit, onProgress, token);
-    // what the LLM just distilled is embedded now, not at the next run
-    const embedded = options.embed && r.report && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
-    const merged = { ...report, ...(r.report ? { distill: r.report } : {}), ...embedded };
-    return { report: merged, ...(r.note ? { note: r.note } : {}) };
   }
 
   private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
@@ -261,26 +225,24 @@ export class IndexService extends Disposable {
     const embedder = (await this.embedders?.get())?.embedder;
     return {
       ...(embedder ? { embed: { embedder } } : {}),
-      discover: {
-        workspaceRoots: roots,
-        claudeRoots: [...defaultClaudeRoots(), ...this.config.claudeRoots],
-        codexRoots: [...defaultCodexRoots(), ...this.config.codexRoots],
-        extraRoots: this.config.extraRoots,
-        includeSubagents: this.config.includeSubagents,
-      },
+      discover: this.discovery(roots),
       segment: { ...this.config.segment, ...(roots.length === 1 ? { workspaceRoot: roots[0]! } : {}) },
     };
   }
 
+  private discovery(roots: readonly string[]): IndexOptions['discover'] {
+    return defaultDiscovery({
+      workspaceRoots: roots,
+      claudeRoots: this.config.claudeRoots,
+      codexRoots: this.config.codexRoots,
+      extraRoots: this.config.extraRoots,
+      includeSubagents: this.config.includeSubagents,
+    });
+  }
+
   /** Folders outside the workspace that hold transcripts (watched for live indexing). */
   transcriptRoots(): string[] {
-    return [
-      ...defaultClaudeRoots(),
-      ...this.config.claudeRoots,
-      ...defaultCodexRoots(),
-      ...this.config.codexRoots,
-      ...this.config.extraRoots,
-    ];
+    return transcriptRoots(this.discovery(this.workspaceRoots()));
   }
 
   private workspaceRoots(): string[] {
@@ -293,7 +255,7 @@ export class IndexService extends Disposable {
   }
 
   override dispose(): void {
-    void this.storePromise?.then((s) => s.close()).catch(() => undefined);
+    void this.memoryPromise?.then((m) => m.close()).catch(() => undefined);
     super.dispose();
   }
 }

@@ -1,10 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Distiller } from '../core/distill/distiller';
 import { planDistillation, scalePlan } from '../core/distill/plan';
-import { distillPending, type DistillProgress, type DistillReport } from '../core/distill/stage';
-import type { CancellationSignal } from '../core/cancellation';
-import { countPendingDistillation, pendingDistillation } from '../core/store/distilledStore';
-import type { Store } from '../core/store/store';
+import type { DistillGate, IndexOptions } from '../core/memory';
 import type { Config } from './config';
 import { chooseDistiller, type ChoiceDeps } from './distillerChoice';
 import { confirmBacklog } from './distillConsent';
@@ -37,28 +34,27 @@ export async function prepareLlmRun(deps: ChoiceDeps): Promise<LlmRun> {
 }
 
 /**
- * After ingestion: the distill stage with the LLM distiller. An explicit run first shows the backlog's
- * requests, tokens and cost (the dry run) and sends only after "Distill"; a background run sends only a
- * small increment and otherwise leaves a note.
+ * After ingestion: whether the LLM distiller may run on the backlog. An explicit run first shows the
+ * backlog's requests, tokens and cost (the dry run) and sends only after "Distill"; a background run sends
+ * only a small increment and otherwise leaves a note.
  */
-export async function runLlmDistill(
-  store: Store,
+export function llmDistillGate(
   run: Extract<LlmRun, { kind: 'llm' }>,
   options: { readonly explicit: boolean; readonly prices: { pricePerMTokIn: number; pricePerMTokOut: number }; readonly batchSize: number },
-  onProgress: (p: DistillProgress) => void,
-  token: CancellationSignal,
-): Promise<{ report?: DistillReport; note?: string }> {
-  const pending = await countPendingDistillation(store.db);
-  if (pending === 0) return {};
-  if (!options.explicit && pending > BACKGROUND_SEND_LIMIT) {
-    return { note: `${pending} exchanges wait for distillation by ${run.destination}: run "Index New Transcripts" to review the cost first.` };
-  }
-  if (options.explicit) {
-    const sample = await pendingDistillation(store.db, PLAN_SAMPLE);
-    const plan = scalePlan(planDistillation(sample, { ...options.prices, batchSize: options.batchSize }), pending);
-    if (!(await confirmBacklog(plan, run.destination))) return { note: `${pending} exchanges wait for distillation (sending was not confirmed).` };
-  }
-  return { report: await distillPending(store.db, run.distiller, onProgress, token) };
+): DistillGate {
+  return async (backlog) => {
+    const pending = await backlog.count();
+    if (pending === 0) return {};
+    if (!options.explicit && pending > BACKGROUND_SEND_LIMIT) {
+      return { note: `${pending} exchanges wait for distillation by ${run.destination}: run "Index New Transcripts" to review the cost first.` };
+    }
+    if (options.explicit) {
+      const sample = await backlog.sample(PLAN_SAMPLE);
+      const plan = scalePlan(planDistillation(sample, { ...options.prices, batchSize: options.batchSize }), pending);
+      if (!(await confirmBacklog(plan, run.destination))) return { note: `${pending} exchanges wait for distillation (sending was not confirmed).` };
+    }
+    return { distiller: run.distiller };
+  };
 }
 
 /** The LLM side of indexing runs, for IndexService: settings, secrets and consent memory bound once. */
@@ -73,15 +69,12 @@ export class LlmDistillation {
     return prepareLlmRun({ settings: this.config.distill, secrets: this.secrets, memento: this.memento, interactive: explicit });
   }
 
-  run(
-    store: Store,
-    run: Extract<LlmRun, { kind: 'llm' }>,
-    explicit: boolean,
-    onProgress: (p: DistillProgress) => void,
-    token: CancellationSignal,
-  ): Promise<{ report?: DistillReport; note?: string }> {
+  /** What an index run is given as its distiller for `run` (see IndexOptions.distiller). */
+  distillerFor(run: LlmRun, explicit: boolean): IndexOptions['distiller'] {
+    if (run.kind === 'offline') return undefined;
+    if (run.kind === 'wait') return async () => ({ note: run.reason });
     const s = this.config.distill;
     const batchSize = run.distiller.name === 'anthropic' ? s.anthropic.batchSize : 1;
-    return runLlmDistill(store, run, { explicit, prices: s, batchSize }, onProgress, token);
+    return llmDistillGate(run, { explicit, prices: s, batchSize });
   }
 }

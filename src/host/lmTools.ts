@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { countTokens } from '../core/tokens';
 import { digestLine } from '../core/digest';
-import { exchangeListings } from '../core/store/browse';
 import type { IndexService } from './indexService';
 
 interface SearchInput {
@@ -25,14 +24,13 @@ function text(s: string): vscode.LanguageModelToolResult {
 export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
-  const store = await index.getStore();
-  const result = await (await index.searcher()).search({
-    text: input.query,
-    limit,
-    ...(typeof input.file === 'string' && input.file ? { filters: { file: input.file } } : {}),
-  });
+  const memory = await index.memory();
+  const result = await memory.search(
+    { text: input.query, limit, ...(typeof input.file === 'string' && input.file ? { filters: { file: input.file } } : {}) },
+    await index.embedding(),
+  );
   if (!result.hits.length) return `No past exchange matches "${input.query}".`;
-  const listings = await exchangeListings(store.db, result.hits.map((h) => h.exchangeId));
+  const listings = await memory.listings(result.hits.map((h) => h.exchangeId));
   const lines = listings.map((l, i) => {
     const files = result.hits[i]?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
     return `${digestLine(l)} [confidence ${result.hits[i]?.confidence}]${files ? ` files: ${files}` : ''}`;
@@ -44,8 +42,7 @@ export async function searchForAgent(index: IndexService, input: SearchInput): P
 export async function readForAgent(index: IndexService, input: ReadInput): Promise<string> {
   if (typeof input?.exchangeId !== 'string' || !/^[\w-]{6,}$/.test(input.exchangeId)) return 'Give an "exchangeId" from agent_recall_search.';
   const budget = Math.max(100, Math.min(20_000, Math.floor(Number(input.maxTokens ?? DEFAULT_READ_TOKENS)) || DEFAULT_READ_TOKENS));
-  const store = await index.getStore();
-  const e = await store.getExchange(input.exchangeId);
+  const e = await (await index.memory()).exchange(input.exchangeId);
   if (!e) return `No exchange ${input.exchangeId} in the index.`;
   const head = `Exchange ${e.exchangeId} (${e.agent}, ${e.startedAt ?? 'unknown date'}, files: ${e.filesTouched.map((f) => f.path).join(', ') || 'none'})\n\n`;
   let body = e.verbatim;

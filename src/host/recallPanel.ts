@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Searcher } from '../core/search/types';
-import { distilledOf } from '../core/store/browse';
+import { AGENT_KINDS } from '../core/model';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
-import { facetFilters, toCandidate } from './candidates';
 import type { ExchangeViewer } from './exchangeViewer';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
-
-const CANDIDATES = 20;
 
 /**
  * The recall panel: a webview in the editor area where the user describes a vague memory, recognises the
@@ -129,35 +125,16 @@ export class RecallPanel extends Disposable {
   }
 
   private async query(seq: number, text: string, facets: Facets, exclude: readonly string[]): Promise<void> {
-    if (!text.trim() && !facets.room && !facets.file) {
-      this.post({ type: 'results', seq, candidates: [], confidence: 'low', tookMs: 0 });
-      return;
-    }
-    const searcher = await this.getSearcher();
     const started = performance.now();
-    const result = await searcher.search({ text, limit: CANDIDATES, filters: facetFilters(facets), exclude });
-    const now = Date.now();
-    this.post({
-      type: 'results',
-      seq,
-      candidates: result.hits.map((h) => toCandidate(h, now)),
-      confidence: result.confidence,
-      ...(result.notice ? { notice: result.notice } : {}),
-      tookMs: Math.round(performance.now() - started),
-    });
+    const memory = await this.index.memory();
+    const answer = await memory.recall({ text, facets, exclude }, await this.index.embedding());
+    this.post({ type: 'results', seq, ...answer, tookMs: Math.round(performance.now() - started) });
   }
 
   /** "More like this": the exchange's distilled object (or prompt) becomes the query. */
   private async moreLikeThis(exchangeId: string): Promise<void> {
-    const store = await this.index.getStore();
-    const d = await distilledOf(store.db, exchangeId);
-    const text = d ? `${d.core} ${d.context}` : ((await store.getExchange(exchangeId))?.prompt ?? '');
-    this.post({ type: 'setQuery', text: text.replace(/\s+/g, ' ').trim().slice(0, 300), facets: {} });
-  }
-
-  /** The index service's searcher: the current store with the configured embedding model, when it loads. */
-  private getSearcher(): Promise<Searcher> {
-    return this.index.searcher();
+    const text = await (await this.index.memory()).moreLikeThis(exchangeId);
+    this.post({ type: 'setQuery', text, facets: {} });
   }
 
   private async postStatus(): Promise<void> {
@@ -165,7 +142,7 @@ export class RecallPanel extends Disposable {
     const s = await this.index.summary();
     this.post({
       type: 'status',
-      status: { indexing: s.state === 'indexing', exchanges: s.exchanges, ...(s.message ? { message: s.message } : {}) },
+      status: { indexing: s.state === 'indexing', exchanges: s.exchanges, agents: AGENT_KINDS, ...(s.message ? { message: s.message } : {}) },
     });
   }
 

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
-import type { RoomType } from '../core/distill/types';
-import { ROOM_TYPES } from '../core/distill/types';
-import { type ExchangeListing, exchangesInRoom, listRooms, type RoomSort, type RoomSummary } from '../core/store/browse';
+import { headline, NARROW_HEADLINE } from '../core/format';
+import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
+import { ROOM_TYPES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
-import { headline } from './fileHistory';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 
@@ -81,7 +80,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
       }
       case 'exchange': {
         const e = node.exchange;
-        const item = new vscode.TreeItem(headline(e), vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
         item.description = `${relativeDate(e.startedAt)} · ${e.agent}`;
         item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
@@ -93,10 +92,10 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
   }
 
   async getChildren(node?: RoomNode): Promise<RoomNode[]> {
-    const store = await this.index.getStore().catch(() => undefined);
-    if (!store) return [];
+    const memory = await this.index.memory().catch(() => undefined);
+    if (!memory) return [];
     if (!node) {
-      const rooms = await listRooms(store.db, this.sortBy, this.filterText);
+      const rooms = await memory.rooms(this.sortBy, this.filterText);
       this.view.message = rooms.length || !this.filterText ? undefined : `No room matches "${this.filterText}".`;
       return ROOM_TYPES.map((type) => ({ kind: 'type' as const, type, rooms: rooms.filter((r) => r.type === type) })).filter(
         (t) => t.rooms.length > 0,
@@ -104,7 +103,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
     }
     if (node.kind === 'type') return node.rooms.map((room) => ({ kind: 'room' as const, room }));
     if (node.kind === 'room') {
-      return (await exchangesInRoom(store.db, node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
+      return (await memory.roomExchanges(node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
     }
     return [];
   }

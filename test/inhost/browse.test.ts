@@ -50,7 +50,7 @@ describe('Exchange viewer', () => {
     assert.match(text, /\[tool\] Edit .*src\/checkout\.js/);
     assert.match(text, /\*\*Agent:\*\* claude-code/);
     assert.match(text, /exchange 2 of 3 in this conversation/);
-    assert.match(text, /^- src\/checkout\.js \(edit lines 4–4\)/m);
+    assert.match(text, /^- src\/checkout\.js \(edit lines 4\)/m);
   });
 
   it('steps to the next and previous exchange of the conversation', async () => {

@@ -66,7 +66,7 @@ test('finds neighbours in the conversation and the distilled object', async () =
     assert.deepEqual(await conversationNeighbours(store.db, ids[0]!), { next: ids[1], position: 1, total: 3 });
     assert.equal(await conversationNeighbours(store.db, 'nope'), undefined);
     const d = await distilledOf(store.db, ids[2]!);
-    assert.equal(d?.core, 'Added a rounding test');
+    assert.equal(d?.exchangeCore, 'Added a rounding test');
     assert.deepEqual(d?.rooms.map((r) => r.label), ['Cart rounding', 'Testing']);
     assert.equal(await distilledOf(store.db, ids[1]!), undefined);
   } finally {

@@ -55,7 +55,10 @@ test('transcript text cannot break out of its fences', () => {
 test('escapes metadata and the distilled object', () => {
   const md = renderExchangeMarkdown({
     exchange: exchange('User: hi there, this is long enough', { title: '<img src=x onerror=alert(1)> [x](javascript:alert(1))', prompt: '' }),
-    distilled: { core: '<script>alert(1)</script>', context: 'a\n# b', distiller: 'extractive', tokens: 12, rooms: [{ id: 'r', type: 'concept', label: 'Coupons', relevance: 1 }] },
+    distilled: {
+      exchangeCore: '<script>alert(1)</script>', specificContext: 'a\n# b', distiller: 'extractive', promptVersion: 'x', distilledTokens: 12,
+      rooms: [{ id: 'r', type: 'concept', key: 'coupons', label: 'Coupons', relevance: 1 }],
+    },
   });
   assert.ok(!md.includes('<script>'), 'no raw tag');
   assert.ok(!md.includes('<img'), 'no raw img');

@@ -1,5 +1,6 @@
-import type { RoomType } from '../distill/types';
-import type { AgentKind, ExchangeSummary, FileTouch } from '../model';
+import type { AgentKind, Confidence, Hit, Layer } from '../model';
+
+export type { Confidence, Hit, HitRoom, Layer, ScorePart } from '../model';
 
 /**
  * The search contract between core/search (which ranks) and its callers (CLI, recall panel, LM tool),
@@ -7,9 +8,6 @@ import type { AgentKind, ExchangeSummary, FileTouch } from '../model';
  */
 
 export type Mechanism = 'bm25' | 'vector';
-
-/** Which layer or facet a signal searched. */
-export type Layer = 'verbatim' | 'core' | 'core+files' | 'core+rooms' | 'all-facets';
 
 export type ModeName =
   | `${Layer}/${Mechanism}`
@@ -19,8 +17,6 @@ export type ModeName =
 
 /** `rrf`, `combmnz`, `additive`, `max`, `adaptive`, or `weighted:<w>` (w in 0..1, the weight of the first signal). */
 export type FusionName = string;
-
-export type Confidence = 'high' | 'medium' | 'low';
 
 export interface SearchFilters {
   readonly agents?: readonly AgentKind[];
@@ -45,37 +41,6 @@ export interface SearchQuery {
   readonly filters?: SearchFilters;
   /** Exchange ids the user said "not these" about: removed before the per-conversation cap, so they never take a slot. */
   readonly exclude?: readonly string[];
-}
-
-/** One signal's contribution to a hit: which mechanism on which layer found it, at what rank and score. */
-export interface ScorePart {
-  readonly signal: string;
-  readonly rank: number;
-  /** The mechanism's raw score (bm25: positive, higher is better; vector: cosine similarity). */
-  readonly score: number;
-}
-
-export interface HitRoom {
-  readonly id: string;
-  readonly type: RoomType;
-  readonly label: string;
-}
-
-export interface Hit extends ExchangeSummary {
-  readonly conversationId: string;
-  /** Fused score (higher is better). */
-  readonly score: number;
-  readonly parts: readonly ScorePart[];
-  readonly confidence: Confidence;
-  /** Distilled object, when the exchange has been distilled. */
-  readonly core?: string;
-  readonly context?: string;
-  readonly rooms: readonly HitRoom[];
-  readonly filesTouched: readonly FileTouch[];
-  /** A short verbatim excerpt; matched terms wrapped in \u0001 … \u0002 (the UI escapes, then marks). */
-  readonly snippet: string;
-  /** Query terms that matched, for "why it matched". */
-  readonly matchedTerms: readonly string[];
 }
 
 export interface SearchResult {

@@ -40,6 +40,35 @@ export function defaultCodexRoots(env: NodeJS.ProcessEnv = process.env): string[
   return [path.join(home, 'sessions'), path.join(home, 'archived_sessions')];
 }
 
+/** What a workspace's discovery is made of besides the agents' own home folders. */
+export interface WorkspaceSources {
+  readonly workspaceRoots: readonly string[];
+  /** More Claude Code / Codex folders (settings), searched besides the defaults. */
+  readonly claudeRoots?: readonly string[];
+  readonly codexRoots?: readonly string[];
+  readonly extraRoots?: readonly string[];
+  readonly includeSubagents?: boolean;
+}
+
+/**
+ * The discovery every front end uses (host and CLI alike): each agent's default home folders (their
+ * environment overrides respected) plus the folders the user named.
+ */
+export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = process.env): DiscoverOptions {
+  return {
+    workspaceRoots: w.workspaceRoots,
+    claudeRoots: [...defaultClaudeRoots(env), ...(w.claudeRoots ?? [])],
+    codexRoots: [...defaultCodexRoots(env), ...(w.codexRoots ?? [])],
+    extraRoots: w.extraRoots ?? [],
+    includeSubagents: w.includeSubagents ?? true,
+  };
+}
+
+/** The folders outside the workspace a discovery reads (what live indexing watches). */
+export function transcriptRoots(d: DiscoverOptions): string[] {
+  return [...new Set([...d.claudeRoots, ...d.codexRoots, ...d.extraRoots])];
+}
+
 export async function discoverSources(options: DiscoverOptions): Promise<DiscoveredSource[]> {
   const found = new Map<string, DiscoveredSource>();
   const jsonlCandidates = new Set<string>();

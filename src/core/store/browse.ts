@@ -1,5 +1,4 @@
-import type { RoomType } from '../distill/types';
-import type { AgentKind, LineRange, TouchKind } from '../model';
+import type { AgentKind, DistilledView, LineRange, RoomType, TouchKind } from '../model';
 import type { Db } from './db';
 
 /**
@@ -36,22 +35,6 @@ export interface Neighbours {
   /** 1-based position of the exchange in its conversation, and the conversation's exchange count. */
   readonly position: number;
   readonly total: number;
-}
-
-export interface DistilledView {
-  readonly core: string;
-  readonly context: string;
-  readonly distiller: string;
-  readonly model?: string;
-  readonly tokens: number;
-  readonly rooms: readonly RoomRef[];
-}
-
-export interface RoomRef {
-  readonly id: string;
-  readonly type: RoomType;
-  readonly label: string;
-  readonly relevance: number;
 }
 
 export interface RoomSummary {
@@ -130,26 +113,29 @@ export async function conversationNeighbours(db: Db, exchangeId: string): Promis
   };
 }
 
-/** The distilled object of one exchange with its rooms, when it has been distilled. */
+/** The distilled object of one exchange (by full id) with its rooms, when it has been distilled. */
 export async function distilledOf(db: Db, exchangeId: string): Promise<DistilledView | undefined> {
-  const d = await db.get<{ n: number; core: string; context: string; distiller: string; model: string | null; tokens: number }>(
-    `SELECT d.exchange_n AS n, d.core, d.context, d.distiller, d.model, d.tokens FROM distilled d
+  const d = await db.get<{ n: number; core: string; context: string; distiller: string; model: string | null; prompt_version: string; tokens: number }>(
+    `SELECT d.exchange_n AS n, d.core, d.context, d.distiller, d.model, d.prompt_version, d.tokens FROM distilled d
      JOIN exchanges e ON e.n = d.exchange_n WHERE e.id = ?`,
     [exchangeId],
   );
   if (!d) return undefined;
-  const rooms = await db.all<{ id: string; type: RoomType; label: string; relevance: number }>(
-    `SELECT r.id, r.type, r.label, er.relevance FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
-     WHERE er.exchange_n = ? ORDER BY er.relevance DESC, r.label`,
+  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }>(
+    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
+     WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.label`,
     [d.n],
   );
   return {
-    core: d.core,
-    context: d.context,
+    exchangeCore: d.core,
+    specificContext: d.context,
+    rooms: rooms.map((r) => ({
+      id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}),
+    })),
     distiller: d.distiller,
     ...(d.model !== null ? { model: d.model } : {}),
-    tokens: d.tokens,
-    rooms,
+    promptVersion: d.prompt_version,
+    distilledTokens: d.tokens,
   };
 }
 

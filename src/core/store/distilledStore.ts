@@ -246,39 +246,6 @@ export async function distilledFtsProblems(db: Db): Promise<string[]> {
   return problems;
 }
 
-/** The distilled object of one exchange, as `show` prints it. */
-export interface DistilledView extends DistilledExchange {
-  readonly distiller: string;
-  readonly model?: string;
-  readonly promptVersion: string;
-  readonly distilledTokens: number;
-  readonly rooms: readonly ResolvedRoom[];
-}
-
-export async function distilledOf(db: Db, n: number): Promise<DistilledView | undefined> {
-  const d = await db.get<{ core: string; context: string; distiller: string; model: string | null; prompt_version: string; tokens: number }>(
-    'SELECT core, context, distiller, model, prompt_version, tokens FROM distilled WHERE exchange_n = ?',
-    [n],
-  );
-  if (!d) return undefined;
-  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }>(
-    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
-     WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.id`,
-    [n],
-  );
-  return {
-    exchangeCore: d.core,
-    specificContext: d.context,
-    rooms: rooms.map((r) => ({
-      id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}),
-    })),
-    distiller: d.distiller,
-    ...(d.model !== null ? { model: d.model } : {}),
-    promptVersion: d.prompt_version,
-    distilledTokens: d.tokens,
-  };
-}
-
 export interface CompressionStats {
   readonly distilled: number;
   readonly verbatimTokens: number;

@@ -2,7 +2,8 @@ import { rename, stat } from 'node:fs/promises';
 import { loadVectorExtension } from '../embed/vectors';
 import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from '../embed/vectorStore';
 import { RecallError } from '../errors';
-import type { AgentKind, ConversationMeta, Exchange, ExchangeSummary, SkipCounts, SkipReason } from '../model';
+import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary, SkipCounts, SkipReason } from '../model';
+import { distilledOf } from './browse';
 import type { DroppedExchange } from '../segment';
 import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
@@ -10,9 +11,7 @@ import {
   type CompressionStats,
   compressionStats,
   deleteOrphanRooms,
-  type DistilledView,
   distilledFtsProblems,
-  distilledOf,
   rebuildDistilledFts,
 } from './distilledStore';
 import {
@@ -373,8 +372,7 @@ export class Store {
 
   /** The distilled object of an exchange (by full id), when it has one. */
   async getDistilled(exchangeId: string): Promise<DistilledView | undefined> {
-    const row = await this.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [exchangeId]);
-    return row ? distilledOf(this.db, row.n) : undefined;
+    return distilledOf(this.db, exchangeId);
   }
 
   /** Exchanges whose verbatim tokens are not counted yet, oldest first. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Hit } from '../../src/core/search/types';
-import { facetFilters, snippetParts, toCandidate, whyMatched } from '../../src/host/candidates';
+import { facetFilters, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
 import { isWebviewMessage } from '../../src/protocol';
 
 const hit: Hit = {

@@ -1,0 +1,250 @@
+import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
+import { buildDigest, type Digest } from './digest';
+import type { Distiller, DistillInput } from './distill/distiller';
+import { distillPending, type DistillProgress, type DistillReport } from './distill/stage';
+import type { Embedder } from './embed/embedder';
+import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage';
+import { storedVectorSpace } from './embed/vectorStore';
+import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
+import type { DistilledView, ExchangeSummary, Layer } from './model';
+import { moreLikeThisText, recall, type RecallAnswer, type RecallRequest } from './recall';
+import { createSearcher } from './search/searcher';
+import type { Searcher, SearchQuery, SearchResult } from './search/types';
+import {
+  conversationNeighbours,
+  distillerUsage,
+  type DistillerUsage,
+  type ExchangeListing,
+  exchangeListings,
+  exchangesInRoom,
+  exchangesTouchingFile,
+  type FileHistoryEntry,
+  type FileTouchCount,
+  fileTouchCounts,
+  listRooms,
+  type Neighbours,
+  recentExchanges,
+  type RoomSort,
+  type RoomSummary,
+} from './store/browse';
+import { type CompressionStats, compressionStats, countPendingDistillation, pendingDistillation } from './store/distilledStore';
+import type { StoredExchange } from './store/rows';
+import { type IntegrityReport, Store, type StoreStats } from './store/store';
+import { countTokens } from './tokens';
+
+/**
+ * The front door of core (DESIGN.md "Layers"): the host, the CLI and any other front end ask a Memory;
+ * none of them touches the store's database or its query functions.
+ *
+ *   open       Memory.open(file) (Memory.rebuild(file) after `store-corrupt`), close()
+ *   pipeline   index(options)   discover -> parse -> segment -> tokens -> distill -> embed, the distiller
+ *                               (or a gate deciding it after ingestion) and the embedder as options;
+ *              distill(d), embed(e), pendingDistillation(n), countPendingDistillation(), offlineDistiller(),
+ *              markAllSourcesStale() (a rebuild re-parses, deleting nothing)
+ *   search     search(query, embedding?), searcher(embedding?), hasVectors()
+ *   recall     recall(request, embedding?) -> candidates shaped for display; moreLikeThis(id) -> query text
+ *   read       exchange(id), distilled(id), neighbours(id), listings(ids), recent(n), list(page),
+ *              rooms(sort, filter), roomExchanges(room), fileTouchCounts(), fileHistory(path),
+ *              digest(budget, query?), stats(), compression(), distillerUsage(), check(), repair()
+ *
+ * `embedding` is what a front end has loaded (an embedder, or a notice why none): the searcher built on it
+ * is kept while it is the same, since it caches term statistics.
+ */
+
+/** The embedding model a front end has loaded, or why it has none (search stays lexical, with the notice). */
+export interface Embedding {
+  readonly embedder?: Embedder | undefined;
+  readonly notice?: string | undefined;
+}
+
+export class Memory {
+  private searcherFor: { embedder: Embedder | undefined; notice: string | undefined; searcher: Searcher } | undefined;
+
+  private constructor(private readonly store: Store) {}
+
+  /**
+   * Opens (creating when missing) and migrates the memory in `file`. A damaged file raises `store-corrupt`;
+   * callers offer `Memory.rebuild`.
+   */
+  static async open(file: string): Promise<Memory> {
+    return new Memory(await Store.open(file));
+  }
+
+  /** Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. */
+  static async rebuild(file: string): Promise<{ memory: Memory; movedTo?: string }> {
+    const { store, movedTo } = await Store.rebuild(file);
+    return { memory: new Memory(store), ...(movedTo ? { movedTo } : {}) };
+  }
+
+  /** Why vector search is unavailable (sqlite-vec did not load), when it is. */
+  get vectorError(): string | undefined {
+    return this.store.vectorError;
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  // ---- pipeline
+
+  index(options: IndexOptions, onProgress?: (p: IndexProgress) => void, token: CancellationSignal = NEVER_CANCELLED): Promise<IndexReport> {
+    return indexWorkspace(this.store, options, onProgress, token);
+  }
+
+  /** The distill stage on its own: every exchange without a distilled object (resumable, `limit` stops early). */
+  distill(
+    distiller: Distiller,
+    onProgress?: (p: DistillProgress) => void,
+    token: CancellationSignal = NEVER_CANCELLED,
+    options: { limit?: number } = {},
+  ): Promise<DistillReport> {
+    return distillPending(this.store.db, distiller, onProgress, token, options);
+  }
+
+  /** The embedding stage on its own: what has no vector yet in `layers`. */
+  embed(embedder: Embedder, layers: readonly Layer[], onProgress?: (p: EmbedProgress) => void, token?: CancellationSignal): Promise<EmbedReport> {
+    return embedStore(this.store, embedder, { layers }, onProgress, token);
+  }
+
+  /** The deterministic extractive distiller over this memory's document frequencies. */
+  offlineDistiller(): Distiller {
+    return offlineDistiller(this.store);
+  }
+
+  /** Exchanges waiting for distillation (due for a retry, when they failed), oldest first. */
+  pendingDistillation(limit: number): Promise<DistillInput[]> {
+    return pendingDistillation(this.store.db, limit);
+  }
+
+  countPendingDistillation(): Promise<number> {
+    return countPendingDistillation(this.store.db);
+  }
+
+  /** Makes the next index run re-parse every transcript that still exists; nothing is deleted. */
+  markAllSourcesStale(): Promise<void> {
+    return this.store.markAllSourcesStale();
+  }
+
+  // ---- search and recall
+
+  /** The searcher over this memory with `embedding`'s model (lexical with its notice when it has none). */
+  searcher(embedding: Embedding = {}): Searcher {
+    const f = this.searcherFor;
+    if (!f || f.embedder !== embedding.embedder || f.notice !== embedding.notice) {
+      this.searcherFor = {
+        embedder: embedding.embedder,
+        notice: embedding.notice,
+        searcher: createSearcher(this.store, embedding.embedder, embedding.notice ? { embedderNotice: embedding.notice } : {}),
+      };
+    }
+    return this.searcherFor!.searcher;
+  }
+
+  search(query: SearchQuery, embedding?: Embedding): Promise<SearchResult> {
+    return this.searcher(embedding).search(query);
+  }
+
+  /** Whether vector search could run here at all (sqlite-vec loaded and vectors stored). */
+  async hasVectors(): Promise<boolean> {
+    return this.store.vectorsAvailable && (await storedVectorSpace(this.store.db)) !== undefined;
+  }
+
+  /** One step of a recall session: the request's candidates, shaped for display. */
+  recall(request: RecallRequest, embedding?: Embedding, now = Date.now()): Promise<RecallAnswer> {
+    return recall((q) => this.search(q, embedding), request, now);
+  }
+
+  /** "More like this": the query text that stands for an exchange. */
+  async moreLikeThis(exchangeId: string): Promise<string> {
+    const d = await this.distilled(exchangeId);
+    return moreLikeThisText(
+      d ? { core: d.exchangeCore, context: d.specificContext } : undefined,
+      d ? undefined : (await this.exchange(exchangeId))?.prompt,
+    );
+  }
+
+  // ---- read models
+
+  /** An exchange verbatim with its provenance and files, by id or an unambiguous prefix of 6+ characters. */
+  exchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
+    return this.store.getExchange(idOrPrefix);
+  }
+
+  distilled(exchangeId: string): Promise<DistilledView | undefined> {
+    return this.store.getDistilled(exchangeId);
+  }
+
+  /** The exchanges before and after this one in its conversation. */
+  neighbours(exchangeId: string): Promise<Neighbours | undefined> {
+    return conversationNeighbours(this.store.db, exchangeId);
+  }
+
+  /** Listings of the given exchanges, in the order given (ids not found are left out). */
+  listings(ids: readonly string[]): Promise<ExchangeListing[]> {
+    return exchangeListings(this.store.db, ids);
+  }
+
+  recent(limit: number): Promise<ExchangeListing[]> {
+    return recentExchanges(this.store.db, limit);
+  }
+
+  /** Every exchange in store order (source file, line), a page at a time. */
+  list(page: { limit?: number; offset?: number } = {}): Promise<ExchangeSummary[]> {
+    return this.store.listExchanges(page);
+  }
+
+  rooms(sort: RoomSort = 'recency', filter = ''): Promise<RoomSummary[]> {
+    return listRooms(this.store.db, sort, filter);
+  }
+
+  roomExchanges(roomId: string, limit?: number): Promise<ExchangeListing[]> {
+    return exchangesInRoom(this.store.db, roomId, limit);
+  }
+
+  fileTouchCounts(): Promise<FileTouchCount[]> {
+    return fileTouchCounts(this.store.db);
+  }
+
+  /** Exchanges that touched `path` (workspace-relative POSIX, or absolute), newest first. */
+  fileHistory(path: string, limit?: number): Promise<FileHistoryEntry[]> {
+    return exchangesTouchingFile(this.store.db, path, limit);
+  }
+
+  /** A token-budgeted digest of the newest exchanges, or of the best matches of `query`. */
+  async digest(budget: number, query?: string, embedding?: Embedding, limit = DIGEST_ENTRIES): Promise<Digest> {
+    if (query?.trim()) {
+      const result = await this.search({ text: query, limit: Math.min(limit, 200), perConversation: 3 }, embedding);
+      return buildDigest(await this.listings(result.hits.map((h) => h.exchangeId)), budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
+    }
+    return buildDigest(await this.recent(limit), budget, countTokens, 'Agent Recall memory: recent exchanges');
+  }
+
+  stats(): Promise<StoreStats> {
+    return this.store.stats();
+  }
+
+  compression(): Promise<CompressionStats> {
+    return compressionStats(this.store.db);
+  }
+
+  distillerUsage(): Promise<DistillerUsage[]> {
+    return distillerUsage(this.store.db);
+  }
+
+  check(): Promise<IntegrityReport> {
+    return this.store.check();
+  }
+
+  repair(): Promise<void> {
+    return this.store.repair();
+  }
+}
+
+/** More than a budget can hold, so a digest is cut by tokens, not by count. */
+const DIGEST_ENTRIES = 2000;
+
+export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreStats, StoredExchange };
+export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
+export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };
+export { DEFAULT_MODE } from './search/searcher';
+export { DEFAULT_VECTOR_LAYERS } from './embed/stage';

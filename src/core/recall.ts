@@ -1,0 +1,160 @@
+import type { AgentKind, Confidence } from './model';
+import { MARK_END, MARK_START } from './search/snippet';
+import type { Hit, SearchFilters, SearchResult } from './search/types';
+import { formatLineRanges, headline } from './format';
+import { relativeDate, shortDate } from './time';
+
+/**
+ * A recall session (DESIGN.md "Recall"): the user describes a vague memory, recognises the exchange among
+ * candidates and refines without retyping (facets, "more like this", "not these"). This module turns search
+ * hits into candidates shaped for display, so no view re-derives a headline, a date or a snippet.
+ */
+
+export type TimeFacet = 'week' | 'month' | 'quarter';
+
+/** Refinements that narrow a query without retyping it. */
+export interface Facets {
+  readonly agent?: AgentKind;
+  readonly time?: TimeFacet;
+  readonly room?: { readonly id: string; readonly label: string };
+  readonly file?: string;
+}
+
+/** A piece of snippet text; `mark` pieces matched a query term. Never HTML: views make text nodes. */
+export interface SnippetPart {
+  readonly text: string;
+  readonly mark: boolean;
+}
+
+export interface CandidateFile {
+  readonly path: string;
+  readonly how: string;
+  /** "12–18" when the transcript recorded the touched lines. */
+  readonly lines?: string;
+}
+
+/** One recall candidate, already shaped for display (views format nothing). */
+export interface Candidate {
+  readonly exchangeId: string;
+  /** The distilled core, or the prompt when the exchange is not distilled yet. */
+  readonly headline: string;
+  readonly distilled: boolean;
+  readonly context?: string;
+  readonly when: string;
+  readonly date: string;
+  readonly agent: AgentKind;
+  readonly files: readonly CandidateFile[];
+  readonly rooms: ReadonlyArray<{ readonly id: string; readonly label: string }>;
+  readonly confidence: Confidence;
+  readonly snippet: readonly SnippetPart[];
+  /** Why it matched, e.g. "matched coupon, checkout · verbatim/bm25 #1". */
+  readonly why: string;
+}
+
+/** What the user asked: the text, the facets chosen and the exchanges they said "not these" about. */
+export interface RecallRequest {
+  readonly text: string;
+  readonly facets?: Facets;
+  readonly exclude?: readonly string[];
+  readonly limit?: number;
+}
+
+export interface RecallAnswer {
+  readonly candidates: readonly Candidate[];
+  readonly confidence: Confidence;
+  readonly notice?: string;
+}
+
+/** Candidates the recall panel shows at once. */
+export const RECALL_CANDIDATES = 20;
+
+/** True when a request asks nothing (no text and no facet that lists exchanges on its own). */
+export function isEmptyRequest(r: RecallRequest): boolean {
+  return !r.text.trim() && !r.facets?.room && !r.facets?.file;
+}
+
+/** Runs one recall request through `search` and shapes the hits. */
+export async function recall(
+  search: (q: { text: string; limit: number; filters: SearchFilters; exclude: readonly string[] }) => Promise<SearchResult>,
+  r: RecallRequest,
+  now = Date.now(),
+): Promise<RecallAnswer> {
+  if (isEmptyRequest(r)) return { candidates: [], confidence: 'low' };
+  const result = await search({ text: r.text, limit: r.limit ?? RECALL_CANDIDATES, filters: facetFilters(r.facets ?? {}, now), exclude: r.exclude ?? [] });
+  return {
+    candidates: result.hits.map((h) => toCandidate(h, now)),
+    confidence: result.confidence,
+    ...(result.notice ? { notice: result.notice } : {}),
+  };
+}
+
+/** "More like this": the query text an exchange stands for (its distilled object, else its prompt). */
+export function moreLikeThisText(d: { core: string; context: string } | undefined, prompt: string | undefined): string {
+  const text = d ? `${d.core} ${d.context}` : (prompt ?? '');
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+/** Splits a searcher snippet (terms wrapped in MARK_START…MARK_END) into plain and marked text pieces. */
+export function snippetParts(snippet: string): SnippetPart[] {
+  const parts: SnippetPart[] = [];
+  const plain = (text: string): void => {
+    const t = text.replaceAll(MARK_END, '');
+    if (t) parts.push({ text: t, mark: false });
+  };
+  for (const [i, piece] of snippet.split(MARK_START).entries()) {
+    const end = piece.indexOf(MARK_END);
+    // text before the first start mark, or a start mark never closed, is plain text
+    if (i === 0 || end < 0) {
+      plain(piece);
+      continue;
+    }
+    if (end > 0) parts.push({ text: piece.slice(0, end), mark: true });
+    plain(piece.slice(end + 1));
+  }
+  return parts;
+}
+
+/** A snippet as plain text with the matched terms in brackets (the command line's form). */
+export function bracketedSnippet(snippet: string): string {
+  return snippetParts(snippet).map((p) => (p.mark ? `[${p.text}]` : p.text)).join('');
+}
+
+/** "matched coupon, checkout · verbatim/bm25 #1 + core/bm25 #3". */
+export function whyMatched(hit: Pick<Hit, 'matchedTerms' | 'parts'>): string {
+  const terms = hit.matchedTerms.length ? `matched ${hit.matchedTerms.join(', ')}` : 'no query word in the text (related)';
+  const signals = hit.parts.map((p) => `${p.signal} #${p.rank}`).join(' + ');
+  return signals ? `${terms} · ${signals}` : terms;
+}
+
+export function toCandidate(hit: Hit, now = Date.now()): Candidate {
+  return {
+    exchangeId: hit.exchangeId,
+    headline: headline(hit),
+    distilled: hit.core !== undefined,
+    ...(hit.context ? { context: hit.context } : {}),
+    when: relativeDate(hit.startedAt, now),
+    date: shortDate(hit.startedAt),
+    agent: hit.agent,
+    files: hit.filesTouched.slice(0, 6).map((f) => ({
+      path: f.path,
+      how: f.how,
+      ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}),
+    })),
+    rooms: hit.rooms.map((r) => ({ id: r.id, label: r.label })),
+    confidence: hit.confidence,
+    snippet: snippetParts(hit.snippet),
+    why: whyMatched(hit),
+  };
+}
+
+const TIME_DAYS: Record<TimeFacet, number> = { week: 7, month: 31, quarter: 92 };
+
+/** The facets as search filters. */
+export function facetFilters(f: Facets, now = Date.now()): SearchFilters {
+  return {
+    ...(f.agent ? { agents: [f.agent] } : {}),
+    ...(f.time ? { since: new Date(now - TIME_DAYS[f.time] * 86400_000).toISOString() } : {}),
+    ...(f.room ? { room: f.room.id } : {}),
+    ...(f.file ? { file: f.file } : {}),
+  };
+}
