@@ -15,7 +15,11 @@ export interface PathContext {
 }
 
 const READ_TOOLS = new Set(['Read', 'NotebookRead', 'read_file', 'view']);
-const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'NotebookEdit', 'edit_file', 'str_replace_editor', 'replace']);
+const EDIT_TOOLS = new Set([
+  'Edit', 'MultiEdit', 'NotebookEdit', 'edit_file', 'str_replace_editor', 'replace',
+  // Copilot Chat's agent tools
+  'replace_string_in_file', 'insert_edit_into_file', 'edit_notebook_file',
+]);
 const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file']);
 
 const EXTENSIONS = [
@@ -86,7 +90,7 @@ function touchesFromToolCall(
   const input = call.input as Record<string, unknown> | string | undefined;
   const filePath =
     typeof input === 'object' && input !== null
-      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'])
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'])
       : undefined;
   if (typeof filePath === 'string') {
     if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(input as Record<string, unknown>));
@@ -110,6 +114,10 @@ function readRange(input: Record<string, unknown>): LineRange[] {
   if (typeof offset === 'number' && typeof limit === 'number' && limit > 0) {
     return [{ start: Math.max(1, offset), end: Math.max(1, offset) + limit - 1 }];
   }
+  // Copilot's read_file: 1-based inclusive lines
+  const start = input['startLine'];
+  const end = input['endLine'];
+  if (typeof start === 'number' && typeof end === 'number' && end >= start) return [{ start: Math.max(1, start), end }];
   return [];
 }
 

@@ -202,7 +202,7 @@ export async function indexSources(
         unchanged++;
         continue;
       }
-      const prepared = prepareSource(src.path, src.adapter, segment, got.read);
+      const prepared = prepareSource(src.path, src.adapter, segment, got.read, src.project);
       group.push({ src, prepared });
       groupBytes += prepared.bytes;
       if (groupBytes >= GROUP_BYTES || group.length >= GROUP_SOURCES) {
@@ -240,10 +240,11 @@ export async function indexSource(
   file: string,
   adapter: SourceAdapter,
   segment: SegmentOptions,
+  project?: string,
 ): Promise<'unchanged' | { bytes: number; inserted: number; duplicates: number }> {
   const read = await readSource(file, await store.getSource(file), adapter);
   if (read === 'unchanged') return 'unchanged';
-  const prepared = prepareSource(file, adapter, segment, read);
+  const prepared = prepareSource(file, adapter, segment, read, project);
   return { bytes: prepared.bytes, ...(await store.writeParse(prepared.write)) };
 }
 
@@ -253,8 +254,12 @@ interface PreparedSource {
   readonly bytes: number;
 }
 
-/** Turns what was read of one source into the rows to write; writes nothing. */
-function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead): PreparedSource {
+/**
+ * Turns what was read of one source into the rows to write; writes nothing. `project` is what discovery
+ * found beside the records (Copilot's workspace.json, Gemini's project root), for formats whose records
+ * name none.
+ */
+function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead, project?: string): PreparedSource {
   const { st, resumed, fromOffset, fromLine, chunk } = read;
   const full = resumed === undefined;
   const resume = resumed?.resumeMeta;
@@ -266,7 +271,7 @@ function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOpt
   const fromPly = resumed?.resumePly ?? 0;
   let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
   let resumeMeta: ConversationMeta | undefined = resume;
-  const located = adapter.projectOfPath?.(file);
+  const located = adapter.projectOfPath?.(file) ?? project;
   for (const [i, conv] of conversations.entries()) {
     if (conv.meta.project === undefined && located !== undefined) conv.meta = { ...conv.meta, project: located };
     // only the first conversation can be the one that was open at the resume point
@@ -340,7 +345,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
 }
 
 async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
-  if (adapter.lineFormat !== 'jsonl' || adapter.agent !== prev.agent || size < prev.parsedOffset) return false;
+  if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent || size < prev.parsedOffset) return false;
   const head = await hashRange(handle, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
   return head === prev.headHash && (await hashRange(handle, ...anchorRange(prev.parsedOffset))) === prev.anchorHash;
 }

@@ -19,7 +19,7 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, max)}… [${text.length - max} more chars]`;
 }
 
-const INPUT_KEYS = ['file_path', 'notebook_path', 'path', 'command', 'cmd', 'pattern', 'url', 'query', 'description'];
+const INPUT_KEYS = ['file_path', 'notebook_path', 'path', 'filePath', 'command', 'cmd', 'pattern', 'url', 'query', 'description'];
 
 export function summarizeToolInput(input: unknown): string {
   return withBoundedDepth(input, summarize);

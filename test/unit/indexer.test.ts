@@ -19,7 +19,7 @@ function fixtureFiles(): string[] {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (/\.(jsonl|md)$/.test(name)) out.push(full);
+      else if (/\.(jsonl?|md)$/.test(name)) out.push(full);
     }
   };
   walk(FIXTURES);
@@ -49,8 +49,8 @@ async function snapshot(store: Store): Promise<string[]> {
 
 test('fixtures exist for every agent and discovery finds a transcript in each agent folder', async () => {
   const sources = await fixtureSources();
-  const agents = new Set(sources.map((s) => s.adapter.agent));
-  assert.deepEqual([...agents].sort(), ADAPTERS.map((a) => a.agent).sort());
+  const adapters = new Set(sources.map((s) => s.adapter));
+  assert.deepEqual(ADAPTERS.filter((a) => !adapters.has(a)).map((a) => `${a.agent} (${a.lineFormat})`), [], 'every file form has a fixture');
   assert.ok(fixtureFiles().length >= sources.length);
 });
 
@@ -116,10 +116,15 @@ test('appending a file in 3 steps (cut mid-line) gives the same exchanges as ind
     const storeA = await Store.open(path.join(dir, 'a.sqlite'));
     const storeB = await Store.open(path.join(dir, 'b.sqlite'));
     try {
+      // a JSON document cut short does not parse: an error that leaves the store as it was, until it is whole
+      const partial = async (): Promise<unknown> =>
+        src.adapter.lineFormat === 'json'
+          ? assert.rejects(indexSource(storeA, stepped, src.adapter, segment), { code: 'source-unreadable' })
+          : indexSource(storeA, stepped, src.adapter, segment);
       await writeFile(stepped, bytes.subarray(0, cuts[0]));
-      await indexSource(storeA, stepped, src.adapter, segment);
+      await partial();
       await appendFile(stepped, bytes.subarray(cuts[0], cuts[1]));
-      await indexSource(storeA, stepped, src.adapter, segment);
+      await partial();
       await appendFile(stepped, bytes.subarray(cuts[1]));
       await indexSource(storeA, stepped, src.adapter, segment);
       await indexSource(storeB, once, src.adapter, segment);

@@ -1,4 +1,5 @@
 import type { AgentKind, Conversation, ConversationMeta, SkipCounts, SkipReason } from '../model';
+import { RecallError } from '../errors';
 import type { SourceLine } from './lines';
 
 export interface ParseInput {
@@ -22,10 +23,20 @@ export interface ParseOutput {
 /** One adapter per agent format. Adapters are pure: lines in, conversations out, never throwing on bad lines. */
 export interface SourceAdapter {
   readonly agent: AgentKind;
-  /** JSONL adapters hold back a partial last line; markdown adapters take the file as it is. */
-  readonly lineFormat: 'jsonl' | 'markdown';
+  /**
+   * JSONL adapters hold back a partial last line; markdown adapters take the file as it is; `json` is one
+   * JSON document (pretty-printed or not), always parsed whole.
+   */
+  readonly lineFormat: 'jsonl' | 'markdown' | 'json';
+  /**
+   * A JSONL log whose later records rewrite earlier ones (Copilot's mutation log, Gemini's upserts and
+   * rewinds): it is replayed from its first line on every change, never resumed mid-file.
+   */
+  readonly replaysLog?: boolean;
   /** Cheap test on the path alone: could this file be one of ours? */
   matchesPath(file: string): boolean;
+  /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */
+  claimsPath?(file: string): boolean;
   /** Test on the first lines of a candidate file: is it really one of ours? */
   sniff(head: readonly SourceLine[]): boolean;
   /** The project (working directory) the file's records say it belongs to, from its first lines. */
@@ -35,6 +46,12 @@ export interface SourceAdapter {
    * histories are written inside their workspace). Used only when the records name no project.
    */
   projectOfPath?(file: string): string | undefined;
+  /**
+   * For formats whose project is recorded beside the transcript or as a hash (Copilot's `workspace.json`,
+   * Gemini's `.project_root` or sha256 of the project root): the project, from those records. Tried when
+   * the head names none; `workspaceRoots` are the candidates a hash is checked against.
+   */
+  locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
   parse(input: ParseInput): ParseOutput;
 }
 
@@ -104,6 +121,26 @@ export function headRecords(head: readonly SourceLine[]): Array<Record<string, u
     if (rec && records.push(rec) >= SNIFF_RECORDS) break;
   }
   return records;
+}
+
+/**
+ * The whole document of a `json` source. A file that does not parse is most likely being rewritten (these
+ * agents write whole files): the error leaves the stored exchanges as they are and the next run reads it again.
+ */
+export function parseJsonDocument(file: string, lines: readonly SourceLine[]): Record<string, unknown> {
+  const text = lines.map((l) => l.text).join('\n');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new RecallError(
+      'source-unreadable',
+      `${file} is not a complete JSON document (${(err as Error).message}); it is probably being written and will be read again on the next run.`,
+    );
+  }
+  const doc = obj(value);
+  if (!doc) throw new RecallError('source-unreadable', `${file} is not a JSON object.`);
+  return doc;
 }
 
 /** Narrowing helpers for untrusted JSON. */

@@ -3,7 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
 import { readHead } from './head';
+import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
+
+export { insideAny } from './paths';
 
 /**
  * Finds the transcripts that belong to a workspace. JSONL sessions live outside the workspace (in the
@@ -17,6 +20,11 @@ export interface DiscoverOptions {
   readonly claudeRoots: readonly string[];
   /** Folders holding Codex `sessions/` trees. */
   readonly codexRoots: readonly string[];
+  /**
+   * Folders where the editor agents keep their sessions (Copilot's `workspaceStorage`, Gemini's `tmp`, ...;
+   * see agentRoots.ts): searched like the Claude and Codex roots, every session attributed by its records.
+   */
+  readonly agentRoots?: readonly string[];
   /** Folders searched for every format: markdown found here is always taken, JSONL still filtered by cwd. */
   readonly extraRoots: readonly string[];
   readonly includeSubagents: boolean;
@@ -71,32 +79,40 @@ export function transcriptRoots(d: DiscoverOptions): string[] {
 
 export async function discoverSources(options: DiscoverOptions): Promise<DiscoveredSource[]> {
   const found = new Map<string, DiscoveredSource>();
-  const jsonlCandidates = new Set<string>();
+  const candidates = new Set<string>();
   const markdown = ADAPTERS.filter((a) => a.lineFormat === 'markdown');
 
-  const visit = (file: string, fromWorkspace: boolean): void => {
-    if (file.endsWith('.jsonl')) {
-      jsonlCandidates.add(file);
+  /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
+  const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
+    // JSON documents are looked at outside the workspace only: a project's own .json files are not transcripts
+    if (file.endsWith('.jsonl') || (file.endsWith('.json') && !inWorkspace)) {
+      candidates.add(file);
       return;
     }
     const md = markdown.find((a) => a.matchesPath(file));
-    if (md && (fromWorkspace || options.workspaceRoots.length === 0 || insideAny(file, options.workspaceRoots))) {
+    if (md && (inWorkspace || named || options.workspaceRoots.length === 0 || insideAny(file, options.workspaceRoots))) {
       found.set(file, { path: file, adapter: md });
     }
   };
   // Markdown histories count when they lie in the workspace or in a root the user named explicitly.
-  for (const root of options.workspaceRoots) await walk(root, (f) => visit(f, true), 4);
-  for (const root of options.extraRoots) await walk(root, (f) => visit(f, true), MAX_DEPTH);
-  for (const root of [...options.claudeRoots, ...options.codexRoots]) await walk(root, (f) => visit(f, false), MAX_DEPTH);
+  for (const root of options.workspaceRoots) await walk(root, (f) => visit(f, true, false), 4);
+  for (const root of options.extraRoots) await walk(root, (f) => visit(f, false, true), MAX_DEPTH);
+  for (const root of [...options.claudeRoots, ...options.codexRoots, ...(options.agentRoots ?? [])]) {
+    await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
+  }
 
-  const jsonl = ADAPTERS.filter((a) => a.lineFormat === 'jsonl');
-  for (const file of [...jsonlCandidates].sort()) {
+  const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
+  for (const file of [...candidates].sort()) {
     if (!options.includeSubagents && isSubagentPath(file)) continue;
+    const matching = structured.filter((a) => a.matchesPath(file));
+    if (matching.length === 0) continue;
+    const claimed = matching.find((a) => a.claimsPath?.(file));
     const head = await readHead(file).catch(() => undefined);
     if (!head) continue;
-    const adapter = jsonl.find((a) => a.sniff(head));
+    const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
-    const project = adapter.probeProject(head);
+    const project =
+      adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
   }
@@ -107,16 +123,11 @@ function isSubagentPath(file: string): boolean {
   return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file));
 }
 
-/** True when `p` equals or lies below one of `roots` (case-insensitive for Windows-style paths). */
-export function insideAny(p: string, roots: readonly string[]): boolean {
-  return roots.some((root) => {
-    const windows = /^[A-Za-z]:[\\/]/.test(p) || /^[A-Za-z]:[\\/]/.test(root);
-    const lib = windows ? path.win32 : path.posix;
-    const rel = lib.relative(root, p);
-    return rel === '' || (!rel.startsWith('..') && !lib.isAbsolute(rel));
-  });
-}
-
+/**
+ * Calls `onFile` for every file below `dir`. VS Code's `workspaceStorage` holds every extension's
+ * per-workspace state; only its `chatSessions` folders (and `workspace.json`) are of interest, so the
+ * rest of it is not walked.
+ */
 async function walk(dir: string, onFile: (file: string) => void, depth: number): Promise<void> {
   if (depth < 0) return;
   let entries;
@@ -125,11 +136,13 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
   } catch {
     return; // a missing or unreadable root is normal (agent not installed)
   }
+  const storage = path.basename(dir) === 'workspaceStorage';
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (SKIP_DIRS.has(e.name)) continue;
-      await walk(full, onFile, depth - 1);
+      if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
+      else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
   }
 }

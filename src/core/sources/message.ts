@@ -38,3 +38,42 @@ export function isoTime(date: string, time: string, zone: 'utc' | 'local'): stri
   if (Number.isNaN(Date.parse(`${local}Z`))) return undefined;
   return zone === 'utc' ? `${local}.000Z` : local;
 }
+
+/** Where a message's records lie in its source: lines (inclusive) and the first record's byte offset. */
+export interface RecordSpan {
+  readonly line: number;
+  readonly lineEnd: number;
+  readonly offset: number;
+}
+
+/**
+ * A message made from records located by span rather than by one line (JSON documents, replayed logs).
+ * `uuid` is the agent's own id for it, which makes the exchange id independent of the file: the same
+ * conversation saved in two places is one memory.
+ */
+export function spanMessage(
+  kind: MessageKind,
+  span: RecordSpan,
+  text: string,
+  extra: { timestamp?: string | undefined; uuid?: string | undefined } = {},
+): Message {
+  return {
+    kind,
+    role: kind === 'reply' ? 'assistant' : 'user',
+    text,
+    toolCalls: [],
+    toolResults: [],
+    line: span.line,
+    lineEnd: span.lineEnd,
+    offset: span.offset,
+    ...(extra.timestamp !== undefined ? { timestamp: extra.timestamp } : {}),
+    ...(extra.uuid !== undefined ? { uuid: extra.uuid } : {}),
+  };
+}
+
+/** Epoch milliseconds (Copilot, Cline, Continue) as ISO 8601; anything else as given when it is a date. */
+export function isoFromAny(v: unknown): string | undefined {
+  if (typeof v === 'number' && v > 0 && v < 8.64e15) return new Date(v).toISOString();
+  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return v;
+  return undefined;
+}

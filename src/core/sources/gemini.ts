@@ -1,0 +1,218 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { ConversationMeta, Message, ToolCall, ToolResult } from '../model';
+import {
+  arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, parseJsonLine, SkipCounter, type SourceAdapter, str,
+} from './adapter';
+import { arraySpans } from './jsonSpans';
+import type { SourceLine } from './lines';
+import { hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
+
+/**
+ * Gemini CLI chat recordings: `~/.gemini/tmp/<project>/chats/session-<time>-<id8>.json`, one pretty-printed
+ * document `{sessionId, projectHash, startTime, lastUpdated, messages[], summary}`, or, in newer versions,
+ * `session-*.jsonl`: a metadata line, then message records where a repeated id replaces the earlier
+ * version, `{$set: {...}}` patches and `{$rewindTo: id}` (the user undid that message and everything after).
+ * Messages: `{id, timestamp, type: user|gemini|info|error|warning, content, toolCalls[{id, name, args,
+ * result, status}], thoughts, model}`.
+ * Project: `<project>/.project_root` (newer folders are slugs) or the folder's sha256 `projectHash` of the
+ * project root, checked against the workspace folders; never guessed from the folder name.
+ */
+
+type JsonRecord = Record<string, unknown>;
+
+const CHAT_PATH_RE = /[\\/]\.gemini[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/]session-[^\\/]+\.jsonl?$/;
+const PROJECT_HASH_RE = /"projectHash"\s*:\s*"([0-9a-f]{64})"/;
+/** Notices of the CLI itself (login, memory refresh): nobody said them. */
+const NOTICE_TYPES = new Set(['info', 'warning']);
+const MAX_RESULT_CHARS = 20_000;
+
+export const geminiAdapter: SourceAdapter = {
+  agent: 'gemini',
+  lineFormat: 'json',
+  matchesPath: (file) => /(?:^|[\\/])session-[^\\/]*\.json$/.test(file),
+  claimsPath: (file) => CHAT_PATH_RE.test(file) && file.endsWith('.json'),
+  sniff: (head) => {
+    const text = head.map((l) => l.text).join('\n');
+    return text.includes('"sessionId"') && PROJECT_HASH_RE.test(text);
+  },
+  probeProject: () => undefined,
+  locateProject,
+  parse: parseDocument,
+};
+
+export const geminiLogAdapter: SourceAdapter = {
+  agent: 'gemini',
+  lineFormat: 'jsonl',
+  replaysLog: true,
+  matchesPath: (file) => /(?:^|[\\/])session-[^\\/]*\.jsonl$/.test(file),
+  claimsPath: (file) => CHAT_PATH_RE.test(file) && file.endsWith('.jsonl'),
+  sniff: (head) => {
+    const first = head.find((l) => l.text.trim() !== '');
+    return first !== undefined && first.text.includes('"sessionId"') && PROJECT_HASH_RE.test(first.text);
+  },
+  probeProject: () => undefined,
+  locateProject,
+  parse: parseLog,
+};
+
+/** `<project>/.project_root` when the CLI wrote one, else the workspace folder whose sha256 is the projectHash. */
+async function locateProject(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {
+  const projectDir = path.dirname(path.dirname(file));
+  const recorded = await readFile(path.join(projectDir, '.project_root'), 'utf8').then((t) => t.trim(), () => '');
+  if (recorded) return recorded;
+  const hash = PROJECT_HASH_RE.exec(head.map((l) => l.text).join('\n'))?.[1];
+  if (!hash) return undefined;
+  return workspaceRoots.find((root) => sha256(root) === hash || sha256(stripSlash(root)) === hash);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function stripSlash(p: string): string {
+  return p.length > 1 ? p.replace(/[\\/]+$/, '') : p;
+}
+
+/** The `.json` form: one document, each message located by the lines of its record. */
+function parseDocument(input: ParseInput): ParseOutput {
+  const doc = parseJsonDocument(input.file, input.lines);
+  const records = arr(doc['messages']);
+  const spans = arraySpans(input.lines, ['messages']);
+  const skips = new SkipCounter();
+  const whole: RecordSpan = { line: input.lines[0]?.line ?? 1, lineEnd: input.lines[input.lines.length - 1]?.line ?? 1, offset: 0 };
+  const messages = records.flatMap((raw, i) => toMessages(obj(raw), spans[i] ?? whole, skips));
+  return output(input.file, doc, records, messages, skips);
+}
+
+interface LoggedMessage {
+  record: JsonRecord;
+  span: { line: number; lineEnd: number; offset: number };
+}
+
+/** The `.jsonl` form, replayed as the CLI loads it: upserts by id, `$set` patches, `$rewindTo` truncation. */
+function parseLog(input: ParseInput): ParseOutput {
+  const skips = new SkipCounter();
+  let meta: JsonRecord = {};
+  const byId = new Map<string, LoggedMessage>();
+  const upsert = (rec: JsonRecord, line: SourceLine): void => {
+    const id = str(rec['id'])!;
+    const seen = byId.get(id);
+    if (seen) {
+      seen.record = rec;
+      seen.span.lineEnd = line.line;
+    } else byId.set(id, { record: rec, span: { line: line.line, lineEnd: line.line, offset: line.offset } });
+  };
+  for (const line of input.lines) {
+    const rec = parseJsonLine(line, skips);
+    if (!rec) continue;
+    const rewindTo = rec['$rewindTo'];
+    const set = obj(rec['$set']);
+    if (typeof rewindTo === 'string') {
+      const ids = [...byId.keys()];
+      const at = ids.indexOf(rewindTo);
+      for (const id of at < 0 ? ids : ids.slice(at)) byId.delete(id);
+    } else if (set) {
+      meta = { ...meta, ...set };
+      // a whole message list (session start, compression) is taken as upserts: history is never dropped by it
+      for (const m of arr(set['messages'])) if (str(obj(m)?.['id'])) upsert(obj(m)!, line);
+    } else if (typeof rec['id'] === 'string' && typeof rec['type'] === 'string') {
+      upsert(rec, line);
+    } else if (byId.size === 0 && typeof rec['sessionId'] === 'string') {
+      meta = { ...meta, ...rec };
+    } else {
+      skips.add('unknown-record', line.line);
+    }
+  }
+  const records = [...byId.values()];
+  const messages = records.flatMap(({ record, span }) => toMessages(record, span, skips));
+  return output(input.file, meta, records.map((r) => r.record), messages, skips);
+}
+
+function output(file: string, doc: JsonRecord, records: readonly unknown[], messages: Message[], skips: SkipCounter): ParseOutput {
+  const kept = messages.filter(hasContent);
+  if (kept.length === 0) return { conversations: [], skipped: skips.lines };
+  return { conversations: [{ sourceFile: file, meta: buildMeta(file, doc, records, kept), messages: kept }], skipped: skips.lines };
+}
+
+function buildMeta(file: string, doc: JsonRecord, records: readonly unknown[], messages: readonly Message[]): ConversationMeta {
+  const startedAt = isoFromAny(doc['startTime']) ?? messages[0]?.timestamp;
+  const title = str(doc['summary'])?.trim();
+  const model = records.map((r) => str(obj(r)?.['model'])).find(Boolean);
+  return {
+    agent: 'gemini',
+    sessionId: str(doc['sessionId']) ?? path.basename(file).replace(/\.jsonl?$/, ''),
+    line: 1,
+    isSubagent: false,
+    ...(title ? { title } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(model ? { model } : {}),
+  };
+}
+
+/**
+ * One record -> its messages: a user prompt, or a reply (text and tool calls) followed by the results of
+ * those calls, which Gemini stores inside the same record. Errors the CLI shows are kept as context.
+ */
+function toMessages(rec: JsonRecord | undefined, span: RecordSpan, skips: SkipCounter): Message[] {
+  if (!rec) {
+    skips.add('not-an-object', span.line);
+    return [];
+  }
+  const type = str(rec['type']);
+  const id = str(rec['id']);
+  const timestamp = isoFromAny(rec['timestamp']);
+  const text = contentText(rec['content']).trim();
+  switch (type) {
+    case 'user':
+      return text ? [spanMessage('prompt', span, text, { timestamp, uuid: id })] : [];
+    case 'gemini': {
+      const reply = spanMessage('reply', span, text, { timestamp, uuid: id });
+      const results = spanMessage('tool-results', span, '', { timestamp, uuid: id && `${id}#results` });
+      for (const raw of arr(rec['toolCalls'])) {
+        const call = obj(raw);
+        if (!call) continue;
+        const callId = str(call['id']);
+        reply.toolCalls.push({ ...(callId ? { id: callId } : {}), name: str(call['name']) ?? 'unknown', input: call['args'] } satisfies ToolCall);
+        const result = toolResult(call, callId);
+        if (result) results.toolResults.push(result);
+      }
+      return results.toolResults.length > 0 ? [reply, results] : [reply];
+    }
+    case 'error':
+      return text ? [spanMessage('context', span, `[gemini error] ${text}`, { timestamp, uuid: id })] : [];
+    default:
+      if (!NOTICE_TYPES.has(type ?? '')) skips.add('unknown-record', span.line);
+      return [];
+  }
+}
+
+/** `content`: a string, or Gemini API parts (`[{text}]`, possibly with inline data shown as a placeholder). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts = Array.isArray(content) ? content : [content];
+  return parts
+    .map((p) => {
+      const part = obj(p);
+      if (!part) return typeof p === 'string' ? p : '';
+      if (typeof part['text'] === 'string') return part['text'];
+      return part['inlineData'] || part['fileData'] ? '[attachment]' : '';
+    })
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** The function response's output (or error); the display text when the response is not recorded. */
+function toolResult(call: JsonRecord, callId: string | undefined): ToolResult | undefined {
+  const outputs: string[] = [];
+  for (const raw of arr(call['result'])) {
+    const response = obj(obj(obj(raw)?.['functionResponse'])?.['response']);
+    const out = response ? (str(response['output']) ?? str(response['error']) ?? JSON.stringify(response)) : undefined;
+    if (out) outputs.push(out);
+  }
+  if (outputs.length === 0 && typeof call['resultDisplay'] === 'string') outputs.push(call['resultDisplay']);
+  if (outputs.length === 0 && call['status'] === undefined) return undefined;
+  const text = outputs.join('\n').slice(0, MAX_RESULT_CHARS);
+  return { ...(callId ? { toolUseId: callId } : {}), text, isError: call['status'] === 'error' || call['status'] === 'cancelled' };
+}

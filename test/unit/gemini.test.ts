@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { indexSource } from '../../src/core/indexer';
+import type { Conversation } from '../../src/core/model';
+import type { ParseOutput, SourceAdapter } from '../../src/core/sources/adapter';
+import { discoverSources } from '../../src/core/sources/discover';
+import { geminiAdapter, geminiLogAdapter } from '../../src/core/sources/gemini';
+import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
+import { segmentConversation } from '../../src/core/segment';
+import { Store } from '../../src/core/store/store';
+import { FIXTURES, tempDir } from './helpers';
+
+const DOC = path.join(FIXTURES, 'gemini', 'session-2025-11-02T10-00-5e1f0a2b.json');
+const LOG = path.join(FIXTURES, 'gemini', 'session-2025-11-03T08-00-9a8b7c6d.jsonl');
+const segment = { minChars: 100, maxPlies: 20 };
+
+async function parse(adapter: SourceAdapter, file: string, bytes?: Buffer): Promise<ParseOutput> {
+  const buf = bytes ?? (await readFile(file));
+  const lines = splitLines(buf, 0, 1, { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson }).lines;
+  return adapter.parse({ file, lines });
+}
+
+function only(out: ParseOutput): Conversation {
+  assert.equal(out.conversations.length, 1);
+  return out.conversations[0]!;
+}
+
+function shape(conv: Conversation): string[] {
+  return conv.messages.map((m) => `${m.kind} ${m.line}-${m.lineEnd}`);
+}
+
+test('.json document: each message spans the lines of its record; info notices dropped, unknown types counted', async () => {
+  const out = await parse(geminiAdapter, DOC);
+  const conv = only(out);
+  assert.deepEqual(conv.meta, {
+    agent: 'gemini',
+    sessionId: '5e1f0a2b-7c3d-4e8f-9a0b-1c2d3e4f5a6b',
+    line: 1,
+    isSubagent: false,
+    title: 'Fix lowercase harbour codes in the tide chart endpoint',
+    startedAt: '2025-11-02T10:00:00.000Z',
+    model: 'gemini-2.5-pro',
+  });
+  assert.deepEqual(shape(conv), [
+    'prompt 13-18',
+    'reply 19-66',
+    'tool-results 19-66',
+    'reply 67-97',
+    'tool-results 67-97',
+    'reply 98-104',
+    'prompt 105-114',
+    'reply 115-144',
+    'tool-results 115-144',
+    'context 145-150',
+    'reply 151-157',
+  ]);
+  assert.deepEqual(out.skipped, [{ line: 158, reason: 'unknown-record' }], 'the record type of a later version');
+  const [prompt, reply, results] = conv.messages;
+  assert.equal(prompt!.uuid, 'm-user-1');
+  assert.equal(prompt!.timestamp, '2025-11-02T10:00:05.000Z');
+  assert.deepEqual(reply!.toolCalls, [{ id: 'read_file-1', name: 'read_file', input: { file_path: 'src/routes/tides.ts', offset: 10, limit: 30 } }]);
+  assert.equal(reply!.text, 'I will read the handler first.', 'thoughts are not the reply');
+  assert.deepEqual(results!.toolResults, [
+    { toolUseId: 'read_file-1', text: "const station = STATIONS[req.params.code];\nif (!station) throw new Error('unknown');", isError: false },
+  ]);
+  assert.equal(conv.messages[6]!.text, 'Run the tide tests.', 'content given as API parts');
+  assert.equal(conv.messages[8]!.toolResults[0]!.isError, true, 'a failed call is an error result');
+  assert.equal(conv.messages[9]!.text, '[gemini error] [API Error: quota exceeded for gemini-2.5-pro]');
+});
+
+test('.json document: exchanges, their line ranges and files touched', async () => {
+  const conv = only(await parse(geminiAdapter, DOC));
+  conv.meta = { ...conv.meta, project: '/home/dev/tidepool' };
+  const { exchanges, dropped } = segmentConversation(conv, segment);
+  assert.deepEqual(dropped, []);
+  assert.deepEqual(
+    exchanges.map((e) => [e.lineStart, e.lineEnd, e.prompt]),
+    [
+      [13, 104, 'The tide chart endpoint returns 500 when the harbour code is lowercase. Find out why and fix it.'],
+      [105, 157, 'Run the tide tests.'],
+    ],
+  );
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'edit', lines: [{ start: 10, end: 39 }] }]);
+  assert.match(exchanges[0]!.verbatim, /^\[tool\] replace src\/routes\/tides\.ts$/m);
+  assert.match(exchanges[1]!.verbatim, /^\[error\] Command exited with code 1/m);
+});
+
+test('.jsonl log: repeated ids replace, $set patches the title, $rewindTo drops the undone turn, a partial line waits', async () => {
+  const out = await parse(geminiLogAdapter, LOG);
+  const conv = only(out);
+  assert.deepEqual(shape(conv), ['prompt 2-2', 'reply 3-4', 'tool-results 3-4', 'prompt 9-9', 'reply 10-10', 'tool-results 10-10']);
+  assert.equal(conv.meta.title, 'Tile cache expiry units');
+  assert.equal(conv.meta.sessionId, '9a8b7c6d-0000-4e8f-9a0b-1c2d3e4f5a6b');
+  assert.match(conv.messages[1]!.text, /maxAge` in seconds/, 'the later version of g1 wins');
+  assert.deepEqual(conv.messages[2]!.toolResults, [{ toolUseId: 'grep-1', text: 'src/cache/tiles.ts:12: maxAge: 86400', isError: false }]);
+  assert.ok(!conv.messages.some((m) => /Delete the whole cache|are you sure/.test(m.text)), 'the rewound turn is gone');
+  assert.deepEqual(out.skipped, [{ line: 11, reason: 'unknown-record' }], 'an unknown operation is counted');
+  const { exchanges } = segmentConversation({ ...conv, meta: { ...conv.meta, project: '/home/dev/tidepool' } }, segment);
+  assert.deepEqual(exchanges.map((e) => [e.lineStart, e.lineEnd]), [[2, 4], [9, 10]]);
+  assert.deepEqual(exchanges[1]!.filesTouched, [
+    { path: 'src/cache/store.test.ts', how: 'write' },
+    { path: 'src/cache/store.ts', how: 'mention' },
+  ]);
+});
+
+test('a rewind to an unknown id clears the history, as the CLI does', async () => {
+  const lines = [
+    JSON.stringify({ sessionId: 's', projectHash: 'a'.repeat(64), startTime: '2025-11-03T08:00:00.000Z' }),
+    JSON.stringify({ id: 'u1', type: 'user', content: 'first question about the harbour tide cache' }),
+    JSON.stringify({ id: 'g1', type: 'gemini', content: 'first answer about the harbour tide cache' }),
+    JSON.stringify({ $rewindTo: 'nope' }),
+  ];
+  const out = await parse(geminiLogAdapter, '/tmp/session-x.jsonl', Buffer.from(lines.join('\n') + '\n'));
+  assert.deepEqual(out.conversations, []);
+});
+
+test('a half-written .json document is an error that keeps the stored exchanges and is read again later', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'session-2025-11-02T10-00-5e1f0a2b.json');
+  await copyFile(DOC, file);
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    await indexSource(store, file, geminiAdapter, segment);
+    const before = (await store.stats()).exchanges;
+    assert.equal(before, 2);
+    const bytes = await readFile(DOC);
+    await writeFile(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await assert.rejects(indexSource(store, file, geminiAdapter, segment), /not a complete JSON document.*read again/);
+    assert.equal((await store.stats()).exchanges, before, 'nothing lost');
+    await writeFile(file, bytes);
+    const again = await indexSource(store, file, geminiAdapter, segment);
+    assert.notEqual(again, 'unchanged');
+    assert.equal((await store.stats()).exchanges, before);
+  } finally {
+    await store.close();
+  }
+});
+
+/** A `~/.gemini/tmp/<dir>/chats/` layout with the fixture document in it. */
+async function geminiHome(dirName: string): Promise<{ home: string; file: string }> {
+  const home = path.join(tempDir(), '.gemini');
+  const chats = path.join(home, 'tmp', dirName, 'chats');
+  await mkdir(chats, { recursive: true });
+  const file = path.join(chats, 'session-2025-11-02T10-00-5e1f0a2b.json');
+  await copyFile(DOC, file);
+  return { home, file };
+}
+
+test('project: the workspace folder whose sha256 is the projectHash; another workspace does not get it', async () => {
+  const { home, file } = await geminiHome('hashed');
+  const workspace = path.join(path.dirname(home), 'tidepool');
+  const doc = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  doc['projectHash'] = createHash('sha256').update(workspace).digest('hex');
+  await writeFile(file, JSON.stringify(doc, null, 2));
+  const options = { claudeRoots: [], codexRoots: [], agentRoots: [path.join(home, 'tmp')], extraRoots: [], includeSubagents: true };
+  const mine = await discoverSources({ ...options, workspaceRoots: [workspace] });
+  assert.deepEqual(mine.map((s) => [s.path, s.adapter.agent, s.project]), [[file, 'gemini', workspace]]);
+  assert.deepEqual(await discoverSources({ ...options, workspaceRoots: [path.join(path.dirname(home), 'other')] }), []);
+});
+
+test('project: a slug folder names its project in .project_root', async () => {
+  const { home, file } = await geminiHome('tidepool');
+  await writeFile(path.join(home, 'tmp', 'tidepool', '.project_root'), '/home/dev/tidepool\n');
+  const found = await discoverSources({
+    workspaceRoots: ['/home/dev/tidepool'], claudeRoots: [], codexRoots: [], agentRoots: [path.join(home, 'tmp')], extraRoots: [], includeSubagents: true,
+  });
+  assert.deepEqual(found.map((s) => [s.path, s.project]), [[file, '/home/dev/tidepool']]);
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    await indexSource(store, found[0]!.path, found[0]!.adapter, segment, found[0]!.project);
+    const rows = await store.listExchanges();
+    assert.deepEqual(rows.map((r) => r.project), ['/home/dev/tidepool', '/home/dev/tidepool']);
+  } finally {
+    await store.close();
+  }
+});
