@@ -33,6 +33,10 @@ export class Config {
   get extraRoots(): string[] {
     return this.get<string[]>('sources.extraRoots', []);
   }
+  /** Other VS Code-family user-data folders (Insiders, VSCodium, Cursor) whose Copilot Chat sessions are read. */
+  get userDataDirs(): string[] {
+    return this.get<string[]>('sources.userDataDirs', []);
+  }
   get includeSubagents(): boolean {
     return this.get('sources.includeSubagents', true);
   }
@@ -86,6 +90,7 @@ export class Config {
     'agentRecall.sources.claudeCode.roots',
     'agentRecall.sources.codex.roots',
     'agentRecall.sources.extraRoots',
+    'agentRecall.sources.userDataDirs',
     'agentRecall.sources.includeSubagents',
   ];
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import { type Embedding, type IndexOptions, type IndexProgress, type IndexReport, Memory, type StoreStats } from '../core/memory';
 import type { AgentKind, SkipCounts } from '../core/model';
+import { userDataDirOf } from '../core/sources/agentRoots';
 import { defaultDiscovery, transcriptRoots } from '../core/sources/discover';
 import type { Config } from './config';
 import type { EmbedderService } from './embedderService';
@@ -237,12 +238,19 @@ export class IndexService extends Disposable {
       codexRoots: this.config.codexRoots,
       extraRoots: this.config.extraRoots,
       includeSubagents: this.config.includeSubagents,
+      userDataDirs: this.userDataDirs(),
     });
   }
 
   /** Folders outside the workspace that hold transcripts (watched for live indexing). */
   transcriptRoots(): string[] {
     return transcriptRoots(this.discovery(this.workspaceRoots()));
+  }
+
+  /** This editor's user-data folder (found from our storage folder, never guessed) and the configured ones. */
+  private userDataDirs(): string[] {
+    const own = this.storageDir ? userDataDirOf(this.storageDir.fsPath) : undefined;
+    return [...new Set([...(own ? [own] : []), ...this.config.userDataDirs])];
   }
 
   private workspaceRoots(): string[] {

@@ -44,7 +44,7 @@ export class LiveWatcher extends Disposable {
       }
       try {
         const w = fs.watch(root, { recursive: true }, (_event, name) => {
-          if (!name || String(name).endsWith('.jsonl')) this.schedule();
+          if (!name || isTranscriptChange(root, String(name))) this.schedule();
         });
         w.on('error', (err) => {
           log.warn(`Stopped watching ${root}: ${err.message}`);
@@ -78,4 +78,13 @@ export class LiveWatcher extends Disposable {
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
   }
+}
+
+/**
+ * JSONL and JSON transcripts; in VS Code's workspaceStorage (every extension's state) only the chat
+ * session folders, so other extensions' writes do not trigger indexing.
+ */
+function isTranscriptChange(root: string, name: string): boolean {
+  if (!/\.jsonl?$/.test(name)) return false;
+  return !/[\\/]workspaceStorage$/.test(root) || /(^|[\\/])chatSessions[\\/]/.test(name);
 }

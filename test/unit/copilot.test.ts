@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { indexSources } from '../../src/core/indexer';
 import type { Conversation } from '../../src/core/model';
 import type { ParseOutput, SourceAdapter } from '../../src/core/sources/adapter';
+import { editorAgentRoots, userDataDirOf } from '../../src/core/sources/agentRoots';
 import { copilotAdapter, copilotLogAdapter, uriToPath } from '../../src/core/sources/copilot';
 import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
@@ -181,4 +182,15 @@ test('a session copied to a second workspace storage is one memory: stored once,
   } finally {
     await store.close();
   }
+});
+
+test("the editor's user-data folder from the extension's own storage folders; the chat folders under it", () => {
+  const ud = path.join(path.sep, 'home', 'dev', '.config', 'Code');
+  assert.equal(userDataDirOf(path.join(ud, 'User', 'workspaceStorage', 'a1b2', 'agent-recall.agent-recall')), ud);
+  assert.equal(userDataDirOf(path.join(ud, 'User', 'globalStorage', 'agent-recall.agent-recall')), ud);
+  assert.equal(userDataDirOf(path.join(path.sep, 'tmp', 'storage')), undefined, 'not a VS Code layout: nothing guessed');
+  assert.deepEqual(editorAgentRoots(ud), [
+    path.join(ud, 'User', 'workspaceStorage'),
+    path.join(ud, 'User', 'globalStorage', 'emptyWindowChatSessions'),
+  ]);
 });

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
+import { defaultGeminiRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
 import { readHead } from './head';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
@@ -56,6 +57,11 @@ export interface WorkspaceSources {
   readonly codexRoots?: readonly string[];
   readonly extraRoots?: readonly string[];
   readonly includeSubagents?: boolean;
+  /**
+   * VS Code-family user-data folders whose chat sessions are read (the host: its own, found from its
+   * storage folder, and the configured ones). Absent: the platform's default VS Code folders.
+   */
+  readonly userDataDirs?: readonly string[];
 }
 
 /**
@@ -67,6 +73,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
     workspaceRoots: w.workspaceRoots,
     claudeRoots: [...defaultClaudeRoots(env), ...(w.claudeRoots ?? [])],
     codexRoots: [...defaultCodexRoots(env), ...(w.codexRoots ?? [])],
+    agentRoots: [...(w.userDataDirs ?? defaultUserDataDirs(env)).flatMap(editorAgentRoots), ...defaultGeminiRoots(env)],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
   };
@@ -74,7 +81,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
 
 /** The folders outside the workspace a discovery reads (what live indexing watches). */
 export function transcriptRoots(d: DiscoverOptions): string[] {
-  return [...new Set([...d.claudeRoots, ...d.codexRoots, ...d.extraRoots])];
+  return [...new Set([...d.claudeRoots, ...d.codexRoots, ...(d.agentRoots ?? []), ...d.extraRoots])];
 }
 
 export async function discoverSources(options: DiscoverOptions): Promise<DiscoveredSource[]> {

@@ -1,0 +1,50 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * Where the editor agents keep their sessions by default. VS Code-family editors (VS Code, Insiders,
+ * VSCodium, Cursor, code-server) each have a user-data folder `<ud>`; Copilot Chat writes under
+ * `<ud>/User/workspaceStorage/<id>/chatSessions/` and `<ud>/User/globalStorage/emptyWindowChatSessions/`.
+ * The extension knows its own `<ud>` from its storage folder (never guessed); other editors' folders are
+ * settings. CLI agents keep theirs in the home folder.
+ */
+
+/**
+ * The user-data folder of the editor running the extension, from the extension's storage folder:
+ * `<ud>/User/workspaceStorage/<workspace-id>/<extension-id>` or `<ud>/User/globalStorage/<extension-id>`.
+ */
+export function userDataDirOf(storageDir: string): string | undefined {
+  const parts = path.resolve(storageDir).split(path.sep);
+  for (const [kind, up] of [['workspaceStorage', 2], ['globalStorage', 1]] as const) {
+    const at = parts.length - 1 - up;
+    if (parts[at] === kind && parts[at - 1] === 'User') return parts.slice(0, at - 1).join(path.sep) || path.sep;
+  }
+  return undefined;
+}
+
+/**
+ * The user-data folders of VS Code and VS Code Insiders where the platform puts them (for the CLI, which
+ * has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
+ * Support/Code` (macOS), `%APPDATA%\\Code` (Windows).
+ */
+export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = os.homedir();
+  const base =
+    platform === 'win32'
+      ? env['APPDATA'] || path.join(home, 'AppData', 'Roaming')
+      : platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support')
+        : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
+  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders')];
+}
+
+/** The folders under a user-data folder where Copilot Chat sessions live. */
+export function editorAgentRoots(userDataDir: string): string[] {
+  const user = path.join(userDataDir, 'User');
+  return [path.join(user, 'workspaceStorage'), path.join(user, 'globalStorage', 'emptyWindowChatSessions')];
+}
+
+/** Gemini CLI: `~/.gemini/tmp/<project>/chats/` (`GEMINI_CLI_HOME` moves the home folder it is under). */
+export function defaultGeminiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['GEMINI_CLI_HOME'] || os.homedir(), '.gemini', 'tmp')];
+}
