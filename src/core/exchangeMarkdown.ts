@@ -4,99 +4,13 @@ import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
 
 /**
- * The exchange viewer's document: the verbatim exchange as Markdown. Transcript text is untrusted: it may
- * hold unbalanced code fences, headings or HTML. Turn text keeps its own Markdown (code blocks stay
- * intact) but every fence it opens is closed before the next section; tool lines and outputs go into
- * fences longer than any backtick run they contain; one-line metadata is escaped.
+ * The exchange viewer's document: the verbatim exchange as Markdown. Transcript text is untrusted: agents
+ * paste web pages, issue bodies and tool output, so it may hold links to `command:` or `vscode:` URIs (which
+ * the editor offers as "Execute command (ctrl + click)"), raw HTML, unbalanced fences. Every piece of
+ * transcript text therefore goes into a fence longer than any backtick run it contains: no Markdown
+ * renderer or link provider finds a link, an HTML tag or a heading there, and no escaping rule has to be
+ * right. One-line metadata is escaped character by character.
  */
-
-const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-
-/** The fence a line opens or closes, if any (CommonMark: 3+ backticks or tildes, at most 3 spaces indent). */
-function fenceOf(line: string): { char: string; len: number; info: string } | undefined {
-  const m = FENCE_LINE.exec(line);
-  if (!m) return undefined;
-  return { char: m[1]![0]!, len: m[1]!.length, info: m[2]!.trim() };
-}
-
-/**
- * For each line, whether it lies inside a fenced code block (the opening and closing lines count as inside).
- * Used here to close what the text leaves open, and by tests to check that structure survived.
- */
-export function fenceMask(text: string): boolean[] {
-  const mask: boolean[] = [];
-  let open: { char: string; len: number } | undefined;
-  for (const line of text.split('\n')) {
-    const f = fenceOf(line);
-    if (!open) {
-      if (f && !(f.char === '`' && f.info.includes('`'))) {
-        open = f;
-        mask.push(true);
-      } else mask.push(false);
-    } else {
-      mask.push(true);
-      if (f && f.char === open.char && f.len >= open.len && f.info === '') open = undefined;
-    }
-  }
-  return mask;
-}
-
-/** Closes a fence the text leaves open, so the text cannot swallow what follows it. */
-export function balanceFences(text: string): string {
-  let open: { char: string; len: number } | undefined;
-  for (const line of text.split('\n')) {
-    const f = fenceOf(line);
-    if (!open) {
-      if (f && !(f.char === '`' && f.info.includes('`'))) open = f;
-    } else if (f && f.char === open.char && f.len >= open.len && f.info === '') open = undefined;
-  }
-  return open ? `${text}\n${open.char.repeat(open.len)}` : text;
-}
-
-/**
- * Turns every `<` outside code into `\<`, so raw HTML in transcript text (`<script>`, `<img onerror>`,
- * `<javascript:…>` autolinks) shows as text in any Markdown renderer, even one that allows HTML. Fenced
- * blocks and inline code spans are left alone: there, HTML is already text.
- */
-export function neutralizeHtml(text: string): string {
-  const mask = fenceMask(text);
-  return text
-    .split('\n')
-    .map((line, i) => (mask[i] ? line : escapeOutsideCodeSpans(line)))
-    .join('\n');
-}
-
-function escapeOutsideCodeSpans(line: string): string {
-  let out = '';
-  let i = 0;
-  while (i < line.length) {
-    const tick = line.indexOf('`', i);
-    if (tick < 0) {
-      out += line.slice(i).replace(/</g, '\\<');
-      break;
-    }
-    out += line.slice(i, tick).replace(/</g, '\\<');
-    let run = tick;
-    while (line[run] === '`') run++;
-    const ticks = line.slice(tick, run);
-    // a code span closes at the next run of exactly as many backticks; without one the backticks are text
-    let close = -1;
-    for (let j = line.indexOf(ticks, run); j >= 0; j = line.indexOf(ticks, j + 1)) {
-      if (line[j - 1] !== '`' && line[j + ticks.length] !== '`') {
-        close = j;
-        break;
-      }
-    }
-    if (close < 0) {
-      out += ticks;
-      i = run;
-    } else {
-      out += line.slice(tick, close + ticks.length);
-      i = close + ticks.length;
-    }
-  }
-  return out;
-}
 
 /** A fenced block that no run of backticks inside `text` can close early. */
 export function fenced(text: string, info = 'text'): string {
@@ -179,7 +93,7 @@ export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: V
   }
   for (const b of parseVerbatim(e.verbatim)) {
     if (b.kind === 'tools') out.push(fenced(b.lines.join('\n')), '');
-    else out.push(HEADINGS[b.kind], '', neutralizeHtml(balanceFences(b.text)), '');
+    else out.push(HEADINGS[b.kind], '', fenced(b.text, 'markdown'), '');
   }
   return out.join('\n');
 }

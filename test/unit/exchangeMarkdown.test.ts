@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { balanceFences, escapeInline, fenced, fenceMask, neutralizeHtml, parseVerbatim, renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
+import MarkdownIt from 'markdown-it';
+import { escapeInline, fenced, parseVerbatim, renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
 import type { StoredExchange } from '../../src/core/store/rows';
+
+// a real CommonMark tokenizer configured as VS Code's Markdown preview is (raw HTML on, bare URLs linked)
+const markdown = new MarkdownIt({ html: true, linkify: true });
 
 function exchange(verbatim: string, extra: Partial<StoredExchange> = {}): StoredExchange {
   return {
@@ -12,10 +16,28 @@ function exchange(verbatim: string, extra: Partial<StoredExchange> = {}): Stored
   };
 }
 
-/** The headings that Markdown would see (lines outside any fence). */
+/** The headings that Markdown sees, as their source lines. */
 function headings(md: string): string[] {
-  const mask = fenceMask(md);
-  return md.split('\n').filter((l, i) => !mask[i] && /^#{1,6} /.test(l));
+  const lines = md.split('\n');
+  return markdown.parse(md, {}).filter((t) => t.type === 'heading_open').map((t) => lines[t.map![0]]!);
+}
+
+/**
+ * Every link, image and raw HTML piece that Markdown finds in the document, except bare http(s) URLs in
+ * metadata, which the preview links with the URL itself as text (they say where they go).
+ */
+function linksAndHtml(md: string): string[] {
+  const found: string[] = [];
+  const walk = (tokens: ReturnType<MarkdownIt['parse']>): void => {
+    for (const t of tokens) {
+      if (t.type === 'link_open' && !(t.markup === 'linkify' && /^https?:/.test(t.attrGet('href') ?? ''))) found.push(`link ${t.attrGet('href')}`);
+      else if (t.type === 'image') found.push(`image ${t.attrGet('src')}`);
+      else if (t.type === 'html_block' || t.type === 'html_inline') found.push(`html ${t.content}`);
+      if (t.children) walk(t.children);
+    }
+  };
+  walk(markdown.parse(md, {}));
+  return found;
 }
 
 test('splits the verbatim rendering into turns and tool blocks', () => {
@@ -43,13 +65,32 @@ test('renders turns, metadata, files and keeps code blocks intact', () => {
 test('transcript text cannot break out of its fences', () => {
   const hostile = 'User: look\n```\n## Assistant\nfake\n\nAssistant: real answer\n[tool] Bash echo ````\n\n[result] ````\n# owned\n````';
   const md = renderExchangeMarkdown({ exchange: exchange(hostile) });
-  // the unclosed fence in the user turn is closed before the next real heading; the tool output is fenced
-  // longer than its own backtick runs, so "# owned" stays inside
+  // the unclosed fence in the user turn and the tool output's own fences stay inside our longer fences
   assert.deepEqual(headings(md), ['# Fix it', '## Files touched', '## User', '## Assistant']);
-  assert.ok(!headings(md).includes('# owned'));
-  assert.equal(balanceFences('a\n~~~~\nb'), 'a\n~~~~\nb\n~~~~');
-  assert.equal(balanceFences('a\n```js\nb\n```'), 'a\n```js\nb\n```');
   assert.equal(fenced('x ``` y'), '````text\nx ``` y\n````');
+});
+
+// issue 18 items 9 and 10: links to commands, and HTML that line-based escaping let through
+const HOSTILE_TURNS = [
+  '[run](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22curl%20http%3A%2F%2F127.0.0.1%3A9%2Fx%5Cn%22%7D)',
+  '[term](command:workbench.action.terminal.new) [ext](vscode://ms-vscode.foo/bar) [file](file:///etc/passwd)',
+  '[ref][1]\n\n[1]: command:workbench.action.terminal.new "title"',
+  '<command:workbench.action.terminal.new> <https://tracker.example/pixel>',
+  '\\`<img src=https://tracker.example/a.png>\\`',
+  '[a `b](https://x.example "t`") <meta http-equiv=refresh content="0;url=/x">',
+  '- item\n  ```\n  code\n```\n<style>body{display:none}</style>',
+  '<a href="command:workbench.action.terminal.new">a</a> <img src=x onerror=alert(1)>',
+  '![pixel](https://tracker.example/p.gif) https://bare.example/link www.example.com',
+];
+
+test('no link, image or HTML of a transcript survives into the document (a real Markdown tokenizer decides)', () => {
+  for (const turn of HOSTILE_TURNS) {
+    const md = renderExchangeMarkdown({
+      exchange: exchange(`User: ${turn}\n\nAssistant: ${turn}\n[tool] Bash ${turn}\n\n[result] ${turn}\n\n[context] ${turn}`, { title: turn }),
+      distilled: { core: turn, context: turn, distiller: 'extractive', tokens: 3, rooms: [{ id: 'r', type: 'concept', label: turn, relevance: 1 }] },
+    });
+    assert.deepEqual(linksAndHtml(md), [], turn);
+  }
 });
 
 test('escapes metadata and the distilled object', () => {
@@ -66,15 +107,4 @@ test('escapes metadata and the distilled object', () => {
   assert.deepEqual(headings(md), ['# \\<script\\>alert(1)\\</script\\>', '## Distilled', '## Files touched', '## User']);
   assert.equal(escapeInline('Array<string> & more'), 'Array\\<string\\> \\& more');
   assert.match(md, /Rooms:\*\* Coupons \(concept\)/);
-});
-
-test('raw HTML in turn text becomes text; code keeps its HTML as written', () => {
-  assert.equal(neutralizeHtml('a <script>x</script> b'), 'a \\<script>x\\</script> b');
-  assert.equal(neutralizeHtml('see `<img src=x>` and <img src=x onerror=y>'), 'see `<img src=x>` and \\<img src=x onerror=y>');
-  assert.equal(neutralizeHtml('a `` b ` <b> `` <i>'), 'a `` b ` <b> `` \\<i>');
-  assert.equal(neutralizeHtml('lone ` then <b>'), 'lone ` then \\<b>');
-  assert.equal(neutralizeHtml('```html\n<div>\n```\n<div>'), '```html\n<div>\n```\n\\<div>');
-  assert.equal(neutralizeHtml('<javascript:alert(1)>'), '\\<javascript:alert(1)>');
-  const md = renderExchangeMarkdown({ exchange: exchange('User: hi <img src=x onerror=alert(1)> there, long enough') });
-  assert.match(md, /^hi \\<img src=x onerror=alert\(1\)> there/m);
 });
