@@ -87,7 +87,7 @@ test('no link, image or HTML of a transcript survives into the document (a real 
   for (const turn of HOSTILE_TURNS) {
     const md = renderExchangeMarkdown({
       exchange: exchange(`User: ${turn}\n\nAssistant: ${turn}\n[tool] Bash ${turn}\n\n[result] ${turn}\n\n[context] ${turn}`, { title: turn }),
-      distilled: { core: turn, context: turn, distiller: 'extractive', tokens: 3, rooms: [{ id: 'r', type: 'concept', label: turn, relevance: 1 }] },
+      distilled: { exchangeCore: turn, specificContext: turn, distiller: 'extractive', promptVersion: 'x', distilledTokens: 3, rooms: [{ id: 'r', type: 'concept', key: 'k', label: turn, relevance: 1 }] },
     });
     assert.deepEqual(linksAndHtml(md), [], turn);
   }
