@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Grows a real store to a target size for latency measurements at scale: copies it, then adds replicas of its
-// conversations, exchanges (FTS rows via the triggers), files, distilled objects and their facets under new ids
+// conversations, exchanges (with their FTS rows, computed as the store does), files, distilled objects and their facets under new ids
 // until it holds --exchanges rows. Each replica is lightly perturbed, deterministically (--seed): exact copies
 // would multiply every term's document frequency and tie every hit with its copies.
 //   - per replica, the same way in all its text (prompt, verbatim, distilled core and context, file paths):
@@ -10,10 +10,13 @@
 // Replicas keep their source file and lines, so `eval` still judges them (a replica of the right exchange is
 // right). Token counts and content hashes stay the originals' (search reads neither). Vectors are not copied:
 // run `embed` on the result.
-// Usage: node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
+// Usage (after `tsc -p .`): node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
 import { copyFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import sqlite3 from '@vscode/sqlite3';
+import { createRequire } from 'node:module';
+
+const { ftsFields } = createRequire(import.meta.url)('../../out/src/core/store/ftsText.js');
 
 const { values } = parseArgs({
   options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
@@ -173,18 +176,26 @@ for (let k = 1; k <= copies; k++) {
   conv.finalize();
   const ins = raw.prepare(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end,
     byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const fts = raw.prepare('INSERT INTO exchanges_fts(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)');
   await Promise.all(
     exchanges.slice(0, want).map((e) => {
       const verbatim = p.noisy(e.v, `${e.id}:v`);
+      const prompt = p.noisy(e.p, `${e.id}:p`);
       if (verbatim !== e.verbatim) changed++;
       made++;
       return new Promise((res, rej) => ins.run([
         e.id + tag, e.conversation_id + tag, e.source_id, e.part, e.ply_start, e.ply_end, e.line_start, e.line_end, e.byte_start,
-        p.dated(e.started_at), p.dated(e.ended_at), p.noisy(e.p, `${e.id}:p`), verbatim, e.verbatim_tokens,
-      ], (err) => (err ? rej(err) : res())));
+        p.dated(e.started_at), p.dated(e.ended_at), prompt, verbatim, e.verbatim_tokens,
+      ], function (err) {
+        if (err) return rej(err);
+        // the full-text row, as the store writes it (src/core/store/ftsText.ts, compiled by tsc into out/)
+        const f = ftsFields(prompt, verbatim);
+        fts.run([this.lastID, f.prompt, f.said, f.tools], (err2) => (err2 ? rej(err2) : res()));
+      }));
     }),
   );
   ins.finalize();
+  fts.finalize();
   // Files, distilled rows and facets join their replica exchange by id (the last replica may be partial).
   const at = (i) => `j.value ->> ${i}`;
   await run(

@@ -1,3 +1,4 @@
+import { isUnspacedWord } from '../words';
 import { stem } from './terms';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
@@ -58,10 +59,13 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
   if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, st] of stems.entries()) {
+    // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
+    const unspaced = isUnspacedWord(st);
     for (let i = lower.indexOf(st); i >= 0; i = lower.indexOf(st, i + 1)) {
-      if (isWordCharBefore(lower, i)) continue;
-      const end = wordEnd(lower, i + st.length);
-      if (st.length < 3 && end !== i + st.length) continue;
+      if (!unspaced && isWordCharBefore(lower, i)) continue;
+      const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
+      if (!unspaced && st.length < 3 && end !== i + st.length) continue;
+      if (isRoleLabel(lower, i, end)) continue;
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
     }
@@ -70,6 +74,15 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
     .sort((a, b) => a[0] - b[0])
     .slice(0, MAX_MATCHES)
     .map(([start, m]) => ({ start, end: m.end, term: stems[m.rank]! }));
+}
+
+/** The rendering's role labels (`User:`, `Assistant:`, `[tool]`, `[result]`, ...) are not what anyone said. */
+function isRoleLabel(s: string, start: number, end: number): boolean {
+  const word = s.slice(start, end);
+  const lineStart = (at: number) => at === 0 || s[at - 1] === '\n';
+  if (word === 'user' || word === 'assistant') return s[end] === ':' && lineStart(start);
+  if (word === 'tool' || word === 'result' || word === 'error' || word === 'context') return s[start - 1] === '[' && s[end] === ']' && lineStart(start - 1);
+  return false;
 }
 
 function isWordCharBefore(s: string, at: number): boolean {

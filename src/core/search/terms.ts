@@ -1,7 +1,11 @@
+import { hangulQueryWord, searchableText } from '../words';
+
 /**
  * User text -> search terms, and terms -> a safe FTS5 expression. User text never reaches FTS5 as syntax:
- * it is cut into word tokens (letters, digits, marks), each token is double-quoted and the tokens are
- * OR-joined, so `NEAR`, `core:`, `*`, `^`, quotes and SQL fragments are plain words or vanish.
+ * it is cut into word tokens (letters, digits, marks) the way the index was (core/words.ts: apostrophes,
+ * unspaced scripts), each token is double-quoted and the tokens are OR-joined, so `NEAR`, `core:`, `*`,
+ * `^`, quotes and SQL fragments are plain words or vanish. A term ending in `*` is a prefix (Korean words
+ * without their particle, see words.hangulQueryWord); no token can end in `*` otherwise.
  */
 
 /** More terms than this add cost (an OR of many common words is slow) without changing the ranking much. */
@@ -14,28 +18,46 @@ const STOPWORDS = new Set(
   (
     'a an and are as at be but by can could did do does for from had has have how i if in into is it its me my ' +
     'no not of on or our so that the their then there these this to was we were what when where which who why ' +
-    'will with would you your'
+    'will with would you your ' +
+    // contractions as the index holds them (apostrophe removed), e.g. typed without one
+    'dont doesnt didnt isnt arent wasnt werent cant couldnt wouldnt shouldnt wont hasnt havent hadnt im ive ' +
+    'youre youve theyre theyve weve thats whats lets theres heres'
   ).split(' '),
 );
+
+/**
+ * Contractions are function words (`aren't`, `I'm`, `we've`, `it's`): dropped from a query whole, so no
+ * fragment of them (`t`, `m`, `aren`) is searched or marked. A possessive (`user's`) stays, as `users`.
+ */
+const CONTRACTION =
+  /(?<![\p{L}\p{N}\p{M}])(?:\p{L}+['\u2019](?:t|m|re|ve|ll|d)|(?:it|that|what|let|there|here|he|she|who|where)['\u2019]s)(?![\p{L}\p{N}\p{M}])/giu;
 
 const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 
 /** The distinct lower-case word tokens of `text`, stopwords dropped (unless only stopwords), at most MAX_TERMS. */
 export function queryTerms(text: string): string[] {
   const seen = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+  for (const m of searchableText(text.replace(CONTRACTION, ' ')).toLowerCase().matchAll(TOKEN)) {
     const t = m[0];
-    if (t.length <= MAX_TERM_LENGTH) seen.add(t);
+    if (t.length > MAX_TERM_LENGTH) continue;
+    const hangul = hangulQueryWord(t);
+    seen.add(hangul !== undefined ? `${hangul}*` : t);
   }
   const all = [...seen];
   const content = all.filter((t) => !STOPWORDS.has(t));
   return (content.length > 0 ? content : all).slice(0, MAX_TERMS);
 }
 
-/** `"a" OR "b"`; undefined when there is nothing to search for. Terms hold no quotes (see TOKEN), quoted anyway. */
+/** `"a" OR "b"` (`"c"*` for a prefix term); undefined when there is nothing to search for. Terms hold no quotes (see TOKEN), quoted anyway. */
 export function ftsExpression(terms: readonly string[]): string | undefined {
   if (terms.length === 0) return undefined;
-  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+  return terms.map(ftsTerm).join(' OR ');
+}
+
+function ftsTerm(t: string): string {
+  const prefix = t.endsWith('*');
+  const word = prefix ? t.slice(0, -1) : t;
+  return `"${word.replace(/"/g, '""')}"${prefix ? '*' : ''}`;
 }
 
 /** The expression restricted to some columns of the table (`{core context} : (...)`). */
@@ -49,6 +71,7 @@ export function ftsColumnExpression(terms: readonly string[], columns: readonly 
  * the term without a common English suffix, so `tests` also marks `testing`.
  */
 export function stem(term: string): string {
+  if (term.endsWith('*')) return term.slice(0, -1);
   const m = /^(.{3,}?)(?:ations?|ings?|ers?|ies|ed|es|s|ly)$/u.exec(term);
   return m ? m[1]! : term;
 }

@@ -1,5 +1,6 @@
 import { RecallError } from '../errors';
 import type { Db } from './db';
+import { rebuildExchangeFts } from './exchangeFts';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -9,6 +10,8 @@ import type { Db } from './db';
 interface Migration {
   readonly version: number;
   readonly sql: string;
+  /** Work SQL alone cannot do (e.g. text computed in JavaScript), run after `sql` in the same transaction. */
+  readonly run?: (db: Db) => Promise<void>;
 }
 
 const MIGRATIONS: readonly Migration[] = [
@@ -204,12 +207,30 @@ const MIGRATIONS: readonly Migration[] = [
           AND (SELECT c.started_at FROM conversations c WHERE c.id = exchanges.conversation_id) IS NOT NULL;
     `,
   },
+  {
+    // Search quality (issue 13): the verbatim index holds what people said, not the rendering's role labels,
+    // with apostrophes resolved and Chinese/Japanese/Thai cut into words (store/ftsText.ts). That text is
+    // computed in JavaScript, so the table keeps its own copy and rows are written by exchangeFts.ts; it is
+    // rebuilt here from the stored verbatim (no transcript is read again). Columns: prompt, said, tools.
+    version: 5,
+    sql: `
+      DROP TRIGGER exchanges_ai;
+      DROP TRIGGER exchanges_au;
+      DROP TRIGGER exchanges_ad;
+      DROP TABLE exchanges_fts;
+      CREATE VIRTUAL TABLE exchanges_fts USING fts5(prompt, said, tools, tokenize='porter unicode61');
+      CREATE TRIGGER exchanges_ad AFTER DELETE ON exchanges BEGIN
+        DELETE FROM exchanges_fts WHERE rowid = old.n;
+      END;
+    `,
+    run: rebuildExchangeFts,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** Brings the store to SCHEMA_VERSION. Returns the version it found (0 for a new store). */
-export async function migrate(db: Db): Promise<number> {
+/** Brings the store to SCHEMA_VERSION (tests stop at an older `target`). Returns the version it found (0 for a new store). */
+export async function migrate(db: Db, target = SCHEMA_VERSION): Promise<number> {
   const row = await db.get<{ user_version: number }>('PRAGMA user_version');
   const found = row?.user_version ?? 0;
   if (found > SCHEMA_VERSION) {
@@ -220,9 +241,10 @@ export async function migrate(db: Db): Promise<number> {
     );
   }
   for (const m of MIGRATIONS) {
-    if (m.version <= found) continue;
+    if (m.version <= found || m.version > target) continue;
     await db.transaction(async () => {
       await db.exec(m.sql);
+      await m.run?.(db);
       await db.exec(`PRAGMA user_version = ${m.version}`);
     });
   }

@@ -23,6 +23,7 @@ import {
   toSummary,
 } from './rows';
 import { migrate } from './schema';
+import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
 
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
@@ -263,6 +264,8 @@ export class Store {
       'ON CONFLICT(id) DO NOTHING RETURNING n, id',
     );
     const rowOf = new Map(inserted.map((r) => [r.id, r.n]));
+    const byId = new Map(ws.flatMap((w) => w.exchanges.map((e) => [e.id, e] as const)).reverse()); // the first of an id wins
+    await indexExchanges(this.db, inserted.map((r) => ({ n: r.n, prompt: byId.get(r.id)!.prompt, verbatim: byId.get(r.id)!.verbatim })));
     const files: Array<[number, string, string, string | null]> = [];
     const results = ws.map((w) => {
       let count = 0;
@@ -425,7 +428,7 @@ export class Store {
     await this.db.transaction(async () => {
       await this.db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
       await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
-      await this.db.run("INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild')");
+      await rebuildExchangeFts(this.db);
       await rebuildDistilledFts(this.db);
       await deleteOrphanRooms(this.db);
     });

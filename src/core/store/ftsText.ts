@@ -1,0 +1,40 @@
+import { searchableText } from '../words';
+
+/**
+ * What the verbatim full-text index holds for one exchange: what people said and what the tools did, without
+ * the rendering's own words. The role labels of `render.ts` (`User:`, `Assistant:`, `[tool] Name`,
+ * `[result]`, `[error]`, `[context]`) and its truncation markers (`… [N more chars]`) are in every exchange:
+ * indexed, a query with "user", "result" or "more" would match them all. Columns:
+ * - `prompt`: the human prompt;
+ * - `said`: the human's and the assistant's text (the prompt again: it is the best evidence, as before);
+ * - `tools`: tool inputs (path, command, pattern), tool output and context no human wrote.
+ * Text goes through words.searchableText (apostrophes, Chinese/Japanese/Thai word segmentation).
+ * Computed from the stored verbatim alone, so the index can be rebuilt without the transcripts.
+ */
+export interface FtsFields {
+  readonly prompt: string;
+  readonly said: string;
+  readonly tools: string;
+}
+
+/** The columns of `exchanges_fts`, in order. */
+export const FTS_COLUMNS = ['prompt', 'said', 'tools'] as const;
+
+const LABEL = /^(?:(User|Assistant): ?|\[(tool)\] ?(?:\S+ ?)?|\[(result|error|context)\](?: |$))/;
+const TRUNCATED = /… \[\d+ more chars\]/g;
+
+export function ftsFields(prompt: string, verbatim: string): FtsFields {
+  const said: string[] = [];
+  const tools: string[] = [];
+  let into = said;
+  for (const line of verbatim.split('\n')) {
+    const m = LABEL.exec(line);
+    if (m) into = m[1] ? said : tools;
+    into.push(m ? line.slice(m[0].length) : line);
+  }
+  return {
+    prompt: searchableText(prompt),
+    said: searchableText(said.join('\n').replace(TRUNCATED, ' ')),
+    tools: searchableText(tools.join('\n').replace(TRUNCATED, ' ')),
+  };
+}

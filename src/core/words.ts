@@ -1,0 +1,63 @@
+/**
+ * Text -> the words FTS5 sees, the same way for what is indexed and for what is searched. FTS5's
+ * `unicode61` tokenizer cuts at every character that is not a letter, digit or mark, which breaks two kinds
+ * of text:
+ * - apostrophes: `aren't` would become `aren` + `t`, `I'm` an `i` + `m`. A word's inner apostrophe is
+ *   removed (`arent`, `im`, `user's` -> `users`, which porter stems to `user`); a French/Italian elision
+ *   (`l'application`, `d'accord`, `qu'il`) keeps the word after it;
+ * - scripts written without spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar): unicode61 keeps a whole
+ *   run as one token, so no query word ever matches inside it. Such runs are cut into words by ICU's word
+ *   segmenter (`Intl.Segmenter`, dictionary-based for these scripts) and the words joined by spaces.
+ * Korean separates words by spaces but glues particles to them (`데이터베이스에서`): see `hangulQueryWord`.
+ */
+
+const APOSTROPHE = /['\u2019]/;
+/** French and Italian elisions: one of these letters (or `qu`) alone before an apostrophe. */
+const ELISION = /(?<![\p{L}\p{N}\p{M}])(?:[cdjlmnst]|qu)['\u2019](?=\p{L})/giu;
+const INNER_APOSTROPHE = /(?<=\p{L})['\u2019](?=\p{L})/gu;
+
+/** Runs of the scripts written without spaces between words (and the Japanese long-vowel mark). */
+const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]+/gu;
+const UNSPACED_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]/u;
+const HANGUL = /^\p{Script=Hangul}+$/u;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** `text` as FTS5 should tokenize it: apostrophes resolved, unspaced scripts cut into words. */
+export function searchableText(text: string): string {
+  let out = APOSTROPHE.test(text) ? text.replace(ELISION, '').replace(INNER_APOSTROPHE, '') : text;
+  if (UNSPACED_CHAR.test(out)) out = out.replace(UNSPACED_RUN, segmentRun);
+  return out;
+}
+
+function segmentRun(run: string): string {
+  segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
+  const words: string[] = [];
+  for (const s of segmenter.segment(run)) if (s.isWordLike) words.push(s.segment);
+  // spaces around the run too: a Latin word glued to it (`Redis缓存`) is a word of its own
+  return ` ${words.join(' ')} `;
+}
+
+/** Whether a word belongs to a script written without spaces (it can then sit anywhere inside a run). */
+export function isUnspacedWord(word: string): boolean {
+  return UNSPACED_CHAR.test(word);
+}
+
+/**
+ * Common Korean particles and endings glued to a noun, longest first. A query word loses one of them
+ * (when at least two syllables stay) and then matches any indexed word it begins: `데이터베이스에서`
+ * -> prefix `데이터베이스`, which finds `데이터베이스가`, `데이터베이스를`, ...
+ */
+const HANGUL_PARTICLES = [
+  '에서는', '에서도', '으로는', '에게서', '까지는', '에서', '으로', '에게', '까지', '부터', '보다', '처럼', '이나', '이랑',
+  '와', '과', '은', '는', '이', '가', '을', '를', '의', '에', '로', '도', '만', '나', '랑',
+];
+
+/** For a Hangul query word, the stem to match as a prefix; undefined for any other word. */
+export function hangulQueryWord(word: string): string | undefined {
+  if (!HANGUL.test(word)) return undefined;
+  for (const p of HANGUL_PARTICLES) {
+    if (word.length - p.length >= 2 && word.endsWith(p)) return word.slice(0, -p.length);
+  }
+  return word;
+}

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createSearcher } from '../../src/core/search/searcher';
+import { MARK_END, MARK_START } from '../../src/core/search/snippet';
+import { queryTerms } from '../../src/core/search/terms';
+import type { Searcher, SearchResult } from '../../src/core/search/types';
+import { Db } from '../../src/core/store/db';
+import { migrate } from '../../src/core/store/schema';
+import { Store } from '../../src/core/store/store';
+import { tempDir } from './helpers';
+import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
+
+/** What the verbatim index holds and how queries are cut into words (issue 13's defects). */
+const CONVERSATIONS: readonly FixtureConversation[] = [
+  {
+    file: 'labels.jsonl',
+    agent: 'claude-code',
+    project: '/p/x',
+    exchanges: [
+      { key: 'said-user', text: 'User: rename the assistant helper in the user profile\nAssistant: Renamed it to profileHelper.', startedAt: '2025-01-01T00:00:00Z' },
+      {
+        key: 'labels-only',
+        text: 'User: bump the version\nAssistant: Bumped the version.\n[tool] Bash npm version minor\n\n[result] v2.1.0… [812 more chars]',
+        startedAt: '2025-01-02T00:00:00Z',
+      },
+      { key: 'said-tool', text: 'User: the tool result parser drops more fields\nAssistant: Fixed the parser.', startedAt: '2025-01-03T00:00:00Z' },
+    ],
+  },
+  {
+    file: 'words.jsonl',
+    agent: 'codex',
+    project: '/p/x',
+    exchanges: [
+      { key: 'keys', text: 'User: press the m key and then the t key in vim\nAssistant: Those keys move the cursor.', startedAt: '2025-02-01T00:00:00Z' },
+      { key: 'contraction', text: "User: I'm sure the cache isn't warm after deploy\nAssistant: It wasn't; I warmed the cache.", startedAt: '2025-02-02T00:00:00Z' },
+    ],
+  },
+  {
+    file: 'cjk.jsonl',
+    agent: 'claude-code',
+    project: '/p/x',
+    exchanges: [
+      { key: 'zh', text: 'User: 数据库连接失败了怎么办\nAssistant: 请检查连接池的配置。', startedAt: '2025-03-01T00:00:00Z' },
+      { key: 'ja', text: 'User: データベースの接続に失敗しました\nAssistant: 接続プールの設定を確認してください。', startedAt: '2025-03-02T00:00:00Z' },
+      { key: 'ko', text: 'User: 데이터베이스에서 연결이 실패했습니다\nAssistant: 연결 풀 설정을 확인하세요.', startedAt: '2025-03-03T00:00:00Z' },
+      { key: 'th', text: 'User: การเชื่อมต่อฐานข้อมูลล้มเหลว\nAssistant: ตรวจสอบการตั้งค่าพูล', startedAt: '2025-03-04T00:00:00Z' },
+    ],
+  },
+];
+
+describe('verbatim index and query words', () => {
+  let fx: Fixture;
+  let searcher: Searcher;
+  const keysOf = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
+  const find = async (text: string) => keysOf(await searcher.search({ text, mode: 'verbatim/bm25', perConversation: 10 }));
+
+  before(async () => {
+    fx = await openFixture(CONVERSATIONS);
+    searcher = createSearcher(fx.store);
+  });
+  after(() => fx?.store.close());
+
+  test('role labels, tool names and truncation markers are not indexed as words', async () => {
+    assert.deepEqual(await find('user'), ['said-user']);
+    assert.deepEqual(await find('assistant'), ['said-user']);
+    assert.deepEqual(await find('tool'), ['said-tool']);
+    assert.deepEqual(await find('result'), ['said-tool']);
+    assert.deepEqual(await find('more chars'), ['said-tool']);
+    assert.deepEqual(await find('bash'), []);
+    // what the tool did stays searchable
+    assert.deepEqual(await find('npm minor'), ['labels-only']);
+  });
+
+  test('a snippet marks the word, not the label', async () => {
+    const r = await searcher.search({ text: 'user', mode: 'verbatim/bm25' });
+    const snippet = r.hits[0]!.snippet;
+    assert.ok(snippet.includes('ser: rename'), snippet);
+    assert.ok(snippet.includes(`the ${MARK_START}user${MARK_END} profile`), snippet);
+    assert.equal(snippet.split(MARK_START).length, 2, snippet);
+  });
+
+  test('contractions are function words, not fragments; possessives and elisions keep their word', () => {
+    assert.deepEqual(queryTerms("I'm sure the cache isn't warm, aren't we?"), ['sure', 'cache', 'warm']);
+    assert.deepEqual(queryTerms('it\u2019s the user\u2019s settings'), ['users', 'settings']);
+    assert.deepEqual(queryTerms("l'application plante qu'il"), ['application', 'plante', 'il']);
+  });
+
+  test('a query with contractions finds no exchange through their fragments and marks none', async () => {
+    assert.deepEqual(await find("I'm stuck, it isn't scrolling"), []);
+    const r = await searcher.search({ text: "the cache isn't warm", mode: 'verbatim/bm25' });
+    assert.equal(fx.keys.get(r.hits[0]!.exchangeId), 'contraction');
+    assert.deepEqual(r.hits[0]!.matchedTerms, ['cache', 'warm']);
+    assert.ok(!r.hits[0]!.snippet.includes(`${MARK_START}t${MARK_END}`), r.hits[0]!.snippet);
+  });
+
+  test('Chinese, Japanese, Korean and Thai: words are found inside unspaced text and marked', async () => {
+    assert.deepEqual(await find('数据库连接'), ['zh']);
+    assert.deepEqual(await find('连接池'), ['zh']);
+    assert.deepEqual(await find('データベース接続'), ['ja']);
+    assert.deepEqual(await find('設定'), ['ja']);
+    // Korean glues particles to words: the query word without its particle matches any form
+    assert.deepEqual(await find('데이터베이스를'), ['ko']);
+    assert.deepEqual(await find('연결'), ['ko']);
+    assert.deepEqual(await find('ฐานข้อมูล'), ['th']);
+    const zh = await searcher.search({ text: '数据库', mode: 'verbatim/bm25' });
+    // ICU cuts 数据库 into 数据 + 库, in the query as in the text
+    assert.ok(zh.hits[0]!.snippet.includes(`${MARK_START}数据${MARK_END}${MARK_START}库${MARK_END}连接`), zh.hits[0]!.snippet);
+    const ko = await searcher.search({ text: '데이터베이스가', mode: 'verbatim/bm25' });
+    assert.ok(ko.hits[0]!.snippet.includes(`${MARK_START}데이터베이스에서${MARK_END}`), ko.hits[0]!.snippet);
+  });
+});
+
+test('a version 4 store is migrated: its full-text index is rebuilt from the stored verbatim, labels out', async () => {
+  const file = path.join(tempDir(), 'v3.sqlite');
+  const db = await Db.open(file);
+  await migrate(db, 4);
+  await db.exec(`
+    INSERT INTO sources(id, path, agent) VALUES (1, '/t/s.jsonl', 'claude-code');
+    INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c', 1, 'claude-code', 's', 1);
+    INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES ('e1', 'c', 1, 0, 0, 1, 1, 2, 0, '数据库超时', 'User: 数据库超时\nAssistant: raised the pool size'),
+             ('e2', 'c', 1, 0, 2, 3, 3, 4, 10, 'thanks', 'User: thanks\nAssistant: welcome');`);
+  // the old index holds the labels
+  assert.equal((await db.all("SELECT rowid FROM exchanges_fts WHERE exchanges_fts MATCH 'assistant'")).length, 2);
+  await db.close();
+  const store = await Store.open(file);
+  try {
+    const searcher = createSearcher(store);
+    const ids = async (text: string) => (await searcher.search({ text })).hits.map((h) => h.exchangeId);
+    assert.deepEqual(await ids('assistant'), []);
+    assert.deepEqual(await ids('数据库'), ['e1']);
+    assert.deepEqual(await ids('welcome'), ['e2']);
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+    // deleting an exchange deletes its row (trigger)
+    await store.db.run("DELETE FROM exchanges WHERE id = 'e2'");
+    assert.deepEqual(await ids('welcome'), []);
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
