@@ -214,10 +214,10 @@ const MIGRATIONS: readonly Migration[] = [
     // rebuilt here from the stored verbatim (no transcript is read again). Columns: prompt, said, tools.
     version: 5,
     sql: `
-      DROP TRIGGER exchanges_ai;
-      DROP TRIGGER exchanges_au;
-      DROP TRIGGER exchanges_ad;
-      DROP TABLE exchanges_fts;
+      DROP TRIGGER IF EXISTS exchanges_ai;
+      DROP TRIGGER IF EXISTS exchanges_au;
+      DROP TRIGGER IF EXISTS exchanges_ad;
+      DROP TABLE IF EXISTS exchanges_fts;
       CREATE VIRTUAL TABLE exchanges_fts USING fts5(prompt, said, tools, tokenize='porter unicode61');
       CREATE TRIGGER exchanges_ad AFTER DELETE ON exchanges BEGIN
         DELETE FROM exchanges_fts WHERE rowid = old.n;
