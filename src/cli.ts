@@ -27,11 +27,11 @@ Commands:
          [--concurrency N] [--batch-size N]; cost estimate at [--price-in USD] [--price-out USD] per MTok.
   embed  --db FILE [--embed-model ID_OR_DIR] [--embed-layers core,...|all]
          Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
-  search --db FILE [--mode M] [--fusion X] [--limit N] [--json] [--] QUERY   (-- lets a query start with -)
+  search --db FILE [--mode M] [--fusion X] [--limit N] [--json] [--strict] [--] QUERY   (-- lets a query start with -)
   search --db FILE --batch QUERIES.jsonl [--mode M] [--fusion X] [--limit N]
          Filters: --agent A (repeatable) --since ISO --until ISO --file PATH --room ID --project DIR
          --per-conversation N --exclude ID (repeatable). --embed-model ID_OR_DIR for vector modes.
-  eval   --db FILE --queries Q.jsonl --corpus-root DIR [--mode M|all] [--fusion X[,Y]|all] [--limit N]
+  eval   --db FILE --queries Q.jsonl --corpus-root DIR [--mode M|all] [--fusion X[,Y]|all] [--limit N] [--strict]
          MRR, P@1, nDCG@10, Recall@5, Recall@10 and p50/p95 latency per mode.
   stats  --db FILE            Conversations, exchanges per agent, skipped lines by reason, tokens, compression.
   list   --db FILE [--limit N] One line per exchange.
@@ -281,6 +281,7 @@ function parseCommandLine(args: string[]) {
         room: { type: 'string' },
         project: { type: 'string' },
         exclude: { type: 'string', multiple: true },
+        strict: { type: 'boolean' },
       },
     });
   } catch (err) {

@@ -42,21 +42,43 @@ export interface SearchOptions {
   readonly project?: string;
   readonly exclude?: string[];
   readonly quiet?: boolean;
+  /** search/eval: fail instead of answering with a lexical fallback when a mode cannot run as asked. */
+  readonly strict?: boolean;
 }
 
 /** Fusions `eval --fusion all` compares (weights as in the paper's W50..W90). */
 export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.5', 'weighted:0.7', 'weighted:0.9'];
 
-/** The model to use: --embed-model, else $AGENT_RECALL_EMBED_MODEL, else the default hub model. */
-function modelSpec(o: SearchOptions): string {
-  return o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'] ?? DEFAULT_EMBED_MODEL;
+/**
+ * The model to use: --embed-model, else $AGENT_RECALL_EMBED_MODEL, else the model the store's vectors come
+ * from (`recorded`: another model could not search them), else the default hub model. A local folder is
+ * recorded by name only (`local:NAME`): it cannot be found again without being named.
+ */
+function modelSpec(o: SearchOptions, recorded?: string): { spec?: string; notice?: string } {
+  const given = o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'];
+  if (given !== undefined) return { spec: given };
+  if (recorded?.startsWith('local:')) {
+    return { notice: `The stored vectors come from the local model folder "${recorded.slice('local:'.length)}"; pass its folder with --embed-model (or $AGENT_RECALL_EMBED_MODEL)` };
+  }
+  return { spec: recorded ?? DEFAULT_EMBED_MODEL };
 }
 
-/** Loads the model named by the options; a model that cannot load is reported on stderr (never thrown). */
-export async function openCliEmbedder(o: SearchOptions, io: Io): Promise<OpenedEmbedder> {
-  const opened = await openEmbedder(modelSpec(o));
+/** Loads the model named by the options (or the store's); a model that cannot load is reported on stderr (never thrown). */
+export async function openCliEmbedder(o: SearchOptions, io: Io, recorded?: string): Promise<OpenedEmbedder> {
+  const opened = await openModel(o, recorded);
   if (opened.notice) io.err(`agent-recall: ${opened.notice}`);
   return opened;
+}
+
+async function openModel(o: SearchOptions, recorded?: string): Promise<OpenedEmbedder> {
+  const { spec, notice } = modelSpec(o, recorded);
+  // the command line may run an in-thread benchmark model (use-lite); the extension host never does
+  return spec === undefined ? { ...(notice ? { notice } : {}) } : openEmbedder(spec, { inThread: true });
+}
+
+/** With --strict, a mode that could not run as asked (its result carries a notice) is an error, not an answer. */
+function assertRanAsAsked(o: SearchOptions, r: { readonly mode: ModeName; readonly notice?: string }): void {
+  if (o.strict && r.notice) throw new RecallError('model-unavailable', `--strict: ${r.mode} could not run as asked. ${r.notice}`);
 }
 
 /**
@@ -65,14 +87,16 @@ export async function openCliEmbedder(o: SearchOptions, io: Io): Promise<OpenedE
  */
 async function withEmbedder<T>(
   o: SearchOptions,
-  wanted: boolean,
+  wanted: boolean | { readonly recorded: string | undefined },
   io: Io,
   fn: (e: Embedder | undefined, notice?: string) => Promise<T>,
   options: { reportFailure: boolean } = { reportFailure: true },
 ): Promise<T> {
-  if (!wanted) return fn(undefined);
+  if (wanted === false) return fn(undefined);
+  const recorded = wanted === true ? undefined : wanted.recorded;
+  if (recorded === undefined && wanted !== true) return fn(undefined);
   // search reports a model that cannot load through the result's notice instead (once)
-  const opened = options.reportFailure ? await openCliEmbedder(o, io) : await openEmbedder(modelSpec(o));
+  const opened = options.reportFailure ? await openCliEmbedder(o, io, recorded) : await openModel(o, recorded);
   try {
     return await fn(opened.embedder, opened.notice);
   } finally {
@@ -103,10 +127,11 @@ function intOf(v: string | undefined, name: string): number | undefined {
   return n;
 }
 
-/** Whether a search in `mode` (or the default) could use vectors in this store at all. */
-async function needsModel(memory: Memory, modes: readonly (ModeName | undefined)[]): Promise<boolean> {
-  if (!(await memory.hasVectors())) return false;
-  return modes.some((m) => modeSignals(m ?? DEFAULT_MODE).some((s) => s.mechanism === 'vector'));
+/** The model of the store's vectors when a search in `mode` (or the default) would use them; undefined: no model needed. */
+async function needsModel(memory: Memory, modes: readonly (ModeName | undefined)[]): Promise<{ recorded: string | undefined }> {
+  const recorded = await memory.vectorModel();
+  const vector = modes.some((m) => modeSignals(m ?? DEFAULT_MODE).some((s) => s.mechanism === 'vector'));
+  return { recorded: vector ? recorded : undefined };
 }
 
 export async function searchCommand(memory: Memory, o: SearchOptions, positionals: readonly string[], io: Io): Promise<number> {
@@ -122,14 +147,22 @@ export async function searchCommand(memory: Memory, o: SearchOptions, positional
   if (o.batch === undefined && positionals.length === 0) throw new RecallError('bad-argument', 'search needs a QUERY (or --batch QUERIES.jsonl).');
   return withEmbedder(o, await needsModel(memory, [mode]), io, async (embedder, notice) => {
     const searcher = memory.searcher({ embedder, notice });
-    if (o.batch !== undefined) return batch(o.batch, (text) => searcher.search({ ...base, text }), io);
-    const r = await searcher.search({ ...base, text: positionals.join(' ') });
+    const strictSearch = async (text: string) => {
+      const r = await searcher.search({ ...base, text });
+      assertRanAsAsked(o, r);
+      return r;
+    };
+    if (o.batch !== undefined) return batch(o.batch, strictSearch, io);
+    const r = await strictSearch(positionals.join(' '));
     if (o.json) {
       io.out(JSON.stringify(r));
       return 0;
     }
     if (r.notice) io.err(`note: ${r.notice}`);
-    io.out(`${r.hits.length} hits, ${r.mode}${modeSignals(r.mode).length > 1 ? ` / ${r.fusion}` : ''}, confidence ${r.confidence}, ${r.tookMs.toFixed(1)} ms`);
+    io.out(
+      `${r.hits.length} hits, ${r.mode}${modeSignals(r.mode).length > 1 ? ` / ${r.fusion}` : ''}, confidence ${r.confidence}, ${r.tookMs.toFixed(1)} ms` +
+        (r.notice ? ` — fallback: ${r.notice}` : ''),
+    );
     for (const [i, h] of r.hits.entries()) {
       io.out(
         `${String(i + 1).padStart(2)}. ${h.score.toFixed(4)} ${h.confidence.padEnd(6)} ${h.agent.padEnd(11)} ${(h.startedAt ?? '').slice(0, 10).padEnd(10)} ` +
@@ -172,6 +205,8 @@ async function batch(file: string, search: (text: string) => Promise<SearchResul
             core: h.core ?? null,
             context: h.context ?? null,
           })),
+          // a mode that could not run as asked says so on every line (its hits are of the fallback)
+          ...(r.notice ? { fallback: r.notice } : {}),
         }),
       );
     } catch (err) {
@@ -206,6 +241,7 @@ export async function evalCommand(memory: Memory, o: SearchOptions, io: Io): Pro
     // one untimed query first, so the first timed one does not pay for warming the model and caches
     await searcher.search({ text: queries[0]?.query ?? 'warm up' });
     const rows = await runEval(searcher, queries, configs, limit);
+    for (const r of rows) assertRanAsAsked(o, r);
     if (o.json) {
       for (const r of rows) io.out(JSON.stringify(r));
       return 0;

@@ -146,7 +146,12 @@ export class Memory {
 
   /** Whether vector search could run here at all (sqlite-vec loaded and vectors stored). */
   async hasVectors(): Promise<boolean> {
-    return this.store.vectorsAvailable && (await storedVectorSpace(this.store.db)) !== undefined;
+    return (await this.vectorModel()) !== undefined;
+  }
+
+  /** The model the stored vectors come from (e.g. `Xenova/all-MiniLM-L6-v2`, `local:NAME`), when vector search could run. */
+  async vectorModel(): Promise<string | undefined> {
+    return this.store.vectorsAvailable ? (await storedVectorSpace(this.store.db))?.modelId : undefined;
   }
 
   /** One step of a recall session: the request's candidates, shaped for display. */

@@ -143,6 +143,36 @@ describe('CLI: search, batch, eval, embed', () => {
     assert.match(table.out.join('\n'), /verbatim\/bm25 .* 0\.667/);
   });
 
+  test('search and eval use the model the store was embedded with; a fallback shows on every row; --strict fails', async () => {
+    delete process.env['AGENT_RECALL_EMBED_MODEL'];
+    // embedded above with a local folder, recorded by name only: it cannot be found again unnamed
+    const s = await run(['search', '--db', db, '--mode', 'core/vector', '--json', 'vegetable garden']);
+    const fallback = JSON.parse(s.out[0]!) as { semantic: boolean; notice?: string };
+    assert.equal(fallback.semantic, false);
+    assert.match(fallback.notice ?? '', /local model folder "wink-static-100d".*--embed-model/);
+    const plain = await run(['search', '--db', db, '--mode', 'core/vector', 'vegetable garden']);
+    assert.match(plain.out[0]!, /fallback: .*wink-static-100d/);
+    const file = path.join(dir, 'fallback.jsonl');
+    writeFileSync(file, '{"id":"q1","query":"gardening"}\n{"id":"q2","query":"login"}\n');
+    const b = await run(['search', '--db', db, '--batch', file, '--mode', 'core/vector']);
+    for (const line of b.out) assert.match((JSON.parse(line) as { fallback?: string }).fallback ?? '', /wink-static-100d/);
+    const strictError = (e: unknown) => e instanceof RecallError && e.code === 'model-unavailable' && /--strict: core\/vector could not run as asked/.test(e.message);
+    await assert.rejects(run(['search', '--db', db, '--mode', 'core/vector', '--strict', 'vegetable garden']), strictError);
+    await assert.rejects(run(['search', '--db', db, '--batch', file, '--mode', 'core/vector', '--strict']), strictError);
+    const queries = path.join(dir, 'strict-queries.jsonl');
+    writeFileSync(queries, JSON.stringify({ qid: 'q1', query: 'gardening tomatoes', type: 'exact', file: 'blog.history.md', line: 5, alt: [] }));
+    await assert.rejects(run(['eval', '--db', db, '--queries', queries, '--corpus-root', dir, '--mode', 'core/vector', '--strict']), strictError);
+    // a model that is found by its recorded id is used without being named (here the benchmark encoder)
+    const e = await run(['embed', '--db', db, '--embed-model', 'use-lite', '--embed-layers', 'core']);
+    assert.equal(e.code, 0, e.err.join('\n'));
+    const used = await run(['search', '--db', db, '--mode', 'core/vector', '--strict', '--json', 'vegetable garden']);
+    assert.equal(used.code, 0, used.err.join('\n'));
+    const result = JSON.parse(used.out[0]!) as { semantic: boolean; notice?: string; hits: Array<{ file: string }> };
+    assert.equal(result.semantic, true);
+    assert.equal(result.notice, undefined);
+    assert.equal(result.hits[0]!.file, path.join(dir, 'blog.history.md'));
+  });
+
 
   test('index --embed-model runs the embedding stage after indexing; a model that cannot load leaves it lexical', async () => {
     const store = path.join(tempDir(), 'indexed.sqlite');

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
 import { TransformersEmbedder } from './transformersEmbedder';
+import { USE_LITE_MODEL, UseEmbedder } from './useEmbedder';
 
 /** The paper's model (384-d); downloaded from the Hugging Face hub on first use. */
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -26,11 +27,16 @@ export interface OpenedEmbedder {
 }
 
 /**
- * Loads the embedding model, or explains why not. Never throws for an unusable model: a missing folder,
+ * Loads the embedding model, or explains why not. `use-lite` (useEmbedder.ts) only with `inThread`. Never throws for an unusable model: a missing folder,
  * no network for a hub model or a broken file all leave search lexical with a notice.
  */
-export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string } = {}): Promise<OpenedEmbedder> {
+export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string; inThread?: boolean } = {}): Promise<OpenedEmbedder> {
   try {
+    if (spec === USE_LITE_MODEL) {
+      // runs on the calling thread: the command line may, the extension host must not
+      if (!options.inThread) return { notice: `${USE_LITE_MODEL} is a benchmark model for the command line; semantic search is off.` };
+      return { embedder: await UseEmbedder.load() };
+    }
     const model = resolveModelSpec(spec, options.cwd);
     return { embedder: await TransformersEmbedder.load({ model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }) };
   } catch (err) {
