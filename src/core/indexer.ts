@@ -14,7 +14,7 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { type LineChunk, openTranscript, parsesAsJson, readLines } from './sources/lines';
-import { countPendingDistillation, loadTermStats, pendingDistillation } from './store/distilledStore';
+import { countPendingDistillation, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
 import { countTokens } from './tokens';
@@ -109,9 +109,9 @@ async function chooseDistiller(store: Store, choice: IndexOptions['distiller']):
   return choice({ count: () => countPendingDistillation(store.db), sample: (limit) => pendingDistillation(store.db, limit) });
 }
 
-/** The offline distiller over this store's document frequencies (read once, when first needed). */
-export function offlineDistiller(store: Store): OfflineDistiller {
-  return new OfflineDistiller(() => loadTermStats(store.db));
+/** The offline distiller: it needs nothing from the store (word rarity comes from a fixed list). */
+export function offlineDistiller(_store?: Store): OfflineDistiller {
+  return new OfflineDistiller();
 }
 
 /** The embedding stage; a model that stops working ends it with a notice (search stays lexical), not an error. */

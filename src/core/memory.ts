@@ -22,6 +22,8 @@ import {
   type FileTouchCount,
   fileTouchCounts,
   listRooms,
+  type RoomListing,
+  roomListings,
   type Neighbours,
   recentExchanges,
   type RoomSort,
@@ -200,6 +202,11 @@ export class Memory {
 
   rooms(sort: RoomSort = 'recency', filter = ''): Promise<RoomSummary[]> {
     return listRooms(this.store.db, sort, filter);
+  }
+
+  /** The rooms of the tree (every room with `includeSmall`), largest first, with their exchanges' ids (CLI `rooms`). */
+  roomListings(includeSmall = false): Promise<RoomListing[]> {
+    return roomListings(this.store.db, includeSmall);
   }
 
   roomExchanges(roomId: string, limit?: number): Promise<ExchangeListing[]> {

@@ -5,7 +5,7 @@ import { NEVER_CANCELLED } from '../../src/core/cancellation';
 import { OfflineDistiller } from '../../src/core/distill/offline';
 import { distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace } from '../../src/core/indexer';
-import { loadTermStats, pendingDistillation } from '../../src/core/store/distilledStore';
+import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 
 /**
@@ -39,15 +39,12 @@ async function main(): Promise<void> {
 
     // the distiller alone, over every exchange, twice (the second run shows the steady state)
     const inputs = await pendingDistillation(store.db, 1_000_000);
-    const t1 = performance.now();
-    const stats = await loadTermStats(store.db);
-    const termMs = performance.now() - t1;
     const runs: number[] = [];
     const cpuRuns: number[] = [];
     for (let i = 0; i < 2; i++) {
       const t = performance.now();
       const cpu = process.cpuUsage();
-      await new OfflineDistiller(async () => stats).distill(inputs, NEVER_CANCELLED);
+      await new OfflineDistiller().distill(inputs, NEVER_CANCELLED);
       runs.push(performance.now() - t);
       cpuRuns.push(cpuMs(process.cpuUsage(cpu)));
     }
@@ -55,7 +52,7 @@ async function main(): Promise<void> {
     // the whole stage, as `index` runs it; CPU time (this process, incl. SQLite's worker threads) is less
     // sensitive than wall time to other work on a shared machine
     const stageCpu = process.cpuUsage();
-    const stage = await distillPending(store.db, new OfflineDistiller(() => loadTermStats(store.db)));
+    const stage = await distillPending(store.db, new OfflineDistiller());
     const stageCpuMs = cpuMs(process.cpuUsage(stageCpu));
     const s = await store.stats();
     const rooms = await store.db.all<{ type: string; rooms: number; shared: number }>(
@@ -66,7 +63,6 @@ async function main(): Promise<void> {
       corpus: path.resolve(corpus),
       exchanges: s.exchanges,
       indexSeconds: +(indexMs / 1000).toFixed(2),
-      termStatsMs: Math.round(termMs),
       distillerOnlyPerSecond: runs.map((ms) => Math.round((inputs.length / ms) * 1000)),
       distillerOnlyPerCpuSecond: cpuRuns.map((ms) => Math.round((inputs.length / ms) * 1000)),
       stage: {

@@ -7,6 +7,7 @@ import {
   recentExchanges,
 } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
+import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
@@ -67,7 +68,8 @@ test('finds neighbours in the conversation and the distilled object', async () =
     assert.equal(await conversationNeighbours(store.db, 'nope'), undefined);
     const d = await distilledOf(store.db, ids[2]!);
     assert.equal(d?.exchangeCore, 'Added a rounding test');
-    assert.deepEqual(d?.rooms.map((r) => r.label), ['Cart rounding', 'Testing']);
+    assert.deepEqual(d?.rooms, [], 'rooms of one conversation are facets, not rooms of the tree (roomStats.test.ts)');
+    assert.deepEqual(d?.facets.map((r) => r.label), ['Cart rounding', 'Testing']);
     assert.equal(await distilledOf(store.db, ids[1]!), undefined);
   } finally {
     await store.close();
@@ -77,9 +79,11 @@ test('finds neighbours in the conversation and the distilled object', async () =
 test('lists rooms by size or recency with a filter, and the exchanges of a room', async () => {
   const { store, ids } = await seeded();
   try {
-    assert.deepEqual((await listRooms(store.db, 'size')).map((r) => [r.label, r.count]), [['Cart rounding', 2], ['Testing', 1]]);
-    assert.deepEqual((await listRooms(store.db, 'size', 'TEST')).map((r) => r.label), ['Testing']);
-    assert.deepEqual(await listRooms(store.db, 'size', '%'), [], 'LIKE wildcards in the filter are literal');
+    await refreshRooms(store.db);
+    assert.deepEqual(await listRooms(store.db, 'size'), [], 'below the minimum size (roomStats.test.ts)');
+    assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => [r.label, r.count]), [['Cart rounding', 2], ['Testing', 1]]);
+    assert.deepEqual((await listRooms(store.db, 'size', 'TEST', true)).map((r) => r.label), ['Testing']);
+    assert.deepEqual(await listRooms(store.db, 'size', '%', true), [], 'LIKE wildcards in the filter are literal');
     assert.deepEqual((await exchangesInRoom(store.db, 'concept:cart-round')).map((e) => e.exchangeId), [ids[2], ids[0]]);
     assert.deepEqual((await recentExchanges(store.db, 2)).map((e) => e.exchangeId), [ids[2], ids[1]]);
     assert.deepEqual((await exchangeListings(store.db, [ids[1]!, 'missing', ids[0]!])).map((e) => e.exchangeId), [ids[1], ids[0]]);

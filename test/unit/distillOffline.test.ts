@@ -3,26 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
 import { distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
-import { TermStats } from '../../src/core/distill/termStats';
+import { englishRarity, type WordRarity } from '../../src/core/distill/wordRarity';
 import { distilledText } from '../../src/core/distill/types';
-import { loadTermStats, pendingDistillation } from '../../src/core/store/distilledStore';
+import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { countTokens } from '../../src/core/tokens';
 import { fixtureStore } from './distillHelpers';
 
 /** Core + "\n" + context stays near the paper's 38 tokens; word-level cuts may land a token or two over. */
 const MAX_TOKENS = TARGET_TOKENS + 2;
 
-function background(): TermStats {
-  const stats = new TermStats();
-  const docs = [
-    'User: please fix the build\n\nAssistant: I ran npm run build and fixed the import.',
-    'User: add a test for the parser\n\nAssistant: Added a test in test/parser.test.ts.',
-    'User: the upload fails sometimes\n\nAssistant: The upload worker had a retry bug.',
-    'User: rename the config option\n\nAssistant: Renamed it in the config file and the docs.',
-    'User: why is the page slow\n\nAssistant: The page loads every image at once; I added lazy loading.',
-  ];
-  for (let i = 0; i < 30; i++) stats.addDocument(docs[i % docs.length]!);
-  return stats;
+function background(): WordRarity {
+  return englishRarity();
 }
 
 function input(prompt: string, body: string, extra: Partial<DistillInput> = {}): DistillInput {
@@ -69,7 +60,8 @@ test('core keeps the request and the final statement in their own words; context
   const byType = Object.fromEntries(d.rooms.map((r) => [r.type, r]));
   assert.equal(byType['file']?.key, 'src/upload/worker.ts');
   assert.equal(byType['workflow']?.key, 'tests');
-  assert.ok(d.rooms.length >= 1 && d.rooms.length <= 3);
+  assert.ok(d.rooms.length >= 1 && d.rooms.length <= 6);
+  assert.ok(d.rooms.some((r) => r.type === "concept" && /upload worker/i.test(r.label)), JSON.stringify(d.rooms));
 });
 
 test('the same input and frequencies always give the same object', () => {
@@ -96,7 +88,8 @@ test('multilingual exchanges: Cyrillic and Spanish words survive, stop words do 
   const e = distillOffline(es, background());
   assert.match(e.exchangeCore, /paginación/);
   assert.ok(es.verbatim.includes(e.specificContext));
-  assert.ok(e.rooms.some((r) => /paginación|pedidos|tabla/i.test(r.label)), JSON.stringify(e.rooms));
+  assert.ok(e.rooms.some((r) => r.label === 'tabla de pedidos'), JSON.stringify(e.rooms));
+  assert.ok(d.rooms.some((r) => r.label === 'модуля конфигурации'), JSON.stringify(d.rooms));
 });
 
 test('the project path is never the specific context', () => {
@@ -135,14 +128,13 @@ test('oversized and corrupt input: bounded time, bounded size, context still ver
   assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS);
 });
 
-test('every fixture exchange: context verbatim, within bounds, 1–3 rooms, deterministic across runs', async () => {
+test('every fixture exchange: context verbatim, within bounds, at most 6 room candidates, deterministic across runs', async () => {
   const store = await fixtureStore(false);
   try {
-    const stats = await loadTermStats(store.db);
     const inputs = await pendingDistillation(store.db, 1000);
     assert.ok(inputs.length >= 5);
-    const first = await new OfflineDistiller(async () => stats).distill(inputs, { isCancellationRequested: false });
-    const again = await new OfflineDistiller(() => loadTermStats(store.db)).distill(inputs, { isCancellationRequested: false });
+    const first = await new OfflineDistiller().distill(inputs, { isCancellationRequested: false });
+    const again = await new OfflineDistiller().distill(inputs, { isCancellationRequested: false });
     assert.deepEqual(first, again);
     for (const [i, o] of first.entries()) {
       assert.ok(o.ok, JSON.stringify(o));
@@ -151,7 +143,7 @@ test('every fixture exchange: context verbatim, within bounds, 1–3 rooms, dete
       assert.ok(e.verbatim.includes(o.value.specificContext), `${e.exchangeId}: ${o.value.specificContext}`);
       assert.ok(o.value.exchangeCore.length > 0);
       assert.ok(countTokens(distilledText(o.value)) <= MAX_TOKENS, distilledText(o.value));
-      assert.ok(o.value.rooms.length >= 1 && o.value.rooms.length <= 3, JSON.stringify(o.value.rooms));
+      assert.ok(o.value.rooms.length <= 6, JSON.stringify(o.value.rooms));
     }
   } finally {
     await store.close();
@@ -161,7 +153,7 @@ test('every fixture exchange: context verbatim, within bounds, 1–3 rooms, dete
 test('a cancelled batch stops early and reports only what it did', async () => {
   let checks = 0;
   const token = { get isCancellationRequested() { return ++checks > 2; } };
-  const out = await new OfflineDistiller(async () => background()).distill([UPLOAD, { ...UPLOAD, n: 2 }, { ...UPLOAD, n: 3 }], token);
+  const out = await new OfflineDistiller().distill([UPLOAD, { ...UPLOAD, n: 2 }, { ...UPLOAD, n: 3 }], token);
   assert.equal(out.length, 2);
 });
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { OfflineDistiller } from '../../src/core/distill/offline';
 import { contentHash, distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
-import { countPendingDistillation, loadTermStats, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
+import { countPendingDistillation, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
 import type { Store } from '../../src/core/store/store';
 import { FIXTURES } from './helpers';
 import { CountingDistiller, fixtureStore } from './distillHelpers';
@@ -104,7 +104,7 @@ test('an LLM distiller is never asked twice for the same content: re-indexed exc
     assert.equal(other.seen.length, total);
     // the offline distiller has no model: it never writes the cache
     await store.db.run('DELETE FROM distilled');
-    await distillPending(store.db, new OfflineDistiller(() => loadTermStats(store.db)));
+    await distillPending(store.db, new OfflineDistiller());
     assert.equal(await count(store, 'SELECT count(*) AS c FROM distill_cache'), 2 * total);
   } finally {
     await store.close();

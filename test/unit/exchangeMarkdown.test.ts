@@ -98,7 +98,7 @@ test('escapes metadata and the distilled object', () => {
     exchange: exchange('User: hi there, this is long enough', { title: '<img src=x onerror=alert(1)> [x](javascript:alert(1))', prompt: '' }),
     distilled: {
       exchangeCore: '<script>alert(1)</script>', specificContext: 'a\n# b', distiller: 'extractive', promptVersion: 'x', distilledTokens: 12,
-      rooms: [{ id: 'r', type: 'concept', key: 'coupons', label: 'Coupons', relevance: 1 }],
+      rooms: [{ id: 'r', type: 'concept', key: 'coupons', label: 'Coupons', relevance: 1 }], facets: [],
     },
   });
   assert.ok(!md.includes('<script>'), 'no raw tag');

@@ -43,33 +43,34 @@ test('room ids hash type, key and project', () => {
   assert.notEqual(roomId('concept', 'auth', '/p'), roomId('workflow', 'auth', '/p'));
 });
 
-test('the registry merges aliases within one exchange and across exchanges, keeping the first label', () => {
+test('the registry merges aliases within one exchange and across exchanges; each keeps its own words as label', () => {
   const reg = new RoomRegistry();
   const first = reg.resolve([concept('Auth Service', 0.9, 'Auth service'), concept('auth-services', 0.95)], '/p');
   assert.equal(first.length, 1, 'two aliases in one proposal become one room');
   assert.equal(first[0]!.relevance, 0.95, 'the higher relevance is kept');
-  assert.equal(first[0]!.label, 'Auth service');
+  assert.equal(first[0]!.label, 'auth-services', 'the label of the kept proposal');
   const second = reg.resolve([concept('AuthService', 0.5)], '/p');
   assert.equal(second[0]!.id, first[0]!.id);
-  assert.equal(second[0]!.label, 'Auth service');
+  assert.equal(second[0]!.label, 'AuthService', "the room's label is decided over the store (roomStats.ts)");
   const other = reg.resolve([concept('AuthService', 0.5)], '/other');
   assert.notEqual(other[0]!.id, first[0]!.id, 'another project is another room');
 });
 
 test('one-letter typos merge into known long keys only', () => {
   const reg = new RoomRegistry();
-  reg.add('concept', 'connection_pool', 'connection pool', '/p');
+  reg.add('concept', 'connection_pool', '/p');
   const typo = reg.resolve([concept('conection pool')], '/p');
   assert.equal(typo[0]!.key, 'connection_pool');
-  assert.equal(typo[0]!.label, 'connection pool');
+  // the offline distiller's registry does not merge: what was seen first must not decide a key
+  assert.equal(new RoomRegistry(false).resolve([concept('conection pool')], '/p')[0]!.key, 'conection_pool');
   // short keys are too close to each other to guess: `cat` and `cut` stay apart
-  reg.add('concept', 'cat', 'cat', '/p');
+  reg.add('concept', 'cat', '/p');
   assert.equal(reg.resolve([concept('cut')], '/p')[0]!.key, 'cut');
   assert.ok(withinOneEdit('abcdefgh', 'abcdfegh'), 'adjacent swap');
   assert.ok(!withinOneEdit('abcdefgh', 'abcdxxgh'));
 });
 
-test('at most three rooms, highest relevance first; empty keys and bad relevances are handled', () => {
+test('at most `max` rooms, highest relevance first; empty keys and bad relevances are handled', () => {
   const reg = new RoomRegistry();
   const rooms = reg.resolve(
     [
@@ -81,6 +82,7 @@ test('at most three rooms, highest relevance first; empty keys and bad relevance
       concept('!!!', 0.99),
     ],
     undefined,
+    3,
   );
   assert.deepEqual(rooms.map((r) => r.key), ['gamma', 'src/a.ts', 'test']);
   assert.equal(rooms[0]!.relevance, 1);

@@ -1,12 +1,12 @@
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
-import { type TermStats, words } from './termStats';
+import { type WordRarity, words } from './wordRarity';
 import type { PartKind, VerbatimPart } from './verbatimParts';
 
 /**
  * Candidates for `specific_context` (paper: "one concrete detail: a number, error message, parameter name,
- * or file path, copied exactly"), ranked by how distinctive they are in the store (IDF of their rarest
- * word) and where they occur. Every candidate returned occurs verbatim in the exchange.
+ * or file path, copied exactly"), ranked by how distinctive they are (rarity in the language of their
+ * rarest word) and where they occur. Every candidate returned occurs verbatim in the exchange.
  */
 
 type DetailKind = 'code' | 'error' | 'path' | 'identifier' | 'number';
@@ -37,7 +37,7 @@ const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts
 ];
 
 /** The leading candidates (at most 12, best first), deduplicated, each a verbatim substring of the exchange. */
-export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: TermStats): string[] {
+export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: WordRarity): string[] {
   // each distinct detail once, with the best weight of where and as what it was found
   const weights = new Map<string, number>();
   for (const part of parts) {
@@ -92,7 +92,7 @@ function acceptable(detail: string, project: string | undefined): boolean {
 }
 
 /** IDF of the detail's rarest content word: one rare token makes a detail distinctive. */
-function distinctiveness(detail: string, stats: TermStats): number {
+function distinctiveness(detail: string, stats: WordRarity): number {
   let best = 0;
   for (const w of words(detail)) if (!isStopWord(w)) best = Math.max(best, stats.idf(w));
   return best;
@@ -109,7 +109,7 @@ function lengthPenalty(detail: string): number {
 }
 
 /** Fallback: the rarest (then longest) content word the human or the assistant wrote (or any part, failing that). */
-function rarestWord(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
+function rarestWord(parts: readonly VerbatimPart[], stats: WordRarity): string | undefined {
   const said = parts.filter((p) => p.kind === 'user' || p.kind === 'assistant');
   let best: string | undefined;
   let bestIdf = 0;

@@ -4,13 +4,14 @@ import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { detailCandidates } from './details';
 import { proposeRooms } from './offlineRooms';
 import { isStopWord } from './stopWords';
-import { type TermStats, words } from './termStats';
+import { englishRarity, type WordRarity, words } from './wordRarity';
 import type { DistilledExchange } from './types';
 import { type VerbatimPart, splitVerbatim } from './verbatimParts';
 
 /**
- * The offline extractive distiller (the default; needs no network). Deterministic: the same exchange and
- * the same document frequencies always give the same object. Nothing is generated:
+ * The offline extractive distiller (the default; needs no network). Deterministic: the same exchange always
+ * gives the same object, whatever else the store holds (word rarity comes from a fixed frequency list,
+ * wordRarity.ts). Nothing is generated:
  * - `exchangeCore`: the most informative sentence of the user's request and of the assistant's final
  *   substantive statement, in their own words, trimmed at word boundaries to fit the token budget;
  * - `specificContext`: the most distinctive exact detail (details.ts), always a substring of the verbatim;
@@ -26,20 +27,15 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 const CORE_JOINER = ' → ';
 
-export const OFFLINE_PROMPT_VERSION = 'offline-1';
+export const OFFLINE_PROMPT_VERSION = 'offline-2';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
   readonly promptVersion = OFFLINE_PROMPT_VERSION;
   readonly remote = false;
-  private stats: Promise<TermStats> | undefined;
-
-  /** `loadStats` is called once, on first use: document frequencies of the store being distilled. */
-  constructor(private readonly loadStats: () => Promise<TermStats>) {}
 
   async distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
-    this.stats ??= this.loadStats();
-    const stats = await this.stats;
+    const stats = englishRarity();
     const out: DistillOutcome[] = [];
     for (const input of batch) {
       if (token.isCancellationRequested) break;
@@ -53,7 +49,7 @@ export class OfflineDistiller implements Distiller {
   }
 }
 
-export function distillOffline(input: DistillInput, stats: TermStats): DistilledExchange {
+export function distillOffline(input: DistillInput, stats: WordRarity): DistilledExchange {
   const parts = readParts(input.verbatim);
   const context = pickContext(input, parts, stats);
   const contextTokens = context ? wordTokens(context) + 1 : 0;
@@ -73,13 +69,13 @@ function readParts(verbatim: string): VerbatimPart[] {
   return tailStart < 0 ? head : [...head, ...splitVerbatim(verbatim.slice(tailStart + 1))];
 }
 
-function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats: TermStats): string {
+function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats: WordRarity): string {
   const best = detailCandidates(parts, input, stats)[0];
   if (!best) return '';
   return fitTokens(best, CONTEXT_MAX_TOKENS, false);
 }
 
-function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermStats, budget: number): string {
+function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, budget: number): string {
   // the human's first sentences carry the request; later ones are often pasted logs
   const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.4) ?? oneLine(prompt);
   const outcome = finalStatement(parts, stats);
@@ -94,7 +90,7 @@ function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: TermSt
 }
 
 /** The assistant's last substantive statement: the best sentence of its last text that has one. */
-function finalStatement(parts: readonly VerbatimPart[], stats: TermStats): string | undefined {
+function finalStatement(parts: readonly VerbatimPart[], stats: WordRarity): string | undefined {
   const replies = parts.filter((p) => p.kind === 'assistant');
   for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
     const best = bestSentence(sentences(replies[i]!.text).slice(0, 8), stats, 0.08);
@@ -115,7 +111,7 @@ const KEPT_WORDS = 18;
  * times the square of their share of prose words (a pasted log line is rare, not informative), earlier
  * ones slightly preferred (`decay` per position), fillers halved; ties go to the earlier sentence.
  */
-function bestSentence(candidates: readonly string[], stats: TermStats, decay: number): string | undefined {
+function bestSentence(candidates: readonly string[], stats: WordRarity, decay: number): string | undefined {
   let best: string | undefined;
   let bestScore = 0;
   for (const [i, s] of candidates.entries()) {

@@ -1,14 +1,16 @@
 import type { TouchKind } from '../model';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
-import type { TermStats } from './termStats';
+import { normaliseKey } from './rooms';
+import { THEME_WORD_RANK, type WordRarity } from './wordRarity';
 import type { RoomAssignment } from './types';
 import type { VerbatimPart } from './verbatimParts';
 
 /**
- * Offline room proposals (1–3 per exchange): a concept room from the most distinctive term the participants
- * kept using, a file room from the file most worked on, a workflow room from tool commands. Keys are
- * proposed as written; rooms.ts normalises and merges them when they are stored.
+ * Offline room proposals: up to four concept candidates (themes the participants kept using), a file room
+ * from the file most worked on, a workflow room from tool commands. Keys are proposed as written; rooms.ts
+ * normalises them; the store's rooms read model shows a room only once it recurs (store/roomStats.ts), the
+ * others stay on the exchange as facets.
  */
 
 const FILE_RELEVANCE: Record<TouchKind, number> = { write: 0.9, edit: 0.9, read: 0.6, mention: 0.4 };
@@ -59,16 +61,13 @@ const WORKFLOWS: readonly Workflow[] = [
 /** A prompt about something broken, in the languages of the corpus. */
 const TROUBLE_RE = /error|bug|fail|broken|crash|exception|traceback|doesn't work|not working|ошибк|не работает|сломал|fallo|falla|no funciona|erreur|fehler/iu;
 
-export function proposeRooms(input: DistillInput, parts: readonly VerbatimPart[], stats: TermStats): RoomAssignment[] {
-  const rooms: RoomAssignment[] = [];
-  const concepts = conceptRooms(input.prompt, parts, stats);
-  if (concepts[0]) rooms.push(concepts[0]);
+export function proposeRooms(input: DistillInput, parts: readonly VerbatimPart[], stats: WordRarity): RoomAssignment[] {
+  const rooms: RoomAssignment[] = [...conceptRooms(input.prompt, parts, stats)];
   const file = fileRoom(input);
   if (file) rooms.push(file);
   const workflow = workflowRoom(input.prompt, parts);
   if (workflow) rooms.push(workflow);
-  if (rooms.length < 3 && concepts[1]) rooms.push(concepts[1]);
-  return rooms.slice(0, 3);
+  return rooms;
 }
 
 /**
@@ -109,27 +108,52 @@ function relevance(hits: number): number {
   return +(0.5 + 0.1 * Math.min(hits, 4)).toFixed(2);
 }
 
-interface TermCount {
-  surface: string;
+/** Concept candidates one exchange offers; the rooms read model shows those that recur (store/roomStats.ts). */
+const MAX_CONCEPTS = 4;
+const IDENTIFIER_RE = /^(?:\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+|\p{Lu}[\p{Ll}\p{N}]+(?:\p{Lu}[\p{Ll}\p{N}]*)+|[\p{L}][\p{L}\p{N}]*(?:_[\p{L}\p{N}]+)+)$/u;
+
+interface Theme {
+  /** Surface forms as written, with how often each was used (the label is the most used). */
+  readonly surfaces: Map<string, number>;
   tf: number;
   inPrompt: boolean;
+  readonly idf: number;
+  readonly words: number;
 }
 
 /**
- * Concept rooms: words and two-word phrases the participants used repeatedly (or the human asked about),
- * distinctive in the store (IDF) yet recurring across exchanges (seen in another exchange), so the room
- * groups exchanges instead of naming one. On a store too small to tell (< 20 exchanges) recurrence is not
- * required.
+ * Concept candidates: themes a person would name, not words. A theme is two adjacent content words
+ * ("rate limiting", "session middleware"), an identifier or error name (`sessionMiddleware`, `TypeError`,
+ * `retry_timeout`), or a name rare in English ("Nuxt", "Docker"). Generic
+ * words (the language's 3,000 most frequent, wordRarity.ts) never make a theme alone, nor do two of them
+ * together ("next step"). A theme must be used twice in the exchange or asked about by the human. Up to
+ * MAX_CONCEPTS candidates are proposed, keyed by rooms.ts's normal form; whether a candidate becomes a
+ * room in the tree is decided over the whole store (3+ exchanges from 2+ conversations), so an exchange's
+ * candidates depend on nothing but the exchange.
  */
-function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: TermStats): RoomAssignment[] {
-  const terms = new Map<string, TermCount>();
+function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
+  const themes = new Map<string, Theme>();
+  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean): void => {
+    const key = conceptKey(surface);
+    if (!key) return;
+    let t = themes.get(key);
+    if (!t) {
+      const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
+      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, idf, words: lowerWords.length }));
+    }
+    t.tf++;
+    t.inPrompt ||= inPrompt;
+    t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
+  };
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(text);
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
-      if (w.lower.length >= 3) bump(terms, w.lower, w.surface, inPrompt);
+      if (isThemeWord(w, rarity)) add([w.lower], w.surface, inPrompt);
       const next = seq[i + 1];
-      if (next && next.adjacent) bump(terms, `${w.lower} ${next.lower}`, `${w.surface} ${next.surface}`, inPrompt);
+      if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt);
+      else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt);
     }
   };
   count(prompt.slice(0, 8_000), true);
@@ -142,81 +166,99 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], stats: Ter
     budget -= p.text.length;
   }
 
-  const small = stats.documents < 20;
-  const maxDf = Math.max(2, stats.documents * 0.25);
-  const scored: Array<{ t: TermCount; score: number }> = [];
-  for (const [lower, t] of terms) {
-    const isPhrase = lower.includes(' ');
-    if (t.tf < 2 && !(t.inPrompt && !isPhrase)) continue;
-    if (!small) {
-      const df = isPhrase ? Math.min(...lower.split(' ').map((w) => stats.documentFrequency(w))) : stats.documentFrequency(lower);
-      if (df < 2 || df > maxDf) continue;
-    }
-    const score = Math.log1p(t.tf) * termIdf(lower, stats) * (isPhrase ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
-    scored.push({ t, score });
+  const scored: Array<{ label: string; score: number }> = [];
+  for (const t of themes.values()) {
+    if (t.tf < 2 && !t.inPrompt) continue;
+    const score = Math.log1p(t.tf) * t.idf * (t.words > 1 ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
+    scored.push({ label: mostUsed(t.surfaces), score });
   }
-  scored.sort((a, b) => b.score - a.score || (a.t.surface < b.t.surface ? -1 : a.t.surface > b.t.surface ? 1 : 0));
-  if (scored.length === 0) {
-    // nothing recurs in the store (a greeting, a new topic): the word said most, rarest, longest still
-    // gives the exchange a room
-    const fallback = [...terms.entries()]
-      .filter(([lower]) => !lower.includes(' '))
-      .map(([lower, t]) => ({ ...t, idf: stats.idf(lower) }))
-      .sort(
-        (a, b) =>
-          b.tf - a.tf || b.idf - a.idf || b.surface.length - a.surface.length || (a.surface < b.surface ? -1 : a.surface > b.surface ? 1 : 0),
-      )[0];
-    return fallback ? [{ type: 'concept', key: fallback.surface, label: fallback.surface, relevance: 0.5 }] : [];
-  }
-  const out: RoomAssignment[] = [];
-  for (const { t, score } of scored) {
-    // a phrase and its own words are one topic: keep the first-ranked
-    if (out.some((r) => overlaps(r.label.toLowerCase(), t.surface.toLowerCase()))) continue;
-    const rel = out.length === 0 ? 0.9 : Math.min(0.8, +(0.9 * (score / scored[0]!.score)).toFixed(2));
-    if (out.length === 1 && rel < 0.6) break;
-    out.push({ type: 'concept', key: t.surface, label: t.surface, relevance: rel });
-    if (out.length === 2) break;
-  }
-  return out;
+  scored.sort((a, b) => b.score - a.score || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  return scored.slice(0, MAX_CONCEPTS).map(({ label, score }, i) => ({
+    type: 'concept',
+    key: label,
+    label,
+    relevance: i === 0 ? 0.9 : Math.max(0.3, +(0.9 * (score / scored[0]!.score)).toFixed(2)),
+  }));
 }
 
-function overlaps(a: string, b: string): boolean {
-  const wa = a.split(' ');
-  return b.split(' ').some((w) => wa.includes(w));
-}
+/** normaliseKey for concepts, memoised: the same phrases recur across a store's exchanges. */
+const keyCache = new Map<string, string>();
 
-function bump(terms: Map<string, TermCount>, lower: string, surface: string, inPrompt: boolean): void {
-  const t = terms.get(lower);
-  if (t) {
-    t.tf++;
-    t.inPrompt ||= inPrompt;
-  } else terms.set(lower, { surface, tf: 1, inPrompt });
-}
-
-/** A phrase is as distinctive as the mean of its words. */
-function termIdf(lower: string, stats: TermStats): number {
-  const space = lower.indexOf(' ');
-  return space < 0 ? stats.idf(lower) : (stats.idf(lower.slice(0, space)) + stats.idf(lower.slice(space + 1))) / 2;
+function conceptKey(surface: string): string {
+  let key = keyCache.get(surface);
+  if (key === undefined) {
+    if (keyCache.size >= 50_000) keyCache.clear();
+    key = normaliseKey('concept', surface);
+    keyCache.set(surface, key);
+  }
+  return key;
 }
 
 /**
- * Content words in order, with whether each follows the previous one directly (no stop word, number or
- * punctuation between), so two adjacent content words can form a phrase. Code blocks are skipped.
+ * One word names a theme when it is an identifier or error name (`sessionMiddleware`, `TypeError`), or a
+ * name: capitalised inside a sentence and rare in English ("Nuxt", "Vitest", "Docker"). A plain word never
+ * does, however rare in English: "refactor", "config", "codebase" are the generic words of agent
+ * conversations, and no English list ranks them so.
  */
-function contentWords(text: string): Array<{ lower: string; surface: string; adjacent: boolean }> {
+function isThemeWord(w: ContentWord, rarity: WordRarity): boolean {
+  if (w.lower.length < 3) return false;
+  if (IDENTIFIER_RE.test(w.surface)) return true;
+  return !w.initial && /^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) && /^[a-z0-9]+$/.test(w.lower) && rarity.rank(w.lower) > THEME_WORD_RANK;
+}
+
+/** Two content words, at least one of them not generic, none a single letter. */
+function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
+  return a.length >= 2 && b.length >= 2 && a !== b && !(rarity.isGeneric(a) && rarity.isGeneric(b));
+}
+
+/** The most used surface form; ties go to the first in sort order, so the result does not depend on reading order. */
+export function mostUsed(surfaces: ReadonlyMap<string, number>): string {
+  let best = '';
+  let bestCount = 0;
+  for (const [s, c] of surfaces) if (c > bestCount || (c === bestCount && s < best)) [best, bestCount] = [s, c];
+  return best;
+}
+
+interface ContentWord {
+  readonly lower: string;
+  readonly surface: string;
+  /** Follows the previous content word directly (no stop word, number or punctuation between). */
+  readonly adjacent: boolean;
+  /** Starts a sentence, line or list item (its capital says nothing about it being a name). */
+  readonly initial: boolean;
+  /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
+  readonly via?: string;
+}
+
+/** Prepositions that join the two nouns of a noun phrase in the corpus's languages ("rate of change"). */
+const CONNECTORS = new Set(['of', 'de', 'del', 'des', 'du', 'da', 'do', 'di', 'der', 'von']);
+
+/**
+ * Content words in order, with whether each follows the previous one directly, so two adjacent content
+ * words can form a phrase, and whether it opens a sentence. Code blocks are skipped.
+ */
+function contentWords(text: string): ContentWord[] {
   const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
-  const out: Array<{ lower: string; surface: string; adjacent: boolean }> = [];
+  const out: ContentWord[] = [];
   let lastEnd = -1;
+  let prevEnd = 0;
+  // a connector right after a content word: the connector and where it ends
+  let connector: { surface: string; end: number } | undefined;
   for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*/gu)) {
     const surface = m[0].replace(/_+$/, '');
     const lower = surface.toLowerCase();
     const start = m.index ?? 0;
+    const initial = prevEnd === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
+    prevEnd = start + m[0].length;
     if (isStopWord(lower) || lower.length < 2) {
+      connector = lastEnd >= 0 && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end: prevEnd } : undefined;
       lastEnd = -1;
       continue;
     }
     const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && /^(?:[ \t]+|-)$/.test(gap) });
+    const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && /^(?:[ \t]+|-)$/.test(gap), initial, ...(via ? { via } : {}) });
+    connector = undefined;
     lastEnd = start + m[0].length;
   }
   return out;

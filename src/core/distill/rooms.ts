@@ -10,13 +10,17 @@ import type { RoomAssignment, RoomType } from './types';
  * - plurals and common inflections (Latin script): `Services`, `authenticating`, `authentication`,
  *   `authenticated` each reduce to one stem, so each family is one room;
  * - word order: `timeout retry` and `retry timeout` → `retry_timeout` (tokens are sorted);
- * - one-letter typos between long keys (≥ 8 chars) of the same type and project, against rooms already known.
+ * - one-letter typos between long keys (≥ 8 chars) of the same type and project, against rooms already known
+ *   (LLM distillers only, see RoomRegistry).
  * What does not merge: abbreviations and synonyms (`auth` vs `authentication`, `db` vs `database`). Telling
  * them apart needs knowledge a deterministic rule does not have (`auth` may be `author`), and a wrong merge
  * hides exchanges in the wrong room, which is worse than one alias too many.
  * File rooms are keyed by the workspace-relative path, lower-cased, never stemmed: `auth.ts` and
  * `auth.test.ts` are different files.
  */
+
+/** An exchange's rooms as stored: the offline distiller's concept candidates (4), a file and a workflow room. */
+export const MAX_ROOMS_PER_EXCHANGE = 6;
 
 /** Rooms of a type and project whose keys differ by one edit merge only when keys are at least this long. */
 const TYPO_MIN_LENGTH = 8;
@@ -70,33 +74,35 @@ export interface ResolvedRoom extends RoomAssignment {
 }
 
 /**
- * The rooms known so far, per (type, project): resolves a proposed room to an existing one when its key
- * is a near-duplicate, so the room tree does not fill with aliases. The first key seen wins, and its
- * label stays; the stage seeds the registry from the store, so results do not depend on batch order
- * within a run beyond first-come.
+ * Resolves proposed rooms to stored identities. Labels stay the exchange's own words: the room's label
+ * is the one its exchanges used most (store/roomStats.ts). With `mergeTypos` (LLM distillers, which write
+ * free text), a key one edit away from a known key of the same type and project joins that room; the first
+ * key seen wins. The offline distiller does without: its keys are the participants' words, and a merge that
+ * depends on what was seen first would make its output depend on indexing order.
  */
 export class RoomRegistry {
-  private readonly byScope = new Map<string, Map<string, string>>();
+  private readonly byScope = new Map<string, Set<string>>();
 
-  /** Registers a stored room (key → label). */
-  add(type: RoomType, key: string, label: string, project: string | undefined): void {
-    const scope = this.scope(type, project);
-    if (!scope.has(key)) scope.set(key, label);
+  constructor(private readonly mergeTypos = true) {}
+
+  /** Registers a stored room key. */
+  add(type: RoomType, key: string, project: string | undefined): void {
+    this.scope(type, project).add(key);
   }
 
   /**
    * Normalises, merges and deduplicates one exchange's proposed rooms: at most `max`, highest relevance
    * first, each (type, key) once (keeping the higher relevance). Rooms whose key normalises to '' are dropped.
    */
-  resolve(proposed: readonly RoomAssignment[], project: string | undefined, max = 3): ResolvedRoom[] {
+  resolve(proposed: readonly RoomAssignment[], project: string | undefined, max = MAX_ROOMS_PER_EXCHANGE): ResolvedRoom[] {
     const out = new Map<string, ResolvedRoom>();
     for (const p of proposed) {
       const normal = normaliseKey(p.type, p.key || p.label);
       if (!normal) continue;
       const scope = this.scope(p.type, project);
-      const key = scope.has(normal) ? normal : (this.nearDuplicate(scope, normal) ?? normal);
-      const label = scope.get(key) ?? humanLabel(p.label || p.key);
-      scope.set(key, label);
+      const key = scope.has(normal) || !this.mergeTypos ? normal : (this.nearDuplicate(scope, normal) ?? normal);
+      scope.add(key);
+      const label = humanLabel(p.label || p.key);
       const id = roomId(p.type, key, project);
       const relevance = clamp01(p.relevance);
       const prev = out.get(id);
@@ -107,16 +113,16 @@ export class RoomRegistry {
     return [...out.values()].sort((a, b) => b.relevance - a.relevance || a.id.localeCompare(b.id)).slice(0, max);
   }
 
-  private scope(type: RoomType, project: string | undefined): Map<string, string> {
+  private scope(type: RoomType, project: string | undefined): Set<string> {
     const k = `${type}\u0000${project ?? ''}`;
     let s = this.byScope.get(k);
-    if (!s) this.byScope.set(k, (s = new Map()));
+    if (!s) this.byScope.set(k, (s = new Set()));
     return s;
   }
 
-  private nearDuplicate(scope: Map<string, string>, key: string): string | undefined {
+  private nearDuplicate(scope: Set<string>, key: string): string | undefined {
     if (key.length < TYPO_MIN_LENGTH) return undefined;
-    for (const known of scope.keys()) {
+    for (const known of scope) {
       if (known.length >= TYPO_MIN_LENGTH && Math.abs(known.length - key.length) <= 1 && withinOneEdit(known, key)) return known;
     }
     return undefined;

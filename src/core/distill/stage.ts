@@ -4,13 +4,13 @@ import type { Db } from '../store/db';
 import {
   cachedDistillation,
   countPendingDistillation,
-  deleteOrphanRooms,
   type DistilledRecord,
   type DistillFailure,
   knownRooms,
   pendingDistillation,
   saveDistillBatch,
 } from '../store/distilledStore';
+import { refreshRooms } from '../store/roomStats';
 import { countTokens } from '../tokens';
 import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { RoomRegistry } from './rooms';
@@ -59,8 +59,11 @@ export async function distillPending(
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH);
   const limit = options.limit ?? Infinity;
   const total = Math.min(limit, await countPendingDistillation(db, now()));
-  const registry = new RoomRegistry();
-  for (const r of await knownRooms(db)) registry.add(r.type, r.key, r.label, r.project);
+  // LLM distillers' free-text keys merge one-letter typos into known rooms; the offline distiller's do not
+  // (see RoomRegistry), and then the known rooms need not be read at all.
+  const llm = distiller.model !== undefined;
+  const registry = new RoomRegistry(llm);
+  if (llm) for (const r of await knownRooms(db)) registry.add(r.type, r.key, r.project);
 
   let distilled = 0;
   let cacheHits = 0;
@@ -122,7 +125,7 @@ export async function distillPending(
     failed += failures.length;
     onProgress({ phase: 'distill', done: distilled + failed, total });
   }
-  await deleteOrphanRooms(db);
+  await refreshRooms(db);
   return { distilled, cacheHits, failed, ms: performance.now() - started, cancelled: token.isCancellationRequested };
 }
 

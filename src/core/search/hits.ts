@@ -1,5 +1,6 @@
 import type { RoomType } from '../distill/types';
 import type { Db } from '../store/db';
+import { ROOM_SHOWN } from '../store/roomStats';
 import { type ExchangeRow, type FileTouchRow, toFileTouch, toSummary } from '../store/rows';
 import type { ExchangeSummary, FileTouch } from '../model';
 import type { HitRoom } from './types';
@@ -36,7 +37,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   );
   const rooms = await db.all<{ exchange_n: number; id: string; type: RoomType; label: string }>(
     `SELECT er.exchange_n, r.id, r.type, r.label FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
-     WHERE er.exchange_n ${IN_LIST} ORDER BY er.relevance DESC, r.label`,
+     WHERE er.exchange_n ${IN_LIST} AND ${ROOM_SHOWN} ORDER BY er.relevance DESC, r.label`,
     [list],
   );
   const files = await db.all<FileTouchRow & { exchange_n: number }>(

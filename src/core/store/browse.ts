@@ -1,5 +1,6 @@
-import type { AgentKind, DistilledView, LineRange, RoomType, TouchKind } from '../model';
+import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKind } from '../model';
 import type { Db } from './db';
+import { ROOM_SHOWN } from './roomStats';
 
 /**
  * Read-only queries the editor needs to browse the memory: exchanges by file, by room, neighbours in a
@@ -42,7 +43,9 @@ export interface RoomSummary {
   readonly type: RoomType;
   readonly key: string;
   readonly label: string;
+  /** Exchanges in the room. */
   readonly count: number;
+  readonly conversations: number;
   readonly lastAt?: string;
 }
 
@@ -113,7 +116,14 @@ export async function conversationNeighbours(db: Db, exchangeId: string): Promis
   };
 }
 
-/** The distilled object of one exchange (by full id) with its rooms, when it has been distilled. */
+function storedRoom(r: { id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }): StoredRoom {
+  return { id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}) };
+}
+
+/**
+ * The distilled object of one exchange (by full id), when it has been distilled: its rooms of the tree
+ * (roomStats.ts) and its other room candidates as facets.
+ */
 export async function distilledOf(db: Db, exchangeId: string): Promise<DistilledView | undefined> {
   const d = await db.get<{ n: number; core: string; context: string; distiller: string; model: string | null; prompt_version: string; tokens: number }>(
     `SELECT d.exchange_n AS n, d.core, d.context, d.distiller, d.model, d.prompt_version, d.tokens FROM distilled d
@@ -121,17 +131,16 @@ export async function distilledOf(db: Db, exchangeId: string): Promise<Distilled
     [exchangeId],
   );
   if (!d) return undefined;
-  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }>(
-    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
+  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number; shown: number }>(
+    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance, ${ROOM_SHOWN} AS shown FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
      WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.label`,
     [d.n],
   );
   return {
     exchangeCore: d.core,
     specificContext: d.context,
-    rooms: rooms.map((r) => ({
-      id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}),
-    })),
+    rooms: rooms.filter((r) => r.shown).map(storedRoom),
+    facets: rooms.filter((r) => !r.shown).map(storedRoom),
     distiller: d.distiller,
     ...(d.model !== null ? { model: d.model } : {}),
     promptVersion: d.prompt_version,
@@ -139,15 +148,18 @@ export async function distilledOf(db: Db, exchangeId: string): Promise<Distilled
   };
 }
 
-/** Rooms with their exchange counts; `filter` keeps rooms whose label or key contains it (case-insensitive). */
-export async function listRooms(db: Db, sort: RoomSort = 'recency', filter = ''): Promise<RoomSummary[]> {
-  const order = sort === 'size' ? 'c DESC, last DESC' : 'last DESC, c DESC';
+/**
+ * Rooms as the tree shows them: those with at least 3 exchanges from at least 2 conversations (roomStats.ts),
+ * or every room with `includeSmall`; `filter` keeps rooms whose label or key contains it (case-insensitive).
+ */
+export async function listRooms(db: Db, sort: RoomSort = 'recency', filter = '', includeSmall = false): Promise<RoomSummary[]> {
+  const order = sort === 'size' ? 'r.exchanges DESC, r.last_at DESC' : 'r.last_at DESC, r.exchanges DESC';
   const like = `%${filter.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  const rows = await db.all<{ id: string; type: RoomType; key: string; label: string; c: number; last: string | null }>(
-    `SELECT r.id, r.type, r.key, r.label, count(*) AS c, max(e.started_at) AS last FROM rooms r
-     JOIN exchange_rooms er ON er.room_id = r.id JOIN exchanges e ON e.n = er.exchange_n
-     WHERE lower(r.label) LIKE ? ESCAPE '\\' OR lower(r.key) LIKE ? ESCAPE '\\'
-     GROUP BY r.id ORDER BY ${order}, r.label`,
+  const rows = await db.all<{ id: string; type: RoomType; key: string; label: string; c: number; conv: number; last: string | null }>(
+    `SELECT r.id, r.type, r.key, r.label, r.exchanges AS c, r.conversations AS conv, r.last_at AS last FROM rooms r
+     WHERE r.exchanges > 0 AND ${includeSmall ? 'true' : ROOM_SHOWN}
+       AND (lower(r.label) LIKE ? ESCAPE '\\' OR lower(r.key) LIKE ? ESCAPE '\\')
+     ORDER BY ${order}, r.label, r.id`,
     [like, like],
   );
   return rows.map((r) => ({
@@ -156,8 +168,42 @@ export async function listRooms(db: Db, sort: RoomSort = 'recency', filter = '')
     key: r.key,
     label: r.label,
     count: r.c,
+    conversations: r.conv,
     ...(r.last !== null ? { lastAt: r.last } : {}),
   }));
+}
+
+/** A room as the CLI's `rooms` lists it, one JSON object per line. */
+export interface RoomListing {
+  readonly id: string;
+  readonly type: RoomType;
+  readonly label: string;
+  readonly exchanges: number;
+  readonly conversations: number;
+  readonly lastActivity: string | null;
+  readonly exchangeIds: readonly string[];
+}
+
+/** Every room the tree shows (or every room, with `includeSmall`), largest first, with its exchanges' ids. */
+export async function roomListings(db: Db, includeSmall = false): Promise<RoomListing[]> {
+  const out: RoomListing[] = [];
+  for (const r of await listRooms(db, 'size', '', includeSmall)) {
+    out.push({
+      id: r.id, type: r.type, label: r.label, exchanges: r.count, conversations: r.conversations,
+      lastActivity: r.lastAt ?? null, exchangeIds: await roomExchangeIds(db, r.id),
+    });
+  }
+  return out;
+}
+
+/** The ids of every exchange of one room, newest first (the CLI's `rooms` lists them with each room). */
+export async function roomExchangeIds(db: Db, roomId: string): Promise<string[]> {
+  const rows = await db.all<{ id: string }>(
+    `SELECT e.id FROM exchange_rooms er JOIN exchanges e ON e.n = er.exchange_n WHERE er.room_id = ?
+     ORDER BY e.started_at DESC, e.n DESC`,
+    [roomId],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** The exchanges of one room, most relevant and newest first. */

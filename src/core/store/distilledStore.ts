@@ -1,6 +1,5 @@
 import type { DistillInput } from '../distill/distiller';
 import type { ResolvedRoom } from '../distill/rooms';
-import { TermStats } from '../distill/termStats';
 import type { DistilledExchange, RoomType } from '../distill/types';
 import type { AgentKind, FileTouch } from '../model';
 import type { Db } from './db';
@@ -91,26 +90,10 @@ export async function countPendingDistillation(db: Db, now = Date.now()): Promis
   return r?.c ?? 0;
 }
 
-/** Document frequencies over every stored exchange (prompt and verbatim), read in pages. */
-export async function loadTermStats(db: Db): Promise<TermStats> {
-  const stats = new TermStats();
-  for (let after = 0; ; ) {
-    const rows = await db.all<{ n: number; verbatim: string }>(
-      'SELECT n, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT 500',
-      [after],
-    );
-    if (rows.length === 0) return stats;
-    for (const r of rows) stats.addDocument(r.verbatim);
-    after = rows[rows.length - 1]!.n;
-  }
-}
-
-/** Every stored room, to seed the RoomRegistry (near-duplicate keys resolve to rooms that exist). */
-export async function knownRooms(db: Db): Promise<Array<{ type: RoomType; key: string; label: string; project?: string }>> {
-  const rows = await db.all<{ type: RoomType; key: string; label: string; project: string | null }>(
-    'SELECT type, key, label, project FROM rooms ORDER BY rowid',
-  );
-  return rows.map((r) => ({ type: r.type, key: r.key, label: r.label, ...(r.project !== null ? { project: r.project } : {}) }));
+/** Every stored room, to seed an LLM run's RoomRegistry (near-duplicate keys resolve to rooms that exist). */
+export async function knownRooms(db: Db): Promise<Array<{ type: RoomType; key: string; project?: string }>> {
+  const rows = await db.all<{ type: RoomType; key: string; project: string | null }>('SELECT type, key, project FROM rooms ORDER BY rowid');
+  return rows.map((r) => ({ type: r.type, key: r.key, ...(r.project !== null ? { project: r.project } : {}) }));
 }
 
 export async function cachedDistillation(
@@ -173,7 +156,10 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
     const json = JSON.stringify(rooms);
     await db.run(`INSERT INTO rooms(id, type, key, label, project) SELECT ${[1, 2, 3, 4, 5].map(at).join(', ')} FROM (${EACH}) WHERE true
        ON CONFLICT(id) DO NOTHING`, [json]);
-    await db.run(`INSERT OR REPLACE INTO exchange_rooms(exchange_n, room_id, relevance) SELECT ${[0, 1, 6].map(at).join(', ')} FROM (${EACH})`, [json]);
+    await db.run(
+      `INSERT OR REPLACE INTO exchange_rooms(exchange_n, room_id, relevance, label) SELECT ${[0, 1, 6, 4].map(at).join(', ')} FROM (${EACH})`,
+      [json],
+    );
   }
   await db.run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms) SELECT ${[0, 1, 2, 3, 4].map(at).join(', ')} FROM (${EACH})`, [
     JSON.stringify(records.map((r) => [r.n, r.value.exchangeCore, r.value.specificContext, filesFacet(r.filesTouched), roomsFacet(r.rooms)])),
@@ -207,10 +193,6 @@ function roomsFacet(rooms: ReadonlyArray<Pick<ResolvedRoom, 'label' | 'key'>>): 
   return rooms.map((x) => `${x.label} ${x.key}`).join(' ');
 }
 
-/** Rooms no exchange belongs to any more (their exchanges were re-indexed or deleted). */
-export async function deleteOrphanRooms(db: Db): Promise<number> {
-  return (await db.run('DELETE FROM rooms WHERE id NOT IN (SELECT room_id FROM exchange_rooms)')).changes;
-}
 
 /**
  * Re-creates distilled_fts from the distilled rows, their files and rooms (the rows are the truth; the

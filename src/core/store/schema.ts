@@ -225,6 +225,27 @@ const MIGRATIONS: readonly Migration[] = [
     `,
     run: rebuildExchangeFts,
   },
+  {
+    // Rooms a person would browse (issue 14): each exchange link keeps the words that exchange used for the
+    // room (the room's label is the one used most), and each room keeps its counts for the tree's minimum
+    // size (store/roomStats.ts). Counts are recomputed for rooms marked dirty by the link triggers; rooms of
+    // older stores start dirty and are counted by the next distill stage.
+    version: 6,
+    sql: `
+      ALTER TABLE exchange_rooms ADD COLUMN label TEXT;
+      ALTER TABLE rooms ADD COLUMN exchanges INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE rooms ADD COLUMN conversations INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE rooms ADD COLUMN last_at TEXT;
+      ALTER TABLE rooms ADD COLUMN dirty INTEGER NOT NULL DEFAULT 1;
+      CREATE INDEX rooms_dirty ON rooms(dirty) WHERE dirty = 1;
+      CREATE TRIGGER exchange_rooms_ai AFTER INSERT ON exchange_rooms BEGIN
+        UPDATE rooms SET dirty = 1 WHERE id = new.room_id AND dirty = 0;
+      END;
+      CREATE TRIGGER exchange_rooms_ad AFTER DELETE ON exchange_rooms BEGIN
+        UPDATE rooms SET dirty = 1 WHERE id = old.room_id AND dirty = 0;
+      END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -10,7 +10,6 @@ import { Db } from './db';
 import {
   type CompressionStats,
   compressionStats,
-  deleteOrphanRooms,
   distilledFtsProblems,
   rebuildDistilledFts,
 } from './distilledStore';
@@ -24,6 +23,7 @@ import {
 } from './rows';
 import { migrate } from './schema';
 import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
+import { markAllRoomsDirty, refreshRooms } from './roomStats';
 
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
@@ -430,7 +430,8 @@ export class Store {
       await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
       await rebuildExchangeFts(this.db);
       await rebuildDistilledFts(this.db);
-      await deleteOrphanRooms(this.db);
+      await markAllRoomsDirty(this.db);
+      await refreshRooms(this.db);
     });
     if (this.vectorsAvailable) {
       await sweepOrphanVectors(this.db);

