@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
+import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 
@@ -159,8 +160,10 @@ describe('Rooms tree', () => {
         ...base,
         n: r.n,
         value: { exchangeCore: `Core: ${r.prompt.slice(0, 40)}`, specificContext: 'detail', rooms: [] },
-        rooms: /coupon/i.test(r.prompt) ? [coupon] : /test/i.test(r.prompt) ? [tests] : [],
+        rooms: [...(/coupon/i.test(r.prompt) ? [coupon] : []), ...(/test|cover|guard/i.test(r.prompt) ? [tests] : [])],
       })));
+      // the tree shows rooms of 3+ exchanges from 2+ conversations, counted as the distill stage ends
+      await refreshRooms(s.db);
     });
   });
 
