@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
-import { distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
+import { cutHeadline, distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
 import { englishRarity, type WordRarity } from '../../src/core/distill/wordRarity';
 import { distilledText } from '../../src/core/distill/types';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
@@ -214,4 +214,39 @@ test('fitTokens: within the budget, a word-boundary prefix, exact when nothing i
       }
     }
   }
+});
+
+test('headlines: cut at a clause end within the budget, never inside a word; a trailing colon goes', () => {
+  const long = 'The session cookie was dropped because the middleware ran after the router, so every request started a new session and the cart emptied itself';
+  const cut = cutHeadline(long, 16);
+  assert.ok(countTokens(cut) <= 16, cut);
+  assert.equal(cut, 'The session cookie was dropped because the middleware ran after the router');
+  // no clause end in reach: whole words and an ellipsis
+  const words = cutHeadline('Supercalifragilistic expialidocious words keep going and going without any stop whatsoever here', 8);
+  assert.match(words, /^[^…]*\S…$/);
+  assert.ok('Supercalifragilistic expialidocious words keep going and going without any stop whatsoever here'.startsWith(words.slice(0, -1)), words);
+  assert.equal(cutHeadline('You can reach the container in several ways:', 20), 'You can reach the container in several ways');
+});
+
+test('headlines: no Markdown, fences, agent boilerplate or decorations; the outcome wins when both do not fit', () => {
+  const md = input(
+    '@agent Continue: "Continue to iterate?"',
+    'Assistant: ★ Insight ─────────────────────────\n**Root cause**: the [session store](https://example.com/x) was _never_ awaited.\n```ts\nawait store.init();\n```\n| a | b |\n|---|---|',
+  );
+  const d = distillOffline(md, background());
+  assert.doesNotMatch(d.exchangeCore, /[*`|─★]|\]\(|@agent|Continue to iterate/, d.exchangeCore);
+  assert.match(d.exchangeCore, /session store was never awaited/);
+
+  const chat = input('@workspace /setupTests jest: "Pick a testing framework" #terminalLastCommand', 'Assistant: Jest is set up with a jsdom environment and one passing test.');
+  assert.match(distillOffline(chat, background()).exchangeCore, /^jest: "Pick a testing framework" → Jest is set up/);
+
+  const both = input(
+    'Could you please look into why the nightly export job keeps failing on the reporting server since last Tuesday evening?',
+    'Assistant: The nightly export failed because the reporting database rotated its credentials on Tuesday and the job still used the old password from the environment file, so I switched it to the secrets manager.',
+  );
+  const core = distillOffline(both, background()).exchangeCore;
+  const [request, outcome] = core.split(' → ');
+  assert.ok(request && outcome, core);
+  assert.ok(countTokens(outcome!) > countTokens(request!), `the outcome gets the larger share: ${core}`);
+  assert.match(outcome!, /^The nightly export failed because the reporting database rotated its credentials/);
 });

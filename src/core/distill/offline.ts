@@ -77,16 +77,52 @@ function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats:
 
 function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, budget: number): string {
   // the human's first sentences carry the request; later ones are often pasted logs
-  const request = bestSentence(sentences(prompt).slice(0, 4), stats, 0.4) ?? oneLine(prompt);
+  const asked = withoutBoilerplate(prompt);
+  const request = bestSentence(sentences(asked).slice(0, 4), stats, 0.4) ?? oneLine(cleanProse(asked));
   const outcome = finalStatement(parts, stats);
-  if (!outcome) return fitTokens(request, budget, true);
-  if (!request) return fitTokens(outcome, budget, true);
-  // The request gets 45% of the budget, more when the outcome needs less than the rest.
-  const outcomeNeed = wordTokens(fitTokens(outcome, budget, false));
-  const requestBudget = Math.max(Math.floor(budget * 0.45), budget - outcomeNeed - 1);
-  const requestPart = fitTokens(request, requestBudget, true);
-  const rest = budget - wordTokens(requestPart) - 1;
-  return `${requestPart}${CORE_JOINER}${fitTokens(outcome, Math.max(rest, 6), true)}`;
+  if (!outcome) return cutHeadline(request, budget);
+  if (!request) return cutHeadline(outcome, budget);
+  const requestNeed = wordTokens(request);
+  const outcomeNeed = wordTokens(outcome);
+  if (requestNeed + outcomeNeed + 1 <= budget) return `${request}${CORE_JOINER}${outcome}`;
+  // Both do not fit: the outcome is what was done, so it comes first; the request keeps at most a third.
+  const requestPart = cutHeadline(request, Math.max(Math.floor(budget / 3), budget - outcomeNeed - 1));
+  return `${requestPart}${CORE_JOINER}${cutHeadline(outcome, budget - wordTokens(requestPart) - 1)}`;
+}
+
+/**
+ * Agent boilerplate in prompts: chat participants and commands (`@workspace /fix`, `@agent Continue:`), chat
+ * variables (`#terminalLastCommand`), and Copilot's "Continue to iterate?" that is no request at all.
+ */
+function withoutBoilerplate(prompt: string): string {
+  return prompt
+    .replace(/^\s*@[\w-]+(?:\s+\/[\w-]+)?\s*:?\s*/u, '')
+    .replace(/^\s*\/[\w-]+\s+/u, '')
+    .replace(/(^|\s)#[a-z][\w:.-]*/giu, '$1')
+    .replace(/^\s*(?:Continue:\s*)?"?Continue to iterate\?"?\s*$/iu, '')
+    .trim();
+}
+
+/**
+ * A headline within `maxTokens`, cut where a reader can stop: at the end of a sentence or clause (`.`, `;`,
+ * `:`, `,`, a dash) when that keeps at least half the budget, else after a whole word with an ellipsis; never
+ * inside a word. A trailing colon (an announcement of what follows) is dropped.
+ */
+export function cutHeadline(text: string, maxTokens: number): string {
+  const whole = text.replace(/[\s:]+$/u, '');
+  if (wordTokens(whole) <= maxTokens) return whole;
+  const prefix = fitTokens(whole, maxTokens, false);
+  const clause = clauseEnd(prefix);
+  if (clause > 0 && wordTokens(prefix.slice(0, clause)) >= maxTokens / 2) return prefix.slice(0, clause).replace(/[\s,;:–—-]+$/u, '');
+  const cut = fitTokens(whole, maxTokens, true);
+  return /…$/.test(cut) ? cut.replace(/[\s,;:–—-]+…$/u, '…') : cut;
+}
+
+/** Where the last sentence or clause of `text` ends (after its punctuation), or -1. */
+function clauseEnd(text: string): number {
+  let end = -1;
+  for (const m of text.matchAll(/[.!?;:,)](?=\s)|\s[–—-](?=\s)/gu)) end = (m.index ?? 0) + (m[0].startsWith(' ') ? 0 : 1);
+  return end;
 }
 
 /** The assistant's last substantive statement: the best sentence of its last text that has one. */
@@ -96,7 +132,7 @@ function finalStatement(parts: readonly VerbatimPart[], stats: WordRarity): stri
     const best = bestSentence(sentences(replies[i]!.text).slice(0, 8), stats, 0.08);
     if (best) return best;
   }
-  return replies.length ? oneLine(replies[replies.length - 1]!.text) || undefined : undefined;
+  return replies.length ? oneLine(cleanProse(replies[replies.length - 1]!.text)) || undefined : undefined;
 }
 
 /** Openers that announce rather than state (several languages); such sentences rank lower. */
@@ -137,19 +173,35 @@ function proseShare(sentence: string): number {
 }
 
 /**
- * Prose sentences of a text: code blocks, markdown markers and quote bars removed, at least three words
- * each. A line break ends a sentence unless the next line goes on in lower case (a wrapped line).
+ * Prose of a text without Markdown: code blocks, tables, headings, list and quote markers, emphasis and
+ * code marks, links (their text stays), images, HTML tags, box-drawing rules and decorations such as
+ * Claude Code's "★ Insight ────" banners.
+ */
+function cleanProse(text: string): string {
+  return (
+    text
+      .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+      .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
+      .replace(/^[ \t]*▌[ \t]?/gm, '')
+      .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '\n')
+      .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
+      .replace(/\[([^\]\n]+)\]\([^)\n]*\)/g, '$1')
+      .replace(/<\/?[a-z][^>\n]*>/gi, ' ')
+      .replace(/★?\s*[A-Z][\w ]{0,20}[─━═]{3,}[─━═\s]*/g, '\n')
+      .replace(/[─━═│┃┌┐└┘├┤┬┴┼╭╮╯╰]{2,}/g, '\n')
+      // bold marks can glue headings together (`**Done****Next**`): a space; code and emphasis marks: nothing
+      .replace(/\*\*|__/g, ' ')
+      .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, '$1$2')
+      .replace(/`/g, '')
+  );
+}
+
+/**
+ * Prose sentences of a text (cleanProse), at least three words each. A line break ends a sentence unless
+ * the next line goes on in lower case (a wrapped line).
  */
 export function sentences(text: string): string[] {
-  const clean = text
-    .slice(0, 8_000)
-    .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
-    .replace(/^[ \t]*▌[ \t]?/gm, '')
-    .replace(/^[ \t]{0,3}(?:#{1,6}|[-*+>]|\d+[.)])[ \t]+/gm, '\n')
-    // bold marks can glue headings together (`**Done****Next**`): a space; code marks: nothing
-    .replace(/\*\*/g, ' ')
-    .replace(/`/g, '');
-  return clean
+  return cleanProse(text.slice(0, 8_000))
     .split(/(?<=[.!?。！？])\s+|\n(?![ \t]*\p{Ll})\s*/u)
     .map(oneLine)
     .filter((s) => s.split(' ').length >= 3 && /\p{L}/u.test(s));
