@@ -194,7 +194,7 @@ export interface DistilledView extends DistilledExchange {
   /** Rooms of the tree: 3+ exchanges from 2+ conversations (store/roomStats.ts). */
   readonly rooms: readonly StoredRoom[];
   /** The exchange's other room candidates: searchable facets, not rooms of the tree (yet). */
-  readonly facets: readonly StoredRoom[];
+  readonly facets?: readonly StoredRoom[];
   readonly distiller: string;
   readonly model?: string;
   readonly promptVersion: string;

@@ -69,7 +69,7 @@ test('finds neighbours in the conversation and the distilled object', async () =
     const d = await distilledOf(store.db, ids[2]!);
     assert.equal(d?.exchangeCore, 'Added a rounding test');
     assert.deepEqual(d?.rooms, [], 'rooms of one conversation are facets, not rooms of the tree (roomStats.test.ts)');
-    assert.deepEqual(d?.facets.map((r) => r.label), ['Cart rounding', 'Testing']);
+    assert.deepEqual(d?.facets?.map((r) => r.label), ['Cart rounding', 'Testing']);
     assert.equal(await distilledOf(store.db, ids[1]!), undefined);
   } finally {
     await store.close();
