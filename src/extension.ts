@@ -5,6 +5,8 @@ import { registerCommands } from './host/commands';
 import { Config } from './host/config';
 import { ExchangeViewer, SCHEME } from './host/exchangeViewer';
 import { ActiveFileStatus, FileDecorations, FileHistoryIndex, FileHistoryView, FileHover } from './host/fileHistory';
+import { trackAnthropicKey } from './host/anthropicKey';
+import { AgentCodeLens } from './host/codeLens';
 import { LiveWatcher } from './host/liveWatcher';
 import { registerLmTools } from './host/lmTools';
 import { RecallPanel } from './host/recallPanel';
@@ -28,7 +30,7 @@ export interface AgentRecallApi {
   /** The workspace's store file (other tools may open it read-only). */
   readonly storeFile: string | undefined;
   /** The tree providers, to read what the views show. */
-  readonly views: { readonly rooms: RoomsView; readonly fileHistory: FileHistoryView };
+  readonly views: { readonly rooms: RoomsView; readonly fileHistory: FileHistoryView; readonly status: StatusViewProvider };
   /** The explorer badge of a file, as the decoration provider gives it. */
   fileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
   /** The status-bar text of the active editor's file history, when shown. */
@@ -57,11 +59,13 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);
     const hover = new FileHover(files);
+    const codeLens = new AgentCodeLens(files, config);
     const fileHistory = new FileHistoryView(files);
-    const rooms = new RoomsView(index);
+    const rooms = new RoomsView(index, files);
     const live = new LiveWatcher(index, config);
     const activeFile = new ActiveFileStatus(files);
     const recall = new RecallPanel(context.extensionUri, index, viewer);
+    const status = new StatusViewProvider(index);
     context.subscriptions.push(
       log,
       index,
@@ -69,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       viewer,
       files,
       decorations,
+      codeLens,
       fileHistory,
       rooms,
       live,
@@ -76,10 +81,12 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       recall,
       vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
       new StatusBar(index),
-      vscode.window.registerTreeDataProvider('agentRecall.status', new StatusViewProvider(index)),
+      status,
+      vscode.window.registerTreeDataProvider('agentRecall.status', status),
       ...registerLmTools(index),
-      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets }),
+      ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets, embedders }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
+      trackAnthropicKey(context.secrets),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
     const evaluating = Math.round(loadEnd - loadStart);
@@ -89,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       waitForIndexIdle: () => index.whenIdle(),
       getIndexSummary: () => index.summary(),
       storeFile: index.storeFile,
-      views: { rooms, fileHistory },
+      views: { rooms, fileHistory, status },
       fileDecoration: (uri) => decorations.provideFileDecoration(uri),
       activeFileStatus: () => activeFile.text,
       reloadFileHistory: () => files.reload(),

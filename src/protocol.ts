@@ -18,6 +18,8 @@ export interface IndexStatus {
   /** The agents the memory knows (the panel's agent chips). */
   readonly agents: readonly AgentName[];
   readonly message?: string;
+  /** Whether queries are also matched by meaning: "on (model)", or "off: why". */
+  readonly semantic: string;
 }
 
 // webview -> host

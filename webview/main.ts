@@ -155,11 +155,13 @@ function renderBanner(): void {
   if (s?.indexing) lines.push(`Still indexing: ${s.exchanges} exchanges searchable so far.`);
   if (s?.message) lines.push(s.message);
   if (state.notice) lines.push(state.notice);
+  else if (s && !s.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);
   const asked = state.text.trim() || state.facets.room || state.facets.file;
   if (!asked) {
     lines.push(s && s.exchanges === 0 && !s.indexing
       ? 'No exchanges are indexed yet: no agent transcripts were found for this workspace.'
       : `Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
+    if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
   } else if (state.shownSeq > 0 && state.candidates.length === 0) {
     lines.push('No past exchange matches. Try other words, or remove a filter.');
   } else if (state.candidates.length && state.confidence === 'low') {

@@ -36,6 +36,21 @@ export async function clearAnthropicApiKey(secrets: vscode.SecretStorage): Promi
   void vscode.window.showInformationMessage('Agent Recall: Anthropic API key removed.');
 }
 
+/**
+ * Keeps the `agentRecall.hasAnthropicKey` context key in step with secret storage, so "Clear Anthropic API
+ * Key" is offered in the command palette only when there is a key to clear.
+ */
+export function trackAnthropicKey(secrets: vscode.SecretStorage): vscode.Disposable {
+  const update = async (): Promise<void> => {
+    const has = (await readAnthropicApiKey(secrets)) !== undefined;
+    await vscode.commands.executeCommand('setContext', 'agentRecall.hasAnthropicKey', has);
+  };
+  void update();
+  return secrets.onDidChange((e) => {
+    if (e.key === ANTHROPIC_KEY_SECRET) void update();
+  });
+}
+
 export async function readAnthropicApiKey(secrets: vscode.SecretStorage): Promise<string | undefined> {
   return (await secrets.get(ANTHROPIC_KEY_SECRET)) || undefined;
 }

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { clearAnthropicApiKey, setAnthropicApiKey } from './anthropicKey';
+import { openExchanges } from './codeLens';
 import type { Config } from './config';
+import type { EmbedderService } from './embedderService';
 import type { ExchangeViewer } from './exchangeViewer';
 import { type FileHistoryView, storedPathOf } from './fileHistory';
 import type { IndexService } from './indexService';
@@ -8,6 +10,7 @@ import { log, showError } from './log';
 import { showMemoryForAgent } from './memory';
 import type { RecallPanel } from './recallPanel';
 import type { RoomsView } from './roomsView';
+import { turnOnSemanticSearch } from './semanticSearch';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
@@ -18,6 +21,7 @@ export interface CommandContext {
   readonly recall: RecallPanel;
   readonly config: Config;
   readonly secrets: vscode.SecretStorage;
+  readonly embedders: EmbedderService;
 }
 
 type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
@@ -26,9 +30,11 @@ type Handler = (ctx: CommandContext) => (...args: unknown[]) => unknown;
 export const COMMANDS: Record<string, Handler> = {
   rebuildIndex: (ctx) => () => ctx.index.rebuild(),
   indexNow: (ctx) => () => ctx.index.index({ notify: true }),
-  showIndexSummary: (ctx) => () => showIndexSummary(ctx),
+  // the summary lives in the Index view (a notification's detail is not shown by VS Code)
+  showIndexSummary: () => () => vscode.commands.executeCommand('agentRecall.status.focus'),
   showLog: () => () => log.show(),
   openExchange: (ctx) => (id) => ctx.viewer.open(requireId(id)),
+  openExchanges: (ctx) => (ids) => openExchanges(ids, async (list) => (await ctx.index.memory()).listings(list.map(requireId))),
   previousExchange: (ctx) => (uri) => ctx.viewer.step('previous', uri instanceof vscode.Uri ? uri : undefined),
   nextExchange: (ctx) => (uri) => ctx.viewer.step('next', uri instanceof vscode.Uri ? uri : undefined),
   openTranscript: (ctx) => (id) => ctx.viewer.openTranscript(typeof id === 'string' ? id : undefined),
@@ -43,6 +49,7 @@ export const COMMANDS: Record<string, Handler> = {
   recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
   setAnthropicApiKey: (ctx) => (key?: unknown) => setAnthropicApiKey(ctx.secrets, key),
   clearAnthropicApiKey: (ctx) => () => clearAnthropicApiKey(ctx.secrets),
+  turnOnSemanticSearch: (ctx) => () => turnOnSemanticSearch(ctx.embedders, ctx.index, ctx.config),
 };
 
 /** The stored path of the file a command was invoked on (editor title menu), else of the File History view. */
@@ -78,30 +85,4 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       }
     });
   });
-}
-
-async function showIndexSummary(ctx: CommandContext): Promise<void> {
-  const s = await ctx.index.summary();
-  const memory = await ctx.index.memory().catch(() => undefined);
-  const compression = await memory?.compression();
-  const distillers = (await memory?.distillerUsage()) ?? [];
-  const agents = Object.entries(s.byAgent)
-    .map(([a, n]) => `${a} ${n}`)
-    .join(', ');
-  const skipped = Object.values(s.skippedLines).reduce((a, n) => a + (n ?? 0), 0);
-  const detail = [
-    `${s.exchanges} exchanges in ${s.conversations} conversations${agents ? ` (${agents})` : ''}.`,
-    `${s.verbatimTokens.toLocaleString()} verbatim tokens; ${skipped} lines skipped; ${s.droppedExchanges} short exchanges dropped.`,
-    compression?.distilled
-      ? `${compression.distilled} distilled: ${compression.ratio}x compression (${compression.meanDistilledTokens} tokens per object); ` +
-        `distiller ${distillers.map((d) => `${d.distiller}${d.model ? ` (${d.model})` : ''}`).join(', ')}.`
-      : 'Not distilled yet.',
-    s.lastIndexedAt ? `Last indexed ${s.lastIndexedAt.toLocaleString()}.` : 'Not indexed yet.',
-    s.message ?? '',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  const choice = await vscode.window.showInformationMessage('Agent Recall index', { modal: false, detail }, 'Index Now', 'Show Log');
-  if (choice === 'Index Now') await ctx.index.index({ notify: true });
-  if (choice === 'Show Log') log.show();
 }

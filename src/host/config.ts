@@ -49,6 +49,9 @@ export class Config {
   get fileDecorations(): boolean {
     return this.get('fileHistory.decorations', true);
   }
+  get codeLens(): boolean {
+    return this.get('fileHistory.codeLens', true);
+  }
   get memoryTokenBudget(): number {
     return Math.max(200, this.get('memory.tokenBudget', 4000));
   }
@@ -62,6 +65,11 @@ export class Config {
   /** A Hugging Face hub id or an absolute local model folder; '' turns semantic search off. */
   get embedModel(): string {
     return this.get('embed.model', 'Xenova/all-MiniLM-L6-v2').trim();
+  }
+
+  /** Sets the embedding model for the user (all workspaces): what "Turn On Semantic Search" chose. */
+  setEmbedModel(value: string): Thenable<void> {
+    return this.cfg.update('embed.model', value, vscode.ConfigurationTarget.Global);
   }
 
   get distill(): DistillSettings {

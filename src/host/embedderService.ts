@@ -1,18 +1,37 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
+import { type OpenedEmbedder, openEmbedder, resolveModelSpec } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 
+/** Whether semantic search runs, with which model, or why not: what the Index view, status bar and panel say. */
+export type SemanticState =
+  | { readonly on: true; readonly model: string; readonly dimension: number }
+  | { readonly on: false; readonly loading: true; readonly model: string }
+  | {
+      readonly on: false;
+      readonly loading?: false;
+      readonly reason: string;
+      /** What turns it on: choose a model, or download the configured hub model (asks first). */
+      readonly fix?: 'choose-model' | 'download';
+    };
+
 /**
  * The configured embedding model (agentRecall.embed.model), loaded once per setting value in its worker
- * thread, with a progress indicator (a hub model downloads into the extension's global storage on first
- * use). A model that cannot load is logged once and reported as a notice, which search results show:
- * search stays lexical, nothing fails.
+ * thread. Nothing reaches the network unasked: a hub model that is not in the extension's cache yet is
+ * downloaded only after the user ran "Turn On Semantic Search" (which says what is fetched from where);
+ * until then, and whenever a model cannot load, search stays lexical and `state` says why.
  */
 export class EmbedderService extends Disposable {
   private spec: string | undefined;
   private loading: Promise<OpenedEmbedder> | undefined;
+  private snapshot: SemanticState = { on: false, reason: 'checked when indexing starts' };
+  /** Hub ids the user agreed to download in this session. */
+  private readonly downloadAllowed = new Set<string>();
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly cacheDir: string | undefined,
@@ -21,28 +40,75 @@ export class EmbedderService extends Disposable {
     super();
   }
 
+  /** The last known state (never waits for a model). */
+  get state(): SemanticState {
+    return this.snapshot;
+  }
+
   /** The embedder for the current setting, or a notice saying why there is none. */
   get(): Promise<OpenedEmbedder> {
     const spec = this.config.embedModel;
     if (spec !== this.spec || !this.loading) {
       this.release();
       this.spec = spec;
-      this.loading = spec === '' ? Promise.resolve({ notice: 'Semantic search is off (agentRecall.embed.model is empty).' }) : this.load(spec);
+      this.loading = this.open(spec);
     }
     return this.loading;
   }
 
-  private load(spec: string): Promise<OpenedEmbedder> {
+  /** Downloads (when needed) and loads the configured hub model; the caller has asked the user. */
+  async download(): Promise<OpenedEmbedder> {
+    const spec = this.config.embedModel;
+    this.downloadAllowed.add(spec);
+    this.release();
+    this.spec = spec;
+    this.loading = this.open(spec, vscode.ProgressLocation.Notification);
+    return this.loading;
+  }
+
+  /** A hub id (not a local folder) whose files are not in the extension's cache yet. */
+  needsDownload(spec = this.config.embedModel): boolean {
+    return spec !== '' && isHubId(spec) && !this.isCached(spec) && !this.downloadAllowed.has(spec);
+  }
+
+  private open(spec: string, location = vscode.ProgressLocation.Window): Promise<OpenedEmbedder> {
+    if (spec === '') {
+      return Promise.resolve(this.settle({ notice: 'Semantic search is off: no embedding model is set (agentRecall.embed.model).' }, 'choose-model'));
+    }
+    if (this.needsDownload(spec)) {
+      const notice = `Semantic search is off: the embedding model ${spec} is not on this machine. "Agent Recall: Turn On Semantic Search" downloads it once from huggingface.co.`;
+      return Promise.resolve(this.settle({ notice }, 'download'));
+    }
+    this.setState({ on: false, loading: true, model: spec });
     return Promise.resolve(
-      vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `Agent Recall: loading the embedding model ${spec}` },
-        () => openEmbedder(spec, this.cacheDir ? { cacheDir: this.cacheDir } : {}),
+      vscode.window.withProgress({ location, title: `Agent Recall: loading the embedding model ${spec}` }, () =>
+        openEmbedder(spec, this.cacheDir ? { cacheDir: this.cacheDir } : {}),
       ),
-    ).then((opened) => {
-      if (opened.notice) log.warn(opened.notice);
-      else log.info(`Embedding model ${opened.embedder!.modelId} loaded (${opened.embedder!.dimension}-d).`);
-      return opened;
-    });
+    ).then((opened) => this.settle(opened, 'choose-model'));
+  }
+
+  private settle(opened: OpenedEmbedder, fix: 'choose-model' | 'download'): OpenedEmbedder {
+    if (opened.embedder) {
+      log.info(`Embedding model ${opened.embedder.modelId} loaded (${opened.embedder.dimension}-d).`);
+      this.setState({ on: true, model: opened.embedder.modelId, dimension: opened.embedder.dimension });
+    } else {
+      const reason = (opened.notice ?? 'the embedding model did not load').replace(/^Semantic search is off:\s*/, '');
+      log.warn(opened.notice ?? reason);
+      this.setState({ on: false, reason, fix });
+    }
+    return opened;
+  }
+
+  private setState(state: SemanticState): void {
+    this.snapshot = state;
+    this.changed.fire();
+  }
+
+  /** transformers.js keeps a downloaded hub model as `<cacheDir>/<org>/<name>/` with its config and ONNX files. */
+  private isCached(spec: string): boolean {
+    if (!this.cacheDir) return false;
+    const dir = path.join(this.cacheDir, ...spec.split('/'));
+    return existsSync(path.join(dir, 'config.json')) && existsSync(path.join(dir, 'onnx'));
   }
 
   private release(): void {
@@ -55,4 +121,10 @@ export class EmbedderService extends Disposable {
     this.release();
     super.dispose();
   }
+}
+
+/** A setting naming a hub model (`org/name`), not a local folder. */
+function isHubId(spec: string): boolean {
+  const resolved = resolveModelSpec(spec);
+  return resolved === spec && !path.isAbsolute(spec);
 }

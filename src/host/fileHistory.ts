@@ -20,6 +20,8 @@ export function storedPathOf(uri: vscode.Uri): string | undefined {
  */
 export class FileHistoryIndex extends Disposable {
   private counts = new Map<string, FileTouchCount>();
+  /** Stored paths by their lower-cased form: file rooms are keyed that way (core/distill/rooms.ts). */
+  private byRoomKey = new Map<string, string>();
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private loading: Promise<void> | undefined;
@@ -35,6 +37,7 @@ export class FileHistoryIndex extends Disposable {
     this.loading = (async () => {
       const memory = await this.index.memory();
       this.counts = new Map((await memory.fileTouchCounts()).map((c) => [c.path, c]));
+      this.byRoomKey = new Map([...this.counts.keys()].map((p) => [p.toLowerCase(), p]));
       this.changed.fire();
     })().catch(() => undefined);
     return this.loading;
@@ -46,6 +49,11 @@ export class FileHistoryIndex extends Disposable {
 
   countOf(path: string): FileTouchCount | undefined {
     return this.counts.get(path);
+  }
+
+  /** The stored path a file room's key stands for, when exchanges touched it. */
+  pathOfRoomKey(key: string): string | undefined {
+    return this.byRoomKey.get(key);
   }
 
   /**
@@ -71,7 +79,12 @@ export class FileHistoryIndex extends Disposable {
   }
 }
 
-/** Explorer badges: how many exchanges touched a file, and when the last one did. */
+/**
+ * Explorer badges: "AI" on files past agent exchanges touched, the count and date in the tooltip. VS Code joins
+ * the badges of all providers with ", ", so a bare count would read as one more problem count ("6, 4").
+ */
+export const HISTORY_BADGE = 'AI';
+
 export class FileDecorations extends Disposable implements vscode.FileDecorationProvider {
   private readonly changed = this.register(new vscode.EventEmitter<undefined>());
   readonly onDidChangeFileDecorations = this.changed.event;
@@ -87,13 +100,16 @@ export class FileDecorations extends Disposable implements vscode.FileDecoration
     const p = storedPathOf(uri);
     const c = p ? this.files.countOf(p) : undefined;
     if (!c) return undefined;
-    // badges hold at most two characters
-    return new vscode.FileDecoration(c.count > 99 ? '99' : String(c.count), touchedText(c));
+    return new vscode.FileDecoration(HISTORY_BADGE, touchedText(c));
   }
 }
 
 export function touchedText(c: FileTouchCount): string {
-  return `Touched in ${c.count} agent exchange${c.count === 1 ? '' : 's'}, last ${relativeDate(c.lastAt)} (${shortDate(c.lastAt)})`;
+  return `Touched in ${exchangeCount(c.count)}, last ${relativeDate(c.lastAt)} (${shortDate(c.lastAt)})`;
+}
+
+export function exchangeCount(n: number): string {
+  return `${n} agent exchange${n === 1 ? '' : 's'}`;
 }
 
 const PATH_TEXT = /[\w@~.\-/\\]+\.\w+/g;
@@ -229,10 +245,13 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
   }
 
   getTreeItem(e: HistoryNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
-    const lines = e.lines?.length ? ` · lines ${formatLineRanges(e.lines)}` : '';
-    item.description = `${relativeDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`;
-    item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}\n\n${shortDate(e.startedAt)} · ${e.agent}`);
+    // date and agent lead, so a narrow side bar cuts the headline (shown whole in the tooltip), never them
+    const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${e.agent}`, vscode.TreeItemCollapsibleState.None);
+    item.description = headline(e, NARROW_HEADLINE);
+    const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
+    item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}
+
+${shortDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`);
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;
@@ -245,7 +264,9 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
       return [];
     }
     const entries = await this.files.entries(this.current);
+    const c = this.files.countOf(this.current);
     this.view.message = entries.length ? undefined : `No past exchange touched ${this.current}.`;
+    this.view.description = c ? `${this.current} · ${c.count}` : this.current;
     return entries;
   }
 }

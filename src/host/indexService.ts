@@ -6,7 +6,7 @@ import type { AgentKind, SkipCounts } from '../core/model';
 import { userDataDirOf } from '../core/sources/agentRoots';
 import { defaultDiscovery, transcriptRoots } from '../core/sources/discover';
 import type { Config } from './config';
-import type { EmbedderService } from './embedderService';
+import type { EmbedderService, SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
@@ -23,6 +23,10 @@ export interface IndexSummary {
   readonly verbatimTokens: number;
   /** Exchanges with a distilled object (the index's distill stage runs after parsing and token counts). */
   readonly distilledExchanges: number;
+  /** Verbatim over distilled tokens of the distilled exchanges (0 before any). */
+  readonly compressionRatio: number;
+  /** Whether semantic search runs, with which model, or why not. */
+  readonly semantic: SemanticState;
   readonly sourcesWithErrors: number;
   readonly lastReport?: IndexReport;
   readonly lastIndexedAt?: Date;
@@ -54,6 +58,7 @@ export class IndexService extends Disposable {
   ) {
     super();
     this.state = this.workspaceRoots().length && storageDir ? 'idle' : 'no-workspace';
+    if (embedders) this.register(embedders.onDidChange(() => this.changed.fire()));
   }
 
   get storeFile(): string | undefined {
@@ -150,6 +155,8 @@ export class IndexService extends Disposable {
       droppedExchanges: stats?.droppedExchanges ?? 0,
       verbatimTokens: stats?.verbatimTokens ?? 0,
       distilledExchanges: stats?.compression.distilled ?? 0,
+      compressionRatio: stats?.compression.ratio ?? 0,
+      semantic: this.embedders?.state ?? { on: false, reason: 'no embedding model service' },
       sourcesWithErrors: stats?.sourcesWithErrors ?? 0,
       ...(this.lastReport ? { lastReport: this.lastReport } : {}),
       ...(this.lastIndexedAt ? { lastIndexedAt: this.lastIndexedAt } : {}),

@@ -142,7 +142,13 @@ export class RecallPanel extends Disposable {
     const s = await this.index.summary();
     this.post({
       type: 'status',
-      status: { indexing: s.state === 'indexing', exchanges: s.exchanges, agents: AGENT_KINDS, ...(s.message ? { message: s.message } : {}) },
+      status: {
+        indexing: s.state === 'indexing',
+        exchanges: s.exchanges,
+        agents: AGENT_KINDS,
+        ...(s.message ? { message: s.message } : {}),
+        semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,
+      },
     });
   }
 

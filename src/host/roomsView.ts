@@ -3,6 +3,7 @@ import { headline, NARROW_HEADLINE } from '../core/format';
 import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
 import { ROOM_TYPES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
+import type { FileHistoryIndex } from './fileHistory';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 
@@ -22,12 +23,16 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
   private filterText = '';
   readonly view: vscode.TreeView<RoomNode>;
 
-  constructor(private readonly index: IndexService) {
+  constructor(
+    private readonly index: IndexService,
+    private readonly files?: FileHistoryIndex,
+  ) {
     super();
     this.view = this.register(vscode.window.createTreeView('agentRecall.rooms', { treeDataProvider: this, showCollapseAll: true }));
     this.register(index.onDidChange(() => {
       if (index.currentState === 'idle') this.changed.fire();
     }));
+    if (files) this.register(files.onDidChange(() => this.changed.fire()));
     void vscode.commands.executeCommand('setContext', 'agentRecall.roomSort', this.sortBy);
   }
 
@@ -95,7 +100,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
     const memory = await this.index.memory().catch(() => undefined);
     if (!memory) return [];
     if (!node) {
-      const rooms = await memory.rooms(this.sortBy, this.filterText);
+      const rooms = this.asFileHistory(await memory.rooms(this.sortBy, this.filterText));
       this.view.message = rooms.length || !this.filterText ? undefined : `No room matches "${this.filterText}".`;
       return ROOM_TYPES.map((type) => ({ kind: 'type' as const, type, rooms: rooms.filter((r) => r.type === type) })).filter(
         (t) => t.rooms.length > 0,
@@ -103,9 +108,33 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
     }
     if (node.kind === 'type') return node.rooms.map((room) => ({ kind: 'room' as const, room }));
     if (node.kind === 'room') {
+      const file = node.room.type === 'file' ? this.files?.pathOfRoomKey(node.room.key) : undefined;
+      if (file) return (await this.files!.entries(file, 200)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
       return (await memory.roomExchanges(node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
     }
     return [];
+  }
+
+  /**
+   * A file room holds every exchange that touched its file, as the File History view and the explorer badge
+   * count them (the distiller files an exchange under its main file only, which made the counts disagree).
+   */
+  private asFileHistory(rooms: RoomSummary[]): RoomSummary[] {
+    if (!this.files) return rooms;
+    const out = rooms.map((r) => {
+      const file = r.type === 'file' ? this.files!.pathOfRoomKey(r.key) : undefined;
+      const c = file ? this.files!.countOf(file) : undefined;
+      return c ? { ...r, count: c.count, ...(c.lastAt ? { lastAt: c.lastAt } : {}) } : r;
+    });
+    const rank = (r: RoomSummary): [number, string] => (this.sortBy === 'size' ? [r.count, r.lastAt ?? ''] : [0, r.lastAt ?? '']);
+    // the store sorted by its counts: re-sort file rooms by theirs (other types keep the store's order)
+    const files = out.filter((r) => r.type === 'file').sort((a, b) => {
+      const [ca, la] = rank(a);
+      const [cb, lb] = rank(b);
+      return cb - ca || (lb < la ? -1 : lb > la ? 1 : 0);
+    });
+    let i = 0;
+    return out.map((r) => (r.type === 'file' ? files[i++]! : r));
   }
 
   getParent(): undefined {

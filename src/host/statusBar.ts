@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
+import { RECALL_KEY } from './statusView';
 
-/** The status-bar entry: index state at a glance; a click opens the summary. */
+/** The status-bar entry: index state at a glance; a click shows the summary in the Index view. */
 export class StatusBar extends Disposable {
   private readonly item = this.register(vscode.window.createStatusBarItem('agentRecall.status', vscode.StatusBarAlignment.Left, 10));
 
@@ -15,20 +16,34 @@ export class StatusBar extends Disposable {
     this.item.show();
   }
 
+  /** What the item shows now (read by the in-host tests). */
+  get text(): string {
+    return this.item.text;
+  }
+
   private async update(): Promise<void> {
     const state = this.index.currentState;
     if (state === 'indexing') {
-      this.item.text = `$(sync~spin) Recall ${this.index.progress ?? ''}`.trim();
-      this.item.tooltip = 'Agent Recall is indexing agent transcripts';
+      this.item.text = `$(sync~spin) Agent Recall: indexing ${this.index.progress ?? ''}`.trim();
+      this.item.tooltip = 'Agent Recall is indexing agent transcripts. Click for the index summary.';
       return;
     }
     if (state === 'no-workspace') {
-      this.item.text = '$(history) Recall';
+      this.item.text = '$(history) Agent Recall';
       this.item.tooltip = 'Agent Recall: open a folder to index its agent transcripts';
       return;
     }
     const s = await this.index.summary();
-    this.item.text = state === 'error' ? '$(error) Recall' : `$(history) ${s.exchanges}`;
-    this.item.tooltip = state === 'error' ? `Agent Recall: ${s.message ?? 'indexing failed'}` : `Agent Recall: ${s.exchanges} exchanges in ${s.conversations} conversations`;
+    if (state === 'error') {
+      this.item.text = '$(error) Agent Recall';
+      this.item.tooltip = `Agent Recall: ${s.message ?? 'indexing failed'}. Click for the index summary.`;
+      return;
+    }
+    this.item.text = `$(history) Recall: ${s.exchanges} exchange${s.exchanges === 1 ? '' : 's'}`;
+    const semantic = s.semantic.on ? `semantic search on (${s.semantic.model})` : 'semantic search off';
+    this.item.tooltip = new vscode.MarkdownString().appendText(
+      `Agent Recall: ${s.exchanges} past agent exchanges in ${s.conversations} conversations; ${semantic}.\n\n` +
+        `${RECALL_KEY} recalls a past conversation. Click for the index summary.`,
+    );
   }
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 
@@ -22,9 +23,14 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
       return [item('Open a folder to index its agent transcripts', 'info')];
     }
     const s = await this.index.summary();
+    // nothing indexed and nothing happening: the view's welcome content explains where memories come from
+    if (s.exchanges === 0 && s.state === 'idle' && !s.message && !s.sourcesWithErrors) return [];
     return summaryItems(s, this.index.progress);
   }
 }
+
+/** The recall key as this platform writes it. */
+export const RECALL_KEY = process.platform === 'darwin' ? '⌥⌘R' : 'Ctrl+Alt+R';
 
 function item(label: string, icon: string, description?: string, tooltip?: string): vscode.TreeItem {
   const t = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
@@ -43,6 +49,14 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
   items.push(total);
   for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(agent, 'hubot', `${n} exchanges`));
+  if (s.exchanges > 0) {
+    const ratio = s.compressionRatio ? `, ${s.compressionRatio}× smaller than verbatim` : '';
+    items.push(item(`${s.distilledExchanges} distilled`, 'symbol-constant', `of ${s.exchanges}${ratio}`));
+  }
+  items.push(semanticItem(s.semantic));
+  const recall = item('Recall a past conversation', 'search', RECALL_KEY, `Agent Recall: Recall Past Conversation (${RECALL_KEY})`);
+  recall.command = { command: 'agentRecall.recall', title: 'Recall Past Conversation' };
+  items.push(recall);
   const skipped = Object.entries(s.skippedLines);
   if (skipped.length) {
     const n = skipped.reduce((a, [, c]) => a + (c ?? 0), 0);
@@ -52,4 +66,15 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   if (s.sourcesWithErrors) items.push(item(`${s.sourcesWithErrors} transcripts could not be read`, 'error'));
   if (s.lastIndexedAt) items.push(item('Last indexed', 'clock', s.lastIndexedAt.toLocaleTimeString()));
   return items;
+}
+
+/** "Semantic search: on (model)" or "off" with the reason, and a click that turns it on when it can. */
+export function semanticItem(state: SemanticState): vscode.TreeItem {
+  if (state.on) {
+    return item('Semantic search: on', 'sparkle', `${state.model} (${state.dimension}-d)`, `Queries are matched by meaning with ${state.model}, as well as by words.`);
+  }
+  if (state.loading) return item('Semantic search: loading', 'loading~spin', state.model);
+  const t = item('Semantic search: off', 'circle-slash', state.reason, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);
+  if (state.fix) t.command = { command: 'agentRecall.turnOnSemanticSearch', title: 'Turn On Semantic Search' };
+  return t;
 }

@@ -8,7 +8,14 @@ export const EXTENSION_ID = 'agent-recall.agent-recall';
 export interface AgentRecallApi {
   waitForIndexIdle(): Promise<void>;
   getIndexSummary(): Promise<
-    { conversations: number; exchanges: number; distilledExchanges: number; byAgent: Record<string, number> } | undefined
+    | {
+        conversations: number;
+        exchanges: number;
+        distilledExchanges: number;
+        byAgent: Record<string, number>;
+        semantic: { on: boolean; model?: string; reason?: string; fix?: string };
+      }
+    | undefined
   >;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
   search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
@@ -16,6 +23,7 @@ export interface AgentRecallApi {
   readonly views: {
     readonly rooms: TreeProvider & { setSort(s: 'recency' | 'size'): void; setFilter(text: string): void };
     readonly fileHistory: TreeProvider & { readonly file: string | undefined };
+    readonly status: TreeProvider;
   };
   fileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined;
   activeFileStatus(): string | undefined;

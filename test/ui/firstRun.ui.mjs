@@ -1,0 +1,72 @@
+// First run and everyday use (issue 15) as a person meets it: the status item and what its click shows, the
+// command palette, the walkthrough, File History rows in a narrow side bar, and the CodeLens.
+import assert from 'node:assert/strict';
+import { openContainer, openWorkbench, paletteEntries, runCommand, screenshot, waitForTreeItem, waitForView } from './lib.mjs';
+import { quickOpen, waitForIndexed } from './recall.ui.mjs';
+
+describe('First run and everyday use in the workbench', function () {
+  this.timeout(180_000);
+  let page;
+
+  before(async () => {
+    page = await openWorkbench();
+    await waitForIndexed(page);
+  });
+  after(async () => {
+    await page?.close();
+  });
+
+  it('names itself in the status bar; a click shows the summary in the Index view', async () => {
+    const item = page.locator('.part.statusbar .statusbar-item', { hasText: /Recall: \d+ exchanges/ }).first();
+    await item.waitFor({ timeout: 30_000 });
+    // another side bar showing: the click must bring the summary forward, not a notification VS Code cuts short
+    await page.locator('.part.activitybar .action-item a[aria-label^="Explorer"]').first().click();
+    await page.locator('.part.sidebar .composite.title', { hasText: /Explorer/i }).waitFor({ timeout: 10_000 });
+    await item.click();
+    const index = await waitForView(page, 'Index', 15_000);
+    await waitForTreeItem(index, /Semantic search: (off|on|loading)/, 15_000);
+    await waitForTreeItem(index, /Recall a past conversation/, 5_000);
+    await waitForTreeItem(index, /\d+ distilled/, 5_000);
+    await screenshot(page, 'status-click-index-view');
+  });
+
+  it('keeps view-only commands out of the palette, and "Clear Anthropic API Key" while there is no key', async () => {
+    const shown = await paletteEntries(page, 'Agent Recall: ', 'palette-first-run');
+    for (const hidden of ['Sort Rooms by Recency', 'Sort Rooms by Size', 'Filter Rooms', 'Clear Anthropic API Key', 'Open Agent Exchanges']) {
+      assert.ok(!shown.some((s) => s.includes(`Agent Recall: ${hidden}`)), `"${hidden}" is in the palette: ${shown.join(' | ')}`);
+    }
+    assert.ok(shown.some((s) => s.includes('Agent Recall: Turn On Semantic Search')), shown.join(' | '));
+  });
+
+  it('offers a walkthrough: where memories come from, the recall key, semantic search, LLM distillation', async () => {
+    await runCommand(page, 'Welcome: Open Walkthrough...');
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get started with Agent Recall' }).first();
+    await pick.waitFor({ timeout: 15_000 });
+    await pick.click();
+    const steps = page.locator('.gettingStartedContainer');
+    for (const title of ['Where your memories come from', 'Recall with Ctrl+Alt+R', 'Turn on semantic search', 'Distill with an LLM']) {
+      await steps.locator('.getting-started-step', { hasText: title }).first().waitFor({ timeout: 15_000 });
+    }
+    await screenshot(page, 'walkthrough');
+  });
+
+  it('shows date and agent of every File History row whole in a narrow side bar', async () => {
+    await quickOpen(page, 'cart.js');
+    await openContainer(page, 'Agent Recall');
+    const view = await waitForView(page, 'File History');
+    await waitForTreeItem(view, /· claude-code|· codex|· aider|· specstory/, 30_000);
+    await screenshot(page, 'file-history');
+    const cut = await view.locator('.monaco-list-row .label-name').evaluateAll((els) =>
+      els.filter((el) => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > el.closest('.monaco-list-row').getBoundingClientRect().right).map((el) => el.textContent),
+    );
+    assert.deepEqual(cut, []);
+  });
+
+  it('shows a CodeLens above a file with history and above the lines an agent edited', async () => {
+    await quickOpen(page, 'checkout.js');
+    const lenses = page.locator('.monaco-editor .codelens-decoration');
+    await lenses.filter({ hasText: /agent exchanges touched this file/ }).first().waitFor({ timeout: 30_000 });
+    await lenses.filter({ hasText: /agent exchange edited this/ }).first().waitFor({ timeout: 10_000 });
+    await screenshot(page, 'codelens');
+  });
+});
