@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { ExchangeListing, FileHistoryEntry } from '../core/store/browse';
+import type { ExchangeListing, FileHistoryEntry } from '../core/memory';
 import type { Config } from './config';
 import { headline, NARROW_HEADLINE } from '../core/format';
 import { exchangeCount, type FileHistoryIndex, storedPathOf } from './fileHistory';
