@@ -20,6 +20,8 @@ export interface IndexStatus {
   readonly message?: string;
   /** Whether queries are also matched by meaning: "on (model)", or "off: why". */
   readonly semantic: string;
+  /** An example query from this workspace's memory (its biggest concept room), for the empty search box. */
+  readonly example?: string;
 }
 
 // webview -> host

@@ -52,7 +52,7 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
 // --- layout -------------------------------------------------------------------------------------------
 const app = document.getElementById('app')!;
 const input = el('input', {
-  type: 'text', id: 'query', placeholder: 'Describe what you remember… (e.g. "where did we fix the coupon rounding")',
+  type: 'text', id: 'query', placeholder: 'Describe what you remember…',
   'aria-label': 'Describe the past conversation you are looking for', 'aria-controls': 'results', autocomplete: 'off', spellcheck: 'false',
 });
 const hint = el('div', { class: 'hint' }, '↑↓ move · Enter open the exchange · Ctrl+Enter open the touched file · Esc clear');
@@ -211,6 +211,8 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
   switch (m.type) {
     case 'status':
       state.status = m.status;
+      // an example from this workspace's own themes, once the host knows them
+      input.placeholder = m.status.example ? `Describe what you remember… (e.g. "${m.status.example}")` : 'Describe what you remember…';
       renderChips();
       renderBanner();
       return;

@@ -140,6 +140,7 @@ export class RecallPanel extends Disposable {
   private async postStatus(): Promise<void> {
     if (!this.panel) return;
     const s = await this.index.summary();
+    const example = await this.exampleQuery();
     this.post({
       type: 'status',
       status: {
@@ -148,8 +149,16 @@ export class RecallPanel extends Disposable {
         agents: AGENT_KINDS,
         ...(s.message ? { message: s.message } : {}),
         semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,
+        ...(example ? { example } : {}),
       },
     });
+  }
+
+  /** An example that fits this workspace: the theme most exchanges share (a fixed example would not). */
+  private async exampleQuery(): Promise<string | undefined> {
+    const rooms = await (await this.index.memory()).rooms('size').catch(() => []);
+    const theme = rooms.find((r) => r.type === 'concept' && r.count > 1) ?? rooms.find((r) => r.type === 'concept');
+    return theme ? `what did we decide about ${theme.label.toLowerCase()}` : undefined;
   }
 
   private post(m: HostMessage): void {

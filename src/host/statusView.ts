@@ -50,8 +50,9 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   items.push(total);
   for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(agent, 'hubot', `${n} exchanges`));
   if (s.exchanges > 0) {
-    const ratio = s.compressionRatio ? `, ${s.compressionRatio}× smaller than verbatim` : '';
-    items.push(item(`${s.distilledExchanges} distilled`, 'symbol-constant', `of ${s.exchanges}${ratio}`));
+    const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
+    const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;
+    items.push(item(`${s.distilledExchanges} distilled`, 'symbol-constant', `of ${s.exchanges}${ratio}`, tip));
   }
   items.push(semanticItem(s.semantic));
   const recall = item('Recall a past conversation', 'search', RECALL_KEY, `Agent Recall: Recall Past Conversation (${RECALL_KEY})`);
@@ -74,7 +75,9 @@ export function semanticItem(state: SemanticState): vscode.TreeItem {
     return item('Semantic search: on', 'sparkle', `${state.model} (${state.dimension}-d)`, `Queries are matched by meaning with ${state.model}, as well as by words.`);
   }
   if (state.loading) return item('Semantic search: loading', 'loading~spin', state.model);
-  const t = item('Semantic search: off', 'circle-slash', state.reason, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);
+  // the side bar is narrow: a few words here, the whole reason in the tooltip
+  const short = state.fix === 'download' ? 'model not downloaded' : state.fix === 'choose-model' && /no embedding model/.test(state.reason) ? 'no model set' : 'model did not load';
+  const t = item('Semantic search: off', 'circle-slash', short, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);
   if (state.fix) t.command = { command: 'agentRecall.turnOnSemanticSearch', title: 'Turn On Semantic Search' };
   return t;
 }

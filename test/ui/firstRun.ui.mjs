@@ -2,7 +2,7 @@
 // command palette, the walkthrough, File History rows in a narrow side bar, and the CodeLens.
 import assert from 'node:assert/strict';
 import { openContainer, openWorkbench, paletteEntries, runCommand, screenshot, waitForTreeItem, waitForView } from './lib.mjs';
-import { quickOpen, waitForIndexed } from './recall.ui.mjs';
+import { quickOpen, recallFrame, waitForIndexed } from './recall.ui.mjs';
 
 describe('First run and everyday use in the workbench', function () {
   this.timeout(180_000);
@@ -28,6 +28,22 @@ describe('First run and everyday use in the workbench', function () {
     await waitForTreeItem(index, /Recall a past conversation/, 5_000);
     await waitForTreeItem(index, /\d+ distilled/, 5_000);
     await screenshot(page, 'status-click-index-view');
+  });
+
+  it('the recall panel says whether semantic search is on, and its example fits this workspace', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = recallFrame(page);
+    const input = frame.locator('#query');
+    await input.waitFor({ timeout: 30_000 });
+    await frame.locator('.banner', { hasText: /Semantic search (off|on)/ }).waitFor({ timeout: 15_000 });
+    // the example comes from the workspace's own rooms (the fixture has no "coupon rounding")
+    const placeholder = await input.evaluate(async (el) => {
+      for (let i = 0; i < 50 && !/e\.g\./.test(el.placeholder); i++) await new Promise((r) => setTimeout(r, 100));
+      return el.placeholder;
+    });
+    assert.match(placeholder, /^Describe what you remember… \(e\.g\. "what did we decide about [^"]+"\)$/);
+    await screenshot(page, 'recall-empty-semantic');
+    await page.keyboard.press('Escape');
   });
 
   it('keeps view-only commands out of the palette, and "Clear Anthropic API Key" while there is no key', async () => {
