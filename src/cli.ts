@@ -228,6 +228,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         } else {
           io.out(`# ${ex.exchangeId}  ${ex.agent}  ${ex.startedAt ?? ''}`);
           io.out(`# ${ex.file}:${ex.lineStart}-${ex.lineEnd}  session ${ex.sessionId}${ex.title ? `  "${ex.title}"` : ''}`);
+          for (const c of ex.copies ?? []) io.out(`# also saved in ${c.file}:${c.lineStart}-${c.lineEnd}`);
           if (ex.filesTouched.length) io.out(`# files: ${ex.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ')}`);
           if (distilled) {
             io.out(`# core: ${distilled.exchangeCore}`);

@@ -75,6 +75,8 @@ export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: V
     `- **Session:** ${escapeInline(e.sessionId)}${e.gitBranch ? ` on branch ${escapeInline(e.gitBranch)}` : ''}`,
     `- **Transcript:** ${escapeInline(e.file)}, lines ${e.lineStart}–${e.lineEnd}`,
   );
+  // the same conversation saved in another file too: one memory, every place it was found
+  for (const c of e.copies ?? []) out.push(`- **Also saved in:** ${escapeInline(c.file)}, lines ${c.lineStart}–${c.lineEnd}`);
   if (neighbours) out.push(`- **Position:** exchange ${neighbours.position} of ${neighbours.total} in this conversation`);
   out.push(`- **Id:** ${escapeInline(e.exchangeId)}`, '');
   if (distilled) {

@@ -179,6 +179,11 @@ test('a session copied to a second workspace storage is one memory: stored once,
     const stats = await store.stats();
     assert.equal(stats.exchanges, 3);
     assert.equal(stats.sources, 2);
+    for (const row of await store.listExchanges()) {
+      const e = await store.getExchange(row.exchangeId);
+      assert.equal(e?.copies?.length, 1, 'the other workspace\'s file is kept as provenance');
+      assert.notEqual(e!.copies![0]!.file, e!.file);
+    }
   } finally {
     await store.close();
   }

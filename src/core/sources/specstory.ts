@@ -72,10 +72,25 @@ function parse(input: ParseInput): ParseOutput {
     else if (turns.length > 0) turns[turns.length - 1]!.body.push(line);
     else readHeaderLine(line.text, header);
   }
-  const messages = turns.map(toMessage).filter((m): m is Message => m !== undefined);
+  const messages = withContentIds(turns.map(toMessage).filter((m): m is Message => m !== undefined));
   if (messages.length === 0) return { conversations: [], skipped: skips.lines };
   const meta = buildMeta(input, header, turns, messages);
   return { conversations: [{ sourceFile: input.file, meta, messages }], skipped: skips.lines };
+}
+
+/**
+ * SpecStory saves some sessions under two file names (the same chat with a local-time and a UTC name):
+ * its messages are identified by what they say (kind, time, text, and which repetition of that it is),
+ * not by file and line, so both files give the same exchange ids and the session is one memory.
+ */
+function withContentIds(messages: Message[]): Message[] {
+  const seen = new Map<string, number>();
+  return messages.map((m) => {
+    const key = stableId('specstory-message', m.kind, m.timestamp, m.text, JSON.stringify(m.toolCalls));
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return { ...m, uuid: stableId(key, n) };
+  });
 }
 
 function readHeaderLine(text: string, header: HeaderFacts): void {

@@ -38,6 +38,8 @@ export interface StoredExchange extends ExchangeSummary {
   readonly verbatim: string;
   readonly verbatimTokens?: number;
   readonly filesTouched: FileTouch[];
+  /** Other sources holding the same exchange (the conversation saved twice): provenance, shown once. */
+  readonly copies?: ReadonlyArray<{ readonly file: string; readonly lineStart: number; readonly lineEnd: number }>;
 }
 
 export interface ExchangeRow {

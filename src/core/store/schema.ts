@@ -246,6 +246,23 @@ const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    // The same conversation saved twice (SpecStory's two file names for one session, a Copilot session
+    // copied to another workspace) is one exchange row, under the first source; each other source that
+    // holds it is a copy: provenance only, owned by that source's parse. Keyed by exchange id, not row,
+    // so a re-parse of the owning source (new row, same id) keeps its copies.
+    version: 7,
+    sql: `
+      CREATE TABLE IF NOT EXISTS exchange_copies (
+        exchange_id TEXT NOT NULL,
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        PRIMARY KEY (exchange_id, source_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS exchange_copies_source ON exchange_copies(source_id, line_start);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -231,12 +231,14 @@ export class Store {
       await this.db.run('DELETE FROM conversations WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
       await this.db.run('DELETE FROM skipped_lines WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
+      await this.db.run('DELETE FROM exchange_copies WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
     }
     for (const [i, w] of ws.entries()) {
       if (w.full) continue;
       await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
       await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [ids[i]!, w.fromLine]);
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
+      await this.db.run('DELETE FROM exchange_copies WHERE source_id = ? AND line_start >= ?', [ids[i]!, w.fromLine]);
     }
     await this.db.insertRows(
       `INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent,
@@ -267,17 +269,30 @@ export class Store {
     const byId = new Map(ws.flatMap((w) => w.exchanges.map((e) => [e.id, e] as const)).reverse()); // the first of an id wins
     await indexExchanges(this.db, inserted.map((r) => ({ n: r.n, prompt: byId.get(r.id)!.prompt, verbatim: byId.get(r.id)!.verbatim })));
     const files: Array<[number, string, string, string | null]> = [];
-    const results = ws.map((w) => {
+    const copies: Array<[string, number, number, number]> = [];
+    const results = ws.map((w, i) => {
       let count = 0;
       for (const e of w.exchanges) {
         const n = rowOf.get(e.id);
-        if (n === undefined) continue;
+        if (n === undefined) {
+          copies.push([e.id, ids[i]!, e.lineStart, e.lineEnd]);
+          continue;
+        }
         rowOf.delete(e.id); // the first exchange with this id is the stored one
         count++;
         for (const f of e.filesTouched) files.push([n, f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
       }
       return { inserted: count, duplicates: w.exchanges.length - count };
     });
+    // exchanges another source holds: that source keeps the row, this one is recorded as a copy
+    if (copies.length > 0) {
+      await this.db.run(
+        `INSERT OR REPLACE INTO exchange_copies(exchange_id, source_id, line_start, line_end)
+         SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j
+         JOIN exchanges e ON e.id = j.value ->> 0 WHERE e.source_id != j.value ->> 1`,
+        [JSON.stringify(copies)],
+      );
+    }
     if (files.length > 0) {
       await this.db.run(
         `INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines)
@@ -357,9 +372,14 @@ export class Store {
       'SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path',
       [exact.n],
     );
+    const copies = await this.db.all<{ path: string; line_start: number; line_end: number }>(
+      'SELECT s.path, c.line_start, c.line_end FROM exchange_copies c JOIN sources s ON s.id = c.source_id WHERE c.exchange_id = ? ORDER BY s.path',
+      [exact.id],
+    );
     return {
       ...toSummary(exact),
       conversationId: exact.conversation_id,
+      ...(copies.length ? { copies: copies.map((c) => ({ file: c.path, lineStart: c.line_start, lineEnd: c.line_end })) } : {}),
       ...(exact.title !== null ? { title: exact.title } : {}),
       ...(exact.git_branch !== null ? { gitBranch: exact.git_branch } : {}),
       isSubagent: exact.is_subagent === 1,

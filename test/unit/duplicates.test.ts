@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { Memory } from '../../src/core/memory';
+import { FIXTURES, tempDir } from './helpers';
+
+const SESSION = path.join(FIXTURES, 'specstory', '.specstory', 'history', '2025-06-20_08-47-11Z-gauge-csv-import.md');
+
+/**
+ * A workspace whose SpecStory history holds one session under two names, as SpecStory writes some: the
+ * same chat, its title time once in local time and once in UTC.
+ */
+function workspaceWithTwoCopies(): { root: string; utc: string; local: string } {
+  const root = tempDir('dup-');
+  const history = path.join(root, 'tidepool', '.specstory', 'history');
+  mkdirSync(history, { recursive: true });
+  const utc = path.join(history, '2025-06-20_08-47Z-gauge-csv-import.md');
+  const local = path.join(history, '2025-06-20_04-47-gauge-csv-import.md');
+  copyFileSync(SESSION, utc);
+  writeFileSync(local, readFileSync(SESSION, 'utf8').replace('(2025-06-20 08:47:11)', '(2025-06-20 04:47:11)'));
+  return { root, utc, local };
+}
+
+async function indexed(root: string): Promise<Memory> {
+  const memory = await Memory.open(path.join(root, 'recall.sqlite'));
+  await memory.index({
+    discover: { workspaceRoots: [path.join(root, 'tidepool')], claudeRoots: [], codexRoots: [], extraRoots: [], includeSubagents: true },
+    segment: { minChars: 100, maxPlies: 20, workspaceRoot: path.join(root, 'tidepool') },
+  });
+  return memory;
+}
+
+test('one SpecStory session saved under two file names is one memory: once in counts, results and rooms, both files as provenance', async () => {
+  const { root, utc, local } = workspaceWithTwoCopies();
+  const single = await indexed(tempDirWith(SESSION));
+  const memory = await indexed(root);
+  try {
+    const expected = (await single.stats()).exchanges;
+    assert.ok(expected >= 2);
+    const stats = await memory.stats();
+    assert.equal(stats.sources, 2, 'both files are sources');
+    assert.equal(stats.exchanges, expected, 'counted once');
+
+    const hits = (await memory.search({ text: 'CSV importer drops the last reading', perConversation: 10 })).hits;
+    assert.ok(hits.length > 0);
+    assert.equal(new Set(hits.map((h) => h.exchangeId)).size, hits.length);
+    assert.ok(hits.length <= expected, 'no hit shown twice');
+
+    for (const room of await memory.rooms()) assert.ok(room.count <= expected, `${room.label}: ${room.count}`);
+
+    // the kept row is under one file; the other is recorded beside it, at its own lines
+    const first = await memory.exchange(hits[0]!.exchangeId);
+    assert.ok(first);
+    const files = [first.file, ...(first.copies ?? []).map((c) => c.file)].sort();
+    assert.deepEqual(files, [local, utc].sort());
+    assert.deepEqual(first.copies?.map((c) => [c.lineStart, c.lineEnd]), [[first.lineStart, first.lineEnd]]);
+  } finally {
+    await memory.close();
+    await single.close();
+  }
+});
+
+test('re-parsing the file that keeps the row keeps the copy recorded for the other', async () => {
+  const { root, utc, local } = workspaceWithTwoCopies();
+  const memory = await indexed(root);
+  try {
+    const [row] = await memory.list({ limit: 1 });
+    const owner = row!.file;
+    // the owning file is rewritten (SpecStory regenerates histories): same content, new bytes on disk
+    writeFileSync(owner, `${readFileSync(owner, 'utf8')}\n`);
+    await memory.index({
+      discover: { workspaceRoots: [path.join(root, 'tidepool')], claudeRoots: [], codexRoots: [], extraRoots: [], includeSubagents: true },
+      segment: { minChars: 100, maxPlies: 20 },
+    });
+    const again = await memory.exchange(row!.exchangeId);
+    assert.equal(again?.file, owner);
+    assert.deepEqual(again?.copies?.map((c) => c.file), [owner === utc ? local : utc]);
+  } finally {
+    await memory.close();
+  }
+});
+
+function tempDirWith(file: string): string {
+  const root = tempDir('single-');
+  const history = path.join(root, 'tidepool', '.specstory', 'history');
+  mkdirSync(history, { recursive: true });
+  copyFileSync(file, path.join(history, path.basename(file)));
+  return root;
+}
