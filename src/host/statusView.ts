@@ -76,7 +76,7 @@ export function semanticItem(state: SemanticState): vscode.TreeItem {
   }
   if (state.loading) return item('Semantic search: loading', 'loading~spin', state.model);
   // the side bar is narrow: a few words here, the whole reason in the tooltip
-  const short = state.fix === 'download' ? 'model not downloaded' : state.fix === 'choose-model' && /no embedding model/.test(state.reason) ? 'no model set' : 'model did not load';
+  const short = state.fix === 'download' ? 'not downloaded' : state.fix === 'choose-model' && /no embedding model/.test(state.reason) ? 'no model set' : 'model failed';
   const t = item('Semantic search: off', 'circle-slash', short, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);
   if (state.fix) t.command = { command: 'agentRecall.turnOnSemanticSearch', title: 'Turn On Semantic Search' };
   return t;

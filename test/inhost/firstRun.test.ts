@@ -40,7 +40,7 @@ describe('First run: what the Index view says', () => {
     const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: off');
     assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));
     assert.equal(semantic.item.command?.command, 'agentRecall.turnOnSemanticSearch');
-    assert.equal(String(semantic.item.description), configured ? 'model not downloaded' : 'no model set');
+    assert.equal(String(semantic.item.description), configured ? 'not downloaded' : 'no model set');
     assert.ok(String(semantic.item.tooltip).startsWith(s.semantic.reason ?? '?'), String(semantic.item.tooltip));
   });
 
