@@ -4,7 +4,7 @@ import type { Distiller, DistillInput } from './distill/distiller';
 import { distillPending, type DistillProgress, type DistillReport } from './distill/stage';
 import type { Embedder } from './embed/embedder';
 import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage';
-import { storedVectorSpace } from './embed/vectorStore';
+import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer } from './model';
 import { moreLikeThisText, recall, type RecallAnswer, type RecallRequest } from './recall';

@@ -202,6 +202,23 @@ export interface DistilledView extends DistilledExchange {
   readonly distilledTokens: number;
 }
 
+/**
+ * What a distiller sees of one exchange: its verbatim rendering plus the provenance the prompt needs
+ * (project, ply range) and the tool/regex-derived files (context for rooms; never re-derived by an LLM).
+ */
+export interface DistillInput {
+  /** Store row number (exchanges.n): the key results are written back under. */
+  readonly n: number;
+  readonly exchangeId: string;
+  readonly agent: AgentKind;
+  readonly project?: string;
+  readonly plyStart: number;
+  readonly plyEnd: number;
+  readonly prompt: string;
+  readonly verbatim: string;
+  readonly filesTouched: readonly FileTouch[];
+}
+
 /* ---- Search: what a hit is and how sure the ranking is (search/ ranks, views display). ---- */
 
 /** Which layer or facet a signal searched. */

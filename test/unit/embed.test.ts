@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
-import { createVectorTable, fromBlob, loadVectorExtension, nearest, putVector, toBlob } from '../../src/core/embed/vectors';
+import { createVectorTable, fromBlob, loadVectorExtension, nearest, putVector, toBlob } from '../../src/core/store/vectors';
 import { RecallError } from '../../src/core/errors';
 import { Db } from '../../src/core/store/db';
 import { tempDir } from './helpers';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Embedder } from '../../src/core/embed/embedder';
 import { chunkText, embedStore } from '../../src/core/embed/stage';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
-import { storedVectorSpace } from '../../src/core/embed/vectorStore';
+import { storedVectorSpace } from '../../src/core/store/vectorStore';
 import { LAYERS } from '../../src/core/search/modes';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { SearchResult } from '../../src/core/search/types';

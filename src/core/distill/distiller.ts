@@ -1,23 +1,7 @@
 import type { CancellationSignal } from '../cancellation';
-import type { AgentKind, FileTouch } from '../model';
-import type { DistilledExchange } from './types';
+import type { DistilledExchange, DistillInput } from '../model';
 
-/**
- * What a distiller sees of one exchange: its verbatim rendering plus the provenance the prompt needs
- * (project, ply range) and the tool/regex-derived files (context for rooms; never re-derived by an LLM).
- */
-export interface DistillInput {
-  /** Store row number (exchanges.n): the key results are written back under. */
-  readonly n: number;
-  readonly exchangeId: string;
-  readonly agent: AgentKind;
-  readonly project?: string;
-  readonly plyStart: number;
-  readonly plyEnd: number;
-  readonly prompt: string;
-  readonly verbatim: string;
-  readonly filesTouched: readonly FileTouch[];
-}
+export type { DistillInput } from '../model';
 
 /** One exchange's outcome: a distilled object, or a failure to record and retry later with backoff. */
 export type DistillOutcome =

@@ -1,5 +1,5 @@
 import { stableId } from '../ids';
-import type { RoomAssignment, RoomType } from './types';
+import type { RoomAssignment, RoomType, StoredRoom } from '../model';
 
 /**
  * Room identity and key normalisation (paper 3.2: rooms are deduplicated by a hash of type, key and
@@ -68,10 +68,8 @@ export function roomId(type: RoomType, key: string, project: string | undefined)
 }
 
 /** A room as stored: identity plus the project it belongs to. */
-export interface ResolvedRoom extends RoomAssignment {
-  readonly id: string;
-  readonly project?: string;
-}
+/** A proposed room resolved to its stored identity. */
+export type ResolvedRoom = StoredRoom;
 
 /**
  * Resolves proposed rooms to stored identities. Labels stay the exchange's own words: the room's label

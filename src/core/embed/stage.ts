@@ -1,12 +1,12 @@
 import { type CancellationSignal, NEVER_CANCELLED } from '../cancellation';
 import { distilledText } from '../distill/types';
 import { RecallError } from '../errors';
-import type { Layer } from '../search/types';
+import type { Layer } from '../model';
 import type { Db } from '../store/db';
 import type { Store } from '../store/store';
 import type { Embedder } from './embedder';
-import { sweepOrphanVectors, useVectorSpace, VECTOR_TABLES } from './vectorStore';
-import { putVector } from './vectors';
+import { sweepOrphanVectors, useVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
+import { putVector } from '../store/vectors';
 
 /**
  * The embedding stage (indexer: ... -> distill -> embed): vectors for every distilled exchange on the

@@ -1,5 +1,5 @@
 import type { Embedder } from '../embed/embedder';
-import { storedVectorSpace, VECTOR_TABLES } from '../embed/vectorStore';
+import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
 import { confidenceOf } from './confidence';

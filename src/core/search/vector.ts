@@ -1,5 +1,5 @@
-import { VECTOR_TABLES } from '../embed/vectorStore';
-import { nearest } from '../embed/vectors';
+import { VECTOR_TABLES } from '../store/vectorStore';
+import { nearest } from '../store/vectors';
 import type { Db } from '../store/db';
 import type { SqlFilter } from './filters';
 import type { Scored } from './lexical';

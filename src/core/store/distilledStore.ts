@@ -1,7 +1,4 @@
-import type { DistillInput } from '../distill/distiller';
-import type { ResolvedRoom } from '../distill/rooms';
-import type { DistilledExchange, RoomType } from '../distill/types';
-import type { AgentKind, FileTouch } from '../model';
+import type { AgentKind, DistilledExchange, DistillInput, FileTouch, RoomType, StoredRoom } from '../model';
 import type { Db } from './db';
 import { type FileTouchRow, toFileTouch } from './rows';
 
@@ -11,7 +8,7 @@ export interface DistilledRecord {
   readonly n: number;
   readonly value: DistilledExchange;
   /** The value's rooms as resolved by rooms.ts (normalised keys, ids, project). */
-  readonly rooms: readonly ResolvedRoom[];
+  readonly rooms: readonly StoredRoom[];
   readonly filesTouched: readonly FileTouch[];
   readonly distiller: string;
   readonly model?: string;
@@ -189,7 +186,7 @@ function filesFacet(files: readonly FileTouch[]): string {
   return files.map((f) => f.path).join(' ');
 }
 
-function roomsFacet(rooms: ReadonlyArray<Pick<ResolvedRoom, 'label' | 'key'>>): string {
+function roomsFacet(rooms: ReadonlyArray<Pick<StoredRoom, 'label' | 'key'>>): string {
   return rooms.map((x) => `${x.label} ${x.key}`).join(' ');
 }
 

@@ -1,6 +1,6 @@
 import { rename, stat } from 'node:fs/promises';
-import { loadVectorExtension } from '../embed/vectors';
-import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from '../embed/vectorStore';
+import { loadVectorExtension } from './vectors';
+import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
 import { RecallError } from '../errors';
 import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary, SkipCounts, SkipReason } from '../model';
 import { distilledOf } from './browse';

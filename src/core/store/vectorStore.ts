@@ -1,5 +1,5 @@
-import type { Layer } from '../search/types';
-import type { Db } from '../store/db';
+import type { Layer } from '../model';
+import type { Db } from './db';
 import { createVectorTable } from './vectors';
 
 /**

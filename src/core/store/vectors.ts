@@ -1,5 +1,5 @@
 import { RecallError } from '../errors';
-import type { Db } from '../store/db';
+import type { Db } from './db';
 
 /**
  * Helpers between Float32Array embeddings and sqlite-vec (vec0 tables). sqlite-vec takes a vector as a
