@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The one entry of `npm test`: build, then run each test layer, then print ONE closing line
 // `N passed, N failed` over all layers. Exits non-zero when anything failed or a layer could not run.
+//   lint     ESLint over src/ and webview/: the layer rules of eslint.config.mjs, at error level
 //   unit     node --test over out/test/unit/*.test.js (plain Node, temp databases)
 //   inhost   mocha suite out/test/inhost/ inside code-server's extension host (fixture workspace)
 //   ui       Playwright + Chromium on the workbench, with the packaged .vsix installed
-// Usage: node test/run.mjs [--only unit|inhost|ui]
+// Usage: node test/run.mjs [--only lint|unit|inhost|ui]
 // Every code-server runs in its own process group and temp dirs; all are stopped on exit and on Ctrl-C.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +20,17 @@ const VSIX = join(ROOT, '.cache/agent-recall-linux-x64.vsix');
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+}
+
+/** One check: the whole tree lints clean. Each problem is printed with its file and line. */
+async function lintLayer() {
+  const { ESLint } = await import('eslint');
+  const results = await new ESLint({ cwd: ROOT }).lintFiles(['.']);
+  const formatter = await new ESLint({ cwd: ROOT }).loadFormatter('stylish');
+  const problems = results.reduce((n, r) => n + r.errorCount + r.warningCount, 0);
+  if (problems > 0) console.log(await formatter.format(results));
+  console.log(`${results.length} files linted, ${problems} problems`);
+  return { passed: problems === 0 ? 1 : 0, failed: problems === 0 ? 0 : 1 };
 }
 
 function unitLayer() {
@@ -61,6 +73,7 @@ async function uiLayer() {
 }
 
 const layers = [
+  { name: 'lint', run: lintLayer },
   { name: 'unit', run: unitLayer },
   { name: 'inhost', run: inhostLayer },
   { name: 'ui', run: uiLayer },
