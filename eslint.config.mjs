@@ -57,6 +57,17 @@ export default tseslint.config(
       message: 'A stage never imports the orchestration (indexer), the recall session or the evaluation above it.',
     }),
   },
+  {
+    // no-restricted-imports sees import statements only; a require() or import() of vscode is caught here
+    files: ['src/core/**/*.ts', 'src/cli.ts', 'src/searchCli.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name='require'][arguments.0.value='vscode']", message: VSCODE.message },
+        { selector: "ImportExpression[source.value='vscode']", message: VSCODE.message },
+      ],
+    },
+  },
   { files: ['src/host/**/*.ts', 'src/extension.ts'], rules: restrict([], CORE_INTERNALS) },
   { files: ['src/cli.ts', 'src/searchCli.ts'], rules: restrict([VSCODE], CORE_INTERNALS, { group: ['**/host/*'], message: 'The CLI never imports the VS Code host.' }) },
   {

@@ -18,6 +18,8 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
 
 const FORBIDDEN: ReadonlyArray<[file: string, code: string, why: RegExp]> = [
   ['src/core/x.ts', "import * as vscode from 'vscode'; void vscode;", /pure Node/],
+  ['src/core/x.ts', "const vscode = require('vscode'); void vscode;", /pure Node/],
+  ['src/core/x.ts', "void import('vscode');", /pure Node/],
   ['src/core/x.ts', "import { log } from '../host/log'; void log;", /never imports the front ends/],
   ['src/core/x.ts', "import type { HostMessage } from '../protocol';", /never imports the front ends/],
   ['src/core/x.ts', "import { Memory } from './memory'; void Memory;", /front door/],
