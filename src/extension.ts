@@ -88,6 +88,16 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
       trackAnthropicKey(context.secrets),
     );
+    // what the in-host tests observe, recorded here rather than inside the classes
+    let liveTriggers = 0;
+    const posted: HostMessage[] = [];
+    context.subscriptions.push(
+      live.onDidTrigger(() => liveTriggers++),
+      recall.onDidPost((m) => {
+        posted.push(m);
+        if (posted.length > 20) posted.shift();
+      }),
+    );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
     const evaluating = Math.round(loadEnd - loadStart);
     const activating = Math.round(performance.now() - activateStart);
@@ -100,8 +110,8 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       fileDecoration: (uri) => decorations.provideFileDecoration(uri),
       activeFileStatus: () => activeFile.text,
       reloadFileHistory: () => files.reload(),
-      liveTriggers: () => live.triggered,
-      recallPanel: () => ({ open: recall.isOpen, posted: [...recall.posted] }),
+      liveTriggers: () => liveTriggers,
+      recallPanel: () => ({ open: recall.isOpen, posted: [...posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
       search: async (query) => (await index.memory()).search(query, await index.embedding()),
     };

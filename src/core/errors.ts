@@ -2,7 +2,6 @@
 export type RecallErrorCode =
   | 'store-corrupt'
   | 'store-too-new'
-  | 'store-locked'
   | 'store-io'
   | 'source-unreadable'
   | 'bad-argument'

@@ -19,8 +19,9 @@ export class LiveWatcher extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, fs.FSWatcher>();
-  /** Index runs triggered by a change; the in-host tests read it. */
-  triggered = 0;
+  private readonly triggered = this.register(new vscode.EventEmitter<void>());
+  /** Fires when a change in a transcript folder starts an index run. */
+  readonly onDidTrigger = this.triggered.event;
 
   constructor(private readonly index: IndexService, private readonly config: Config) {
     super();
@@ -59,15 +60,11 @@ export class LiveWatcher extends Disposable {
     if (missing) this.retry = setTimeout(() => this.start(), ROOT_RETRY_MS);
   }
 
-  get watchedRoots(): string[] {
-    return [...this.watchers.keys()];
-  }
-
   private schedule(): void {
     if (!this.config.liveIndexing) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.triggered++;
+      this.triggered.fire();
       void this.index.index();
     }, DEBOUNCE_MS);
   }

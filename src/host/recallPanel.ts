@@ -16,8 +16,9 @@ export class RecallPanel extends Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private pending: HostMessage[] = [];
-  /** Posted messages, newest last (a few), for the in-host tests. */
-  readonly posted: HostMessage[] = [];
+  private readonly postedEmitter = this.register(new vscode.EventEmitter<HostMessage>());
+  /** Every message sent to the webview (or queued for it). */
+  readonly onDidPost = this.postedEmitter.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -162,8 +163,7 @@ export class RecallPanel extends Disposable {
   }
 
   private post(m: HostMessage): void {
-    this.posted.push(m);
-    if (this.posted.length > 20) this.posted.shift();
+    this.postedEmitter.fire(m);
     if (!this.panel) return;
     if (!this.ready) this.pending.push(m);
     else void this.panel.webview.postMessage(m);

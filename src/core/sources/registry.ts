@@ -1,4 +1,3 @@
-import type { AgentKind } from '../model';
 import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { claudeCodeAdapter } from './claudeCode';
@@ -16,9 +15,3 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   specstoryAdapter, aiderAdapter,
 ];
-
-export function adapterFor(agent: AgentKind): SourceAdapter {
-  const a = ADAPTERS.find((x) => x.agent === agent);
-  if (!a) throw new Error(`no adapter for ${agent}`);
-  return a;
-}

@@ -50,12 +50,6 @@ export async function useVectorSpace(db: Db, space: VectorSpace): Promise<boolea
   return reset;
 }
 
-/** Layers that have at least one vector (a mode needing another layer falls back to lexical). */
-export async function embeddedLayers(db: Db): Promise<Set<Layer>> {
-  const rows = await db.all<{ layer: Layer }>('SELECT DISTINCT layer FROM vector_rows');
-  return new Set(rows.map((r) => r.layer));
-}
-
 /** Whether a vec0 table exists (sqlite-vec may be missing, or nothing was embedded yet). */
 export async function hasVectorTable(db: Db, layer: Layer): Promise<boolean> {
   const row = await db.get<{ c: number }>("SELECT count(*) AS c FROM sqlite_master WHERE type = 'table' AND name = ?", [VECTOR_TABLES[layer]]);
