@@ -85,7 +85,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       vscode.window.registerTreeDataProvider('agentRecall.status', status),
       ...registerLmTools(index),
       ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets, embedders }),
-      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index)),
+      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live)),
       trackAnthropicKey(context.secrets),
     );
     // what the in-host tests observe, recorded here rather than inside the classes
@@ -121,7 +121,9 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   }
 }
 
-async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService): Promise<void> {
+async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService, live: LiveWatcher): Promise<void> {
+  // new transcript folders are watched at once, not after a reload
+  if (Config.requiresRewatch.some((k) => e.affectsConfiguration(k))) live.start();
   if (Config.requiresRebuild.some((k) => e.affectsConfiguration(k))) {
     const choice = await vscode.window.showInformationMessage(
       'Agent Recall: this setting changes how exchanges are cut. Rebuild the index now?',

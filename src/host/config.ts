@@ -93,6 +93,13 @@ export class Config {
   static readonly requiresRebuild = ['agentRecall.segmentation.minExchangeChars', 'agentRecall.segmentation.maxPlies'];
   /** Settings whose change needs the embedding stage again (a new model re-embeds everything). */
   static readonly requiresReembed = ['agentRecall.embed.model'];
+  /** Settings whose change changes which folders live indexing watches. */
+  static readonly requiresRewatch = [
+    'agentRecall.sources.claudeCode.roots',
+    'agentRecall.sources.codex.roots',
+    'agentRecall.sources.extraRoots',
+    'agentRecall.indexing.live',
+  ];
   /** Settings whose change only needs a new discovery pass. */
   static readonly requiresReindex = [
     'agentRecall.sources.claudeCode.roots',

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { api, eventually, fixture, settledSummary } from './helpers';
@@ -53,5 +54,33 @@ describe('Live indexing', () => {
     // and it is searchable: the memory tool finds its unique word
     const digest = await vscode.commands.executeCommand<{ text: string; included: number }>('agentRecall.showMemoryForAgent', 'zanzibar marker delivery zones');
     assert.match(digest.text, /delivery_zones|Rename the shipping zone/);
+  });
+});
+
+describe('Live indexing after a settings change', () => {
+  it('watches a transcript folder added to the roots setting without a reload', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-recall-new-root-'));
+    const config = vscode.workspace.getConfiguration('agentRecall');
+    await config.update('sources.extraRoots', [root], vscode.ConfigurationTarget.Global);
+    try {
+      await a.waitForIndexIdle();
+      const triggers = a.liveTriggers();
+      const file = path.join(root, 'later.jsonl');
+      // any .jsonl write wakes the watcher; this one is no transcript, so the store is left as it was
+      fs.writeFileSync(file, '{"note":"not a transcript"}\n');
+      // the watchers restart on the change event: keep writing until one sees it (or the time is up)
+      const seen = await eventually(() => {
+        if (a.liveTriggers() > triggers) return true;
+        fs.appendFileSync(file, '\n');
+        return false;
+      }, 8_000, 400);
+      assert.ok(seen, `a write in ${root}, named in the setting after activation, starts an index run`);
+    } finally {
+      await config.update('sources.extraRoots', undefined, vscode.ConfigurationTarget.Global);
+      await a.waitForIndexIdle();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
