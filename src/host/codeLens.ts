@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ExchangeListing, FileHistoryEntry } from '../core/memory';
 import type { Config } from './config';
 import { headline, NARROW_HEADLINE } from '../core/format';
-import { exchangeCount, type FileHistoryIndex, storedPathOf } from './fileHistory';
+import { exchangeCount, type FileHistoryIndex, storedPathOf } from './fileHistoryIndex';
 import { Disposable } from './lifecycle';
 
 /** Lines an agent edited, merged where exchanges' ranges overlap, with the exchanges that edited them. */

@@ -3,7 +3,7 @@ import { headline, NARROW_HEADLINE } from '../core/format';
 import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
 import { ROOM_TYPES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
-import type { FileHistoryIndex } from './fileHistory';
+import type { FileHistoryIndex } from './fileHistoryIndex';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 

@@ -1,0 +1,64 @@
+import * as vscode from 'vscode';
+import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
+import type { FileHistoryEntry } from '../core/memory';
+import { relativeDate, shortDate } from '../core/time';
+import { type FileHistoryIndex, storedPathOf } from './fileHistoryIndex';
+import { Disposable } from './lifecycle';
+
+type HistoryNode = FileHistoryEntry;
+
+/** The "File History" view: the exchanges that touched the active editor's file, newest first. */
+export class FileHistoryView extends Disposable implements vscode.TreeDataProvider<HistoryNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChangeTreeData = this.changed.event;
+  private current: string | undefined;
+  readonly view: vscode.TreeView<HistoryNode>;
+
+  constructor(private readonly files: FileHistoryIndex) {
+    super();
+    this.view = this.register(vscode.window.createTreeView('agentRecall.fileHistory', { treeDataProvider: this }));
+    this.register(vscode.window.onDidChangeActiveTextEditor((e) => this.follow(e?.document.uri)));
+    this.register(files.onDidChange(() => this.changed.fire()));
+    this.follow(vscode.window.activeTextEditor?.document.uri);
+  }
+
+  /** The stored path the view shows. */
+  get file(): string | undefined {
+    return this.current;
+  }
+
+  private follow(uri: vscode.Uri | undefined): void {
+    const p = uri ? storedPathOf(uri) : undefined;
+    // viewer documents and other non-files keep the last file shown
+    if (!p || p === this.current) return;
+    this.current = p;
+    this.view.description = p;
+    this.changed.fire();
+  }
+
+  getTreeItem(e: HistoryNode): vscode.TreeItem {
+    // date and agent lead, so a narrow side bar cuts the headline (shown whole in the tooltip), never them
+    const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${e.agent}`, vscode.TreeItemCollapsibleState.None);
+    item.description = headline(e, NARROW_HEADLINE);
+    const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
+    item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}
+
+${shortDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`);
+    item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
+    item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
+    item.id = `${this.current}:${e.exchangeId}`;
+    return item;
+  }
+
+  async getChildren(parent?: HistoryNode): Promise<HistoryNode[]> {
+    if (parent || !this.current) {
+      this.view.message = parent ? undefined : 'Open a file to see the agent exchanges that touched it.';
+      return [];
+    }
+    const entries = await this.files.entries(this.current);
+    const c = this.files.countOf(this.current);
+    this.view.message = entries.length ? undefined : `No past exchange touched ${this.current}.`;
+    this.view.description = c ? `${this.current} · ${c.count}` : this.current;
+    return entries;
+  }
+}
