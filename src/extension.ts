@@ -17,7 +17,8 @@ import { RecallPanel } from './host/recallPanel';
 import { RoomsView } from './host/roomsView';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
 import { EmbedderService } from './host/embedderService';
-import { IndexService, type IndexSummary } from './host/indexService';
+import { type IndexEvent, IndexService, type IndexSummary } from './host/indexService';
+import { WorkspaceMemory } from './host/workspaceMemory';
 import { LlmDistillation } from './host/llmDistillRun';
 import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
@@ -47,6 +48,8 @@ export interface AgentRecallApi {
   recallPanel(): { open: boolean; posted: HostMessage[] };
   /** Which distiller would run now and why (never prompts). */
   getDistillerStatus(): Promise<DistillerStatus>;
+  /** Every change of the index state, with the summary as it now stands. */
+  onIndexChange: vscode.Event<IndexEvent>;
   /** A search of the workspace's memory with the configured model (lexical with a notice without one). */
   search(query: SearchQuery): Promise<SearchResult>;
 }
@@ -58,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const config = new Config();
     const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
     const llm = new LlmDistillation(config, context.secrets, context.globalState);
-    const index = new IndexService(context.storageUri, config, embedders, llm);
+    const workspace = new WorkspaceMemory(context.storageUri, embedders);
+    const index = new IndexService(workspace, context.storageUri, config, llm);
     const viewer = new ExchangeViewer(index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);
@@ -72,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const status = new StatusViewProvider(index);
     context.subscriptions.push(
       log,
+      workspace,
       index,
       embedders,
       viewer,
@@ -108,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     log.info(`Activated in ${evaluating + activating} ms (bundle evaluation ${evaluating} ms + activate() ${activating} ms).`);
     return {
       waitForIndexIdle: () => index.whenIdle(),
+      onIndexChange: index.onDidChange,
       getIndexSummary: () => index.summary(),
       storeFile: index.storeFile,
       views: { rooms, fileHistory, status },

@@ -122,6 +122,11 @@ export class Memory {
     return countPendingDistillation(this.store.db);
   }
 
+  /** True before the first transcript was indexed (a cheap check, unlike stats()). */
+  isEmpty(): Promise<boolean> {
+    return this.store.isEmpty();
+  }
+
   /** Makes the next index run re-parse every transcript that still exists; nothing is deleted. */
   markAllSourcesStale(): Promise<void> {
     return this.store.markAllSourcesStale();

@@ -1,15 +1,13 @@
-import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { RecallError } from '../core/errors';
-import { type Embedding, type IndexOptions, type IndexProgress, type IndexReport, Memory, type StoreStats } from '../core/memory';
+import type { Embedding, IndexOptions, IndexProgress, IndexReport, Memory, StoreStats } from '../core/memory';
 import type { AgentKind, SkipCounts } from '../core/model';
-import { userDataDirOf } from '../core/sources/agentRoots';
-import { defaultDiscovery, transcriptRoots } from '../core/sources/discover';
 import type { Config } from './config';
-import type { EmbedderService, SemanticState } from './embedderService';
+import type { SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
+import type { WorkspaceMemory } from './workspaceMemory';
+import { watchedTranscriptRoots, workspaceDiscovery, workspaceFolders } from './workspaceSources';
 
 export type IndexState = 'idle' | 'indexing' | 'error' | 'no-workspace';
 
@@ -33,12 +31,19 @@ export interface IndexSummary {
   readonly message?: string;
 }
 
+/** What changed: the state, the progress text while indexing, and the summary as it now stands. */
+export interface IndexEvent {
+  readonly state: IndexState;
+  readonly progress?: string;
+  readonly summary: IndexSummary;
+}
+
 /**
- * Owns the workspace's store and the indexing runs: one run at a time, a request during a run schedules
- * one more, explicit runs show a cancellable notification and background runs only the status bar.
+ * The indexing runs: one at a time, a request during a run schedules one more, explicit runs show a
+ * cancellable notification and background runs only the status bar. Every change is an event carrying the
+ * summary; the store's counts are read when a run ends, not on every progress tick.
  */
 export class IndexService extends Disposable {
-  private memoryPromise: Promise<Memory> | undefined;
   private running: Promise<void> | undefined;
   private rerun: { full: boolean; notify: boolean } | undefined;
   private state: IndexState;
@@ -46,23 +51,27 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
-  private readonly changed = this.register(new vscode.EventEmitter<void>());
+  /** The store's counts as of the last read (first use, end of a run). */
+  private counts: StoreStats | undefined;
+  private readonly changed = this.register(new vscode.EventEmitter<IndexEvent>());
   readonly onDidChange = this.changed.event;
 
   constructor(
+    readonly workspace: WorkspaceMemory,
     private readonly storageDir: vscode.Uri | undefined,
     private readonly config: Config,
-    private readonly embedders?: EmbedderService,
     /** When given, an LLM distiller configured in the settings replaces the offline stage (llmDistillRun.ts). */
     private readonly llm?: LlmDistillation,
   ) {
     super();
-    this.state = this.workspaceRoots().length && storageDir ? 'idle' : 'no-workspace';
-    if (embedders) this.register(embedders.onDidChange(() => this.changed.fire()));
+    this.state = workspaceFolders().length && storageDir ? 'idle' : 'no-workspace';
+    // the model loading (or failing) changes the summary's semantic state
+    const embedders = workspace.embedders;
+    if (embedders) this.register(embedders.onDidChange(() => this.fire()));
   }
 
   get storeFile(): string | undefined {
-    return this.storageDir ? vscode.Uri.joinPath(this.storageDir, 'recall.sqlite').fsPath : undefined;
+    return this.workspace.storeFile;
   }
 
   get currentState(): IndexState {
@@ -73,44 +82,13 @@ export class IndexService extends Disposable {
     return this.progressText;
   }
 
-  /** The workspace's memory, opened on first use. A damaged store is reported with an offer to rebuild it. */
+  /** The workspace's memory (see WorkspaceMemory). */
   memory(): Promise<Memory> {
-    this.memoryPromise ??= this.openMemory();
-    return this.memoryPromise;
+    return this.workspace.memory();
   }
 
-  private async openMemory(): Promise<Memory> {
-    const file = this.storeFile;
-    if (!file || !this.storageDir) throw new RecallError('store-io', 'Agent Recall needs an open folder to keep its index.');
-    await fs.mkdir(this.storageDir.fsPath, { recursive: true });
-    try {
-      const memory = await Memory.open(file);
-      if (memory.vectorError) log.warn(memory.vectorError);
-      return memory;
-    } catch (err) {
-      this.memoryPromise = undefined;
-      if (err instanceof RecallError && err.code === 'store-corrupt') {
-        log.error(err.message);
-        const choice = await vscode.window.showErrorMessage(
-          'The Agent Recall index is damaged. Rebuild it from the transcripts? (The damaged file is kept beside it.)',
-          'Rebuild Index',
-          'Show Log',
-        );
-        if (choice === 'Show Log') log.show();
-        if (choice === 'Rebuild Index') {
-          const { memory, movedTo } = await Memory.rebuild(file);
-          log.info(`Damaged store moved to ${movedTo}; a new one was created.`);
-          this.memoryPromise = Promise.resolve(memory);
-          return memory;
-        }
-      }
-      throw err;
-    }
-  }
-
-  /** The configured embedding model as searches use it (none, with a notice, when it cannot load). */
-  async embedding(): Promise<Embedding> {
-    return (await this.embedders?.get()) ?? {};
+  embedding(): Promise<Embedding> {
+    return this.workspace.embedding();
   }
 
   /** Starts (or queues) an indexing run. */
@@ -140,12 +118,19 @@ export class IndexService extends Disposable {
     await this.index({ full: true, notify: true });
   }
 
+  /** The summary; the store is read only the first time (runs keep it current). */
   async summary(): Promise<IndexSummary> {
-    let stats: StoreStats | undefined;
-    if (this.state !== 'no-workspace') {
-      const memory = await this.memory().catch(() => undefined);
-      stats = await memory?.stats();
-    }
+    if (!this.counts && this.state !== 'no-workspace') await this.readCounts();
+    return this.composeSummary();
+  }
+
+  private async readCounts(): Promise<void> {
+    const memory = await this.memory().catch(() => undefined);
+    this.counts = (await memory?.stats().catch(() => undefined)) ?? this.counts;
+  }
+
+  private composeSummary(): IndexSummary {
+    const stats = this.counts;
     return {
       state: this.state,
       conversations: stats?.conversations ?? 0,
@@ -156,12 +141,16 @@ export class IndexService extends Disposable {
       verbatimTokens: stats?.verbatimTokens ?? 0,
       distilledExchanges: stats?.compression.distilled ?? 0,
       compressionRatio: stats?.compression.ratio ?? 0,
-      semantic: this.embedders?.state ?? { on: false, reason: 'no embedding model service' },
+      semantic: this.workspace.embedders?.state ?? { on: false, reason: 'no embedding model service' },
       sourcesWithErrors: stats?.sourcesWithErrors ?? 0,
       ...(this.lastReport ? { lastReport: this.lastReport } : {}),
       ...(this.lastIndexedAt ? { lastIndexedAt: this.lastIndexedAt } : {}),
       ...(this.message ? { message: this.message } : {}),
     };
+  }
+
+  private fire(): void {
+    this.changed.fire({ state: this.state, ...(this.progressText ? { progress: this.progressText } : {}), summary: this.composeSummary() });
   }
 
   private async runLoop(full: boolean, notify: boolean): Promise<void> {
@@ -174,14 +163,15 @@ export class IndexService extends Disposable {
   }
 
   private async runOnce(notify: boolean): Promise<void> {
-    this.setState('indexing');
+    this.state = 'indexing';
+    this.fire();
     try {
       const memory = await this.memory();
-      const fresh = (await memory.stats()).sources === 0;
+      const fresh = await memory.isEmpty();
       const llm = await this.llm?.prepare(notify);
       const distiller = llm ? this.llm?.distillerFor(llm, notify) : undefined;
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
-      const options: IndexOptions = { ...(await this.indexOptions()), ...(distiller !== undefined ? { distiller } : {}) };
+      const options: IndexOptions = { ...this.indexOptions(), ...(await this.embedStage()), ...(distiller !== undefined ? { distiller } : {}) };
       const report = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
         (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), token),
@@ -197,14 +187,15 @@ export class IndexService extends Disposable {
         `Indexed ${report.parsed}/${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed), ` +
           `${report.exchangesWritten} exchanges in ${Math.round(report.parseMs)} ms.`,
       );
-      this.setState('idle');
+      this.state = 'idle';
     } catch (err) {
       this.message = err instanceof Error ? err.message : String(err);
-      this.setState('error');
+      this.state = 'error';
       await showError(`Agent Recall could not index: ${this.message}`, err);
     } finally {
       this.progressText = undefined;
-      this.changed.fire();
+      await this.readCounts();
+      this.fire();
     }
   }
 
@@ -223,54 +214,26 @@ export class IndexService extends Disposable {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });
       this.progressText = text;
-      this.changed.fire();
+      this.fire();
     }
   }
 
-  private async indexOptions(): Promise<IndexOptions> {
-    const roots = this.workspaceRoots();
-    // the embedding stage runs when the configured model loads; otherwise search stays lexical
-    const embedder = (await this.embedders?.get())?.embedder;
+  private indexOptions(): IndexOptions {
+    const roots = workspaceFolders();
     return {
-      ...(embedder ? { embed: { embedder } } : {}),
-      discover: this.discovery(roots),
+      discover: workspaceDiscovery(this.config, this.storageDir, roots),
       segment: { ...this.config.segment, ...(roots.length === 1 ? { workspaceRoot: roots[0]! } : {}) },
     };
   }
 
-  private discovery(roots: readonly string[]): IndexOptions['discover'] {
-    return defaultDiscovery({
-      workspaceRoots: roots,
-      claudeRoots: this.config.claudeRoots,
-      codexRoots: this.config.codexRoots,
-      extraRoots: this.config.extraRoots,
-      includeSubagents: this.config.includeSubagents,
-      userDataDirs: this.userDataDirs(),
-    });
+  /** The embedding stage runs when the configured model loads; otherwise search stays lexical. */
+  private async embedStage(): Promise<Pick<IndexOptions, 'embed'>> {
+    const embedder = (await this.embedding()).embedder;
+    return embedder ? { embed: { embedder } } : {};
   }
 
   /** Folders outside the workspace that hold transcripts (watched for live indexing). */
   transcriptRoots(): string[] {
-    return transcriptRoots(this.discovery(this.workspaceRoots()));
-  }
-
-  /** This editor's user-data folder (found from our storage folder, never guessed) and the configured ones. */
-  private userDataDirs(): string[] {
-    const own = this.storageDir ? userDataDirOf(this.storageDir.fsPath) : undefined;
-    return [...new Set([...(own ? [own] : []), ...this.config.userDataDirs])];
-  }
-
-  private workspaceRoots(): string[] {
-    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  }
-
-  private setState(state: IndexState): void {
-    this.state = state;
-    this.changed.fire();
-  }
-
-  override dispose(): void {
-    void this.memoryPromise?.then((m) => m.close()).catch(() => undefined);
-    super.dispose();
+    return watchedTranscriptRoots(this.config, this.storageDir);
   }
 }

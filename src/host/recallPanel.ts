@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { AGENT_KINDS } from '../core/model';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
 import type { ExchangeViewer } from './exchangeViewer';
-import type { IndexService } from './indexService';
+import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 
@@ -26,7 +26,7 @@ export class RecallPanel extends Disposable {
     private readonly viewer: ExchangeViewer,
   ) {
     super();
-    this.register(index.onDidChange(() => void this.postStatus()));
+    this.register(index.onDidChange((e) => this.postStatus(e.summary)));
   }
 
   /** Opens (or reveals) the panel, optionally with a query and facets already set. */
@@ -138,9 +138,10 @@ export class RecallPanel extends Disposable {
     this.post({ type: 'setQuery', text, facets: {} });
   }
 
-  private async postStatus(): Promise<void> {
+  /** The index state for the banner: from the event that changed it, or read once when the panel is ready. */
+  private async postStatus(summary?: IndexSummary): Promise<void> {
     if (!this.panel) return;
-    const s = await this.index.summary();
+    const s = summary ?? (await this.index.summary());
     const example = await this.exampleQuery();
     this.post({
       type: 'status',

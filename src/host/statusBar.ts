@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { IndexService } from './indexService';
+import type { IndexEvent, IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 import { RECALL_KEY } from './statusView';
 
@@ -7,12 +7,12 @@ import { RECALL_KEY } from './statusView';
 export class StatusBar extends Disposable {
   private readonly item = this.register(vscode.window.createStatusBarItem('agentRecall.status', vscode.StatusBarAlignment.Left, 10));
 
-  constructor(private readonly index: IndexService) {
+  constructor(index: IndexService) {
     super();
     this.item.name = 'Agent Recall';
     this.item.command = 'agentRecall.showIndexSummary';
-    this.register(index.onDidChange(() => void this.update()));
-    void this.update();
+    this.register(index.onDidChange((e) => this.update(e)));
+    void index.summary().then((summary) => this.update({ state: index.currentState, summary }));
     this.item.show();
   }
 
@@ -21,10 +21,10 @@ export class StatusBar extends Disposable {
     return this.item.text;
   }
 
-  private async update(): Promise<void> {
-    const state = this.index.currentState;
+  private update(e: IndexEvent): void {
+    const state = e.state;
     if (state === 'indexing') {
-      this.item.text = `$(sync~spin) Agent Recall: indexing ${this.index.progress ?? ''}`.trim();
+      this.item.text = `$(sync~spin) Agent Recall: indexing ${e.progress ?? ''}`.trim();
       this.item.tooltip = 'Agent Recall is indexing agent transcripts. Click for the index summary.';
       return;
     }
@@ -33,7 +33,7 @@ export class StatusBar extends Disposable {
       this.item.tooltip = 'Agent Recall: open a folder to index its agent transcripts';
       return;
     }
-    const s = await this.index.summary();
+    const s = e.summary;
     if (state === 'error') {
       this.item.text = '$(error) Agent Recall';
       this.item.tooltip = `Agent Recall: ${s.message ?? 'indexing failed'}. Click for the index summary.`;

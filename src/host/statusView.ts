@@ -22,6 +22,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
     if (this.index.currentState === 'no-workspace') {
       return [item('Open a folder to index its agent transcripts', 'info')];
     }
+    // the summary is kept by the index service (read when a run ends), so a progress tick costs no query
     const s = await this.index.summary();
     // nothing indexed and nothing happening: the view's welcome content explains where memories come from
     if (s.exchanges === 0 && s.state === 'idle' && !s.message && !s.sourcesWithErrors) return [];

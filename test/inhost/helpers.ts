@@ -14,6 +14,7 @@ export interface AgentRecallApi {
         distilledExchanges: number;
         byAgent: Record<string, number>;
         semantic: { on: boolean; model?: string; reason?: string; fix?: string };
+        lastIndexedAt?: Date;
       }
     | undefined
   >;
@@ -29,6 +30,7 @@ export interface AgentRecallApi {
   activeFileStatus(): string | undefined;
   reloadFileHistory(): Promise<void>;
   liveTriggers(): number;
+  onIndexChange(listener: (e: { state: string; progress?: string; summary: { exchanges: number; lastIndexedAt?: Date } }) => void): vscode.Disposable;
   recallPanel(): { open: boolean; posted: HostMessage[] };
 }
 

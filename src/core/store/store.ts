@@ -144,6 +144,10 @@ export class Store {
     return (await this.db.all<{ path: string }>('SELECT path FROM sources ORDER BY path')).map((r) => r.path);
   }
 
+  async isEmpty(): Promise<boolean> {
+    return (await this.db.get('SELECT 1 AS one FROM sources LIMIT 1')) === undefined;
+  }
+
   /** Records that a source could not be read, without touching what was indexed from it before. */
   async recordSourceError(path: string, agent: AgentKind, message: string): Promise<void> {
     await this.db.run(
