@@ -191,7 +191,8 @@ export class IndexService extends Disposable {
     } catch (err) {
       this.message = err instanceof Error ? err.message : String(err);
       this.state = 'error';
-      await showError(`Agent Recall could not index: ${this.message}`, err);
+      // not awaited: the error state is published now, and the next run need not wait for the user
+      void showError(`Agent Recall could not index: ${this.message}`, err);
     } finally {
       this.progressText = undefined;
       await this.readCounts();
