@@ -2,19 +2,23 @@
 //   <dir>/workspace         copy of test/host/fixture-workspace (SpecStory + Aider histories live inside it)
 //   <dir>/agents/claude     CLAUDE_CONFIG_DIR: projects/<enc>/<session>.jsonl with cwd = <dir>/workspace
 //   <dir>/agents/codex      CODEX_HOME: sessions/YYYY/MM/DD/rollout-*.jsonl with cwd = <dir>/workspace
+//   <dir>/user/User/workspaceStorage/fixture-copilot/   code-server's user data (--user-data-dir <dir>/user):
+//                           a Copilot Chat session log in chatSessions/, workspace.json naming <dir>/workspace
+//   <dir>/agents/gemini     GEMINI_CLI_HOME: .gemini/tmp/<sha256 of the workspace>/chats/session-*.json
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { claudeEditResult, claudeProjectDir, claudeSession, codexRollout, codexRolloutPath } from './transcripts.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 4,
-  exchanges: 9,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2 },
+  conversations: 6,
+  exchanges: 13,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2 },
 };
 
 export function materializeFixture(dir) {
@@ -29,10 +33,24 @@ export function materializeFixture(dir) {
   const codexStart = '2026-10-05T14:02:11.000Z';
   write(join(codexHome, codexRolloutPath(codexId, codexStart)), codexFixture(workspace, codexId, codexStart));
 
-  const fixture = { workspace, claudeConfigDir, codexHome, expected: EXPECTED };
+  // Copilot Chat writes into the editor's own user data (code-server's --user-data-dir is <dir>/user)
+  const copilotStorage = join(dir, 'user/User/workspaceStorage/fixture-copilot');
+  write(join(copilotStorage, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(workspace).href }));
+  const copilotSession = join(copilotStorage, 'chatSessions/5b0e2c71-copilot-fixture.jsonl');
+  write(copilotSession, copilotFixture(workspace));
+  const geminiHome = join(dir, 'agents/gemini');
+  const projectHash = createHash('sha256').update(workspace).digest('hex');
+  const geminiSession = join(geminiHome, '.gemini/tmp', projectHash, 'chats/session-2026-10-06T09-30-7d41c2e9.json');
+  write(geminiSession, geminiFixture(projectHash));
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
-  return { ...fixture, manifest, env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, AGENT_RECALL_FIXTURE: manifest } };
+  return {
+    ...fixture,
+    manifest,
+    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, AGENT_RECALL_FIXTURE: manifest },
+  };
 }
 
 function write(file, text) {
@@ -105,4 +123,66 @@ function codexFixture(ws, id, start) {
       },
     ],
   });
+}
+
+/** A Copilot Chat session as VS Code writes it: a mutation log (whole state, then a request appended and answered). */
+function copilotFixture(ws) {
+  const cart = `${ws}/src/cart.js`;
+  const first = {
+    requestId: 'request_fixture_1',
+    timestamp: Date.parse('2026-10-06T08:15:00.000Z'),
+    modelId: 'copilot/gpt-5',
+    message: { text: 'Why does cartTotalCents round only once, after the coupon, instead of per line?' },
+    response: [
+      { value: 'Rounding per line would add up to a cent of error for every line of the cart; `cartTotalCents` sums the exact line totals first and rounds once after applying the coupon percentage, so the total is off by at most half a cent.' },
+    ],
+    result: { metadata: { toolCallRounds: [{ response: '', toolCalls: [{ id: 'call_read_cart', name: 'read_file', arguments: JSON.stringify({ filePath: cart, startLine: 1, endLine: 20 }) }] }] } },
+  };
+  const second = {
+    requestId: 'request_fixture_2',
+    timestamp: Date.parse('2026-10-06T08:21:00.000Z'),
+    modelId: 'copilot/gpt-5',
+    message: { text: 'Add a JSDoc comment to cartTotalCents that explains the single rounding step.' },
+    response: [],
+  };
+  const answer = [
+    { kind: 'textEditGroup', uri: { scheme: 'file', path: cart, fsPath: cart }, edits: [[{ text: '/** Sums exact line totals, applies the coupon, rounds once. */\n', range: { startLineNumber: 1, startColumn: 1, endLineNumber: 1, endColumn: 1 } }]] },
+    { value: 'I added a JSDoc comment above `cartTotalCents` in src/cart.js saying that it sums exact line totals, applies the coupon and rounds once at the end.' },
+  ];
+  const log = [
+    { kind: 0, v: { version: 3, sessionId: '5b0e2c71-copilot-fixture', creationDate: first.timestamp, requesterUsername: 'dev', responderUsername: 'GitHub Copilot', requests: [first] } },
+    { kind: 2, k: ['requests'], v: [second] },
+    { kind: 2, k: ['requests', 1, 'response'], v: answer },
+  ];
+  return `${log.map((e) => JSON.stringify(e)).join('\n')}\n`;
+}
+
+/** A Gemini CLI session document, pretty-printed as the CLI writes it. */
+function geminiFixture(projectHash) {
+  return `${JSON.stringify(
+    {
+      sessionId: '7d41c2e9-5a0b-4c8e-9f21-3b6d8e0a1c47',
+      projectHash,
+      startTime: '2026-10-06T09:30:00.000Z',
+      lastUpdated: '2026-10-06T09:41:00.000Z',
+      messages: [
+        { id: 'g-u1', timestamp: '2026-10-06T09:30:05.000Z', type: 'user', content: 'Which currency does checkoutSummary format the total in, and where is that decided?' },
+        {
+          id: 'g-a1', timestamp: '2026-10-06T09:30:20.000Z', type: 'gemini', model: 'gemini-2.5-pro',
+          content: 'checkoutSummary formats the total in EUR with Intl.NumberFormat("de-DE"); the currency is hard-coded in src/checkout.js rather than read from the cart.',
+          toolCalls: [{ id: 'read_file-1', name: 'read_file', args: { file_path: 'src/checkout.js' }, status: 'success',
+            result: [{ functionResponse: { id: 'read_file-1', name: 'read_file', response: { output: "new Intl.NumberFormat('de-DE', { style: 'currency', currency: 'EUR' })" } } }] }],
+        },
+        { id: 'g-u2', timestamp: '2026-10-06T09:38:00.000Z', type: 'user', content: 'Make the currency a parameter of checkoutSummary with EUR as the default.' },
+        {
+          id: 'g-a2', timestamp: '2026-10-06T09:41:00.000Z', type: 'gemini', model: 'gemini-2.5-pro',
+          content: 'checkoutSummary now takes a currency argument that defaults to EUR and passes it to Intl.NumberFormat, so existing callers keep formatting in euros.',
+          toolCalls: [{ id: 'replace-1', name: 'replace', args: { file_path: 'src/checkout.js', old_string: "currency: 'EUR'", new_string: 'currency' }, status: 'success',
+            result: [{ functionResponse: { id: 'replace-1', name: 'replace', response: { output: 'Successfully modified file: src/checkout.js (1 replacements).' } } }] }],
+        },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }

@@ -62,6 +62,9 @@ export interface Fixture {
   readonly workspace: string;
   readonly claudeConfigDir: string;
   readonly codexHome: string;
+  /** The Copilot Chat session log in code-server's own workspace storage, and the Gemini CLI session. */
+  readonly copilotSession: string;
+  readonly geminiSession: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 
