@@ -38,6 +38,9 @@ Commands:
   show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
   check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
   rooms  --db FILE [--all]    The rooms as the tree shows them (3+ exchanges from 2+ conversations; --all: every room).
+  mcp    --workspace DIR... | --db FILE [--redact]
+         An MCP server on stdin/stdout (tools search, read_exchange, file_history, recent) over the memory the
+         extension keeps for DIR (or FILE), read-only; --redact replaces secrets in what it returns.
 
 Every command accepts --json.`;
 
@@ -48,6 +51,8 @@ const defaultIo: Io = {
 
 export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
+  // the MCP server has options of its own and loads the SDK only when asked for
+  if (command === 'mcp') return (require('./mcp/command') as typeof import('./mcp/command')).mcpCommand(rest, io.err);
   const { values, positionals } = parseCommandLine(rest);
   if (!command || command === 'help' || command === '--help') {
     io.out(USAGE);

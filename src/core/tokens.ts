@@ -43,3 +43,16 @@ export function countTokens(text: string): number {
   });
   return (rest ? encodeLength(rest) : 0) + estimated;
 }
+
+/**
+ * `text` cut to at most `budget` tokens (cl100k) with a visible marker saying how much was left out; whole
+ * when it fits. Cut by characters in proportion first, then trimmed until it fits with the marker.
+ */
+export function cutToTokens(text: string, budget: number): { text: string; cut: boolean } {
+  const total = countTokens(text);
+  if (total <= budget) return { text, cut: false };
+  const marker = (rest: number): string => `\n… [cut at ${budget} tokens; ${rest} more characters]`;
+  let chars = Math.floor(text.length * (budget / total));
+  while (chars > 0 && countTokens(text.slice(0, chars) + marker(text.length - chars)) > budget) chars = Math.floor(chars * 0.9);
+  return { text: text.slice(0, chars) + marker(text.length - chars), cut: true };
+}

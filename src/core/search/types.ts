@@ -28,6 +28,8 @@ export interface SearchFilters {
   /** Room id. */
   readonly room?: string;
   readonly project?: string;
+  /** Only exchanges whose project lies inside one of these folders (a workspace's boundary). */
+  readonly within?: readonly string[];
 }
 
 export interface SearchQuery {

@@ -1,4 +1,5 @@
 import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKind } from '../model';
+import { projectWithin } from '../search/filters';
 import type { Db } from './db';
 import { ROOM_SHOWN } from './roomStats';
 
@@ -75,13 +76,17 @@ function toListing(r: ListingRow): ExchangeListing {
   };
 }
 
-/** Exchanges that touched `path` (as stored: workspace-relative POSIX, or absolute), newest first. */
-export async function exchangesTouchingFile(db: Db, path: string, limit = 50): Promise<FileHistoryEntry[]> {
+/**
+ * Exchanges that touched `path` (as stored: workspace-relative POSIX, or absolute), newest first; with
+ * `within`, only those whose project lies inside one of those folders.
+ */
+export async function exchangesTouchingFile(db: Db, path: string, limit = 50, within?: readonly string[]): Promise<FileHistoryEntry[]> {
+  const scope = within ? projectWithin(within) : { sql: '1', params: [] };
   const rows = await db.all<ListingRow & { how: TouchKind; lines: string | null }>(
     `SELECT ${LISTING_COLUMNS}, f.how, f.lines FROM files_touched f JOIN exchanges e ON e.n = f.exchange_n
      JOIN conversations c ON c.id = e.conversation_id LEFT JOIN distilled d ON d.exchange_n = e.n
-     WHERE f.path = ? ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
-    [path, limit],
+     WHERE f.path = ? AND ${scope.sql} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [path, ...scope.params, limit],
   );
   return rows.map((r) => ({
     ...toListing(r),
@@ -217,11 +222,12 @@ export async function exchangesInRoom(db: Db, roomId: string, limit = 200): Prom
   return rows.map(toListing);
 }
 
-/** The newest exchanges (distilled or not), for digests. */
-export async function recentExchanges(db: Db, limit: number): Promise<ExchangeListing[]> {
+/** The newest exchanges (distilled or not), for digests; with `within`, only those of projects inside those folders. */
+export async function recentExchanges(db: Db, limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
+  const scope = within ? projectWithin(within) : { sql: '1', params: [] };
   const rows = await db.all<ListingRow>(
-    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
-    [limit],
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${scope.sql} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [...scope.params, limit],
   );
   return rows.map(toListing);
 }

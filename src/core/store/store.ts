@@ -21,7 +21,7 @@ import {
   toFileTouch,
   toSummary,
 } from './rows';
-import { migrate } from './schema';
+import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 
@@ -102,6 +102,40 @@ export class Store {
         `The Agent Recall store ${file} is damaged (${(err as Error).message}). Rebuild it from the transcripts.`,
         { cause: err },
       );
+    }
+    let vectorError: string | undefined;
+    try {
+      await loadVectorExtension(db);
+    } catch (err) {
+      vectorError = `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`;
+    }
+    return new Store(db, vectorError === undefined, vectorError);
+  }
+
+  /**
+   * Opens an existing store for reading only, beside a process that may be indexing into it (WAL: readers
+   * never block the writer, nor wait for it). Nothing is created, migrated or written; a store of another
+   * schema version is refused with what to do about it.
+   */
+  static async openReadOnly(file: string): Promise<Store> {
+    if (!(await exists(file))) throw new RecallError('store-io', `There is no Agent Recall store at ${file}.`);
+    const db = await Db.open(file, { readonly: true });
+    try {
+      await db.exec('PRAGMA query_only = ON; PRAGMA busy_timeout = 5000;');
+      const found = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
+      if (found > SCHEMA_VERSION) {
+        throw new RecallError('store-too-new', `The store ${file} has schema version ${found}, written by a newer Agent Recall (this one knows up to ${SCHEMA_VERSION}). Update Agent Recall.`);
+      }
+      if (found < SCHEMA_VERSION) {
+        throw new RecallError(
+          'store-io',
+          `The store ${file} has schema version ${found}; this Agent Recall reads version ${SCHEMA_VERSION}. Open the workspace in VS Code (or run \`agent-recall index\` on it) once to upgrade it.`,
+        );
+      }
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      if (err instanceof RecallError) throw err;
+      throw new RecallError('store-corrupt', `The Agent Recall store ${file} cannot be read (${(err as Error).message}).`, { cause: err });
     }
     let vectorError: string | undefined;
     try {

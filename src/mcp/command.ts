@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { RecallError } from '../core/errors';
+import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
+import { ScopedMemory } from './scopedMemory';
+import { serveStdio } from './server';
+
+export interface McpOptions {
+  readonly db?: string | undefined;
+  readonly workspace?: readonly string[] | undefined;
+  readonly redact?: boolean | undefined;
+}
+
+/** `mcp`'s own options: `--workspace` repeats for a multi-root workspace. */
+export function parseMcpArgs(args: string[]): McpOptions {
+  try {
+    return parseArgs({
+      args,
+      options: { db: { type: 'string' }, workspace: { type: 'string', multiple: true }, redact: { type: 'boolean' } },
+    }).values;
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new RecallError('bad-argument', `mcp: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/**
+ * `agent-recall mcp`: serves a workspace's memory over stdio until the client disconnects. The store is
+ * `--db FILE`, or the one the extension keeps for `--workspace DIR` (storeLocation.ts). With a workspace,
+ * nothing outside its folders is ever returned, whatever else the file holds.
+ */
+export async function mcpCommand(args: string[], err: (s: string) => void): Promise<number> {
+  const options = parseMcpArgs(args);
+  const folders = (options.workspace ?? []).map((w) => canonicalFolder(w));
+  let file: string;
+  if (options.db) file = path.resolve(options.db);
+  else if (folders.length > 0) {
+    const found = await findWorkspaceStore(folders);
+    if (!found) {
+      throw new RecallError(
+        'bad-argument',
+        `No Agent Recall store for ${folders.join(', ')}. Open the folder in VS Code with Agent Recall installed (it indexes the ` +
+          `transcripts there), or index one yourself (agent-recall index --root DIR --db FILE --workspace DIR) and pass --db FILE. ` +
+          `Looked in: ${extensionStorageFolders().join(', ')}.`,
+      );
+    }
+    file = found.file;
+    if (found.others.length) err(`agent-recall mcp: using ${file} (the newest of ${found.others.length + 1} stores of this workspace).`);
+  } else {
+    throw new RecallError('bad-argument', 'mcp needs --workspace DIR (the folder whose memory to serve) or --db FILE.');
+  }
+  const memory = await ScopedMemory.open(file, folders.length ? folders : undefined);
+  try {
+    err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${options.redact ? ', secrets redacted' : ''}.`);
+    await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
+    return 0;
+  } finally {
+    await memory.close();
+  }
+}
+
+/** The version in package.json next to the bundle (dist/cli.js), for the server's handshake. */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

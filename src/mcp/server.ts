@@ -1,0 +1,96 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RecallError } from '../core/errors';
+import { fileHistoryInput, readExchangeInput, recentInput, searchInput } from './schemas';
+import type { ScopedMemory } from './scopedMemory';
+import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from './tools';
+
+/**
+ * The MCP server over one workspace's memory (stdio): four read-only tools. The SDK validates input
+ * against the schemas and turns a failed validation into an error result the agent can read; the tools
+ * answer what the schemas cannot know (unknown ids) the same way.
+ */
+
+const INSTRUCTIONS =
+  'Memory of past conversations between the user and AI coding agents (Claude Code, Codex, SpecStory, Aider) in this ' +
+  'workspace. Each exchange is distilled into one sentence plus one exact detail; ids lead to the verbatim text. ' +
+  'Use search for what was discussed or decided before, file_history before changing a file, recent to catch up; ' +
+  'then read_exchange for the exact words.';
+
+export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string): McpServer {
+  const tools = new MemoryTools(memory, options);
+  const server = new McpServer({ name: 'agent-recall', version }, { instructions: INSTRUCTIONS });
+  const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search past agent conversations',
+      description:
+        'Searches the memory of past exchanges with AI coding agents in this workspace. Returns distilled exchanges, best ' +
+        'first: id, date, agent, confidence, a one-sentence core, one exact detail, files touched, rooms and a short ' +
+        'verbatim snippet, within a token budget. Filters: agent, since/until (ISO dates), file, room.',
+      inputSchema: searchInput,
+      annotations: readOnly,
+    },
+    (input) => answer(() => tools.search(input)),
+  );
+  server.registerTool(
+    'read_exchange',
+    {
+      title: 'Read a past exchange verbatim',
+      description:
+        'One past exchange verbatim (the prompt, the replies, one line per tool call and result), cut to a token budget, ' +
+        'with its transcript location, distilled core, files touched and the ids of the previous and next exchange of its conversation.',
+      inputSchema: readExchangeInput,
+      annotations: readOnly,
+    },
+    (input) => answer(() => tools.readExchange(input)),
+  );
+  server.registerTool(
+    'file_history',
+    {
+      title: 'Past exchanges that touched a file',
+      description: 'The past exchanges that read, edited, wrote or mentioned a file, newest first, with how and at which lines.',
+      inputSchema: fileHistoryInput,
+      annotations: readOnly,
+    },
+    (input) => answer(() => tools.fileHistory(input)),
+  );
+  server.registerTool(
+    'recent',
+    {
+      title: 'Newest past exchanges',
+      description: 'The newest past exchanges of this workspace, distilled, newest first.',
+      inputSchema: recentInput,
+      annotations: readOnly,
+    },
+    (input) => answer(() => tools.recent(input)),
+  );
+  return server;
+}
+
+/** Serves `memory` on stdin/stdout until the client closes the connection. Logs go to stderr only. */
+export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string): Promise<void> {
+  const server = createMcpServer(memory, options, version);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  await server.connect(new StdioServerTransport());
+  // the client ending stdin ends the session (the transport itself only watches for errors)
+  process.stdin.once('end', () => void server.close());
+  await closed;
+}
+
+/** A tool's answer as an MCP result; a request it cannot serve becomes an error result with the reason. */
+async function answer(run: () => Promise<ToolAnswer>): Promise<CallToolResult> {
+  try {
+    const a = await run();
+    return { content: [{ type: 'text', text: a.text }], structuredContent: a.data };
+  } catch (err) {
+    const known = err instanceof ToolInputError || (err instanceof RecallError && err.code === 'bad-argument');
+    const message = err instanceof Error ? err.message : String(err);
+    return { content: [{ type: 'text', text: known ? message : `Agent Recall could not read its memory: ${message}` }], isError: true };
+  }
+}

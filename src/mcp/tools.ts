@@ -1,0 +1,190 @@
+import * as path from 'node:path';
+import { redact } from '../core/distill/redact';
+import type { AgentKind } from '../core/model';
+import { MARK_END, MARK_START } from '../core/search/snippet';
+import type { SearchFilters } from '../core/search/types';
+import type { ExchangeListing } from '../core/store/browse';
+import { shortDate } from '../core/time';
+import { countTokens, cutToTokens } from '../core/tokens';
+import { DEFAULT_TOKENS, type FileHistoryInput, type ReadExchangeInput, type RecentInput, type SearchInput } from './schemas';
+import type { ScopedMemory } from './scopedMemory';
+
+/**
+ * What the MCP tools answer, independent of the SDK: plain text for the agent (token-budgeted, ids to ask
+ * for more) and the same items as data. Every answer is read from one snapshot of the store.
+ */
+export interface ToolAnswer {
+  readonly text: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** A request the memory cannot answer as asked (unknown id, nothing to read): told to the agent as an error. */
+export class ToolInputError extends Error {}
+
+export interface ToolOptions {
+  /** Replace secrets (API keys, tokens, passwords, private keys) in every returned text. */
+  readonly redact: boolean;
+}
+
+const DEFAULT_SEARCH_LIMIT = 8;
+const DEFAULT_LIST_LIMIT = 20;
+
+export class MemoryTools {
+  private readonly clean: (s: string) => string;
+
+  constructor(
+    private readonly memory: ScopedMemory,
+    options: ToolOptions,
+  ) {
+    this.clean = options.redact ? redact : (s) => s;
+  }
+
+  search(input: SearchInput): Promise<ToolAnswer> {
+    return this.memory.read(async (m) => {
+      const filters: SearchFilters = {
+        ...(input.agent?.length ? { agents: input.agent as AgentKind[] } : {}),
+        ...(input.since ? { since: isoBound(input.since, 'start') } : {}),
+        ...(input.until ? { until: isoBound(input.until, 'end') } : {}),
+        ...(input.file ? { file: this.relativePath(input.file) } : {}),
+        ...(input.room ? { room: input.room } : {}),
+      };
+      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters });
+      const items = result.hits.map((h) => ({
+        id: h.exchangeId,
+        date: h.startedAt ?? null,
+        agent: h.agent,
+        confidence: h.confidence,
+        core: h.core !== undefined ? this.clean(h.core) : null,
+        detail: h.context ? this.clean(h.context) : null,
+        files: h.filesTouched.slice(0, 6).map((f) => f.path),
+        rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
+        snippet: this.clean(h.snippet.replace(new RegExp(`[${MARK_START}${MARK_END}]`, 'g'), '')),
+        prompt: h.core === undefined ? this.clean(oneLine(h.prompt, 200)) : undefined,
+      }));
+      const header = items.length
+        ? `${items.length} past exchanges for "${oneLine(input.query, 120)}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
+        : `No past exchange in this workspace matches "${oneLine(input.query, 120)}".`;
+      const blocks = items.map((it, i) =>
+        [
+          `${i + 1}. ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.confidence}`,
+          `   ${it.core ?? `(not distilled) ${it.prompt}`}`,
+          ...(it.detail ? [`   detail: ${oneLine(it.detail, 200)}`] : []),
+          ...(it.files.length ? [`   files: ${it.files.join(', ')}`] : []),
+          ...(it.rooms.length ? [`   rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
+          `   snippet: ${it.snippet}`,
+        ].join('\n'),
+      );
+      return this.budgeted(header, blocks, items, input.maxTokens, result.notice ? { notice: result.notice } : {});
+    });
+  }
+
+  readExchange(input: ReadExchangeInput): Promise<ToolAnswer> {
+    return this.memory.read(async (m) => {
+      const e = await m.exchange(input.id);
+      if (!e) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
+      const [distilled, around] = await Promise.all([m.distilled(e.exchangeId), m.neighbours(e.exchangeId)]);
+      const head = [
+        `Exchange ${e.exchangeId} · ${e.startedAt ?? 'unknown date'} · ${e.agent}${e.title ? ` · "${this.clean(oneLine(e.title, 120))}"` : ''}`,
+        `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
+        ...(around ? [`Conversation: exchange ${around.position} of ${around.total}; previous ${around.previous ?? 'none'}, next ${around.next ?? 'none'}`] : []),
+        ...(distilled ? [`Core: ${this.clean(distilled.core)}`, ...(distilled.context ? [`Detail: ${this.clean(distilled.context)}`] : [])] : []),
+        `Files: ${e.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ') || 'none'}`,
+        '',
+      ].join('\n');
+      const budget = (input.maxTokens ?? DEFAULT_TOKENS) - countTokens(head);
+      const body = cutToTokens(this.clean(e.verbatim), Math.max(50, budget));
+      return {
+        text: `${head}\n${body.text}`,
+        data: {
+          id: e.exchangeId,
+          date: e.startedAt ?? null,
+          agent: e.agent,
+          file: e.file,
+          lineStart: e.lineStart,
+          lineEnd: e.lineEnd,
+          sessionId: e.sessionId,
+          previous: around?.previous ?? null,
+          next: around?.next ?? null,
+          core: distilled ? this.clean(distilled.core) : null,
+          detail: distilled?.context ? this.clean(distilled.context) : null,
+          files: e.filesTouched.map((f) => ({ path: f.path, how: f.how })),
+          verbatim: body.text,
+          cut: body.cut,
+        },
+      };
+    });
+  }
+
+  fileHistory(input: FileHistoryInput): Promise<ToolAnswer> {
+    return this.memory.read(async (m) => {
+      const file = this.relativePath(input.path);
+      const entries = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
+      const items = entries.map((e) => ({ ...this.listed(e), how: e.how, lines: e.lines?.map((r) => [r.start, r.end]) ?? [] }));
+      const header = items.length
+        ? `${items.length} past exchanges touched ${file}, newest first. Read one verbatim with read_exchange.`
+        : `No past exchange in this workspace touched ${file} (paths are workspace-relative, like src/auth.ts).`;
+      const lines = items.map(
+        (it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.how}${it.lines.length ? ` lines ${it.lines.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(',')}` : ''} · ${it.summary}`,
+      );
+      return this.budgeted(header, lines, items, input.maxTokens, { path: file });
+    });
+  }
+
+  recent(input: RecentInput): Promise<ToolAnswer> {
+    return this.memory.read(async (m) => {
+      const items = (await m.recent(input.limit ?? DEFAULT_LIST_LIMIT)).map((e) => this.listed(e));
+      const header = items.length
+        ? `The ${items.length} newest past exchanges of this workspace, newest first. Read one verbatim with read_exchange.`
+        : 'No past exchange is indexed for this workspace yet.';
+      const lines = items.map((it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.summary}`);
+      return this.budgeted(header, lines, items, input.maxTokens);
+    });
+  }
+
+  private listed(e: ExchangeListing): { id: string; date: string | null; agent: AgentKind; summary: string } {
+    const summary = e.core !== undefined ? `${e.core}${e.context ? ` — ${e.context}` : ''}` : `(not distilled) ${e.prompt}`;
+    return { id: e.exchangeId, date: e.startedAt ?? null, agent: e.agent, summary: this.clean(oneLine(summary, 400)) };
+  }
+
+  /** The header and as many blocks as fit the budget, in order; says how many were left out. */
+  private budgeted(header: string, blocks: readonly string[], items: readonly object[], maxTokens: number | undefined, extra: Record<string, unknown> = {}): ToolAnswer {
+    const budget = maxTokens ?? DEFAULT_TOKENS;
+    const notice = typeof extra['notice'] === 'string' ? `\n(${extra['notice']})` : '';
+    let used = countTokens(header + notice) + 20; // room for the "left out" line
+    const shown: string[] = [];
+    for (const b of blocks) {
+      const t = countTokens(`${b}\n`);
+      if (used + t > budget) break;
+      shown.push(b);
+      used += t;
+    }
+    const left = blocks.length - shown.length;
+    const tail = left > 0 ? `\n(${left} more left out to stay within ${budget} tokens; ask with a larger maxTokens or a smaller limit.)` : '';
+    return {
+      text: [header + notice, ...shown].join('\n') + tail,
+      data: { ...extra, items: items.slice(0, shown.length), leftOut: left },
+    };
+  }
+
+  /** A path as the store keeps it: workspace-relative POSIX when it lies in the workspace. */
+  private relativePath(p: string): string {
+    const posix = p.replace(/\\/g, '/').replace(/^\.\//, '');
+    if (!path.isAbsolute(p)) return posix;
+    for (const root of this.memory.within ?? []) {
+      const rel = path.relative(root, p);
+      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+    }
+    return posix;
+  }
+}
+
+/** A date-only bound covers its whole day; a date-time is taken as given (normalised to UTC ISO). */
+function isoBound(v: string, side: 'start' | 'end'): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return side === 'start' ? `${v}T00:00:00.000Z` : `${v}T23:59:59.999Z`;
+  return new Date(v).toISOString();
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}

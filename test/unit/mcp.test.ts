@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Store } from '../../src/core/store/store';
+import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
+import { countTokens } from '../../src/core/tokens';
+import { tempDir } from './helpers';
+import { CONVERSATIONS, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
+import { PLANTED } from './secrets';
+
+/**
+ * The MCP server as an agent meets it: `node dist/cli.js mcp` spawned over stdio by the SDK's own client,
+ * against stores written through the real Store (and, for the concurrency test, by a real `index` run).
+ */
+
+const CLI = path.resolve(__dirname, '../../../dist/cli.js');
+
+interface Session {
+  readonly client: Client;
+  readonly stderr: () => string;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+async function connect(args: string[], env: Record<string, string> = {}): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', ...args],
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: 'agent-recall-test', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => err,
+    call: async (name, a) => (await client.callTool({ name, arguments: a })) as CallToolResult & { structuredContent?: Record<string, unknown> },
+    close: () => client.close(),
+  };
+}
+
+function text(r: CallToolResult): string {
+  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+type Item = Record<string, unknown>;
+const items = (r: { structuredContent?: Record<string, unknown> }): Item[] => (r.structuredContent?.['items'] as Item[]) ?? [];
+
+const LONG: FixtureConversation = {
+  file: 'long-session.jsonl',
+  agent: 'claude-code',
+  project: '/p/shop/packages/api',
+  exchanges: [
+    {
+      key: 'd1',
+      text: `User: explain the rate limiter and the deploy key\nAssistant: ${'The token bucket refills every second and the burst size is forty requests. '.repeat(80)}\nThe deploy used ${PLANTED[0]!.secret} as the key.`,
+      startedAt: '2025-02-01T10:00:00Z',
+      files: [{ path: 'src/limiter.ts', how: 'edit', lines: [{ start: 10, end: 24 }] }],
+    },
+  ],
+};
+
+describe('agent-recall mcp over stdio', () => {
+  let db: string;
+  let ids: Map<string, string>;
+  let shop: Session;
+
+  before(async () => {
+    const f = await openFixture([...CONVERSATIONS, LONG]);
+    await f.store.close();
+    db = path.join(f.dir, 'recall.sqlite');
+    ids = f.ids;
+    shop = await connect(['--db', db, '--workspace', '/p/shop']);
+  });
+  after(async () => shop.close());
+
+  test('lists the four tools, read-only, with typed input schemas', async () => {
+    const { tools } = await shop.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['file_history', 'read_exchange', 'recent', 'search']);
+    const search = tools.find((t) => t.name === 'search')!;
+    assert.deepEqual(search.inputSchema.required, ['query']);
+    const props = search.inputSchema.properties as Record<string, { type?: string; maximum?: number; items?: { enum?: string[] } }>;
+    assert.equal(props['query']!.type, 'string');
+    assert.equal(props['limit']!.type, 'integer');
+    assert.equal(props['limit']!.maximum, 50);
+    assert.deepEqual(props['agent']!.items!.enum, ['claude-code', 'codex', 'specstory', 'aider']);
+    for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
+    assert.deepEqual(tools.find((t) => t.name === 'read_exchange')!.inputSchema.required, ['id']);
+  });
+
+  test('search returns distilled hits with id, date, agent, files, rooms and a snippet', async () => {
+    const r = await shop.call('search', { query: 'login page null pointer' });
+    assert.ok(!r.isError, text(r));
+    const first = items(r)[0]!;
+    assert.equal(first['id'], ids.get('a1'));
+    assert.equal(first['agent'], 'claude-code');
+    assert.equal(first['date'], '2025-01-10T09:00:00Z');
+    assert.match(String(first['core']), /null pointer crash on the login page/);
+    assert.deepEqual(first['files'], ['src/auth.ts']);
+    assert.match(String(first['snippet']), /null pointer/);
+    assert.doesNotMatch(String(first['snippet']), /[\u0001\u0002]/, 'no highlight marks in text for agents');
+    assert.match(text(r), new RegExp(`1\\. ${ids.get('a1')} · 2025-01-10 · claude-code`));
+    assert.match(text(r), /rooms: Authentication/);
+  });
+
+  test('search filters by agent, dates, file and room', async () => {
+    const byAgent = items(await shop.call('search', { query: 'error', agent: ['codex'] }));
+    assert.deepEqual(byAgent.map((i) => i['id']), [ids.get('b1')]);
+    const since = items(await shop.call('search', { query: 'error login migration', since: '2025-03-01' }));
+    assert.deepEqual(since.map((i) => i['id']), [ids.get('b1')]);
+    const until = items(await shop.call('search', { query: 'error login migration', until: '2025-01-10T09:30:00Z' }));
+    assert.deepEqual(until.map((i) => i['id']), [ids.get('a1')]);
+    const wholeDay = items(await shop.call('search', { query: 'error login migration', until: '2025-01-10' }));
+    assert.deepEqual(wholeDay.map((i) => i['id']).sort(), [ids.get('a1'), ids.get('a2')], 'a bare date includes its whole day');
+    const byFile = items(await shop.call('search', { query: 'tests signup login', file: '/p/shop/src/signup.test.ts' }));
+    assert.deepEqual(byFile.map((i) => i['id']), [ids.get('a2')]);
+    const byRoom = items(await shop.call('search', { query: 'login tests migration', room: 'workflow:testing' }));
+    assert.deepEqual(byRoom.map((i) => i['id']), [ids.get('a2')]);
+  });
+
+  test('every answer stays within its token budget and says what it left out', async () => {
+    const r = await shop.call('search', { query: 'login error tests migration limiter', limit: 20, maxTokens: 150 });
+    assert.ok(countTokens(text(r)) <= 150, `${countTokens(text(r))} tokens`);
+    assert.ok((r.structuredContent?.['leftOut'] as number) > 0);
+    assert.match(text(r), /more left out to stay within 150 tokens/);
+
+    const long = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 300 });
+    assert.ok(countTokens(text(long)) <= 300, `${countTokens(text(long))} tokens`);
+    assert.match(text(long), /… \[cut at \d+ tokens; \d+ more characters\]$/);
+    assert.equal(long.structuredContent?.['cut'], true);
+  });
+
+  test('read_exchange gives the verbatim exchange, where it came from and its neighbours', async () => {
+    const r = await shop.call('read_exchange', { id: ids.get('a2')!.slice(0, 10) });
+    assert.ok(!r.isError, text(r));
+    const t = text(r);
+    assert.match(t, /Wrote tests in signup\.test\.ts covering empty fields and login redirect\./);
+    assert.match(t, /shop-session\.jsonl:11-19/);
+    assert.match(t, /Core: Added unit tests for the signup form validation\./);
+    assert.match(t, /Files: src\/signup\.test\.ts \(write\)/);
+    assert.equal(r.structuredContent?.['previous'], ids.get('a1'));
+    assert.equal(r.structuredContent?.['next'], ids.get('a3'));
+  });
+
+  test('file_history lists the exchanges that touched a path, newest first, with how and lines', async () => {
+    const r = await shop.call('file_history', { path: 'src/limiter.ts' });
+    assert.deepEqual(items(r).map((i) => [i['id'], i['how'], i['lines']]), [[ids.get('d1'), 'edit', [[10, 24]]]]);
+    assert.match(text(r), /edit lines 10-24/);
+    const abs = await shop.call('file_history', { path: '/p/shop/src/auth.ts' });
+    assert.deepEqual(items(abs).map((i) => i['id']), [ids.get('a1')]);
+    const none = await shop.call('file_history', { path: 'src/nothing.ts' });
+    assert.ok(!none.isError);
+    assert.match(text(none), /No past exchange in this workspace touched src\/nothing\.ts/);
+  });
+
+  test('recent lists the newest exchanges of the workspace', async () => {
+    const r = await shop.call('recent', { limit: 3 });
+    assert.deepEqual(items(r).map((i) => i['id']), [ids.get('b1'), ids.get('d1'), ids.get('a3')]);
+    assert.match(text(r), /Repaired a failing database migration/);
+  });
+
+  test('bad input gets a clear error result, never a crash', async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['search', { query: '   ' }, /query must not be empty/],
+      ['search', {}, /query/],
+      ['search', { query: 'x', limit: 100000 }, /limit/],
+      ['search', { query: 'x', limit: 2.5 }, /limit/],
+      ['search', { query: 'x', agent: ['cursor'] }, /agent/],
+      ['search', { query: 'x', since: 'last tuesday' }, /ISO date/],
+      ['search', { query: 'x', maxTokens: 10 }, /maxTokens/],
+      ['read_exchange', { id: 'DROP TABLE' }, /exchange id/],
+      ['read_exchange', { id: 'ffffffffffffffff' }, /No exchange ffffffffffffffff in this workspace's memory/],
+      ['read_exchange', { id: 'a' }, /exchange id/],
+      ['file_history', { path: '' }, /path must not be empty/],
+      ['recent', { limit: 0 }, /limit/],
+    ];
+    for (const [tool, args, message] of cases) {
+      const r = await shop.call(tool, args);
+      assert.equal(r.isError, true, `${tool} ${JSON.stringify(args)} should fail`);
+      assert.match(text(r), message, `${tool} ${JSON.stringify(args)}`);
+    }
+    // still serving after all that
+    assert.ok(!(await shop.call('recent', {})).isError);
+  });
+
+  test('never returns another workspace\'s exchanges', async () => {
+    const blogId = ids.get('c1')!;
+    assert.deepEqual(items(await shop.call('search', { query: 'gardening blog tomatoes' })), []);
+    assert.equal((await shop.call('read_exchange', { id: blogId })).isError, true);
+    assert.ok(items(await shop.call('recent', { limit: 100 })).every((i) => i['id'] !== blogId && i['id'] !== ids.get('c2')));
+    // a sibling folder whose name starts the same is another workspace too
+    const shopping = await connect(['--db', db, '--workspace', '/p/sho']);
+    try {
+      assert.deepEqual(items(await shopping.call('recent', { limit: 100 })), []);
+    } finally {
+      await shopping.close();
+    }
+    // the same file without a workspace: the user named the file, so all of it
+    const whole = await connect(['--db', db]);
+    try {
+      assert.equal(items(await whole.call('search', { query: 'gardening blog tomatoes' }))[0]?.['id'], blogId);
+    } finally {
+      await whole.close();
+    }
+  });
+
+  test('--redact replaces secrets in what the tools return', async () => {
+    const secret = PLANTED[0]!.secret;
+    const plain = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
+    assert.ok(text(plain).includes(secret), 'without --redact the text is verbatim');
+    const redacting = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
+    try {
+      const r = await redacting.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
+      assert.ok(!text(r).includes(secret));
+      assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
+      const hits = await redacting.call('search', { query: 'deploy key rate limiter' });
+      assert.ok(!JSON.stringify(hits).includes(secret));
+    } finally {
+      await redacting.close();
+    }
+  });
+});
+
+describe('agent-recall mcp finds the workspace store', () => {
+  test('--workspace DIR opens the store the extension keeps for DIR', async () => {
+    const home = tempDir('recall-home-');
+    const workspace = path.join(tempDir('recall-ws-'), 'shop');
+    mkdirSync(workspace);
+    const storage = path.join(home, '.config', 'Code', 'User', 'globalStorage', EXTENSION_STORAGE_ID);
+    const file = workspaceStoreFile(storage, [workspace]);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const store = await Store.open(file);
+    await writeConversation(store, path.dirname(file), { ...CONVERSATIONS[0]!, project: workspace });
+    await store.close();
+
+    const s = await connect(['--workspace', workspace], { HOME: home });
+    try {
+      assert.equal(items(await s.call('recent', {})).length, 3);
+      assert.match(s.stderr(), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a workspace without a store, or no workspace at all, is told what to do', () => {
+    const home = tempDir('recall-home-');
+    const r = spawnSync(process.execPath, [CLI, 'mcp', '--workspace', tempDir('recall-ws-')], { encoding: 'utf8', env: { ...process.env, HOME: home, XDG_CONFIG_HOME: '', XDG_DATA_HOME: '' } });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /No Agent Recall store for .*Open the folder in VS Code with Agent Recall installed/);
+    const none = spawnSync(process.execPath, [CLI, 'mcp'], { encoding: 'utf8' });
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /mcp needs --workspace DIR/);
+    const missing = spawnSync(process.execPath, [CLI, 'mcp', '--db', path.join(home, 'nothing.sqlite')], { encoding: 'utf8' });
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /There is no Agent Recall store at/);
+  });
+});
+
+describe('agent-recall mcp beside an index run', () => {
+  test('searches while `index` writes the same store: no error, no partial rows', async () => {
+    const root = tempDir('recall-concurrent-');
+    const workspace = path.join(root, 'ws');
+    const transcripts = path.join(root, 'projects');
+    mkdirSync(workspace);
+    mkdirSync(transcripts);
+    const SESSIONS = 240;
+    const EXCHANGES = 6;
+    for (let s = 0; s < SESSIONS; s++) writeFileSync(path.join(transcripts, `s${s}.jsonl`), claudeSession(workspace, s, EXCHANGES));
+    const db = path.join(root, 'recall.sqlite');
+    // a first small store exists (as the extension's would), then a run indexes everything into it
+    const first = tempDir('recall-first-');
+    writeFileSync(path.join(first, 's0.jsonl'), claudeSession(workspace, 0, EXCHANGES));
+    const seeded = spawnSync(process.execPath, [CLI, 'index', '--root', first, '--db', db, '--workspace', workspace, '--quiet'], { encoding: 'utf8' });
+    assert.equal(seeded.status, 0, seeded.stderr);
+
+    const s = await connect(['--db', db, '--workspace', workspace]);
+    try {
+      const indexer = spawn(process.execPath, [CLI, 'index', '--root', transcripts, '--db', db, '--workspace', workspace, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let indexErr = '';
+      indexer.stderr.on('data', (d: Buffer) => (indexErr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => indexer.on('exit', resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      let rounds = 0;
+      let duringRun = 0;
+      let lastCount = 0;
+      for (;;) {
+        const wasRunning = running;
+        const hits = await s.call('search', { query: 'harbour tide gauge calibration', limit: 50, maxTokens: 20000 });
+        assert.ok(!hits.isError, text(hits));
+        const recent = await s.call('recent', { limit: 100, maxTokens: 20000 });
+        assert.ok(!recent.isError, text(recent));
+        // every exchange listed is whole: its conversation, date and text are there, and it can be read
+        const listed = [...items(hits), ...items(recent)];
+        for (const it of listed) {
+          assert.equal(it['agent'], 'claude-code');
+          assert.match(String(it['date']), /^2025-/);
+        }
+        for (const it of [listed[0], listed[listed.length - 1]]) {
+          if (!it) continue;
+          const read = await s.call('read_exchange', { id: String(it['id']), maxTokens: 20000 });
+          assert.ok(!read.isError, text(read));
+          assert.match(text(read), /harbour tide gauge calibration session \d+ step \d+/);
+        }
+        const count = items(recent).length;
+        assert.ok(count >= lastCount, `the store never shrinks as seen by readers (${count} < ${lastCount})`);
+        lastCount = count;
+        rounds++;
+        if (wasRunning && running) duringRun++;
+        if (!wasRunning) break;
+      }
+      assert.equal(await exited, 0, indexErr);
+      assert.ok(duringRun >= 3, `searched ${duringRun} times while the index run was writing`);
+      assert.ok(lastCount > 0 && lastCount <= 100);
+      const last = await s.call('search', { query: `calibration session ${SESSIONS - 1} step ${EXCHANGES - 1}`, limit: 5 });
+      assert.match(text(last), new RegExp(`session ${SESSIONS - 1} step`), 'the end of the run is visible to the server');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+/** A Claude Code session of `n` exchanges in `cwd`, each mentioning its session and step. */
+function claudeSession(cwd: string, session: number, n: number): string {
+  const lines: string[] = [];
+  const sessionId = `00000000-0000-4000-8000-${String(session).padStart(12, '0')}`;
+  let parent: string | null = null;
+  for (let i = 0; i < n; i++) {
+    const at = (k: number) => new Date(Date.UTC(2025, 0, 1 + (session % 28), 8, i * 2 + k)).toISOString();
+    const u = `${sessionId.slice(0, 24)}${String(session * 100 + i * 2).padStart(12, '0')}`;
+    const a = `${sessionId.slice(0, 24)}${String(session * 100 + i * 2 + 1).padStart(12, '0')}`;
+    lines.push(JSON.stringify({ parentUuid: parent, type: 'user', cwd, sessionId, uuid: u, timestamp: at(0), message: { role: 'user', content: `Please check the harbour tide gauge calibration session ${session} step ${i} and report drift.` } }));
+    lines.push(JSON.stringify({ parentUuid: u, type: 'assistant', cwd, sessionId, uuid: a, timestamp: at(1), message: { role: 'assistant', content: [{ type: 'text', text: `The harbour tide gauge calibration session ${session} step ${i} shows a drift of ${i + 1} millimetres against the reference benchmark; no action needed.` }] } }));
+    parent = a;
+  }
+  return lines.join('\n') + '\n';
+}
