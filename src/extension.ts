@@ -1,4 +1,5 @@
 import { loadStart } from './host/loadStart';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage } from './protocol';
 import { registerCommands } from './host/commands';
@@ -13,6 +14,7 @@ import { trackAnthropicKey } from './host/anthropicKey';
 import { AgentCodeLens } from './host/codeLens';
 import { LiveWatcher } from './host/liveWatcher';
 import { registerLmTools } from './host/lmTools';
+import { type McpServerLaunch, McpServerProvider } from './host/mcpServer';
 import { RecallPanel } from './host/recallPanel';
 import { RoomsView } from './host/roomsView';
 import { distillerStatus, type DistillerStatus } from './host/distillerChoice';
@@ -24,6 +26,7 @@ import { log } from './host/log';
 import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
 import type { SearchQuery, SearchResult } from './core/search/types';
+import { STORE_FILE, workspaceStoreFile } from './core/storeLocation';
 
 /** This module's body runs last in the bundle, once every import has been evaluated. */
 const loadEnd = performance.now();
@@ -52,6 +55,8 @@ export interface AgentRecallApi {
   onIndexChange: vscode.Event<IndexEvent>;
   /** A search of the workspace's memory with the configured model (lexical with a notice without one). */
   search(query: SearchQuery): Promise<SearchResult>;
+  /** Whether the MCP server is offered to agent mode (VS Code 1.101+), and the command it runs. */
+  readonly mcp: { readonly registered: boolean; launch(): McpServerLaunch | undefined };
 }
 
 /** Wires things up and returns at once; indexing starts in the background after activation. */
@@ -61,8 +66,13 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const config = new Config();
     const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
     const llm = new LlmDistillation(config, context.secrets, context.globalState);
-    const workspace = new WorkspaceMemory(context.storageUri, embedders);
-    const index = new IndexService(workspace, context.storageUri, config, llm);
+    // the store lives where `agent-recall mcp --workspace DIR` finds it too (core/storeLocation.ts)
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const storeDir = folders.length ? vscode.Uri.file(path.dirname(workspaceStoreFile(context.globalStorageUri.fsPath, folders))) : undefined;
+    const legacyStore = context.storageUri ? vscode.Uri.joinPath(context.storageUri, STORE_FILE).fsPath : undefined;
+    const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore);
+    const index = new IndexService(workspace, storeDir, config, llm);
+    const mcp = new McpServerProvider(context.extension, index, config, folders);
     const viewer = new ExchangeViewer(index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);
@@ -88,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       live,
       activeFile,
       recall,
+      mcp,
       vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
       new StatusBar(index),
       status,
@@ -124,6 +135,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       recallPanel: () => ({ open: recall.isOpen, posted: [...posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
       search: async (query) => (await index.memory()).search(query, await index.embedding()),
+      mcp: { registered: mcp.registered, launch: () => mcp.launch() },
     };
   } catch (err) {
     void vscode.window.showErrorMessage(`Cannot activate Agent Recall: ${err instanceof Error ? err.message : String(err)}`);

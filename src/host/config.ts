@@ -55,6 +55,14 @@ export class Config {
   get memoryTokenBudget(): number {
     return Math.max(200, this.get('memory.tokenBudget', 4000));
   }
+  /** Offer the memory to agent mode as an MCP server (VS Code 1.101+). */
+  get mcpEnabled(): boolean {
+    return this.get('mcp.enabled', true);
+  }
+  /** Replace secrets in what the MCP server returns to agents. */
+  get mcpRedactSecrets(): boolean {
+    return this.get('mcp.redactSecrets', true);
+  }
   get segment(): Omit<SegmentOptions, 'workspaceRoot'> {
     return {
       minChars: this.get('segmentation.minExchangeChars', 100),

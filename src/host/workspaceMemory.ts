@@ -2,12 +2,13 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import { type Embedding, Memory } from '../core/memory';
+import { adoptStore } from '../core/storeLocation';
 import type { EmbedderService } from './embedderService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 
 /**
- * Owns the workspace's memory: the store file in the extension's storage folder, opened on first use and
+ * Owns the workspace's memory: the store file in the extension's global storage folder (core/storeLocation.ts), opened on first use and
  * closed with the extension, and the embedding model searches use. A damaged store is reported with an
  * offer to rebuild it.
  */
@@ -18,6 +19,8 @@ export class WorkspaceMemory extends Disposable {
     private readonly storageDir: vscode.Uri | undefined,
     /** The embedding model searches and the index runs use. */
     readonly embedders?: EmbedderService,
+    /** Where an earlier version kept this workspace's store; moved to `storeFile` when that has none yet. */
+    private readonly legacyStoreFile?: string,
   ) {
     super();
   }
@@ -40,6 +43,7 @@ export class WorkspaceMemory extends Disposable {
     const file = this.storeFile;
     if (!file || !this.storageDir) throw new RecallError('store-io', 'Agent Recall needs an open folder to keep its index.');
     await fs.mkdir(this.storageDir.fsPath, { recursive: true });
+    if (this.legacyStoreFile && (await adoptStore(this.legacyStoreFile, file))) log.info(`Moved the store from ${this.legacyStoreFile} to ${file}.`);
     try {
       const memory = await Memory.open(file);
       if (memory.vectorError) log.warn(memory.vectorError);

@@ -32,6 +32,7 @@ export interface AgentRecallApi {
   liveTriggers(): number;
   onIndexChange(listener: (e: { state: string; progress?: string; summary: { exchanges: number; lastIndexedAt?: Date } }) => void): vscode.Disposable;
   recallPanel(): { open: boolean; posted: HostMessage[] };
+  readonly mcp: { readonly registered: boolean; launch(): { label: string; command: string; args: string[]; env: Record<string, string>; version: string } | undefined };
 }
 
 export interface TreeProvider {

@@ -1,0 +1,52 @@
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { EXTENSION_STORAGE_ID, STORE_FILE, workspaceStoreKey } from '../../src/core/storeLocation';
+import { api, fixture, settledSummary } from './helpers';
+
+describe('MCP server for agent mode', () => {
+  before(async () => {
+    await settledSummary(fixture().expected.exchanges);
+  });
+
+  it('registers its MCP server definition provider (VS Code 1.101+ has the API)', async () => {
+    const a = await api();
+    const lm = vscode.lm as unknown as { registerMcpServerDefinitionProvider?: unknown };
+    assert.equal(typeof lm.registerMcpServerDefinitionProvider, 'function', `VS Code ${vscode.version} should have the MCP API`);
+    assert.equal(a.mcp.registered, true);
+    const launch = a.mcp.launch()!;
+    assert.equal(launch.command, process.execPath);
+    assert.deepEqual(launch.args.slice(1), ['mcp', '--db', a.storeFile, '--workspace', fixture().workspace, '--redact']);
+    assert.ok(launch.args[0]!.endsWith(path.join('dist', 'cli.js')));
+  });
+
+  it('keeps the store where `agent-recall mcp --workspace DIR` looks for it', async () => {
+    const a = await api();
+    const expected = path.join('globalStorage', EXTENSION_STORAGE_ID, 'workspaces', workspaceStoreKey([fixture().workspace]), STORE_FILE);
+    assert.ok(a.storeFile!.endsWith(expected), `${a.storeFile} ends with ${expected}`);
+  });
+
+  it('starts a server that answers an MCP client with this workspace\'s memory', async () => {
+    const launch = (await api()).mcp.launch()!;
+    const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: { ...launch.env, PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' });
+    const client = new Client({ name: 'inhost-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(tools, ['file_history', 'read_exchange', 'recent', 'search']);
+      const found = (await client.callTool({ name: 'search', arguments: { query: 'WELCOME10 coupon case-insensitive' } })) as CallToolResult & { structuredContent: { items: Array<{ id: string }> } };
+      assert.ok(!found.isError);
+      const id = found.structuredContent.items[0]!.id;
+      const read = (await client.callTool({ name: 'read_exchange', arguments: { id } })) as CallToolResult;
+      const text = read.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      assert.match(text, /WELCOME10/);
+      const history = (await client.callTool({ name: 'file_history', arguments: { path: 'src/checkout.js' } })) as CallToolResult & { structuredContent: { items: unknown[] } };
+      assert.ok(history.structuredContent.items.length >= 1);
+    } finally {
+      await client.close();
+    }
+  });
+});
