@@ -48,8 +48,9 @@ export function countTokens(text: string): number {
  * `text` cut to at most `budget` tokens (cl100k) with a visible marker saying how much was left out; whole
  * when it fits. Cut by characters in proportion first, then trimmed until it fits with the marker.
  */
-export function cutToTokens(text: string, budget: number): { text: string; cut: boolean } {
-  const total = countTokens(text);
+export function cutToTokens(text: string, budget: number, knownTokens?: number): { text: string; cut: boolean } {
+  // a count stored with the text spares counting it again (the cost of a long exchange is in the count)
+  const total = knownTokens ?? countTokens(text);
   if (total <= budget) return { text, cut: false };
   const marker = (rest: number): string => `\n… [cut at ${budget} tokens; ${rest} more characters]`;
   let chars = Math.floor(text.length * (budget / total));

@@ -31,12 +31,14 @@ const DEFAULT_LIST_LIMIT = 20;
 
 export class MemoryTools {
   private readonly clean: (s: string) => string;
+  private readonly redacting: boolean;
 
   constructor(
     private readonly memory: ScopedMemory,
     options: ToolOptions,
   ) {
     this.clean = options.redact ? redact : (s) => s;
+    this.redacting = options.redact;
   }
 
   search(input: SearchInput): Promise<ToolAnswer> {
@@ -92,7 +94,8 @@ export class MemoryTools {
         '',
       ].join('\n');
       const budget = (input.maxTokens ?? DEFAULT_TOKENS) - countTokens(head);
-      const body = cutToTokens(this.clean(e.verbatim), Math.max(50, budget));
+      // redaction changes the text, so the stored count is used only for the verbatim text itself
+      const body = cutToTokens(this.clean(e.verbatim), Math.max(50, budget), this.redacting ? undefined : e.verbatimTokens);
       return {
         text: `${head}\n${body.text}`,
         data: {

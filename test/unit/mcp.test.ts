@@ -342,3 +342,10 @@ function claudeSession(cwd: string, session: number, n: number): string {
   }
   return lines.join('\n') + '\n';
 }
+
+test('the MCP SDK stays out of the extension host: only dist/cli.js bundles it', () => {
+  const { readFileSync } = require('node:fs') as typeof import('node:fs');
+  const extension = readFileSync(path.resolve(__dirname, '../../../dist/extension.js'), 'utf8');
+  assert.doesNotMatch(extension, /modelcontextprotocol|StdioServerTransport|ZodError/);
+  assert.match(readFileSync(CLI, 'utf8'), /StdioServerTransport/);
+});
