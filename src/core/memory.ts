@@ -11,6 +11,7 @@ import { moreLikeThisText, recall, type RecallAnswer, type RecallRequest } from 
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
+  anyProjectOutside,
   conversationNeighbours,
   distillerUsage,
   type DistillerUsage,
@@ -70,6 +71,19 @@ export class Memory {
    */
   static async open(file: string): Promise<Memory> {
     return new Memory(await Store.open(file));
+  }
+
+  /**
+   * Opens an existing memory for reading only, beside a process that may be indexing into the same file:
+   * nothing is created, migrated or written (the MCP server's way in).
+   */
+  static async openReadOnly(file: string): Promise<Memory> {
+    return new Memory(await Store.openReadOnly(file));
+  }
+
+  /** Runs `fn`'s reads on one snapshot: a writer's transaction is seen whole or not at all. */
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.db.snapshot(fn);
   }
 
   /** Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. */
@@ -196,8 +210,14 @@ export class Memory {
     return exchangeListings(this.store.db, ids);
   }
 
-  recent(limit: number): Promise<ExchangeListing[]> {
-    return recentExchanges(this.store.db, limit);
+  /** The newest exchanges; with `within`, only those of projects inside those folders. */
+  recent(limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
+    return recentExchanges(this.store.db, limit, within);
+  }
+
+  /** Whether any conversation's project lies outside `folders` (or is unknown). */
+  hasProjectsOutside(folders: readonly string[]): Promise<boolean> {
+    return anyProjectOutside(this.store.db, folders);
   }
 
   /** Every exchange in store order (source file, line), a page at a time. */
@@ -222,9 +242,9 @@ export class Memory {
     return fileTouchCounts(this.store.db);
   }
 
-  /** Exchanges that touched `path` (workspace-relative POSIX, or absolute), newest first. */
-  fileHistory(path: string, limit?: number): Promise<FileHistoryEntry[]> {
-    return exchangesTouchingFile(this.store.db, path, limit);
+  /** Exchanges that touched `path` (workspace-relative POSIX, or absolute), newest first; `within` as in recent. */
+  fileHistory(path: string, limit?: number, within?: readonly string[]): Promise<FileHistoryEntry[]> {
+    return exchangesTouchingFile(this.store.db, path, limit, within);
   }
 
   /** A token-budgeted digest of the newest exchanges, or of the best matches of `query`. */

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { redact } from '../core/distill/redact';
 import type { AgentKind } from '../core/model';
-import { MARK_END, MARK_START } from '../core/search/snippet';
+import { snippetParts } from '../core/recall';
 import type { SearchFilters } from '../core/search/types';
-import type { ExchangeListing } from '../core/store/browse';
+import type { ExchangeListing } from '../core/memory';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
 import { DEFAULT_TOKENS, type FileHistoryInput, type ReadExchangeInput, type RecentInput, type SearchInput } from './schemas';
@@ -60,7 +60,7 @@ export class MemoryTools {
         detail: h.context ? this.clean(h.context) : null,
         files: h.filesTouched.slice(0, 6).map((f) => f.path),
         rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
-        snippet: this.clean(h.snippet.replace(new RegExp(`[${MARK_START}${MARK_END}]`, 'g'), '')),
+        snippet: this.clean(snippetParts(h.snippet).map((p) => p.text).join('')),
         prompt: h.core === undefined ? this.clean(oneLine(h.prompt, 200)) : undefined,
       }));
       const header = items.length
@@ -89,7 +89,7 @@ export class MemoryTools {
         `Exchange ${e.exchangeId} · ${e.startedAt ?? 'unknown date'} · ${e.agent}${e.title ? ` · "${this.clean(oneLine(e.title, 120))}"` : ''}`,
         `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
         ...(around ? [`Conversation: exchange ${around.position} of ${around.total}; previous ${around.previous ?? 'none'}, next ${around.next ?? 'none'}`] : []),
-        ...(distilled ? [`Core: ${this.clean(distilled.core)}`, ...(distilled.context ? [`Detail: ${this.clean(distilled.context)}`] : [])] : []),
+        ...(distilled ? [`Core: ${this.clean(distilled.exchangeCore)}`, ...(distilled.specificContext ? [`Detail: ${this.clean(distilled.specificContext)}`] : [])] : []),
         `Files: ${e.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ') || 'none'}`,
         '',
       ].join('\n');
@@ -108,8 +108,8 @@ export class MemoryTools {
           sessionId: e.sessionId,
           previous: around?.previous ?? null,
           next: around?.next ?? null,
-          core: distilled ? this.clean(distilled.core) : null,
-          detail: distilled?.context ? this.clean(distilled.context) : null,
+          core: distilled ? this.clean(distilled.exchangeCore) : null,
+          detail: distilled?.specificContext ? this.clean(distilled.specificContext) : null,
           files: e.filesTouched.map((f) => ({ path: f.path, how: f.how })),
           verbatim: body.text,
           cut: body.cut,

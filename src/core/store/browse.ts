@@ -222,6 +222,13 @@ export async function exchangesInRoom(db: Db, roomId: string, limit = 200): Prom
   return rows.map(toListing);
 }
 
+/** Whether any conversation's project is unknown or lies outside `folders`. */
+export async function anyProjectOutside(db: Db, folders: readonly string[]): Promise<boolean> {
+  const scope = projectWithin(folders);
+  const row = await db.get<{ one: number }>(`SELECT 1 AS one FROM conversations c WHERE c.project IS NULL OR NOT ${scope.sql} LIMIT 1`, scope.params);
+  return row !== undefined;
+}
+
 /** The newest exchanges (distilled or not), for digests; with `within`, only those of projects inside those folders. */
 export async function recentExchanges(db: Db, limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
   const scope = within ? projectWithin(within) : { sql: '1', params: [] };
