@@ -13,7 +13,7 @@ import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from '
  */
 
 const INSTRUCTIONS =
-  'Memory of past conversations between the user and AI coding agents (Claude Code, Codex, SpecStory, Aider) in this ' +
+  'Memory of past conversations between the user and AI coding agents (Claude Code, Codex, Copilot, Gemini CLI, Aider, …) in this ' +
   'workspace. Each exchange is distilled into one sentence plus one exact detail; ids lead to the verbatim text. ' +
   'Use search for what was discussed or decided before, file_history before changing a file, recent to catch up; ' +
   'then read_exchange for the exact words.';

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AGENT_KINDS } from '../../src/core/model';
 import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
 import { countTokens } from '../../src/core/tokens';
@@ -90,7 +91,7 @@ describe('agent-recall mcp over stdio', () => {
     assert.equal(props['query']!.type, 'string');
     assert.equal(props['limit']!.type, 'integer');
     assert.equal(props['limit']!.maximum, 50);
-    assert.deepEqual(props['agent']!.items!.enum, ['claude-code', 'codex', 'specstory', 'aider']);
+    assert.deepEqual(props['agent']!.items!.enum, [...AGENT_KINDS]);
     for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
     assert.deepEqual(tools.find((t) => t.name === 'read_exchange')!.inputSchema.required, ['id']);
   });

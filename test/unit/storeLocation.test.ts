@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { userDataDirOf } from '../../src/core/sources/agentRoots';
 import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
 import {
@@ -35,6 +36,13 @@ test('a workspace has one store key, however its folders are written', () => {
   assert.equal(workspaceStoreKey(['C:\\Code\\Shop'], 'win32'), workspaceStoreKey(['c:\\code\\shop'], 'win32'));
   assert.equal(canonicalFolder('/'), '/');
   assert.throws(() => workspaceStoreKey([]), /at least one folder/);
+});
+
+test('the editor\'s user-data folder is still found from the store\'s folder (Copilot Chat sessions live there)', () => {
+  const ud = path.join(tempDir('recall-ud-'), 'Code');
+  const storage = path.join(ud, 'User', 'globalStorage', EXTENSION_STORAGE_ID);
+  assert.equal(userDataDirOf(path.dirname(workspaceStoreFile(storage, ['/home/u/shop']))), ud);
+  assert.equal(userDataDirOf(path.join(ud, 'User', 'globalStorage', EXTENSION_STORAGE_ID, 'models', 'x')), undefined);
 });
 
 test('the store is looked for in the global storage of every VS Code flavour', () => {

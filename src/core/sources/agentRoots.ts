@@ -11,12 +11,15 @@ import * as path from 'node:path';
 
 /**
  * The user-data folder of the editor running the extension, from the extension's storage folder:
- * `<ud>/User/workspaceStorage/<workspace-id>/<extension-id>` or `<ud>/User/globalStorage/<extension-id>`.
+ * `<ud>/User/workspaceStorage/<workspace-id>/<extension-id>`, `<ud>/User/globalStorage/<extension-id>` or a
+ * workspace's store folder under the latter.
  */
 export function userDataDirOf(storageDir: string): string | undefined {
   const parts = path.resolve(storageDir).split(path.sep);
-  for (const [kind, up] of [['workspaceStorage', 2], ['globalStorage', 1]] as const) {
+  // the third form is a workspace's store folder, `<ud>/User/globalStorage/<extension-id>/workspaces/<key>` (storeLocation.ts)
+  for (const [kind, up] of [['workspaceStorage', 2], ['globalStorage', 1], ['globalStorage', 3]] as const) {
     const at = parts.length - 1 - up;
+    if (up === 3 && parts[at + 2] !== 'workspaces') continue;
     if (parts[at] === kind && parts[at - 1] === 'User') return parts.slice(0, at - 1).join(path.sep) || path.sep;
   }
   return undefined;
