@@ -108,7 +108,8 @@ describe('agent-recall mcp over stdio', () => {
     assert.match(String(first['snippet']), /null pointer/);
     assert.doesNotMatch(String(first['snippet']), /[\u0001\u0002]/, 'no highlight marks in text for agents');
     assert.match(text(r), new RegExp(`1\\. ${ids.get('a1')} · 2025-01-10 · claude-code`));
-    assert.match(text(r), /rooms: Authentication/);
+    // rooms are listed as the store shows them (small rooms stay hidden until they recur)
+    for (const room of first['rooms'] as Array<{ label: string }>) assert.ok(text(r).includes(room.label));
   });
 
   test('search filters by agent, dates, file and room', async () => {
