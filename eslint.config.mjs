@@ -59,7 +59,7 @@ export default tseslint.config(
   },
   {
     // no-restricted-imports sees import statements only; a require() or import() of vscode is caught here
-    files: ['src/core/**/*.ts', 'src/cli.ts', 'src/searchCli.ts'],
+    files: ['src/core/**/*.ts', 'src/cli.ts', 'src/searchCli.ts', 'src/mcp/**/*.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -70,6 +70,7 @@ export default tseslint.config(
   },
   { files: ['src/host/**/*.ts', 'src/extension.ts'], rules: restrict([], CORE_INTERNALS) },
   { files: ['src/cli.ts', 'src/searchCli.ts'], rules: restrict([VSCODE], CORE_INTERNALS, { group: ['**/host/*'], message: 'The CLI never imports the VS Code host.' }) },
+  { files: ['src/mcp/**/*.ts'], rules: restrict([VSCODE], CORE_INTERNALS, { group: ['**/host/*', '**/extension'], message: 'The MCP server is a front end of its own: it asks core/memory.ts, never the VS Code host.' }) },
   {
     files: ['webview/**/*.ts'],
     rules: {

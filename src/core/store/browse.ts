@@ -1,6 +1,6 @@
 import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKind } from '../model';
-import { projectWithin } from '../search/filters';
 import type { Db } from './db';
+import { projectWithin } from './scope';
 import { ROOM_SHOWN } from './roomStats';
 
 /**
