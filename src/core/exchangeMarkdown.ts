@@ -2,6 +2,7 @@ import { formatLineRanges } from './format';
 import type { DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
+import { approximateDate } from './time';
 
 /**
  * The exchange viewer's document: the verbatim exchange as Markdown. Transcript text is untrusted: agents
@@ -68,7 +69,8 @@ export function renderExchangeMarkdown({ exchange: e, distilled, neighbours }: V
   const out: string[] = [];
   const title = distilled?.exchangeCore ?? (e.title || firstLine(e.prompt) || 'Exchange');
   out.push(`# ${escapeInline(clip(title, 160))}`, '');
-  const when = e.startedAt ? new Date(e.startedAt).toUTCString() : 'unknown date';
+  const approx = approximateDate(e.datePrecision);
+  const when = e.startedAt ? `${new Date(e.startedAt).toUTCString()}${approx ? ` (${approx})` : ''}` : 'unknown date';
   out.push(
     `- **Date:** ${escapeInline(when)}`,
     `- **Agent:** ${escapeInline(e.agent)}${e.isSubagent ? ' (subagent)' : ''}`,

@@ -2,7 +2,7 @@ import type { AgentKind, Confidence } from './model';
 import { MARK_END, MARK_START } from './search/snippet';
 import type { Hit, SearchFilters, SearchResult } from './search/types';
 import { formatLineRanges, headline } from './format';
-import { relativeDate, shortDate } from './time';
+import { approximateDate, relativeDate, shortDate } from './time';
 
 /**
  * A recall session (DESIGN.md "Recall"): the user describes a vague memory, recognises the exchange among
@@ -133,7 +133,7 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
     distilled: hit.core !== undefined,
     ...(hit.context ? { context: hit.context } : {}),
     when: relativeDate(hit.startedAt, now),
-    date: shortDate(hit.startedAt),
+    date: `${shortDate(hit.startedAt)}${approximateDate(hit.datePrecision) ? ' (approx.)' : ''}`,
     agent: hit.agent,
     files: hit.filesTouched.slice(0, 6).map((f) => ({
       path: f.path,

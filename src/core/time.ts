@@ -1,3 +1,4 @@
+import type { DatePrecision } from './model';
 /** "3 days ago", "in 2 hours", "just now": a relative date for lists, from an ISO timestamp. */
 export function relativeDate(iso: string | undefined, now = Date.now()): string {
   if (!iso) return 'unknown date';
@@ -24,6 +25,11 @@ export function relativeDate(iso: string | undefined, now = Date.now()): string 
 }
 
 /** A calendar date (YYYY-MM-DD, UTC) for tooltips. */
+/** Why a date is approximate, for the reader ('' when it is the exchange's own time). */
+export function approximateDate(precision: DatePrecision | undefined): string {
+  return precision === 'session' ? 'approximate: when its session started' : precision === 'file-name' ? 'approximate: from the file name' : '';
+}
+
 export function shortDate(iso: string | undefined): string {
   return iso && !Number.isNaN(Date.parse(iso)) ? new Date(iso).toISOString().slice(0, 10) : 'unknown date';
 }

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
 import { indexWorkspace } from '../../src/core/indexer';
+import { toCandidate } from '../../src/core/recall';
 import type { ExchangeSummary } from '../../src/core/model';
 import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
@@ -113,4 +115,18 @@ test('a store from before date precision gets its undated exchanges dated by the
   } finally {
     await reopened.close();
   }
+});
+
+test('the viewer and the recall candidates say when a date is approximate', () => {
+  const base = {
+    exchangeId: 'abc123def456', agent: 'aider' as const, file: '/r/.aider.chat.history.md', lineStart: 3, lineEnd: 9, sessionId: 's1',
+    startedAt: '2025-03-14T09:12:45', prompt: 'Fix it', conversationId: 'c1', isSubagent: false, part: 0, plyStart: 0, plyEnd: 1,
+    verbatim: 'User: Fix it\nAssistant: Done.', filesTouched: [],
+  };
+  assert.match(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'session' } }), /\*\*Date:\*\* .*2025.* \(approximate: when its session started\)/);
+  assert.match(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'file-name' } }), /\(approximate: from the file name\)/);
+  assert.doesNotMatch(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'message' } }), /approximate/);
+  const hit = { ...base, score: 1, confidence: 'medium' as const, parts: [], matchedTerms: [], snippet: '', rooms: [] };
+  assert.equal(toCandidate({ ...hit, datePrecision: 'session' } as never).date, '2025-03-14 (approx.)');
+  assert.equal(toCandidate({ ...hit, datePrecision: 'message' } as never).date, '2025-03-14');
 });
