@@ -5,7 +5,7 @@ import type { DistillInput, Distiller } from './core/distill/distiller';
 import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
-import { type CompressionStats, type IndexProgress, Memory, type StoreStats } from './core/memory';
+import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type StoreStats } from './core/memory';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { defaultDiscovery } from './core/sources/discover';
@@ -125,7 +125,8 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         if (batchSize < 1 || concurrency < 1) throw new RecallError('bad-argument', '--batch-size and --concurrency must be at least 1.');
         if (name === 'anthropic' && values['dry-run']) {
           // Nothing is sent: the prompts exactly as they would go (redacted), request count, tokens and cost.
-          const pending = await memory.pendingDistillation(limit > 0 ? limit : Number.MAX_SAFE_INTEGER);
+          // the backlog an LLM takes over: what has no object or only the offline distiller's
+          const pending = await memory.pendingDistillation(limit > 0 ? limit : Number.MAX_SAFE_INTEGER, LLM_BACKLOG);
           const plan = planDistillation(pending, {
             pricePerMTokIn: priceOption(values['price-in'], 1),
             pricePerMTokOut: priceOption(values['price-out'], 5),
@@ -150,7 +151,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             : memory.offlineDistiller();
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
-          const batch = await memory.pendingDistillation(limit > 0 ? limit : 20);
+          const batch = await memory.pendingDistillation(limit > 0 ? limit : 20, distiller);
           const outcomes = await distiller.distill(batch, { isCancellationRequested: false });
           for (const o of outcomes) {
             const e = batch.find((b) => b.n === o.n) as DistillInput;

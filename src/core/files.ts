@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FileTouch, LineRange, Message, ToolCall, TouchKind } from './model';
 import { boundedJson } from './boundedJson';
@@ -5,6 +6,10 @@ import { boundedJson } from './boundedJson';
 /**
  * files_touched: from tool-call inputs (explicit) and a path regex over the text (mentions).
  * Never from an LLM. Paths are normalised to workspace-relative POSIX when they lie inside the workspace.
+ * A name in the human's or the assistant's prose ("Node.js", "res.json", "README.md") is a file only when
+ * it resolves to one: a file the agent read, edited or wrote in the exchange (a bare name joins that
+ * file's entry), or a file that exists on disk in the conversation's folder. Names in the agent's own tool
+ * calls (a shell command's arguments) are the agent acting on files and always count.
  */
 
 export interface PathContext {
@@ -67,14 +72,26 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
   const resultsById = new Map<string, Message['toolResults'][number]>();
   for (const m of messages) for (const r of m.toolResults) if (r.toolUseId) resultsById.set(r.toolUseId, r);
 
+  const prose: string[] = [];
   for (const m of messages) {
     for (const call of m.toolCalls) touchesFromToolCall(call, resultsById.get(call.id ?? ''), add);
     for (const r of m.toolResults) {
       if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
       for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
     }
-    if (m.kind === 'prompt' || m.kind === 'reply') {
-      for (const raw of mentionsIn(m.text)) add(raw, 'mention');
+    if (m.kind === 'prompt' || m.kind === 'reply') prose.push(...mentionsIn(m.text));
+  }
+  // prose mentions last, once every file the tools touched is known
+  const touched = [...acc.keys()];
+  for (const raw of prose) {
+    const p = normaliseRepeated(raw, ctx);
+    if (!p) continue;
+    if (acc.has(p)) add(raw, 'mention');
+    else {
+      const suffix = `/${p}`;
+      const same = touched.find((t) => t.endsWith(suffix));
+      if (same) add(same, 'mention');
+      else if (existsOnDisk(raw, ctx)) add(raw, 'mention');
     }
   }
   return [...acc.entries()]
@@ -181,6 +198,23 @@ export function normalisePath(raw: string, ctx: PathContext): string | undefined
     if (rel && !rel.startsWith('..') && !lib.isAbsolute(rel)) return toPosix(rel);
   }
   return toPosix(abs);
+}
+
+/** Whether a mentioned path names an existing file, resolved against the conversation's folder (memoised). */
+const existing = new Map<string, boolean>();
+
+function existsOnDisk(raw: string, ctx: PathContext): boolean {
+  const base = ctx.cwd ?? ctx.workspaceRoot;
+  const p = raw.trim().replace(/^["'`]|["'`,;:]$/g, '').replace(LINE_RANGE_SUFFIX_RE, '');
+  if (!p || p.startsWith('~') || /^[A-Za-z]:[\\/]/.test(p) || (!base && !path.isAbsolute(p))) return false;
+  const abs = path.resolve(base ?? '/', p);
+  let known = existing.get(abs);
+  if (known === undefined) {
+    if (existing.size >= NORMALISED_MAX) existing.clear();
+    known = existsSync(abs);
+    existing.set(abs, known);
+  }
+  return known;
 }
 
 function toPosix(p: string): string {

@@ -14,7 +14,7 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { type LineChunk, openTranscript, parsesAsJson, readLines } from './sources/lines';
-import { countPendingDistillation, pendingDistillation } from './store/distilledStore';
+import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
 import { countTokens } from './tokens';
@@ -106,7 +106,11 @@ async function chooseDistiller(store: Store, choice: IndexOptions['distiller']):
   if (choice === false) return {};
   if (choice === undefined) return { distiller: offlineDistiller(store) };
   if (typeof choice !== 'function') return { distiller: choice };
-  return choice({ count: () => countPendingDistillation(store.db), sample: (limit) => pendingDistillation(store.db, limit) });
+  // the gate decides on an LLM distiller: its backlog includes what was distilled offline
+  return choice({
+    count: () => countPendingDistillation(store.db, Date.now(), LLM_BACKLOG),
+    sample: (limit) => pendingDistillation(store.db, limit, 0, Date.now(), LLM_BACKLOG),
+  });
 }
 
 /** The offline distiller: it needs nothing from the store (word rarity comes from a fixed list). */

@@ -30,7 +30,7 @@ import {
   type RoomSort,
   type RoomSummary,
 } from './store/browse';
-import { type CompressionStats, compressionStats, countPendingDistillation, pendingDistillation } from './store/distilledStore';
+import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
 import { type IntegrityReport, Store, type StoreStats } from './store/store';
 import { countTokens } from './tokens';
@@ -127,13 +127,16 @@ export class Memory {
     return offlineDistiller(this.store);
   }
 
-  /** Exchanges waiting for distillation (due for a retry, when they failed), oldest first. */
-  pendingDistillation(limit: number): Promise<DistillInput[]> {
-    return pendingDistillation(this.store.db, limit);
+  /**
+   * Exchanges waiting for distillation (due for a retry, when they failed), oldest first: those without an
+   * object, or for `target` its whole backlog (an LLM's includes what was distilled offline; DistillTarget).
+   */
+  pendingDistillation(limit: number, target?: DistillTarget): Promise<DistillInput[]> {
+    return pendingDistillation(this.store.db, limit, 0, Date.now(), target);
   }
 
-  countPendingDistillation(): Promise<number> {
-    return countPendingDistillation(this.store.db);
+  countPendingDistillation(target?: DistillTarget): Promise<number> {
+    return countPendingDistillation(this.store.db, Date.now(), target);
   }
 
   /** True before the first transcript was indexed (a cheap check, unlike stats()). */
@@ -285,3 +288,4 @@ export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexRep
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };
 export { DEFAULT_MODE } from './search/searcher';
 export { DEFAULT_VECTOR_LAYERS } from './embed/stage';
+export { LLM_BACKLOG, type DistillTarget } from './store/distilledStore';

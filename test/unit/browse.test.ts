@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { conversationKey, segmentConversation } from '../../src/core/segment';
@@ -11,6 +12,16 @@ import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
+/** A real project folder: a path mentioned in prose is a file only when it exists there (files.ts). */
+function workspaceWith(files: readonly string[]): string {
+  const root = tempDir('shop-');
+  for (const f of files) {
+    mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    writeFileSync(path.join(root, f), '');
+  }
+  return root;
+}
+
 /** Three exchanges of one conversation; the first and last touch src/cart.ts; two are distilled into rooms. */
 async function seeded(): Promise<{ store: Store; ids: string[] }> {
   resetLines();
@@ -21,7 +32,7 @@ async function seeded(): Promise<{ store: Store; ids: string[] }> {
     msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s, in src/retry.ts.', { timestamp: '2026-10-02T10:01:00Z' }),
     msg('prompt', 'Add a test for the cart rounding', { timestamp: '2026-10-03T10:00:00Z' }),
     msg('reply', 'Added a rounding test next to src/cart.ts covering 3 lines of 0.335 EUR.', { timestamp: '2026-10-03T10:01:00Z' }),
-  ]);
+  ], workspaceWith(['src/cart.ts', 'src/retry.ts']));
   const seg = segmentConversation(conv, { minChars: 10, maxPlies: 20 });
   const store = await Store.open(path.join(tempDir(), 'b.sqlite'));
   await store.writeParse({

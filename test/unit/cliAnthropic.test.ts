@@ -148,3 +148,32 @@ test('answers that stay invalid are recorded as failures and not asked again bef
   const failedPrompts = new Set(server.received.slice(0, sent).map((q) => q.body.messages[0]!.content));
   assert.ok(!server.received.slice(sent).some((q) => failedPrompts.has(q.body.messages[0]!.content)), 'a failed exchange is not retried before its time');
 });
+
+test('after index (offline objects for everything) the LLM takes them as its backlog: dry run, run, and an offline run does not take them back', async () => {
+  const db = path.join(tempDir(), 'upgrade.sqlite');
+  assert.equal((await run(['index', '--root', FIXTURES, '--db', db, '--json', '--quiet'])).code, 0);
+  const store0 = await Store.open(db);
+  const indexed = (await store0.stats()).exchanges;
+  await store0.close();
+  assert.ok(indexed > 0);
+
+  const plan = JSON.parse((await run(['distill', '--db', db, '--distiller', 'anthropic', '--dry-run', '--json'])).out[0]!) as { exchanges: number };
+  assert.equal(plan.exchanges, indexed, 'every offline-distilled exchange is in the plan');
+
+  const server = await startFakeAnthropic(() => messageReply(GOOD));
+  useServer(server);
+  const r = JSON.parse((await run(['distill', '--db', db, '--distiller', 'anthropic', '--json', '--quiet', '--limit', '3'])).out[0]!) as { distilled: number };
+  assert.equal(r.distilled, 3);
+  const rest = JSON.parse((await run(['distill', '--db', db, '--distiller', 'anthropic', '--dry-run', '--json'])).out[0]!) as { exchanges: number };
+  assert.equal(rest.exchanges, indexed - 3, 'resumable: the upgraded ones are done');
+  // the offline distiller never replaces an LLM's object
+  const offline = JSON.parse((await run(['distill', '--db', db, '--distiller', 'offline', '--json', '--quiet'])).out[0]!) as { distilled: number };
+  assert.equal(offline.distilled, 0);
+  const store = await Store.open(db);
+  try {
+    const rows = await store.db.all<{ distiller: string; n: number }>('SELECT distiller, COUNT(*) AS n FROM distilled GROUP BY 1 ORDER BY 1');
+    assert.deepEqual(rows, [{ distiller: 'anthropic', n: 3 }, { distiller: 'offline', n: indexed - 3 }]);
+  } finally {
+    await store.close();
+  }
+});

@@ -69,7 +69,8 @@ test('mutation log: exchanges and files touched (tool inputs, the edit group wit
   conv.meta = { ...conv.meta, project: '/home/dev/tidepool' };
   const { exchanges } = segmentConversation(conv, segment);
   assert.deepEqual(exchanges.map((e) => [e.lineStart, e.lineEnd]), [[1, 1], [2, 5], [7, 9]]);
-  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'read', lines: [{ start: 1, end: 40 }] }, { path: 'tides.ts', how: 'mention' }]);
+  // the bare name tides.ts in the text is the file the tool read (files.ts), not a second file
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'read', lines: [{ start: 1, end: 40 }] }]);
   assert.deepEqual(exchanges[1]!.filesTouched, [
     { path: 'test/tides.test.ts', how: 'write' },
     { path: 'src/routes/tides.ts', how: 'edit', lines: [{ start: 12, end: 12 }] },

@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { extractFiles, mentionsIn, normalisePath } from '../../src/core/files';
-import { msg } from './helpers';
+import { msg, tempDir } from './helpers';
+
+/** A real folder holding `files` (workspace-relative), for mentions to resolve against. */
+function workspace(files: readonly string[]): string {
+  const root = tempDir('files-');
+  for (const f of files) {
+    mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    writeFileSync(path.join(root, f), '');
+  }
+  return root;
+}
 
 const ctx = { cwd: '/home/dev/shop' };
 
@@ -35,7 +47,7 @@ test('apply_patch headers, Aider "Applied edit to" and text mentions', () => {
       msg('reply', '', { toolCalls: [{ name: 'apply_patch', input: patch }] }),
       msg('tool-results', '', { toolResults: [{ text: 'Applied edit to app/models.py', isError: false }] }),
     ],
-    ctx,
+    { cwd: workspace(['src/utils/format.ts', 'README.md']) },
   );
   assert.deepEqual(
     files.map((f) => `${f.path}:${f.how}`),
@@ -60,11 +72,30 @@ test('paths normalise to workspace-relative POSIX, Windows included', () => {
 });
 
 test("the same mention resolves against each conversation's own folder, however often it was seen", () => {
+  const w = workspace(['app/src/util.ts', 'lib/src/util.ts']);
   const mention = [msg('prompt', 'the bug is in src/util.ts')];
   for (let round = 0; round < 2; round++) {
-    assert.deepEqual(extractFiles(mention, { cwd: '/w/app', workspaceRoot: '/w' }).map((f) => f.path), ['app/src/util.ts']);
-    assert.deepEqual(extractFiles(mention, { cwd: '/w/lib', workspaceRoot: '/w' }).map((f) => f.path), ['lib/src/util.ts']);
-    assert.deepEqual(extractFiles(mention, { cwd: '/w/lib' }).map((f) => f.path), ['src/util.ts']);
-    assert.deepEqual(extractFiles(mention, {}).map((f) => f.path), ['src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: `${w}/app`, workspaceRoot: w }).map((f) => f.path), ['app/src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: `${w}/lib`, workspaceRoot: w }).map((f) => f.path), ['lib/src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: `${w}/lib` }).map((f) => f.path), ['src/util.ts']);
+    assert.deepEqual(extractFiles(mention, { cwd: `${w}/docs` }).map((f) => f.path), [], 'no such file there');
+    assert.deepEqual(extractFiles(mention, {}).map((f) => f.path), [], 'nowhere to resolve it');
   }
+});
+
+test('a name in prose is a file only when it resolves: a file the agent touched, or one on disk', () => {
+  const cwd = workspace(['server/index.js']);
+  const files = extractFiles(
+    [
+      msg('prompt', 'Upgrade Node.js and Nuxt.js, keep p5.js; the handler in index.js returns res.json too early. See server/index.js and lib/gone.ts'),
+      msg('reply', 'I edited cart.ts and ran the tests.', {
+        toolCalls: [
+          { id: 'e', name: 'Edit', input: { file_path: `${cwd}/src/cart.ts` } },
+          { id: 'b', name: 'Bash', input: { command: 'node scripts/seed.mjs' } },
+        ],
+      }),
+    ],
+    { cwd },
+  );
+  assert.deepEqual(files.map((f) => `${f.path}:${f.how}`), ['src/cart.ts:edit', 'scripts/seed.mjs:mention', 'server/index.js:mention']);
 });

@@ -17,8 +17,9 @@ import { RoomRegistry } from './rooms';
 import { distilledText } from './types';
 
 /**
- * The distill stage: runs after ingestion (and token counting) over every exchange without a distilled
- * object. Resumable — what is written is done, what is not is still pending next time; each batch is one
+ * The distill stage: runs after ingestion (and token counting) over the distiller's backlog: every exchange
+ * without a distilled object, plus, for an LLM distiller, those distilled offline, and those distilled by
+ * the same distiller under an older prompt version (distilledStore.ts DistillTarget). Resumable — what is written is done, what is not is still pending next time; each batch is one
  * transaction. LLM distillers (those with a `model`) first look in the content cache, so no exchange text
  * is ever paid for twice; failures are recorded with backoff and retried by a later run.
  */
@@ -58,7 +59,7 @@ export async function distillPending(
   const now = options.now ?? Date.now;
   const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH);
   const limit = options.limit ?? Infinity;
-  const total = Math.min(limit, await countPendingDistillation(db, now()));
+  const total = Math.min(limit, await countPendingDistillation(db, now(), distiller));
   // LLM distillers' free-text keys merge one-letter typos into known rooms; the offline distiller's do not
   // (see RoomRegistry), and then the known rooms need not be read at all.
   const llm = distiller.model !== undefined;
@@ -71,7 +72,7 @@ export async function distillPending(
   let afterN = 0;
   onProgress({ phase: 'distill', done: 0, total });
   while (!token.isCancellationRequested && distilled + failed < limit) {
-    const batch = await pendingDistillation(db, Math.min(batchSize, limit - distilled - failed), afterN, now());
+    const batch = await pendingDistillation(db, Math.min(batchSize, limit - distilled - failed), afterN, now(), distiller);
     if (batch.length === 0) break;
     afterN = batch[batch.length - 1]!.n;
 

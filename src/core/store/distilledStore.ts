@@ -1,5 +1,5 @@
 import type { AgentKind, DistilledExchange, DistillInput, FileTouch, RoomType, StoredRoom } from '../model';
-import type { Db } from './db';
+import type { Db, Params } from './db';
 import { type FileTouchRow, toFileTouch } from './rows';
 
 /** Store functions for the distilled layer: what is pending, the cache, results, failures, rooms. */
@@ -30,10 +30,41 @@ export interface DistillFailure {
 export const MAX_DISTILL_ATTEMPTS = 5;
 
 /**
- * Exchanges with no distilled object whose last failure (if any) is due for a retry, in store order,
+ * Whose backlog: a distiller's name and prompt version. An exchange is in a distiller's backlog when it has
+ * no distilled object, when its object is the offline distiller's and this one is not (turning an LLM on
+ * upgrades what `index` distilled offline), or when its object came from this distiller under an older
+ * prompt version. Objects of another LLM distiller are left alone.
+ */
+export interface DistillTarget {
+  readonly name: string;
+  readonly promptVersion: string;
+}
+
+/** The backlog of any LLM distiller: what has no object, or only the offline one (for plans and counts). */
+export const LLM_BACKLOG: DistillTarget = { name: '', promptVersion: '' };
+
+const OFFLINE = 'offline';
+
+/** SQL condition on `d` (distilled, left-joined) for a target's backlog, and its parameters. */
+function backlogCondition(target: DistillTarget): [string, Params] {
+  return [
+    '(d.exchange_n IS NULL OR (? AND d.distiller = ?) OR (d.distiller = ? AND d.prompt_version <> ?))',
+    [target.name !== OFFLINE ? 1 : 0, OFFLINE, target.name, target.promptVersion],
+  ];
+}
+
+/**
+ * The target's backlog (see DistillTarget) whose last failure (if any) is due for a retry, in store order,
  * after row `afterN` (the stage pages with it, so an exchange left undone in this run is not re-read).
  */
-export async function pendingDistillation(db: Db, limit: number, afterN = 0, now = Date.now()): Promise<DistillInput[]> {
+export async function pendingDistillation(
+  db: Db,
+  limit: number,
+  afterN = 0,
+  now = Date.now(),
+  target: DistillTarget = { name: OFFLINE, promptVersion: '' },
+): Promise<DistillInput[]> {
+  const [backlog, params] = backlogCondition(target);
   const rows = await db.all<{
     n: number; id: string; agent: AgentKind; project: string | null; ply_start: number; ply_end: number;
     prompt: string; verbatim: string;
@@ -42,9 +73,9 @@ export async function pendingDistillation(db: Db, limit: number, afterN = 0, now
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
      LEFT JOIN distilled d ON d.exchange_n = e.n
      LEFT JOIN distill_failures f ON f.exchange_n = e.n
-     WHERE e.n > ? AND d.exchange_n IS NULL AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))
+     WHERE e.n > ? AND ${backlog} AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))
      ORDER BY e.n LIMIT ?`,
-    [afterN, now, MAX_DISTILL_ATTEMPTS, limit],
+    [afterN, ...params, now, MAX_DISTILL_ATTEMPTS, limit],
   );
   // the batch's files in one query (rows are in n order, so a range covers them)
   const files = new Map<number, FileTouch[]>();
@@ -77,12 +108,17 @@ export async function pendingDistillation(db: Db, limit: number, afterN = 0, now
 }
 
 /** How many exchanges `pendingDistillation` would return in all (for progress). */
-export async function countPendingDistillation(db: Db, now = Date.now()): Promise<number> {
+export async function countPendingDistillation(
+  db: Db,
+  now = Date.now(),
+  target: DistillTarget = { name: OFFLINE, promptVersion: '' },
+): Promise<number> {
+  const [backlog, params] = backlogCondition(target);
   const r = await db.get<{ c: number }>(
     `SELECT count(*) AS c FROM exchanges e LEFT JOIN distilled d ON d.exchange_n = e.n
      LEFT JOIN distill_failures f ON f.exchange_n = e.n
-     WHERE d.exchange_n IS NULL AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))`,
-    [now, MAX_DISTILL_ATTEMPTS],
+     WHERE ${backlog} AND (f.exchange_n IS NULL OR (f.next_attempt_at <= ? AND f.attempts < ?))`,
+    [...params, now, MAX_DISTILL_ATTEMPTS],
   );
   return r?.c ?? 0;
 }
