@@ -15,7 +15,7 @@ import {
 import { APP_FILES } from './app.mjs';
 import { SESSIONS } from './sessions.mjs';
 
-const VERSION = '1';
+const VERSION = '2';
 const DAY = 24 * 3600 * 1000;
 
 export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = {}) {

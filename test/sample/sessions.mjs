@@ -107,7 +107,7 @@ export function SESSIONS({ file, claudeEditResult }) {
           ],
         },
         {
-          prompt: 'Also make the cookie last 30 days and not be readable from JavaScript.',
+          prompt: 'Also make the session cookie last 30 days and not be readable from JavaScript.',
           minutes: 2,
           steps: [
             edit('src/auth/session.ts', "cookie: { sameSite: 'lax' }", "cookie: { httpOnly: true, sameSite: 'lax', maxAge: 30 * 24 * 3600 * 1000 }", 7, ''),
@@ -229,6 +229,80 @@ export function SESSIONS({ file, claudeEditResult }) {
           minutes: 2,
           steps: [
             { text: 'Yes, unless Express trusts the proxy: without `app.set(\'trust proxy\', 1)` in `src/server.ts`, `req.ip` is nginx\'s address and all users share one budget of 10 attempts. Set it to the number of proxies in front of the app (1 for a single nginx), and make sure nginx sets `X-Forwarded-For`.' },
+          ],
+        },
+      ],
+    },
+    // Later sessions come back to earlier themes (session cookie, full-text search, rate limiting, unit
+    // conversion, shopping list), as real work does: the rooms of the tree are themes that recur.
+    {
+      agent: 'codex', id: '0199f1b4-3c6d-7e50-8a2f-7b9c1d3e5f06', daysAgo: 20, hour: 9,
+      turns: [
+        {
+          prompt: 'The session cookie is not sent from the recipe importer running on another subdomain. What SameSite setting does the session cookie need?',
+          steps: [
+            { tool: 'shell', input: { command: ['bash', '-lc', 'grep -n cookie src/auth/session.ts'] }, result: "12:  cookie: { httpOnly: true, maxAge: THIRTY_DAYS }" },
+            { tool: 'apply_patch', input: { patch: "*** Begin Patch\n*** Update File: src/auth/session.ts\n@@\n-  cookie: { httpOnly: true, maxAge: THIRTY_DAYS }\n+  cookie: { httpOnly: true, maxAge: THIRTY_DAYS, sameSite: 'lax', secure: true, domain: '.larder.app' }\n*** End Patch" },
+              result: 'Success. Updated the following files:\nM src/auth/session.ts' },
+            { text: 'The session cookie had no `domain`, so the browser kept it to the API host. It now sets `domain: .larder.app`, `sameSite: lax` and `secure`, so the importer on `import.larder.app` sends the session cookie too; `lax` still blocks cross-site POSTs.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'claude-code', id: 'b3c8d2e1-5f4a-4b6c-9d8e-0a1b2c3d4e72', daysAgo: 9, hour: 11,
+      turns: [
+        {
+          prompt: 'Full-text search ranks "tomato soup" below recipes that mention tomato once in a long body. Can the title count more?',
+          steps: [
+            read('src/routes/search.ts', "import { Router } from 'express';"),
+            edit('src/routes/search.ts', 'ORDER BY rank', 'ORDER BY bm25(recipes_fts, 10.0, 1.0)', 14, 'Weighted the title column.'),
+            { text: 'Full-text search now orders by `bm25(recipes_fts, 10.0, 1.0)`: a match in the title weighs ten times a match in the body, so "tomato soup" comes first. The FTS5 query and the quoting of user input are unchanged.' },
+          ],
+        },
+        {
+          prompt: 'And show a snippet of the matching text under each full-text search result.',
+          minutes: 4,
+          steps: [
+            edit('src/routes/search.ts', 'SELECT id, title', "SELECT id, title, snippet(recipes_fts, 1, '<mark>', '</mark>', '…', 12) AS snippet", 9, 'Added the snippet column.'),
+            { text: 'Each search result carries `snippet`, twelve tokens of the body around the match with `<mark>` around the matched words, from FTS5\'s `snippet()`; the web client escapes the text before adding the marks.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'specstory', id: '5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e93', daysAgo: 5, hour: 15, title: 'Unit conversion for imports',
+      turns: [
+        {
+          prompt: 'Imported recipes use ounces and pounds. Does our unit conversion in src/lib/units.ts handle weights, or only volumes?',
+          steps: [
+            { text: 'Only volumes: the unit conversion in `src/lib/units.ts` maps cups, tablespoons and litres to millilitres, and `normaliseUnit` knows no weights. Ounces and pounds need a second table to grams (1 oz = 28.35 g, 1 lb = 453.6 g), and conversion must refuse to turn a weight into a volume.' },
+          ],
+        },
+        {
+          prompt: 'Add the weight table to the unit conversion and refuse mixed conversions.',
+          steps: [
+            { text: 'Done: `src/lib/units.ts` has a `WEIGHTS` table in grams next to `VOLUMES`, and `convert()` throws `UnitMismatchError` when asked to turn grams into millilitres. The shopping list keeps weight and volume rows of one ingredient apart.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'claude-code', id: 'c9d0e1f2-a3b4-4c5d-8e6f-7a8b9c0d1e84', daysAgo: 0, hour: 10,
+      turns: [
+        {
+          prompt: 'The rate limiting on /login counts per process; with two instances a user gets 20 attempts. Can the rate limiting share its counts?',
+          steps: [
+            read('src/auth/session.ts', "import rateLimit from 'express-rate-limit';"),
+            edit('src/auth/session.ts', 'const limiter = rateLimit({', 'const limiter = rateLimit({ store: new SqliteStore(db),', 22, 'The limiter counts in SQLite.'),
+            { text: 'Rate limiting now keeps its counts in the shared SQLite database (`SqliteStore` over a `rate_limits` table), so both instances see the same 10 attempts per 15 minutes. Expired windows are deleted on each hit.' },
+          ],
+        },
+        {
+          prompt: 'Does the shopping list endpoint need rate limiting too?',
+          minutes: 3,
+          steps: [
+            { text: 'No: the shopping list routes need a session, so abuse is bounded by login, and rate limiting them would mostly slow down the checkbox clicks in `src/web/ShoppingList.tsx`. Keep rate limiting on `/login` and the public full-text search.' },
           ],
         },
       ],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -10,6 +11,10 @@ import { SCHEMA_VERSION } from '../../src/core/store/schema';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
 const opts = { minChars: 10, maxPlies: 20 };
+/** The project folder: src/polyfills.ts exists there, so the reply's mention of it is a file touched (files.ts). */
+const project = tempDir('store-project-');
+mkdirSync(path.join(project, 'src'));
+writeFileSync(path.join(project, 'src/polyfills.ts'), '');
 
 async function seeded(file: string): Promise<Store> {
   resetLines();
@@ -18,7 +23,7 @@ async function seeded(file: string): Promise<Store> {
     msg('reply', 'Because Intl.Segmenter is missing there; I added a polyfill in src/polyfills.ts.'),
     msg('prompt', 'Make the retry backoff exponential'),
     msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s.'),
-  ]);
+  ], project);
   const store = await Store.open(file);
   await store.writeParse(
     wholeParse(conv, { size: 400, parsedOffset: 400, nextLine: 5, resumeOffset: 200, resumeLine: 3 }, 9),
@@ -78,7 +83,7 @@ test('a resumed write replaces only what starts at or after the resume point', a
       msg('reply', 'Because Intl.Segmenter is missing there; I added a polyfill in src/polyfills.ts.'),
       msg('prompt', 'Make the retry backoff exponential'),
       msg('reply', 'Done: retries now wait 2^n * 100 ms, capped at 5 s, and jitter is added.'),
-    ]);
+    ], project);
     const seg = segmentConversation({ ...conv, messages: conv.messages.slice(2) }, opts);
     await store.writeParse({
       state: {

@@ -244,7 +244,8 @@ function contentWords(text: string): ContentWord[] {
   let prevEnd = 0;
   // a connector right after a content word: the connector and where it ends
   let connector: { surface: string; end: number } | undefined;
-  for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*/gu)) {
+  // hyphenated compounds are one word: "full-text search" is one theme, not "full text" and "text search"
+  for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*(?:-[\p{L}\p{N}]+)*/gu)) {
     const surface = m[0].replace(/_+$/, '');
     const lower = surface.toLowerCase();
     const start = m.index ?? 0;

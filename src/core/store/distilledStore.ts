@@ -45,8 +45,9 @@ export const LLM_BACKLOG: DistillTarget = { name: '', promptVersion: '' };
 
 const OFFLINE = 'offline';
 
-/** SQL condition on `d` (distilled, left-joined) for a target's backlog, and its parameters. */
-function backlogCondition(target: DistillTarget): [string, Params] {
+/** SQL condition on `d` (distilled, left-joined) for a target's backlog (none: no object yet), and its parameters. */
+function backlogCondition(target: DistillTarget | undefined): [string, Params] {
+  if (!target) return ['d.exchange_n IS NULL', []];
   return [
     '(d.exchange_n IS NULL OR (? AND d.distiller = ?) OR (d.distiller = ? AND d.prompt_version <> ?))',
     [target.name !== OFFLINE ? 1 : 0, OFFLINE, target.name, target.promptVersion],
@@ -54,7 +55,7 @@ function backlogCondition(target: DistillTarget): [string, Params] {
 }
 
 /**
- * The target's backlog (see DistillTarget) whose last failure (if any) is due for a retry, in store order,
+ * Exchanges without a distilled object, or the target's whole backlog (see DistillTarget), whose last failure (if any) is due for a retry, in store order,
  * after row `afterN` (the stage pages with it, so an exchange left undone in this run is not re-read).
  */
 export async function pendingDistillation(
@@ -62,7 +63,7 @@ export async function pendingDistillation(
   limit: number,
   afterN = 0,
   now = Date.now(),
-  target: DistillTarget = { name: OFFLINE, promptVersion: '' },
+  target?: DistillTarget,
 ): Promise<DistillInput[]> {
   const [backlog, params] = backlogCondition(target);
   const rows = await db.all<{
@@ -111,7 +112,7 @@ export async function pendingDistillation(
 export async function countPendingDistillation(
   db: Db,
   now = Date.now(),
-  target: DistillTarget = { name: OFFLINE, promptVersion: '' },
+  target?: DistillTarget,
 ): Promise<number> {
   const [backlog, params] = backlogCondition(target);
   const r = await db.get<{ c: number }>(
