@@ -22,10 +22,11 @@ export interface PathContext {
 const READ_TOOLS = new Set(['Read', 'NotebookRead', 'read_file', 'view']);
 const EDIT_TOOLS = new Set([
   'Edit', 'MultiEdit', 'NotebookEdit', 'edit_file', 'str_replace_editor', 'replace',
-  // Copilot Chat's agent tools
+  // Copilot Chat's agent tools; Cline's and Roo Code's
   'replace_string_in_file', 'insert_edit_into_file', 'edit_notebook_file',
+  'replace_in_file', 'apply_diff', 'search_and_replace', 'insert_content',
 ]);
-const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file']);
+const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',

@@ -3,9 +3,9 @@
  * Transcripts -> Conversation/Message (this file) -> Exchange (segment.ts) -> store rows.
  */
 
-export type AgentKind = 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini';
+export type AgentKind = 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code';
 
-export const AGENT_KINDS: readonly AgentKind[] = ['claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini'];
+export const AGENT_KINDS: readonly AgentKind[] = ['claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code'];
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
 export interface ToolCall {

@@ -5,6 +5,7 @@
 //   <dir>/user/User/workspaceStorage/fixture-copilot/   code-server's user data (--user-data-dir <dir>/user):
 //                           a Copilot Chat session log in chatSessions/, workspace.json naming <dir>/workspace
 //   <dir>/agents/gemini     GEMINI_CLI_HOME: .gemini/tmp/<sha256 of the workspace>/chats/session-*.json
+//   <dir>/user/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/   a Cline task (cwd in its environment details)
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,9 +17,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 6,
-  exchanges: 13,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2 },
+  conversations: 7,
+  exchanges: 15,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2 },
 };
 
 export function materializeFixture(dir) {
@@ -43,7 +44,10 @@ export function materializeFixture(dir) {
   const geminiSession = join(geminiHome, '.gemini/tmp', projectHash, 'chats/session-2026-10-06T09-30-7d41c2e9.json');
   write(geminiSession, geminiFixture(projectHash));
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, expected: EXPECTED };
+  const clineTask = join(dir, 'user/User/globalStorage/saoudrizwan.claude-dev/tasks/1791190800000/api_conversation_history.json');
+  write(clineTask, clineFixture(workspace));
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
@@ -185,4 +189,18 @@ function geminiFixture(projectHash) {
     null,
     2,
   )}\n`;
+}
+
+/** A Cline task history as the extension writes it: the Anthropic messages on one line, environment details injected. */
+function clineFixture(ws) {
+  const env = `<environment_details>\n# VSCode Visible Files\nsrc/cart.js\n\n# Current Working Directory (${ws}) Files\nsrc/\n</environment_details>`;
+  return JSON.stringify([
+    { role: 'user', content: [{ type: 'text', text: '<task>\nDoes cartTotalCents reject a negative quantity, or does it quietly lower the total?\n</task>' }, { type: 'text', text: env }] },
+    { role: 'assistant', content: [{ type: 'text', text: '<thinking>Check the cart module.</thinking>' }, { type: 'tool_use', id: 'toolu_cl1', name: 'read_file', input: { path: 'src/cart.js' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_cl1', content: [{ type: 'text', text: 'export function cartTotalCents(lines, couponPercent = 0) { ... }' }] }, { type: 'text', text: env }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'It quietly lowers the total: cartTotalCents multiplies quantity by the unit price without a check, so a quantity of -2 subtracts two items from the cart total.' }] },
+    { role: 'user', content: [{ type: 'text', text: '<feedback>\nMake it throw a RangeError for a negative quantity instead.\n</feedback>' }, { type: 'text', text: env }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'cartTotalCents now throws a RangeError naming the SKU when a line has a negative quantity, before anything is summed.' },
+      { type: 'tool_use', id: 'toolu_cl2', name: 'replace_in_file', input: { path: 'src/cart.js', diff: '------- SEARCH\nfor (const line of lines)\n=======\nfor (const line of lines) { if (line.quantity < 0) throw new RangeError(line.sku);\n+++++++ REPLACE' } }] },
+  ]);
 }

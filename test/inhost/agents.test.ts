@@ -16,7 +16,7 @@ async function recallFinds(text: string, agent: string): Promise<Results['candid
   return results?.candidates.find((c) => c.agent === agent);
 }
 
-describe('Editor agents: Copilot Chat and Gemini CLI sessions', () => {
+describe('Editor agents: Copilot Chat, Gemini CLI and Cline sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -33,5 +33,11 @@ describe('Editor agents: Copilot Chat and Gemini CLI sessions', () => {
     const found = await recallFinds('currency of the checkout total hard-coded EUR', 'gemini');
     assert.ok(found, 'a Gemini CLI candidate');
     assert.ok(found.files.some((f) => f.path === 'src/checkout.js'), JSON.stringify(found.files));
+  });
+
+  it("reads a Cline task from this editor's global storage (its workspace from the environment details) and finds it through the recall command", async () => {
+    const found = await recallFinds('negative quantity cartTotalCents RangeError', 'cline');
+    assert.ok(found, 'a Cline candidate');
+    assert.ok(found.files.some((f) => f.path === 'src/cart.js'), JSON.stringify(found.files));
   });
 });

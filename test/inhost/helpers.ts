@@ -66,6 +66,7 @@ export interface Fixture {
   /** The Copilot Chat session log in code-server's own workspace storage, and the Gemini CLI session. */
   readonly copilotSession: string;
   readonly geminiSession: string;
+  readonly clineTask: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 

@@ -198,5 +198,7 @@ test("the editor's user-data folder from the extension's own storage folders; th
   assert.deepEqual(editorAgentRoots(ud), [
     path.join(ud, 'User', 'workspaceStorage'),
     path.join(ud, 'User', 'globalStorage', 'emptyWindowChatSessions'),
+    path.join(ud, 'User', 'globalStorage', 'saoudrizwan.claude-dev', 'tasks'),
+    path.join(ud, 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks'),
   ]);
 });

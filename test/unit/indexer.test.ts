@@ -59,6 +59,8 @@ test('every human prompt line lies in exactly one kept exchange or is counted as
     const store = await Store.open(path.join(tempDir(), 'p.sqlite'));
     try {
       await indexSource(store, src.path, src.adapter, segment);
+      // a one-line document (Cline, Roo Code) locates exchanges by byte offset, not line: its own tests check those
+      if (!(await readFile(src.path, 'utf8')).trimEnd().includes('\n')) continue;
       const rows = (await store.listExchanges()).filter((r) => r.file === src.path);
       const sorted = [...rows].sort((a, b) => a.lineStart - b.lineStart);
       for (let i = 1; i < sorted.length; i++) {

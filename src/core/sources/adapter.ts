@@ -128,19 +128,27 @@ export function headRecords(head: readonly SourceLine[]): Array<Record<string, u
  * agents write whole files): the error leaves the stored exchanges as they are and the next run reads it again.
  */
 export function parseJsonDocument(file: string, lines: readonly SourceLine[]): Record<string, unknown> {
-  const text = lines.map((l) => l.text).join('\n');
-  let value: unknown;
+  const doc = obj(parseJsonValue(file, lines));
+  if (!doc) throw new RecallError('source-unreadable', `${file} is not a JSON object.`);
+  return doc;
+}
+
+/** A `json` source whose document is an array (Cline's message history). */
+export function parseJsonArray(file: string, lines: readonly SourceLine[]): unknown[] {
+  const value = parseJsonValue(file, lines);
+  if (!Array.isArray(value)) throw new RecallError('source-unreadable', `${file} is not a JSON array.`);
+  return value;
+}
+
+function parseJsonValue(file: string, lines: readonly SourceLine[]): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(lines.map((l) => l.text).join('\n'));
   } catch (err) {
     throw new RecallError(
       'source-unreadable',
       `${file} is not a complete JSON document (${(err as Error).message}); it is probably being written and will be read again on the next run.`,
     );
   }
-  const doc = obj(value);
-  if (!doc) throw new RecallError('source-unreadable', `${file} is not a JSON object.`);
-  return doc;
 }
 
 /** Narrowing helpers for untrusted JSON. */

@@ -41,10 +41,16 @@ export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platfo
   return [path.join(base, 'Code'), path.join(base, 'Code - Insiders')];
 }
 
-/** The folders under a user-data folder where Copilot Chat sessions live. */
+/** The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code tasks live. */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');
-  return [path.join(user, 'workspaceStorage'), path.join(user, 'globalStorage', 'emptyWindowChatSessions')];
+  const global = path.join(user, 'globalStorage');
+  return [
+    path.join(user, 'workspaceStorage'),
+    path.join(global, 'emptyWindowChatSessions'),
+    path.join(global, 'saoudrizwan.claude-dev', 'tasks'),
+    path.join(global, 'rooveterinaryinc.roo-cline', 'tasks'),
+  ];
 }
 
 /** Gemini CLI: `~/.gemini/tmp/<project>/chats/` (`GEMINI_CLI_HOME` moves the home folder it is under). */

@@ -1,6 +1,7 @@
 import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { claudeCodeAdapter } from './claudeCode';
+import { clineAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
@@ -13,5 +14,5 @@ import { specstoryAdapter } from './specstory';
  */
 export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
-  specstoryAdapter, aiderAdapter,
+  clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
 ];

@@ -1,0 +1,157 @@
+import { open, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { AgentKind, ConversationMeta, Message } from '../model';
+import { arr, obj, type ParseInput, type ParseOutput, parseJsonArray, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arraySpans } from './jsonSpans';
+import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
+
+/**
+ * Cline and Roo Code (a fork: the same task files): `<ud>/User/globalStorage/saoudrizwan.claude-dev/tasks/
+ * <taskId>/` and `.../rooveterinaryinc.roo-cline/tasks/<taskId>/`. `api_conversation_history.json` is the
+ * conversation as sent to the model: an Anthropic message array (`{role, content: string | [text | tool_use |
+ * tool_result]}`) written whole, on one line, at every save. User turns carry what the extension injected:
+ * `<environment_details>` (context, not the human's words), tool results as text (`[read_file for 'x']
+ * Result:`), the human's words wrapped in `<task>`, `<feedback>`, `<answer>` or `<user_message>`.
+ * Project: Roo's `history_item.json` `workspace`, Cline's `state/taskHistory.json` `cwdOnTaskInitialization`,
+ * else the `# Current Working Directory (…)` the extension itself wrote into the first environment details.
+ * Locator: the file is one line, so an exchange's lines are 1–1 and its byte offset is the message's.
+ */
+
+type JsonRecord = Record<string, unknown>;
+
+const HISTORY_FILE = 'api_conversation_history.json';
+const ROO_DIR_RE = /[\\/]rooveterinaryinc\.roo-cline[\\/]/i;
+const HUMAN_TAGS = ['task', 'feedback', 'answer', 'user_message'];
+const HUMAN_RE = new RegExp(`<(${HUMAN_TAGS.join('|')})>\\s*([\\s\\S]*?)\\s*</\\1>`, 'g');
+const ENV_RE = /<environment_details>[\s\S]*?(?:<\/environment_details>|$)/g;
+const THINKING_RE = /<thinking>[\s\S]*?<\/thinking>\s*/g;
+const TOOL_RESULT_RE = /^\[[\w-]+(?: for [^\]]*)?\] Result:/;
+const CWD_RE = /# Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)/;
+/** Task ids of Cline are the epoch milliseconds the task started at. */
+const EPOCH_ID_RE = /^\d{13}$/;
+
+export const clineAdapter: SourceAdapter = adapterFor('cline');
+export const rooCodeAdapter: SourceAdapter = adapterFor('roo-code');
+
+function adapterFor(agent: AgentKind): SourceAdapter {
+  const isRoo = agent === 'roo-code';
+  return {
+    agent,
+    lineFormat: 'json',
+    matchesPath: (file) => path.basename(file) === HISTORY_FILE,
+    claimsPath: (file) => path.basename(file) === HISTORY_FILE && ROO_DIR_RE.test(file) === isRoo,
+    sniff: () => false,
+    probeProject: () => undefined,
+    locateProject,
+    parse: (input) => parse(agent, input),
+  };
+}
+
+async function locateProject(file: string): Promise<string | undefined> {
+  const taskDir = path.dirname(file);
+  const taskId = path.basename(taskDir);
+  const json = async (p: string): Promise<unknown> => JSON.parse(await readFile(p, 'utf8'));
+  const roo = await json(path.join(taskDir, 'history_item.json')).catch(() => undefined);
+  const workspace = str(obj(roo)?.['workspace']);
+  if (workspace) return workspace;
+  const history = await json(path.join(taskDir, '..', '..', 'state', 'taskHistory.json')).catch(() => undefined);
+  const item = arr(history).map(obj).find((h) => h?.['id'] === taskId);
+  const cwd = str(item?.['cwdOnTaskInitialization']);
+  if (cwd) return cwd;
+  return CWD_RE.exec(await readStart(file))?.[1]?.trim();
+}
+
+/** The first 64 KB of a file as text (the environment details of the first turn are near the start). */
+async function readStart(file: string): Promise<string> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return '';
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, bytesRead).replace(/\\n/g, '\n');
+  } finally {
+    await handle.close();
+  }
+}
+
+function parse(agent: AgentKind, input: ParseInput): ParseOutput {
+  const skips = new SkipCounter();
+  const records = parseJsonArray(input.file, input.lines);
+  const spans = arraySpans(input.lines, []);
+  const whole: RecordSpan = { line: 1, lineEnd: input.lines[input.lines.length - 1]?.line ?? 1, offset: 0 };
+  const taskId = path.basename(path.dirname(input.file));
+  const messages: Message[] = [];
+  for (const [i, raw] of records.entries()) {
+    const rec = obj(raw);
+    // one line holds every record: the record's byte offset names it (earlier records never move: the file
+    // is rewritten with the same history plus new messages)
+    const at = spans[i] ?? whole;
+    const span = { ...at, uuid: `${taskId}@${at.offset}` };
+    if (!rec) skips.add('not-an-object', span.line);
+    else if (rec['role'] === 'user') messages.push(...userMessages(rec, span));
+    else if (rec['role'] === 'assistant') messages.push(assistantMessage(rec, span));
+    else skips.add('unknown-record', span.line);
+  }
+  const kept = messages.filter(hasContent);
+  if (kept.length === 0) return { conversations: [], skipped: skips.lines };
+  return { conversations: [{ sourceFile: input.file, meta: buildMeta(agent, input.file, kept), messages: kept }], skipped: skips.lines };
+}
+
+function buildMeta(agent: AgentKind, file: string, messages: readonly Message[]): ConversationMeta {
+  const taskId = path.basename(path.dirname(file));
+  const startedAt = EPOCH_ID_RE.test(taskId) ? isoFromAny(Number(taskId)) : messages[0]?.timestamp;
+  return { agent, sessionId: taskId, line: 1, isSubagent: false, ...(startedAt ? { startedAt } : {}) };
+}
+
+/** The blocks of a message's content: a string is one text block. */
+function blocks(content: unknown): JsonRecord[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return arr(content).map(obj).filter((b): b is JsonRecord => b !== undefined);
+}
+
+/**
+ * A user turn: the human's words (inside the extension's wrapper tags) become the prompt, tool results their
+ * own message, and everything else the extension injected (environment details, resumption notices) context.
+ */
+function userMessages(rec: JsonRecord, span: RecordSpan & { uuid: string }): Message[] {
+  const prompt = spanMessage('prompt', span, '', { uuid: `${span.uuid}#prompt` });
+  const results = spanMessage('tool-results', span, '', { uuid: `${span.uuid}#results` });
+  const context = spanMessage('context', span, '', { uuid: `${span.uuid}#context` });
+  for (const b of blocks(rec['content'])) {
+    if (b['type'] === 'tool_result') {
+      const id = str(b['tool_use_id']);
+      results.toolResults.push({ ...(id ? { toolUseId: id } : {}), text: blocks(b['content']).map((x) => str(x['text']) ?? '').join('\n'), isError: b['is_error'] === true });
+      continue;
+    }
+    if (b['type'] === 'image') {
+      appendText(prompt, '[image]');
+      continue;
+    }
+    const text = (str(b['text']) ?? '').replace(ENV_RE, '').trim();
+    if (!text) continue;
+    const human = [...text.matchAll(HUMAN_RE)].map((m) => m[2]!.trim()).filter(Boolean);
+    if (TOOL_RESULT_RE.test(text)) {
+      // a tool's output, possibly followed by the human's feedback on it
+      results.toolResults.push({ text: text.replace(HUMAN_RE, '').trim(), isError: /\bError\b/.test(text.slice(0, 200)) });
+      for (const h of human) appendText(prompt, h);
+    } else if (human.length > 0) {
+      for (const h of human) appendText(prompt, h);
+    } else {
+      appendText(context, text);
+    }
+  }
+  return [context, results, prompt].filter(hasContent);
+}
+
+/** An assistant turn: its text without `<thinking>`, and its tool calls. */
+function assistantMessage(rec: JsonRecord, span: RecordSpan & { uuid: string }): Message {
+  const reply = spanMessage('reply', span, '', { uuid: span.uuid });
+  for (const b of blocks(rec['content'])) {
+    if (b['type'] === 'text') appendText(reply, (str(b['text']) ?? '').replace(THINKING_RE, '').trim());
+    else if (b['type'] === 'tool_use') {
+      const id = str(b['id']);
+      reply.toolCalls.push({ ...(id ? { id } : {}), name: str(b['name']) ?? 'tool', input: b['input'] });
+    }
+  }
+  return reply;
+}
