@@ -44,6 +44,7 @@ test('Roo Code: <user_message> is the human, a resumption notice is context', as
   assert.equal(conv.meta.agent, 'roo-code');
   assert.deepEqual(conv.messages.map((m) => m.kind), ['prompt', 'reply', 'context', 'prompt', 'reply']);
   assert.equal(conv.messages[3]!.text, "Keep the skip when the first cell is the word 'timestamp'.");
+  assert.equal(conv.messages[0]!.timestamp, '2025-11-02T11:00:00.000Z', "Roo stamps each message with 'ts'");
 });
 
 test("discovery: each task's agent by its extension folder, its project from the task history, Roo's history item, or the environment details", async () => {

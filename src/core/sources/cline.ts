@@ -86,7 +86,7 @@ function parse(agent: AgentKind, input: ParseInput): ParseOutput {
     // one line holds every record: the record's byte offset names it (earlier records never move: the file
     // is rewritten with the same history plus new messages)
     const at = spans[i] ?? whole;
-    const span = { ...at, uuid: `${taskId}@${at.offset}` };
+    const span = { ...at, uuid: `${taskId}@${at.offset}`, timestamp: isoFromAny(rec?.['ts']) };
     if (!rec) skips.add('not-an-object', span.line);
     else if (rec['role'] === 'user') messages.push(...userMessages(rec, span));
     else if (rec['role'] === 'assistant') messages.push(assistantMessage(rec, span));
@@ -113,10 +113,14 @@ function blocks(content: unknown): JsonRecord[] {
  * A user turn: the human's words (inside the extension's wrapper tags) become the prompt, tool results their
  * own message, and everything else the extension injected (environment details, resumption notices) context.
  */
-function userMessages(rec: JsonRecord, span: RecordSpan & { uuid: string }): Message[] {
-  const prompt = spanMessage('prompt', span, '', { uuid: `${span.uuid}#prompt` });
-  const results = spanMessage('tool-results', span, '', { uuid: `${span.uuid}#results` });
-  const context = spanMessage('context', span, '', { uuid: `${span.uuid}#context` });
+/** A record's place, id and time (Roo Code, and newer Cline, stamp each message with `ts`). */
+type RecordAt = RecordSpan & { uuid: string; timestamp: string | undefined };
+
+function userMessages(rec: JsonRecord, span: RecordAt): Message[] {
+  const { timestamp } = span;
+  const prompt = spanMessage('prompt', span, '', { uuid: `${span.uuid}#prompt`, timestamp });
+  const results = spanMessage('tool-results', span, '', { uuid: `${span.uuid}#results`, timestamp });
+  const context = spanMessage('context', span, '', { uuid: `${span.uuid}#context`, timestamp });
   for (const b of blocks(rec['content'])) {
     if (b['type'] === 'tool_result') {
       const id = str(b['tool_use_id']);
@@ -144,8 +148,8 @@ function userMessages(rec: JsonRecord, span: RecordSpan & { uuid: string }): Mes
 }
 
 /** An assistant turn: its text without `<thinking>`, and its tool calls. */
-function assistantMessage(rec: JsonRecord, span: RecordSpan & { uuid: string }): Message {
-  const reply = spanMessage('reply', span, '', { uuid: span.uuid });
+function assistantMessage(rec: JsonRecord, span: RecordAt): Message {
+  const reply = spanMessage('reply', span, '', { uuid: span.uuid, timestamp: span.timestamp });
   for (const b of blocks(rec['content'])) {
     if (b['type'] === 'text') appendText(reply, (str(b['text']) ?? '').replace(THINKING_RE, '').trim());
     else if (b['type'] === 'tool_use') {
