@@ -70,6 +70,11 @@ if (existsSync('webview/main.ts')) {
     bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production,
     minify: production, entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', logLevel: 'warning',
   });
+  // the exchange viewer: markdown-it tokenizes transcript text, highlight.js colours code blocks
+  builds.push({
+    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production,
+    minify: production, entryPoints: ['webview/viewer.ts'], outfile: 'dist/viewer.js', logLevel: 'warning',
+  });
 }
 
 if (watch) {

@@ -2,9 +2,10 @@ import { loadStart } from './host/loadStart';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { HostMessage } from './protocol';
+import type { ViewerMessage } from './viewerProtocol';
 import { registerCommands } from './host/commands';
 import { Config } from './host/config';
-import { ExchangeViewer, SCHEME } from './host/exchangeViewer';
+import { ExchangeViewer } from './host/exchangeViewer';
 import { ActiveFileStatus } from './host/activeFileStatus';
 import { FileDecorations } from './host/fileDecorations';
 import { FileHistoryIndex } from './host/fileHistoryIndex';
@@ -49,6 +50,8 @@ export interface AgentRecallApi {
   liveTriggers(): number;
   /** Whether the recall panel is open and the last messages it was sent. */
   recallPanel(): { open: boolean; posted: HostMessage[] };
+  /** The exchange the viewer shows (when open) and the last messages it was sent. */
+  exchangeViewer(): { shown: string | undefined; posted: ViewerMessage[] };
   /** Which distiller would run now and why (never prompts). */
   getDistillerStatus(): Promise<DistillerStatus>;
   /** Every change of the index state, with the summary as it now stands. */
@@ -73,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore);
     const index = new IndexService(workspace, storeDir, config, llm);
     const mcp = new McpServerProvider(context.extension, index, config, folders);
-    const viewer = new ExchangeViewer(index);
+    const viewer = new ExchangeViewer(context.extensionUri, index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);
     const hover = new FileHover(files);
@@ -99,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       activeFile,
       recall,
       mcp,
-      vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }, { scheme: SCHEME }], hover),
+      vscode.languages.registerHoverProvider([{ scheme: 'file' }, { scheme: 'untitled' }], hover),
       new StatusBar(index),
       status,
       vscode.window.registerTreeDataProvider('agentRecall.status', status),
@@ -133,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       reloadFileHistory: () => files.reload(),
       liveTriggers: () => liveTriggers,
       recallPanel: () => ({ open: recall.isOpen, posted: [...posted] }),
+      exchangeViewer: () => ({ shown: viewer.shown, posted: [...viewer.posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
       search: async (query) => (await index.memory()).search(query, await index.embedding()),
       mcp: { registered: mcp.registered, launch: () => mcp.launch() },

@@ -1,66 +1,66 @@
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { renderExchangeMarkdown } from '../core/exchangeMarkdown';
+import { exchangeView } from '../core/exchangeView';
+import type { FileTouch } from '../core/model';
+import { isViewerRequest, isWebLink, type ViewerMessage, type ViewerRequest } from '../viewerProtocol';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
+import { log } from './log';
 
-/** The extension's own read-only URI scheme: `agent-recall:/exchange/<id>.md`. */
-export const SCHEME = 'agent-recall';
+export const VIEW_TYPE = 'agentRecall.exchange';
 
-export function exchangeUri(exchangeId: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: SCHEME, path: `/exchange/${exchangeId}.md` });
-}
+/**
+ * The exchange viewer: one reading view (a webview with the recall panel's CSP) that shows one exchange at a
+ * time; opening another exchange reuses it where it is, so it never spreads into new editor groups. It comes
+ * back after a window reload (the webview keeps the exchange id in its state).
+ */
+export class ExchangeViewer extends Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private ready = false;
+  private current: string | undefined;
+  /** Messages posted to the webview, newest last (a few), for the in-host tests. */
+  readonly posted: ViewerMessage[] = [];
 
-/** The exchange id of a viewer URI, or undefined for any other URI. */
-export function exchangeIdOf(uri: vscode.Uri | undefined): string | undefined {
-  if (uri?.scheme !== SCHEME) return undefined;
-  return /^\/exchange\/([^/]+)\.md$/.exec(uri.path)?.[1];
-}
-
-/** Renders stored exchanges as Markdown documents; re-renders open ones when the index changes. */
-export class ExchangeViewer extends Disposable implements vscode.TextDocumentContentProvider {
-  private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
-  readonly onDidChange = this.changed.event;
-
-  constructor(private readonly index: IndexService) {
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly index: IndexService,
+  ) {
     super();
-    this.register(vscode.workspace.registerTextDocumentContentProvider(SCHEME, this));
-    this.register(
-      index.onDidChange(() => {
-        if (index.currentState !== 'idle') return;
-        for (const d of vscode.workspace.textDocuments) if (d.uri.scheme === SCHEME) this.changed.fire(d.uri);
-      }),
-    );
+    this.register(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const id = typeof state === 'object' && state !== null ? (state as { exchangeId?: unknown }).exchangeId : undefined;
+        this.adopt(panel);
+        if (typeof id === 'string') await this.show(id);
+      },
+    }));
+    this.register(index.onDidChange(() => {
+      if (index.currentState === 'idle' && this.current && this.panel) void this.show(this.current).catch(() => undefined);
+    }));
   }
 
-  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const id = exchangeIdOf(uri);
-    if (!id) return `# Not an exchange\n\n${uri.toString()} does not name an exchange.`;
-    const memory = await this.index.memory();
-    const exchange = await memory.exchange(id);
-    if (!exchange) return `# Exchange not found\n\nThe exchange ${id} is not in the index (it may have been re-indexed).`;
-    const [distilled, neighbours] = await Promise.all([memory.distilled(id), memory.neighbours(id)]);
-    return renderExchangeMarkdown({
-      exchange,
-      ...(distilled ? { distilled } : {}),
-      ...(neighbours ? { neighbours } : {}),
-    });
+  /** The exchange shown, if the viewer is open. */
+  get shown(): string | undefined {
+    return this.panel ? this.current : undefined;
   }
 
-  /** Opens the verbatim exchange in a read-only Markdown editor. */
-  async open(exchangeId: string, options: { preview?: boolean; viewColumn?: vscode.ViewColumn } = {}): Promise<vscode.TextEditor> {
+  /**
+   * Shows an exchange. The viewer stays in its editor group; the first time it opens in `viewColumn`
+   * (the recall panel asks for the group beside itself), else beside the active editor.
+   */
+  async open(exchangeId: string, options: { viewColumn?: vscode.ViewColumn; preserveFocus?: boolean } = {}): Promise<void> {
     const found = await (await this.index.memory()).exchange(exchangeId);
     if (!found) throw new Error(`The exchange ${exchangeId} is not in the index.`);
-    const doc = await vscode.workspace.openTextDocument(exchangeUri(found.exchangeId));
-    if (doc.languageId !== 'markdown') await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
-    return vscode.window.showTextDocument(doc, { preview: options.preview ?? true, ...(options.viewColumn ? { viewColumn: options.viewColumn } : {}) });
+    if (!this.panel) {
+      this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Exchange', { viewColumn: options.viewColumn ?? vscode.ViewColumn.Beside, preserveFocus: options.preserveFocus ?? false }, this.options()));
+    } else this.panel.reveal(undefined, options.preserveFocus ?? false);
+    await this.show(found.exchangeId);
   }
 
-  /** Opens the previous or next exchange of the conversation shown in `uri` (default: the active editor). */
-  async step(direction: 'previous' | 'next', uri = vscode.window.activeTextEditor?.document.uri): Promise<void> {
-    const id = exchangeIdOf(uri);
-    if (!id) throw new Error('Open an exchange first (Agent Recall: Recall Past Conversation).');
-    const n = await (await this.index.memory()).neighbours(id);
+  /** Opens the previous or next exchange of the conversation shown. */
+  async step(direction: 'previous' | 'next', exchangeId = this.shown): Promise<void> {
+    if (!exchangeId) throw new Error('Open an exchange first (Agent Recall: Recall Past Conversation).');
+    const n = await (await this.index.memory()).neighbours(exchangeId);
     const target = n?.[direction];
     if (!target) {
       void vscode.window.showInformationMessage(`This is the ${direction === 'next' ? 'last' : 'first'} exchange of the conversation.`);
@@ -69,30 +69,176 @@ export class ExchangeViewer extends Disposable implements vscode.TextDocumentCon
     await this.open(target);
   }
 
-  /** Opens the source transcript with the exchange's line range selected. */
-  async openTranscript(exchangeId = exchangeIdOf(vscode.window.activeTextEditor?.document.uri)): Promise<vscode.TextEditor> {
+  /** Opens the source transcript with the exchange's line range selected, beside the viewer. */
+  async openTranscript(exchangeId = this.shown): Promise<vscode.TextEditor> {
     if (!exchangeId) throw new Error('Open an exchange first.');
     const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
-    return openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd);
+    return openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd, this.panel ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active);
   }
 
-  /** Opens a file the exchange touched, at the touched lines when the transcript recorded them. */
-  async openTouchedFile(exchangeId: string, filePath?: string): Promise<vscode.TextEditor | undefined> {
+  /**
+   * Opens a file the exchange touched, at the touched lines when the transcript recorded them: the one
+   * asked for, else the best one that still exists in this workspace (edited before written before read
+   * before mentioned). A file that no longer exists is never opened; the user is told once instead.
+   */
+  async openTouchedFile(exchangeId: string, filePath?: string, viewColumn: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<vscode.TextEditor | undefined> {
     const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
-    const touch = filePath ? e.filesTouched.find((f) => f.path === filePath) : (e.filesTouched.find((f) => f.lines?.length) ?? e.filesTouched[0]);
-    if (!touch) {
+    const asked = filePath ? e.filesTouched.filter((f) => f.path === filePath) : rankTouches(e.filesTouched);
+    if (!asked.length) {
       void vscode.window.showInformationMessage('This exchange touched no files.');
       return undefined;
     }
-    // transcript text chose this path: open only files inside the workspace
-    const uri = resolveTouchedPath(touch.path);
-    if (!uri || !vscode.workspace.getWorkspaceFolder(uri) || touch.path.split('/').includes('..')) {
-      throw new Error(`${touch.path} is outside this workspace, so Agent Recall does not open it.`);
+    const gone: string[] = [];
+    for (const touch of asked) {
+      // transcript text chose this path: open only files inside the workspace
+      const uri = resolveTouchedPath(touch.path);
+      if (!uri || !vscode.workspace.getWorkspaceFolder(uri) || touch.path.split('/').includes('..')) {
+        gone.push(`${touch.path} (outside this workspace)`);
+        continue;
+      }
+      if (!(await exists(uri))) {
+        gone.push(`${touch.path} (no longer exists)`);
+        continue;
+      }
+      const range = touch.lines?.[0];
+      return openAtLines(uri, range?.start ?? 1, range?.end ?? range?.start ?? 1, viewColumn);
     }
-    const range = touch.lines?.[0];
-    return openAtLines(uri, range?.start ?? 1, range?.end ?? range?.start ?? 1);
+    void vscode.window.showInformationMessage(`Agent Recall cannot open the file${gone.length > 1 ? 's' : ''} this exchange touched: ${gone.slice(0, 4).join(', ')}${gone.length > 4 ? ', …' : ''}.`);
+    return undefined;
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.panel?.dispose();
+    this.panel = panel;
+    this.ready = false;
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'activity.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: this.options().localResourceRoots! };
+    panel.webview.html = this.html(panel.webview);
+    panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+    panel.onDidDispose(() => {
+      if (this.panel === panel) this.panel = undefined;
+    });
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      enableFindWidget: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private async show(exchangeId: string): Promise<void> {
+    this.current = exchangeId;
+    const memory = await this.index.memory();
+    const e = await memory.exchange(exchangeId);
+    if (!e) {
+      this.post({ type: 'missing', exchangeId });
+      return;
+    }
+    const [distilled, neighbours] = await Promise.all([memory.distilled(e.exchangeId), memory.neighbours(e.exchangeId)]);
+    const view = exchangeView(e, distilled, neighbours);
+    if (this.panel) this.panel.title = view.title.length > 40 ? `${view.title.slice(0, 39)}…` : view.title;
+    this.post({ type: 'show', view });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    if (!isViewerRequest(raw)) {
+      log.warn(`Exchange viewer: ignored a malformed message ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
+    try {
+      await this.handle(raw);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`Exchange viewer: ${message}`);
+      void vscode.window.showErrorMessage(message);
+    }
+  }
+
+  private async handle(m: ViewerRequest): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        this.ready = true;
+        if (this.current) await this.show(this.current);
+        return;
+      case 'step':
+        await this.step(m.direction);
+        return;
+      case 'openRaw':
+        await this.openTranscript();
+        return;
+      case 'openFile':
+        if (this.current) await this.openTouchedFile(this.current, m.path, vscode.ViewColumn.Beside);
+        return;
+      case 'openLink':
+        // checked again here: the webview is not trusted to have filtered it; VS Code asks before opening
+        // a link to a domain the user has not trusted
+        if (isWebLink(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
+        else log.warn(`Exchange viewer: refused to open a non-http(s) link ${m.href.slice(0, 200)}`);
+        return;
+    }
+  }
+
+  private post(m: ViewerMessage): void {
+    this.posted.push(m);
+    if (this.posted.length > 20) this.posted.shift();
+    if (this.panel && this.ready) void this.panel.webview.postMessage(m);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'viewer.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'viewer.css'));
+    // the recall panel's policy: nothing remote, no inline script or style, no navigation
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+      "connect-src 'none'",
+      "form-action 'none'",
+      "base-uri 'none'",
+      "frame-src 'none'",
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>Exchange</title>
+</head>
+<body>
+<div id="app" role="document" aria-label="Past exchange"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  override dispose(): void {
+    this.panel?.dispose();
+    super.dispose();
+  }
+}
+
+const HOW_RANK: Record<string, number> = { edit: 0, write: 1, read: 2, mention: 3 };
+
+/** Touched files best first for "open the file it touched": edited (with lines first), written, read, mentioned. */
+export function rankTouches(files: readonly FileTouch[]): FileTouch[] {
+  return [...files].sort((a, b) => (HOW_RANK[a.how] ?? 4) - (HOW_RANK[b.how] ?? 4) || Number(!b.lines?.length) - Number(!a.lines?.length));
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.File) !== 0;
+  } catch {
+    return false;
   }
 }
 
@@ -103,10 +249,10 @@ export function resolveTouchedPath(p: string): vscode.Uri | undefined {
   return folder ? vscode.Uri.joinPath(folder.uri, ...p.split('/')) : undefined;
 }
 
-async function openAtLines(uri: vscode.Uri, start: number, end: number): Promise<vscode.TextEditor> {
+async function openAtLines(uri: vscode.Uri, start: number, end: number, viewColumn: vscode.ViewColumn): Promise<vscode.TextEditor> {
   const doc = await vscode.workspace.openTextDocument(uri);
   const last = Math.max(0, Math.min(doc.lineCount - 1, end - 1));
   const first = Math.max(0, Math.min(last, start - 1));
   const range = new vscode.Range(first, 0, last, doc.lineAt(last).text.length);
-  return vscode.window.showTextDocument(doc, { selection: range, preview: true });
+  return vscode.window.showTextDocument(doc, { selection: range, preview: true, viewColumn });
 }

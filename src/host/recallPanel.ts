@@ -114,10 +114,11 @@ export class RecallPanel extends Disposable {
         await this.query(m.seq, m.text, m.facets, m.exclude);
         return;
       case 'open':
-        await this.viewer.open(m.exchangeId, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+        // beside the panel, keeping the panel in view (the viewer stays in its group once open)
+        await this.viewer.open(m.exchangeId, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
         return;
       case 'openFile':
-        await this.viewer.openTouchedFile(m.exchangeId, m.path);
+        await this.viewer.openTouchedFile(m.exchangeId, m.path, vscode.ViewColumn.Beside);
         return;
       case 'moreLikeThis':
         await this.moreLikeThis(m.exchangeId);

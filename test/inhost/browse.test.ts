@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
+import type { ExchangeView } from '../../src/viewerProtocol';
 import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 
 /** Exchange ids and files straight from the store, to compare what the UI shows against. */
@@ -34,34 +35,55 @@ function hoverText(hovers: vscode.Hover[]): string {
   return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
 }
 
+/** The view the exchange viewer last showed (its webview renders exactly this). */
+async function shownView(id: string): Promise<ExchangeView> {
+  const a = await api();
+  const m = await eventually(() => a.exchangeViewer().posted.filter((p) => p.type === 'show' && p.view.exchangeId === id).pop(), 10_000);
+  assert.ok(m?.type === 'show', `the viewer showed ${id}`);
+  return m.view;
+}
+
+function viewerTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('agentRecall.exchange'));
+}
+
 describe('Exchange viewer', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
 
-  it('opens the verbatim exchange as a read-only Markdown document', async () => {
+  it('shows the exchange as a reading view: title, date, turns as a conversation, tool calls apart, a distilled card', async () => {
     const id = await exchangeIdByPrompt('case-insensitive');
     await vscode.commands.executeCommand('agentRecall.openExchange', id);
-    const doc = vscode.window.activeTextEditor?.document;
-    assert.equal(doc?.uri.scheme, 'agent-recall');
-    assert.equal(doc?.languageId, 'markdown');
-    const text = doc!.getText();
-    assert.match(text, /^## User\n\nMake the coupon check case-insensitive/m);
-    assert.match(text, /^## Assistant\n\nDone: `checkoutSummary` now normalises/m);
-    assert.match(text, /\[tool\] Edit .*src\/checkout\.js/);
-    assert.match(text, /\*\*Agent:\*\* claude-code/);
-    assert.match(text, /exchange 2 of 3 in this conversation/);
-    assert.match(text, /^- src\/checkout\.js \(edit lines 4\)/m);
+    const v = await shownView(id);
+    await eventually(() => viewerTabs().length > 0, 5_000);
+    assert.equal(viewerTabs().length, 1);
+    assert.ok(v.title.length > 5 && !/^[0-9a-f]{12}$/.test(v.title), v.title);
+    assert.match(v.date, /^\w{3} \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC$/);
+    assert.equal(v.approximate, undefined, 'Claude Code messages carry their own time');
+    assert.equal(v.agent, 'claude-code');
+    assert.equal(v.position, 'exchange 2 of 3');
+    assert.deepEqual(v.turns.map((t) => t.kind).filter((k, i, all) => k !== all[i - 1]), ['user', 'assistant', 'tools', 'assistant']);
+    assert.match((v.turns[0] as { text: string }).text, /^Make the coupon check case-insensitive/);
+    assert.ok(v.turns.some((t) => t.kind === 'tools' && t.lines.some((l) => /\[tool\] Edit .*src\/checkout\.js/.test(l))));
+    assert.ok(v.card && v.card.core.length > 5, 'the distilled object as a card');
+    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', how: 'edit', lines: '4' });
   });
 
-  it('steps to the next and previous exchange of the conversation', async () => {
+  it('steps to the next and previous exchange of the conversation in the same view, in the same group', async () => {
     const second = await exchangeIdByPrompt('case-insensitive');
     const third = await exchangeIdByPrompt('Run the unit tests');
+    const a = await api();
     await vscode.commands.executeCommand('agentRecall.openExchange', second);
+    const groups = vscode.window.tabGroups.all.length;
     await vscode.commands.executeCommand('agentRecall.nextExchange');
-    assert.equal(vscode.window.activeTextEditor?.document.uri.path, `/exchange/${third}.md`);
+    assert.equal(a.exchangeViewer().shown, third);
+    await shownView(third);
     await vscode.commands.executeCommand('agentRecall.previousExchange');
-    assert.equal(vscode.window.activeTextEditor?.document.uri.path, `/exchange/${second}.md`);
+    assert.equal(a.exchangeViewer().shown, second);
+    await vscode.commands.executeCommand('agentRecall.openExchange', third);
+    assert.equal(viewerTabs().length, 1, 'one viewer, reused');
+    assert.equal(vscode.window.tabGroups.all.length, groups, 'no new editor group');
   });
 
   it('opens the raw transcript at the exchange lines', async () => {
@@ -83,6 +105,26 @@ describe('Exchange viewer', () => {
     assert.equal(ed.selection.start.line, 3);
   });
 
+  it('opens the edited file before a mentioned one, and never a file that no longer exists', async () => {
+    const id = await exchangeIdByPrompt('case-insensitive');
+    // listed before src/checkout.js (edited, lines 4): a mention, and an edit with lines of a file deleted since
+    const gone = 'src/a-deleted-since.js';
+    await withStore(async (s) => {
+      await s.db.run("INSERT OR IGNORE INTO files_touched(exchange_n, path, how) SELECT n, 'src/cart.js', 'mention' FROM exchanges WHERE id = ?", [id]);
+      await s.db.run(`INSERT OR IGNORE INTO files_touched(exchange_n, path, how, lines) SELECT n, ?, 'edit', '[{"start":2,"end":3}]' FROM exchanges WHERE id = ?`, [gone, id]);
+    });
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentRecall.openTouchedFile', id);
+      assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(fixture().workspace, 'src/checkout.js'));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentRecall.openTouchedFile', id, gone);
+      assert.equal(vscode.window.activeTextEditor, undefined, 'a file that no longer exists is not opened');
+    } finally {
+      await withStore((s) => s.db.run("DELETE FROM files_touched WHERE path = ? OR (path = 'src/cart.js' AND how = 'mention' AND exchange_n = (SELECT n FROM exchanges WHERE id = ?))", [gone, id]));
+    }
+  });
+
   it('opens no touched file outside the workspace', async () => {
     const id = await exchangeIdByPrompt('case-insensitive');
     await withStore((s) => s.db.run("INSERT OR IGNORE INTO files_touched(exchange_n, path, how) SELECT n, '/etc/hostname', 'read' FROM exchanges WHERE id = ?", [id]));
@@ -94,10 +136,11 @@ describe('Exchange viewer', () => {
   });
 
   it('refuses a bad exchange id with a message instead of opening something', async () => {
-    const before = vscode.window.activeTextEditor?.document.uri.toString();
+    const a = await api();
+    const before = a.exchangeViewer().shown;
     await vscode.commands.executeCommand('agentRecall.openExchange', '../../etc/passwd');
     await vscode.commands.executeCommand('agentRecall.openExchange', 'ffffffffffff');
-    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), before);
+    assert.equal(a.exchangeViewer().shown, before);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ViewerMessage } from '../../src/viewerProtocol';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { HostMessage } from '../../src/protocol';
@@ -33,6 +34,7 @@ export interface AgentRecallApi {
   onIndexChange(listener: (e: { state: string; progress?: string; summary: { exchanges: number; lastIndexedAt?: Date } }) => void): vscode.Disposable;
   recallPanel(): { open: boolean; posted: HostMessage[] };
   readonly mcp: { readonly registered: boolean; launch(): { label: string; command: string; args: string[]; env: Record<string, string>; version: string } | undefined };
+  exchangeViewer(): { shown: string | undefined; posted: ViewerMessage[] };
 }
 
 export interface TreeProvider {

@@ -1,0 +1,92 @@
+import { parseVerbatim } from './exchangeMarkdown';
+import { formatLineRanges, headline } from './format';
+import type { AgentKind, DatePrecision, DistilledView } from './model';
+import type { Neighbours } from './store/browse';
+import type { StoredExchange } from './store/rows';
+import { relativeDate } from './time';
+
+/**
+ * What the exchange viewer shows, already shaped for reading: a title a person recognises, a readable
+ * date (and whether it is approximate), the turns as a conversation and the distilled object as a small
+ * card. Transcript text stays raw here: the viewer's webview tokenizes it as Markdown and builds text nodes,
+ * so nothing in it is ever markup.
+ */
+export interface ExchangeView {
+  readonly exchangeId: string;
+  /** The conversation's title, else the distilled core, else the prompt's first line. */
+  readonly title: string;
+  /** "Sat 3 Oct 2026, 10:12 UTC", or "unknown date". */
+  readonly date: string;
+  /** "2 months ago". */
+  readonly when: string;
+  /** Set when the date is not the exchange's own: where it comes from, in words. */
+  readonly approximate?: string;
+  readonly agent: AgentKind;
+  readonly session: string;
+  /** "exchange 2 of 5" when the conversation has more than one. */
+  readonly position?: string;
+  readonly previous?: string;
+  readonly next?: string;
+  /** The source transcript and the exchange's lines in it. */
+  readonly transcript: string;
+  readonly card?: DistilledCard;
+  readonly files: ReadonlyArray<{ readonly path: string; readonly how: string; readonly lines?: string }>;
+  readonly turns: readonly Turn[];
+}
+
+export interface DistilledCard {
+  readonly core: string;
+  readonly context?: string;
+  readonly rooms: readonly string[];
+  readonly distiller: string;
+}
+
+/** A turn of the conversation; tool calls and their outputs come as one collapsed group. */
+export type Turn =
+  | { readonly kind: 'user' | 'assistant' | 'context'; readonly text: string }
+  | { readonly kind: 'tools'; readonly lines: readonly string[] };
+
+const APPROXIMATE: Record<Exclude<DatePrecision, 'message'>, string> = {
+  session: "approximate date: the conversation's start",
+  'file-name': "approximate date: from the transcript's file name",
+};
+
+/** "Sat 3 Oct 2026, 10:12 UTC". */
+export function readableDate(iso: string | undefined): string {
+  const t = iso ? Date.parse(iso) : NaN;
+  if (Number.isNaN(t)) return 'unknown date';
+  const d = new Date(t);
+  const day = d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).replace(',', '');
+  const time = d.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
+  return `${day}, ${time} UTC`;
+}
+
+export function exchangeView(e: StoredExchange, distilled?: DistilledView, neighbours?: Neighbours, now = Date.now()): ExchangeView {
+  const title = e.title?.trim() || headline({ ...(distilled ? { core: distilled.exchangeCore } : {}), prompt: e.prompt }, 160);
+  const precision = e.startedAt ? e.datePrecision : undefined;
+  return {
+    exchangeId: e.exchangeId,
+    title,
+    date: readableDate(e.startedAt),
+    when: relativeDate(e.startedAt, now),
+    ...(precision && precision !== 'message' ? { approximate: APPROXIMATE[precision] } : {}),
+    agent: e.agent,
+    session: `${e.sessionId}${e.gitBranch ? ` on branch ${e.gitBranch}` : ''}${e.isSubagent ? ' (subagent)' : ''}`,
+    ...(neighbours && neighbours.total > 1 ? { position: `exchange ${neighbours.position} of ${neighbours.total}` } : {}),
+    ...(neighbours?.previous ? { previous: neighbours.previous } : {}),
+    ...(neighbours?.next ? { next: neighbours.next } : {}),
+    transcript: `${e.file}, lines ${e.lineStart}–${e.lineEnd}`,
+    ...(distilled
+      ? {
+          card: {
+            core: distilled.exchangeCore,
+            ...(distilled.specificContext ? { context: distilled.specificContext } : {}),
+            rooms: distilled.rooms.map((r) => r.label),
+            distiller: `${distilled.distiller}${distilled.model ? ` / ${distilled.model}` : ''}`,
+          },
+        }
+      : {}),
+    files: e.filesTouched.map((f) => ({ path: f.path, how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
+    turns: parseVerbatim(e.verbatim).map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines } : { kind: b.kind, text: b.text })),
+  };
+}
