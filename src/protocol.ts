@@ -29,8 +29,7 @@ export type WebviewMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'query'; readonly seq: number; readonly text: string; readonly facets: Facets; readonly exclude: readonly string[] }
   | { readonly type: 'open'; readonly exchangeId: string }
-  | { readonly type: 'openFile'; readonly exchangeId: string; readonly path?: string }
-  | { readonly type: 'moreLikeThis'; readonly exchangeId: string };
+  | { readonly type: 'openFile'; readonly exchangeId: string; readonly path?: string };
 
 // host -> webview
 export type HostMessage =
@@ -47,7 +46,7 @@ export type HostMessage =
   | { readonly type: 'setQuery'; readonly text: string; readonly facets: Facets }
   | { readonly type: 'error'; readonly seq?: number; readonly message: string };
 
-const WEBVIEW_TYPES = new Set(['ready', 'query', 'open', 'openFile', 'moreLikeThis']);
+const WEBVIEW_TYPES = new Set(['ready', 'query', 'open', 'openFile']);
 
 /** Messages from a webview are untrusted input: check the shape before acting on one. */
 export function isWebviewMessage(m: unknown): m is WebviewMessage {
@@ -59,7 +58,6 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return typeof r['seq'] === 'number' && typeof r['text'] === 'string' && typeof r['facets'] === 'object' && r['facets'] !== null &&
         Array.isArray(r['exclude']) && (r['exclude'] as unknown[]).every((x) => typeof x === 'string');
     case 'open':
-    case 'moreLikeThis':
       return typeof r['exchangeId'] === 'string';
     case 'openFile':
       return typeof r['exchangeId'] === 'string' && (r['path'] === undefined || typeof r['path'] === 'string');

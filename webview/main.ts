@@ -3,7 +3,7 @@
 // CSP forbids inline scripts and handlers anyway.
 import type { Candidate, ConfidenceTier, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
 
-declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void };
+declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
 // short enough that debounce + search (p50 20 ms, p95 61 ms on 10,000 exchanges) stays near 150 ms
@@ -70,6 +70,8 @@ function scheduleQuery(delay = DEBOUNCE_MS): void {
 
 function sendQuery(): void {
   state.seq++;
+  // kept by VS Code with the panel, so the query comes back after a window reload
+  vscode.setState({ text: state.text, facets: state.facets });
   vscode.postMessage({ type: 'query', seq: state.seq, text: state.text, facets: state.facets, exclude: state.exclude });
 }
 
@@ -136,6 +138,7 @@ function renderChips(): void {
   for (const a of state.status?.agents ?? []) chips.append(chip(a, f.agent === a, () => setFacets({ ...f, agent: f.agent === a ? undefined : a })));
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
   if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
+  if (f.like) chips.append(chip(`like: ${f.like.label} ✕`, true, () => setFacets({ ...f, like: undefined }), 'Stop looking for exchanges like this one'));
   if (state.candidates.length) {
     chips.append(button('Not these', () => exclude(state.candidates.map((c) => c.exchangeId)), { class: 'chip action', title: 'Hide these candidates and show the next ones' }));
   }
@@ -156,12 +159,14 @@ function renderBanner(): void {
   if (s?.message) lines.push(s.message);
   if (state.notice) lines.push(state.notice);
   else if (s && !s.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);
-  const asked = state.text.trim() || state.facets.room || state.facets.file;
+  const asked = state.text.trim() || state.facets.room || state.facets.file || state.facets.like;
   if (!asked) {
-    lines.push(s && s.exchanges === 0 && !s.indexing
-      ? 'No exchanges are indexed yet: no agent transcripts were found for this workspace.'
-      : `Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
-    if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
+    if (s && s.exchanges === 0 && !s.indexing) lines.push('No exchanges are indexed yet: no agent transcripts were found for this workspace.');
+    else {
+      lines.push(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
+      if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
+      if (state.candidates.length) lines.push('Most recent exchanges of this workspace:');
+    }
   } else if (state.shownSeq > 0 && state.candidates.length === 0) {
     lines.push('No past exchange matches. Try other words, or remove a filter.');
   } else if (state.candidates.length && state.confidence === 'low') {
@@ -185,14 +190,16 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   const li = el('li', { id: `c-${i}`, role: 'option', class: 'candidate', 'aria-selected': String(i === state.selected), 'data-id': c.exchangeId },
     el('div', { class: 'headline' }, el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence]), c.headline),
     ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
-    el('div', { class: 'meta' }, el('span', { title: c.date }, c.when), ' · ', c.agent, c.distilled ? '' : ' · not distilled yet'),
+    el('div', { class: 'meta' }, ...(c.title ? [el('span', { class: 'title' }, c.title), ' · '] : []),
+      el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agent, c.distilled ? '' : ' · not distilled yet'),
     snippet,
     files,
     rooms,
-    el('div', { class: 'why' }, c.why),
+    ...(c.why ? [el('div', { class: 'why' }, c.why)] : []),
     el('div', { class: 'actions' },
       button('Open', () => open(c), { class: 'link' }),
-      button('More like this', () => vscode.postMessage({ type: 'moreLikeThis', exchangeId: c.exchangeId }), { class: 'link' }),
+      // the query box keeps the user's words; the seed becomes a chip and is never a candidate itself
+      button('More like this', () => setFacets({ ...state.facets, like: { id: c.exchangeId, label: c.headline.length > 60 ? `${c.headline.slice(0, 59)}…` : c.headline } }), { class: 'link' }),
       button('Not this', () => exclude([c.exchangeId]), { class: 'link' })),
   );
   li.addEventListener('click', () => select(i));
@@ -244,7 +251,12 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
   }
 });
 
+const saved = vscode.getState() as { text?: unknown; facets?: unknown } | undefined;
+if (typeof saved?.text === 'string') input.value = state.text = saved.text;
+if (typeof saved?.facets === 'object' && saved.facets !== null) state.facets = saved.facets as Facets;
 renderChips();
 renderBanner();
 input.focus();
 vscode.postMessage({ type: 'ready' });
+// an empty query answers with the most recent exchanges, so the panel is useful before typing
+sendQuery();

@@ -1,9 +1,9 @@
 import { parseVerbatim } from './exchangeMarkdown';
 import { formatLineRanges, headline } from './format';
-import type { AgentKind, DatePrecision, DistilledView } from './model';
+import type { AgentKind, DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
-import { relativeDate } from './time';
+import { approximateDate, relativeDate } from './time';
 
 /**
  * What the exchange viewer shows, already shaped for reading: a title a person recognises, a readable
@@ -46,11 +46,6 @@ export type Turn =
   | { readonly kind: 'user' | 'assistant' | 'context'; readonly text: string }
   | { readonly kind: 'tools'; readonly lines: readonly string[] };
 
-const APPROXIMATE: Record<Exclude<DatePrecision, 'message'>, string> = {
-  session: "approximate date: the conversation's start",
-  'file-name': "approximate date: from the transcript's file name",
-};
-
 /** "Sat 3 Oct 2026, 10:12 UTC". */
 export function readableDate(iso: string | undefined): string {
   const t = iso ? Date.parse(iso) : NaN;
@@ -63,13 +58,13 @@ export function readableDate(iso: string | undefined): string {
 
 export function exchangeView(e: StoredExchange, distilled?: DistilledView, neighbours?: Neighbours, now = Date.now()): ExchangeView {
   const title = e.title?.trim() || headline({ ...(distilled ? { core: distilled.exchangeCore } : {}), prompt: e.prompt }, 160);
-  const precision = e.startedAt ? e.datePrecision : undefined;
+  const approximate = e.startedAt ? approximateDate(e.datePrecision) : '';
   return {
     exchangeId: e.exchangeId,
     title,
     date: readableDate(e.startedAt),
     when: relativeDate(e.startedAt, now),
-    ...(precision && precision !== 'message' ? { approximate: APPROXIMATE[precision] } : {}),
+    ...(approximate ? { approximate } : {}),
     agent: e.agent,
     session: `${e.sessionId}${e.gitBranch ? ` on branch ${e.gitBranch}` : ''}${e.isSubagent ? ' (subagent)' : ''}`,
     ...(neighbours && neighbours.total > 1 ? { position: `exchange ${neighbours.position} of ${neighbours.total}` } : {}),

@@ -7,7 +7,7 @@ import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage'
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer } from './model';
-import { moreLikeThisText, recall, type RecallAnswer, type RecallRequest } from './recall';
+import { isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
@@ -179,8 +179,16 @@ export class Memory {
   }
 
   /** One step of a recall session: the request's candidates, shaped for display. */
-  recall(request: RecallRequest, embedding?: Embedding, now = Date.now()): Promise<RecallAnswer> {
-    return recall((q) => this.search(q, embedding), request, now);
+  async recall(request: RecallRequest, embedding?: Embedding, now = Date.now()): Promise<RecallAnswer> {
+    // nothing asked yet: the workspace's most recent exchanges, so the panel is useful before typing
+    if (isEmptyRequest(request)) {
+      return { candidates: (await this.recent(request.limit ?? RECALL_CANDIDATES)).map((l) => recentCandidate(l, now)), confidence: 'low', recent: true };
+    }
+    const like = request.facets?.like;
+    if (!like) return recall((q) => this.search(q, embedding), request, now);
+    // "more like this": the seed's distilled object joins the user's words; the seed itself is never a candidate
+    const text = `${request.text} ${await this.moreLikeThis(like.id)}`.trim();
+    return recall((q) => this.search(q, embedding), { ...request, text, exclude: [...(request.exclude ?? []), like.id] }, now);
   }
 
   /** "More like this": the query text that stands for an exchange. */

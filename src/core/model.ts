@@ -242,6 +242,8 @@ export interface HitRoom {
 
 export interface Hit extends ExchangeSummary {
   readonly conversationId: string;
+  /** The conversation's title, when the agent recorded one. */
+  readonly title?: string;
   /** Fused score (higher is better). */
   readonly score: number;
   readonly parts: readonly ScorePart[];

@@ -1,6 +1,7 @@
 import type { AgentKind, Confidence } from './model';
 import { MARK_END, MARK_START } from './search/snippet';
 import type { Hit, SearchFilters, SearchResult } from './search/types';
+import type { ExchangeListing } from './store/browse';
 import { formatLineRanges, headline } from './format';
 import { approximateDate, relativeDate, shortDate } from './time';
 
@@ -18,6 +19,8 @@ export interface Facets {
   readonly time?: TimeFacet;
   readonly room?: { readonly id: string; readonly label: string };
   readonly file?: string;
+  /** "More like this": exchanges like this one (never the exchange itself); the query box keeps the user's words. */
+  readonly like?: { readonly id: string; readonly label: string };
 }
 
 /** A piece of snippet text; `mark` pieces matched a query term. Never HTML: views make text nodes. */
@@ -38,6 +41,8 @@ export interface Candidate {
   readonly exchangeId: string;
   /** The distilled core, or the prompt when the exchange is not distilled yet. */
   readonly headline: string;
+  /** The conversation's title, when the agent recorded one. */
+  readonly title?: string;
   readonly distilled: boolean;
   readonly context?: string;
   readonly when: string;
@@ -47,7 +52,7 @@ export interface Candidate {
   readonly rooms: ReadonlyArray<{ readonly id: string; readonly label: string }>;
   readonly confidence: Confidence;
   readonly snippet: readonly SnippetPart[];
-  /** Why it matched, e.g. "matched coupon, checkout · verbatim/bm25 #1". */
+  /** Why it matched, in the user's words (whyMatched). */
   readonly why: string;
 }
 
@@ -63,6 +68,8 @@ export interface RecallAnswer {
   readonly candidates: readonly Candidate[];
   readonly confidence: Confidence;
   readonly notice?: string;
+  /** The request asked nothing: the candidates are the workspace's most recent exchanges. */
+  readonly recent?: boolean;
 }
 
 /** Candidates the recall panel shows at once. */
@@ -70,7 +77,7 @@ export const RECALL_CANDIDATES = 20;
 
 /** True when a request asks nothing (no text and no facet that lists exchanges on its own). */
 export function isEmptyRequest(r: RecallRequest): boolean {
-  return !r.text.trim() && !r.facets?.room && !r.facets?.file;
+  return !r.text.trim() && !r.facets?.room && !r.facets?.file && !r.facets?.like;
 }
 
 /** Runs one recall request through `search` and shapes the hits. */
@@ -92,6 +99,25 @@ export async function recall(
 export function moreLikeThisText(d: { core: string; context: string } | undefined, prompt: string | undefined): string {
   const text = d ? `${d.core} ${d.context}` : (prompt ?? '');
   return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+/** A recent exchange as a candidate of the empty panel (nothing matched, so no snippet and no why). */
+export function recentCandidate(l: ExchangeListing, now = Date.now()): Candidate {
+  return {
+    exchangeId: l.exchangeId,
+    headline: headline(l),
+    ...(l.title ? { title: l.title } : {}),
+    distilled: l.core !== undefined,
+    ...(l.context ? { context: l.context } : {}),
+    when: relativeDate(l.startedAt, now),
+    date: shortDate(l.startedAt),
+    agent: l.agent,
+    files: [],
+    rooms: [],
+    confidence: 'low',
+    snippet: [],
+    why: '',
+  };
 }
 
 /** Splits a searcher snippet (terms wrapped in MARK_START…MARK_END) into plain and marked text pieces. */
@@ -119,17 +145,28 @@ export function bracketedSnippet(snippet: string): string {
   return snippetParts(snippet).map((p) => (p.mark ? `[${p.text}]` : p.text)).join('');
 }
 
-/** "matched coupon, checkout · verbatim/bm25 #1 + core/bm25 #3". */
+/**
+ * Why a candidate matched, in the user's words: which of their words it contains and where, and whether it
+ * is close in meaning. Signal names and ranks (`bm25(verbatim) #17`) stay in the command line's output.
+ */
 export function whyMatched(hit: Pick<Hit, 'matchedTerms' | 'parts'>): string {
-  const terms = hit.matchedTerms.length ? `matched ${hit.matchedTerms.join(', ')}` : 'no query word in the text (related)';
-  const signals = hit.parts.map((p) => `${p.signal} #${p.rank}`).join(' + ');
-  return signals ? `${terms} · ${signals}` : terms;
+  const lexical = hit.parts.filter((p) => /bm25/.test(p.signal));
+  const places = [...new Set(lexical.map((p) => (/verbatim/.test(p.signal) ? 'the conversation' : 'its summary')))];
+  const meaning = hit.parts.some((p) => /vec/.test(p.signal));
+  const pieces: string[] = [];
+  if (hit.matchedTerms.length) {
+    const words = hit.matchedTerms.slice(0, 6).map((t) => `“${t}”`).join(', ');
+    pieces.push(`Your words ${words}${places.length ? ` in ${places.join(' and ')}` : ''}`);
+  }
+  if (meaning) pieces.push(pieces.length ? 'close in meaning too' : 'Close in meaning to what you wrote');
+  return pieces.length ? pieces.join('; ') : 'Related: none of your words appear in it';
 }
 
 export function toCandidate(hit: Hit, now = Date.now()): Candidate {
   return {
     exchangeId: hit.exchangeId,
     headline: headline(hit),
+    ...(hit.title ? { title: hit.title } : {}),
     distilled: hit.core !== undefined,
     ...(hit.context ? { context: hit.context } : {}),
     when: relativeDate(hit.startedAt, now),

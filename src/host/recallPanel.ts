@@ -7,6 +7,8 @@ import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 
+const VIEW_TYPE = 'agentRecall.recall';
+
 /**
  * The recall panel: a webview in the editor area where the user describes a vague memory, recognises the
  * exchange among the candidates and opens it. The host answers queries with the core searcher; the
@@ -27,6 +29,13 @@ export class RecallPanel extends Disposable {
   ) {
     super();
     this.register(index.onDidChange((e) => this.postStatus(e.summary)));
+    // after a window reload VS Code hands the panel back; its webview restores the query from its own state
+    this.register(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => {
+        if (this.panel) panel.dispose();
+        else this.panel = this.adopt(panel);
+      },
+    }));
   }
 
   /** Opens (or reveals) the panel, optionally with a query and facets already set. */
@@ -41,13 +50,13 @@ export class RecallPanel extends Disposable {
   }
 
   private create(): vscode.WebviewPanel {
+    return this.adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Recall', vscode.ViewColumn.Active, { retainContextWhenHidden: true }));
+  }
+
+  private adopt(panel: vscode.WebviewPanel): vscode.WebviewPanel {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    const panel = vscode.window.createWebviewPanel('agentRecall.recall', 'Recall', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: true,
-      localResourceRoots: [dist, media],
-    });
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
     panel.iconPath = vscode.Uri.joinPath(media, 'activity.svg');
     panel.webview.html = this.html(panel.webview, dist, media);
     panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
@@ -120,9 +129,6 @@ export class RecallPanel extends Disposable {
       case 'openFile':
         await this.viewer.openTouchedFile(m.exchangeId, m.path, vscode.ViewColumn.Beside);
         return;
-      case 'moreLikeThis':
-        await this.moreLikeThis(m.exchangeId);
-        return;
     }
   }
 
@@ -131,12 +137,6 @@ export class RecallPanel extends Disposable {
     const memory = await this.index.memory();
     const answer = await memory.recall({ text, facets, exclude }, await this.index.embedding());
     this.post({ type: 'results', seq, ...answer, tookMs: Math.round(performance.now() - started) });
-  }
-
-  /** "More like this": the exchange's distilled object (or prompt) becomes the query. */
-  private async moreLikeThis(exchangeId: string): Promise<void> {
-    const text = await (await this.index.memory()).moreLikeThis(exchangeId);
-    this.post({ type: 'setQuery', text, facets: {} });
   }
 
   /** The index state for the banner: from the event that changed it, or read once when the panel is ready. */

@@ -3,9 +3,31 @@
 import assert from 'node:assert/strict';
 import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
 
-/** The recall panel's document inside the webview's nested iframes. */
+/**
+ * The document of the webview that holds `selector` (webviews live in nested iframes, several at once: the
+ * recall panel and the exchange viewer), waiting for it to appear.
+ */
+export async function webviewFrame(page, selector, timeout = 30_000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    for (const f of page.frames()) {
+      if (f.name() === 'active-frame' || /fake\.html|index\.html/.test(f.url())) {
+        if (await f.locator(selector).count().catch(() => 0)) return f;
+      }
+    }
+    if (Date.now() > until) throw new Error(`no webview shows ${selector}`);
+    await page.waitForTimeout(200);
+  }
+}
+
+/** The recall panel's document. */
 export function recallFrame(page) {
-  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  return webviewFrame(page, '#query');
+}
+
+/** The exchange viewer's document once it shows an exchange. */
+export function viewerFrame(page) {
+  return webviewFrame(page, 'main.conversation');
 }
 
 /** Waits until the Index view shows the fixture's count, so searches see every exchange. */
@@ -50,9 +72,13 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
 
   it('opens the panel from the palette, shows candidates for a vague query, and Enter opens the exchange', async () => {
     await runCommand(page, 'Agent Recall: Recall Past Conversation');
-    const frame = recallFrame(page);
+    const frame = await recallFrame(page);
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
+    // before typing: the workspace's most recent exchanges, with their dates
+    await frame.locator('.candidate').first().waitFor({ timeout: 15_000 });
+    await frame.locator('.banner', { hasText: 'Most recent exchanges' }).waitFor();
+    assert.match((await frame.locator('.candidate .meta').first().textContent()) ?? '', /\d{4}-\d\d-\d\d \(.*(ago|just now)\)/);
     await screenshot(page, 'recall-empty');
     await input.click();
     await input.pressSequentially('coupon lower case with spaces', { delay: 30 });
@@ -64,26 +90,43 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const headline = (await first.locator('.headline').textContent()) ?? '';
     assert.ok(headline.length > 10, `a headline: ${headline}`);
     assert.ok((await frame.locator('.candidate mark').count()) > 0, 'matched terms are marked');
-    assert.match((await first.locator('.why').textContent()) ?? '', /matched .+ #\d/);
+    const why = (await first.locator('.why').textContent()) ?? '';
+    assert.match(why, /^Your words “/, 'why it matched, in the user\'s words');
+    assert.doesNotMatch(why, /bm25|vec\(|#\d/, 'no signal names or ranks');
     assert.match((await first.locator('.meta').textContent()) ?? '', /ago|just now/);
     // keyboard: down then up keeps the first selected, Enter opens it
     await input.press('ArrowDown');
     await input.press('ArrowUp');
     assert.equal(await first.getAttribute('aria-selected'), 'true');
+    const groups = await page.locator('.editor-group-container').count();
     await input.press('Enter');
-    const tab = page.locator('.tabs-container .tab', { hasText: /\.md/ }).first();
-    await tab.waitFor({ timeout: 15_000 });
-    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+    const viewer = await viewerFrame(page);
+    await viewer.locator('.turn.user').first().waitFor({ timeout: 15_000 });
+    assert.ok(((await viewer.locator('h1').textContent()) ?? '').length > 5, 'a readable title');
+    assert.match((await viewer.locator('.meta .date').textContent()) ?? '', /\d{4}, \d\d:\d\d UTC/);
     await screenshot(page, 'recall-exchange-open');
+    // a second exchange opens in the same viewer, in the same group: no third group
+    await input.press('ArrowDown');
+    await input.press('Enter');
+    await viewer.locator('.meta', { hasText: 'specstory' }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('.editor-group-container').count(), Math.max(groups, 2), 'the viewer beside the panel, reused');
+    // Ctrl+Enter: the touched file opens beside the panel, which stays in view
+    await input.press('Control+Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: /\.js/ }).first().waitFor({ timeout: 15_000 }).catch(async (err) => {
+      await screenshot(page, 'recall-ctrl-enter-failed');
+      throw err;
+    });
+    assert.equal(await page.locator('.tabs-container .tab.active', { hasText: /^Recall/ }).count(), 1, 'the recall panel is still showing');
   });
 
   it('refines without retyping: an agent chip, "Not these" and "More like this"', async () => {
-    const frame = recallFrame(page);
+    const frame = await recallFrame(page);
     const candidates = frame.locator('.candidate');
     await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
     await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
     await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
     const metas = await frame.locator('.candidate .meta').allTextContents();
+    assert.ok((await frame.locator('.candidate .meta .title').count()) > 0, `SpecStory conversations show their title: ${metas.join(' | ')}`);
     assert.ok(metas.length > 0 && metas.every((m) => m.includes('specstory')), metas.join(' | '));
     await screenshot(page, 'recall-agent-chip');
     const shown = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
@@ -95,12 +138,14 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).click();
     await frame.locator('.candidate .meta', { hasText: 'claude-code' }).first().waitFor();
     const before = await frame.locator('#query').inputValue();
+    const seed = await frame.locator('.candidate').first().getAttribute('data-id');
     await frame.locator('.candidate').first().locator('button', { hasText: 'More like this' }).click();
-    await page.waitForFunction(() => true);
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^like: / }).waitFor();
+    await frame.locator('#results[data-seq]').filter({ hasNot: frame.locator(`.candidate[data-id="${seed}"]`) }).waitFor({ timeout: 10_000 });
     await frame.locator('.candidate').first().waitFor();
-    const query = await frame.locator('#query').inputValue();
-    assert.notEqual(query, before, 'the query became the exchange\'s distilled object');
-    assert.ok(query.length > 10, query);
+    assert.equal(await frame.locator('#query').inputValue(), before, 'the query box keeps the user\'s words');
+    const ids = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    assert.ok(ids.length > 0 && !ids.includes(seed), 'the seed is not among its own "more like this"');
     await screenshot(page, 'recall-more-like-this');
   });
 
@@ -117,7 +162,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await screenshot(page, 'rooms-tree');
     assert.match((await room.textContent()) ?? '', /\d+ · /);
     await exchange.click();
-    await page.locator('.editor-instance .view-lines', { hasText: '## User' }).first().waitFor({ timeout: 15_000 });
+    await (await viewerFrame(page)).locator('.turn.user').first().waitFor({ timeout: 15_000 });
   });
 
   it('lists the exchanges that touched a file when hovering its path', async () => {

@@ -1,6 +1,6 @@
 // Transcript text is untrusted: a transcript carrying command: links, <script>, <img onerror>, javascript:
-// links, Markdown HTML and escaping bypasses must render inert in the recall panel and in the exchange viewer
-// (and its Markdown preview); a Ctrl+click on any link of it runs nothing. Asserted in the browser: no
+// links, Markdown HTML and escaping bypasses must render inert in the recall panel, the exchange viewer and
+// the Rooms tree; a click or Ctrl+click on any link of it runs nothing. Asserted in the browser: no
 // frame's window saw the payloads run, no such element exists, no terminal or editor appeared, and the
 // local logger that every payload URL points at received nothing.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { claudeProjectDir, claudeSession } from '../host/transcripts.mjs';
 import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
 import { hostileExchange, startLogger } from './hostile.mjs';
-import { recallFrame, waitForIndexed } from './recall.ui.mjs';
+import { recallFrame, viewerFrame, waitForIndexed } from './recall.ui.mjs';
 
 /** Every frame of the page (workbench, webviews, their inner frames): did any payload run? */
 async function payloadsThatRan(page) {
@@ -30,24 +30,22 @@ async function sideEffects(page) {
 }
 
 /**
- * Ctrl+clicks every link the editor detected in the visible viewer and every LINK- text of the payloads;
- * dismisses any dialog a click raised and returns the links clicked and the dialogs' texts. Bare http(s)
- * and file URLs are left alone: the editor's own link detector finds them in any text document, and their
- * text is their target.
+ * Clicks, then Ctrl+clicks, every link and inert link (with its shown target) in the viewer; dismisses any dialog a click raised and returns what was clicked and the dialogs' texts.
+ * Links to the logger are left alone: they are http links whose text is their URL, and following one is
+ * what a person clicking it asks for (the test asserts they show their target).
  */
-async function ctrlClickEveryLink(page, editor) {
-  const detected = editor.locator('.view-lines .detected-link');
-  const anchors = editor.locator('.view-lines span', { hasText: /^[^ ]*LINK-/ });
+async function clickEveryLink(page, viewer, logger) {
+  const targets = viewer.locator('#app a, #app .inert-link, #app .link-target');
   const clicked = [];
   const dialogs = [];
-  for (const target of [detected, anchors]) {
-    for (let i = 0; i < (await target.count()); i++) {
-      const link = target.nth(i);
-      const text = ((await link.textContent()) ?? '').trim();
-      if (target === detected && /^(https?|file):\/\//.test(text) && !text.includes('LINK-')) continue;
-      clicked.push(text.slice(0, 80));
-      await link.click({ modifiers: ['Control'] });
-      await page.waitForTimeout(300);
+  const n = await targets.count();
+  for (let i = 0; i < n; i++) {
+    const t = targets.nth(i);
+    if ((await t.getAttribute('data-target'))?.startsWith(logger.url)) continue;
+    clicked.push(((await t.textContent()) ?? '').trim().slice(0, 60));
+    for (const modifiers of [[], ['Control']]) {
+      await t.click({ modifiers, timeout: 5_000 }).catch(() => {});
+      await page.waitForTimeout(250);
       const dialog = page.locator('.monaco-dialog-box');
       if (await dialog.isVisible()) {
         dialogs.push(((await dialog.textContent()) ?? '').slice(0, 200));
@@ -66,8 +64,7 @@ describe('Hostile transcripts render inert', function () {
   before(async () => {
     logger = await startLogger();
     const { prompt: PROMPT, reply: REPLY } = hostileExchange(logger.url, 'xylophone');
-    // tall, so the whole viewer document is rendered at once and every link can be clicked
-    page = await openWorkbench({ height: 2400 });
+    page = await openWorkbench();
     await waitForIndexed(page);
     const { workspace, claudeConfigDir } = session.fixture;
     const dir = join(claudeConfigDir, 'projects', claudeProjectDir(workspace));
@@ -89,7 +86,7 @@ describe('Hostile transcripts render inert', function () {
 
   it('shows the hostile exchange in the recall panel as text, and nothing runs', async () => {
     await runCommand(page, 'Agent Recall: Recall Past Conversation');
-    const frame = recallFrame(page);
+    const frame = await recallFrame(page);
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
     await input.fill('');
@@ -105,46 +102,56 @@ describe('Hostile transcripts render inert', function () {
     assert.equal(await results.locator('img, script, iframe, svg, a, details').count(), 0, 'no element was created from transcript text');
     assert.deepEqual(await payloadsThatRan(page), []);
     await input.press('Enter');
-    await page.locator('.editor-instance .view-lines', { hasText: 'xylophone' }).first().waitFor({ timeout: 15_000 });
   });
 
-  it('runs nothing on a Ctrl+click on any link of the exchange viewer', async () => {
-    const editor = page.locator('.editor-instance', { has: page.locator('.view-lines', { hasText: 'xylophone' }) }).first();
-    await editor.locator('.view-lines', { hasText: 'LINK-send' }).waitFor({ timeout: 15_000 });
-    await page.waitForTimeout(1500); // link providers run after the document renders
+  it('shows it in the exchange viewer as text: only http(s) links, saying where they go; nothing loads', async () => {
+    const viewer = await viewerFrame(page);
+    await viewer.locator('main.conversation', { hasText: 'LINK-send' }).waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(1000);
+    await screenshot(page, 'xss-viewer');
+    const app = viewer.locator('#app');
+    const made = await app.locator('img, script, iframe, svg, meta, style, link, details, object, embed, form')
+      .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 120)));
+    assert.deepEqual(made, [], 'no element was created from transcript text');
+    const links = await app.locator('a').evaluateAll((els) => els.map((e) => [e.getAttribute('data-target') ?? '', e.textContent ?? '', e.nextElementSibling?.textContent ?? '']));
+    assert.ok(links.length > 0 && links.every(([h]) => /^https?:\/\//.test(h)), `only http(s) links: ${links.join(' | ')}`);
+    // each says where it goes: its text is its URL, or the host follows it
+    assert.ok(links.every(([h, text, next]) => text === h || next.includes(new URL(h).host)), `links say where they go: ${links.join(' | ')}`);
+    assert.ok((await app.locator('a + .link-target', { hasText: 'example.invalid' }).count()) > 0, 'a link says where it goes');
+    const inert = await app.locator('.inert-link').allTextContents();
+    assert.ok(inert.some((t) => /LINK-terminal/.test(t)) && inert.some((t) => /LINK-vscode/.test(t)), `command: and vscode: links are inert text: ${inert.join(' | ')}`);
+    assert.ok((await app.locator('.link-target.inert', { hasText: 'command:workbench.action.terminal.new' }).count()) > 0, 'an inert link shows its target');
+    assert.deepEqual(await payloadsThatRan(page), []);
+    assert.deepEqual(logger.hits, [], 'nothing was loaded from the payloads\' URLs');
+  });
+
+  it('runs nothing on a click or Ctrl+click on any link of the exchange viewer', async () => {
+    const viewer = await viewerFrame(page);
     const before = await sideEffects(page);
-    const { clicked, dialogs } = await ctrlClickEveryLink(page, editor);
+    const { clicked, dialogs } = await clickEveryLink(page, viewer, logger);
     await page.waitForTimeout(1500);
-    await screenshot(page, 'xss-viewer-ctrl-click');
+    await screenshot(page, 'xss-viewer-after-clicks');
     assert.deepEqual(await sideEffects(page), before, `no terminal, no new editor after clicking ${clicked.join(' | ')}`);
-    // an http(s) link may ask, naming its target; a file URL (found by the editor's own link detector, as in
-    // any text document) may try to open that file read-only
-    assert.ok(dialogs.every((d) => /example\.invalid|Unable to open 'passwd'/.test(d)), `only an http(s) link may ask, naming its target: ${dialogs.join(' | ')}`);
+    // an http(s) link may only ask, naming its target (VS Code's "open external website?" dialog)
+    assert.ok(dialogs.every((d) => /example\.invalid/.test(d)), `only an http(s) link may ask, naming its target: ${dialogs.join(' | ')}`);
     assert.deepEqual(logger.hits, []);
     assert.deepEqual(await payloadsThatRan(page), []);
     assert.ok(clicked.length >= 9, `the payload links were there to click: ${clicked.join(' | ')}`);
   });
 
-  it('shows it inert in the exchange viewer and its Markdown preview', async () => {
-    // focus the viewer and open the palette by key (a click elsewhere would focus the recall panel, and the
-    // Markdown commands apply to the active Markdown editor only)
-    await page.locator('.editor-instance .view-lines', { hasText: 'xylophone' }).first().click();
-    await page.keyboard.press('F1');
-    const palette = page.locator('.quick-input-widget input.input');
-    await palette.waitFor({ state: 'visible' });
-    await palette.fill('>Markdown: Open Preview to the Side');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Open Preview to the Side' }).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Enter');
-    const preview = page.frameLocator('iframe.webview.ready').last().frameLocator('iframe#active-frame');
-    await preview.locator('body', { hasText: 'xylophone' }).waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(1000);
-    await screenshot(page, 'xss-viewer-preview');
+  it('shows its headline as text in the Rooms tree', async () => {
+    await openContainer(page, 'Agent Recall');
+    const rooms = await waitForView(page, 'Rooms');
+    const room = rooms.locator('.monaco-list-row[aria-level="2"]', { hasText: /^LINK/ }).first();
+    await room.waitFor({ timeout: 30_000 });
+    await room.click();
+    const row = rooms.locator('.monaco-list-row[aria-level="3"]', { hasText: 'xylophone' }).first();
+    await row.waitFor({ timeout: 10_000 });
+    await screenshot(page, 'xss-rooms-tree');
+    assert.match((await row.textContent()) ?? '', /xylophone/);
+    assert.equal(await rooms.locator('img, script, iframe, svg, a[href^="command:"]').count(), 0);
     assert.deepEqual(await payloadsThatRan(page), []);
-    const dangerous = await preview.locator('script:not([nonce]):not(#_vscodeApiScript), img[onerror], iframe[srcdoc], svg[onload], a[href^="javascript"], details[ontoggle]')
-      .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 120)));
-    assert.deepEqual(dangerous, []);
-    assert.equal(await preview.locator('a[href^="command:"], a[href^="vscode:"], a[href^="file:"]').count(), 0, 'no link to a command, URI handler or file');
-    assert.deepEqual(logger.hits, [], 'nothing was loaded from the payloads\' URLs');
+    assert.deepEqual(logger.hits, []);
   });
 
   it('raises no errors in the page', () => {

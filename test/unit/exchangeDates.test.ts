@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { renderExchangeMarkdown } from '../../src/core/exchangeMarkdown';
+import { exchangeView } from '../../src/core/exchangeView';
 import { indexWorkspace } from '../../src/core/indexer';
 import { toCandidate } from '../../src/core/recall';
 import type { ExchangeSummary } from '../../src/core/model';
@@ -123,9 +123,10 @@ test('the viewer and the recall candidates say when a date is approximate', () =
     startedAt: '2025-03-14T09:12:45', prompt: 'Fix it', conversationId: 'c1', isSubagent: false, part: 0, plyStart: 0, plyEnd: 1,
     verbatim: 'User: Fix it\nAssistant: Done.', filesTouched: [],
   };
-  assert.match(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'session' } }), /\*\*Date:\*\* .*2025.* \(approximate: when its session started\)/);
-  assert.match(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'file-name' } }), /\(approximate: from the file name\)/);
-  assert.doesNotMatch(renderExchangeMarkdown({ exchange: { ...base, datePrecision: 'message' } }), /approximate/);
+  assert.equal(exchangeView({ ...base, datePrecision: 'session' }).approximate, 'approximate: when its session started');
+  assert.match(exchangeView({ ...base, datePrecision: 'session' }).date, /2025/);
+  assert.equal(exchangeView({ ...base, datePrecision: 'file-name' }).approximate, 'approximate: from the file name');
+  assert.equal(exchangeView({ ...base, datePrecision: 'message' }).approximate, undefined);
   const hit = { ...base, score: 1, confidence: 'medium' as const, parts: [], matchedTerms: [], snippet: '', rooms: [] };
   assert.equal(toCandidate({ ...hit, datePrecision: 'session' } as never).date, '2025-03-14 (approx.)');
   assert.equal(toCandidate({ ...hit, datePrecision: 'message' } as never).date, '2025-03-14');

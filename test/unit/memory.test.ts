@@ -36,7 +36,13 @@ test('one Memory runs the pipeline and answers search, recall and every read mod
     assert.ok(answer.candidates[0]!.headline && answer.candidates[0]!.why);
     const excluded = await memory.recall({ text: word, exclude: [answer.candidates[0]!.exchangeId] });
     assert.ok(!excluded.candidates.some((c) => c.exchangeId === answer.candidates[0]!.exchangeId), '"not these" removes it');
-    assert.deepEqual(await memory.recall({ text: '  ' }), { candidates: [], confidence: 'low' }, 'an empty request asks nothing');
+    const recent = await memory.recall({ text: '  ' });
+    assert.equal(recent.recent, true, 'an empty request lists the most recent exchanges');
+    assert.deepEqual(recent.candidates.map((c) => c.exchangeId), (await memory.recent(20)).map((l) => l.exchangeId));
+    const seed = answer.candidates[0]!.exchangeId;
+    const like = await memory.recall({ text: '', facets: { like: { id: seed, label: 'seed' } } });
+    assert.ok(like.candidates.length > 0, 'exchanges like the seed');
+    assert.ok(!like.candidates.some((c) => c.exchangeId === seed), '"more like this" never returns the seed itself');
     assert.equal(await memory.moreLikeThis(first!.exchangeId), `${distilled!.exchangeCore} ${distilled!.specificContext}`.replace(/\s+/g, ' ').trim().slice(0, 300));
 
     const rooms = await memory.rooms('size');

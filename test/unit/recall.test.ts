@@ -31,9 +31,13 @@ test('shapes a hit into a candidate: headline, date, files with lines, rooms, wh
   assert.equal(c.date, '2026-11-20');
   assert.deepEqual(c.files, [{ path: 'src/cart.js', how: 'edit', lines: '4, 9–12' }, { path: 'README.md', how: 'mention' }]);
   assert.deepEqual(c.rooms, [{ id: 'concept:cart', label: 'Cart' }]);
-  assert.equal(c.why, 'matched cart, total · verbatim/bm25 #1 + core/bm25 #3');
+  assert.equal(c.why, 'Your words “cart”, “total” in the conversation and its summary');
   assert.equal(toCandidate({ ...hit, core: 'Cart test added', context: '2250 cents' }).headline, 'Cart test added');
-  assert.equal(whyMatched({ matchedTerms: [], parts: [] }), 'no query word in the text (related)');
+  assert.equal(whyMatched({ matchedTerms: [], parts: [] }), 'Related: none of your words appear in it');
+  assert.equal(whyMatched({ matchedTerms: [], parts: [{ signal: 'vec(core)', rank: 17, score: 0.5 }] }), 'Close in meaning to what you wrote');
+  const why = whyMatched({ matchedTerms: ['coupon'], parts: [{ signal: 'bm25(verbatim)', rank: 17, score: 3 }, { signal: 'vec(core)', rank: 2, score: 0.5 }] });
+  assert.equal(why, 'Your words “coupon” in the conversation; close in meaning too');
+  assert.doesNotMatch(why, /bm25|vec|#\d/, 'no signal names or ranks');
 });
 
 test('turns facets into search filters', () => {

@@ -10,6 +10,8 @@ export interface HitRow extends ExchangeSummary {
   readonly n: number;
   readonly conversationId: string;
   readonly verbatim: string;
+  /** The conversation's title, when the agent recorded one. */
+  readonly title?: string;
   readonly core?: string;
   readonly context?: string;
   readonly rooms: HitRoom[];
@@ -19,6 +21,7 @@ export interface HitRow extends ExchangeSummary {
 interface Row extends ExchangeRow {
   conversation_id: string;
   verbatim: string;
+  title: string | null;
   core: string | null;
   context: string | null;
 }
@@ -30,7 +33,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   const list = JSON.stringify(ns);
   const rows = await db.all<Row>(
     `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, e.conversation_id, c.project,
-       e.started_at, e.date_precision, e.prompt, e.verbatim, d.core, d.context
+       e.started_at, e.date_precision, e.prompt, e.verbatim, c.title, d.core, d.context
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id
      LEFT JOIN distilled d ON d.exchange_n = e.n WHERE e.n ${IN_LIST}`,
     [list],
@@ -51,6 +54,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
       n: r.n,
       conversationId: r.conversation_id,
       verbatim: r.verbatim,
+      ...(r.title ? { title: r.title } : {}),
       ...(r.core !== null ? { core: r.core } : {}),
       ...(r.context !== null ? { context: r.context } : {}),
       rooms: rooms.filter((x) => x.exchange_n === r.n).map((x) => ({ id: x.id, type: x.type, label: x.label })),

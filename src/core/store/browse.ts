@@ -15,6 +15,8 @@ export interface ExchangeListing {
   readonly agent: AgentKind;
   readonly startedAt?: string;
   readonly prompt: string;
+  /** The conversation's title, when the agent recorded one. */
+  readonly title?: string;
   /** The distilled core, when the exchange has been distilled. */
   readonly core?: string;
   readonly context?: string;
@@ -57,11 +59,12 @@ interface ListingRow {
   agent: AgentKind;
   started_at: string | null;
   prompt: string;
+  title: string | null;
   core: string | null;
   context: string | null;
 }
 
-const LISTING_COLUMNS = 'e.id, c.agent, e.started_at, e.prompt, d.core, d.context';
+const LISTING_COLUMNS = 'e.id, c.agent, e.started_at, e.prompt, c.title, d.core, d.context';
 const LISTING_FROM = `exchanges e JOIN conversations c ON c.id = e.conversation_id
   LEFT JOIN distilled d ON d.exchange_n = e.n`;
 
@@ -71,6 +74,7 @@ function toListing(r: ListingRow): ExchangeListing {
     agent: r.agent,
     ...(r.started_at !== null ? { startedAt: r.started_at } : {}),
     prompt: r.prompt,
+    ...(r.title ? { title: r.title } : {}),
     ...(r.core !== null ? { core: r.core } : {}),
     ...(r.context !== null ? { context: r.context } : {}),
   };

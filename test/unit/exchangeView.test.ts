@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { escapeInline, parseVerbatim } from '../../src/core/exchangeMarkdown';
+import { exchangeView, readableDate } from '../../src/core/exchangeView';
+import type { StoredExchange } from '../../src/core/store/rows';
+
+function exchange(verbatim: string, extra: Partial<StoredExchange> = {}): StoredExchange {
+  return {
+    exchangeId: 'abc123def456', agent: 'claude-code', file: '/t/s.jsonl', lineStart: 3, lineEnd: 9, sessionId: 's1',
+    startedAt: '2026-10-03T10:12:00.000Z', prompt: 'Fix it', conversationId: 'c1', isSubagent: false, part: 0,
+    plyStart: 0, plyEnd: 3, verbatim, filesTouched: [{ path: 'src/a.ts', how: 'edit', lines: [{ start: 4, end: 6 }] }],
+    ...extra,
+  };
+}
+
+test('splits the verbatim rendering into turns and tool blocks', () => {
+  const blocks = parseVerbatim('User: why?\n\nAssistant: because\n[tool] Read src/a.ts\n\n[result] ok\n\nAssistant: done');
+  assert.deepEqual(blocks, [
+    { kind: 'user', text: 'why?' },
+    { kind: 'assistant', text: 'because' },
+    { kind: 'tools', lines: ['[tool] Read src/a.ts', '[result] ok'] },
+    { kind: 'assistant', text: 'done' },
+  ]);
+});
+
+test('shapes the exchange viewer: title, readable date, approximate dates said so, card, files, turns', () => {
+  const now = Date.parse('2026-11-03T10:12:00Z');
+  const distilled = { exchangeCore: 'Fixed the rounding', specificContext: 'Math.round', distiller: 'offline', promptVersion: 'x', distilledTokens: 9,
+    rooms: [{ id: 'r', type: 'concept' as const, key: 'rounding', label: 'Rounding', relevance: 1 }] };
+  const v = exchangeView(exchange('User: show code\n\nAssistant: here\n[tool] Read src/a.ts'), distilled, { position: 2, total: 3, previous: 'p', next: 'n' }, now);
+  assert.equal(v.title, 'Fixed the rounding', 'the distilled core when the conversation has no title');
+  assert.equal(v.date, 'Sat 3 Oct 2026, 10:12 UTC');
+  assert.equal(v.when, '1 month ago');
+  assert.equal(v.approximate, undefined);
+  assert.equal(v.position, 'exchange 2 of 3');
+  assert.deepEqual(v.card, { core: 'Fixed the rounding', context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' });
+  assert.deepEqual(v.files, [{ path: 'src/a.ts', how: 'edit', lines: '4–6' }]);
+  assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'assistant', 'tools']);
+  const titled = exchangeView(exchange('User: hi', { title: 'Coupon rounding', datePrecision: 'session' }), undefined, undefined, now);
+  assert.equal(titled.title, 'Coupon rounding', "the conversation's title first");
+  assert.equal(titled.approximate, 'approximate: when its session started');
+  assert.equal(exchangeView(exchange('User: hi', { datePrecision: 'file-name' })).approximate, 'approximate: from the file name');
+  assert.equal(readableDate(undefined), 'unknown date');
+});
+
+test('escapes one-line metadata for Markdown surfaces', () => {
+  assert.equal(escapeInline('[x](javascript:alert(1))'), '\\[x\\](javascript:alert(1))');
+  assert.equal(escapeInline('Array<string> & more'), 'Array\\<string\\> \\& more');
+  assert.equal(escapeInline('a\n# b'), 'a # b');
+});
