@@ -82,6 +82,8 @@ export function exchangeView(e: StoredExchange, distilled?: DistilledView, neigh
         }
       : {}),
     files: e.filesTouched.map((f) => ({ path: f.path, how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
-    turns: parseVerbatim(e.verbatim).map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines } : { kind: b.kind, text: b.text })),
+    turns: parseVerbatim(e.verbatim)
+      .filter((b) => b.kind === 'tools' || b.text.trim())
+      .map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines } : { kind: b.kind, text: b.text })),
   };
 }

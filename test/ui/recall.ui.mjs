@@ -190,6 +190,20 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     assert.ok(lines.every((l) => / · (claude-code|codex|specstory|aider) · (read|edit|write|mention)/.test(l)), lines.join(' | '));
   });
 
+  it('brings the panel (with its query) and the viewer back after a window reload', async () => {
+    const query = await (await recallFrame(page)).locator('#query').inputValue();
+    const title = ((await (await viewerFrame(page)).locator('h1').textContent()) ?? '').slice(0, 20);
+    await page.reload();
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
+    const frame = await recallFrame(page);
+    await frame.locator('.candidate').first().waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#query').inputValue(), query);
+    // the viewer's tab is back (behind the file Ctrl+Enter opened); a webview restores when it is shown
+    await page.locator('.tabs-container .tab', { hasText: title }).first().click({ timeout: 30_000 });
+    await (await viewerFrame(page)).locator('.turn').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'recall-after-reload');
+  });
+
   it('raises no errors in the page', () => {
     assert.deepEqual(page.pageErrors.filter((e) => !/ResizeObserver/.test(e)), []);
   });
