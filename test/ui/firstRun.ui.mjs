@@ -32,7 +32,7 @@ describe('First run and everyday use in the workbench', function () {
 
   it('the recall panel says whether semantic search is on, and its example fits this workspace', async () => {
     await runCommand(page, 'Agent Recall: Recall Past Conversation');
-    const frame = recallFrame(page);
+    const frame = await recallFrame(page);
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
     await frame.locator('.banner', { hasText: /Semantic search (off|on)/ }).waitFor({ timeout: 15_000 });

@@ -130,8 +130,10 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     assert.ok(metas.length > 0 && metas.every((m) => m.includes('specstory')), metas.join(' | '));
     await screenshot(page, 'recall-agent-chip');
     const shown = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    const seq = await frame.locator('#results').getAttribute('data-seq');
     await frame.locator('button.chip', { hasText: 'Not these' }).click();
     await frame.locator('button.chip', { hasText: /hidden/ }).waitFor();
+    await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ timeout: 10_000 }); // the answer to the new query
     const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
     await frame.locator('button.chip', { hasText: /hidden/ }).click();

@@ -1,6 +1,6 @@
 // Transcript text is untrusted: a transcript carrying command: links, <script>, <img onerror>, javascript:
-// links, Markdown HTML and escaping bypasses must render inert in the recall panel, the exchange viewer and
-// the Rooms tree; a click or Ctrl+click on any link of it runs nothing. Asserted in the browser: no
+// links, Markdown HTML and escaping bypasses must render inert in the recall panel, the exchange viewer, the
+// File History tree and the file-path hover; a click or Ctrl+click on any link of it runs nothing. Asserted in the browser: no
 // frame's window saw the payloads run, no such element exists, no terminal or editor appeared, and the
 // local logger that every payload URL points at received nothing.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { claudeProjectDir, claudeSession } from '../host/transcripts.mjs';
 import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
 import { hostileExchange, startLogger } from './hostile.mjs';
-import { recallFrame, viewerFrame, waitForIndexed } from './recall.ui.mjs';
+import { quickOpen, recallFrame, viewerFrame, waitForIndexed } from './recall.ui.mjs';
 
 /** Every frame of the page (workbench, webviews, their inner frames): did any payload run? */
 async function payloadsThatRan(page) {
@@ -72,7 +72,8 @@ describe('Hostile transcripts render inert', function () {
     const sessionId = '7e57c0de-0000-4000-8000-00000000a55a';
     writeFileSync(join(dir, `${sessionId}.jsonl`), claudeSession({
       cwd: workspace, sessionId, start: new Date(Date.now() - 3_600_000).toISOString(),
-      turns: [{ prompt: PROMPT, steps: [{ text: REPLY }] }],
+      // it read src/cart.js, so it shows in that file's history and hover too
+      turns: [{ prompt: PROMPT, steps: [{ tool: 'Read', input: { file_path: join(workspace, 'src/cart.js') }, result: 'export function cartTotalCents() {}' }, { text: REPLY }] }],
     }));
     // live indexing picks the new session up
     await openContainer(page, 'Agent Recall');
@@ -110,7 +111,7 @@ describe('Hostile transcripts render inert', function () {
     await page.waitForTimeout(1000);
     await screenshot(page, 'xss-viewer');
     const app = viewer.locator('#app');
-    const made = await app.locator('img, script, iframe, svg, meta, style, link, details, object, embed, form')
+    const made = await app.locator('img, script, iframe, svg, meta, style, link, details:not(.tools), object, embed, form')
       .evaluateAll((els) => els.map((e) => e.outerHTML.slice(0, 120)));
     assert.deepEqual(made, [], 'no element was created from transcript text');
     const links = await app.locator('a').evaluateAll((els) => els.map((e) => [e.getAttribute('data-target') ?? '', e.textContent ?? '', e.nextElementSibling?.textContent ?? '']));
@@ -139,17 +140,27 @@ describe('Hostile transcripts render inert', function () {
     assert.ok(clicked.length >= 9, `the payload links were there to click: ${clicked.join(' | ')}`);
   });
 
-  it('shows its headline as text in the Rooms tree', async () => {
-    await openContainer(page, 'Agent Recall');
-    const rooms = await waitForView(page, 'Rooms');
-    const room = rooms.locator('.monaco-list-row[aria-level="2"]', { hasText: /^LINK/ }).first();
-    await room.waitFor({ timeout: 30_000 });
-    await room.click();
-    const row = rooms.locator('.monaco-list-row[aria-level="3"]', { hasText: 'xylophone' }).first();
-    await row.waitFor({ timeout: 10_000 });
-    await screenshot(page, 'xss-rooms-tree');
-    assert.match((await row.textContent()) ?? '', /xylophone/);
-    assert.equal(await rooms.locator('img, script, iframe, svg, a[href^="command:"]').count(), 0);
+  it('shows its headline as text in the File History tree and in the file-path hover', async () => {
+    await quickOpen(page, 'cart.js');
+    // the Agent Recall side bar is still open from before (its activity-bar item would toggle it closed)
+    const history = await waitForView(page, 'File History');
+    const row = history.locator('.monaco-list-row', { hasText: 'xylophone' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'xss-file-history');
+    assert.equal(await history.locator('.monaco-list-row').locator('img, script, iframe, a[href]').count(), 0, 'tree rows are text');
+    // the hover on './cart.js' lists the exchanges that touched it, the hostile one among them
+    await quickOpen(page, 'checkout.js');
+    const path = page.locator('.editor-instance .view-lines .view-line span span', { hasText: /^'\.\/cart\.js'$/ }).first();
+    const hover = page.locator('.monaco-hover-content', { hasText: 'xylophone' }).first();
+    for (let i = 0; i < 5 && !(await hover.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await path.hover();
+      await hover.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    await screenshot(page, 'xss-hover');
+    const anchors = await hover.locator('a').evaluateAll((els) => els.map((e) => e.getAttribute('data-href') ?? e.getAttribute('href') ?? ''));
+    assert.ok(anchors.length > 0 && anchors.every((h) => h.startsWith('command:agentRecall.openExchange')), `only the extension's own links: ${anchors.join(' | ')}`);
+    assert.equal(await hover.locator('img, script, iframe, svg').count(), 0);
     assert.deepEqual(await payloadsThatRan(page), []);
     assert.deepEqual(logger.hits, []);
   });
