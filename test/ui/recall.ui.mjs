@@ -122,8 +122,10 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
   it('refines without retyping: an agent chip, "Not these" and "More like this"', async () => {
     const frame = await recallFrame(page);
     const candidates = frame.locator('.candidate');
+    const unfiltered = await frame.locator('#results').getAttribute('data-seq');
     await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
     await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
+    await frame.locator(`#results[data-seq]:not([data-seq="${unfiltered}"])`).waitFor({ timeout: 10_000 }); // the filtered answer
     await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
     const metas = await frame.locator('.candidate .meta').allTextContents();
     assert.ok((await frame.locator('.candidate .meta .title').count()) > 0, `SpecStory conversations show their title: ${metas.join(' | ')}`);
