@@ -193,7 +193,8 @@ function render(v: ExchangeView): void {
     parts.push(files);
   }
   parts.push(el('main', { class: 'conversation' }, ...v.turns.map(renderTurn)));
-  parts.push(el('footer', {}, `${v.session} · ${v.transcript} · ${v.exchangeId}`));
+  parts.push(el('footer', {}, `${v.session} · ${v.transcript} · ${v.exchangeId}`,
+    ...v.copies.map((c) => el('div', { class: 'copy' }, `Also saved in ${c}`))));
   app.replaceChildren(...parts);
   window.scrollTo(0, 0);
 }

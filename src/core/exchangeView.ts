@@ -29,6 +29,8 @@ export interface ExchangeView {
   readonly next?: string;
   /** The source transcript and the exchange's lines in it. */
   readonly transcript: string;
+  /** The same conversation saved in other files too (one memory, every place it was found). */
+  readonly copies: readonly string[];
   readonly card?: DistilledCard;
   readonly files: ReadonlyArray<{ readonly path: string; readonly how: string; readonly lines?: string }>;
   readonly turns: readonly Turn[];
@@ -71,6 +73,7 @@ export function exchangeView(e: StoredExchange, distilled?: DistilledView, neigh
     ...(neighbours?.previous ? { previous: neighbours.previous } : {}),
     ...(neighbours?.next ? { next: neighbours.next } : {}),
     transcript: `${e.file}, lines ${e.lineStart}–${e.lineEnd}`,
+    copies: (e.copies ?? []).map((c) => `${c.file}, lines ${c.lineStart}–${c.lineEnd}`),
     ...(distilled
       ? {
           card: {

@@ -36,6 +36,9 @@ test('shapes the exchange viewer: title, readable date, approximate dates said s
   assert.deepEqual(v.card, { core: 'Fixed the rounding', context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' });
   assert.deepEqual(v.files, [{ path: 'src/a.ts', how: 'edit', lines: '4–6' }]);
   assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'assistant', 'tools']);
+  assert.deepEqual(v.copies, []);
+  const copied = exchangeView(exchange('User: hi', { copies: [{ file: '/t/other.md', lineStart: 4, lineEnd: 9 }] }));
+  assert.deepEqual(copied.copies, ['/t/other.md, lines 4–9'], 'the same conversation saved in another file');
   const titled = exchangeView(exchange('User: hi', { title: 'Coupon rounding', datePrecision: 'session' }), undefined, undefined, now);
   assert.equal(titled.title, 'Coupon rounding', "the conversation's title first");
   assert.equal(titled.approximate, 'approximate: when its session started');
