@@ -281,6 +281,10 @@ export async function migrate(db: Db, target = SCHEMA_VERSION): Promise<number> 
   for (const m of MIGRATIONS) {
     if (m.version <= found || m.version > target) continue;
     await db.transaction(async () => {
+      // Another process may have migrated while this one waited for the write lock: read the version again
+      // under the lock, so a migration never runs twice ("table already exists").
+      const now = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
+      if (now >= m.version) return;
       await db.exec(m.sql);
       await m.run?.(db);
       await db.exec(`PRAGMA user_version = ${m.version}`);

@@ -24,6 +24,7 @@ import {
 import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
+import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
@@ -85,18 +86,23 @@ export class Store {
 
   /**
    * Opens (creating when missing) and migrates the store. A file that is not a healthy SQLite database
-   * raises `store-corrupt`; callers offer `Store.rebuild`.
+   * raises `store-corrupt`; callers offer `Store.rebuild`. A store another process holds locked longer than
+   * BUSY_TIMEOUT_MS raises `store-locked`: busy is not damage.
    */
   static async open(file: string): Promise<Store> {
+    await createIfMissing(file);
     const db = await Db.open(file);
     try {
-      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+      // first, so every later statement (the journal mode too) waits for another process's lock
+      await db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
       const quick = await db.get<{ quick_check: string }>('PRAGMA quick_check(1)');
       if (quick?.quick_check !== 'ok') throw new Error(quick?.quick_check ?? 'quick_check failed');
       await migrate(db);
     } catch (err) {
       await db.close().catch(() => undefined);
       if (err instanceof RecallError) throw err;
+      if (isBusy(err)) throw lockedError(file, err);
       throw new RecallError(
         'store-corrupt',
         `The Agent Recall store ${file} is damaged (${(err as Error).message}). Rebuild it from the transcripts.`,
@@ -146,15 +152,22 @@ export class Store {
     return new Store(db, vectorError === undefined, vectorError);
   }
 
-  /** Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. */
+  /**
+   * Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. Refused with
+   * `store-locked` while another process has the store open: moving a live store aside would leave that
+   * process writing to the moved file while this one starts empty.
+   */
   static async rebuild(file: string): Promise<{ store: Store; movedTo?: string }> {
     let movedTo: string | undefined;
     if (await exists(file)) {
       movedTo = `${file}.corrupt-${Date.now()}`;
-      await rename(file, movedTo);
-      for (const suffix of ['-wal', '-shm']) {
-        if (await exists(file + suffix)) await rename(file + suffix, movedTo + suffix);
-      }
+      const target = movedTo;
+      await whileAlone(file, async () => {
+        await rename(file, target);
+        for (const suffix of ['-wal', '-shm']) {
+          if (await exists(file + suffix)) await rename(file + suffix, target + suffix);
+        }
+      });
     }
     return { store: await Store.open(file), ...(movedTo ? { movedTo } : {}) };
   }
