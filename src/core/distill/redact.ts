@@ -21,7 +21,22 @@ export type SecretKind =
   | 'url-password'
   | 'connection-string-secret'
   | 'env-secret'
-  | 'assigned-secret';
+  | 'assigned-secret'
+  | 'aws-secret-key'
+  | 'gitlab-token'
+  | 'huggingface-token'
+  | 'npm-token'
+  | 'pypi-token'
+  | 'sendgrid-key'
+  | 'twilio-key'
+  | 'discord-token'
+  | 'telegram-token'
+  | 'digitalocean-token'
+  | 'mailgun-key'
+  | 'google-oauth'
+  | 'service-token'
+  | 'age-secret-key'
+  | 'generic-secret';
 
 export interface RedactionResult {
   readonly text: string;
@@ -74,6 +89,33 @@ const RULES: readonly Rule[] = [
     re: /(?<![A-Za-z0-9_-])xox[abposre]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g,
   },
   { kind: 'stripe-key', re: /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{24,}/g },
+  { kind: 'gitlab-token', re: /(?<![A-Za-z0-9_-])(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glft|glagent)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20,}/g },
+  { kind: 'huggingface-token', re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])/g },
+  { kind: 'npm-token', re: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g },
+  {
+    kind: 'npm-token',
+    // .npmrc: //registry/:_authToken=…, _auth=…, _password=… (legacy tokens are bare UUIDs)
+    re: /(:_(?:authToken|auth|password)\s*=\s*)(["']?)([^\s"']+)\2/g,
+    replace: (m, head = '', q = '', value = '') => (isNotLiteral(value) ? undefined : `${head}${q}${m}${q}`),
+  },
+  { kind: 'pypi-token', re: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
+  { kind: 'sendgrid-key', re: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
+  { kind: 'twilio-key', re: /(?<![A-Za-z0-9_])SK[a-f0-9]{32}(?![A-Za-z0-9_])/g },
+  {
+    kind: 'discord-token',
+    re: /(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])/g,
+  },
+  { kind: 'telegram-token', re: /(?<![A-Za-z0-9_:])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+  { kind: 'digitalocean-token', re: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/g },
+  { kind: 'mailgun-key', re: /(?<![A-Za-z0-9_])key-[a-f0-9]{32}(?![A-Za-z0-9_])/g },
+  { kind: 'google-oauth', re: /(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{30,})/g },
+  {
+    kind: 'service-token',
+    // Prefixed tokens of other services: Shopify, Databricks, Linear, Notion, Postman, Grafana, Vault,
+    // Supabase, Groq, Replicate, Atlassian.
+    re: /(?<![A-Za-z0-9_.-])(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dapi[a-f0-9]{32}(?:-\d)?|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}|hv[sbr]\.[A-Za-z0-9_-]{24,}|sbp_[a-f0-9]{40}|gsk_[A-Za-z0-9]{48,}|r8_[A-Za-z0-9]{37}|ATATT3[A-Za-z0-9_=-]{150,})(?![A-Za-z0-9_-])/g,
+  },
+  { kind: 'age-secret-key', re: /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g },
   { kind: 'jwt', re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     kind: 'bearer-token',
@@ -113,6 +155,12 @@ const RULES: readonly Rule[] = [
         : undefined,
   },
   {
+    kind: 'aws-secret-key',
+    // The credentials file (after env-secret: an upper-case env line stays an env secret): aws_secret_access_key = …, AWS_SESSION_TOKEN=…
+    re: /\b(aws_secret_access_key|aws_session_token|aws_security_token)(["']?\s*[:=]\s*)(["']?)([A-Za-z0-9/+=]{40,})\3/gi,
+    replace: (m, name = '', eq = '', q = '') => `${name}${eq}${q}${m}${q}`,
+  },
+  {
     kind: 'assigned-secret',
     // Code, JSON and YAML: password = "…", "client_secret": "…", api_key: '…'. Only quoted literals.
     re: /(["']?)\b(password|passwd|secret|client_secret|api_?key|access_?token|auth_?token|refresh_?token|private_?key)\1(\s*[:=]\s*)(["'])([^"'\s]{4,})\4/gi,
@@ -121,11 +169,59 @@ const RULES: readonly Rule[] = [
   },
 ];
 
+/** What a name ends in when its value is a secret: `PAYMENT_SIGNING_KEY`, `refreshToken`, `X-Api-Key`. */
+const SECRET_NAME = /(?:key|token|secret|credentials?|signature|auth)$/;
+const PASSWORD_NAME = /(?:password|passwd|passphrase)$/;
+
+/** Bits per character: random keys have 4 or more, words and identifiers less. */
+function entropy(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) h -= (n / value.length) * Math.log2(n / value.length);
+  return h;
+}
+
+/**
+ * A value assigned to a secret-named thing that looks like a secret: for keys, tokens and secrets a long,
+ * high-entropy literal holding letters and digits (not a path or a URL); for passwords any literal with a digit.
+ */
+function looksSecret(name: string, value: string): boolean {
+  if (isNotLiteral(value) || /^(?:\/|\.{1,2}\/|~\/)|:\/\//.test(value)) return false;
+  const plain = name.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  if (PASSWORD_NAME.test(plain)) return value.length >= 6 && /\d/.test(value);
+  if (!SECRET_NAME.test(plain)) return false;
+  return value.length >= 16 && /\d/.test(value) && /[A-Za-z]/.test(value) && entropy(value) >= 3;
+}
+
+/** A literal value up to where code goes on (`getPassword(user)` is a call, not a password). */
+// No '=' or ':' inside (only base64 padding at the end): runs like `A=A=A=…` must not be scanned 512 characters
+// deep at every position.
+const VALUE = String.raw`(["']?)([^\s'"&;,<>(){}[\]\`=:]{4,512}={0,2})\3(?=$|[\s'"&;,)}\]])`;
+
+/**
+ * The generic shapes, last: any secret-named key, env variable, JSON field or URL parameter given a literal
+ * that looks like a secret (see looksSecret), and the same as a command-line flag (`--api-key VALUE`).
+ */
+const GENERIC_RULES: readonly Rule[] = [
+  {
+    kind: 'generic-secret',
+    re: new RegExp(String.raw`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,60}["']?\s*[:=](?!//)\s*)` + VALUE, 'gm'),
+    replace: (m, lead = '', head = '', q = '', value = '') =>
+      looksSecret(head.replace(/["']?\s*[:=]\s*$/, ''), value) ? `${lead}${head}${q}${m}${q}` : undefined,
+  },
+  {
+    kind: 'generic-secret',
+    re: new RegExp(String.raw`(^|[\s])(--?[A-Za-z][A-Za-z0-9_.-]{0,60}[ \t]+)` + VALUE, 'gm'),
+    replace: (m, lead = '', head = '', q = '', value = '') => (looksSecret(head.trim(), value) ? `${lead}${head}${q}${m}${q}` : undefined),
+  },
+];
+
 export function redactSecrets(text: string): RedactionResult {
   const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
-  for (const rule of RULES) {
+  for (const rule of [...RULES, ...GENERIC_RULES]) {
     out = out.replace(rule.re, (whole: string, ...rest: unknown[]) => {
       // rest = capture groups…, offset, input (and groups when named): keep the string captures only.
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));

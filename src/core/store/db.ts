@@ -14,7 +14,7 @@ const MAX_ROWS = 64;
  */
 export class Db {
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly statements = new Map<string, sqlite3.Statement>();
+  private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
 
   private constructor(
     private readonly raw: sqlite3.Database,
@@ -41,8 +41,8 @@ export class Db {
     return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
   }
 
-  run(sql: string, params: Params = []): Promise<{ changes: number; lastID: number }> {
-    const stmt = this.prepared(sql);
+  async run(sql: string, params: Params = []): Promise<{ changes: number; lastID: number }> {
+    const stmt = await this.prepared(sql);
     return new Promise((resolve, reject) =>
       stmt.run(params, function (this: sqlite3.RunResult, err: Error | null) {
         if (err) reject(err);
@@ -51,8 +51,8 @@ export class Db {
     );
   }
 
-  get<T>(sql: string, params: Params = []): Promise<T | undefined> {
-    const stmt = this.prepared(sql);
+  async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
+    const stmt = await this.prepared(sql);
     // `get` leaves the statement mid-step; reset it, or COMMIT fails with "SQL statements in progress".
     return new Promise((resolve, reject) =>
       stmt.get(params, (err: Error | null, row: T | undefined) =>
@@ -61,8 +61,8 @@ export class Db {
     );
   }
 
-  all<T>(sql: string, params: Params = []): Promise<T[]> {
-    const stmt = this.prepared(sql);
+  async all<T>(sql: string, params: Params = []): Promise<T[]> {
+    const stmt = await this.prepared(sql);
     return new Promise((resolve, reject) =>
       stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
     );
@@ -119,16 +119,29 @@ export class Db {
 
   async close(): Promise<void> {
     await this.queue;
-    for (const stmt of this.statements.values()) await new Promise<void>((r) => stmt.finalize(() => r()));
+    for (const pending of this.statements.values()) {
+      const stmt = await pending.catch(() => undefined);
+      if (stmt) await new Promise<void>((r) => stmt.finalize(() => r()));
+    }
     this.statements.clear();
     await new Promise<void>((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 
-  /** Statements are prepared once per SQL text and reused (the driver resets them between runs). */
-  private prepared(sql: string): sqlite3.Statement {
+  /**
+   * Statements are prepared once per SQL text and reused (the driver resets them between runs). A statement
+   * that cannot be prepared (a damaged schema page) rejects the call that uses it and is not kept; without a
+   * prepare callback the driver throws from its native callback and aborts the whole process.
+   */
+  private prepared(sql: string): Promise<sqlite3.Statement> {
     let stmt = this.statements.get(sql);
     if (!stmt) {
-      stmt = this.raw.prepare(sql);
+      stmt = new Promise<sqlite3.Statement>((resolve, reject) => {
+        const created: sqlite3.Statement = this.raw.prepare(sql, (err: Error | null) => {
+          if (!err) return resolve(created);
+          this.statements.delete(sql);
+          reject(err);
+        });
+      });
       this.statements.set(sql, stmt);
     }
     return stmt;
