@@ -313,8 +313,15 @@ async function check(db: string, repair: boolean, json: boolean, io: Io): Promis
     if (!(err instanceof RecallError && err.code === 'store-corrupt') || !repair) throw err;
     const rebuilt = await Memory.rebuild(db);
     await rebuilt.memory.close();
-    const msg = `The store was damaged; it was moved to ${rebuilt.movedTo} and a new empty store was created. Run index again to refill it.`;
-    io.out(json ? JSON.stringify({ ok: true, rebuilt: true, movedTo: rebuilt.movedTo, problems: [] }) : msg);
+    const salvaged = rebuilt.salvaged ?? [];
+    const lines = salvaged
+      .filter((t) => t.copied > 0 || t.damaged)
+      .map((t) => `  ${t.table}: ${t.copied} copied${t.lost !== undefined ? `, ${t.lost} lost` : t.damaged ? ', some lost (how many is not recorded)' : ''}`);
+    const msg =
+      `The store was damaged; it was moved to ${rebuilt.movedTo}. ` +
+      (rebuilt.salvaged ? `Every readable row was copied into a new store:\n${lines.join('\n') || '  (nothing could be read)'}` : 'A new empty store was created.') +
+      '\nRun index again to re-read the transcripts that still exist.';
+    io.out(json ? JSON.stringify({ ok: true, rebuilt: true, movedTo: rebuilt.movedTo, salvaged, problems: [] }) : msg);
     return 0;
   }
   try {

@@ -2,6 +2,8 @@
 export type RecallErrorCode =
   | 'store-corrupt'
   | 'store-too-new'
+  /** Another process holds the store's lock longer than the wait, or has it open while a repair would move it. */
+  | 'store-locked'
   | 'store-io'
   | 'source-unreadable'
   | 'bad-argument'

@@ -33,6 +33,7 @@ import {
 import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
 import { type IntegrityReport, Store, type StoreStats } from './store/store';
+import type { TableSalvage } from './store/salvage';
 import { countTokens } from './tokens';
 
 /**
@@ -86,10 +87,14 @@ export class Memory {
     return this.store.db.snapshot(fn);
   }
 
-  /** Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. */
-  static async rebuild(file: string): Promise<{ memory: Memory; movedTo?: string }> {
-    const { store, movedTo } = await Store.rebuild(file);
-    return { memory: new Memory(store), ...(movedTo ? { movedTo } : {}) };
+  /**
+   * Replaces a damaged store with a fresh one holding every row that could still be read (`salvaged`: copied
+   * and lost, table by table); the damaged file is kept beside it. Refused (`store-locked`) while another
+   * process has the store open.
+   */
+  static async rebuild(file: string): Promise<{ memory: Memory; movedTo?: string; salvaged?: TableSalvage[] }> {
+    const { store, movedTo, salvaged } = await Store.rebuild(file);
+    return { memory: new Memory(store), ...(movedTo ? { movedTo } : {}), ...(salvaged ? { salvaged } : {}) };
   }
 
   /** Why vector search is unavailable (sqlite-vec did not load), when it is. */

@@ -67,10 +67,11 @@ export async function createIfMissing(file: string): Promise<void> {
 
 /**
  * Runs `fn` (which moves the store's file) only while no other process has the store open, holding an
- * exclusive lock meanwhile so none opens it either. Leaving WAL mode needs every other connection closed,
- * so it is the test; a file SQLite cannot read at all is in nobody's use and `fn` runs.
+ * exclusive lock meanwhile so none opens it either; `fn` gets the connection holding it, to read what it
+ * still can. Leaving WAL mode needs every other connection closed, so it is the test; a file SQLite cannot
+ * read at all is in nobody's use and `fn` runs without a connection.
  */
-export async function whileAlone(file: string, fn: () => Promise<void>): Promise<void> {
+export async function whileAlone(file: string, fn: (db: Db | undefined) => Promise<void>): Promise<void> {
   let db: Db | undefined;
   try {
     db = await Db.open(file);
@@ -91,7 +92,7 @@ export async function whileAlone(file: string, fn: () => Promise<void>): Promise
     }
   }
   try {
-    await fn();
+    await fn(db);
   } finally {
     if (db) {
       await db.exec('ROLLBACK').catch(() => undefined);

@@ -1,4 +1,5 @@
-import { rename, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, rename, stat, unlink } from 'node:fs/promises';
 import { loadVectorExtension } from './vectors';
 import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
 import { RecallError } from '../errors';
@@ -21,6 +22,7 @@ import {
   toFileTouch,
   toSummary,
 } from './rows';
+import { salvageRows, type TableSalvage } from './salvage';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -153,23 +155,34 @@ export class Store {
   }
 
   /**
-   * Moves a damaged store aside (kept for inspection) and opens a fresh one in its place. Refused with
-   * `store-locked` while another process has the store open: moving a live store aside would leave that
-   * process writing to the moved file while this one starts empty.
+   * Replaces a damaged store: every row that can still be read is copied into a fresh store (`salvaged` says
+   * what was copied and lost, table by table), the damaged file is moved aside (kept for inspection) and the
+   * fresh one takes its place. Refused with `store-locked` while another process has the store open: moving
+   * a live store aside would leave that process writing to the moved file while this one starts over.
    */
-  static async rebuild(file: string): Promise<{ store: Store; movedTo?: string }> {
-    let movedTo: string | undefined;
-    if (await exists(file)) {
-      movedTo = `${file}.corrupt-${Date.now()}`;
-      const target = movedTo;
-      await whileAlone(file, async () => {
-        await rename(file, target);
+  static async rebuild(file: string): Promise<{ store: Store; movedTo?: string; salvaged?: TableSalvage[] }> {
+    if (!(await exists(file))) return { store: await Store.open(file) };
+    const movedTo = `${file}.corrupt-${Date.now()}`;
+    let salvaged: TableSalvage[] | undefined;
+    await whileAlone(file, async (damaged) => {
+      const fresh = damaged ? await salvageInto(damaged, file) : undefined;
+      try {
+        await rename(file, movedTo);
         for (const suffix of ['-wal', '-shm']) {
-          if (await exists(file + suffix)) await rename(file + suffix, target + suffix);
+          if (await exists(file + suffix)) await rename(file + suffix, movedTo + suffix);
         }
-      });
-    }
-    return { store: await Store.open(file), ...(movedTo ? { movedTo } : {}) };
+        if (fresh) {
+          await link(fresh.file, file);
+          salvaged = fresh.tables;
+        }
+      } finally {
+        if (fresh) await unlink(fresh.file).catch(() => undefined);
+      }
+    });
+    const store = await Store.open(file);
+    // the copied rows are the truth: full-text indexes and orphans are rebuilt from them
+    if (salvaged) await store.repair();
+    return { store, movedTo, ...(salvaged ? { salvaged } : {}) };
   }
 
   close(): Promise<void> {
@@ -566,6 +579,25 @@ function fromSourceRow(r: SourceRow): SourceState {
     pendingPartial: r.pending_partial === 1,
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),
   };
+}
+
+/** A fresh store beside `file`, holding every row of `damaged` that can still be read. */
+async function salvageInto(damaged: Db, file: string): Promise<{ file: string; tables: TableSalvage[] }> {
+  const tmp = `${file}.salvage-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await createIfMissing(tmp);
+    const to = await Db.open(tmp);
+    try {
+      // foreign keys stay off while copying: a child may be readable while its parent's page is not
+      const tables = await to.transaction(() => salvageRows(damaged, to));
+      return { file: tmp, tables };
+    } finally {
+      await to.close();
+    }
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
 }
 
 async function exists(file: string): Promise<boolean> {
