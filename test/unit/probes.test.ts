@@ -19,10 +19,14 @@ test('kill -9 at random points while indexing: every store left behind checks ok
   copyTree(FIXTURES, path.join(root, 'fixtures'));
   const expected = await cleanContents(root, work);
   const db = path.join(work, 'killed.sqlite');
+  // kills land within the time a whole run takes here (a fixed delay missed every run on a quiet machine)
+  const t0 = Date.now();
+  assert.equal((await runCli(CLI, ['index', '--root', root, '--db', path.join(work, 'timing.sqlite'), '--quiet'])).code, 0);
+  const runMs = Date.now() - t0;
   const random = rng(18);
   let killed = 0;
   for (let trial = 0; trial < 5; trial++) {
-    const r = await runCli(CLI, ['index', '--root', root, '--db', db, '--quiet'], 300 + Math.floor(random() * 2500));
+    const r = await runCli(CLI, ['index', '--root', root, '--db', db, '--quiet'], Math.floor((0.1 + random() * 0.8) * runMs));
     if (r.signal === 'SIGKILL') killed++;
     const check = await runCli(CLI, ['check', '--db', db]);
     assert.equal(check.code, 0, `trial ${trial}: check after the kill: ${check.stderr}`);
