@@ -125,7 +125,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const unfiltered = await frame.locator('#results').getAttribute('data-seq');
     await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
     await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
-    await frame.locator(`#results[data-seq]:not([data-seq="${unfiltered}"])`).waitFor({ timeout: 10_000 }); // the filtered answer
+    await frame.locator(`#results[data-seq]:not([data-seq="${unfiltered}"])`).waitFor({ state: 'attached', timeout: 10_000 }); // the filtered answer
     await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
     const metas = await frame.locator('.candidate .meta').allTextContents();
     assert.ok((await frame.locator('.candidate .meta .title').count()) > 0, `SpecStory conversations show their title: ${metas.join(' | ')}`);
@@ -135,7 +135,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const seq = await frame.locator('#results').getAttribute('data-seq');
     await frame.locator('button.chip', { hasText: 'Not these' }).click();
     await frame.locator('button.chip', { hasText: /hidden/ }).waitFor();
-    await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ timeout: 10_000 }); // the answer to the new query
+    await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 }); // the answer to the new query (may be empty)
     const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
     await frame.locator('button.chip', { hasText: /hidden/ }).click();
@@ -191,7 +191,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     // one line per exchange (at most 8), each with its date, agent and how (headlines depend on the distiller)
     const lines = await hover.locator('li').allTextContents();
     assert.equal(lines.length, Math.min(n, 8), lines.join(' | '));
-    assert.ok(lines.every((l) => / · (claude-code|codex|specstory|aider) · (read|edit|write|mention)/.test(l)), lines.join(' | '));
+    assert.ok(lines.every((l) => / · [a-z][\w-]* · (read|edit|write|mention)/.test(l)), lines.join(' | '));
   });
 
   it('brings the panel (with its query) and the viewer back after a window reload', async () => {
