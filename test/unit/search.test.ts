@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
-import { confidenceOf } from '../../src/core/search/confidence';
+import { confidenceOf, confidencesByRank } from '../../src/core/search/confidence';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
@@ -144,6 +144,33 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     const weak = await search({ text: 'kubernetes helm chart terraform deploy', mode: 'verbatim/bm25' });
     assert.equal(weak.hits.length, 1);
     assert.equal(weak.confidence, 'low');
+  });
+
+  test('confidence follows rank: no hit is labelled above a hit ranked before it', async () => {
+    // one of three query words: the first hit is low, and so is its exact tie below it (was: medium)
+    const twins = await openFixture(
+      ['one.jsonl', 'two.jsonl'].map((file) => ({
+        file,
+        agent: 'claude-code' as const,
+        project: '/p/t',
+        exchanges: [{ key: file, text: 'User: the login page is blank\nAssistant: Restored the login template.', startedAt: '2025-01-01T00:00:00Z' }],
+      })),
+    );
+    try {
+      const r = await createSearcher(twins.store).search({ text: 'login qqqq wwww', mode: 'verbatim/bm25' });
+      assert.equal(r.hits.length, 2);
+      assert.deepEqual(r.hits.map((h) => h.confidence), ['low', 'low']);
+    } finally {
+      await twins.store.close();
+    }
+    assert.deepEqual(
+      confidencesByRank([
+        { coverage: 0.9, position: 1, relative: 1, margin: 0.01 },
+        { coverage: 1, position: 2, relative: 0.99, margin: 0.01 },
+        { coverage: 1, position: 3, relative: 0.5, margin: 0.01 },
+      ]),
+      ['high', 'medium', 'low'],
+    );
   });
 
   test('confidence rules: margin and coverage make a first hit high; near-ties are medium; the rest low', () => {

@@ -35,3 +35,19 @@ export function confidenceOf(e: ConfidenceEvidence): Confidence {
   }
   return e.relative >= r.mediumRelative ? 'medium' : 'low';
 }
+
+/**
+ * The labels of a ranked list: each hit's own label, but never above the label of a hit ranked before it.
+ * A lower-ranked hit is not more likely the right one than those above it (without this, a near-tie
+ * second hit was `medium` below a `low` first hit whose query words were mostly missing).
+ */
+export function confidencesByRank(evidence: readonly ConfidenceEvidence[]): Confidence[] {
+  const order: Record<Confidence, number> = { high: 2, medium: 1, low: 0 };
+  const out: Confidence[] = [];
+  for (const e of evidence) {
+    const own = confidenceOf(e);
+    const above = out[out.length - 1];
+    out.push(above !== undefined && order[above] < order[own] ? above : own);
+  }
+  return out;
+}

@@ -2,7 +2,7 @@ import type { Embedder } from '../embed/embedder';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
-import { confidenceOf } from './confidence';
+import { type ConfidenceEvidence, confidencesByRank } from './confidence';
 import { buildFilter, type SqlFilter } from './filters';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
@@ -135,22 +135,20 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const rows = await loadHitRows(db, kept.map((f) => f.n));
       const top = kept[0]?.score ?? 0;
       const margin = kept.length > 1 && top > 0 ? (top - kept[1]!.score) / top : 1;
-      const hits: Hit[] = [];
+      const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
       for (const [i, f] of kept.entries()) {
         const row = rows.get(f.n);
         if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
         const snippet = makeSnippet(row.verbatim, terms);
         const coverage = terms.length > 0 ? snippet.matchedTerms.length / terms.length : 0;
         const { n: _n, verbatim: _v, ...shown } = row;
-        hits.push({
-          ...shown,
-          score: f.score,
-          parts: f.parts,
-          confidence: confidenceOf({ coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin }),
-          snippet: snippet.text,
-          matchedTerms: snippet.matchedTerms,
+        shaped.push({
+          hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms },
+          evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
         });
       }
+      const labels = confidencesByRank(shaped.map((s) => s.evidence));
+      const hits: Hit[] = shaped.map((s, i) => ({ ...s.hit, confidence: labels[i]! }));
       const confidence: Confidence = hits[0]?.confidence ?? 'low';
       return {
         hits,
