@@ -70,9 +70,9 @@ export class Config {
     };
   }
 
-  /** A Hugging Face hub id or an absolute local model folder; '' turns semantic search off. */
+  /** A Hugging Face hub id or an absolute local model folder; '' (the default: opt-in, README "Choosing the default") turns semantic search off. */
   get embedModel(): string {
-    return this.get('embed.model', 'Xenova/all-MiniLM-L6-v2').trim();
+    return this.get('embed.model', '').trim();
   }
 
   /** Sets the embedding model for the user (all workspaces): what "Turn On Semantic Search" chose. */

@@ -22,6 +22,15 @@ async function summaryAfterRun(): Promise<EmbedSummary> {
 describe('embedding model setting in the extension host', () => {
   after(() => setModel(undefined));
 
+  it('by default semantic search is off (opt-in): no model is loaded and a vector mode says why', async () => {
+    await setModel(undefined);
+    await settledSummary(1);
+    assert.equal(vscode.workspace.getConfiguration('agentRecall').get('embed.model'), '');
+    const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
+    assert.equal(r.semantic, false);
+    assert.match(r.notice ?? '', /opt-in/);
+  });
+
   it('a local model folder embeds the distilled exchanges after indexing', async () => {
     await settledSummary(1);
     await setModel(path.join(extension().extensionPath, '.cache/models/wink-static-100d'));
