@@ -78,8 +78,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!\\.\\./src/protocol$)', message: 'The webview runs in a browser: it imports nothing but the protocol module.' },
-            { regex: '^\\.\\./src/protocol$', allowTypeImports: true, message: 'The webview imports protocol TYPES only (`import type`): no code crosses over.' },
+            // browser libraries bundled into the viewer: markdown-it (tokenizer) and highlight.js (code colours)
+            {
+              regex: '^(?!\\.\\./src/(?:viewerP|p)rotocol$|markdown-it(?:/|$)|highlight\\.js/)',
+              message: 'The webview runs in a browser: it imports nothing but the protocol modules and its browser libraries.',
+            },
+            {
+              regex: '^\\.\\./src/(?:viewerP|p)rotocol$',
+              allowTypeImports: true,
+              message: 'The webview imports protocol TYPES only (`import type`): no code crosses over.',
+            },
           ],
         },
       ],

@@ -6,7 +6,18 @@
 import hljs from 'highlight.js/lib/common';
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
-import { type ExchangeView, isWebLink, type Turn, type ViewerMessage, type ViewerRequest } from '../src/viewerProtocol';
+import type { ExchangeView, Turn, ViewerMessage, ViewerRequest } from '../src/viewerProtocol';
+
+/** Only http(s) links with a host become links. The host checks again before opening (isWebLink in
+ *  viewerProtocol.ts); this side keeps its own copy because no code crosses from the host into the webview. */
+function isWebLink(href: string): boolean {
+  try {
+    const u = new URL(href);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 declare function acquireVsCodeApi(): { postMessage(m: ViewerRequest): void; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();

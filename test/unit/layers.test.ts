@@ -38,6 +38,7 @@ const FORBIDDEN: ReadonlyArray<[file: string, code: string, why: RegExp]> = [
   ['webview/x.ts', "import { isWebviewMessage } from '../src/protocol'; void isWebviewMessage;", /TYPES only/],
   ['webview/x.ts', "import { readFileSync } from 'node:fs'; void readFileSync;", /nothing but the protocol/],
   ['webview/x.ts', "import type { Hit } from '../src/core/model';", /nothing but the protocol/],
+  ['webview/x.ts', "import { isWebLink } from '../src/viewerProtocol'; void isWebLink;", /TYPES only/],
 ];
 
 const ALLOWED: ReadonlyArray<[file: string, code: string]> = [
@@ -47,6 +48,7 @@ const ALLOWED: ReadonlyArray<[file: string, code: string]> = [
   ['src/core/search/x.ts', "import { createVectorTable } from '../store/vectors'; void createVectorTable;"],
   ['src/core/store/x.ts', "import type { Layer } from '../model';"],
   ['webview/x.ts', "import type { HostMessage } from '../src/protocol';"],
+  ['webview/x.ts', "import MarkdownIt from 'markdown-it'; void MarkdownIt;"],
 ];
 
 describe('layer rules (eslint.config.mjs)', () => {
