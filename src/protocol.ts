@@ -40,6 +40,8 @@ export type HostMessage =
       readonly candidates: readonly Candidate[];
       readonly confidence: ConfidenceTier;
       readonly notice?: string;
+      /** An empty query's answer: the workspace's most recent exchanges, not matches. */
+      readonly recent?: boolean;
       /** The host's time for this answer (test/bench/hostTiming.mjs reads it; the panel does not show it). */
       readonly tookMs: number;
     }

@@ -10,7 +10,8 @@ async function recallFinds(text: string, agent: string): Promise<Results['candid
   const a = await api();
   await vscode.commands.executeCommand('agentRecall.recall', text);
   const results = await eventually(
-    () => a.recallPanel().posted.find((m): m is Results => m.type === 'results' && m.candidates.some((c) => c.agent === agent)),
+    // the panel first lists the most recent exchanges (empty query): only an answer to the query counts
+    () => a.recallPanel().posted.find((m): m is Results => m.type === 'results' && !m.recent && m.candidates.some((c) => c.agent === agent)),
     30_000,
   );
   return results?.candidates.find((c) => c.agent === agent);
