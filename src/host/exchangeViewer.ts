@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { exchangeView } from '../core/exchangeView';
@@ -7,6 +6,7 @@ import { isViewerRequest, isWebLink, type ViewerMessage, type ViewerRequest } fr
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
+import { webviewHtml } from './webviewHtml';
 
 export const VIEW_TYPE = 'agentRecall.exchange';
 
@@ -190,35 +190,12 @@ export class ExchangeViewer extends Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'viewer.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'viewer.css'));
-    // the recall panel's policy: nothing remote, no inline script or style, no navigation
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-      "connect-src 'none'",
-      "form-action 'none'",
-      "base-uri 'none'",
-      "frame-src 'none'",
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Exchange</title>
-</head>
-<body>
-<div id="app" role="document" aria-label="Past exchange"></div>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(webview, {
+      script: vscode.Uri.joinPath(this.extensionUri, 'dist', 'viewer.js'),
+      style: vscode.Uri.joinPath(this.extensionUri, 'media', 'viewer.css'),
+      title: 'Exchange',
+      root: '<div id="app" role="document" aria-label="Past exchange"></div>',
+    });
   }
 
   override dispose(): void {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { AGENT_KINDS } from '../core/model';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
@@ -6,6 +5,7 @@ import type { ExchangeViewer } from './exchangeViewer';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
+import { webviewHtml } from './webviewHtml';
 
 const VIEW_TYPE = 'agentRecall.recall';
 
@@ -69,33 +69,12 @@ export class RecallPanel extends Disposable {
   }
 
   private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
-    const nonce = randomBytes(16).toString('base64');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'recall.css'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-      `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-      "connect-src 'none'",
-      "form-action 'none'",
-      "base-uri 'none'",
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Recall</title>
-</head>
-<body>
-<main id="app" aria-label="Recall past conversations"></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(webview, {
+      script: vscode.Uri.joinPath(dist, 'webview.js'),
+      style: vscode.Uri.joinPath(media, 'recall.css'),
+      title: 'Recall',
+      root: '<main id="app" aria-label="Recall past conversations"></main>',
+    });
   }
 
   private async receive(raw: unknown): Promise<void> {
