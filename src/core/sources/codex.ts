@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } from '../model';
 import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, newMessage } from './message';
+import { appendText, hasContent, newMessage, parseToolArguments } from './message';
 
 /**
  * OpenAI Codex CLI rollouts: `${CODEX_HOME:-~/.codex}/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`, one
@@ -249,7 +249,7 @@ function toolCallOf(item: JsonRecord): ToolCall | undefined {
   const name = str(item['name']) ?? 'unknown';
   switch (item['type']) {
     case 'function_call':
-      return withId({ name, input: parseArguments(item['arguments']) }, item['call_id']);
+      return withId({ name, input: parseToolArguments(item['arguments']) }, item['call_id']);
     case 'custom_tool_call': // apply_patch: `input` is the raw patch text
       return withId({ name, input: item['input'] }, item['call_id']);
     case 'local_shell_call':
@@ -266,15 +266,6 @@ function withId(call: ToolCall, id: unknown): ToolCall {
   return callId !== undefined ? { id: callId, ...call } : call;
 }
 
-/** `arguments` is a JSON string; a model that wrote invalid JSON still gets its call recorded, as text. */
-function parseArguments(args: unknown): unknown {
-  if (typeof args !== 'string') return args;
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
-}
 
 /**
  * Outputs come as plain text (`Exit code: N\n...`), as JSON text `{output, metadata: {exit_code}}` (legacy
@@ -288,7 +279,7 @@ function toolResult(item: JsonRecord): ToolResult {
 
 function outputText(output: unknown): { text: string; isError: boolean } {
   if (typeof output === 'string') {
-    const wrapped = output.startsWith('{') ? obj(parseArguments(output)) : undefined;
+    const wrapped = output.startsWith('{') ? obj(parseToolArguments(output)) : undefined;
     const inner = wrapped && str(wrapped['output']);
     if (wrapped && inner !== undefined) {
       const exit = obj(wrapped['metadata'])?.['exit_code'];

@@ -8,7 +8,7 @@ import {
 import { replayMutationLog } from './copilotLog';
 import { arraySpans } from './jsonSpans';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
+import { appendText, hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
 import { insideAny } from './paths';
 
 /**
@@ -174,7 +174,7 @@ function requestMessages(request: JsonRecord, span: RecordSpan, skips: SkipCount
       const call = obj(raw);
       if (!call) continue;
       const id = str(call['id']);
-      reply.toolCalls.push({ ...(id ? { id } : {}), name: str(call['name']) ?? 'unknown', input: parseArguments(call['arguments']) });
+      reply.toolCalls.push({ ...(id ? { id } : {}), name: str(call['name']) ?? 'unknown', input: parseToolArguments(call['arguments']) });
       const text = id && callResults ? resultText(callResults[id]) : undefined;
       if (id && text !== undefined) results.toolResults.push({ toolUseId: id, text: text.slice(0, MAX_RESULT_CHARS), isError: false });
     }
@@ -204,15 +204,6 @@ function requestMessages(request: JsonRecord, span: RecordSpan, skips: SkipCount
   return out;
 }
 
-/** `arguments` is a JSON string; invalid JSON is kept as text. */
-function parseArguments(args: unknown): unknown {
-  if (typeof args !== 'string') return args;
-  try {
-    return JSON.parse(args);
-  } catch {
-    return args;
-  }
-}
 
 /** A tool result as Copilot keeps it: content parts whose `value` is text or a rendered prompt-tsx tree. */
 function resultText(result: unknown): string | undefined {

@@ -3,17 +3,7 @@ import type { SourceLine } from './lines';
 
 /** A new message starting (and, until widened, ending) at `first`; role follows from the kind. */
 export function newMessage(kind: MessageKind, first: SourceLine, text: string, timestamp?: string): Message {
-  return {
-    kind,
-    role: kind === 'reply' ? 'assistant' : 'user',
-    text,
-    toolCalls: [],
-    toolResults: [],
-    line: first.line,
-    lineEnd: first.line,
-    offset: first.offset,
-    ...(timestamp !== undefined ? { timestamp } : {}),
-  };
+  return spanMessage(kind, { line: first.line, lineEnd: first.line, offset: first.offset }, text, { timestamp });
 }
 
 /** Appends a paragraph to a message being built (several source items make one message). */
@@ -76,4 +66,15 @@ export function isoFromAny(v: unknown): string | undefined {
   if (typeof v === 'number' && v > 0 && v < 8.64e15) return new Date(v).toISOString();
   if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return v;
   return undefined;
+}
+
+/** A tool call's `arguments` as the JSON string it usually is; invalid JSON is kept as text, so a model that
+ *  wrote a broken call still gets it recorded. */
+export function parseToolArguments(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
 }

@@ -111,13 +111,17 @@ export class Store {
         { cause: err },
       );
     }
-    let vectorError: string | undefined;
+    return Store.withVectors(db);
+  }
+
+  /** A store over an open handle, with sqlite-vec when it loads; without it search stays lexical, said once. */
+  private static async withVectors(db: Db): Promise<Store> {
     try {
       await loadVectorExtension(db);
+      return new Store(db, true, undefined);
     } catch (err) {
-      vectorError = `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`;
+      return new Store(db, false, `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`);
     }
-    return new Store(db, vectorError === undefined, vectorError);
   }
 
   /**
@@ -145,13 +149,7 @@ export class Store {
       if (err instanceof RecallError) throw err;
       throw new RecallError('store-corrupt', `The Agent Recall store ${file} cannot be read (${(err as Error).message}).`, { cause: err });
     }
-    let vectorError: string | undefined;
-    try {
-      await loadVectorExtension(db);
-    } catch (err) {
-      vectorError = `sqlite-vec could not be loaded (${(err as Error).message}); search stays lexical.`;
-    }
-    return new Store(db, vectorError === undefined, vectorError);
+    return Store.withVectors(db);
   }
 
   /**
