@@ -202,9 +202,21 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const frame = await recallFrame(page);
     await frame.locator('.candidate').first().waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('#query').inputValue(), query);
-    // the viewer's tab is back (behind the file Ctrl+Enter opened); a webview restores when it is shown
-    await page.locator('.tabs-container .tab', { hasText: title }).first().click({ timeout: 30_000 });
-    await (await viewerFrame(page)).locator('.turn').first().waitFor({ timeout: 30_000 });
+    // The viewer's tab is back (behind the file Ctrl+Enter opened); a webview restores when it is shown.
+    // Its label is the one the workbench saved last: a title set just before the reload may not be saved
+    // yet (the browser's storage is written asynchronously), so try its tab first, then the others.
+    const tabs = page.locator('.tabs-container .tab');
+    await tabs.first().waitFor({ timeout: 30_000 });
+    const labels = await tabs.allTextContents();
+    const order = labels.map((_, i) => i).sort((a, b) => Number(!labels[b].includes(title)) - Number(!labels[a].includes(title)));
+    let viewer;
+    for (const i of order) {
+      await tabs.nth(i).click();
+      viewer = await webviewFrame(page, 'main.conversation .turn', 5_000).catch(() => undefined);
+      if (viewer) break;
+    }
+    assert.ok(viewer, `no tab brings the exchange viewer back; tabs: ${labels.join(' | ')}`);
+    assert.ok(((await viewer.locator('h1').textContent()) ?? '').trim().length > 0, 'the restored viewer shows an exchange');
     await screenshot(page, 'recall-after-reload');
   });
 
