@@ -165,7 +165,9 @@ function renderBanner(): void {
     else {
       lines.push(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
       if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
-      if (state.candidates.length) lines.push('Most recent exchanges of this workspace:');
+      const scope = [state.facets.agent, TIMES.find(([t]) => t === state.facets.time)?.[1]].filter(Boolean);
+      if (state.candidates.length) lines.push(`Most recent exchanges of this workspace${scope.length ? ` (${scope.join(', ')})` : ''}:`);
+      else if (scope.length) lines.push(`No exchange of this workspace (${scope.join(', ')}). Remove a filter.`);
     }
   } else if (state.shownSeq > 0 && state.candidates.length === 0) {
     lines.push('No past exchange matches. Try other words, or remove a filter.');
@@ -188,7 +190,7 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   const rooms = el('div', { class: 'rooms' });
   for (const r of c.rooms) rooms.append(button(r.label, () => setFacets({ ...state.facets, room: r }), { class: 'chip room', title: 'Recall in this room' }));
   const li = el('li', { id: `c-${i}`, role: 'option', class: 'candidate', 'aria-selected': String(i === state.selected), 'data-id': c.exchangeId },
-    el('div', { class: 'headline' }, el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence]), c.headline),
+    el('div', { class: 'headline' }, ...(c.confidence ? [el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence])] : []), c.headline),
     ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
     el('div', { class: 'meta' }, ...(c.title ? [el('span', { class: 'title' }, c.title), ' · '] : []),
       el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agent, c.distilled ? '' : ' · not distilled yet'),

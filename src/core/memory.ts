@@ -7,7 +7,8 @@ import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage'
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer } from './model';
-import { isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
+import { facetFilters, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
+import { buildFilter } from './search/filters';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
@@ -185,9 +186,15 @@ export class Memory {
 
   /** One step of a recall session: the request's candidates, shaped for display. */
   async recall(request: RecallRequest, embedding?: Embedding, now = Date.now()): Promise<RecallAnswer> {
-    // nothing asked yet: the workspace's most recent exchanges, so the panel is useful before typing
+    // nothing asked yet: the workspace's most recent exchanges (of the agent and time chosen, without those
+    // set aside), so the panel is useful before typing
     if (isEmptyRequest(request)) {
-      return { candidates: (await this.recent(request.limit ?? RECALL_CANDIDATES)).map((l) => recentCandidate(l, now)), confidence: 'low', recent: true };
+      const filters = facetFilters(request.facets ?? {}, now);
+      const where = buildFilter(filters);
+      const exclude = request.exclude ?? [];
+      const listed = await recentExchanges(this.store.db, (request.limit ?? RECALL_CANDIDATES) + exclude.length, where);
+      const candidates = listed.filter((l) => !exclude.includes(l.exchangeId)).slice(0, request.limit ?? RECALL_CANDIDATES);
+      return { candidates: candidates.map((l) => recentCandidate(l, now)), confidence: 'low', recent: true };
     }
     const like = request.facets?.like;
     if (!like) return recall((q) => this.search(q, embedding), request, now);
@@ -228,7 +235,7 @@ export class Memory {
 
   /** The newest exchanges; with `within`, only those of projects inside those folders. */
   recent(limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
-    return recentExchanges(this.store.db, limit, within);
+    return recentExchanges(this.store.db, limit, within ? buildFilter({ within }) : undefined);
   }
 
   /** Whether any conversation's project lies outside `folders` (or is unknown). */

@@ -50,7 +50,8 @@ export interface Candidate {
   readonly agent: AgentKind;
   readonly files: readonly CandidateFile[];
   readonly rooms: ReadonlyArray<{ readonly id: string; readonly label: string }>;
-  readonly confidence: Confidence;
+  /** How sure the match is; absent for a recent exchange shown before anything was asked. */
+  readonly confidence?: Confidence;
   readonly snippet: readonly SnippetPart[];
   /** Why it matched, in the user's words (whyMatched). */
   readonly why: string;
@@ -114,7 +115,6 @@ export function recentCandidate(l: ExchangeListing, now = Date.now()): Candidate
     agent: l.agent,
     files: [],
     rooms: [],
-    confidence: 'low',
     snippet: [],
     why: '',
   };

@@ -128,7 +128,8 @@ export class RecallPanel extends Disposable {
       status: {
         indexing: s.state === 'indexing',
         exchanges: s.exchanges,
-        agents: AGENT_KINDS,
+        // only the agents this workspace has exchanges of: a chip that can only empty the list helps nobody
+        agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0),
         ...(s.message ? { message: s.message } : {}),
         semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,
         ...(example ? { example } : {}),

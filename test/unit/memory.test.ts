@@ -39,6 +39,18 @@ test('one Memory runs the pipeline and answers search, recall and every read mod
     const recent = await memory.recall({ text: '  ' });
     assert.equal(recent.recent, true, 'an empty request lists the most recent exchanges');
     assert.deepEqual(recent.candidates.map((c) => c.exchangeId), (await memory.recent(20)).map((l) => l.exchangeId));
+    assert.ok(recent.candidates.every((c) => c.confidence === undefined), 'nothing was matched: no confidence badge');
+    // chips alone still list the recent exchanges, of that agent and time only, without those set aside
+    const agents = new Set(recent.candidates.map((c) => c.agent));
+    assert.ok(agents.size > 1, 'the fixtures hold several agents');
+    const agent = recent.candidates[recent.candidates.length - 1]!.agent;
+    const ofAgent = await memory.recall({ text: '', facets: { agent } });
+    assert.equal(ofAgent.recent, true);
+    assert.ok(ofAgent.candidates.length > 0 && ofAgent.candidates.every((c) => c.agent === agent), `only ${agent}`);
+    const hidden = await memory.recall({ text: '', facets: { agent }, exclude: [ofAgent.candidates[0]!.exchangeId] });
+    assert.deepEqual(hidden.candidates.map((c) => c.exchangeId), ofAgent.candidates.slice(1).map((c) => c.exchangeId), '"not these" sets them aside');
+    const future = await memory.recall({ text: '', facets: { time: 'week' } }, undefined, Date.parse('2100-01-01'));
+    assert.deepEqual(future.candidates, [], 'a time chip keeps only exchanges of that time');
     const seed = answer.candidates[0]!.exchangeId;
     const like = await memory.recall({ text: '', facets: { like: { id: seed, label: 'seed' } } });
     assert.ok(like.candidates.length > 0, 'exchanges like the seed');

@@ -1,5 +1,5 @@
 import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKind } from '../model';
-import type { Db } from './db';
+import type { Db, Params } from './db';
 import { projectWithin } from './scope';
 import { ROOM_SHOWN } from './roomStats';
 
@@ -233,12 +233,14 @@ export async function anyProjectOutside(db: Db, folders: readonly string[]): Pro
   return row !== undefined;
 }
 
-/** The newest exchanges (distilled or not), for digests; with `within`, only those of projects inside those folders. */
-export async function recentExchanges(db: Db, limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
-  const scope = within ? projectWithin(within) : { sql: '1', params: [] };
+/**
+ * The newest exchanges (distilled or not), for digests and the empty recall panel; `where` is a condition
+ * over `e` (exchanges) and `c` (conversations) with its parameters (search's filters build it).
+ */
+export async function recentExchanges(db: Db, limit: number, where: { sql: string; params: Params } = { sql: '1', params: [] }): Promise<ExchangeListing[]> {
   const rows = await db.all<ListingRow>(
-    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${scope.sql} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
-    [...scope.params, limit],
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [...where.params, limit],
   );
   return rows.map(toListing);
 }
