@@ -19,14 +19,16 @@ export interface PathContext {
   readonly workspaceRoot?: string;
 }
 
-const READ_TOOLS = new Set(['Read', 'NotebookRead', 'read_file', 'view']);
+const READ_TOOLS = new Set(['Read', 'NotebookRead', 'read_file', 'view', /* OpenCode */ 'read']);
 const EDIT_TOOLS = new Set([
   'Edit', 'MultiEdit', 'NotebookEdit', 'edit_file', 'str_replace_editor', 'replace',
   // Copilot Chat's agent tools; Cline's and Roo Code's
   'replace_string_in_file', 'insert_edit_into_file', 'edit_notebook_file',
   'replace_in_file', 'apply_diff', 'search_and_replace', 'insert_content',
+  // Continue's; OpenCode's
+  'edit_existing_file', 'single_find_and_replace', 'multi_edit', 'edit', 'multiedit',
 ]);
-const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file']);
+const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -108,7 +110,7 @@ function touchesFromToolCall(
   const input = call.input as Record<string, unknown> | string | undefined;
   const filePath =
     typeof input === 'object' && input !== null
-      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'])
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'])
       : undefined;
   if (typeof filePath === 'string') {
     if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(input as Record<string, unknown>));

@@ -3,9 +3,14 @@
  * Transcripts -> Conversation/Message (this file) -> Exchange (segment.ts) -> store rows.
  */
 
-export type AgentKind = 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code';
+export type AgentKind =
+  | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
+  | 'continue' | 'opencode';
 
-export const AGENT_KINDS: readonly AgentKind[] = ['claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code'];
+export const AGENT_KINDS: readonly AgentKind[] = [
+  'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
+  'continue', 'opencode',
+];
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
 export interface ToolCall {

@@ -57,3 +57,8 @@ export function editorAgentRoots(userDataDir: string): string[] {
 export function defaultGeminiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['GEMINI_CLI_HOME'] || os.homedir(), '.gemini', 'tmp')];
 }
+
+/** Continue: `~/.continue/sessions/` (`CONTINUE_GLOBAL_DIR` replaces `~/.continue`). */
+export function defaultContinueRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['CONTINUE_GLOBAL_DIR'] || path.join(os.homedir(), '.continue'), 'sessions')];
+}

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
-import { defaultGeminiRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
+import { defaultContinueRoots, defaultGeminiRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
 import { readHead } from './head';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
@@ -73,7 +73,11 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
     workspaceRoots: w.workspaceRoots,
     claudeRoots: [...defaultClaudeRoots(env), ...(w.claudeRoots ?? [])],
     codexRoots: [...defaultCodexRoots(env), ...(w.codexRoots ?? [])],
-    agentRoots: [...(w.userDataDirs ?? defaultUserDataDirs(env)).flatMap(editorAgentRoots), ...defaultGeminiRoots(env)],
+    agentRoots: [
+      ...(w.userDataDirs ?? defaultUserDataDirs(env)).flatMap(editorAgentRoots),
+      ...defaultGeminiRoots(env),
+      ...defaultContinueRoots(env),
+    ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
   };

@@ -3,6 +3,7 @@ import { aiderAdapter } from './aider';
 import { claudeCodeAdapter } from './claudeCode';
 import { clineAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
+import { continueAdapter } from './continue';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
 import { specstoryAdapter } from './specstory';
@@ -15,4 +16,5 @@ import { specstoryAdapter } from './specstory';
 export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
+  continueAdapter,
 ];
