@@ -122,3 +122,63 @@ test('a store is never moved aside while another connection has it open; once it
   await store.close();
   assert.ok(movedTo);
 });
+
+/**
+ * Another process holding the store's exclusive lock for `holdMs` (what a repair does while it moves the file:
+ * rollback journal, BEGIN EXCLUSIVE); resolves once the lock is held, with a promise of the process's end.
+ */
+async function holdExclusiveLock(db: string, holdMs: number): Promise<{ done: Promise<void> }> {
+  const sqlite = require.resolve('@vscode/sqlite3');
+  const script = `
+    const sqlite3 = require(${JSON.stringify(sqlite)});
+    const db = new sqlite3.Database(${JSON.stringify(db)});
+    db.exec('PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE', (err) => {
+      if (err) { console.error(err.message); process.exit(1); }
+      console.log('held');
+      setTimeout(() => db.exec('COMMIT', () => db.close()), ${holdMs});
+    });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const done = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    child.on('close', (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+  });
+  return { done };
+}
+
+async function indexedStore(): Promise<string> {
+  const db = path.join(tempDir(), 'indexed.sqlite');
+  assert.equal((await cli(indexArgs(db))).code, 0);
+  return db;
+}
+
+test('a read-only open (the MCP server) waits for another process that holds the store locked, then reads it', { timeout: 60_000 }, async () => {
+  const db = await indexedStore();
+  const holdMs = 7_000; // longer than the 5 s the read-only open used to wait before calling the store damaged
+  const holder = await holdExclusiveLock(db, holdMs);
+  const started = Date.now();
+  const store = await Store.openReadOnly(db);
+  try {
+    assert.ok(Date.now() - started >= holdMs - 1_000, 'it waited for the lock');
+    assert.ok((await store.stats()).exchanges > 5);
+  } finally {
+    await store.close();
+    await holder.done;
+  }
+});
+
+test('a read-only open that waits longer than its limit reports the store as in use, never as damaged', { timeout: 60_000 }, async () => {
+  const db = await indexedStore();
+  const holder = await holdExclusiveLock(db, 4_000);
+  try {
+    await assert.rejects(
+      Store.openReadOnly(db, { busyTimeoutMs: 500 }),
+      (err: unknown) => err instanceof RecallError && err.code === 'store-locked' && /in use by another process/.test(err.message),
+    );
+  } finally {
+    await holder.done;
+  }
+  const store = await Store.openReadOnly(db);
+  assert.ok((await store.stats()).exchanges > 5, 'nothing was lost');
+  await store.close();
+});

@@ -21,10 +21,10 @@ export function isBusy(err: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 
-export function lockedError(file: string, err: unknown): RecallError {
+export function lockedError(file: string, err: unknown, waitedMs = BUSY_TIMEOUT_MS): RecallError {
   return new RecallError(
     'store-locked',
-    `The Agent Recall store ${file} is in use by another process and stayed locked for ${BUSY_TIMEOUT_MS / 1000} s ` +
+    `The Agent Recall store ${file} is in use by another process and stayed locked for ${waitedMs / 1000} s ` +
       `(${(err as Error).message}). Try again when it is done.`,
     { cause: err },
   );

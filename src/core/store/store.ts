@@ -127,13 +127,15 @@ export class Store {
   /**
    * Opens an existing store for reading only, beside a process that may be indexing into it (WAL: readers
    * never block the writer, nor wait for it). Nothing is created, migrated or written; a store of another
-   * schema version is refused with what to do about it.
+   * schema version is refused with what to do about it. A writer's exclusive lock (a repair, a store not in
+   * WAL mode) is waited for up to `busyTimeoutMs`, then raises `store-locked`: busy is not damage.
    */
-  static async openReadOnly(file: string): Promise<Store> {
+  static async openReadOnly(file: string, { busyTimeoutMs = BUSY_TIMEOUT_MS } = {}): Promise<Store> {
     if (!(await exists(file))) throw new RecallError('store-io', `There is no Agent Recall store at ${file}.`);
     const db = await Db.open(file, { readonly: true });
     try {
-      await db.exec('PRAGMA query_only = ON; PRAGMA busy_timeout = 5000;');
+      // first, so the first read of the file already waits for another process's lock
+      await db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA query_only = ON;`);
       const found = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
       if (found > SCHEMA_VERSION) {
         throw new RecallError('store-too-new', `The store ${file} has schema version ${found}, written by a newer Agent Recall (this one knows up to ${SCHEMA_VERSION}). Update Agent Recall.`);
@@ -147,6 +149,7 @@ export class Store {
     } catch (err) {
       await db.close().catch(() => undefined);
       if (err instanceof RecallError) throw err;
+      if (isBusy(err)) throw lockedError(file, err, busyTimeoutMs);
       throw new RecallError('store-corrupt', `The Agent Recall store ${file} cannot be read (${(err as Error).message}).`, { cause: err });
     }
     return Store.withVectors(db);
