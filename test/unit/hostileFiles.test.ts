@@ -1,20 +1,21 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { open, writeFile } from 'node:fs/promises';
+import { cp, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { TOO_DEEP } from '../../src/core/boundedJson';
 import { indexSources } from '../../src/core/indexer';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { discoverSources } from '../../src/core/sources/discover';
 import { readHead } from '../../src/core/sources/head';
 import { MAX_LINE_BYTES, splitLines } from '../../src/core/sources/lines';
 import { Store } from '../../src/core/store/store';
-import { tempDir } from './helpers';
+import { FIXTURES, tempDir } from './helpers';
 
 /**
  * Transcripts no agent meant to write, each of which used to cost a whole file or a whole run (issue 18):
  * a file of 2 GiB or more, a line too long to hold, a byte-order mark, a tool input nested thousands of
- * levels deep, and a FIFO or a device where a transcript was.
+ * levels deep, and a FIFO or a device where a transcript was, or where an agent keeps a side file.
  */
 
 const segment = { minChars: 50, maxPlies: 20 };
@@ -161,4 +162,37 @@ test('a FIFO or a device where a transcript was is refused at once, never read; 
   } finally {
     await store.close();
   }
+});
+
+/** Replaces `file` (existing or not) by a FIFO: opening it for reading would wait for a writer forever. */
+async function fifoAt(file: string): Promise<void> {
+  await rm(file, { force: true });
+  await mkdir(path.dirname(file), { recursive: true });
+  execFileSync('mkfifo', [file]);
+}
+
+test("a FIFO where an agent keeps a side file (Cline's task history, Roo's history item, Copilot's workspace.json, Gemini's .project_root) is not waited on", { timeout: 20_000 }, async () => {
+  const root = tempDir();
+  await cp(path.join(FIXTURES, 'cline'), root, { recursive: true });
+  await cp(path.join(FIXTURES, 'roo'), root, { recursive: true });
+  await cp(path.join(FIXTURES, 'copilot', 'workspaceStorage'), path.join(root, 'workspaceStorage'), { recursive: true });
+  const geminiChats = path.join(root, 'gemini', 'tmp', 'tidepool', 'chats');
+  await mkdir(geminiChats, { recursive: true });
+  await cp(path.join(FIXTURES, 'gemini', 'session-2025-11-02T10-00-5e1f0a2b.json'), path.join(geminiChats, 'session-2025-11-02T10-00-5e1f0a2b.json'));
+  await fifoAt(path.join(root, 'saoudrizwan.claude-dev', 'state', 'taskHistory.json'));
+  await fifoAt(path.join(root, 'rooveterinaryinc.roo-cline', 'tasks', '0d9e7f3a-2b1c-4e5f-8a9b-7c6d5e4f3a2b', 'history_item.json'));
+  await fifoAt(path.join(root, 'workspaceStorage', '7f3e2a', 'workspace.json'));
+  await fifoAt(path.join(root, 'gemini', 'tmp', 'tidepool', '.project_root'));
+  const agentRoots = ['saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline', 'workspaceStorage', path.join('gemini', 'tmp')].map((d) => path.join(root, d));
+  const found = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots, extraRoots: [], includeSubagents: true });
+  // each transcript is still found; a project comes from what else the agent wrote, or stays unknown
+  assert.deepEqual(
+    found.map((s) => [s.adapter.agent, path.basename(s.path), s.project]),
+    [
+      ['gemini', 'session-2025-11-02T10-00-5e1f0a2b.json', undefined],
+      ['roo-code', 'api_conversation_history.json', '/home/dev/gauges'],
+      ['cline', 'api_conversation_history.json', '/home/dev/tidepool'],
+      ['copilot', 'copilot-session-1.jsonl', undefined],
+    ],
+  );
 });

@@ -1,8 +1,8 @@
-import { open, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { AgentKind, ConversationMeta, Message } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonArray, SkipCounter, type SourceAdapter, str } from './adapter';
 import { arraySpans } from './jsonSpans';
+import { readSideFile } from './lines';
 import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
 
 /**
@@ -50,7 +50,7 @@ function adapterFor(agent: AgentKind): SourceAdapter {
 async function locateProject(file: string): Promise<string | undefined> {
   const taskDir = path.dirname(file);
   const taskId = path.basename(taskDir);
-  const json = async (p: string): Promise<unknown> => JSON.parse(await readFile(p, 'utf8'));
+  const json = async (p: string): Promise<unknown> => JSON.parse(await readSideFile(p));
   const roo = await json(path.join(taskDir, 'history_item.json')).catch(() => undefined);
   const workspace = str(obj(roo)?.['workspace']);
   if (workspace) return workspace;
@@ -63,15 +63,8 @@ async function locateProject(file: string): Promise<string | undefined> {
 
 /** The first 64 KB of a file as text (the environment details of the first turn are near the start). */
 async function readStart(file: string): Promise<string> {
-  const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return '';
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return buf.toString('utf8', 0, bytesRead).replace(/\\n/g, '\n');
-  } finally {
-    await handle.close();
-  }
+  const text = await readSideFile(file, 64 * 1024).catch(() => '');
+  return text.replace(/\\n/g, '\n');
 }
 
 function parse(agent: AgentKind, input: ParseInput): ParseOutput {

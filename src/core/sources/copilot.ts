@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { stableId } from '../ids';
 import type { ConversationMeta, LineRange, Message, ToolCall, ToolResult } from '../model';
@@ -7,7 +6,7 @@ import {
 } from './adapter';
 import { replayMutationLog } from './copilotLog';
 import { arraySpans } from './jsonSpans';
-import type { SourceLine } from './lines';
+import { readSideFile, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
 import { insideAny } from './paths';
 
@@ -70,7 +69,7 @@ export const copilotLogAdapter: SourceAdapter = {
 /** The folder (or first workspace folder) named by the `workspace.json` of the session's storage folder. */
 async function locateProject(file: string, _head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {
   const storage = path.dirname(path.dirname(file));
-  const text = await readFile(path.join(storage, 'workspace.json'), 'utf8').catch(() => undefined);
+  const text = await readSideFile(path.join(storage, 'workspace.json')).catch(() => undefined);
   const ws = text ? obj(safeJson(text)) : undefined;
   const folder = str(ws?.['folder']);
   if (folder) return uriToPath(folder);
@@ -79,7 +78,7 @@ async function locateProject(file: string, _head: readonly SourceLine[], workspa
   const configPath = uriToPath(workspaceFile);
   if (!configPath) return undefined;
   // a multi-root workspace: its folders, relative to the .code-workspace file
-  const config = obj(safeJson(await readFile(configPath, 'utf8').catch(() => '')));
+  const config = obj(safeJson(await readSideFile(configPath).catch(() => '')));
   const folders = arr(config?.['folders'])
     .map((f) => str(obj(f)?.['path']) ?? (str(obj(f)?.['uri']) && uriToPath(str(obj(f)?.['uri'])!)))
     .filter((p): p is string => !!p)

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ConversationMeta, Message, ToolCall, ToolResult } from '../model';
 import {
   arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, parseJsonLine, SkipCounter, type SourceAdapter, str,
 } from './adapter';
 import { arraySpans } from './jsonSpans';
-import type { SourceLine } from './lines';
+import { readSideFile, type SourceLine } from './lines';
 import { hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
 
 /**
@@ -60,7 +59,7 @@ export const geminiLogAdapter: SourceAdapter = {
 /** `<project>/.project_root` when the CLI wrote one, else the workspace folder whose sha256 is the projectHash. */
 async function locateProject(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {
   const projectDir = path.dirname(path.dirname(file));
-  const recorded = await readFile(path.join(projectDir, '.project_root'), 'utf8').then((t) => t.trim(), () => '');
+  const recorded = await readSideFile(path.join(projectDir, '.project_root'), 64 * 1024).then((t) => t.trim(), () => '');
   if (recorded) return recorded;
   const hash = PROJECT_HASH_RE.exec(head.map((l) => l.text).join('\n'))?.[1];
   if (!hash) return undefined;

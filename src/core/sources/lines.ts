@@ -42,6 +42,31 @@ export async function openTranscript(file: string): Promise<{ handle: FileHandle
   }
 }
 
+/** Side files an agent keeps beside its transcripts (task metadata, a workspace's folder) are small. */
+export const MAX_SIDE_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The text of a file an adapter reads beside a transcript, opened like a transcript (a FIFO or a device is
+ * refused, never waited on) and read in bounded pieces: at most its first `maxBytes` bytes.
+ */
+export async function readSideFile(file: string, maxBytes = MAX_SIDE_FILE_BYTES): Promise<string> {
+  const { handle, st } = await openTranscript(file);
+  try {
+    const length = Math.min(st.size, maxBytes);
+    const pieces: Buffer[] = [];
+    for (let pos = 0; pos < length; ) {
+      const piece = await readPiece(handle, pos, Math.min(READ_PIECE_BYTES, length - pos));
+      if (piece.length === 0) break;
+      pieces.push(piece);
+      pos += piece.length;
+    }
+    const text = Buffer.concat(pieces).toString('utf8');
+    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+  } finally {
+    await handle.close();
+  }
+}
+
 function fileKind(st: Stats): string {
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
