@@ -220,6 +220,7 @@ export async function indexSources(
   }
   await writing;
   await flush();
+  await store.writeLedger();
   onProgress({ phase: 'parse', done: sources.length, total: sources.length });
   return {
     sources: sources.length,

@@ -34,6 +34,7 @@ import {
 import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
 import { type IntegrityReport, Store, type StoreStats } from './store/store';
+import { describeLost, type LostSource } from './store/ledger';
 import type { TableSalvage } from './store/salvage';
 import { countTokens } from './tokens';
 
@@ -148,6 +149,16 @@ export class Memory {
   /** True before the first transcript was indexed (a cheap check, unlike stats()). */
   isEmpty(): Promise<boolean> {
     return this.store.isEmpty();
+  }
+
+  /**
+   * Transcripts whose exchanges the store recorded after its last index run and no longer holds (a lost
+   * write-ahead log); opening the store marked those still on disk for the next index run to read again.
+   */
+  async lostWrites(): Promise<{ sources: LostSource[]; message?: string }> {
+    const sources = await this.store.lostSources();
+    const message = describeLost(sources);
+    return { sources, ...(message ? { message } : {}) };
   }
 
   /** Makes the next index run re-parse every transcript that still exists; nothing is deleted. */

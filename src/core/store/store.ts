@@ -22,6 +22,7 @@ import {
   toFileTouch,
   toSummary,
 } from './rows';
+import { describeLost, type LostSource, lostSources, writeLedger } from './ledger';
 import { salvageRows, type TableSalvage } from './salvage';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
@@ -111,7 +112,32 @@ export class Store {
         { cause: err },
       );
     }
-    return Store.withVectors(db);
+    const store = await Store.withVectors(db);
+    await store.markLostSourcesStale();
+    return store;
+  }
+
+  /**
+   * Sources whose last recorded writes this store no longer holds (ledger.ts: a lost write-ahead log, an older
+   * copy restored). Those still held in an older state are re-parsed whole by the next index run (sources not
+   * held at all are new to it anyway); what is lost for good is what `lostSources` lists without a transcript.
+   */
+  private async markLostSourcesStale(): Promise<void> {
+    const lost = await lostSources(this.db);
+    if (lost.length === 0) return;
+    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '' WHERE path IN (SELECT value FROM json_each(?))`, [
+      JSON.stringify(lost.map((l) => l.path)),
+    ]);
+  }
+
+  /** What the store recorded after its last index run and no longer holds (empty when nothing is missing). */
+  lostSources(): Promise<LostSource[]> {
+    return lostSources(this.db);
+  }
+
+  /** Records, beside the store, what it holds now: called after an index run's last commit. */
+  writeLedger(): Promise<void> {
+    return writeLedger(this.db);
   }
 
   /** A store over an open handle, with sqlite-vec when it loads; without it search stays lexical, said once. */
@@ -505,6 +531,8 @@ export class Store {
     if (missingDistilledFts?.c) problems.push(`${missingDistilledFts.c} distilled exchanges have no full-text row`);
     // Vectors can only be read with sqlite-vec loaded; without it search is lexical and they do not matter.
     if (this.vectorsAvailable) problems.push(...(await vectorProblems(this.db)));
+    const lost = describeLost(await lostSources(this.db));
+    if (lost) problems.push(lost);
     return { ok: problems.length === 0, problems };
   }
 
