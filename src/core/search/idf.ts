@@ -42,6 +42,11 @@ export interface RestTerm {
 /** FTS5's bm25(): k1 = 1.2, so one word adds at most idf * (k1 + 1), however often it occurs. */
 const BM25_MAX_TF_FACTOR = 2.2;
 
+/** FTS5's IDF, floored like FTS5 does (a word in more than half the exchanges still counts a little). */
+function fts5Idf(total: number, df: number): number {
+  return Math.max(1e-6, Math.log((total - df + 0.5) / (df + 0.5)));
+}
+
 export class TermStats {
   private readonly shares = new Map<string, number>();
   private stamp = '';
@@ -83,12 +88,17 @@ export class TermStats {
         lead.push(t);
         exchanges += df;
       } else if (share.get(t)! <= COMMON_SHARE) {
-        // FTS5's IDF, floored like FTS5 does
-        const idf = Math.max(1e-6, Math.log((this.total - df + 0.5) / (df + 0.5)));
-        rest.push({ term: t, maxScore: idf * BM25_MAX_TF_FACTOR });
+        rest.push({ term: t, maxScore: fts5Idf(this.total, df) * BM25_MAX_TF_FACTOR });
       }
     }
     return { lead, rest };
+  }
+
+  /** Each term's IDF as FTS5's bm25() weighs it, from the estimated document frequencies. */
+  async idf(terms: readonly string[]): Promise<Map<string, number>> {
+    await this.refresh();
+    const share = await this.sharesOf(terms);
+    return new Map(terms.map((t) => [t, fts5Idf(this.total, share.get(t)! * this.total)]));
   }
 
   /**

@@ -9,6 +9,7 @@ import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
 import { type TermSplit, TermStats } from './idf';
+import { withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
@@ -81,7 +82,10 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   }
 
   async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined): Promise<Scored[]> {
-    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim' && split) return splitBm25(db, split, k, exact, filter);
+    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
+      const hits = split ? await splitBm25(db, split, k, exact, filter) : await bm25(db, spec.layer, terms, k, filter);
+      return withProximity(db, terms, await stats.idf(terms), hits);
+    }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
     return vectorSearch(db, spec.layer, queryVector, k, filter);

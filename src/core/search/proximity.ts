@@ -1,0 +1,122 @@
+import type { Db } from '../store/db';
+import { isUnspacedWord } from '../words';
+import type { Scored } from './lexical';
+
+/**
+ * Proximity evidence for multi-word queries, a second stage after BM25 on verbatim. BM25 scores each word
+ * alone, so an exchange that says "squash the refactor branch" and one that mentions squash, refactor and
+ * branch in three unrelated places score alike. As in the sequential dependence model (Metzler & Croft 2005),
+ * each pair of neighbouring query words (stopwords dropped, in the query's order) that stands within
+ * PROXIMITY_WINDOW words of each other, in either order, in an exchange is evidence that the exchange says
+ * what the query says.
+ *
+ * A pair found adds the mean IDF of its two words: what one more matched word of that rarity adds to BM25
+ * (FTS5's k1 = 1.2: tf 1 in an exchange of average length scores idf * 2.2 / 2.2). One weight, at that
+ * natural value, not fitted (a prototype on the dev queries, with FTS5's NEAR, gained the same from half
+ * to the full weight and less at 1.5 times it).
+ *
+ * Cost: only the first RERANK_DEPTH candidates are read, at most PROXIMITY_CHARS of each, and matched in
+ * JavaScript (a word with the query word's base, wordBase): about 2 ms of CPU per query at 50K exchanges. On
+ * the dev queries depth 20 changes the same ranks as 50 and 16,000 characters as 64,000 (8,000 lost pairs).
+ * FTS5's own NEAR was tried first: it seeks every candidate in every pair's posting lists (0.7 to 2 ms per
+ * pair at 50K exchanges).
+ */
+export const PROXIMITY_WINDOW = 8;
+export const RERANK_DEPTH = 20;
+export const PROXIMITY_CHARS = 16_000;
+/** Eight words never span more characters than this (beyond it, words are not counted). */
+const MAX_NEAR_CHARS = 400;
+
+/** The rendering's role labels (render.ts) are not what anyone said: a query's "user" is not every `User:`. */
+const ROLE_LABEL = /^(?:user:|assistant:|\[(?:tool|result|error|context)\])/gm;
+const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
+/** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
+const MAX_OCCURRENCES = 200;
+
+/**
+ * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
+ * re-sorted. Scores only grow, so the candidates below the depth stay below those above it.
+ */
+export async function withProximity(db: Db, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
+  const top = hits.slice(0, RERANK_DEPTH);
+  if (terms.length < 2 || top.length < 2) return [...hits];
+  const rows = await db.all<{ n: number; text: string }>(
+    `SELECT n, substr(verbatim, 1, ${PROXIMITY_CHARS}) AS text FROM exchanges WHERE n IN (SELECT value FROM json_each(?))`,
+    [JSON.stringify(top.map((h) => h.n))],
+  );
+  const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
+  const bonus = new Map<number, number>();
+  for (const { n, text } of rows) {
+    let sum = 0;
+    for (const pair of pairsNear(text, terms)) sum += weight[pair]!;
+    bonus.set(n, sum);
+  }
+  const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
+  // stable: equal scores keep BM25's order
+  return [...raised.sort((x, y) => y.score - x.score), ...hits.slice(RERANK_DEPTH)];
+}
+
+/**
+ * The neighbouring pairs of `terms` (pair i = terms i and i + 1) whose words stand in `text` with at most
+ * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
+ */
+export function pairsNear(text: string, terms: readonly string[]): Set<number> {
+  const lower = text.toLowerCase().replace(ROLE_LABEL, ' ');
+  const at = new Map<string, Array<readonly [number, number]>>();
+  const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(lower, t)).get(t)!;
+  const found = new Set<number>();
+  for (let i = 0; i + 1 < terms.length; i++) {
+    if (wordBase(terms[i]!) === wordBase(terms[i + 1]!)) continue;
+    if (near(lower, occurrencesOf(terms[i]!), occurrencesOf(terms[i + 1]!))) found.add(i);
+  }
+  return found;
+}
+
+/** Whether a word of `a` and one of `b` (start, end; in text order) have at most PROXIMITY_WINDOW words between them. */
+function near(text: string, a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): boolean {
+  let j = 0;
+  for (const [start, end] of a) {
+    while (j < b.length && b[j]![1] < start - MAX_NEAR_CHARS) j++;
+    for (let k = j; k < b.length && b[k]![0] <= end + MAX_NEAR_CHARS; k++) {
+      const [from, to] = b[k]![0] >= end ? [end, b[k]![0]] : [b[k]![1], start];
+      if (from <= to && (text.slice(from, to).match(TOKEN)?.length ?? 0) <= PROXIMITY_WINDOW) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Where `term`'s word stands in `lower`: words with the same base (wordBase), or for a prefix term (`word*`)
+ * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order.
+ */
+function occurrences(lower: string, term: string): Array<readonly [number, number]> {
+  const prefix = term.endsWith('*');
+  const word = prefix ? term.slice(0, -1) : term;
+  const base = wordBase(word);
+  const loose = prefix || isUnspacedWord(word);
+  const out: Array<readonly [number, number]> = [];
+  for (let i = lower.indexOf(base); i >= 0 && out.length < MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
+    if (loose) {
+      out.push([i, i + base.length]);
+      continue;
+    }
+    if (i > 0 && WORD_CHAR.test(lower[i - 1]!)) continue;
+    WORD_REST.lastIndex = i + base.length;
+    const end = WORD_REST.lastIndex + WORD_REST.exec(lower)![0].length;
+    if (end === i + word.length && lower.startsWith(word, i)) out.push([i, end]);
+    else if (wordBase(lower.slice(i, end)) === base) out.push([i, end]);
+  }
+  return out;
+}
+
+/**
+ * A word without one common English ending (`codes`, `coded` and `code` are `cod`; `rewriting` and
+ * `rewrite` are `rewrit`): close enough to FTS5's porter stemmer to tell the same word, which is all
+ * proximity needs (it only looks at words BM25 already matched).
+ */
+export function wordBase(word: string): string {
+  const m = /^(.{3,}?)(?:ations?|ings?|ers?|ies|ed|es|e|s|ly)$/u.exec(word);
+  return m ? m[1]! : word;
+}

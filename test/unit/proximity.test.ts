@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { PROXIMITY_WINDOW, pairsNear, wordBase } from '../../src/core/search/proximity';
+import { createSearcher } from '../../src/core/search/searcher';
+import type { Searcher } from '../../src/core/search/types';
+import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
+
+const words = (n: number, word = 'filler') => Array.from({ length: n }, () => word).join(' ');
+
+describe('proximity: neighbouring query words standing together', () => {
+  test('a pair is near with at most PROXIMITY_WINDOW words between, in either order', () => {
+    assert.deepEqual([...pairsNear(`squash ${words(PROXIMITY_WINDOW)} branch`, ['squash', 'branch'])], [0]);
+    assert.deepEqual([...pairsNear(`branch ${words(PROXIMITY_WINDOW)} squash`, ['squash', 'branch'])], [0]);
+    assert.deepEqual([...pairsNear(`squash ${words(PROXIMITY_WINDOW + 1)} branch`, ['squash', 'branch'])], []);
+  });
+
+  test('only neighbouring query words make pairs, each counted once', () => {
+    const found = pairsNear(`Squash the refactor branch. Later: squash again; ${words(10)} gone.`, ['squash', 'refactor', 'branch', 'gone']);
+    assert.deepEqual([...found].sort(), [0, 1]); // squash~refactor, refactor~branch; branch~gone is far
+  });
+
+  test('word forms match (codes, coded, code), other words beginning alike do not (codex)', () => {
+    assert.equal(wordBase('codes'), wordBase('code'));
+    assert.equal(wordBase('rewriting'), wordBase('rewrite'));
+    assert.deepEqual([...pairsNear('the coded message', ['code', 'message'])], [0]);
+    assert.deepEqual([...pairsNear('the codex message', ['code', 'message'])], []);
+    assert.deepEqual([...pairsNear('the code message', ['codes', 'code'])], [], 'one word twice is not a pair');
+  });
+
+  test('role labels are not words', () => {
+    assert.deepEqual([...pairsNear('User: fix it\nAssistant: the profile page', ['user', 'profile'])], []);
+    assert.deepEqual([...pairsNear('User: the user profile', ['user', 'profile'])], [0]);
+  });
+
+  test('a word inside another word is not that word (prefix in the middle of a word)', () => {
+    assert.deepEqual([...pairsNear('unsquash rebranch', ['squash', 'branch'])], []);
+  });
+});
+
+/**
+ * `scattered` holds each query word twice, far apart: BM25 alone ranks it first. `together` says the query
+ * once, its words side by side. Other exchanges make the words rare.
+ */
+const CONVERSATIONS: readonly FixtureConversation[] = [
+  {
+    file: 'scattered.jsonl',
+    agent: 'claude-code',
+    project: '/p/x',
+    exchanges: [
+      {
+        key: 'scattered',
+        text: `User: squash ${words(12)} refactor ${words(12)} branch ${words(12)} squash\nAssistant: refactor ${words(12)} branch.`,
+        startedAt: '2025-01-01T00:00:00Z',
+      },
+    ],
+  },
+  {
+    file: 'together.jsonl',
+    agent: 'claude-code',
+    project: '/p/x',
+    exchanges: [
+      { key: 'together', text: `User: squash the refactor branch into one commit\nAssistant: ${words(40)} done.`, startedAt: '2025-01-02T00:00:00Z' },
+    ],
+  },
+  {
+    file: 'others.jsonl',
+    agent: 'codex',
+    project: '/p/x',
+    exchanges: ['deploy the site', 'fix the login page', 'write release notes', 'update the lock file'].map((t, i) => ({
+      key: `other${i}`,
+      text: `User: ${t}\nAssistant: ${words(20)} done.`,
+      startedAt: `2025-02-0${i + 1}T00:00:00Z`,
+    })),
+  },
+];
+
+describe('proximity in the default search', () => {
+  let fx: Fixture;
+  let searcher: Searcher;
+  before(async () => {
+    fx = await openFixture(CONVERSATIONS);
+    searcher = createSearcher(fx.store);
+  });
+  after(() => fx?.store.close());
+
+  test('the exchange saying the query words together ranks above the one scattering them', async () => {
+    const r = await searcher.search({ text: 'squash refactor branch' });
+    assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['together', 'scattered']);
+  });
+
+  test('a one-word query is BM25 alone', async () => {
+    const r = await searcher.search({ text: 'squash' });
+    assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['scattered', 'together']);
+  });
+});
