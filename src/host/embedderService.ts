@@ -73,7 +73,7 @@ export class EmbedderService extends Disposable {
 
   private open(spec: string, location = vscode.ProgressLocation.Window): Promise<OpenedEmbedder> {
     if (spec === '') {
-      return Promise.resolve(this.settle({ notice: 'Semantic search is off (opt-in): no embedding model is set (agentRecall.embed.model).' }, 'choose-model'));
+      return Promise.resolve(this.settle({ notice: 'Semantic search is off: it is opt-in, and no embedding model is set (agentRecall.embed.model).' }, 'choose-model'));
     }
     if (this.needsDownload(spec)) {
       const notice = `Semantic search is off: the embedding model ${spec} is not on this machine. "Agent Recall: Turn On Semantic Search" downloads it once from huggingface.co.`;

@@ -35,7 +35,9 @@ describe('First run and everyday use in the workbench', function () {
     const frame = await recallFrame(page);
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
-    await frame.locator('.banner', { hasText: /Semantic search (off|on)/ }).waitFor({ timeout: 15_000 });
+    const banner = frame.locator('.banner', { hasText: /Semantic search (off|on)/ });
+    await banner.waitFor({ timeout: 15_000 });
+    assert.doesNotMatch((await banner.textContent()) ?? '', /Semantic search[^]*Semantic search/, 'the banner says it once');
     // the example comes from the workspace's own rooms (the fixture has no "coupon rounding")
     const placeholder = await input.evaluate(async (el) => {
       for (let i = 0; i < 50 && !/e\.g\./.test(el.placeholder); i++) await new Promise((r) => setTimeout(r, 100));

@@ -238,7 +238,10 @@ test('headlines: no Markdown, fences, agent boilerplate or decorations; the outc
   assert.match(d.exchangeCore, /session store was never awaited/);
 
   const chat = input('@workspace /setupTests jest: "Pick a testing framework" #terminalLastCommand', 'Assistant: Jest is set up with a jsdom environment and one passing test.');
-  assert.match(distillOffline(chat, background()).exchangeCore, /^jest: "Pick a testing framework" → Jest is set up/);
+  assert.match(distillOffline(chat, background()).exchangeCore, /^jest: "Pick a testing framework" terminal last command → Jest is set up/);
+  // a chat variable inside a sentence reads as what it names, not as a hole ("Check the and fix it")
+  const variable = input('Check the #terminalLastCommand and fix #file:src/cart.ts please', 'Assistant: The rounding bug is fixed.');
+  assert.match(distillOffline(variable, background()).exchangeCore, /^Check the terminal last command and fix src\/cart\.ts please → /);
 
   const both = input(
     'Could you please look into why the nightly export job keeps failing on the reporting server since last Tuesday evening?',

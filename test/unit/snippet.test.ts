@@ -44,3 +44,13 @@ test('no match: the start of the text, unmarked; marks inside the text are neutr
   assert.deepEqual(shown('nothing \u0001here\u0002', ['zebra']), { text: 'nothing here', matchedTerms: [] });
   assert.deepEqual(shown('short', []), { text: 'short', matchedTerms: [] });
 });
+
+test('an excerpt reads as text: no role labels, emphasis or fence markers, the matches still marked', () => {
+  const verbatim = 'User: why does the docker build fail?\nAssistant: **Analyzing the docker build**\n```yaml\nbuild: .\n```\n[tool] Bash docker build .\n[result] ok';
+  const s = makeSnippet(verbatim, ['docker']);
+  assert.doesNotMatch(s.text, /User:|Assistant:|\[tool\]|\[result\]|\*\*|```/, s.text);
+  assert.equal(s.text.split(MARK_START).length - 1, 3, s.text);
+  assert.match(s.text, new RegExp(`${MARK_START}docker${MARK_END} build fail\\? Analyzing the ${MARK_START}docker${MARK_END}`));
+  // a label-like word in the middle of a line is what someone said
+  assert.match(makeSnippet('we asked the User: nobody answered about docker', ['docker']).text, /the User: nobody/);
+});

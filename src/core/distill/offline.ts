@@ -27,7 +27,8 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 const CORE_JOINER = ' → ';
 
-export const OFFLINE_PROMPT_VERSION = 'offline-2';
+/** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
+export const OFFLINE_PROMPT_VERSION = 'offline-3';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -98,7 +99,8 @@ function withoutBoilerplate(prompt: string): string {
   return prompt
     .replace(/^\s*@[\w-]+(?:\s+\/[\w-]+)?\s*:?\s*/u, '')
     .replace(/^\s*\/[\w-]+\s+/u, '')
-    .replace(/(^|\s)#[a-z][\w:.-]*/giu, '$1')
+    // a chat variable reads as what it names: `#file:src/a.ts` as the path, `#terminalLastCommand` as words
+    .replace(/(^|\s)#([a-z]\w*)(?::(\S+))?/giu, (_, pre: string, name: string, arg?: string) => `${pre}${arg ?? name.replace(/(?<=[a-z])(?=[A-Z])/gu, ' ').toLowerCase()}`)
     .replace(/^\s*(?:Continue:\s*)?"?Continue to iterate\?"?\s*$/iu, '')
     .trim();
 }

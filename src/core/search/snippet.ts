@@ -24,7 +24,8 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
   const stems = [...new Set(terms.map(stem))].filter((s) => s.length > 0);
   const matches = findMatches(text, stems);
   const matchedTerms = terms.filter((t) => matches.some((m) => m.term === stem(t)));
-  const from = densestWindow(matches, maxChars);
+  const window = densestWindow(matches, maxChars);
+  const from = wordStart(text, window, matches.find((m) => m.start >= window)?.start ?? window + 40);
   const to = Math.min(text.length, from + maxChars);
   let out = '';
   let at = from;
@@ -34,8 +35,28 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
     at = m.end;
   }
   out += text.slice(at, to);
-  const snippet = (from > 0 ? '…' : '') + out.replace(/\s+/g, ' ').trim() + (to < text.length ? '…' : '');
+  // the character before the window says whether its first line starts a line of the exchange
+  const tidy = withoutMarkup((from > 0 ? text[from - 1]! : '\n') + out).slice(1);
+  const snippet = (from > 0 ? '…' : '') + tidy.replace(/\s+/g, ' ').trim() + (to < text.length ? '…' : '');
   return { text: snippet, matchedTerms };
+}
+
+/** `at`, or the start of the next word when `at` falls inside one, never past `limit` (the first match). */
+function wordStart(text: string, at: number, limit: number): number {
+  if (at === 0 || at >= text.length || !WORD_CHAR.test(text[at - 1]!) || !WORD_CHAR.test(text[at]!)) return at;
+  const space = text.slice(at, limit).search(/\s/);
+  return space < 0 ? at : at + space + 1;
+}
+
+/**
+ * An excerpt as a person reads it: without the rendering's role labels (`User:`, `[tool]`) and Markdown's
+ * emphasis and fence markers. Matches are never on these, so the marks stay where they were.
+ */
+function withoutMarkup(s: string): string {
+  return s
+    .replace(/(^|\n)(?:User|Assistant):[ \t]*/g, '$1')
+    .replace(/(^|\n)\[(?:tool|result|error|context)\][ \t]*/g, '$1')
+    .replace(/```[\w+-]*|\*\*|__/g, ' ');
 }
 
 interface Match {
