@@ -54,7 +54,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   // the MCP server has options of its own and loads the SDK only when asked for
   if (command === 'mcp') return (require('./mcp/command') as typeof import('./mcp/command')).mcpCommand(rest, io.err);
   const { values, positionals } = parseCommandLine(rest);
-  if (!command || command === 'help' || command === '--help') {
+  if (!command || command === 'help' || command === '--help' || command === '-h' || values.help) {
     io.out(USAGE);
     return command ? 0 : 2;
   }
@@ -297,6 +297,7 @@ function parseCommandLine(args: string[]) {
         project: { type: 'string' },
         exclude: { type: 'string', multiple: true },
         strict: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {

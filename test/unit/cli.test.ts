@@ -54,6 +54,12 @@ test('the bundled CLI runs as a program and reports bad arguments with exit code
   const unknown = spawnSync(process.execPath, [cli, 'frobnicate', '--db', path.join(tempDir(), 'x.sqlite')], { encoding: 'utf8' });
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /Unknown command frobnicate/);
+  // asking for help is no mistake: the usage on stdout, exit 0, with or without a command before it
+  for (const args of [['--help'], ['-h'], ['index', '--help'], ['search', '-h']]) {
+    const help = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+    assert.equal(help.status, 0, `${args.join(' ')}: ${help.stderr}`);
+    assert.match(help.stdout, /^Usage: agent-recall <command>/, args.join(' '));
+  }
 });
 
 test('the bundled CLI writes all its output to a pipe before it exits, and stops quietly when the reader leaves', async () => {
