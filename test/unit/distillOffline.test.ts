@@ -236,6 +236,8 @@ test('headlines: no Markdown, fences, agent boilerplate or decorations; the outc
   const d = distillOffline(md, background());
   assert.doesNotMatch(d.exchangeCore, /[*`|─★]|\]\(|@agent|Continue to iterate/, d.exchangeCore);
   assert.match(d.exchangeCore, /session store was never awaited/);
+  const bold = input('Why does sending fail?', 'Assistant: Sending failed because the **message thread does not exist**. I now create it first.');
+  assert.match(distillOffline(bold, background()).exchangeCore, /the message thread does not exist\./, 'no space left before the full stop');
 
   const chat = input('@workspace /setupTests jest: "Pick a testing framework" #terminalLastCommand', 'Assistant: Jest is set up with a jsdom environment and one passing test.');
   assert.match(distillOffline(chat, background()).exchangeCore, /^jest: "Pick a testing framework" terminal last command → Jest is set up/);

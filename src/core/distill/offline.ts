@@ -195,6 +195,8 @@ function cleanProse(text: string): string {
       .replace(/\*\*|__/g, ' ')
       .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, '$1$2')
       .replace(/`/g, '')
+      // a mark removed before punctuation left a space there (`doesn't exist**.`)
+      .replace(/[ \t]+(?=[.,;:!?](?:\s|$))/g, '')
   );
 }
 
