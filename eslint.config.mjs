@@ -80,8 +80,8 @@ export default tseslint.config(
           patterns: [
             // browser libraries bundled into the viewer: markdown-it (tokenizer) and highlight.js (code colours)
             {
-              regex: '^(?!\\.\\./src/(?:viewerP|p)rotocol$|markdown-it(?:/|$)|highlight\\.js/)',
-              message: 'The webview runs in a browser: it imports nothing but the protocol modules and its browser libraries.',
+              regex: '^(?!\\.\\./src/(?:viewerP|p)rotocol$|\\./dom$|markdown-it(?:/|$)|highlight\\.js/)',
+              message: 'The webview runs in a browser: it imports nothing but the protocol modules, its DOM helpers and its browser libraries.',
             },
             {
               regex: '^\\.\\./src/(?:viewerP|p)rotocol$',

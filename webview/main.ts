@@ -2,6 +2,7 @@
 // DOM nodes with textContent only (never innerHTML), so transcript text cannot become markup; the host's
 // CSP forbids inline scripts and handlers anyway.
 import type { Candidate, ConfidenceTier, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
+import { button, el } from './dom';
 
 declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -29,25 +30,6 @@ const state: State = {
   text: '', facets: {}, exclude: [], candidates: [], selected: 0, seq: 0, shownSeq: 0,
   status: undefined, notice: undefined, error: undefined, confidence: 'low',
 };
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
-
-function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
-  const b = el('button', { type: 'button', ...attrs }, label);
-  b.addEventListener('click', (ev) => {
-    ev.stopPropagation();
-    onClick();
-  });
-  return b;
-}
 
 // --- layout -------------------------------------------------------------------------------------------
 const app = document.getElementById('app')!;

@@ -7,6 +7,7 @@ import hljs from 'highlight.js/lib/common';
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
 import type { ExchangeView, Turn, ViewerMessage, ViewerRequest } from '../src/viewerProtocol';
+import { button, el } from './dom';
 
 /** Only http(s) links with a host become links. The host checks again before opening (isWebLink in
  *  viewerProtocol.ts); this side keeps its own copy because no code crosses from the host into the webview. */
@@ -24,22 +25,6 @@ const vscode = acquireVsCodeApi();
 
 // html: false turns every tag into text; linkify finds bare URLs (they are filtered like any link below)
 const markdown = new MarkdownIt({ html: false, linkify: true });
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
-
-function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
-  const b = el('button', { type: 'button', ...attrs }, label);
-  b.addEventListener('click', onClick);
-  return b;
-}
 
 // --- Markdown tokens -> DOM ----------------------------------------------------------------------------
 
