@@ -88,6 +88,8 @@ const t0 = Date.now();
 const secs = (since) => `${((Date.now() - since) / 1000).toFixed(1)}s`;
 try {
   sh(process.execPath, ['esbuild.mjs']);
+  // tsc never deletes: a test whose source was removed or renamed would still run from out/
+  rmSync(join(ROOT, 'out'), { recursive: true, force: true });
   sh(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', '.']);
 } catch (err) {
   console.error(`build failed: ${err.message}`);
