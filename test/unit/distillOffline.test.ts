@@ -244,6 +244,10 @@ test('headlines: no Markdown, fences, agent boilerplate or decorations; the outc
   // a chat variable inside a sentence reads as what it names, not as a hole ("Check the and fix it")
   const variable = input('Check the #terminalLastCommand and fix #file:src/cart.ts please', 'Assistant: The rounding bug is fixed.');
   assert.match(distillOffline(variable, background()).exchangeCore, /^Check the terminal last command and fix src\/cart\.ts please → /);
+  // ...and never a room: 14 exchanges of a corpus project shared a "terminalLastCommand" room
+  const asked = input('#terminalLastCommand #terminalLastCommand the rounding of coupon totals fails', 'Assistant: The coupon rounding now uses integer cents.');
+  const rooms = distillOffline(asked, background()).rooms.map((r) => r.label.toLowerCase());
+  assert.ok(rooms.length > 0 && !rooms.some((r) => r.includes('terminal')), rooms.join(', '));
 
   const both = input(
     'Could you please look into why the nightly export job keeps failing on the reporting server since last Tuesday evening?',

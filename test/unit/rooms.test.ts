@@ -17,6 +17,10 @@ test('plurals and inflections of one word merge; word order does not matter', ()
   assert.equal(normaliseKey('concept', 'caching'), normaliseKey('concept', 'Cache'));
   assert.equal(normaliseKey('concept', 'embeddings'), normaliseKey('concept', 'embedding'));
   assert.equal(normaliseKey('concept', 'indexes'), normaliseKey('concept', 'index'));
+  // an acronym's plural (seen on the corpus: "user_id" and "user IDs" were two rooms)
+  assert.equal(normaliseKey('concept', 'user IDs'), normaliseKey('concept', 'user_id'));
+  assert.equal(normaliseKey('concept', 'APIs'), normaliseKey('concept', 'API'));
+  assert.notEqual(normaliseKey('concept', 'CSS'), normaliseKey('concept', 'CS'));
   assert.equal(stem('status'), 'status');
   assert.equal(stem('process'), 'process');
 });

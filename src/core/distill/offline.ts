@@ -2,7 +2,7 @@ import type { CancellationSignal } from '../cancellation';
 import { countTokens } from '../tokens';
 import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { detailCandidates } from './details';
-import { proposeRooms } from './offlineRooms';
+import { CHAT_VARIABLE, proposeRooms } from './offlineRooms';
 import { isStopWord } from './stopWords';
 import { englishRarity, type WordRarity, words } from './wordRarity';
 import type { DistilledExchange } from './types';
@@ -100,7 +100,7 @@ function withoutBoilerplate(prompt: string): string {
     .replace(/^\s*@[\w-]+(?:\s+\/[\w-]+)?\s*:?\s*/u, '')
     .replace(/^\s*\/[\w-]+\s+/u, '')
     // a chat variable reads as what it names: `#file:src/a.ts` as the path, `#terminalLastCommand` as words
-    .replace(/(^|\s)#([a-z]\w*)(?::(\S+))?/giu, (_, pre: string, name: string, arg?: string) => `${pre}${arg ?? name.replace(/(?<=[a-z])(?=[A-Z])/gu, ' ').toLowerCase()}`)
+    .replace(CHAT_VARIABLE, (_, pre: string, name: string, arg?: string) => `${pre}${arg ?? name.replace(/(?<=[a-z])(?=[A-Z])/gu, ' ').toLowerCase()}`)
     .replace(/^\s*(?:Continue:\s*)?"?Continue to iterate\?"?\s*$/iu, '')
     .trim();
 }

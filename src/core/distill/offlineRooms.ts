@@ -58,6 +58,9 @@ const WORKFLOWS: readonly Workflow[] = [
   { key: 'lint', label: 'Lint & format', inPrompt: true, re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
 ];
 
+/** A chat variable in a prompt (`#terminalLastCommand`, `#file:src/a.ts`): a reference, not a theme. */
+export const CHAT_VARIABLE = /(^|\s)#([a-z]\w*)(?::(\S+))?/giu;
+
 /** A prompt about something broken, in the languages of the corpus. */
 const TROUBLE_RE = /error|bug|fail|broken|crash|exception|traceback|doesn't work|not working|ошибк|не работает|сломал|fallo|falla|no funciona|erreur|fehler/iu;
 
@@ -156,7 +159,7 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt);
     }
   };
-  count(prompt.slice(0, 8_000), true);
+  count(prompt.slice(0, 8_000).replace(CHAT_VARIABLE, '$1'), true);
   // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
   let budget = 12_000;
   for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {

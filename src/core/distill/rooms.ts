@@ -30,6 +30,8 @@ export function normaliseKey(type: RoomType, raw: string): string {
   if (type === 'file') return normalisePath(raw);
   const tokens = raw
     .normalize('NFKC')
+    // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
+    .replace(/(\p{Lu}{2,})s(?!\p{L})/gu, '$1')
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .toLowerCase()
