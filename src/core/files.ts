@@ -113,7 +113,7 @@ function touchesFromToolCall(
       ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'])
       : undefined;
   if (typeof filePath === 'string') {
-    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(input as Record<string, unknown>));
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
     else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
   }
@@ -128,11 +128,15 @@ function touchesFromToolCall(
   }
 }
 
-function readRange(input: Record<string, unknown>): LineRange[] {
+/** Read tools whose `offset` counts lines from 0 (Gemini CLI's read_file, OpenCode's read); Claude Code's Read counts from 1. */
+const ZERO_BASED_OFFSET = new Set(['read_file', 'read']);
+
+function readRange(tool: string, input: Record<string, unknown>): LineRange[] {
   const offset = input['offset'];
   const limit = input['limit'];
   if (typeof offset === 'number' && typeof limit === 'number' && limit > 0) {
-    return [{ start: Math.max(1, offset), end: Math.max(1, offset) + limit - 1 }];
+    const start = Math.max(1, ZERO_BASED_OFFSET.has(tool) ? offset + 1 : offset);
+    return [{ start, end: start + limit - 1 }];
   }
   // Copilot's read_file: 1-based inclusive lines
   const start = input['startLine'];

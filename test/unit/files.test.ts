@@ -25,6 +25,8 @@ test('tool inputs give read/edit/write with line ranges from structured patches 
           { id: 'a', name: 'Read', input: { file_path: '/home/dev/shop/src/cart.ts', offset: 10, limit: 20 } },
           { id: 'b', name: 'Edit', input: { file_path: '/home/dev/shop/src/cart.ts' } },
           { id: 'c', name: 'Write', input: { file_path: '/home/dev/shop/tests/cart.test.ts' } },
+          // Gemini CLI's read_file counts from line 0: offset 100 is line 101
+          { id: 'd', name: 'read_file', input: { file_path: '/home/dev/shop/src/tax.ts', offset: 100, limit: 5 } },
         ],
       }),
       msg('tool-results', '', {
@@ -36,6 +38,7 @@ test('tool inputs give read/edit/write with line ranges from structured patches 
   assert.deepEqual(files, [
     { path: 'tests/cart.test.ts', how: 'write' },
     { path: 'src/cart.ts', how: 'edit', lines: [{ start: 10, end: 29 }, { start: 40, end: 44 }] },
+    { path: 'src/tax.ts', how: 'read', lines: [{ start: 101, end: 105 }] },
   ]);
 });
 

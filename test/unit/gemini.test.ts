@@ -83,7 +83,8 @@ test('.json document: exchanges, their line ranges and files touched', async () 
       [105, 157, 'Run the tide tests.'],
     ],
   );
-  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'edit', lines: [{ start: 10, end: 39 }] }]);
+  // read_file's offset 10 is the 11th line (Gemini counts from 0)
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'edit', lines: [{ start: 11, end: 40 }] }]);
   assert.match(exchanges[0]!.verbatim, /^\[tool\] replace src\/routes\/tides\.ts$/m);
   assert.match(exchanges[1]!.verbatim, /^\[error\] Command exited with code 1/m);
 });
