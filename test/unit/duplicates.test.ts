@@ -41,6 +41,7 @@ test('one SpecStory session saved under two file names is one memory: once in co
     const stats = await memory.stats();
     assert.equal(stats.sources, 2, 'both files are sources');
     assert.equal(stats.exchanges, expected, 'counted once');
+    assert.equal(stats.conversations, (await single.stats()).conversations, 'one conversation, not one per file');
 
     const hits = (await memory.search({ text: 'CSV importer drops the last reading', perConversation: 10 })).hits;
     assert.ok(hits.length > 0);

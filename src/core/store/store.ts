@@ -426,7 +426,8 @@ export class Store {
     }
     return {
       sources: await one('SELECT count(*) AS v FROM sources'),
-      conversations: await one('SELECT count(*) AS v FROM conversations'),
+      // conversations holding an exchange: a copy's file keeps a conversation row whose exchanges are another's
+      conversations: await one('SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
       exchanges: await one('SELECT count(*) AS v FROM exchanges'),
       exchangesByAgent: byAgent,
       skippedLines: skipped,
