@@ -47,6 +47,7 @@ export class WorkspaceMemory extends Disposable {
     try {
       const memory = await Memory.open(file);
       if (memory.vectorError) log.warn(memory.vectorError);
+      await this.reportLostWrites(memory);
       return memory;
     } catch (err) {
       this.opening = undefined;
@@ -67,6 +68,14 @@ export class WorkspaceMemory extends Disposable {
       }
       throw err;
     }
+  }
+
+  /** A store that lost committed writes (ledger.ts) says so once; the index run that follows reads back what it can. */
+  private async reportLostWrites(memory: Memory): Promise<void> {
+    const { message } = await memory.lostWrites();
+    if (!message) return;
+    log.warn(`The Agent Recall store ${this.storeFile}: ${message}.`);
+    void vscode.window.showWarningMessage(`Agent Recall: ${message}.`, 'Show Log').then((choice) => choice && log.show());
   }
 
   override dispose(): void {
