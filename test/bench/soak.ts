@@ -1,16 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Store } from '../../src/core/store/store';
-import { appendMidLine, cleanContents, copyTree, fuzzCopy, indexRoot, rng, runCli, storeContents } from '../unit/probes';
+import { appendMidLine, cleanContents, copyTree, filesUnder, fuzzCopy, indexRoot, rng, runCli, storeContents } from '../unit/probes';
 
 /**
  * The reliability soak (issue 18): the unit probes, long and on any corpus. After `tsc -p .`:
  *   node out/test/bench/soak.js --corpus ../shared/corpus [--kills 40] [--appends 10] [--steps 8]
  *     [--fuzz 5] [--fraction 0.2] [--seed 1]
- * kill -9 at random points while the bundled CLI indexes (then check, then a run to the end, compared with
- * a clean index); appends ending mid-line (each round cuts every file at new random offsets); fuzzed lines
+ * kill -9 at random points while the bundled CLI indexes, each run given the work of a whole run (then check
+ * after each kill, and a last run to the end compared with a clean index); appends ending mid-line (each round cuts every file at new random offsets); fuzzed lines
  * (each round mutates a new sample, then indexes it in steps against a clean index). Prints one line per
  * probe with its trial counts; exits 1 when any trial differed.
  */
@@ -34,10 +34,13 @@ async function main(): Promise<number> {
   const work = mkdtempSync(path.join(tmpdir(), 'recall-soak-'));
   let bad = 0;
   try {
-    // kill -9 while indexing
+    // kill -9 while indexing: before each run the files are reset (cut at a random line end, or whole)
+    // and every source marked stale, so each run re-reads everything and a kill within the measured length
+    // of a whole run lands while it works (without the reset, runs after the first had nothing to do)
     const root = path.join(work, 'kill-root');
     copyTree(corpus, root);
     const expected = await cleanContents(root, work);
+    const whole = new Map(filesUnder(root).map((f) => [path.join(root, f), readFileSync(path.join(root, f))]));
     const db = path.join(work, 'killed.sqlite');
     let killed = 0;
     let checksOk = 0;
@@ -47,18 +50,25 @@ async function main(): Promise<number> {
     const fullMs = Date.now() - t0;
     if (full.code !== 0) throw new Error(`index failed: ${full.stderr}`);
     for (let i = 0; i < kills; i++) {
-      const r = await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet'], Math.floor(random() * fullMs));
+      // one cut for all files: two files holding the same conversation stay alike (which of them holds a
+      // duplicated exchange depends on which had it first: files cut apart would test that instead)
+      const fraction = random() < 0.3 ? 1 : random();
+      for (const [file, bytes] of whole) writeFileSync(file, fraction === 1 ? bytes : cutAtLineEnd(bytes, fraction));
+      if (i > 0) await markStale(db);
+      const r = await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet'], Math.floor((0.05 + random() * 0.9) * fullMs));
       if (r.signal === 'SIGKILL') killed++;
       if ((await runCli(values.cli!, ['check', '--db', db])).code === 0) checksOk++;
-      // now and then a run to the end, so later kills hit incremental runs and the distill stage too
-      if (random() < 0.2) await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet']);
     }
+    for (const [file, bytes] of whole) writeFileSync(file, bytes);
     await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet']);
     const store = await Store.open(db);
     const same = JSON.stringify(await storeContents(store, root)) === JSON.stringify(expected);
     await store.close();
     if (!same || checksOk < kills) bad++;
-    console.log(`kill -9: ${kills} runs (${killed} killed mid-run), check ok after ${checksOk}; final store ${same ? 'equals' : 'DIFFERS FROM'} a clean index (${expected.length} rows)`);
+    console.log(
+      `kill -9: ${kills} runs of ~${(fullMs / 1000).toFixed(1)} s each, ${killed} killed mid-run, check ok after ${checksOk}; ` +
+        `final store ${same ? 'equals' : 'DIFFERS FROM'} a clean index (${expected.length} rows)`,
+    );
 
     // appends ending mid-line
     const lineCorpus = path.join(work, 'lines');
@@ -103,6 +113,19 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
   }
   return bad === 0 ? 0 : 1;
+}
+
+/** The bytes up to the line end nearest below `fraction` of the file (a transcript as it was earlier). */
+function cutAtLineEnd(bytes: Buffer, fraction: number): Buffer {
+  const end = bytes.lastIndexOf(0x0a, Math.floor(bytes.length * fraction));
+  return bytes.subarray(0, end + 1);
+}
+
+/** Every source re-read whole by the next run (what a rebuild does), nothing deleted. */
+async function markStale(db: string): Promise<void> {
+  const store = await Store.open(db);
+  await store.markAllSourcesStale();
+  await store.close();
 }
 
 main().then(
