@@ -79,4 +79,15 @@ export const NEAR_MISSES: readonly string[] = [
   'GOOGLE_API_KEY=your_api_key',
   'OPENWEATHER_API_KEY=your_free_key_here',
   'Now in 1Password: Settings → Developer',
+  // public keys, key ids, fingerprints and hash-valued identifiers (the catch-all took these for secrets)
+  'interface: wg0 public key: iDOkPq2eH57bILCMFmfvYtOmZLcetwfAOzm+VEUZlx0=',
+  'git config --global user.signingkey 8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A',
+  'user.signingkey=8D357AFBEA94CD48BC1982CCBDDE13F749C6CF8A',
+  'signingkey = 3AA5C34371567BD2',
+  'gpg --edit-key BF272C9251706E4A3B0CE36712740A31E8F40B96',
+  'const cacheKey = "v2-9f86d081884c7d659a2feaa0c55ad015";',
+  '"partitionKey": "tenant-42-7f3e2a9b1c4d5e6f"',
+  'idempotency_key: 5b2f8e1a-9c3d-4e7f-a1b2-c3d4e5f60718',
+  'params.nextToken = "eyAiYyI6IDE3LCAibyI6IDQyIH0x"',
+  'publicKey: "BEl62iUYgUivxIkv69yViEuiBIa40HI80NM9f3q0dL6Y"',
 ];

@@ -172,6 +172,14 @@ const RULES: readonly Rule[] = [
 /** What a name ends in when its value is a secret: `PAYMENT_SIGNING_KEY`, `refreshToken`, `X-Api-Key`. */
 const SECRET_NAME = /(?:key|token|secret|credentials?|signature|auth)$/;
 const PASSWORD_NAME = /(?:password|passwd|passphrase)$/;
+/**
+ * Names ending like a secret's that name something public or an identifier (measured on the corpus: all 8
+ * generic false positives were of these): public keys (`wg` "public key:"), GPG key ids and fingerprints
+ * (git's `user.signingkey`, `gpg --edit-key`), lookup keys holding hashes (`cacheKey`, `partitionKey`), and
+ * tokens that are positions (`nextToken`, `pageToken`).
+ */
+const NOT_SECRET_NAME =
+  /(?:public|pub|(?:^|user)signing|edit|recv|sort|primary|partition|foreign|cache|idempotency|dedup|lookup|hash|range|row|unique|lock|map|translation|i18n|storage|object|route|routing|composite|search)keys?$|keyid$|fingerprint$|(?:next|page|pagination|continuation|cursor|sync|resume|cancellation)token$/;
 
 /** Bits per character: random keys have 4 or more, words and identifiers less. */
 function entropy(value: string): number {
@@ -190,7 +198,7 @@ function looksSecret(name: string, value: string): boolean {
   if (isNotLiteral(value) || /^(?:\/|\.{1,2}\/|~\/)|:\/\//.test(value)) return false;
   const plain = name.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
   if (PASSWORD_NAME.test(plain)) return value.length >= 6 && /\d/.test(value);
-  if (!SECRET_NAME.test(plain)) return false;
+  if (!SECRET_NAME.test(plain) || NOT_SECRET_NAME.test(plain)) return false;
   return value.length >= 16 && /\d/.test(value) && /[A-Za-z]/.test(value) && entropy(value) >= 3;
 }
 
@@ -206,7 +214,8 @@ const VALUE = String.raw`(["']?)([^\s'"&;,<>(){}[\]\`=:]{4,512}={0,2})\3(?=$|[\s
 const GENERIC_RULES: readonly Rule[] = [
   {
     kind: 'generic-secret',
-    re: new RegExp(String.raw`(^|[^A-Za-z0-9_.-])([A-Za-z_][A-Za-z0-9_.-]{0,60}["']?\s*[:=](?!//)\s*)` + VALUE, 'gm'),
+    // a leading "public " is part of the name: `public key: …` (WireGuard, SSH tools) is no secret
+    re: new RegExp(String.raw`(^|[^A-Za-z0-9_.-])((?:public[ \t]+)?[A-Za-z_][A-Za-z0-9_.-]{0,60}["']?\s*[:=](?!//)\s*)` + VALUE, 'gm'),
     replace: (m, lead = '', head = '', q = '', value = '') =>
       looksSecret(head.replace(/["']?\s*[:=]\s*$/, ''), value) ? `${lead}${head}${q}${m}${q}` : undefined,
   },
