@@ -171,7 +171,7 @@ async function fifoAt(file: string): Promise<void> {
   execFileSync('mkfifo', [file]);
 }
 
-test("a FIFO where an agent keeps a side file (Cline's task history, Roo's history item, Copilot's workspace.json, Gemini's .project_root) is not waited on", { timeout: 20_000 }, async () => {
+test("a FIFO where an agent keeps a side file (Cline's task history, Roo's history item, Copilot's workspace.json, Gemini's .project_root, Continue's session index) is not waited on", { timeout: 20_000 }, async () => {
   const root = tempDir();
   await cp(path.join(FIXTURES, 'cline'), root, { recursive: true });
   await cp(path.join(FIXTURES, 'roo'), root, { recursive: true });
@@ -183,16 +183,28 @@ test("a FIFO where an agent keeps a side file (Cline's task history, Roo's histo
   await fifoAt(path.join(root, 'rooveterinaryinc.roo-cline', 'tasks', '0d9e7f3a-2b1c-4e5f-8a9b-7c6d5e4f3a2b', 'history_item.json'));
   await fifoAt(path.join(root, 'workspaceStorage', '7f3e2a', 'workspace.json'));
   await fifoAt(path.join(root, 'gemini', 'tmp', 'tidepool', '.project_root'));
-  const agentRoots = ['saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline', 'workspaceStorage', path.join('gemini', 'tmp')].map((d) => path.join(root, d));
+  await cp(path.join(FIXTURES, 'continue', '.continue', 'sessions', '3b9e1f42-6c1d-4f0e-9a57-2d8c4b1e7a90.json'), path.join(root, 'continue', 'sessions', '3b9e1f42-6c1d-4f0e-9a57-2d8c4b1e7a90.json'));
+  await fifoAt(path.join(root, 'continue', 'sessions', 'sessions.json'));
+  const agentRoots = ['saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline', 'workspaceStorage', path.join('gemini', 'tmp'), path.join('continue', 'sessions')].map((d) => path.join(root, d));
   const found = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots, extraRoots: [], includeSubagents: true });
   // each transcript is still found; a project comes from what else the agent wrote, or stays unknown
   assert.deepEqual(
     found.map((s) => [s.adapter.agent, path.basename(s.path), s.project]),
     [
+      ['continue', '3b9e1f42-6c1d-4f0e-9a57-2d8c4b1e7a90.json', '/home/dev/harbour'],
       ['gemini', 'session-2025-11-02T10-00-5e1f0a2b.json', undefined],
       ['roo-code', 'api_conversation_history.json', '/home/dev/gauges'],
       ['cline', 'api_conversation_history.json', '/home/dev/tidepool'],
       ['copilot', 'copilot-session-1.jsonl', undefined],
     ],
   );
+  // Continue's parse reads its session index too (the session's start date), synchronously
+  const store = await Store.open(path.join(root, 'store.sqlite'));
+  try {
+    const report = await indexSources(store, found.filter((s) => s.adapter.agent === 'continue'), segment);
+    assert.deepEqual(report.failed, []);
+    assert.ok((await store.stats()).exchanges > 0);
+  } finally {
+    await store.close();
+  }
 });

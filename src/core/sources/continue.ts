@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ConversationMeta, Message, ToolResult } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, SkipCounter, type SourceAdapter, str } from './adapter';
 import { uriToPath } from './copilot';
 import { arraySpans } from './jsonSpans';
-import type { SourceLine } from './lines';
+import { readSideFileSync, type SourceLine } from './lines';
 import { hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
 
 /**
@@ -72,7 +71,7 @@ async function locateProject(file: string): Promise<string | undefined> {
 function indexEntry(file: string): JsonRecord | undefined {
   const id = path.basename(file, '.json');
   try {
-    return arr(JSON.parse(readFileSync(path.join(path.dirname(file), INDEX_FILE), 'utf8'))).map(obj).find((s) => s?.['sessionId'] === id);
+    return arr(JSON.parse(readSideFileSync(path.join(path.dirname(file), INDEX_FILE)))).map(obj).find((s) => s?.['sessionId'] === id);
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { RecallError } from '../errors';
 
@@ -64,6 +64,26 @@ export async function readSideFile(file: string, maxBytes = MAX_SIDE_FILE_BYTES)
     return text.startsWith('\uFEFF') ? text.slice(1) : text;
   } finally {
     await handle.close();
+  }
+}
+
+/** readSideFile for an adapter that must read synchronously (inside a parse): the same checks and bound. */
+export function readSideFileSync(file: string, maxBytes = MAX_SIDE_FILE_BYTES): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new RecallError('source-unreadable', `${file} is not a regular file (${fileKind(st)}); it is not read.`);
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes));
+    let read = 0;
+    while (read < buf.length) {
+      const n = readSync(fd, buf, read, Math.min(READ_PIECE_BYTES, buf.length - read), read);
+      if (n === 0) break;
+      read += n;
+    }
+    const text = buf.toString('utf8', 0, read);
+    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+  } finally {
+    closeSync(fd);
   }
 }
 
