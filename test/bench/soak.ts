@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Store } from '../../src/core/store/store';
-import { appendMidLine, cleanContents, copyTree, filesUnder, fuzzCopy, indexRoot, rng, runCli, storeContents } from '../unit/probes';
+import { appendMidLine, cleanContents, copyTree, fuzzCopy, indexRoot, rng, runCli, storeContents } from '../unit/probes';
 
 /**
  * The reliability soak (issue 18): the unit probes, long and on any corpus. After `tsc -p .`:
@@ -34,13 +34,13 @@ async function main(): Promise<number> {
   const work = mkdtempSync(path.join(tmpdir(), 'recall-soak-'));
   let bad = 0;
   try {
-    // kill -9 while indexing: before each run the files are reset (cut at a random line end, or whole)
-    // and every source marked stale, so each run re-reads everything and a kill within the measured length
-    // of a whole run lands while it works (without the reset, runs after the first had nothing to do)
+    // kill -9 while indexing: before each run every source is marked stale, so each run re-reads everything
+    // and a kill within the measured length of a whole run lands while it works (without that, runs after
+    // the first had nothing to do). The files stay whole: cut apart, two files holding the same conversation
+    // would differ in which of them holds a duplicated exchange (see README, Duplicates), whatever the kills.
     const root = path.join(work, 'kill-root');
     copyTree(corpus, root);
     const expected = await cleanContents(root, work);
-    const whole = new Map(filesUnder(root).map((f) => [path.join(root, f), readFileSync(path.join(root, f))]));
     const db = path.join(work, 'killed.sqlite');
     let killed = 0;
     let checksOk = 0;
@@ -50,16 +50,11 @@ async function main(): Promise<number> {
     const fullMs = Date.now() - t0;
     if (full.code !== 0) throw new Error(`index failed: ${full.stderr}`);
     for (let i = 0; i < kills; i++) {
-      // one cut for all files: two files holding the same conversation stay alike (which of them holds a
-      // duplicated exchange depends on which had it first: files cut apart would test that instead)
-      const fraction = random() < 0.3 ? 1 : random();
-      for (const [file, bytes] of whole) writeFileSync(file, fraction === 1 ? bytes : cutAtLineEnd(bytes, fraction));
       if (i > 0) await markStale(db);
       const r = await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet'], Math.floor((0.05 + random() * 0.9) * fullMs));
       if (r.signal === 'SIGKILL') killed++;
       if ((await runCli(values.cli!, ['check', '--db', db])).code === 0) checksOk++;
     }
-    for (const [file, bytes] of whole) writeFileSync(file, bytes);
     await runCli(values.cli!, ['index', '--root', root, '--db', db, '--quiet']);
     const store = await Store.open(db);
     const same = JSON.stringify(await storeContents(store, root)) === JSON.stringify(expected);
@@ -113,12 +108,6 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
   }
   return bad === 0 ? 0 : 1;
-}
-
-/** The bytes up to the line end nearest below `fraction` of the file (a transcript as it was earlier). */
-function cutAtLineEnd(bytes: Buffer, fraction: number): Buffer {
-  const end = bytes.lastIndexOf(0x0a, Math.floor(bytes.length * fraction));
-  return bytes.subarray(0, end + 1);
 }
 
 /** Every source re-read whole by the next run (what a rebuild does), nothing deleted. */
