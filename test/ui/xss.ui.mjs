@@ -1,12 +1,13 @@
 // Transcript text is untrusted: a transcript carrying command: links, <script>, <img onerror>, javascript:
 // links, Markdown HTML and escaping bypasses must render inert in the recall panel, the exchange viewer, the
-// File History tree and the file-path hover; a click or Ctrl+click on any link of it runs nothing. Asserted in the browser: no
+// File History and Rooms trees, the CodeLens and the file-path hover; a click or Ctrl+click on any link of it runs nothing. Asserted in the browser: no
 // frame's window saw the payloads run, no such element exists, no terminal or editor appeared, and the
-// local logger that every payload URL points at received nothing.
+// local logger that every payload URL points at received nothing. The Rooms tree and the CodeLens (the lens
+// above lines the hostile exchange alone edited carries its headline) are covered the same way.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeProjectDir, claudeSession } from '../host/transcripts.mjs';
+import { claudeEditResult, claudeProjectDir, claudeSession } from '../host/transcripts.mjs';
 import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
 import { hostileExchange, startLogger } from './hostile.mjs';
 import { quickOpen, recallFrame, viewerFrame, waitForIndexed } from './recall.ui.mjs';
@@ -70,10 +71,17 @@ describe('Hostile transcripts render inert', function () {
     const dir = join(claudeConfigDir, 'projects', claudeProjectDir(workspace));
     mkdirSync(dir, { recursive: true });
     const sessionId = '7e57c0de-0000-4000-8000-00000000a55a';
+    const xylophone = join(workspace, 'src', 'xylophone.js');
+    writeFileSync(xylophone, 'export const note = 1;\nexport const y = 2;\nexport const z = 3;\n');
     writeFileSync(join(dir, `${sessionId}.jsonl`), claudeSession({
       cwd: workspace, sessionId, start: new Date(Date.now() - 3_600_000).toISOString(),
-      // it read src/cart.js, so it shows in that file's history and hover too
-      turns: [{ prompt: PROMPT, steps: [{ tool: 'Read', input: { file_path: join(workspace, 'src/cart.js') }, result: 'export function cartTotalCents() {}' }, { text: REPLY }] }],
+      // it read src/cart.js, so it shows in that file's history, hover and room too; it alone edited
+      // src/xylophone.js, so the lens above the edited lines carries its headline
+      turns: [{ prompt: PROMPT, steps: [
+        { tool: 'Read', input: { file_path: join(workspace, 'src/cart.js') }, result: 'export function cartTotalCents() {}' },
+        { tool: 'Edit', input: { file_path: xylophone, old_string: 'x', new_string: 'y' }, result: 'ok', toolUseResult: claudeEditResult(xylophone, 'x', 'y', 2) },
+        { text: REPLY },
+      ] }],
     }));
     // live indexing picks the new session up
     await openContainer(page, 'Agent Recall');
@@ -161,6 +169,45 @@ describe('Hostile transcripts render inert', function () {
     const anchors = await hover.locator('a').evaluateAll((els) => els.map((e) => e.getAttribute('data-href') ?? e.getAttribute('href') ?? ''));
     assert.ok(anchors.length > 0 && anchors.every((h) => h.startsWith('command:agentRecall.openExchange')), `only the extension's own links: ${anchors.join(' | ')}`);
     assert.equal(await hover.locator('img, script, iframe, svg').count(), 0);
+    assert.deepEqual(await payloadsThatRan(page), []);
+    assert.deepEqual(logger.hits, []);
+  });
+
+  it('shows its headline as text in the Rooms tree, where a click opens the exchange and runs nothing else', async () => {
+    await openContainer(page, 'Agent Recall').catch(() => {});
+    const rooms = await waitForView(page, 'Rooms');
+    const room = rooms.locator('.monaco-list-row[aria-level="2"]', { hasText: 'cart.js' }).first();
+    await room.waitFor({ timeout: 30_000 });
+    if ((await room.getAttribute('aria-expanded')) !== 'true') await room.click();
+    const row = rooms.locator('.monaco-list-row[aria-level="3"]', { hasText: 'xylophone' }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await screenshot(page, 'xss-rooms');
+    assert.equal(await rooms.locator('.monaco-list-row').locator('img, script, iframe, svg, a[href]').count(), 0, 'tree rows are text');
+    const before = await sideEffects(page);
+    await row.click();
+    const viewer = await viewerFrame(page);
+    await viewer.locator('main.conversation', { hasText: 'xylophone' }).waitFor({ timeout: 15_000 });
+    assert.deepEqual(await sideEffects(page), before);
+    assert.deepEqual(await payloadsThatRan(page), []);
+    assert.deepEqual(logger.hits, []);
+  });
+
+  it('shows its headline as text in the CodeLens above the lines it edited; a click opens the exchange, nothing else', async () => {
+    await quickOpen(page, 'xylophone.js');
+    const lenses = page.locator('.monaco-editor .codelens-decoration');
+    const edited = lenses.filter({ hasText: /agent exchange edited this: .*xylophone/ }).first();
+    await edited.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'xss-codelens');
+    const text = (await lenses.allTextContents()).join(' | ');
+    assert.equal(await lenses.locator('img, script, iframe, svg, object, embed').count(), 0, `lenses are text: ${text}`);
+    // a lens is the extension's own command link: one per lens, none made from transcript text
+    assert.equal(await lenses.locator('a').count(), await lenses.count(), `no links but the lenses themselves: ${text}`);
+    const before = await sideEffects(page);
+    await edited.locator('a').first().click();
+    const viewer = await viewerFrame(page);
+    await viewer.locator('main.conversation', { hasText: 'xylophone' }).waitFor({ timeout: 15_000 });
+    await page.waitForTimeout(1000);
+    assert.deepEqual(await sideEffects(page), before, 'no terminal, no new editor');
     assert.deepEqual(await payloadsThatRan(page), []);
     assert.deepEqual(logger.hits, []);
   });
