@@ -181,8 +181,17 @@ describe('Hostile transcripts render inert', function () {
     if ((await room.getAttribute('aria-expanded')) !== 'true') await room.click();
     const row = rooms.locator('.monaco-list-row[aria-level="3"]', { hasText: 'xylophone' }).first();
     await row.waitFor({ timeout: 15_000 });
-    await screenshot(page, 'xss-rooms');
     assert.equal(await rooms.locator('.monaco-list-row').locator('img, script, iframe, svg, a[href]').count(), 0, 'tree rows are text');
+    // its tooltip holds the distilled detail, which here is transcript markup: shown as the characters it is
+    const tooltip = page.locator('.monaco-hover, .workbench-hover', { hasText: '__xss' }).first();
+    for (let i = 0; i < 5 && !(await tooltip.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await row.hover();
+      await tooltip.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    await screenshot(page, 'xss-rooms');
+    assert.match((await tooltip.textContent()) ?? '', /onerror="window\.__xss='img'">/, 'the markup is shown as text');
+    assert.equal(await tooltip.locator('img, script, iframe, svg, a').count(), 0, 'no element was made from it');
     const before = await sideEffects(page);
     await row.click();
     const viewer = await viewerFrame(page);
