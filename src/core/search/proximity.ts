@@ -74,17 +74,27 @@ export function pairsNear(text: string, terms: readonly string[]): Set<number> {
   return found;
 }
 
-/** Whether a word of `a` and one of `b` (start, end; in text order) have at most PROXIMITY_WINDOW words between them. */
+/**
+ * Whether a word of `a` and one of `b` (start, end; in text order) have at most PROXIMITY_WINDOW words between
+ * them. Only the `b` words closest to each `a` word, one before and one after, need counting.
+ */
 function near(text: string, a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): boolean {
   let j = 0;
   for (const [start, end] of a) {
-    while (j < b.length && b[j]![1] < start - MAX_NEAR_CHARS) j++;
-    for (let k = j; k < b.length && b[k]![0] <= end + MAX_NEAR_CHARS; k++) {
-      const [from, to] = b[k]![0] >= end ? [end, b[k]![0]] : [b[k]![1], start];
-      if (from <= to && (text.slice(from, to).match(TOKEN)?.length ?? 0) <= PROXIMITY_WINDOW) return true;
-    }
+    while (j < b.length && b[j]![0] < start) j++;
+    const before = b[j - 1];
+    const after = b[j];
+    if (before && wordsBetween(text, before[1], start) <= PROXIMITY_WINDOW) return true;
+    if (after && wordsBetween(text, end, after[0]) <= PROXIMITY_WINDOW) return true;
   }
   return false;
+}
+
+/** Words in text[from, to) (0 when the two words overlap); more than PROXIMITY_WINDOW when far apart in characters. */
+function wordsBetween(text: string, from: number, to: number): number {
+  if (to <= from) return 0;
+  if (to - from > MAX_NEAR_CHARS) return PROXIMITY_WINDOW + 1;
+  return text.slice(from, to).match(TOKEN)?.length ?? 0;
 }
 
 /**
