@@ -81,6 +81,19 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(three.hits[0]!.parts.length, 3);
   });
 
+  test('fused modes: a hit only the vectors found, holding no query word, goes below the hits that match', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    // a3 and c2 (not distilled) hold the words; the distilled exchanges, found by their vectors alone, hold none
+    const r = await searcher.search({ text: 'stale cookie publish', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
+    const keys = keysOf(r);
+    assert.deepEqual(keys.slice(0, 2), ['a3', 'c2']);
+    assert.ok(keys.length > 2, 'moved down, not dropped');
+    for (const h of r.hits.slice(2)) {
+      assert.deepEqual(h.matchedTerms, []);
+      assert.deepEqual(h.parts.map((p) => p.signal), ['vector(core)']);
+    }
+  });
+
   test('filters and "not these" apply to vector signals too', async () => {
     const searcher = createSearcher(fx.store, embedder);
     const r = await searcher.search({ text: 'tomatoes garden', mode: 'core/vector', filters: { agents: ['codex'] } });

@@ -4,6 +4,7 @@ import { RecallError } from '../errors';
 import type { Store } from '../store/store';
 import { type ConfidenceEvidence, confidencesByRank } from './confidence';
 import { buildFilter, type SqlFilter } from './filters';
+import { demoteWordless } from './evidence';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
@@ -123,7 +124,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
-      const fused = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
+      const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
+      const fused = lists.length > 1 && semantic ? await demoteWordless(db, terms, merged) : merged;
 
       // Diversity: at most `perConversation` hits from one conversation.
       const conversation = await conversationsOf(db, fused.map((f) => f.n));

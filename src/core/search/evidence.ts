@@ -1,0 +1,28 @@
+import type { Db } from '../store/db';
+import type { Fused } from './fusion';
+import { makeSnippet } from './snippet';
+
+/**
+ * Fused modes: a hit that only the vectors found and that holds none of the query's words goes below every hit
+ * with lexical evidence. Fusion adds the vector signal's own candidates, and a paraphrase may well hold none of
+ * the words; but on the dev queries (USE Lite, bm25(v)+vec(d)) none of the vector-only hits in the first 10 was
+ * ever the target, and a third of them held no query word: padding, shown with a confidence, above hits that
+ * did match. Moved down, not dropped: a query no exchange has a word of still gets the vectors' answer.
+ * "Holds a word" is what the hit's snippet would mark (snippet.ts), over the first EVIDENCE_CHARS characters.
+ */
+export const EVIDENCE_DEPTH = 50;
+export const EVIDENCE_CHARS = 16_000;
+
+export async function demoteWordless(db: Db, terms: readonly string[], fused: readonly Fused[]): Promise<Fused[]> {
+  const head = fused.slice(0, EVIDENCE_DEPTH);
+  const vectorOnly = head.filter((f) => !f.parts.some((p) => p.signal.startsWith('bm25(')));
+  if (terms.length === 0 || vectorOnly.length === 0) return [...fused];
+  const rows = await db.all<{ n: number; text: string }>(
+    `SELECT n, substr(verbatim, 1, ${EVIDENCE_CHARS}) AS text FROM exchanges WHERE n IN (SELECT value FROM json_each(?))`,
+    [JSON.stringify(vectorOnly.map((f) => f.n))],
+  );
+  const wordless = new Set(rows.filter((r) => makeSnippet(r.text, terms).matchedTerms.length === 0).map((r) => r.n));
+  if (wordless.size === 0) return [...fused];
+  const moved = head.filter((f) => wordless.has(f.n));
+  return [...head.filter((f) => !wordless.has(f.n)), ...fused.slice(EVIDENCE_DEPTH), ...moved];
+}
