@@ -141,7 +141,8 @@ export class RecallPanel extends Disposable {
   private async exampleQuery(): Promise<string | undefined> {
     const rooms = await (await this.index.memory()).rooms('size').catch(() => []);
     const theme = rooms.find((r) => r.type === 'concept' && r.count > 1) ?? rooms.find((r) => r.type === 'concept');
-    return theme ? `what did we decide about ${theme.label.toLowerCase()}` : undefined;
+    // the label as people wrote it: lower-casing an identifier (cartTotalCents) makes a word nobody used
+    return theme ? `what did we decide about ${theme.label}` : undefined;
   }
 
   private post(m: HostMessage): void {
