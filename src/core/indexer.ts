@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller, DistillInput } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
@@ -268,7 +269,7 @@ function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOpt
   const { st, resumed, fromOffset, fromLine, chunk } = read;
   const full = resumed === undefined;
   const resume = resumed?.resumeMeta;
-  const { conversations, skipped } = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}) });
+  const { conversations, skipped } = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}) });
 
   const exchanges: Exchange[] = [];
   const dropped: DroppedExchange[] = [];
@@ -319,6 +320,7 @@ interface SourceRead {
   readonly chunk: LineChunk;
   readonly headHash: string;
   readonly anchorHash: string;
+  readonly side?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -343,10 +345,21 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     };
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
-    return { st, ...(resumed ? { resumed } : {}), fromOffset, fromLine, chunk, headHash, anchorHash };
+    const side = adapter.sideFiles ? await readSideFiles(file, adapter.sideFiles) : undefined;
+    return { st, ...(resumed ? { resumed } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
   } finally {
     await handle.close();
   }
+}
+
+/** The side files present beside a transcript, by name; a missing or unreadable one is left out. */
+async function readSideFiles(file: string, names: readonly string[]): Promise<Map<string, string>> {
+  const side = new Map<string, string>();
+  for (const name of names) {
+    const text = await readFile(path.join(path.dirname(file), name), 'utf8').catch(() => undefined);
+    if (text !== undefined) side.set(name, text);
+  }
+  return side;
 }
 
 async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {

@@ -59,6 +59,11 @@ export interface Message {
   /** Byte offset in the source file where this message's first line starts. */
   readonly offset: number;
   readonly uuid?: string;
+  /**
+   * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
+   * messages), when the message itself does not carry the tool call.
+   */
+  touched?: ReadonlyArray<{ readonly path: string; readonly how: TouchKind }>;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface ParseInput {
    * the adapter continues it instead of inventing a new one (headers live at the top of the file).
    */
   readonly resume?: ConversationMeta;
+  /** The adapter's `sideFiles` read beside the transcript, by name (absent: missing or unreadable). */
+  readonly side?: ReadonlyMap<string, string>;
 }
 
 export interface ParseOutput {
@@ -33,6 +35,12 @@ export interface SourceAdapter {
    * rewinds): it is replayed from its first line on every change, never resumed mid-file.
    */
   readonly replaysLog?: boolean;
+  /**
+   * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`):
+   * read with it and passed as `side`. They are the agent's bookkeeping, not the conversation: one that is
+   * missing or does not parse costs only what it would have added.
+   */
+  readonly sideFiles?: readonly string[];
   /** Cheap test on the path alone: could this file be one of ours? */
   matchesPath(file: string): boolean;
   /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { AgentKind, ConversationMeta, Message } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonArray, SkipCounter, type SourceAdapter, str } from './adapter';
+import { sideTouches, TASK_METADATA, UI_MESSAGES } from './clineSide';
 import { arraySpans } from './jsonSpans';
 import { readSideFile } from './lines';
 import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
@@ -38,6 +39,7 @@ function adapterFor(agent: AgentKind): SourceAdapter {
   return {
     agent,
     lineFormat: 'json',
+    sideFiles: [UI_MESSAGES, TASK_METADATA],
     matchesPath: (file) => path.basename(file) === HISTORY_FILE,
     claimsPath: (file) => path.basename(file) === HISTORY_FILE && ROO_DIR_RE.test(file) === isRoo,
     sniff: () => false,
@@ -73,6 +75,7 @@ function parse(agent: AgentKind, input: ParseInput): ParseOutput {
   const spans = arraySpans(input.lines, []);
   const whole: RecordSpan = { line: 1, lineEnd: input.lines[input.lines.length - 1]?.line ?? 1, offset: 0 };
   const taskId = path.basename(path.dirname(input.file));
+  const touches = sideTouches(input.side, records);
   const messages: Message[] = [];
   for (const [i, raw] of records.entries()) {
     const rec = obj(raw);
@@ -80,14 +83,19 @@ function parse(agent: AgentKind, input: ParseInput): ParseOutput {
     // is rewritten with the same history plus new messages)
     const at = spans[i] ?? whole;
     const span = { ...at, uuid: `${taskId}@${at.offset}`, timestamp: isoFromAny(rec?.['ts']) };
+    const made: Message[] = [];
     if (!rec) skips.add('not-an-object', span.line);
-    else if (rec['role'] === 'user') messages.push(...userMessages(rec, span));
-    else if (rec['role'] === 'assistant') messages.push(assistantMessage(rec, span));
+    else if (rec['role'] === 'user') made.push(...userMessages(rec, span));
+    else if (rec['role'] === 'assistant') made.push(assistantMessage(rec, span));
     else skips.add('unknown-record', span.line);
+    messages.push(...made.filter(hasContent));
+    // the side files' touches go on the record's message, else on the message before it
+    const touched = touches.get(i);
+    const holder = messages[messages.length - 1];
+    if (touched && holder) holder.touched = [...(holder.touched ?? []), ...touched];
   }
-  const kept = messages.filter(hasContent);
-  if (kept.length === 0) return { conversations: [], skipped: skips.lines };
-  return { conversations: [{ sourceFile: input.file, meta: buildMeta(agent, input.file, kept), messages: kept }], skipped: skips.lines };
+  if (messages.length === 0) return { conversations: [], skipped: skips.lines };
+  return { conversations: [{ sourceFile: input.file, meta: buildMeta(agent, input.file, messages), messages }], skipped: skips.lines };
 }
 
 function buildMeta(agent: AgentKind, file: string, messages: readonly Message[]): ConversationMeta {

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { cp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { indexSource } from '../../src/core/indexer';
+import { clineAdapter } from '../../src/core/sources/cline';
+import { sideTouches } from '../../src/core/sources/clineSide';
+import { Store } from '../../src/core/store/store';
+import { FIXTURES, tempDir } from './helpers';
+
+const segment = { minChars: 100, maxPlies: 20, workspaceRoot: '/home/dev/tidepool' };
+const TASK = path.join(FIXTURES, 'cline-side', 'saoudrizwan.claude-dev', 'tasks', '1762084800000');
+
+async function filesOfExchanges(taskDir: string): Promise<unknown[]> {
+  const store = await Store.open(path.join(tempDir('cline-side-'), 's.sqlite'));
+  try {
+    await indexSource(store, path.join(taskDir, 'api_conversation_history.json'), clineAdapter, segment, '/home/dev/tidepool');
+    const list = await store.listExchanges({});
+    const out: unknown[] = [];
+    for (const e of list) out.push((await store.getExchange(e.exchangeId))!.filesTouched);
+    return out;
+  } finally {
+    await store.close();
+  }
+}
+
+test('Cline side files: tool messages of ui_messages.json and files_in_context of task_metadata.json are the files touched, each on its exchange', async () => {
+  // the history writes its tools as XML in the reply text (older Cline): without the side files nothing is touched
+  assert.deepEqual(await filesOfExchanges(TASK), [
+    [{ path: 'src/chart.ts', how: 'edit' }],
+    // newFileCreated (ui) outranks cline_edited (metadata); the @-mention is a mention; user_edited README.md is
+    // the human's, a partial tool message and a folder listing are not files touched
+    [{ path: 'src/legend.ts', how: 'write' }, { path: 'src/tides.ts', how: 'mention' }],
+  ]);
+});
+
+test('Cline side files missing: the history alone (no files from XML tool text that names no file on disk)', async () => {
+  const dir = path.join(tempDir('cline-side-'), '1762084800000');
+  await cp(TASK, dir, { recursive: true });
+  await rm(path.join(dir, 'ui_messages.json'));
+  await rm(path.join(dir, 'task_metadata.json'));
+  assert.deepEqual(await filesOfExchanges(dir), [[], []]);
+});
+
+test("Roo Code side files: no history index in the UI messages, the history records' own times place each touch", () => {
+  const T = 1762088400000;
+  const records = [
+    { role: 'user', ts: T, content: 'a' },
+    { role: 'assistant', ts: T + 4000, content: 'b' },
+    { role: 'user', ts: T + 6000, content: 'c' },
+    { role: 'assistant', ts: T + 9000, content: 'd' },
+  ];
+  const side = new Map([
+    ['ui_messages.json', JSON.stringify([
+      { ts: T + 3000, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'readFile', path: 'src/gauge.ts' }) },
+      { ts: T + 8000, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'appliedDiff', path: 'src/gauge.ts' }) },
+      { ts: T + 8500, type: 'say', say: 'tool', text: 'not json' },
+    ])],
+    ['task_metadata.json', JSON.stringify({ files_in_context: [
+      { path: 'src/units.ts', record_source: 'roo_edited', roo_read_date: null, roo_edit_date: T + 8200 },
+      { path: 'src/late.ts', record_source: 'read_tool', roo_read_date: T + 99000 },
+      { path: 'src/undated.ts', record_source: 'read_tool' },
+    ] })],
+  ]);
+  assert.deepEqual([...sideTouches(side, records)].sort(([a], [b]) => a - b), [
+    [1, [{ path: 'src/gauge.ts', how: 'read' }]],
+    // an event after the last record's time is the last record's (its turn is still being written)
+    [3, [{ path: 'src/gauge.ts', how: 'edit' }, { path: 'src/units.ts', how: 'edit' }, { path: 'src/late.ts', how: 'read' }]],
+  ]);
+  assert.deepEqual(sideTouches(new Map([['ui_messages.json', '[{"ts":1,'], ['task_metadata.json', '{']]), records).size, 0, 'half-written side files add nothing');
+});
