@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { type FileHandle, readFile } from 'node:fs/promises';
+import { type FileHandle, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller, DistillInput } from './distill/distiller';
@@ -14,7 +14,8 @@ import { conversationKey, type DroppedExchange, segmentConversation, type Segmen
 import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
-import { type LineChunk, openTranscript, parsesAsJson, readLines } from './sources/lines';
+import { insideAny } from './sources/paths';
+import { type LineChunk, openTranscript, parsesAsJson, readLines, type SourceLine } from './sources/lines';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -207,7 +208,7 @@ export async function indexSources(
         unchanged++;
         continue;
       }
-      const prepared = prepareSource(src.path, src.adapter, segment, got.read, src.project);
+      const prepared = prepareSource(src.path, src.adapter, segment, got.read, src.project, src.within);
       group.push({ src, prepared });
       groupBytes += prepared.bytes;
       if (groupBytes >= GROUP_BYTES || group.length >= GROUP_SOURCES) {
@@ -265,11 +266,21 @@ interface PreparedSource {
  * found beside the records (Copilot's workspace.json, Gemini's project root), for formats whose records
  * name none.
  */
-function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead, project?: string): PreparedSource {
+function prepareSource(
+  file: string,
+  adapter: SourceAdapter,
+  segment: SegmentOptions,
+  read: SourceRead,
+  project?: string,
+  within?: readonly string[],
+): PreparedSource {
   const { st, resumed, fromOffset, fromLine, chunk } = read;
   const full = resumed === undefined;
   const resume = resumed?.resumeMeta;
-  const { conversations, skipped } = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}) });
+  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}) });
+  const { skipped } = parsed;
+  // a file of many workspaces' sessions keeps those of this workspace, each by the project it names
+  const conversations = within ? parsed.conversations.filter((c) => c.meta.project !== undefined && insideAny(c.meta.project, within)) : parsed.conversations;
 
   const exchanges: Exchange[] = [];
   const dropped: DroppedExchange[] = [];
@@ -312,7 +323,7 @@ function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOpt
 
 /** All a parse needs from the file: its stat, the lines from the resume point, the hashes of head and anchor. */
 interface SourceRead {
-  readonly st: Stats;
+  readonly st: Pick<Stats, 'size' | 'mtimeMs'>;
   /** The stored state the parse resumes from; none for a whole-file parse. */
   readonly resumed?: SourceState;
   readonly fromOffset: number;
@@ -328,6 +339,7 @@ interface SourceRead {
  * bytes read when those cover the hashed range.
  */
 async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
+  if (adapter.readRecords) return readDatabase(file, prev, adapter.readRecords);
   const { handle, st } = await openTranscript(file);
   try {
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
@@ -350,6 +362,21 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A database source: unchanged while neither it nor its write-ahead log changed (a WAL database's new rows
+ * sit in the log until a checkpoint); else its records, re-read whole.
+ */
+async function readDatabase(file: string, prev: SourceState | undefined, readRecords: (file: string) => Promise<SourceLine[]>): Promise<'unchanged' | SourceRead> {
+  const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
+  const st = { size: main.size + (wal?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, wal?.mtimeMs ?? 0) };
+  if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
+  const lines = await readRecords(file);
+  const last = lines[lines.length - 1];
+  const endOffset = last ? last.offset + last.bytes : 0;
+  const chunk: LineChunk = { lines, endOffset, nextLine: lines.length + 1, heldBackPartial: false };
+  return { st, fromOffset: 0, fromLine: 1, chunk, headHash: '', anchorHash: '' };
 }
 
 /** The side files present beside a transcript, by name; a missing or unreadable one is left out. */

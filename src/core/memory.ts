@@ -7,6 +7,7 @@ import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage'
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer } from './model';
+import { type RawView, rawView } from './rawView';
 import { facetFilters, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { buildFilter } from './search/filters';
 import { createSearcher } from './search/searcher';
@@ -49,7 +50,7 @@ import { countTokens } from './tokens';
  *              markAllSourcesStale() (a rebuild re-parses, deleting nothing)
  *   search     search(query, embedding?), searcher(embedding?), hasVectors()
  *   recall     recall(request, embedding?) -> candidates shaped for display; moreLikeThis(id) -> query text
- *   read       exchange(id), distilled(id), neighbours(id), listings(ids), recent(n), list(page),
+ *   read       exchange(id), rawView(id), distilled(id), neighbours(id), listings(ids), recent(n), list(page),
  *              rooms(sort, filter), roomExchanges(room), fileTouchCounts(), fileHistory(path),
  *              digest(budget, query?), stats(), compression(), distillerUsage(), check(), repair()
  *
@@ -230,6 +231,16 @@ export class Memory {
     return this.store.getExchange(idOrPrefix);
   }
 
+  /**
+   * "Open raw" for an exchange whose file's lines do not place it (a one-line JSON document, Cursor's
+   * database): its records pretty-printed, with the exchange's lines; undefined: open the file at its lines.
+   */
+  async rawView(exchangeId: string): Promise<RawView | undefined> {
+    const e = await this.store.getExchange(exchangeId);
+    const range = e ? await this.store.recordRange(e.exchangeId) : undefined;
+    return e && range ? rawView({ ...e, ...range }) : undefined;
+  }
+
   distilled(exchangeId: string): Promise<DistilledView | undefined> {
     return this.store.getDistilled(exchangeId);
   }
@@ -314,6 +325,7 @@ export class Memory {
 /** More than a budget can hold, so a digest is cut by tokens, not by count. */
 const DIGEST_ENTRIES = 2000;
 
+export type { RawView } from './rawView';
 export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };

@@ -5,11 +5,11 @@
 
 export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
-  | 'continue' | 'opencode';
+  | 'continue' | 'opencode' | 'cursor';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
-  'continue', 'opencode',
+  'continue', 'opencode', 'cursor',
 ];
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */

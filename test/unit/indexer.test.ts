@@ -50,7 +50,9 @@ async function snapshot(store: Store): Promise<string[]> {
 test('fixtures exist for every agent and discovery finds a transcript in each agent folder', async () => {
   const sources = await fixtureSources();
   const adapters = new Set(sources.map((s) => s.adapter));
-  assert.deepEqual(ADAPTERS.filter((a) => !adapters.has(a)).map((a) => `${a.agent} (${a.lineFormat})`), [], 'every file form has a fixture');
+  // a database (Cursor's) is written by its own test (cursorFixture.ts) the way its agent writes it, not kept as a file
+  const files = ADAPTERS.filter((a) => a.lineFormat !== 'sqlite');
+  assert.deepEqual(files.filter((a) => !adapters.has(a)).map((a) => `${a.agent} (${a.lineFormat})`), [], 'every file form has a fixture');
   assert.ok(fixtureFiles().length >= sources.length);
 });
 

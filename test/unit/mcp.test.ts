@@ -174,7 +174,7 @@ describe('agent-recall mcp over stdio', () => {
       ['search', {}, /query/],
       ['search', { query: 'x', limit: 100000 }, /limit/],
       ['search', { query: 'x', limit: 2.5 }, /limit/],
-      ['search', { query: 'x', agent: ['cursor'] }, /agent/],
+      ['search', { query: 'x', agent: ['windsurf'] }, /agent/],
       ['search', { query: 'x', since: 'last tuesday' }, /ISO date/],
       ['search', { query: 'x', maxTokens: 10 }, /maxTokens/],
       ['read_exchange', { id: 'DROP TABLE' }, /exchange id/],

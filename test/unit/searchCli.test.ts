@@ -78,7 +78,7 @@ describe('CLI: search, batch, eval, embed', () => {
     assert.deepEqual(hits.map((h) => h.agent), ['codex']);
     await assert.rejects(run(['search', '--db', db, '--mode', 'nope', 'x']), /Unknown search mode/);
     await assert.rejects(run(['search', '--db', db, '--fusion', 'weighted:2', 'x']), /Unknown fusion/);
-    await assert.rejects(run(['search', '--db', db, '--agent', 'cursor', 'x']), /Unknown agent/);
+    await assert.rejects(run(['search', '--db', db, '--agent', 'windsurf', 'x']), /Unknown agent/);
     await assert.rejects(run(['search', '--db', db]), /needs a QUERY/);
     await assert.rejects(run(['search', '--db', db, '--limit', '0', 'x']), /at least 1/);
   });

@@ -27,9 +27,17 @@ export interface SourceAdapter {
   readonly agent: AgentKind;
   /**
    * JSONL adapters hold back a partial last line; markdown adapters take the file as it is; `json` is one
-   * JSON document (pretty-printed or not), always parsed whole.
+   * JSON document (pretty-printed or not), always parsed whole; `sqlite` is a database whose records
+   * `readRecords` turns into lines, re-read whole when the database or its write-ahead log changes.
    */
-  readonly lineFormat: 'jsonl' | 'markdown' | 'json';
+  readonly lineFormat: 'jsonl' | 'markdown' | 'json' | 'sqlite';
+  /** A `sqlite` source's records, one JSON line each, numbered in the order read (the database is opened read-only). */
+  readRecords?(file: string): Promise<SourceLine[]>;
+  /**
+   * One file holds the sessions of every workspace (Cursor's global database): each conversation is kept or
+   * left out by the project its own records name, not the file by its head.
+   */
+  readonly holdsManyProjects?: boolean;
   /**
    * A JSONL log whose later records rewrite earlier ones (Copilot's mutation log, Gemini's upserts and
    * rewinds): it is replayed from its first line on every change, never resumed mid-file.
@@ -41,6 +49,11 @@ export interface SourceAdapter {
    * missing or does not parse costs only what it would have added.
    */
   readonly sideFiles?: readonly string[];
+  /**
+   * A `json` document's records: the key path of the array whose elements the conversation is made of
+   * (`[]`: the document is that array). When the document is one line, "open raw" shows them pretty-printed.
+   */
+  readonly recordsPath?: readonly string[];
   /** Cheap test on the path alone: could this file be one of ours? */
   matchesPath(file: string): boolean;
   /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */

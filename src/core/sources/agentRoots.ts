@@ -26,9 +26,9 @@ export function userDataDirOf(storageDir: string): string | undefined {
 }
 
 /**
- * The user-data folders of VS Code and VS Code Insiders where the platform puts them (for the CLI, which
- * has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
- * Support/Code` (macOS), `%APPDATA%\\Code` (Windows).
+ * The user-data folders of VS Code, VS Code Insiders and Cursor where the platform puts them (for the CLI,
+ * which has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
+ * Support/Code` (macOS), `%APPDATA%\\Code` (Windows); `Cursor` beside them.
  */
 export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
   const home = os.homedir();
@@ -38,10 +38,13 @@ export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platfo
       : platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support')
         : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders')];
+  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor')];
 }
 
-/** The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code tasks live. */
+/**
+ * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code tasks live, and
+ * Cursor's chat database (a file; present only in Cursor's user-data folder).
+ */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');
   const global = path.join(user, 'globalStorage');
@@ -50,6 +53,7 @@ export function editorAgentRoots(userDataDir: string): string[] {
     path.join(global, 'emptyWindowChatSessions'),
     path.join(global, 'saoudrizwan.claude-dev', 'tasks'),
     path.join(global, 'rooveterinaryinc.roo-cline', 'tasks'),
+    path.join(global, 'state.vscdb'),
   ];
 }
 

@@ -40,6 +40,7 @@ function adapterFor(agent: AgentKind): SourceAdapter {
     agent,
     lineFormat: 'json',
     sideFiles: [UI_MESSAGES, TASK_METADATA],
+    recordsPath: [],
     matchesPath: (file) => path.basename(file) === HISTORY_FILE,
     claimsPath: (file) => path.basename(file) === HISTORY_FILE && ROO_DIR_RE.test(file) === isRoo,
     sniff: () => false,

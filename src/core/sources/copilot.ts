@@ -35,6 +35,7 @@ const MAX_RESULT_CHARS = 20_000;
 export const copilotAdapter: SourceAdapter = {
   agent: 'copilot',
   lineFormat: 'json',
+  recordsPath: ['requests'],
   matchesPath: (file) => file.endsWith('.json'),
   claimsPath: (file) => SESSIONS_DIR_RE.test(file) && file.endsWith('.json'),
   sniff: (head) => {

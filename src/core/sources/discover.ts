@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
@@ -35,6 +35,8 @@ export interface DiscoveredSource {
   readonly path: string;
   readonly adapter: SourceAdapter;
   readonly project?: string;
+  /** A file of many workspaces' sessions (`holdsManyProjects`): only conversations inside these folders are kept. */
+  readonly within?: readonly string[];
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__']);
@@ -96,7 +98,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
     // JSON documents are looked at outside the workspace only: a project's own .json files are not transcripts
-    if (file.endsWith('.jsonl') || (file.endsWith('.json') && !inWorkspace)) {
+    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || path.basename(file) === 'state.vscdb'))) {
       candidates.add(file);
       return;
     }
@@ -109,7 +111,9 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   for (const root of options.workspaceRoots) await walk(root, (f) => visit(f, true, false), 4);
   for (const root of options.extraRoots) await walk(root, (f) => visit(f, false, true), MAX_DEPTH);
   for (const root of [...options.claudeRoots, ...options.codexRoots, ...(options.agentRoots ?? [])]) {
-    await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
+    // a root may be one file (Cursor's database)
+    if ((await stat(root).catch(() => undefined))?.isFile()) visit(root, false, false);
+    else await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
@@ -118,6 +122,10 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     const matching = structured.filter((a) => a.matchesPath(file));
     if (matching.length === 0) continue;
     const claimed = matching.find((a) => a.claimsPath?.(file));
+    if (claimed?.holdsManyProjects) {
+      found.set(file, { path: file, adapter: claimed, ...(options.workspaceRoots.length > 0 ? { within: options.workspaceRoots } : {}) });
+      continue;
+    }
     const head = await readHead(file).catch(() => undefined);
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));

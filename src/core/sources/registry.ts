@@ -4,6 +4,7 @@ import { claudeCodeAdapter } from './claudeCode';
 import { clineAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
 import { continueAdapter } from './continue';
+import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
 import { specstoryAdapter } from './specstory';
@@ -16,5 +17,5 @@ import { specstoryAdapter } from './specstory';
 export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
-  continueAdapter,
+  continueAdapter, cursorAdapter,
 ];

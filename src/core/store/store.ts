@@ -485,6 +485,21 @@ export class Store {
     };
   }
 
+  /**
+   * Where an exchange starts in its source (byte offset, or record place for a database) and where the
+   * source's next exchange, kept or dropped, starts: the exchange's records lie between.
+   */
+  async recordRange(exchangeId: string): Promise<{ byteStart: number; nextByteStart?: number } | undefined> {
+    const row = await this.db.get<{ start: number; next: number | null }>(
+      `SELECT e.byte_start AS start, (SELECT min(b) FROM (
+         SELECT byte_start AS b FROM exchanges WHERE source_id = e.source_id AND byte_start > e.byte_start
+         UNION ALL SELECT byte_start FROM dropped_exchanges WHERE source_id = e.source_id AND byte_start > e.byte_start)) AS next
+       FROM exchanges e WHERE e.id = ?`,
+      [exchangeId],
+    );
+    return row ? { byteStart: row.start, ...(row.next !== null ? { nextByteStart: row.next } : {}) } : undefined;
+  }
+
   /** The distilled object of an exchange (by full id), when it has one. */
   async getDistilled(exchangeId: string): Promise<DistilledView | undefined> {
     return distilledOf(this.db, exchangeId);

@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { RecallError } from './errors';
+import type { AgentKind } from './model';
+import { obj } from './sources/adapter';
+import { readCursorComposers } from './sources/cursorDb';
+import { arraySpans } from './sources/jsonSpans';
+import { splitLines } from './sources/lines';
+import { ADAPTERS } from './sources/registry';
+
+/**
+ * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
+ * every exchange is on line 1) or Cursor's database rows. The raw view is a read-only document of the
+ * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
+ * opened as the file itself at the exchange's lines.
+ */
+
+export interface RawView {
+  /** The records, pretty-printed (JSON with a comment line naming where they come from). */
+  readonly text: string;
+  /** 1-based inclusive lines of the exchange's records in `text`. */
+  readonly lineStart: number;
+  readonly lineEnd: number;
+}
+
+/** What the raw view needs of an exchange: where it was read and its locator there. */
+export interface RawLocator {
+  readonly agent: AgentKind;
+  readonly file: string;
+  readonly sessionId: string;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly byteStart: number;
+  /** Where the source's next exchange (kept or dropped) starts: the exchange's records end before it. */
+  readonly nextByteStart?: number;
+}
+
+/** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
+export async function rawView(e: RawLocator): Promise<RawView | undefined> {
+  if (e.agent === 'cursor') return cursorView(e);
+  const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
+  if (!adapter?.recordsPath) return undefined;
+  const bytes = await readFile(e.file);
+  const lines = splitLines(bytes, 0, 1, { holdBackPartial: false }).lines;
+  if (lines.length !== 1) return undefined; // pretty-printed: the file's own lines place the exchange
+  let doc: unknown;
+  try {
+    doc = JSON.parse(lines[0]!.text);
+  } catch {
+    return undefined; // being rewritten: the file itself is the best there is
+  }
+  const records = adapter.recordsPath.reduce<unknown>((v, key) => obj(v)?.[key], doc);
+  if (!Array.isArray(records)) return undefined;
+  const spans = arraySpans(lines, adapter.recordsPath);
+  const end = e.nextByteStart ?? Infinity;
+  const chosen = spans.map((s, i) => (s.offset >= e.byteStart && s.offset < end ? i : -1)).filter((i) => i >= 0);
+  if (chosen.length === 0) return undefined;
+  const where = adapter.recordsPath.length ? `the \`${adapter.recordsPath.join('.')}\` records` : 'the records';
+  return build(
+    `// ${where} of ${path.basename(e.file)} (one line on disk), pretty-printed, read-only: ${e.file}`,
+    records.map((r, i) => ({ value: r, chosen: chosen.includes(i) })),
+  );
+}
+
+/**
+ * A Cursor conversation's composer and bubbles as the database holds them; the exchange's bubbles chosen
+ * (the composer when Cursor has since removed them).
+ */
+async function cursorView(e: RawLocator): Promise<RawView> {
+  const [c] = await readCursorComposers(e.file, e.sessionId);
+  if (!c) throw new RecallError('source-unreadable', `The conversation ${e.sessionId} is no longer in Cursor's database ${e.file}; its exchanges stay in the index.`);
+  const inExchange = (position: number): boolean => position >= e.lineStart && position <= e.lineEnd && position <= c.bubbles.length;
+  const gone = !c.bubbles.some((_, i) => inExchange(i + 1));
+  return build(
+    `// Cursor conversation ${e.sessionId}: its composerData and bubble records (the fields Agent Recall reads), read-only: ${e.file}`,
+    [
+      { value: { key: `composerData:${e.sessionId}`, ...(c.project ? { project: c.project } : {}), composer: c.composer }, chosen: gone },
+      ...c.bubbles.map((b, i) => ({
+        value: { key: `bubbleId:${e.sessionId}:${b.bubbleId}`, position: i + 1, bubble: b.bubble ?? (b.damaged ? '(damaged JSON)' : '(missing)') },
+        chosen: inExchange(i + 1),
+      })),
+    ],
+  )!;
+}
+
+/** The records as one JSON array under a comment line; the chosen ones' first to last line. */
+function build(comment: string, records: ReadonlyArray<{ value: unknown; chosen: boolean }>): RawView | undefined {
+  const out = [comment, '['];
+  let lineStart = 0;
+  let lineEnd = 0;
+  for (const [i, r] of records.entries()) {
+    const pretty = `${JSON.stringify(r.value, null, 2)}${i < records.length - 1 ? ',' : ''}`.split('\n').map((l) => `  ${l}`);
+    if (r.chosen) {
+      if (!lineStart) lineStart = out.length + 1;
+      lineEnd = out.length + pretty.length;
+    }
+    out.push(...pretty);
+  }
+  out.push(']');
+  return lineStart ? { text: `${out.join('\n')}\n`, lineStart, lineEnd } : undefined;
+}

@@ -1,0 +1,238 @@
+import { open, readdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { RecallError } from '../errors';
+import { Db } from '../store/db';
+import { arr, obj, str } from './adapter';
+import { uriToPath } from './copilot';
+import type { SourceLine } from './lines';
+
+/**
+ * Reading Cursor's chat database, `<ud>/User/globalStorage/state.vscdb`: table `cursorDiskKV`, keys
+ * `composerData:<composerId>` (a conversation: `name`, `createdAt`, `workspaceIdentifier`,
+ * `fullConversationHeadersOnly[{bubbleId, type}]`, or the older inline `conversation[]`) and
+ * `bubbleId:<composerId>:<bubbleId>` (one message: `type` 1 user / 2 assistant, `text`, `toolFormerData`).
+ *
+ * Cursor has the file open and writes it (WAL) while we read: it is opened read-only (never created), reads
+ * run as one short snapshot (a WAL reader never blocks the writer) and the connection is closed at once.
+ * Only the fields the conversation needs are selected, in SQL: bubbles can hold megabytes of tool output,
+ * and composer rows hold encryption keys, which are never read. `ItemTable` (which holds Cursor's login
+ * tokens) is never read from this database.
+ */
+
+type JsonRecord = Record<string, unknown>;
+
+/** How much of a tool's result is kept (the verbatim rendering cuts results to 600 characters anyway). */
+const RESULT_CHARS = 4000;
+/** Waits this long for a moment Cursor holds the database exclusively (a checkpoint, a recovery). */
+const BUSY_MS = 2000;
+
+const COMPOSER_SQL = `
+  SELECT substr(key, 14) AS id, json_valid(v) AS ok, CASE WHEN json_valid(v) THEN json_object(
+    'composerId', json_extract(v, '$.composerId'), 'name', json_extract(v, '$.name'),
+    'createdAt', json_extract(v, '$.createdAt'), 'lastUpdatedAt', json_extract(v, '$.lastUpdatedAt'),
+    'workspaceIdentifier', json_extract(v, '$.workspaceIdentifier'),
+    'modelName', json_extract(v, '$.modelConfig.modelName'),
+    'headers', json_extract(v, '$.fullConversationHeadersOnly'), 'conversation', json_extract(v, '$.conversation'),
+    'fileSelections', json_extract(v, '$.context.fileSelections')) END AS record
+  FROM (SELECT key, CAST(value AS TEXT) AS v FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'
+        AND (?1 IS NULL OR key = 'composerData:' || ?1))`;
+
+const BUBBLE_SQL = `
+  SELECT substr(key, 10) AS id, json_valid(v) AS ok, CASE WHEN json_valid(v) THEN json_object(
+    'bubbleId', json_extract(v, '$.bubbleId'), 'type', json_extract(v, '$.type'), 'text', json_extract(v, '$.text'),
+    'createdAt', json_extract(v, '$.createdAt'), 'modelName', json_extract(v, '$.modelInfo.modelName'),
+    'fileSelections', json_extract(v, '$.context.fileSelections'),
+    'tool', CASE WHEN json_type(v, '$.toolFormerData') = 'object' THEN json_object(
+      'name', json_extract(v, '$.toolFormerData.name'), 'tool', json_extract(v, '$.toolFormerData.tool'),
+      'toolCallId', json_extract(v, '$.toolFormerData.toolCallId'), 'status', json_extract(v, '$.toolFormerData.status'),
+      'rawArgs', json_extract(v, '$.toolFormerData.rawArgs'), 'params', json_extract(v, '$.toolFormerData.params'),
+      'result', substr(json_extract(v, '$.toolFormerData.result'), 1, ${RESULT_CHARS})) END) END AS record
+  FROM (SELECT key, CAST(value AS TEXT) AS v FROM cursorDiskKV
+        WHERE key >= CASE WHEN ?1 IS NULL THEN 'bubbleId:' ELSE 'bubbleId:' || ?1 || ':' END
+          AND key < CASE WHEN ?1 IS NULL THEN 'bubbleId;' ELSE 'bubbleId:' || ?1 || ';' END)`;
+
+/** One conversation as read: its composer's fields, the project it belongs to, its bubbles in order. */
+export interface CursorComposer {
+  readonly composer: JsonRecord;
+  readonly project?: string;
+  /** In conversation order; `undefined` where the bubble is missing or its JSON is damaged. */
+  readonly bubbles: ReadonlyArray<{ readonly bubbleId: string; readonly bubble: JsonRecord | undefined; readonly damaged: boolean }>;
+}
+
+/** Whether a `state.vscdb` holds Cursor's chats (VS Code's own has no `cursorDiskKV` table). */
+const HAS_TABLE_SQL = "SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'";
+
+/** Every conversation in the database (or only `composerId`'s), oldest first, attributed to its workspace. */
+export async function readCursorComposers(file: string, composerId?: string): Promise<CursorComposer[]> {
+  const rows = await readRows(file, composerId ?? null);
+  if (!rows) return [];
+  const bubbles = new Map<string, Map<string, { record: JsonRecord | undefined; damaged: boolean }>>();
+  for (const row of rows.bubbles) {
+    const [composer, bubbleId] = splitOnce(row.id, ':');
+    if (!composer || !bubbleId) continue;
+    const of = bubbles.get(composer) ?? bubbles.set(composer, new Map()).get(composer)!;
+    of.set(bubbleId, { record: row.ok ? obj(parse(row.record)) : undefined, damaged: !row.ok });
+  }
+  const composers = rows.composers
+    .map((row) => ({ id: row.id, record: row.ok ? obj(parse(row.record)) : undefined }))
+    .filter((c): c is { id: string; record: JsonRecord } => c.record !== undefined)
+    .sort((a, b) => (num(a.record['createdAt']) ?? 0) - (num(b.record['createdAt']) ?? 0) || a.id.localeCompare(b.id));
+  const storage = new WorkspaceStorage(path.join(path.dirname(path.dirname(file)), 'workspaceStorage'));
+  const out: CursorComposer[] = [];
+  for (const { id, record } of composers) {
+    const own = bubbles.get(id) ?? new Map();
+    const inline = arr(record['conversation']).map(obj);
+    const headers = arr(record['headers']).map(obj);
+    const list = (headers.length > 0 ? headers : inline).map((h, i) => {
+      const bubbleId = str(h?.['bubbleId']) ?? `#${i + 1}`;
+      const stored = own.get(bubbleId);
+      // the older layout keeps each bubble inside the composer
+      const bubble = stored?.record ?? (headers.length === 0 ? h : undefined);
+      return { bubbleId, bubble, damaged: stored?.damaged ?? false };
+    });
+    const { headers: _h, conversation: _c, ...composer } = record;
+    const project = projectOf(composer) ?? (await storage.projectOf(id));
+    out.push({ composer: { ...composer, composerId: id }, ...(project ? { project } : {}), bubbles: list });
+  }
+  return out;
+}
+
+/**
+ * The database's conversations as the lines an adapter parses: a `{"composer", "project"}` line, then a
+ * `{"composerId", "position", "bubble"}` line per bubble (position 1-based in its conversation).
+ */
+export async function readCursorRecords(file: string): Promise<SourceLine[]> {
+  const lines: SourceLine[] = [];
+  let offset = 0;
+  const push = (value: unknown): void => {
+    const text = JSON.stringify(value);
+    const bytes = Buffer.byteLength(text) + 1;
+    lines.push({ text, line: lines.length + 1, offset, bytes });
+    offset += bytes;
+  };
+  for (const c of await readCursorComposers(file)) {
+    push({ composer: c.composer, ...(c.project ? { project: c.project } : {}) });
+    const composerId = str(c.composer['composerId']);
+    for (const [i, b] of c.bubbles.entries()) {
+      push({ composerId, position: i + 1, bubbleId: b.bubbleId, bubble: b.bubble ?? null, ...(b.damaged ? { damaged: true } : {}) });
+    }
+  }
+  return lines;
+}
+
+interface Row {
+  readonly id: string;
+  readonly ok: number;
+  readonly record: string | null;
+}
+
+async function readRows(file: string, composerId: string | null): Promise<{ composers: Row[]; bubbles: Row[] } | undefined> {
+  // in rollback-journal mode even a reader's lock holds the writer off: such a database (VS Code's own
+  // state.vscdb may be one) is not opened at all; Cursor writes its database in WAL mode
+  if (!(await inWalMode(file))) return undefined;
+  let db: Db;
+  try {
+    db = await Db.open(file, { readonly: true });
+  } catch (err) {
+    throw new RecallError('source-unreadable', `Cannot open Cursor's database ${file} read-only: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  }
+  try {
+    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
+    if (!(await db.get(HAS_TABLE_SQL))) return undefined;
+    // one snapshot: a composer and its bubbles as of the same moment
+    return await db.snapshot(async () => ({
+      composers: await db.all<Row>(COMPOSER_SQL, [composerId]),
+      bubbles: await db.all<Row>(BUBBLE_SQL, [composerId]),
+    }));
+  } catch (err) {
+    throw new RecallError('source-unreadable', `Cannot read Cursor's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
+  } finally {
+    await db.close().catch(() => undefined);
+  }
+}
+
+/** Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without SQLite). */
+async function inWalMode(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const header = Buffer.alloc(20);
+    const { bytesRead } = await handle.read(header, 0, 20, 0);
+    return bytesRead === 20 && header.toString('latin1', 0, 16) === 'SQLite format 3\0' && header[18] === 2 && header[19] === 2;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The folder a composer records as its workspace (recent Cursor versions). */
+function projectOf(composer: JsonRecord): string | undefined {
+  const id = obj(composer['workspaceIdentifier']);
+  const uri = obj(id?.['uri']) ?? obj(id?.['configPath']);
+  if (!uri) return undefined;
+  const fsPath = str(uri['fsPath']) ?? (str(uri['external']) && uriToPath(str(uri['external'])!)) ?? str(uri['path']);
+  if (!fsPath) return undefined;
+  // a multi-root workspace is named by its .code-workspace file: the folder it lies in
+  return obj(id?.['uri']) ? fsPath : path.dirname(fsPath);
+}
+
+/**
+ * Older Cursor versions record a conversation's workspace only in that workspace's own storage:
+ * `workspaceStorage/<id>/state.vscdb` `ItemTable` key `composer.composerData` lists its composers, and
+ * `workspaceStorage/<id>/workspace.json` names the folder. Read once per run, only when needed.
+ */
+class WorkspaceStorage {
+  private map: Promise<Map<string, string>> | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  async projectOf(composerId: string): Promise<string | undefined> {
+    this.map ??= this.read();
+    return (await this.map).get(composerId);
+  }
+
+  private async read(): Promise<Map<string, string>> {
+    const map = new Map<string, string>();
+    const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const folder = path.join(this.dir, e.name);
+      const ws = obj(parse(await readFile(path.join(folder, 'workspace.json'), 'utf8').catch(() => null)));
+      const project = uriToPath(str(ws?.['folder']) ?? '');
+      if (!project) continue;
+      for (const id of await composerIdsIn(path.join(folder, 'state.vscdb'))) map.set(id, project);
+    }
+    return map;
+  }
+}
+
+async function composerIdsIn(file: string): Promise<string[]> {
+  if (!(await inWalMode(file).catch(() => false))) return [];
+  const db = await Db.open(file, { readonly: true }).catch(() => undefined);
+  if (!db) return [];
+  try {
+    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
+    const row = await db.get<{ v: string }>("SELECT CAST(value AS TEXT) AS v FROM ItemTable WHERE key = 'composer.composerData'");
+    return arr(obj(parse(row?.v ?? null))?.['allComposers']).map((c) => str(obj(c)?.['composerId'])).filter((id): id is string => !!id);
+  } catch {
+    return [];
+  } finally {
+    await db.close().catch(() => undefined);
+  }
+}
+
+function splitOnce(s: string, sep: string): [string, string] | [] {
+  const i = s.indexOf(sep);
+  return i < 0 ? [] : [s.slice(0, i), s.slice(i + 1)];
+}
+
+function parse(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { indexSource, indexSources } from '../../src/core/indexer';
+import { rawView } from '../../src/core/rawView';
+import { editorAgentRoots } from '../../src/core/sources/agentRoots';
+import { clineAdapter } from '../../src/core/sources/cline';
+import { discoverSources } from '../../src/core/sources/discover';
+import { Store } from '../../src/core/store/store';
+import { COMPOSER_A, SECRET, writeCursorUserData } from './cursorFixture';
+import { FIXTURES, tempDir } from './helpers';
+
+const segment = { minChars: 100, maxPlies: 20 };
+
+/** Each stored exchange's raw view: the selected lines' text. */
+async function selections(store: Store, sessionId?: string): Promise<Array<{ lines: [number, number]; text: string } | undefined>> {
+  const out = [];
+  for (const s of await store.listExchanges({})) {
+    if (sessionId && s.sessionId !== sessionId) continue;
+    const e = (await store.getExchange(s.exchangeId))!;
+    const view = await rawView({ ...e, ...(await store.recordRange(e.exchangeId))! });
+    out.push(view && { lines: [view.lineStart, view.lineEnd] as [number, number], text: view.text.split('\n').slice(view.lineStart - 1, view.lineEnd).join('\n') });
+  }
+  return out;
+}
+
+test("open raw on Cline's one-line history: each exchange's records, pretty-printed, from its first record to the next exchange's", async () => {
+  const store = await Store.open(path.join(tempDir('raw-'), 's.sqlite'));
+  try {
+    await indexSource(store, path.join(FIXTURES, 'cline', 'saoudrizwan.claude-dev', 'tasks', '1762077600000', 'api_conversation_history.json'), clineAdapter, segment);
+    const [first, second] = await selections(store);
+    assert.ok(first && second);
+    assert.ok(first.text.startsWith('  {\n    "role": "user"') && first.text.includes("show them in the harbour's local time zone"), first.text.slice(0, 200));
+    assert.ok(!first.text.includes('zone abbreviation'), 'ends before the second exchange');
+    assert.match(second.text, /^ {2}\{\n {4}"role": "user"[\s\S]*\[replace_in_file for 'src\/format.ts'\][\s\S]*zone abbreviation/);
+    assert.ok(second.lines[0] > first.lines[1]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("open raw on Cursor's database: the conversation's records, the exchange's bubbles selected, no keys or tokens", async () => {
+  const root = tempDir('raw-');
+  const { writer } = await writeCursorUserData(root);
+  const store = await Store.open(path.join(tempDir('raw-'), 's.sqlite'));
+  try {
+    const sources = await discoverSources({ workspaceRoots: ['/home/dev/tidepool'], claudeRoots: [], codexRoots: [], agentRoots: editorAgentRoots(root), extraRoots: [], includeSubagents: true });
+    await indexSources(store, sources, segment);
+    for (const v of await selections(store)) assert.ok(!v!.text.includes(SECRET));
+    const views = await selections(store, COMPOSER_A);
+    const a1 = views[0]!;
+    assert.equal(a1.text.split('\n')[0], `  {`);
+    assert.match(a1.text, new RegExp(`"key": "bubbleId:${COMPOSER_A}:a-u1"[\\s\\S]*"position": 1[\\s\\S]*"key": "bubbleId:${COMPOSER_A}:a-r1"[\\s\\S]*"position": 5`));
+    assert.ok(!a1.text.includes('"position": 6'), 'ends at the exchange\'s last bubble');
+    const a2 = views[1]!;
+    assert.match(a2.text, /"position": 7[\s\S]*"bubble": "\(missing\)"[\s\S]*"position": 10/);
+  } finally {
+    await store.close();
+    await writer.close();
+  }
+});
