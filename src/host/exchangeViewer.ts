@@ -6,6 +6,7 @@ import { isViewerRequest, isWebLink, type ViewerMessage, type ViewerRequest } fr
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
+import { RawDocuments } from './rawDocuments';
 import { webviewHtml } from './webviewHtml';
 
 export const VIEW_TYPE = 'agentRecall.exchange';
@@ -19,6 +20,7 @@ export class ExchangeViewer extends Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private ready = false;
   private current: string | undefined;
+  private readonly raw: RawDocuments;
   /** Messages posted to the webview, newest last (a few), for the in-host tests. */
   readonly posted: ViewerMessage[] = [];
 
@@ -27,6 +29,7 @@ export class ExchangeViewer extends Disposable {
     private readonly index: IndexService,
   ) {
     super();
+    this.raw = this.register(new RawDocuments(index));
     this.register(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const id = typeof state === 'object' && state !== null ? (state as { exchangeId?: unknown }).exchangeId : undefined;
@@ -69,12 +72,16 @@ export class ExchangeViewer extends Disposable {
     await this.open(target);
   }
 
-  /** Opens the source transcript with the exchange's line range selected, beside the viewer. */
+  /**
+   * Opens the source transcript with the exchange's line range selected, beside the viewer; where lines do
+   * not place it (a one-line JSON document, Cursor's database), a read-only view of its records instead.
+   */
   async openTranscript(exchangeId = this.shown): Promise<vscode.TextEditor> {
     if (!exchangeId) throw new Error('Open an exchange first.');
     const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
-    return openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd, this.panel ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active);
+    const column = this.panel ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+    return (await this.raw.open(e.exchangeId, e.file, column)) ?? openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd, column);
   }
 
   /**
