@@ -71,10 +71,10 @@ test('Cursor: discovered in the user-data folder, only this workspace kept; a bu
     await writing;
     assert.equal(writes, 20);
     assert.deepEqual([report.failed, report.exchangesWritten], [[], 3], 'A: 2, B: 1; C is another workspace');
-    // store order is (file, line): a bubble's position in its conversation
+    // store order is (file, line, record): a bubble's position in its conversation, then the order read
     const list = await store.listExchanges({});
     assert.deepEqual(list.map((e) => [e.agent, e.sessionId, e.lineStart, e.lineEnd]), [
-      ['cursor', COMPOSER_A, 1, 5], ['cursor', COMPOSER_B, 1, 2], ['cursor', COMPOSER_A, 7, 10],
+      ['cursor', COMPOSER_B, 1, 2], ['cursor', COMPOSER_A, 1, 5], ['cursor', COMPOSER_A, 7, 10],
     ]);
     // the writes that landed after our snapshot changed the log: read once more, then nothing changed
     await indexSources(store, sources, segment);
@@ -85,7 +85,7 @@ test('Cursor: discovered in the user-data folder, only this workspace kept; a bu
     const again = await indexSources(store, sources, segment);
     assert.deepEqual([again.parsed, again.failed], [1, []]);
     const after = await store.listExchanges({});
-    assert.deepEqual(after.map((e) => [e.lineStart, e.lineEnd]), [[1, 5], [1, 2], [7, 10], [11, 12]]);
+    assert.deepEqual(after.map((e) => [e.lineStart, e.lineEnd]), [[1, 2], [1, 5], [7, 10], [11, 12]]);
     assert.deepEqual(after.slice(0, 3).map((e) => e.exchangeId), list.map((e) => e.exchangeId), 'the earlier exchanges keep their ids');
   } finally {
     await store.close();

@@ -443,7 +443,8 @@ export class Store {
 
   async listExchanges(options: { limit?: number; offset?: number } = {}): Promise<ExchangeSummary[]> {
     const rows = await this.db.all<ExchangeRow>(
-      `${SUMMARY_SELECT} ORDER BY s.path, e.line_start LIMIT ? OFFSET ?`,
+      // ties on a line (a one-line document, a database's conversations) in the order of the records
+      `${SUMMARY_SELECT} ORDER BY s.path, e.line_start, e.byte_start LIMIT ? OFFSET ?`,
       [options.limit ?? -1, options.offset ?? 0],
     );
     return rows.map(toSummary);
