@@ -6,7 +6,10 @@
 //                           a Copilot Chat session log in chatSessions/, workspace.json naming <dir>/workspace
 //   <dir>/agents/gemini     GEMINI_CLI_HOME: .gemini/tmp/<sha256 of the workspace>/chats/session-*.json
 //   <dir>/user/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/   a Cline task (cwd in its environment details)
+//   <dir>/cursor/User/globalStorage/state.vscdb   Cursor's chat database (WAL), read because the machine settings
+//                           (<dir>/user/Machine/settings.json) name <dir>/cursor in agentRecall.sources.userDataDirs
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,9 +20,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 7,
-  exchanges: 15,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2 },
+  conversations: 8,
+  exchanges: 17,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2 },
 };
 
 export function materializeFixture(dir) {
@@ -47,7 +50,14 @@ export function materializeFixture(dir) {
   const clineTask = join(dir, 'user/User/globalStorage/saoudrizwan.claude-dev/tasks/1791190800000/api_conversation_history.json');
   write(clineTask, clineFixture(workspace));
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, expected: EXPECTED };
+  // Cursor is another editor: its user-data folder is a (machine-scoped) setting
+  const cursorDb = join(dir, 'cursor/User/globalStorage/state.vscdb');
+  mkdirSync(dirname(cursorDb), { recursive: true });
+  const made = spawnSync(process.execPath, [join(HERE, 'cursorDb.mjs'), cursorDb, workspace], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`cursorDb.mjs failed: ${made.stderr}`);
+  write(join(dir, 'user/Machine/settings.json'), JSON.stringify({ 'agentRecall.sources.userDataDirs': [join(dir, 'cursor')] }, null, 2));
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {

@@ -17,7 +17,15 @@ async function recallFinds(text: string, agent: string): Promise<Results['candid
   return results?.candidates.find((c) => c.agent === agent);
 }
 
-describe('Editor agents: Copilot Chat, Gemini CLI and Cline sessions', () => {
+/** Runs "Open Raw Transcript at This Exchange" for an exchange; the editor it opened and its selected text. */
+async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor; selected: string }> {
+  await vscode.commands.executeCommand('agentRecall.openTranscript', exchangeId);
+  const editor = vscode.window.activeTextEditor;
+  assert.ok(editor, 'an editor opened');
+  return { editor, selected: editor.document.getText(editor.selection) };
+}
+
+describe('Editor agents: Copilot Chat, Gemini CLI, Cline and Cursor sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -40,5 +48,32 @@ describe('Editor agents: Copilot Chat, Gemini CLI and Cline sessions', () => {
     const found = await recallFinds('negative quantity cartTotalCents RangeError', 'cline');
     assert.ok(found, 'a Cline candidate');
     assert.ok(found.files.some((f) => f.path === 'src/cart.js'), JSON.stringify(found.files));
+  });
+
+  it("reads Cursor's chat database (a user-data folder named in the settings) and finds it through the recall command", async () => {
+    const found = await recallFinds('free-shipping threshold FREE_SHIPPING_CENTS shipping fee', 'cursor');
+    assert.ok(found, 'a Cursor candidate');
+    assert.ok(found.files.some((f) => f.path === 'src/checkout.js'), JSON.stringify(found.files));
+    // rows have no lines: "open raw" shows the conversation's records with this exchange's bubbles selected
+    const hit = (await (await api()).search({ text: 'Set the free-shipping threshold to 2000 cents', limit: 20 })).hits.find((h) => h.agent === 'cursor' && /^Set the free-shipping/.test(h.prompt));
+    assert.ok(hit, 'the second Cursor exchange');
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [4, 6], 'the positions of its bubbles');
+    const { editor, selected } = await openRaw(hit.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.match(selected, /"position": 4[\s\S]*Set the free-shipping threshold[\s\S]*"position": 6/);
+    assert.ok(!selected.includes('where is the free-shipping threshold decided'), 'not the first exchange');
+  });
+
+  it("opens a one-line Cline history raw at the exchange's own records, pretty-printed", async () => {
+    const a = await api();
+    // the task's second exchange: on line 1 like the first, told apart by its records' byte offsets
+    const hit = (await a.search({ text: 'throw a RangeError for a negative quantity', limit: 20 })).hits.find((h) => h.agent === 'cline' && /RangeError/.test(h.prompt));
+    assert.ok(hit, 'the Cline exchange');
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [1, 1]);
+    const { editor, selected } = await openRaw(hit.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.ok(editor.document.lineCount > 20, 'pretty-printed, not one line');
+    assert.match(selected, /Make it throw a RangeError[\s\S]*throws a RangeError naming the SKU/);
+    assert.ok(!selected.includes('Does cartTotalCents reject'), 'not the first exchange');
   });
 });

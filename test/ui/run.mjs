@@ -1,8 +1,8 @@
 // Runs the UI tests (test/ui/*.ui.mjs, mocha) against a throw-away code-server with the fixture workspace.
 // The extension is either installed from a .vsix (what users get; `vsix` option) or loaded as a
 // development extension from the repo (`--dev`). Screenshots go to test-results/screenshots/.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Mocha from 'mocha';
 import { materializeFixture } from '../host/fixture.mjs';
 import { installExtension, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
@@ -53,10 +53,13 @@ async function runSession({ vsix, grep, print, llm, files }) {
     if (anthropic) {
       // allowRemote and baseUrl are machine-scoped: VS Code reads them from the (remote) machine's settings,
       // which for code-server are user/Machine/settings.json, not the user settings.
-      mkdirSync(join(run.dir, 'user/Machine'), { recursive: true });
+      // (merged into the fixture's machine settings)
+      const machine = join(run.dir, 'user/Machine/settings.json');
+      mkdirSync(dirname(machine), { recursive: true });
+      const before = existsSync(machine) ? JSON.parse(readFileSync(machine, 'utf8')) : {};
       writeFileSync(
-        join(run.dir, 'user/Machine/settings.json'),
-        JSON.stringify({ 'agentRecall.distill.allowRemote': true, 'agentRecall.distill.anthropic.baseUrl': anthropic.baseURL }, null, 2),
+        machine,
+        JSON.stringify({ ...before, 'agentRecall.distill.allowRemote': true, 'agentRecall.distill.anthropic.baseUrl': anthropic.baseURL }, null, 2),
       );
       settings = { 'agentRecall.distill.distiller': 'anthropic' };
     }
