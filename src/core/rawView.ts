@@ -53,12 +53,12 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   if (!Array.isArray(records)) return undefined;
   const spans = arraySpans(lines, adapter.recordsPath);
   const end = e.nextByteStart ?? Infinity;
-  const chosen = spans.map((s, i) => (s.offset >= e.byteStart && s.offset < end ? i : -1)).filter((i) => i >= 0);
-  if (chosen.length === 0) return undefined;
+  const chosen = new Set(spans.map((s, i) => (s.offset >= e.byteStart && s.offset < end ? i : -1)).filter((i) => i >= 0));
+  if (chosen.size === 0) return undefined;
   const where = adapter.recordsPath.length ? `the \`${adapter.recordsPath.join('.')}\` records` : 'the records';
   return build(
     `// ${where} of ${path.basename(e.file)} (one line on disk), pretty-printed, read-only: ${e.file}`,
-    records.map((r, i) => ({ value: r, chosen: chosen.includes(i) })),
+    records.map((r, i) => ({ value: r, chosen: chosen.has(i) })),
   );
 }
 

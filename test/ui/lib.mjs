@@ -55,11 +55,26 @@ export async function waitForView(page, name, timeout = 30_000) {
   return pane;
 }
 
-/** Waits for a tree row whose text matches; returns its text. */
+/**
+ * Waits for a tree row whose text matches; returns its text. A list renders only the rows in sight: while
+ * the row is not there, the list is scrolled down a little (a short view of many rows hides the last ones).
+ */
 export async function waitForTreeItem(scope, text, timeout = 60_000) {
   const row = scope.locator('.monaco-list-row', { hasText: text }).first();
-  await row.waitFor({ timeout });
-  return (await row.textContent()) ?? '';
+  const until = Date.now() + timeout;
+  for (;;) {
+    try {
+      await row.waitFor({ timeout: Math.max(1, Math.min(2_000, until - Date.now())) });
+      return (await row.textContent()) ?? '';
+    } catch (err) {
+      if (Date.now() >= until) throw err;
+      const list = scope.locator('.monaco-list').first();
+      if (await list.isVisible().catch(() => false)) {
+        await list.hover().catch(() => undefined);
+        await scope.page().mouse.wheel(0, 120);
+      }
+    }
+  }
 }
 
 /** Opens the command palette with `>` + query; returns the labels of the rows shown (optionally screenshots them). */

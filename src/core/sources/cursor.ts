@@ -28,12 +28,17 @@ export const cursorAdapter: SourceAdapter = {
   lineFormat: 'sqlite',
   holdsManyProjects: true,
   readRecords: readCursorRecords,
-  matchesPath: (file) => path.basename(file) === 'state.vscdb' && path.basename(path.dirname(file)) === 'globalStorage',
-  claimsPath: (file) => path.basename(file) === 'state.vscdb' && path.basename(path.dirname(file)) === 'globalStorage',
+  matchesPath: isGlobalDatabase,
+  claimsPath: isGlobalDatabase,
   sniff: () => false,
   probeProject: () => undefined,
   parse,
 };
+
+/** `<ud>/User/globalStorage/state.vscdb`: the layout proves it (VS Code's own has no chats table and gives nothing). */
+function isGlobalDatabase(file: string): boolean {
+  return path.basename(file) === 'state.vscdb' && path.basename(path.dirname(file)) === 'globalStorage';
+}
 
 function parse(input: ParseInput): ParseOutput {
   const skips = new SkipCounter();

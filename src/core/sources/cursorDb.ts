@@ -130,12 +130,9 @@ async function readRows(file: string, composerId: string | null): Promise<{ comp
   // in rollback-journal mode even a reader's lock holds the writer off: such a database (VS Code's own
   // state.vscdb may be one) is not opened at all; Cursor writes its database in WAL mode
   if (!(await inWalMode(file))) return undefined;
-  let db: Db;
-  try {
-    db = await Db.open(file, { readonly: true });
-  } catch (err) {
-    throw new RecallError('source-unreadable', `Cannot open Cursor's database ${file} read-only: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
-  }
+  const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
+    throw new RecallError('source-unreadable', `Cannot open Cursor's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
+  });
   try {
     await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
     if (!(await db.get(HAS_TABLE_SQL))) return undefined;
