@@ -57,12 +57,13 @@ export async function waitForView(page, name, timeout = 30_000) {
 
 /**
  * Waits for a tree row whose text matches; returns its text. A list renders only the rows in sight: while
- * the row is not there, the list is scrolled down a little (a short view of many rows hides the last ones).
+ * the row is not there, the list is scrolled to its end and back to its top in turn (a short view of many
+ * rows hides the last ones; the view's own rows are few).
  */
 export async function waitForTreeItem(scope, text, timeout = 60_000) {
   const row = scope.locator('.monaco-list-row', { hasText: text }).first();
   const until = Date.now() + timeout;
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     try {
       await row.waitFor({ timeout: Math.max(1, Math.min(2_000, until - Date.now())) });
       return (await row.textContent()) ?? '';
@@ -71,7 +72,7 @@ export async function waitForTreeItem(scope, text, timeout = 60_000) {
       const list = scope.locator('.monaco-list').first();
       if (await list.isVisible().catch(() => false)) {
         await list.hover().catch(() => undefined);
-        await scope.page().mouse.wheel(0, 120);
+        await scope.page().mouse.wheel(0, tries % 2 ? 5_000 : -5_000);
       }
     }
   }
