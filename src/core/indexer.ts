@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { type FileHandle, readFile, stat } from 'node:fs/promises';
+import { type FileHandle, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller, DistillInput } from './distill/distiller';
@@ -15,7 +15,7 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
-import { type LineChunk, openTranscript, parsesAsJson, readLines, type SourceLine } from './sources/lines';
+import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, type SourceLine } from './sources/lines';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -383,7 +383,7 @@ async function readDatabase(file: string, prev: SourceState | undefined, readRec
 async function readSideFiles(file: string, names: readonly string[]): Promise<Map<string, string>> {
   const side = new Map<string, string>();
   for (const name of names) {
-    const text = await readFile(path.join(path.dirname(file), name), 'utf8').catch(() => undefined);
+    const text = await readSideFile(path.join(path.dirname(file), name)).catch(() => undefined);
     if (text !== undefined) side.set(name, text);
   }
   return side;

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from './errors';
 import type { AgentKind } from './model';
 import { obj } from './sources/adapter';
 import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
-import { splitLines } from './sources/lines';
+import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
 
 /**
@@ -40,8 +39,7 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   if (e.agent === 'cursor') return cursorView(e);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
-  const bytes = await readFile(e.file);
-  const lines = splitLines(bytes, 0, 1, { holdBackPartial: false }).lines;
+  const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false }).lines;
   if (lines.length !== 1) return undefined; // pretty-printed: the file's own lines place the exchange
   let doc: unknown;
   try {

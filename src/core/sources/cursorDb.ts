@@ -1,10 +1,10 @@
-import { open, readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import { arr, obj, str } from './adapter';
 import { uriToPath } from './copilot';
-import type { SourceLine } from './lines';
+import { openTranscript, readSideFile, type SourceLine } from './lines';
 
 /**
  * Reading Cursor's chat database, `<ud>/User/globalStorage/state.vscdb`: table `cursorDiskKV`, keys
@@ -148,9 +148,12 @@ async function readRows(file: string, composerId: string | null): Promise<{ comp
   }
 }
 
-/** Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without SQLite). */
+/**
+ * Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without
+ * SQLite; opened like a transcript, so a FIFO or a device there is refused, never waited on).
+ */
 async function inWalMode(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
+  const { handle } = await openTranscript(file);
   try {
     const header = Buffer.alloc(20);
     const { bytesRead } = await handle.read(header, 0, 20, 0);
@@ -192,7 +195,7 @@ class WorkspaceStorage {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const folder = path.join(this.dir, e.name);
-      const ws = obj(parse(await readFile(path.join(folder, 'workspace.json'), 'utf8').catch(() => null)));
+      const ws = obj(parse(await readSideFile(path.join(folder, 'workspace.json')).catch(() => null)));
       const project = uriToPath(str(ws?.['folder']) ?? '');
       if (!project) continue;
       for (const id of await composerIdsIn(path.join(folder, 'state.vscdb'))) map.set(id, project);
