@@ -47,11 +47,16 @@ export class AgentCodeLens extends Disposable implements vscode.CodeLensProvider
       // ranges are as the agent saw the file; a span past today's end has moved away
       if (span.start > doc.lineCount) continue;
       const n = span.entries.length;
-      const title = n === 1 ? `${exchangeCount(1)} edited this: ${headline(span.entries[0]!, NARROW_HEADLINE)}` : `${exchangeCount(n)} edited this`;
+      const title = n === 1 ? `${exchangeCount(1)} edited this: ${withoutIcons(headline(span.entries[0]!, NARROW_HEADLINE))}` : `${exchangeCount(n)} edited this`;
       lenses.push(new vscode.CodeLens(new vscode.Range(span.start - 1, 0, span.start - 1, 0), openCommand(title, span.entries)));
     }
     return lenses;
   }
+}
+
+/** A lens title draws `$(name)` as an icon: transcript text keeps its characters (a zero-width space after `$`). */
+function withoutIcons(text: string): string {
+  return text.replace(/\$\(/g, '$\u200b(');
 }
 
 function openCommand(title: string, entries: readonly FileHistoryEntry[]): vscode.Command {

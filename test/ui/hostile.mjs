@@ -58,7 +58,8 @@ export function hostileExchange(logger, word) {
   const html = htmlPayloads(logger);
   return {
     prompt: `Why does the ${word} widget break? ${links.slice(0, 3).join(' ')} ${html.slice(0, 4).join(' ')}`,
-    reply: `The ${word} widget broke because of this:\n\n${links.join('\n\n')}\n\n${html.join('\n\n')}\n\n` +
+    // $(alert) in the headline: a CodeLens title would draw it as an icon
+    reply: `The ${word} widget $(alert) broke because of this:\n\n${links.join('\n\n')}\n\n${html.join('\n\n')}\n\n` +
       '```html\n<script>window.__xss="fence"</script>\n```\n',
   };
 }

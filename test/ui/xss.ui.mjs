@@ -209,6 +209,8 @@ describe('Hostile transcripts render inert', function () {
     await screenshot(page, 'xss-codelens');
     const text = (await lenses.allTextContents()).join(' | ');
     assert.equal(await lenses.locator('img, script, iframe, svg, object, embed').count(), 0, `lenses are text: ${text}`);
+    assert.equal(await lenses.locator('.codicon-alert').count(), 0, `transcript text draws no icon: ${text}`);
+    assert.match(text, /widget \$\u200b?\(alert\) broke/, text);
     // a lens is the extension's own command link: one per lens, none made from transcript text
     assert.equal(await lenses.locator('a').count(), await lenses.count(), `no links but the lenses themselves: ${text}`);
     const before = await sideEffects(page);
