@@ -15,7 +15,7 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
-import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, type SourceLine } from './sources/lines';
+import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile } from './sources/lines';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { SourceState } from './store/rows';
@@ -339,7 +339,7 @@ interface SourceRead {
  * bytes read when those cover the hashed range.
  */
 async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
-  if (adapter.readRecords) return readDatabase(file, prev, adapter.readRecords);
+  if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st } = await openTranscript(file);
   try {
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
@@ -365,18 +365,23 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
 }
 
 /**
- * A database source: unchanged while neither it nor its write-ahead log changed (a WAL database's new rows
- * sit in the log until a checkpoint); else its records, re-read whole.
+ * A source read through its adapter's `readRecords`: unchanged while its state is (a database's: neither it
+ * nor its write-ahead log changed, a WAL database's new rows sitting in the log until a checkpoint; a `files`
+ * source's: its `recordsState`); else its records, re-read whole.
  */
-async function readDatabase(file: string, prev: SourceState | undefined, readRecords: (file: string) => Promise<SourceLine[]>): Promise<'unchanged' | SourceRead> {
-  const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
-  const st = { size: main.size + (wal?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, wal?.mtimeMs ?? 0) };
+async function readRecordSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
+  const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
   if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-  const lines = await readRecords(file);
+  const lines = await adapter.readRecords!(file);
   const last = lines[lines.length - 1];
   const endOffset = last ? last.offset + last.bytes : 0;
   const chunk: LineChunk = { lines, endOffset, nextLine: lines.length + 1, heldBackPartial: false };
   return { st, fromOffset: 0, fromLine: 1, chunk, headHash: '', anchorHash: '' };
+}
+
+async function databaseState(file: string): Promise<{ size: number; mtimeMs: number }> {
+  const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
+  return { size: main.size + (wal?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, wal?.mtimeMs ?? 0) };
 }
 
 /** The side files present beside a transcript, by name; a missing or unreadable one is left out. */

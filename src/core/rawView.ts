@@ -4,12 +4,14 @@ import type { AgentKind } from './model';
 import { obj } from './sources/adapter';
 import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
+import { openCodeSessionRecords } from './sources/opencode';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
 
 /**
  * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
- * every exchange is on line 1) or Cursor's database rows. The raw view is a read-only document of the
+ * every exchange is on line 1), Cursor's database rows, or an OpenCode session (its session, message and
+ * part files, or its database rows). The raw view is a read-only document of the
  * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
  * opened as the file itself at the exchange's lines.
  */
@@ -37,6 +39,7 @@ export interface RawLocator {
 /** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
 export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   if (e.agent === 'cursor') return cursorView(e);
+  if (e.agent === 'opencode') return openCodeView(e);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false }).lines;
@@ -78,6 +81,21 @@ async function cursorView(e: RawLocator): Promise<RawView> {
         chosen: inExchange(i + 1),
       })),
     ],
+  )!;
+}
+
+/**
+ * An OpenCode session's records (the session, each message followed by its parts), the exchange's chosen: its
+ * "lines" are their positions in the session (the session record when OpenCode has since removed them).
+ */
+async function openCodeView(e: RawLocator): Promise<RawView> {
+  const records = await openCodeSessionRecords(e.file, e.sessionId);
+  if (records.length === 0) throw new RecallError('source-unreadable', `The OpenCode session ${e.sessionId} is no longer in ${e.file}; its exchanges stay in the index.`);
+  const inExchange = (position: number): boolean => position >= e.lineStart && position <= e.lineEnd && position <= records.length;
+  const gone = !records.some((_, i) => inExchange(i + 1));
+  return build(
+    `// OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them), read-only: ${e.file}`,
+    records.map((value, i) => ({ value, chosen: inExchange(i + 1) || (gone && i === 0) })),
   )!;
 }
 

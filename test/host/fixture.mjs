@@ -8,6 +8,8 @@
 //   <dir>/user/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/   a Cline task (cwd in its environment details)
 //   <dir>/cursor/User/globalStorage/state.vscdb   Cursor's chat database (WAL), read because the machine settings
 //                           (<dir>/user/Machine/settings.json) name <dir>/cursor in agentRecall.sources.userDataDirs
+//   <dir>/xdg/data/opencode/opencode.db   OpenCode's database (WAL) under XDG_DATA_HOME: a session whose directory is
+//                           the workspace and one of another project
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,9 +22,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 8,
-  exchanges: 17,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2 },
+  conversations: 9,
+  exchanges: 18,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1 },
 };
 
 export function materializeFixture(dir) {
@@ -57,13 +59,20 @@ export function materializeFixture(dir) {
   if (made.status !== 0) throw new Error(`cursorDb.mjs failed: ${made.stderr}`);
   write(join(dir, 'user/Machine/settings.json'), JSON.stringify({ 'agentRecall.sources.userDataDirs': [join(dir, 'cursor')] }, null, 2));
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, expected: EXPECTED };
+  // OpenCode reads $XDG_DATA_HOME/opencode
+  const xdgDataHome = join(dir, 'xdg/data');
+  const openCodeDb = join(xdgDataHome, 'opencode/opencode.db');
+  mkdirSync(dirname(openCodeDb), { recursive: true });
+  const madeOpenCode = spawnSync(process.execPath, [join(HERE, 'opencodeDb.mjs'), openCodeDb, workspace], { encoding: 'utf8' });
+  if (madeOpenCode.status !== 0) throw new Error(`opencodeDb.mjs failed: ${madeOpenCode.stderr}`);
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
     ...fixture,
     manifest,
-    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, AGENT_RECALL_FIXTURE: manifest },
+    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, AGENT_RECALL_FIXTURE: manifest },
   };
 }
 

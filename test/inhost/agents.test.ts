@@ -25,7 +25,7 @@ async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor;
   return { editor, selected: editor.document.getText(editor.selection) };
 }
 
-describe('Editor agents: Copilot Chat, Gemini CLI, Cline and Cursor sessions', () => {
+describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor and OpenCode sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -75,5 +75,19 @@ describe('Editor agents: Copilot Chat, Gemini CLI, Cline and Cursor sessions', (
     assert.ok(editor.document.lineCount > 20, 'pretty-printed, not one line');
     assert.match(selected, /Make it throw a RangeError[\s\S]*throws a RangeError naming the SKU/);
     assert.ok(!selected.includes('Does cartTotalCents reject'), 'not the first exchange');
+  });
+
+  it("reads OpenCode's database under XDG_DATA_HOME (its sessions of this workspace only), finds it through the recall command and opens it raw at its records", async () => {
+    const found = await recallFinds('couponPercent whole number instead of a fraction', 'opencode');
+    assert.ok(found, 'an OpenCode candidate');
+    assert.ok(found.files.some((f) => f.path === 'src/cart.js'), JSON.stringify(found.files));
+    const hits = (await (await api()).search({ text: 'couponPercent', limit: 20 })).hits.filter((h) => h.agent === 'opencode');
+    assert.equal(hits.length, 1, 'the other project\'s session is left out');
+    // rows have no lines: the exchange's "lines" are its records' positions in the session (1 is the session)
+    assert.deepEqual([hits[0]!.lineStart, hits[0]!.lineEnd], [2, 6]);
+    const { editor, selected } = await openRaw(hits[0]!.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.match(selected, /"id": "msg_oc1"[\s\S]*couponPercent as a whole number[\s\S]*"id": "prt_oc2b"/);
+    assert.ok(!editor.document.getText().includes('ses_7c3e9a1b2d4fOtherProject'), 'only its own session');
   });
 });

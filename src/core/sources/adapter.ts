@@ -28,11 +28,15 @@ export interface SourceAdapter {
   /**
    * JSONL adapters hold back a partial last line; markdown adapters take the file as it is; `json` is one
    * JSON document (pretty-printed or not), always parsed whole; `sqlite` is a database whose records
-   * `readRecords` turns into lines, re-read whole when the database or its write-ahead log changes.
+   * `readRecords` turns into lines, re-read whole when the database or its write-ahead log changes; `files`
+   * is a file read with others it names (OpenCode's session file, its message and part files), its records
+   * read by `readRecords`, re-read whole when `recordsState` changes.
    */
-  readonly lineFormat: 'jsonl' | 'markdown' | 'json' | 'sqlite';
-  /** A `sqlite` source's records, one JSON line each, numbered in the order read (the database is opened read-only). */
+  readonly lineFormat: 'jsonl' | 'markdown' | 'json' | 'sqlite' | 'files';
+  /** A `sqlite` or `files` source's records, one JSON line each, numbered in the order read (a database is opened read-only). */
   readRecords?(file: string): Promise<SourceLine[]>;
+  /** A `files` source's change check: what changes whenever any of its files does (compared like a file's size and mtime). */
+  recordsState?(file: string): Promise<{ readonly size: number; readonly mtimeMs: number }>;
   /**
    * One file holds the sessions of every workspace (Cursor's global database): each conversation is kept or
    * left out by the project its own records name, not the file by its head.

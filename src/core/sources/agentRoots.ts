@@ -66,3 +66,8 @@ export function defaultGeminiRoots(env: NodeJS.ProcessEnv = process.env): string
 export function defaultContinueRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['CONTINUE_GLOBAL_DIR'] || path.join(os.homedir(), '.continue'), 'sessions')];
 }
+
+/** OpenCode: `$XDG_DATA_HOME/opencode`, by default `~/.local/share/opencode` on every platform (xdg-basedir). */
+export function defaultOpenCodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'opencode')];
+}

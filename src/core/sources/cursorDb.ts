@@ -4,7 +4,8 @@ import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import { arr, obj, str } from './adapter';
 import { uriToPath } from './copilot';
-import { openTranscript, readSideFile, type SourceLine } from './lines';
+import { readSideFile, type SourceLine } from './lines';
+import { inWalMode } from './walDatabase';
 
 /**
  * Reading Cursor's chat database, `<ud>/User/globalStorage/state.vscdb`: table `cursorDiskKV`, keys
@@ -145,21 +146,6 @@ async function readRows(file: string, composerId: string | null): Promise<{ comp
     throw new RecallError('source-unreadable', `Cannot read Cursor's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
   } finally {
     await db.close().catch(() => undefined);
-  }
-}
-
-/**
- * Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without
- * SQLite; opened like a transcript, so a FIFO or a device there is refused, never waited on).
- */
-async function inWalMode(file: string): Promise<boolean> {
-  const { handle } = await openTranscript(file);
-  try {
-    const header = Buffer.alloc(20);
-    const { bytesRead } = await handle.read(header, 0, 20, 0);
-    return bytesRead === 20 && header.toString('latin1', 0, 16) === 'SQLite format 3\0' && header[18] === 2 && header[19] === 2;
-  } finally {
-    await handle.close();
   }
 }
 

@@ -2,8 +2,9 @@ import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
-import { defaultContinueRoots, defaultGeminiRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
+import { defaultContinueRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
 import { readHead } from './head';
+import { OPENCODE_DB_RE } from './opencode';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
 
@@ -79,6 +80,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...(w.userDataDirs ?? defaultUserDataDirs(env)).flatMap(editorAgentRoots),
       ...defaultGeminiRoots(env),
       ...defaultContinueRoots(env),
+      ...defaultOpenCodeRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -97,8 +99,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
 
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
-    // JSON documents are looked at outside the workspace only: a project's own .json files are not transcripts
-    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || path.basename(file) === 'state.vscdb'))) {
+    // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
+    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
       candidates.add(file);
       return;
     }
@@ -156,12 +158,29 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     return; // a missing or unreadable root is normal (agent not installed)
   }
   const storage = path.basename(dir) === 'workspaceStorage';
+  const openCodeData = path.basename(dir) === 'opencode' && entries.some((e) => e.name === 'storage' || OPENCODE_DB_RE.test(e.name));
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name)) continue;
+      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData)) continue;
       if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
       else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
   }
+}
+
+/** Cursor's global database and OpenCode's: the databases discovery looks at. */
+function isAgentDatabase(file: string): boolean {
+  const name = path.basename(file);
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
+}
+
+/**
+ * OpenCode's data folder holds snapshots (git object stores), logs and binaries besides its sessions, and its
+ * storage a file per message and per part: only its database and session files are sources (their messages
+ * and parts are read with them), so nothing else there is walked.
+ */
+function notOpenCodeSessions(dir: string, name: string, openCodeData: boolean): boolean {
+  if (openCodeData) return name !== 'storage';
+  return path.basename(dir) === 'storage' && path.basename(path.dirname(dir)) === 'opencode' && name !== 'session';
 }

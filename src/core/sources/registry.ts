@@ -7,6 +7,7 @@ import { continueAdapter } from './continue';
 import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
+import { openCodeAdapter, openCodeDbAdapter } from './opencode';
 import { specstoryAdapter } from './specstory';
 
 /**
@@ -17,5 +18,5 @@ import { specstoryAdapter } from './specstory';
 export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
-  continueAdapter, cursorAdapter,
+  continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
 ];

@@ -1,0 +1,109 @@
+import { RecallError } from '../errors';
+import { Db } from '../store/db';
+import { inWalMode } from './walDatabase';
+
+/**
+ * OpenCode's SQLite layout (`opencode.db`; `opencode-<channel>.db` for other channels, see opencode.ts):
+ * tables `session` (`id, project_id, parent_id, directory, title, time_created, time_updated`), `message`
+ * and `part` (`id, session_id, [message_id,] time_created, data`: the JSON object without its ids). Its
+ * records are rebuilt as the JSON-file layout writes them, so one parser reads both.
+ *
+ * OpenCode has the file open and writes it (WAL) while we read: it is opened read-only (never created), the
+ * reads run as one short snapshot (a WAL reader never blocks the writer) and the connection is closed at once.
+ */
+
+/** How much of a tool's output is read (the parser keeps no more). */
+export const MAX_RESULT_CHARS = 20_000;
+/** Waits this long for a moment OpenCode holds the database exclusively (a checkpoint). */
+const BUSY_MS = 2000;
+
+const SESSION_SQL = `SELECT id, project_id, parent_id, directory, title, time_created, time_updated FROM session
+  WHERE ?1 IS NULL OR id = ?1 ORDER BY time_created, id`;
+const MESSAGE_SQL = `SELECT id, session_id, data FROM message WHERE ?1 IS NULL OR session_id = ?1 ORDER BY session_id, time_created, id`;
+// a tool part can hold megabytes of output: cut in SQL, before it is ever read here
+const PART_SQL = `SELECT id, message_id, CASE WHEN json_valid(data) AND json_type(data, '$.state.output') = 'text'
+    THEN json_set(data, '$.state.output', substr(json_extract(data, '$.state.output'), 1, ${MAX_RESULT_CHARS})) ELSE data END AS data
+  FROM part WHERE ?1 IS NULL OR session_id = ?1 ORDER BY message_id, id`;
+
+interface SessionRow {
+  readonly id: string;
+  readonly project_id: string | null;
+  readonly parent_id: string | null;
+  readonly directory: string | null;
+  readonly title: string | null;
+  readonly time_created: number | null;
+  readonly time_updated: number | null;
+}
+
+/**
+ * Every session in the database (or only `sessionId`'s), oldest first: a `{session}` record, then each
+ * message's `{message}` record followed by its `{part}` records, in id order.
+ */
+export async function readOpenCodeDbRecords(file: string, sessionId?: string): Promise<unknown[]> {
+  if (!(await inWalMode(file))) return [];
+  const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
+    throw new RecallError('source-unreadable', `Cannot open OpenCode's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
+  });
+  try {
+    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
+    const params = [sessionId ?? null];
+    // one snapshot: a session, its messages and their parts as of the same moment
+    const rows = await db.snapshot(async () => ({
+      sessions: await db.all<SessionRow>(SESSION_SQL, params),
+      messages: await db.all<{ id: string; session_id: string; data: string }>(MESSAGE_SQL, params),
+      parts: await db.all<{ id: string; message_id: string; data: string }>(PART_SQL, params),
+    }));
+    return sessionRecords(rows.sessions, rows.messages, rows.parts);
+  } catch (err) {
+    throw new RecallError('source-unreadable', `Cannot read OpenCode's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
+  } finally {
+    await db.close().catch(() => undefined);
+  }
+}
+
+function sessionRecords(
+  sessions: readonly SessionRow[],
+  messages: ReadonlyArray<{ id: string; session_id: string; data: string }>,
+  parts: ReadonlyArray<{ id: string; message_id: string; data: string }>,
+): unknown[] {
+  const partsOf = groupBy(parts, (p) => p.message_id);
+  const messagesOf = groupBy(messages, (m) => m.session_id);
+  const records: unknown[] = [];
+  for (const s of sessions) {
+    records.push({
+      session: {
+        id: s.id,
+        projectID: s.project_id,
+        ...(s.parent_id ? { parentID: s.parent_id } : {}),
+        directory: s.directory,
+        title: s.title,
+        time: { created: s.time_created, updated: s.time_updated },
+      },
+    });
+    for (const m of messagesOf.get(s.id) ?? []) {
+      records.push({ message: { ...data(m.data), id: m.id, sessionID: s.id } });
+      for (const p of partsOf.get(m.id) ?? []) records.push({ part: { ...data(p.data), id: p.id, messageID: m.id, sessionID: s.id } });
+    }
+  }
+  return records;
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = map.get(key(r));
+    if (list) list.push(r);
+    else map.set(key(r), [r]);
+  }
+  return map;
+}
+
+/** A row's `data`; one that is not a JSON object keeps its ids only (its kind is then unknown and counted). */
+function data(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
