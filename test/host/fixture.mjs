@@ -10,6 +10,7 @@
 //                           (<dir>/user/Machine/settings.json) name <dir>/cursor in agentRecall.sources.userDataDirs
 //   <dir>/xdg/data/opencode/opencode.db   OpenCode's database (WAL) under XDG_DATA_HOME: a session whose directory is
 //                           the workspace and one of another project
+//   <dir>/agents/continue   CONTINUE_GLOBAL_DIR: sessions/<id>.json (workspaceDirectory = the workspace) and sessions.json
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,9 +23,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 9,
-  exchanges: 18,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1 },
+  conversations: 10,
+  exchanges: 19,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1, continue: 1 },
 };
 
 export function materializeFixture(dir) {
@@ -66,13 +67,18 @@ export function materializeFixture(dir) {
   const madeOpenCode = spawnSync(process.execPath, [join(HERE, 'opencodeDb.mjs'), openCodeDb, workspace], { encoding: 'utf8' });
   if (madeOpenCode.status !== 0) throw new Error(`opencodeDb.mjs failed: ${madeOpenCode.stderr}`);
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, expected: EXPECTED };
+  const continueHome = join(dir, 'agents/continue');
+  const continueSession = join(continueHome, 'sessions/6a1f0c3e-continue-fixture.json');
+  write(continueSession, continueFixture(workspace));
+  write(join(continueHome, 'sessions/sessions.json'), `${JSON.stringify([{ sessionId: '6a1f0c3e-continue-fixture', title: 'VAT after the coupon', dateCreated: '1791450000000', workspaceDirectory: pathToFileURL(workspace).href }], null, 2)}\n`);
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
     ...fixture,
     manifest,
-    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, AGENT_RECALL_FIXTURE: manifest },
+    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'), AGENT_RECALL_FIXTURE: manifest },
   };
 }
 
@@ -181,6 +187,30 @@ function copilotFixture(ws) {
 }
 
 /** A Gemini CLI session document, pretty-printed as the CLI writes it. */
+/** A Continue session as the extension saves it: pretty-printed, its workspace as a file URI, a tool call and its state. */
+function continueFixture(ws) {
+  const call = { id: 'call_read_vat', type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ filepath: 'src/checkout.js' }) } };
+  return `${JSON.stringify(
+    {
+      sessionId: '6a1f0c3e-continue-fixture',
+      title: 'VAT after the coupon',
+      workspaceDirectory: pathToFileURL(ws).href,
+      history: [
+        { message: { role: 'user', content: 'Where does checkoutSummary apply the VAT rate, and is it rounded before or after the coupon discount?' }, contextItems: [] },
+        {
+          message: { role: 'assistant', content: 'Let me read the checkout first.', toolCalls: [call] },
+          contextItems: [],
+          toolCallStates: [{ toolCallId: call.id, toolCall: call, status: 'done', parsedArgs: { filepath: 'src/checkout.js' }, output: [{ name: 'checkout.js', description: 'src/checkout.js', content: 'export function checkoutSummary(cart) {}' }] }],
+        },
+        { message: { role: 'tool', content: 'export function checkoutSummary(cart) {}', toolCallId: call.id }, contextItems: [] },
+        { message: { role: 'assistant', content: 'checkoutSummary applies the VAT after the coupon discount and rounds once to whole cents, so VAT is never charged on the amount the coupon took away.' }, contextItems: [] },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
+}
+
 function geminiFixture(projectHash) {
   return `${JSON.stringify(
     {

@@ -25,7 +25,7 @@ async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor;
   return { editor, selected: editor.document.getText(editor.selection) };
 }
 
-describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor and OpenCode sessions', () => {
+describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode and Continue sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -48,6 +48,12 @@ describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor and OpenCode se
     const found = await recallFinds('negative quantity cartTotalCents RangeError', 'cline');
     assert.ok(found, 'a Cline candidate');
     assert.ok(found.files.some((f) => f.path === 'src/cart.js'), JSON.stringify(found.files));
+  });
+
+  it('reads a Continue session (its workspaceDirectory is this workspace) and finds it through the recall command', async () => {
+    const found = await recallFinds('VAT rate rounded before or after the coupon discount', 'continue');
+    assert.ok(found, 'a Continue candidate');
+    assert.ok(found.files.some((f) => f.path === 'src/checkout.js' && f.how === 'read'), JSON.stringify(found.files));
   });
 
   it("reads Cursor's chat database (a user-data folder named in the settings) and finds it through the recall command", async () => {
