@@ -153,11 +153,11 @@ export class Memory {
   }
 
   /**
-   * Transcripts whose exchanges the store recorded after its last index run and no longer holds (a lost
+   * Transcripts whose exchanges the store recorded after its last index run and no longer held when opened (a lost
    * write-ahead log); opening the store marked those still on disk for the next index run to read again.
    */
-  async lostWrites(): Promise<{ sources: LostSource[]; message?: string }> {
-    const sources = await this.store.lostSources();
+  async lostWrites(): Promise<{ sources: readonly LostSource[]; message?: string }> {
+    const sources = this.store.lostAtOpen;
     const message = describeLost(sources);
     return { sources, ...(message ? { message } : {}) };
   }

@@ -81,6 +81,9 @@ export interface IntegrityReport {
  * transcripts; the memory must not), with FTS5 over it and sqlite-vec loaded for vectors.
  */
 export class Store {
+  /** What opening found lost (ledger.ts), kept: the scan of every source's exchanges is not repeated to report it. */
+  private lostOnOpen: readonly LostSource[] = [];
+
   private constructor(
     readonly db: Db,
     readonly vectorsAvailable: boolean,
@@ -124,15 +127,16 @@ export class Store {
    */
   private async markLostSourcesStale(): Promise<void> {
     const lost = await lostSources(this.db);
+    this.lostOnOpen = lost;
     if (lost.length === 0) return;
     await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '' WHERE path IN (SELECT value FROM json_each(?))`, [
       JSON.stringify(lost.map((l) => l.path)),
     ]);
   }
 
-  /** What the store recorded after its last index run and no longer holds (empty when nothing is missing). */
-  lostSources(): Promise<LostSource[]> {
-    return lostSources(this.db);
+  /** What the store had recorded after its last index run and no longer held when it was opened (empty when nothing was missing). */
+  get lostAtOpen(): readonly LostSource[] {
+    return this.lostOnOpen;
   }
 
   /** Records, beside the store, what it holds now: called after an index run's last commit. */
