@@ -60,8 +60,7 @@ export async function readSideFile(file: string, maxBytes = MAX_SIDE_FILE_BYTES)
       pieces.push(piece);
       pos += piece.length;
     }
-    const text = Buffer.concat(pieces).toString('utf8');
-    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+    return withoutBom(Buffer.concat(pieces).toString('utf8'));
   } finally {
     await handle.close();
   }
@@ -80,11 +79,14 @@ export function readSideFileSync(file: string, maxBytes = MAX_SIDE_FILE_BYTES): 
       if (n === 0) break;
       read += n;
     }
-    const text = buf.toString('utf8', 0, read);
-    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+    return withoutBom(buf.toString('utf8', 0, read));
   } finally {
     closeSync(fd);
   }
+}
+
+function withoutBom(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 function fileKind(st: Stats): string {
