@@ -1,5 +1,6 @@
 import type { Db } from '../store/db';
 import type { Fused } from './fusion';
+import { headTexts } from './headTexts';
 import { makeSnippet } from './snippet';
 
 /**
@@ -17,10 +18,7 @@ export async function demoteWordless(db: Db, terms: readonly string[], fused: re
   const head = fused.slice(0, EVIDENCE_DEPTH);
   const vectorOnly = head.filter((f) => !f.parts.some((p) => p.signal.startsWith('bm25(')));
   if (terms.length === 0 || vectorOnly.length === 0) return [...fused];
-  const rows = await db.all<{ n: number; text: string }>(
-    `SELECT n, substr(verbatim, 1, ${EVIDENCE_CHARS}) AS text FROM exchanges WHERE n IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(vectorOnly.map((f) => f.n))],
-  );
+  const rows = await headTexts(db, vectorOnly.map((f) => f.n), EVIDENCE_CHARS);
   const wordless = new Set(rows.filter((r) => makeSnippet(r.text, terms).matchedTerms.length === 0).map((r) => r.n));
   if (wordless.size === 0) return [...fused];
   const moved = head.filter((f) => wordless.has(f.n));

@@ -1,5 +1,6 @@
 import type { Db } from '../store/db';
 import { isUnspacedWord } from '../words';
+import { headTexts } from './headTexts';
 import type { Scored } from './lexical';
 
 /**
@@ -42,10 +43,7 @@ const MAX_OCCURRENCES = 200;
 export async function withProximity(db: Db, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
   const top = hits.slice(0, RERANK_DEPTH);
   if (terms.length < 2 || top.length < 2) return [...hits];
-  const rows = await db.all<{ n: number; text: string }>(
-    `SELECT n, substr(verbatim, 1, ${PROXIMITY_CHARS}) AS text FROM exchanges WHERE n IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(top.map((h) => h.n))],
-  );
+  const rows = await headTexts(db, top.map((h) => h.n), PROXIMITY_CHARS);
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
   const bonus = new Map<number, number>();
   for (const { n, text } of rows) {

@@ -85,7 +85,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
       const hits = split ? await splitBm25(db, split, k, exact, filter) : await bm25(db, spec.layer, terms, k, filter);
-      return withProximity(db, terms, await stats.idf(terms), hits);
+      // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
+      return terms.length < 2 ? hits : withProximity(db, terms, await stats.idf(terms), hits);
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
