@@ -33,8 +33,10 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
 
   // dates relative to today, so the sample reads like recent work
   const now = Date.now();
+  // before noon UTC "today" is yesterday: the newest session (today 10:17 UTC) must not lie in the future
+  const today = new Date(now).getUTCHours() >= 12 ? now : now - DAY;
   const at = (daysAgo, hour) => {
-    const d = new Date(now - daysAgo * DAY);
+    const d = new Date(today - daysAgo * DAY);
     d.setUTCHours(hour, 17, 0, 0);
     return d.toISOString();
   };
