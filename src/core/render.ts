@@ -14,6 +14,36 @@ export const TOOL_INPUT_CHARS = 300;
 export const TOOL_OUTPUT_CHARS = 600;
 export const CONTEXT_CHARS = 1_000;
 
+/** The part of an exchange a rendered line opens, by the label it starts with. */
+export type LineRole = 'user' | 'assistant' | 'tool' | 'result' | 'error' | 'context';
+
+/** The labels lines start with, and the part each opens (`[result]` and `[error]` may stand alone). */
+const LINE_LABELS: ReadonlyArray<readonly [string, LineRole]> = [
+  ['User: ', 'user'],
+  ['Assistant: ', 'assistant'],
+  ['[tool] ', 'tool'],
+  ['[result]', 'result'],
+  ['[error]', 'error'],
+  ['[context] ', 'context'],
+];
+
+/** The role a rendered line opens and the length of its label, or undefined for a continuation line. */
+export function lineLabel(line: string): { readonly role: LineRole; readonly length: number } | undefined {
+  const found = LINE_LABELS.find(([label]) => line.startsWith(label));
+  return found && { role: found[1], length: found[0].length };
+}
+
+/** Every role label at a line start, with the space after it: the rendering's markup, not what anyone said. */
+export const ROLE_LABEL_RE = /^(?:User:|Assistant:|\[(?:tool|result|error|context)\])[ \t]?/gm;
+
+const LABELS = new Set(LINE_LABELS.map(([label]) => label.trim()));
+
+/** Whether `text[start, end)` is the word of a role label at a line start (`User` of `User:`, `tool` of `[tool]`). */
+export function isRoleLabelWord(text: string, start: number, end: number): boolean {
+  const line = text[start - 1] === '[' ? start - 1 : start;
+  return (line === 0 || text[line - 1] === '\n') && LABELS.has(text.slice(line, end + 1));
+}
+
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}… [${text.length - max} more chars]`;

@@ -1,24 +1,17 @@
+import { type LineRole, lineLabel } from '../render';
+
 /**
  * Reads the verbatim rendering (core/render.ts) back into its parts, so the offline distiller can tell the
  * human's words and the assistant's statements from tool traffic. A line starting with a rendering tag
  * opens a new part; other lines continue the current one. Text stays verbatim except that truncation
  * marks become a space, so anything found in a part is found in the verbatim (or is checked against it).
  */
-export type PartKind = 'user' | 'assistant' | 'tool' | 'result' | 'error' | 'context' | 'other';
+export type PartKind = LineRole | 'other';
 
 export interface VerbatimPart {
   readonly kind: PartKind;
   readonly text: string;
 }
-
-const TAGS: ReadonlyArray<readonly [string, PartKind]> = [
-  ['User: ', 'user'],
-  ['Assistant: ', 'assistant'],
-  ['[tool] ', 'tool'],
-  ['[result]', 'result'],
-  ['[error]', 'error'],
-  ['[context] ', 'context'],
-];
 
 /** render.ts cuts long tool output as `…text… [N more chars]`: the cut word is not a word of the exchange. */
 const CUT_MARK_RE = /… \[\d+ more chars\]/g;
@@ -40,8 +33,8 @@ function dropCutMarks(text: string): string {
 export function splitVerbatim(verbatim: string): VerbatimPart[] {
   const parts: Array<{ kind: PartKind; lines: string[] }> = [];
   for (const line of verbatim.split('\n')) {
-    const tag = TAGS.find(([prefix]) => line.startsWith(prefix));
-    if (tag) parts.push({ kind: tag[1], lines: [line.slice(tag[0].length).trimStart()] });
+    const label = lineLabel(line);
+    if (label) parts.push({ kind: label.role, lines: [line.slice(label.length).trimStart()] });
     else if (parts.length > 0) parts[parts.length - 1]!.lines.push(line);
     else parts.push({ kind: 'other', lines: [line] });
   }

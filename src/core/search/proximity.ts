@@ -1,4 +1,5 @@
 import type { Db } from '../store/db';
+import { ROLE_LABEL_RE } from '../render';
 import { isUnspacedWord } from '../words';
 import { headTexts } from './headTexts';
 import type { Scored } from './lexical';
@@ -28,8 +29,6 @@ export const PROXIMITY_CHARS = 16_000;
 /** Eight words never span more characters than this (beyond it, words are not counted). */
 const MAX_NEAR_CHARS = 400;
 
-/** The rendering's role labels (render.ts) are not what anyone said: a query's "user" is not every `User:`. */
-const ROLE_LABEL = /^(?:user:|assistant:|\[(?:tool|result|error|context)\])/gm;
 const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
@@ -61,7 +60,8 @@ export async function withProximity(db: Db, terms: readonly string[], idf: Reado
  * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
  */
 export function pairsNear(text: string, terms: readonly string[]): Set<number> {
-  const lower = text.toLowerCase().replace(ROLE_LABEL, ' ');
+  // the role labels are not what anyone said: a query's "user" is not every `User:`
+  const lower = text.replace(ROLE_LABEL_RE, ' ').toLowerCase();
   const at = new Map<string, Array<readonly [number, number]>>();
   const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(lower, t)).get(t)!;
   const found = new Set<number>();

@@ -1,3 +1,4 @@
+import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord } from '../words';
 import { stem } from './terms';
 
@@ -54,8 +55,7 @@ function wordStart(text: string, at: number, limit: number): number {
  */
 function withoutMarkup(s: string): string {
   return s
-    .replace(/(^|\n)(?:User|Assistant):[ \t]*/g, '$1')
-    .replace(/(^|\n)\[(?:tool|result|error|context)\][ \t]*/g, '$1')
+    .replace(ROLE_LABEL_RE, '')
     .replace(/```[\w+-]*|\*\*|__/g, ' ');
 }
 
@@ -86,7 +86,7 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
       if (!unspaced && isWordCharBefore(lower, i)) continue;
       const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
       if (!unspaced && st.length < 3 && end !== i + st.length) continue;
-      if (isRoleLabel(lower, i, end)) continue;
+      if (isRoleLabelWord(text, i, end)) continue;
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
     }
@@ -95,15 +95,6 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
     .sort((a, b) => a[0] - b[0])
     .slice(0, MAX_MATCHES)
     .map(([start, m]) => ({ start, end: m.end, term: stems[m.rank]! }));
-}
-
-/** The rendering's role labels (`User:`, `Assistant:`, `[tool]`, `[result]`, ...) are not what anyone said. */
-function isRoleLabel(s: string, start: number, end: number): boolean {
-  const word = s.slice(start, end);
-  const lineStart = (at: number) => at === 0 || s[at - 1] === '\n';
-  if (word === 'user' || word === 'assistant') return s[end] === ':' && lineStart(start);
-  if (word === 'tool' || word === 'result' || word === 'error' || word === 'context') return s[start - 1] === '[' && s[end] === ']' && lineStart(start - 1);
-  return false;
 }
 
 function isWordCharBefore(s: string, at: number): boolean {

@@ -1,3 +1,4 @@
+import { lineLabel } from '../render';
 import { searchableText } from '../words';
 
 /**
@@ -20,7 +21,8 @@ export interface FtsFields {
 /** The columns of `exchanges_fts`, in order. */
 export const FTS_COLUMNS = ['prompt', 'said', 'tools'] as const;
 
-const LABEL = /^(?:(User|Assistant): ?|\[(tool)\] ?(?:\S+ ?)?|\[(result|error|context)\](?: |$))/;
+/** A tool line's label is followed by the tool's name (`[tool] Read path`): the rendering's word too. */
+const TOOL_NAME = /^\S+ ?/;
 const TRUNCATED = /… \[\d+ more chars\]/g;
 
 export function ftsFields(prompt: string, verbatim: string): FtsFields {
@@ -28,9 +30,14 @@ export function ftsFields(prompt: string, verbatim: string): FtsFields {
   const tools: string[] = [];
   let into = said;
   for (const line of verbatim.split('\n')) {
-    const m = LABEL.exec(line);
-    if (m) into = m[1] ? said : tools;
-    into.push(m ? line.slice(m[0].length) : line);
+    const label = lineLabel(line);
+    if (!label) {
+      into.push(line);
+      continue;
+    }
+    into = label.role === 'user' || label.role === 'assistant' ? said : tools;
+    const rest = line.slice(label.length);
+    into.push(label.role === 'tool' ? rest.replace(TOOL_NAME, '') : rest);
   }
   return {
     prompt: searchableText(prompt),

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Message } from '../../src/core/model';
+import { ROLE_LABEL_RE, isRoleLabelWord, lineLabel, renderVerbatim } from '../../src/core/render';
+
+function message(kind: Message['kind'], text: string, extra: Partial<Message> = {}): Message {
+  return { kind, role: kind === 'reply' ? 'assistant' : 'user', text, toolCalls: [], toolResults: [], line: 1, lineEnd: 1, offset: 0, ...extra };
+}
+
+// One exchange with every kind of line the rendering writes, each label once.
+const verbatim = renderVerbatim([
+  message('prompt', 'Why does the user table lock?'),
+  message('reply', 'Looking at the result.', { toolCalls: [{ name: 'Read', input: { file_path: 'src/db.ts' } }] }),
+  message('tool-results', '', { toolResults: [{ text: 'ok', isError: false }, { text: 'boom', isError: true }, { text: '', isError: false }] }),
+  message('context', 'Summary of the earlier conversation.'),
+]);
+
+test('every line the rendering opens carries a label the readers recognise, with its role', () => {
+  const roles = verbatim.split('\n').filter(Boolean).map((line) => lineLabel(line)?.role);
+  assert.deepEqual(roles, ['user', 'assistant', 'tool', 'result', 'error', 'result', 'context']);
+  assert.equal(lineLabel('Users: are not a label'), undefined);
+  assert.equal(lineLabel('a line [tool] inside'), undefined);
+});
+
+test('the labels come out whole and nothing else does', () => {
+  const bare = verbatim.replace(ROLE_LABEL_RE, '');
+  assert.doesNotMatch(bare, /^(User:|Assistant:|\[(tool|result|error|context)\])/m);
+  for (const said of ['Why does the user table lock?', 'Looking at the result.', 'Read src/db.ts', 'boom', 'Summary of the earlier conversation.']) {
+    assert.ok(bare.includes(said), said);
+  }
+});
+
+test('a label word is one only where the rendering put it: "user" and "result" in what was said are words', () => {
+  const at = (word: string, from = 0) => {
+    const i = verbatim.indexOf(word, from);
+    return isRoleLabelWord(verbatim, i, i + word.length);
+  };
+  assert.equal(at('User'), true);
+  assert.equal(at('Assistant'), true);
+  assert.equal(at('tool'), true);
+  assert.equal(at('context'), true);
+  assert.equal(at('user'), false);
+  assert.equal(at('result', verbatim.indexOf('Looking')), false);
+  assert.equal(at('result', verbatim.indexOf('[result]')), true);
+});
