@@ -34,7 +34,9 @@ import {
 } from './store/browse';
 import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
-import { type IntegrityReport, Store, type StoreStats } from './store/store';
+import type { IntegrityReport } from './store/integrity';
+import { Store } from './store/store';
+import type { StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
 import type { TableSalvage } from './store/salvage';
 import { countTokens } from './tokens';

@@ -1,19 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { link, rename, stat, unlink } from 'node:fs/promises';
 import { loadVectorExtension } from './vectors';
-import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
 import { RecallError } from '../errors';
-import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary, SkipCounts, SkipReason } from '../model';
+import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary } from '../model';
 import { distilledOf } from './browse';
 import type { DroppedExchange } from '../segment';
 import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
-import {
-  type CompressionStats,
-  compressionStats,
-  distilledFtsProblems,
-  rebuildDistilledFts,
-} from './distilledStore';
 import {
   type ExchangeRow,
   type FileTouchRow,
@@ -22,11 +15,12 @@ import {
   toFileTouch,
   toSummary,
 } from './rows';
-import { describeLost, type LostSource, lostSources, writeLedger } from './ledger';
+import { type LostSource, lostSources, writeLedger } from './ledger';
+import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
+import { readStats, type StoreStats } from './storeStats';
 import { migrate, SCHEMA_VERSION } from './schema';
-import { indexExchanges, rebuildExchangeFts } from './exchangeFts';
-import { markAllRoomsDirty, refreshRooms } from './roomStats';
+import { indexExchanges } from './exchangeFts';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
 /** One conversation's identity and meta, as written with a parse. */
@@ -52,28 +46,6 @@ export interface WriteResult {
   readonly inserted: number;
   /** Exchanges already stored from another file (e.g. a `--resume` replay): kept once. */
   readonly duplicates: number;
-}
-
-export interface StoreStats {
-  readonly sources: number;
-  readonly conversations: number;
-  readonly exchanges: number;
-  readonly exchangesByAgent: Partial<Record<AgentKind, number>>;
-  readonly skippedLines: SkipCounts;
-  readonly droppedExchanges: number;
-  readonly droppedPrompts: number;
-  readonly verbatimChars: number;
-  /** Summed over exchanges whose tokens are counted; `tokensPending` are not counted yet. */
-  readonly verbatimTokens: number;
-  readonly tokensPending: number;
-  readonly sourcesWithErrors: number;
-  /** The distilled layer against the verbatim one (paper: corpus totals, cl100k). */
-  readonly compression: CompressionStats;
-}
-
-export interface IntegrityReport {
-  readonly ok: boolean;
-  readonly problems: string[];
 }
 
 /**
@@ -411,38 +383,7 @@ export class Store {
    * on this connection is never seen half-way (e.g. its exchanges but not yet its conversations).
    */
   stats(): Promise<StoreStats> {
-    return this.db.snapshot(() => this.readStats());
-  }
-
-  private async readStats(): Promise<StoreStats> {
-    const one = async (sql: string): Promise<number> => (await this.db.get<{ v: number | null }>(sql))?.v ?? 0;
-    const byAgent: Partial<Record<AgentKind, number>> = {};
-    for (const r of await this.db.all<{ agent: AgentKind; c: number }>(
-      'SELECT c.agent, count(*) AS c FROM exchanges e JOIN conversations c ON c.id = e.conversation_id GROUP BY c.agent',
-    )) {
-      byAgent[r.agent] = r.c;
-    }
-    const skipped: SkipCounts = {};
-    for (const r of await this.db.all<{ reason: SkipReason; c: number }>(
-      'SELECT reason, count(*) AS c FROM skipped_lines GROUP BY reason',
-    )) {
-      skipped[r.reason] = r.c;
-    }
-    return {
-      sources: await one('SELECT count(*) AS v FROM sources'),
-      // conversations holding an exchange: a copy's file keeps a conversation row whose exchanges are another's
-      conversations: await one('SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
-      exchanges: await one('SELECT count(*) AS v FROM exchanges'),
-      exchangesByAgent: byAgent,
-      skippedLines: skipped,
-      droppedExchanges: await one('SELECT count(*) AS v FROM dropped_exchanges'),
-      droppedPrompts: await one('SELECT sum(prompts) AS v FROM dropped_exchanges'),
-      verbatimChars: await one('SELECT sum(length(verbatim)) AS v FROM exchanges'),
-      verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
-      tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
-      sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
-      compression: await compressionStats(this.db),
-    };
+    return this.db.snapshot(() => readStats(this.db));
   }
 
   async listExchanges(options: { limit?: number; offset?: number } = {}): Promise<ExchangeSummary[]> {
@@ -522,56 +463,13 @@ export class Store {
   }
 
   /** SQLite's own integrity check plus the store's invariants. */
-  async check(): Promise<IntegrityReport> {
-    const problems: string[] = [];
-    const integrity = await this.db.all<{ integrity_check: string }>('PRAGMA integrity_check');
-    for (const r of integrity) if (r.integrity_check !== 'ok') problems.push(`sqlite: ${r.integrity_check}`);
-    const fk = await this.db.all<{ table: string }>('PRAGMA foreign_key_check');
-    if (fk.length) problems.push(`${fk.length} rows reference missing parents (${[...new Set(fk.map((r) => r.table))].join(', ')})`);
-    const missingFts = await this.db.get<{ c: number }>(
-      'SELECT count(*) AS c FROM exchanges WHERE n NOT IN (SELECT id FROM exchanges_fts_docsize)',
-    );
-    if (missingFts?.c) problems.push(`${missingFts.c} exchanges have no full-text row`);
-    const orphanFts = await this.db.get<{ c: number }>(
-      'SELECT count(*) AS c FROM exchanges_fts_docsize WHERE id NOT IN (SELECT n FROM exchanges)',
-    );
-    if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
-    problems.push(...(await distilledFtsProblems(this.db)));
-    try {
-      await this.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
-    } catch (err) {
-      problems.push(`full-text index: ${(err as Error).message}`);
-    }
-    const orphanDistilledFts = await this.db.get<{ c: number }>(
-      'SELECT count(*) AS c FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)',
-    );
-    if (orphanDistilledFts?.c) problems.push(`${orphanDistilledFts.c} distilled full-text rows have no distilled exchange`);
-    const missingDistilledFts = await this.db.get<{ c: number }>(
-      'SELECT count(*) AS c FROM distilled WHERE exchange_n NOT IN (SELECT rowid FROM distilled_fts)',
-    );
-    if (missingDistilledFts?.c) problems.push(`${missingDistilledFts.c} distilled exchanges have no full-text row`);
-    // Vectors can only be read with sqlite-vec loaded; without it search is lexical and they do not matter.
-    if (this.vectorsAvailable) problems.push(...(await vectorProblems(this.db)));
-    const lost = describeLost(await lostSources(this.db));
-    if (lost) problems.push(lost);
-    return { ok: problems.length === 0, problems };
+  check(): Promise<IntegrityReport> {
+    return checkIntegrity(this.db, this.vectorsAvailable);
   }
 
   /** Rebuilds the derived tables (both full-text indexes) and removes orphans. The verbatim rows are the truth. */
-  async repair(): Promise<void> {
-    await this.db.transaction(async () => {
-      await this.db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
-      await this.db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
-      await rebuildExchangeFts(this.db);
-      await rebuildDistilledFts(this.db);
-      await markAllRoomsDirty(this.db);
-      await refreshRooms(this.db);
-    });
-    if (this.vectorsAvailable) {
-      await sweepOrphanVectors(this.db);
-      // Marked embedded without a vector: unmarked, so the embedding stage embeds them again.
-      await unmarkMissingVectors(this.db);
-    }
+  repair(): Promise<void> {
+    return repairDerived(this.db, this.vectorsAvailable);
   }
 }
 

@@ -1,0 +1,53 @@
+import type { AgentKind, SkipCounts, SkipReason } from '../model';
+import type { Db } from './db';
+import { type CompressionStats, compressionStats } from './distilledStore';
+
+/** What the store holds, counted: the Index view's and `agent-recall stats`'s figures. */
+export interface StoreStats {
+  readonly sources: number;
+  readonly conversations: number;
+  readonly exchanges: number;
+  readonly exchangesByAgent: Partial<Record<AgentKind, number>>;
+  readonly skippedLines: SkipCounts;
+  readonly droppedExchanges: number;
+  readonly droppedPrompts: number;
+  readonly verbatimChars: number;
+  /** Summed over exchanges whose tokens are counted; `tokensPending` are not counted yet. */
+  readonly verbatimTokens: number;
+  readonly tokensPending: number;
+  readonly sourcesWithErrors: number;
+  /** The distilled layer against the verbatim one (paper: corpus totals, cl100k). */
+  readonly compression: CompressionStats;
+}
+
+/** Counts over the whole store; the caller reads them as one snapshot. */
+export async function readStats(db: Db): Promise<StoreStats> {
+  const one = async (sql: string): Promise<number> => (await db.get<{ v: number | null }>(sql))?.v ?? 0;
+  const byAgent: Partial<Record<AgentKind, number>> = {};
+  for (const r of await db.all<{ agent: AgentKind; c: number }>(
+    'SELECT c.agent, count(*) AS c FROM exchanges e JOIN conversations c ON c.id = e.conversation_id GROUP BY c.agent',
+  )) {
+    byAgent[r.agent] = r.c;
+  }
+  const skipped: SkipCounts = {};
+  for (const r of await db.all<{ reason: SkipReason; c: number }>(
+    'SELECT reason, count(*) AS c FROM skipped_lines GROUP BY reason',
+  )) {
+    skipped[r.reason] = r.c;
+  }
+  return {
+    sources: await one('SELECT count(*) AS v FROM sources'),
+    // conversations holding an exchange: a copy's file keeps a conversation row whose exchanges are another's
+    conversations: await one('SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
+    exchanges: await one('SELECT count(*) AS v FROM exchanges'),
+    exchangesByAgent: byAgent,
+    skippedLines: skipped,
+    droppedExchanges: await one('SELECT count(*) AS v FROM dropped_exchanges'),
+    droppedPrompts: await one('SELECT sum(prompts) AS v FROM dropped_exchanges'),
+    verbatimChars: await one('SELECT sum(length(verbatim)) AS v FROM exchanges'),
+    verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
+    tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
+    sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
+    compression: await compressionStats(db),
+  };
+}
