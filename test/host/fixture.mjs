@@ -206,9 +206,7 @@ function continueFixture(ws) {
         { message: { role: 'assistant', content: 'checkoutSummary applies the VAT after the coupon discount and rounds once to whole cents, so VAT is never charged on the amount the coupon took away.' }, contextItems: [] },
       ],
     },
-    null,
-    2,
-  )}\n`;
+  )}\n`; // on one line, as older versions wrote it: "open raw" shows its records pretty-printed
 }
 
 function geminiFixture(projectHash) {

@@ -54,6 +54,14 @@ describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode and C
     const found = await recallFinds('VAT rate rounded before or after the coupon discount', 'continue');
     assert.ok(found, 'a Continue candidate');
     assert.ok(found.files.some((f) => f.path === 'src/checkout.js' && f.how === 'read'), JSON.stringify(found.files));
+    // the session is one line: "open raw" shows its `history` records pretty-printed, the exchange's selected
+    const hit = (await (await api()).search({ text: 'VAT rate rounded before or after the coupon discount', limit: 20 })).hits.find((h) => h.agent === 'continue');
+    assert.ok(hit, 'the Continue exchange');
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [1, 1]);
+    const { editor, selected } = await openRaw(hit.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.match(editor.document.lineAt(0).text, /^\/\/ the `history` records of 6a1f0c3e-continue-fixture\.json \(one line on disk\)/);
+    assert.match(selected, /^ {2}\{\n {4}"message": \{\n {6}"role": "user",\n {6}"content": "Where does checkoutSummary apply the VAT rate[\s\S]*VAT is never charged on the amount the coupon took away\.[\s\S]*\n {2}\}$/);
   });
 
   it("reads Cursor's chat database (a user-data folder named in the settings) and finds it through the recall command", async () => {

@@ -71,6 +71,8 @@ test('Continue: a one-line document locates each exchange by the byte offset of 
   assert.equal(conv.meta.title, 'Blank map tiles');
   const { exchanges } = segmentConversation(conv, segment);
   assert.deepEqual(exchanges.map((e) => [e.lineStart, e.lineEnd, e.byteStart]), [[1, 1, 12], [1, 1, 417]]);
+  // the file the human attached to the second prompt is mentioned by it; the terminal item names no file
+  assert.deepEqual(exchanges.map((e) => e.filesTouched), [[], [{ path: 'public/sw.js', how: 'mention' }]]);
   const text = await readFile(ONE_LINE, 'utf8');
   assert.ok(text.slice(417).startsWith('{"message":{"role":"user","content":"Thanks.'), 'the offset is the record');
   assert.notEqual(exchanges[0]!.id, exchanges[1]!.id);

@@ -5,6 +5,7 @@ import { indexSource, indexSources } from '../../src/core/indexer';
 import { rawView } from '../../src/core/rawView';
 import { editorAgentRoots } from '../../src/core/sources/agentRoots';
 import { clineAdapter } from '../../src/core/sources/cline';
+import { continueAdapter } from '../../src/core/sources/continue';
 import { discoverSources } from '../../src/core/sources/discover';
 import { Store } from '../../src/core/store/store';
 import { COMPOSER_A, SECRET, writeCursorUserData } from './cursorFixture';
@@ -34,6 +35,20 @@ test("open raw on Cline's one-line history: each exchange's records, pretty-prin
     assert.ok(!first.text.includes('zone abbreviation'), 'ends before the second exchange');
     assert.match(second.text, /^ {2}\{\n {4}"role": "user"[\s\S]*\[replace_in_file for 'src\/format.ts'\][\s\S]*zone abbreviation/);
     assert.ok(second.lines[0] > first.lines[1]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("open raw on Continue's one-line session: its `history` records pretty-printed, the exchange's selected", async () => {
+  const store = await Store.open(path.join(tempDir('raw-'), 's.sqlite'));
+  try {
+    await indexSource(store, path.join(FIXTURES, 'continue', '.continue', 'sessions', '8f2c0d6e-1a4b-4e3c-b5d7-9e0f1a2b3c4d.json'), continueAdapter, segment);
+    const [first, second] = await selections(store);
+    assert.deepEqual([first?.lines, second?.lines], [[3, 16], [17, 53]]);
+    assert.ok(first!.text.startsWith('  {\n    "message": {\n      "role": "user",\n      "content": "Why does the harbour map render blank tiles'), first!.text.slice(0, 200));
+    assert.ok(first!.text.includes('swapping x and y in src/map/tiles.js') && !first!.text.includes('Thanks.'), 'ends before the second exchange');
+    assert.match(second!.text, /^ {2}\{\n {4}"message": \{\n {6}"role": "user",\n {6}"content": "Thanks\.[\s\S]*"value": "file:\/\/\/home\/dev\/harbour\/public\/sw\.js"[\s\S]*bump CACHE_VERSION in sw\.js[\s\S]*\n {2}\}$/);
   } finally {
     await store.close();
   }

@@ -15,8 +15,9 @@ import { hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessag
  * output[]}], promptLogs[{modelTitle, completion}]}]`. Messages carry no time: `sessions.json` (the index
  * beside them) dates each session (`dateCreated`, epoch milliseconds as a string).
  * Project: the document's `workspaceDirectory` (a path, or a `file://` / `vscode-remote://` URI in newer
- * versions), else the index's; never the folder. Locator: the lines of each history item's record (line 1
- * and the item's byte offset in a one-line file).
+ * versions), else the index's; never the folder. Files a prompt's `contextItems` attach are mentioned by it.
+ * Locator: the lines of each history item's record (line 1 and the item's byte offset in a one-line file,
+ * whose "open raw" shows `history` pretty-printed).
  */
 
 type JsonRecord = Record<string, unknown>;
@@ -29,6 +30,7 @@ const MAX_RESULT_CHARS = 20_000;
 export const continueAdapter: SourceAdapter = {
   agent: 'continue',
   lineFormat: 'json',
+  recordsPath: ['history'],
   matchesPath: (file) => file.endsWith('.json') && path.basename(file) !== INDEX_FILE,
   claimsPath: (file) => SESSION_PATH_RE.test(file) && path.basename(file) !== INDEX_FILE,
   sniff: (head) => {
@@ -126,8 +128,12 @@ function itemMessages(item: JsonRecord | undefined, span: RecordSpan, uuid: stri
   }
   const text = contentText(message['content']).trim();
   switch (message['role']) {
-    case 'user':
-      return [spanMessage('prompt', span, text, { uuid })];
+    case 'user': {
+      const prompt = spanMessage('prompt', span, text, { uuid });
+      const attached = attachedFiles(item['contextItems']);
+      if (attached.length) prompt.touched = attached.map((p) => ({ path: p, how: 'mention' as const }));
+      return [prompt];
+    }
     case 'assistant': {
       const reply = spanMessage('reply', span, text, { uuid });
       const results = spanMessage('tool-results', span, '', { uuid: `${uuid}#results` });
@@ -157,6 +163,16 @@ function itemMessages(item: JsonRecord | undefined, span: RecordSpan, uuid: stri
       skips.add('unknown-record', span.line);
       return [];
   }
+}
+
+/**
+ * The files the human attached to a prompt (`contextItems` whose `uri` is a file): mentioned, like Cursor's
+ * file selections; the agent has not read them by being given them. Other items (terminal output, docs,
+ * codebase search results) name no file.
+ */
+function attachedFiles(items: unknown): string[] {
+  const files = arr(items).map((raw) => obj(obj(raw)?.['uri'])).filter((uri) => uri?.['type'] === 'file').map((uri) => workspacePath(str(uri?.['value'])));
+  return [...new Set(files.filter((p): p is string => p !== undefined))];
 }
 
 /** `content`: a string, or parts (`{type: text, text}`; images as a placeholder). */
