@@ -340,13 +340,14 @@ interface SourceRead {
  */
 async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
-  const { handle, st } = await openTranscript(file);
+  const { handle, st: fileSt } = await openTranscript(file);
   try {
+    const st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-    const resumed = prev && (await canResume(handle, st.size, prev, adapter)) ? prev : undefined;
+    const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const fromOffset = resumed?.resumeOffset ?? 0;
     const fromLine = resumed?.resumeLine ?? 1;
-    const read = await readLines(handle, fromOffset, st.size, fromLine, {
+    const read = await readLines(handle, fromOffset, fileSt.size, fromLine, {
       holdBackPartial: adapter.lineFormat === 'jsonl',
       isComplete: parsesAsJson,
     });
@@ -382,6 +383,15 @@ async function readRecordSource(file: string, prev: SourceState | undefined, ada
 async function databaseState(file: string): Promise<{ size: number; mtimeMs: number }> {
   const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
   return { size: main.size + (wal?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, wal?.mtimeMs ?? 0) };
+}
+
+/**
+ * A transcript's state with its side files': they add to what its parse says (Cline's files touched), so one
+ * changing alone is a change of the source. Taken before they are read: a write after that is seen next run.
+ */
+async function withSideFiles(file: string, st: Pick<Stats, 'size' | 'mtimeMs'>, names: readonly string[]): Promise<{ size: number; mtimeMs: number }> {
+  const sides = await Promise.all(names.map((name) => stat(path.join(path.dirname(file), name)).catch(() => undefined)));
+  return sides.reduce((acc, s) => (s ? { size: acc.size + s.size, mtimeMs: Math.max(acc.mtimeMs, s.mtimeMs) } : acc), { size: st.size, mtimeMs: st.mtimeMs });
 }
 
 /** The side files present beside a transcript, by name; a missing or unreadable one is left out. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cp, rm } from 'node:fs/promises';
+import { copyFile, cp, rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexSource } from '../../src/core/indexer';
@@ -40,6 +40,31 @@ test('Cline side files missing: the history alone (no files from XML tool text t
   await rm(path.join(dir, 'ui_messages.json'));
   await rm(path.join(dir, 'task_metadata.json'));
   assert.deepEqual(await filesOfExchanges(dir), [[], []]);
+});
+
+test('Cline side files written after the history: the next run reads the task again and gains their files touched', async () => {
+  const dir = path.join(tempDir('cline-side-'), '1762084800000');
+  await cp(TASK, dir, { recursive: true });
+  const held = tempDir('cline-side-held-');
+  for (const name of ['ui_messages.json', 'task_metadata.json']) await rename(path.join(dir, name), path.join(held, name));
+  const history = path.join(dir, 'api_conversation_history.json');
+  const store = await Store.open(path.join(tempDir('cline-side-'), 's.sqlite'));
+  const files = async (): Promise<unknown[]> => Promise.all((await store.listExchanges({})).map(async (e) => (await store.getExchange(e.exchangeId))!.filesTouched));
+  const run = (): ReturnType<typeof indexSource> => indexSource(store, history, clineAdapter, segment, '/home/dev/tidepool');
+  try {
+    assert.notEqual(await run(), 'unchanged');
+    assert.deepEqual(await files(), [[], []]);
+    // Cline rewrites its side files as the task runs; the history file is untouched
+    await copyFile(path.join(held, 'ui_messages.json'), path.join(dir, 'ui_messages.json'));
+    assert.notEqual(await run(), 'unchanged', 'a new ui_messages.json is a change of the task');
+    assert.deepEqual(await files(), [[{ path: 'src/chart.ts', how: 'edit' }], [{ path: 'src/legend.ts', how: 'write' }]]);
+    await copyFile(path.join(held, 'task_metadata.json'), path.join(dir, 'task_metadata.json'));
+    assert.notEqual(await run(), 'unchanged', 'a new task_metadata.json is a change of the task');
+    assert.deepEqual(await files(), [[{ path: 'src/chart.ts', how: 'edit' }], [{ path: 'src/legend.ts', how: 'write' }, { path: 'src/tides.ts', how: 'mention' }]]);
+    assert.equal(await run(), 'unchanged', 'nothing changed since');
+  } finally {
+    await store.close();
+  }
 });
 
 test("Roo Code side files: no history index in the UI messages, the history records' own times place each touch", () => {
