@@ -136,13 +136,44 @@ export async function runEmbedStage(
   }
 }
 
+type SourcesReport = Omit<IndexReport, 'tokensCounted' | 'distill'>;
+
 export async function indexSources(
   store: Store,
   sources: readonly DiscoveredSource[],
   segment: SegmentOptions,
   onProgress: (p: IndexProgress) => void = () => undefined,
   token: CancellationSignal = NEVER_CANCELLED,
-): Promise<Omit<IndexReport, 'tokensCounted' | 'distill'>> {
+): Promise<SourcesReport> {
+  const first = await writeSources(store, sources, segment, onProgress, token);
+  // A file that kept an exchange was rewritten without it: the files holding a copy are read again, so it stays.
+  const orphaned = new Set(await store.releaseOrphanedCopies());
+  const again = sources.filter((s) => orphaned.has(s.path));
+  const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token) : undefined;
+  await store.writeLedger();
+  onProgress({ phase: 'parse', done: sources.length, total: sources.length });
+  if (!second) return first;
+  return {
+    ...first,
+    parsed: first.parsed + second.parsed,
+    unchanged: first.unchanged - second.parsed,
+    failed: [...first.failed, ...second.failed],
+    bytesParsed: first.bytesParsed + second.bytesParsed,
+    exchangesWritten: first.exchangesWritten + second.exchangesWritten,
+    duplicates: first.duplicates + second.duplicates,
+    parseMs: first.parseMs + second.parseMs,
+    cancelled: second.cancelled,
+  };
+}
+
+/** One pass over the sources: each changed one read, parsed and written, in groups. */
+async function writeSources(
+  store: Store,
+  sources: readonly DiscoveredSource[],
+  segment: SegmentOptions,
+  onProgress: (p: IndexProgress) => void,
+  token: CancellationSignal,
+): Promise<SourcesReport> {
   const started = performance.now();
   let parsed = 0;
   let unchanged = 0;
@@ -222,8 +253,6 @@ export async function indexSources(
   }
   await writing;
   await flush();
-  await store.writeLedger();
-  onProgress({ phase: 'parse', done: sources.length, total: sources.length });
   return {
     sources: sources.length,
     parsed,

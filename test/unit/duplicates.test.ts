@@ -82,6 +82,31 @@ test('re-parsing the file that keeps the row keeps the copy recorded for the oth
   }
 });
 
+test('the file that kept the row rewritten without the conversation: the other file keeps it, nothing is lost', async () => {
+  const { root, utc, local } = workspaceWithTwoCopies();
+  const memory = await indexed(root);
+  try {
+    const before = await memory.list();
+    const owner = before[0]!.file;
+    const other = owner === utc ? local : utc;
+    assert.ok(before.every((e) => e.file === owner), 'one file holds every row');
+    // SpecStory regenerates the owner as another, short chat: none of the exchanges are in it any more
+    writeFileSync(owner, '# Another chat (2025-06-21 10:00:00)\n\n_**User**_\n\nhello\n');
+    await memory.index({
+      discover: { workspaceRoots: [path.join(root, 'tidepool')], claudeRoots: [], codexRoots: [], extraRoots: [], includeSubagents: true },
+      segment: { minChars: 100, maxPlies: 20 },
+    });
+    const after = await memory.list();
+    assert.deepEqual(after.map((e) => e.exchangeId).sort(), before.map((e) => e.exchangeId).sort());
+    assert.ok(after.every((e) => e.file === other), 'held by the other file now');
+    const one = await memory.exchange(after[0]!.exchangeId);
+    assert.deepEqual(one?.copies ?? [], [], 'no copy recorded in the file that no longer has it');
+    assert.equal((await memory.search({ text: 'CSV importer drops the last reading' })).hits.length > 0, true);
+  } finally {
+    await memory.close();
+  }
+});
+
 function tempDirWith(file: string): string {
   const root = tempDir('single-');
   const history = path.join(root, 'tidepool', '.specstory', 'history');

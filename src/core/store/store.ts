@@ -228,6 +228,26 @@ export class Store {
     await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = ''`);
   }
 
+  /**
+   * The sources holding a copy of an exchange no source keeps any more (the file that kept its row was rewritten
+   * without it): their copy rows go and they are marked to be read whole again, so the exchange is stored under
+   * one of them instead of being lost. Their paths.
+   */
+  async releaseOrphanedCopies(): Promise<string[]> {
+    const orphan = 'NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.id = c.exchange_id)';
+    return this.db.transaction(async () => {
+      const rows = await this.db.all<{ id: number; path: string }>(
+        `SELECT DISTINCT s.id, s.path FROM exchange_copies c JOIN sources s ON s.id = c.source_id WHERE ${orphan}`,
+      );
+      if (rows.length === 0) return [];
+      await this.db.run(`DELETE FROM exchange_copies AS c WHERE ${orphan}`);
+      await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '' WHERE id IN (SELECT value FROM json_each(?))`, [
+        JSON.stringify(rows.map((r) => r.id)),
+      ]);
+      return rows.map((r) => r.path);
+    });
+  }
+
   async writeParse(w: ParseWrite): Promise<WriteResult> {
     return (await this.writeParses([w]))[0]!;
   }
