@@ -244,6 +244,41 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
     }
   });
 
+  test('when rest words join the lead, only the exchanges they bring are scored again', async () => {
+    // "alpha" leads; "beta" (in 160 exchanges, m1 saying it ten times) could outscore alpha's exchanges, so it
+    // joins the lead in a second pass, which must leave the exchanges holding "alpha" (scored in full) alone
+    const filler = 'lorem ipsum dolor sit amet '.repeat(12);
+    const many = Array.from({ length: 600 }, (_, i) => ({
+      key: `m${i}`,
+      text: `User: note ${i}${i % 5 === 0 ? ` alpha ${filler}` : ''}${i % 3 === 1 ? ' beta' : ''}${i % 4 === 1 ? ' gamma' : ''}${i === 1 ? ' beta'.repeat(9) : ''}\nAssistant: ok ${i}.`,
+      startedAt: '2025-01-01T00:00:00Z',
+    }));
+    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
+    try {
+      const query = { text: 'alpha beta gamma', mode: 'verbatim/bm25' as const, perConversation: 600 };
+      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
+      const matches: string[] = [];
+      const db = fx.store.db;
+      const all = db.all.bind(db);
+      db.all = (<T>(sql: string, params?: unknown[]) => {
+        if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
+        return all<T>(sql, params as never);
+      }) as typeof db.all;
+      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query);
+      db.all = all;
+      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
+      assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
+      // the statements after the first pass (lead, then rest AND lead) match no exchange holding "alpha"
+      assert.ok(matches.length > 2, `a second pass ran: ${matches.join(' | ')}`);
+      for (const match of matches.slice(2)) {
+        const count = await db.get<{ c: number }>(`SELECT count(*) AS c FROM exchanges_fts WHERE exchanges_fts MATCH ? AND rowid IN (SELECT rowid FROM exchanges_fts WHERE exchanges_fts MATCH '"alpha"')`, [match]);
+        assert.equal(count?.c, 0, `${match} scores exchanges holding "alpha" again`);
+      }
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('the statistics follow the store: among more exchanges a word is no longer common', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {

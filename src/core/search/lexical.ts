@@ -34,38 +34,49 @@ export async function bm25(db: Db, layer: Layer, terms: readonly string[], k: nu
  * BM25 is a sum over words, so an exchange's score is its lead words' part plus, when it holds some of
  * the rest too, theirs: `(rest) AND (lead)` scores exactly those exchanges in full, `lead` the others.
  * The first `exact` hits are those of the unsplit query (MaxScore): while an exchange holding only rest
- * words could still reach the `exact`-th score, the rarest rest words join the lead and the query runs
- * again. When the lead words find fewer than `k` exchanges, exchanges holding only rest words fill the list.
+ * words could still reach the `exact`-th score, the rarest rest words join the lead and only the exchanges
+ * they bring (holding none of the earlier lead words) are scored: the earlier ones already have their full
+ * scores, and each statement holding rest words costs a walk of their whole posting lists (bm25()'s IDF).
+ * When the lead words find fewer than `k` exchanges, exchanges holding only rest words fill the list.
  */
 export async function splitBm25(db: Db, split: TermSplit, k: number, exact: number, filter?: SqlFilter): Promise<Scored[]> {
-  let lead = split.lead;
+  const score = new Map<number, number>();
+  let scored: string[] = [];
+  let fresh = split.lead;
   let rest = split.rest;
   for (;;) {
-    const { hits, complete } = await scoreSplit(db, lead, rest.map((r) => r.term), k, filter);
+    const complete = await scorePass(db, score, fresh, scored, rest.map((r) => r.term), k, filter);
+    const hits = [...score].map(([n, value]) => ({ n, score: value })).sort((x, y) => y.score - x.score).slice(0, k);
     if (complete || rest.length === 0) return hits;
     const threshold = hits[exact - 1]?.score ?? 0;
     let bound = rest.reduce((sum, r) => sum + r.maxScore, 0);
     let moved = 0;
     while (moved < rest.length && bound > threshold) bound -= rest[moved++]!.maxScore;
     if (moved === 0) return hits;
-    lead = [...lead, ...rest.slice(0, moved).map((r) => r.term)];
+    scored = [...scored, ...fresh];
+    fresh = rest.slice(0, moved).map((r) => r.term);
     rest = rest.slice(moved);
   }
 }
 
-/** One pass of `splitBm25`; `complete` when every exchange holding any of the words was considered. */
-async function scoreSplit(db: Db, leadTerms: readonly string[], restTerms: readonly string[], k: number, filter?: SqlFilter): Promise<{ hits: Scored[]; complete: boolean }> {
-  const lead = ftsExpression(leadTerms);
-  if (lead === undefined) return { hits: [], complete: true };
+/**
+ * One pass of `splitBm25`: scores into `score` the exchanges holding a `fresh` lead word and none of the
+ * words `scored` before. Returns `complete` when every exchange holding any of the words was considered
+ * (the first pass's lead found fewer than `k`; exchanges holding only rest words were then scored too).
+ */
+async function scorePass(db: Db, score: Map<number, number>, fresh: readonly string[], scored: readonly string[], restTerms: readonly string[], k: number, filter?: SqlFilter): Promise<boolean> {
+  const freshMatch = ftsExpression(fresh);
+  if (freshMatch === undefined) return true;
+  const before = ftsExpression(scored);
+  const lead = before === undefined ? freshMatch : `(${freshMatch}) NOT (${before})`;
   const rest = ftsExpression(restTerms);
   const alone = await ranked(db, 'exchanges_fts', lead, k, filter);
-  if (rest === undefined) return { hits: alone, complete: true };
-  const lists = [alone, await ranked(db, 'exchanges_fts', `(${rest}) AND (${lead})`, k, filter)];
-  const complete = alone.length < k;
-  if (complete) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) NOT (${lead})`, k, filter));
-  const score = new Map<number, number>();
+  const lists = [alone];
+  if (rest !== undefined) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) AND (${lead})`, k, filter));
+  const complete = before === undefined && alone.length < k;
+  if (complete && rest !== undefined) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) NOT (${lead})`, k, filter));
   for (const list of lists) for (const h of list) score.set(h.n, h.score); // later lists hold full scores
-  return { hits: [...score].map(([n, value]) => ({ n, score: value })).sort((x, y) => y.score - x.score).slice(0, k), complete };
+  return complete;
 }
 
 async function ranked(db: Db, table: string, match: string, k: number, filter?: SqlFilter): Promise<Scored[]> {
