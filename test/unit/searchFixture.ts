@@ -13,6 +13,8 @@ import { tempDir } from './helpers';
 export interface FixtureExchange {
   readonly key: string;
   readonly text: string;
+  /** The human prompt; default: the text's first line without `User: ` (`''`: an exchange no human spoke in). */
+  readonly prompt?: string;
   readonly files?: readonly FileTouch[];
   readonly startedAt: string;
   /** Distilled object; none = not distilled. */
@@ -152,7 +154,7 @@ export async function writeConversation(
       lineEnd: i * 10 + 9,
       byteStart: i * 1000,
       startedAt: x.startedAt,
-      prompt: x.text.split('\n')[0]!.replace(/^User: /, ''),
+      prompt: x.prompt ?? x.text.split('\n')[0]!.replace(/^User: /, ''),
       verbatim: x.text,
       messages: [],
       filesTouched: x.files ?? [],

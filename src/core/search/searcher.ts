@@ -3,6 +3,7 @@ import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
 import { type ConfidenceEvidence, confidencesByRank } from './confidence';
+import { continuationsAfterRequests } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
@@ -86,7 +87,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
       const hits = split ? await splitBm25(db, split, k, exact, filter) : await bm25(db, spec.layer, terms, k, filter);
       // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
-      return terms.length < 2 ? hits : withProximity(db, terms, await stats.idf(terms), hits);
+      const near = terms.length < 2 ? hits : await withProximity(db, terms, await stats.idf(terms), hits);
+      return continuationsAfterRequests(db, near);
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);

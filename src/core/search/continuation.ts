@@ -1,0 +1,45 @@
+import type { Db } from '../store/db';
+import type { Scored } from './lexical';
+
+/**
+ * An exchange in which no human spoke (its prompt is empty: the agent carried on after a tool loop, a resumed
+ * or compacted session) continues the request of the last exchange before it, in its conversation, that has a
+ * prompt. Its text carries that request out and restates it, often with the query's words more often than
+ * the request itself, but what a user recalls is the request: the moment they asked. So a continuation
+ * ranked above its own request, when the request is a candidate too, goes right below it (with its score:
+ * the two are one piece of evidence). A continuation whose request is not among the candidates stays where
+ * it is, so work found only there is still found.
+ *
+ * On the dev queries no target is a continuation; two lost to one (README, "Choosing the default"). Prompts
+ * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
+ * too and cost a target that was one: they are left alone.
+ */
+export async function continuationsAfterRequests(db: Db, hits: readonly Scored[]): Promise<Scored[]> {
+  if (hits.length < 2) return [...hits];
+  const rows = await db.all<{ n: number; request: number | null }>(
+    `SELECT e.n, (SELECT p.n FROM exchanges p
+                  WHERE p.conversation_id = e.conversation_id AND trim(p.prompt) <> ''
+                    AND (p.line_start < e.line_start OR (p.line_start = e.line_start AND p.part < e.part))
+                  ORDER BY p.line_start DESC, p.part DESC LIMIT 1) AS request
+     FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?)) AND trim(e.prompt) = ''`,
+    [JSON.stringify(hits.map((h) => h.n))],
+  );
+  const position = new Map(hits.map((h, i) => [h.n, i]));
+  const requestOf = new Map<number, number>();
+  for (const { n, request } of rows) {
+    if (request !== null && (position.get(request) ?? -1) > position.get(n)!) requestOf.set(n, request);
+  }
+  if (requestOf.size === 0) return [...hits];
+  /** Request row number -> its continuations that rank above it, in rank order. */
+  const following = new Map<number, Scored[]>();
+  for (const h of hits) {
+    const request = requestOf.get(h.n);
+    if (request !== undefined) following.set(request, [...(following.get(request) ?? []), h]);
+  }
+  const out: Scored[] = [];
+  for (const h of hits) {
+    if (requestOf.has(h.n)) continue;
+    out.push(h, ...(following.get(h.n) ?? []).map((c) => ({ n: c.n, score: h.score })));
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createSearcher } from '../../src/core/search/searcher';
+import type { Searcher } from '../../src/core/search/types';
+import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
+
+const words = (n: number) => Array.from({ length: n }, () => 'filler').join(' ');
+
+/**
+ * `request` asks for the nightly deploy workflow; `continuation` (no human prompt) is the agent carrying it
+ * out and says the query's words more often, so BM25 alone ranks it first. `later` asks something else
+ * afterwards; `leftover` is a continuation whose request (`unrelated`) holds none of the query's words.
+ */
+const CONVERSATIONS: readonly FixtureConversation[] = [
+  {
+    file: 'deploy.jsonl',
+    agent: 'claude-code',
+    project: '/p/x',
+    exchanges: [
+      { key: 'request', text: `User: set up a nightly deploy workflow for the site\nAssistant: ${words(30)} starting.`, startedAt: '2025-01-01T00:00:00Z' },
+      {
+        key: 'continuation',
+        prompt: '',
+        text: `Assistant: the nightly deploy workflow runs the deploy job; nightly deploy workflow checked; deploy workflow done.`,
+        startedAt: '2025-01-01T00:05:00Z',
+      },
+      { key: 'later', text: `User: rename the release notes file\nAssistant: ${words(20)} renamed.`, startedAt: '2025-01-01T00:10:00Z' },
+    ],
+  },
+  {
+    file: 'cache.jsonl',
+    agent: 'codex',
+    project: '/p/x',
+    exchanges: [
+      { key: 'unrelated', text: `User: clear the build cache\nAssistant: ${words(20)} cleared.`, startedAt: '2025-02-01T00:00:00Z' },
+      { key: 'leftover', prompt: '', text: `Assistant: while clearing it, the rollback script for the canary deploy failed once.`, startedAt: '2025-02-01T00:05:00Z' },
+    ],
+  },
+  {
+    file: 'others.jsonl',
+    agent: 'codex',
+    project: '/p/x',
+    exchanges: ['fix the login page', 'write release notes', 'update the lock file', 'profile the slow query'].map((t, i) => ({
+      key: `other${i}`,
+      text: `User: ${t}\nAssistant: ${words(20)} done.`,
+      startedAt: `2025-03-0${i + 1}T00:00:00Z`,
+    })),
+  },
+];
+
+describe('an exchange no human spoke in ranks after its request', () => {
+  let fx: Fixture;
+  let searcher: Searcher;
+  before(async () => {
+    fx = await openFixture(CONVERSATIONS);
+    searcher = createSearcher(fx.store);
+  });
+  after(() => fx?.store.close());
+  const keysOf = (hits: ReadonlyArray<{ exchangeId: string }>) => hits.map((h) => fx.keys.get(h.exchangeId));
+
+  test('the request comes first, its continuation right after it with the same score', async () => {
+    const r = await searcher.search({ text: 'nightly deploy workflow' });
+    assert.deepEqual(keysOf(r.hits).slice(0, 2), ['request', 'continuation']);
+    assert.equal(r.hits[1]!.score, r.hits[0]!.score);
+  });
+
+  test('a single-word query too', async () => {
+    const r = await searcher.search({ text: 'nightly' });
+    assert.deepEqual(keysOf(r.hits), ['request', 'continuation']);
+  });
+
+  test('a continuation whose request is no candidate stays where its words put it', async () => {
+    const r = await searcher.search({ text: 'rollback canary deploy' });
+    assert.equal(keysOf(r.hits)[0], 'leftover');
+  });
+
+  test('excluding the request ("not these") leaves the continuation in first place', async () => {
+    const r = await searcher.search({ text: 'nightly deploy workflow', exclude: [fx.ids.get('request')!] });
+    assert.equal(keysOf(r.hits)[0], 'continuation');
+  });
+});
