@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { segmentConversation } from '../../src/core/segment';
 import { cursorAdapter } from '../../src/core/sources/cursor';
 import { readCursorRecords } from '../../src/core/sources/cursorDb';
-import { Db } from '../../src/core/store/db';
+import { generateCursorDb } from './dbFixtures';
 
 /**
  * Parse speed of Cursor's database. After `tsc -p .`:
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const global = path.join(dir, 'User', 'globalStorage');
     mkdirSync(global, { recursive: true });
     const file = path.join(global, 'state.vscdb');
-    await generate(file, composers, bubbles);
+    await generateCursorDb(file, composers, bubbles);
     const size = statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0);
     console.log(`database: ${composers} composers x ${bubbles} bubbles, ${(size / 1e6).toFixed(1)} MB (with its WAL)`);
     for (let run = 0; run < Number(values.runs); run++) {
@@ -49,36 +49,6 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-async function generate(file: string, composers: number, bubbles: number): Promise<void> {
-  const db = await Db.open(file);
-  await db.exec(`PRAGMA journal_mode = WAL; CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);
-    CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);`);
-  const words = 'tide chart axis harbour legend spring neap gauge offset zone format label curve margin sort list'.split(' ');
-  const sentence = (seed: number, n: number): string => Array.from({ length: n }, (_, i) => words[(seed * 7 + i * 13) % words.length]).join(' ');
-  for (let c = 0; c < composers; c++) {
-    const id = `${c.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
-    await db.transaction(async () => {
-      const headers = [];
-      for (let b = 0; b < bubbles; b++) {
-        const user = b % 6 === 0;
-        const bubbleId = `${id}-${b}`;
-        headers.push({ bubbleId, type: user ? 1 : 2 });
-        const bubble: Record<string, unknown> = { _v: 3, type: user ? 1 : 2, bubbleId, createdAt: new Date(1.76e12 + c * 1e7 + b * 1e4).toISOString(), text: sentence(c + b, user ? 30 : 80) };
-        if (!user && b % 4 === 1) {
-          bubble['text'] = '';
-          bubble['toolFormerData'] = { tool: 5, name: 'read_file', toolCallId: `call_${b}`, status: 'completed', rawArgs: JSON.stringify({ target_file: `src/m${b}.ts` }), result: 'r'.repeat(20_000), additionalData: { x: 'a'.repeat(8000) } };
-        }
-        await db.run('INSERT INTO cursorDiskKV(key, value) VALUES (?, ?)', [`bubbleId:${id}:${bubbleId}`, JSON.stringify(bubble)]);
-      }
-      await db.run('INSERT INTO cursorDiskKV(key, value) VALUES (?, ?)', [
-        `composerData:${id}`,
-        JSON.stringify({ _v: 10, composerId: id, name: sentence(c, 4), createdAt: 1.76e12 + c * 1e7, fullConversationHeadersOnly: headers, workspaceIdentifier: { id: 'w', uri: { fsPath: '/home/dev/tidepool' } }, originalFileStates: { x: 's'.repeat(10_000) } }),
-      ]);
-    });
-  }
-  await db.close();
 }
 
 void main().catch((err: unknown) => {
