@@ -15,10 +15,10 @@ import type { Layer } from './search/types';
 import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
-import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile } from './sources/lines';
+import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
-import type { SourceState } from './store/rows';
+import type { RecordGroup, RecordGroups, SourceState } from './store/rows';
 import { countTokens } from './tokens';
 
 /**
@@ -304,7 +304,7 @@ function prepareSource(
   within?: readonly string[],
 ): PreparedSource {
   const { st, resumed, fromOffset, fromLine, chunk } = read;
-  const full = resumed === undefined;
+  const full = resumed === undefined && (read.groups?.full ?? true);
   const resume = resumed?.resumeMeta;
   const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}) });
   const { skipped } = parsed;
@@ -343,11 +343,24 @@ function prepareSource(
     resumePly: resumeAt.ply,
     ...(resumeMeta ? { resumeMeta } : {}),
     pendingPartial: chunk.heldBackPartial,
+    ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
   };
+  const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
   return {
-    write: { state, full, fromOffset, fromLine, conversations: records, exchanges, dropped, skipped },
+    write: { state, full, fromOffset, fromLine, conversations: records, exchanges, dropped, skipped, ...replaced },
     bytes: chunk.endOffset - fromOffset,
   };
+}
+
+/** A database's conversations, each naming the conversation row it wrote (a group's id is its session id). */
+function withConversations(entries: RecordGroups, records: readonly ConversationRecord[]): RecordGroups {
+  const keyOf = new Map(records.map((r) => [r.meta.sessionId, r.key]));
+  return Object.fromEntries(
+    Object.entries(entries).map(([id, g]) => {
+      const conversation = g.conversation ?? keyOf.get(id);
+      return [id, conversation ? { ...g, conversation } : g];
+    }),
+  );
 }
 
 /** All a parse needs from the file: its stat, the lines from the resume point, the hashes of head and anchor. */
@@ -361,6 +374,8 @@ interface SourceRead {
   readonly headHash: string;
   readonly anchorHash: string;
   readonly side?: ReadonlyMap<string, string>;
+  /** A database read conversation by conversation: each one's state after this read, and the old ones to replace. */
+  readonly groups?: { readonly entries: RecordGroups; readonly replaced: readonly RecordGroup[]; readonly full: boolean };
 }
 
 /**
@@ -402,11 +417,51 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
 async function readRecordSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
   const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
   if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
+  if (adapter.recordGroups) return readRecordGroups(file, st, prev?.lastError ? undefined : prev, adapter.recordGroups);
   const lines = await adapter.readRecords!(file);
   const last = lines[lines.length - 1];
   const endOffset = last ? last.offset + last.bytes : 0;
   const chunk: LineChunk = { lines, endOffset, nextLine: lines.length + 1, heldBackPartial: false };
   return { st, fromOffset: 0, fromLine: 1, chunk, headHash: '', anchorHash: '' };
+}
+
+/**
+ * A database read conversation by conversation: the fingerprints first (so a conversation that changes while
+ * we read is read again next time), then only the conversations whose fingerprint changed, numbered after
+ * everything the source numbered before so their rows never collide with those kept; the old rows of the
+ * conversations read again are replaced (`replaced`). A conversation gone from the database keeps what it wrote.
+ * Without groups stored, every conversation is read.
+ */
+async function readRecordGroups(
+  file: string,
+  st: SourceRead['st'],
+  prev: SourceState | undefined,
+  groups: NonNullable<SourceAdapter['recordGroups']>,
+): Promise<SourceRead> {
+  const fingerprints = await groups.fingerprints(file);
+  const old = prev?.recordGroups;
+  const changed = [...fingerprints.keys()].filter((id) => old?.[id]?.fingerprint !== fingerprints.get(id));
+  const read = changed.length === 0 ? [] : await groups.read(file, old ? changed : undefined);
+  const entries: Record<string, RecordGroup> = {};
+  // a conversation gone from the database keeps its exchanges, like a deleted transcript file
+  for (const [id, g] of Object.entries(old ?? {})) if (!fingerprints.has(id) || fingerprints.get(id) === g.fingerprint) entries[id] = g;
+  const fromLine = old ? prev!.nextLine : 1;
+  const fromOffset = old ? prev!.parsedOffset : 0;
+  const lines: SourceLine[] = [];
+  let nextLine = fromLine;
+  let offset = fromOffset;
+  for (const g of read) {
+    const own = recordLines(g.records, nextLine, offset);
+    const end = own.length ? own[own.length - 1]!.offset + own[own.length - 1]!.bytes : offset;
+    // one read after the fingerprints: a conversation new since then is read again next time
+    entries[g.id] = { fingerprint: fingerprints.get(g.id) ?? '', lines: [nextLine, nextLine + own.length], bytes: [offset, end] };
+    lines.push(...own);
+    nextLine += own.length;
+    offset = end;
+  }
+  const replaced = Object.entries(old ?? {}).filter(([id]) => !entries[id] || entries[id] !== old![id]).map(([, g]) => g);
+  const chunk: LineChunk = { lines, endOffset: offset, nextLine, heldBackPartial: false };
+  return { st, fromOffset, fromLine, chunk, headHash: '', anchorHash: '', groups: { entries, replaced, full: !old } };
 }
 
 async function databaseState(file: string): Promise<{ size: number; mtimeMs: number }> {

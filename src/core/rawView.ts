@@ -68,7 +68,7 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
  * (the composer when Cursor has since removed them).
  */
 async function cursorView(e: RawLocator): Promise<RawView> {
-  const [c] = await readCursorComposers(e.file, e.sessionId);
+  const [c] = await readCursorComposers(e.file, [e.sessionId]);
   if (!c) throw new RecallError('source-unreadable', `The conversation ${e.sessionId} is no longer in Cursor's database ${e.file}; its exchanges stay in the index.`);
   const inExchange = (position: number): boolean => position >= e.lineStart && position <= e.lineEnd && position <= c.bubbles.length;
   const gone = !c.bubbles.some((_, i) => inExchange(i + 1));

@@ -93,21 +93,28 @@ test('Cursor: discovered in the user-data folder, only this workspace kept; a bu
   }
 });
 
-test("Cursor: VS Code's own state.vscdb (no cursorDiskKV) gives nothing; a database in rollback-journal mode is never opened", async () => {
+test("Cursor: a chat database in rollback-journal mode is never opened and says so in the index report; VS Code's own state.vscdb (no cursorDiskKV) gives nothing", async () => {
   const root = tempDir('cursor-');
   const { db, writer } = await writeCursorUserData(root, { wal: false });
+  const store = await Store.open(path.join(tempDir('cursor-store-'), 's.sqlite'));
   try {
     assert.equal((await readFile(db)).readUInt8(18), 1, 'a rollback-journal database');
-    assert.deepEqual(await readCursorRecords(db), []);
+    const report = await indexSources(store, [{ path: db, adapter: cursorAdapter }], segment);
+    assert.equal(report.failed.length, 1);
+    assert.match(report.failed[0]!.error, /^Cursor's database .*state\.vscdb is not in WAL mode \(it uses a rollback journal\), so it is not read/);
+    assert.match((await store.getSource(db))!.lastError!, /not in WAL mode/, 'kept with the source, for the Index view');
+    await assert.rejects(readCursorRecords(db), /not in WAL mode/);
   } finally {
     await writer.close();
+    await store.close();
   }
-  const plain = tempDir('cursor-');
-  const { db: vscodeDb, writer: w2 } = await writeCursorUserData(plain);
-  try {
-    await w2.exec('DROP TABLE cursorDiskKV');
-    assert.deepEqual(await readCursorRecords(vscodeDb), []);
-  } finally {
-    await w2.close();
+  for (const wal of [true, false]) {
+    const { db: vscodeDb, writer: w2 } = await writeCursorUserData(tempDir('cursor-'), { wal });
+    try {
+      await w2.exec('DROP TABLE cursorDiskKV; VACUUM');
+      assert.deepEqual(await readCursorRecords(vscodeDb), [], wal ? 'WAL' : 'rollback journal');
+    } finally {
+      await w2.close();
+    }
   }
 });

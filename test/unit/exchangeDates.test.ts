@@ -103,7 +103,7 @@ test('a store from before date precision gets its undated exchanges dated by the
   // and what schema 5 added (rooms' counts), so the store is a version 3 store again
   await db.exec(`DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
     ALTER TABLE exchange_rooms DROP COLUMN label; ALTER TABLE rooms DROP COLUMN exchanges; ALTER TABLE rooms DROP COLUMN conversations;
-    ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty`);
+    ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups`);
   await db.close();
   const reopened = await Store.open(file);
   try {

@@ -173,3 +173,22 @@ test('open raw: an OpenCode exchange shows its session\'s records, its own chose
     await opencode.close();
   }
 });
+
+test('OpenCode SQLite: a database in rollback-journal mode is never opened and says so in the index report', async () => {
+  const data = path.join(tempDir(), 'opencode');
+  await mkdir(data, { recursive: true });
+  const file = path.join(data, 'opencode.db');
+  const opencode = await buildOpenCodeDb(STORAGE, file);
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    await opencode.exec('PRAGMA journal_mode = DELETE');
+    assert.equal((await readFile(file)).readUInt8(18), 1, 'a rollback-journal database');
+    const report = await indexSources(store, await discover([data]), segment);
+    assert.deepEqual(report.failed.map((f) => f.path), [file]);
+    assert.match(report.failed[0]!.error, /^OpenCode's database .*opencode\.db is not in WAL mode \(it uses a rollback journal\), so it is not read/);
+    assert.equal((await store.stats()).exchanges, 0);
+  } finally {
+    await opencode.close();
+    await store.close();
+  }
+});

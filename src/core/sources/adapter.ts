@@ -22,6 +22,12 @@ export interface ParseOutput {
   readonly skipped: readonly SkippedLine[];
 }
 
+/** One conversation's records as a database holds them; its id is the session id its conversation gets. */
+export interface RecordGroupRead {
+  readonly id: string;
+  readonly records: readonly unknown[];
+}
+
 /** One adapter per agent format. Adapters are pure: lines in, conversations out, never throwing on bad lines. */
 export interface SourceAdapter {
   readonly agent: AgentKind;
@@ -37,6 +43,16 @@ export interface SourceAdapter {
   readRecords?(file: string): Promise<SourceLine[]>;
   /** A `files` source's change check: what changes whenever any of its files does (compared like a file's size and mtime). */
   recordsState?(file: string): Promise<{ readonly size: number; readonly mtimeMs: number }>;
+  /**
+   * A `sqlite` source of many conversations, read conversation by conversation: `fingerprints` names each one
+   * by its id with what changes whenever it does (cheap to read, and read before the records), `read` the
+   * records of the conversations named (all of them without `ids`), each conversation's apart. Only the
+   * conversations whose fingerprint changed are read again; the others keep what they wrote.
+   */
+  readonly recordGroups?: {
+    fingerprints(file: string): Promise<Map<string, string>>;
+    read(file: string, ids?: readonly string[]): Promise<RecordGroupRead[]>;
+  };
   /**
    * One file holds the sessions of every workspace (Cursor's global database): each conversation is kept or
    * left out by the project its own records name, not the file by its head.

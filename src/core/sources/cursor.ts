@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Conversation, Message, TouchKind } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
-import { readCursorRecords } from './cursorDb';
+import { cursorFingerprints, readCursorGroups, readCursorRecords } from './cursorDb';
 import { appendText, hasContent, isoFromAny, parseToolArguments, spanMessage } from './message';
 
 /**
@@ -28,6 +28,7 @@ export const cursorAdapter: SourceAdapter = {
   lineFormat: 'sqlite',
   holdsManyProjects: true,
   readRecords: readCursorRecords,
+  recordGroups: { fingerprints: cursorFingerprints, read: readCursorGroups },
   matchesPath: isGlobalDatabase,
   claimsPath: isGlobalDatabase,
   sniff: () => false,

@@ -4,7 +4,8 @@ import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import { arr, obj, str } from './adapter';
 import { uriToPath } from './copilot';
-import { readSideFile, type SourceLine } from './lines';
+import type { RecordGroupRead } from './adapter';
+import { openTranscript, readSideFile, recordLines, type SourceLine } from './lines';
 import { inWalMode } from './walDatabase';
 
 /**
@@ -26,6 +27,8 @@ type JsonRecord = Record<string, unknown>;
 const RESULT_CHARS = 4000;
 /** Waits this long for a moment Cursor holds the database exclusively (a checkpoint, a recovery). */
 const BUSY_MS = 2000;
+/** The database's first page, where its schema starts: Cursor's two tables fit in it. */
+const SCHEMA_PAGE_BYTES = 4096;
 
 const COMPOSER_SQL = `
   SELECT substr(key, 14) AS id, json_valid(v) AS ok, CASE WHEN json_valid(v) THEN json_object(
@@ -36,7 +39,7 @@ const COMPOSER_SQL = `
     'headers', json_extract(v, '$.fullConversationHeadersOnly'), 'conversation', json_extract(v, '$.conversation'),
     'fileSelections', json_extract(v, '$.context.fileSelections')) END AS record
   FROM (SELECT key, CAST(value AS TEXT) AS v FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'
-        AND (?1 IS NULL OR key = 'composerData:' || ?1))`;
+        AND (?1 IS NULL OR key IN (SELECT 'composerData:' || value FROM json_each(?1))))`;
 
 const BUBBLE_SQL = `
   SELECT substr(key, 10) AS id, json_valid(v) AS ok, CASE WHEN json_valid(v) THEN json_object(
@@ -48,9 +51,22 @@ const BUBBLE_SQL = `
       'toolCallId', json_extract(v, '$.toolFormerData.toolCallId'), 'status', json_extract(v, '$.toolFormerData.status'),
       'rawArgs', json_extract(v, '$.toolFormerData.rawArgs'), 'params', json_extract(v, '$.toolFormerData.params'),
       'result', substr(json_extract(v, '$.toolFormerData.result'), 1, ${RESULT_CHARS})) END) END AS record
-  FROM (SELECT key, CAST(value AS TEXT) AS v FROM cursorDiskKV
-        WHERE key >= CASE WHEN ?1 IS NULL THEN 'bubbleId:' ELSE 'bubbleId:' || ?1 || ':' END
-          AND key < CASE WHEN ?1 IS NULL THEN 'bubbleId;' ELSE 'bubbleId:' || ?1 || ';' END)`;
+  FROM (SELECT key, CAST(value AS TEXT) AS v FROM cursorDiskKV WHERE ?1 IS NULL AND key >= 'bubbleId:' AND key < 'bubbleId;'
+        UNION ALL
+        SELECT c.key, CAST(c.value AS TEXT) AS v FROM json_each(?1) j
+          JOIN cursorDiskKV c ON c.key >= 'bubbleId:' || j.value || ':' AND c.key < 'bubbleId:' || j.value || ';')`;
+
+/**
+ * What changes whenever a conversation does, read from the key index and the composers alone (never the
+ * bubbles' values): the composer row's rowid, length and \`lastUpdatedAt\`, its bubble rows' count and highest rowid.
+ * Cursor writes a row by replacing it (its table is \`UNIQUE ON CONFLICT REPLACE\`), which gives it a new rowid.
+ */
+const COMPOSER_FINGERPRINT_SQL = `
+  SELECT substr(key, 14) AS id, rowid AS r, length(v) AS n, CASE WHEN json_valid(v) THEN json_extract(v, '$.lastUpdatedAt') END AS t
+  FROM (SELECT key, rowid, CAST(value AS TEXT) AS v FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;')`;
+const BUBBLE_FINGERPRINT_SQL = `
+  SELECT substr(key, 10, instr(substr(key, 10), ':') - 1) AS id, count(*) AS c, max(rowid) AS r
+  FROM cursorDiskKV WHERE key >= 'bubbleId:' AND key < 'bubbleId;' GROUP BY 1`;
 
 /** One conversation as read: its composer's fields, the project it belongs to, its bubbles in order. */
 export interface CursorComposer {
@@ -63,9 +79,9 @@ export interface CursorComposer {
 /** Whether a `state.vscdb` holds Cursor's chats (VS Code's own has no `cursorDiskKV` table). */
 const HAS_TABLE_SQL = "SELECT 1 AS yes FROM sqlite_master WHERE type = 'table' AND name = 'cursorDiskKV'";
 
-/** Every conversation in the database (or only `composerId`'s), oldest first, attributed to its workspace. */
-export async function readCursorComposers(file: string, composerId?: string): Promise<CursorComposer[]> {
-  const rows = await readRows(file, composerId ?? null);
+/** Every conversation in the database (or only the `composerIds`'), oldest first, attributed to its workspace. */
+export async function readCursorComposers(file: string, composerIds?: readonly string[]): Promise<CursorComposer[]> {
+  const rows = await readRows(file, composerIds ? JSON.stringify(composerIds) : null);
   if (!rows) return [];
   const bubbles = new Map<string, Map<string, { record: JsonRecord | undefined; damaged: boolean }>>();
   for (const row of rows.bubbles) {
@@ -99,26 +115,33 @@ export async function readCursorComposers(file: string, composerId?: string): Pr
 }
 
 /**
- * The database's conversations as the lines an adapter parses: a `{"composer", "project"}` line, then a
- * `{"composerId", "position", "bubble"}` line per bubble (position 1-based in its conversation).
+ * The conversations (all, or the `composerIds`') as the records an adapter parses: a `{"composer", "project"}`
+ * record, then a `{"composerId", "position", "bubble"}` record per bubble (position 1-based in its conversation).
  */
-export async function readCursorRecords(file: string): Promise<SourceLine[]> {
-  const lines: SourceLine[] = [];
-  let offset = 0;
-  const push = (value: unknown): void => {
-    const text = JSON.stringify(value);
-    const bytes = Buffer.byteLength(text) + 1;
-    lines.push({ text, line: lines.length + 1, offset, bytes });
-    offset += bytes;
-  };
-  for (const c of await readCursorComposers(file)) {
-    push({ composer: c.composer, ...(c.project ? { project: c.project } : {}) });
-    const composerId = str(c.composer['composerId']);
+export async function readCursorGroups(file: string, composerIds?: readonly string[]): Promise<RecordGroupRead[]> {
+  return (await readCursorComposers(file, composerIds)).map((c) => {
+    const composerId = str(c.composer['composerId']) ?? '';
+    const records: unknown[] = [{ composer: c.composer, ...(c.project ? { project: c.project } : {}) }];
     for (const [i, b] of c.bubbles.entries()) {
-      push({ composerId, position: i + 1, bubbleId: b.bubbleId, bubble: b.bubble ?? null, ...(b.damaged ? { damaged: true } : {}) });
+      records.push({ composerId, position: i + 1, bubbleId: b.bubbleId, bubble: b.bubble ?? null, ...(b.damaged ? { damaged: true } : {}) });
     }
-  }
-  return lines;
+    return { id: composerId, records };
+  });
+}
+
+/** Every conversation's records as numbered lines, one after another (a whole read). */
+export async function readCursorRecords(file: string): Promise<SourceLine[]> {
+  return recordLines((await readCursorGroups(file)).flatMap((g) => g.records));
+}
+
+/** Each conversation's fingerprint by composer id (see COMPOSER_FINGERPRINT_SQL); a conversation changed when it did. */
+export async function cursorFingerprints(file: string): Promise<Map<string, string>> {
+  const rows = await query(file, async (db) => ({
+    composers: await db.all<{ id: string; r: number; n: number; t: unknown }>(COMPOSER_FINGERPRINT_SQL),
+    bubbles: await db.all<{ id: string; c: number; r: number }>(BUBBLE_FINGERPRINT_SQL),
+  }));
+  const bubbles = new Map((rows?.bubbles ?? []).map((b) => [b.id, `${b.c}:${b.r}`]));
+  return new Map((rows?.composers ?? []).map((c) => [c.id, `${c.r}:${c.n}:${String(c.t ?? '')}:${bubbles.get(c.id) ?? '0'}`]));
 }
 
 interface Row {
@@ -127,21 +150,35 @@ interface Row {
   readonly record: string | null;
 }
 
-async function readRows(file: string, composerId: string | null): Promise<{ composers: Row[]; bubbles: Row[] } | undefined> {
-  // in rollback-journal mode even a reader's lock holds the writer off: such a database (VS Code's own
-  // state.vscdb may be one) is not opened at all; Cursor writes its database in WAL mode
-  if (!(await inWalMode(file))) return undefined;
+async function readRows(file: string, composerIds: string | null): Promise<{ composers: Row[]; bubbles: Row[] } | undefined> {
+  return query(file, async (db) => ({
+    composers: await db.all<Row>(COMPOSER_SQL, [composerIds]),
+    bubbles: await db.all<Row>(BUBBLE_SQL, [composerIds]),
+  }));
+}
+
+/**
+ * Runs `read` on the database as one snapshot (a composer and its bubbles as of the same moment); nothing
+ * when the database holds no chats (VS Code's own `state.vscdb`).
+ */
+async function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T | undefined> {
+  // in rollback-journal mode even a reader's lock holds the writer off: such a database is not opened at all
+  if (!(await inWalMode(file))) {
+    // VS Code's own state.vscdb may be one (nothing to say); Cursor writes its chat database in WAL mode
+    if (!(await namesChatTable(file))) return undefined;
+    throw new RecallError(
+      'source-unreadable',
+      `Cursor's database ${file} is not in WAL mode (it uses a rollback journal), so it is not read: even a reader would hold Cursor's writes off. ` +
+        'Cursor writes its chat database in WAL mode; it is read once it is in that mode again (e.g. after Cursor next opens it).',
+    );
+  }
   const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
     throw new RecallError('source-unreadable', `Cannot open Cursor's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
   });
   try {
     await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
     if (!(await db.get(HAS_TABLE_SQL))) return undefined;
-    // one snapshot: a composer and its bubbles as of the same moment
-    return await db.snapshot(async () => ({
-      composers: await db.all<Row>(COMPOSER_SQL, [composerId]),
-      bubbles: await db.all<Row>(BUBBLE_SQL, [composerId]),
-    }));
+    return await db.snapshot(() => read(db));
   } catch (err) {
     throw new RecallError('source-unreadable', `Cannot read Cursor's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
   } finally {
@@ -202,6 +239,21 @@ async function composerIdsIn(file: string): Promise<string[]> {
     return [];
   } finally {
     await db.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Whether a database's first page (its schema, read as bytes, without SQLite and so without any lock) names
+ * Cursor's chat table.
+ */
+async function namesChatTable(file: string): Promise<boolean> {
+  const { handle } = await openTranscript(file);
+  try {
+    const page = Buffer.alloc(SCHEMA_PAGE_BYTES);
+    const { bytesRead } = await handle.read(page, 0, SCHEMA_PAGE_BYTES, 0);
+    return page.subarray(0, bytesRead).includes('cursorDiskKV');
+  } finally {
+    await handle.close();
   }
 }
 

@@ -15,6 +15,20 @@ export interface SourceLine {
   readonly oversized?: true;
 }
 
+/**
+ * Records (a database's rows) as the numbered lines a parse takes: one JSON text per line, numbered and
+ * offset as if they were one file that starts at `line`/`offset`.
+ */
+export function recordLines(records: readonly unknown[], line = 1, offset = 0): SourceLine[] {
+  return records.map((r, i) => {
+    const text = JSON.stringify(r);
+    const bytes = Buffer.byteLength(text) + 1;
+    const out: SourceLine = { text, line: line + i, offset, bytes };
+    offset += bytes;
+    return out;
+  });
+}
+
 export interface LineChunk {
   readonly lines: SourceLine[];
   /** Byte offset just after the last complete line returned. */

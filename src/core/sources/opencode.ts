@@ -3,9 +3,9 @@ import * as path from 'node:path';
 import { RecallError } from '../errors';
 import type { Conversation, ConversationMeta, Message } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
-import { readSideFile, type SourceLine } from './lines';
+import { readSideFile, recordLines, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, spanMessage } from './message';
-import { MAX_RESULT_CHARS, readOpenCodeDbRecords } from './opencodeDb';
+import { MAX_RESULT_CHARS, openCodeFingerprints, readOpenCodeDbGroups, readOpenCodeDbRecords } from './opencodeDb';
 
 /**
  * OpenCode (`$XDG_DATA_HOME/opencode`, by default `~/.local/share/opencode` on every platform). Two layouts:
@@ -56,6 +56,7 @@ export const openCodeDbAdapter: SourceAdapter = {
   lineFormat: 'sqlite',
   holdsManyProjects: true,
   readRecords: async (file) => recordLines(await readOpenCodeDbRecords(file)),
+  recordGroups: { fingerprints: openCodeFingerprints, read: readOpenCodeDbGroups },
   matchesPath: isOpenCodeDb,
   claimsPath: isOpenCodeDb,
   sniff: () => false,
@@ -70,18 +71,6 @@ function isOpenCodeDb(file: string): boolean {
 /** A session's records, for "open raw": from its session file, or from the database by its id. */
 export async function openCodeSessionRecords(file: string, sessionId: string): Promise<unknown[]> {
   return isOpenCodeDb(file) ? readOpenCodeDbRecords(file, sessionId) : readSessionFiles(file);
-}
-
-/** Records as the numbered lines `parse` takes: one JSON text per line, offsets as if they were one file. */
-function recordLines(records: readonly unknown[]): SourceLine[] {
-  let offset = 0;
-  return records.map((r, i) => {
-    const text = JSON.stringify(r);
-    const bytes = Buffer.byteLength(text) + 1;
-    const line: SourceLine = { text, line: i + 1, offset, bytes };
-    offset += bytes;
-    return line;
-  });
 }
 
 /** The JSON-file layout: the session file's record, then each message's followed by its parts'. */

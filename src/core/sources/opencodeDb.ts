@@ -1,5 +1,6 @@
 import { RecallError } from '../errors';
 import { Db } from '../store/db';
+import type { RecordGroupRead } from './adapter';
 import { inWalMode } from './walDatabase';
 
 /**
@@ -17,13 +18,24 @@ export const MAX_RESULT_CHARS = 20_000;
 /** Waits this long for a moment OpenCode holds the database exclusively (a checkpoint). */
 const BUSY_MS = 2000;
 
+// ?1: the session ids to read as a JSON array, or NULL for all
 const SESSION_SQL = `SELECT id, project_id, parent_id, directory, title, time_created, time_updated FROM session
-  WHERE ?1 IS NULL OR id = ?1 ORDER BY time_created, id`;
-const MESSAGE_SQL = `SELECT id, session_id, data FROM message WHERE ?1 IS NULL OR session_id = ?1 ORDER BY session_id, time_created, id`;
+  WHERE ?1 IS NULL OR id IN (SELECT value FROM json_each(?1)) ORDER BY time_created, id`;
+const MESSAGE_SQL = `SELECT id, session_id, data FROM message WHERE ?1 IS NULL OR session_id IN (SELECT value FROM json_each(?1))
+  ORDER BY session_id, time_created, id`;
 // a tool part can hold megabytes of output: cut in SQL, before it is ever read here
 const PART_SQL = `SELECT id, message_id, CASE WHEN json_valid(data) AND json_type(data, '$.state.output') = 'text'
     THEN json_set(data, '$.state.output', substr(json_extract(data, '$.state.output'), 1, ${MAX_RESULT_CHARS})) ELSE data END AS data
-  FROM part WHERE ?1 IS NULL OR session_id = ?1 ORDER BY message_id, id`;
+  FROM part WHERE ?1 IS NULL OR session_id IN (SELECT value FROM json_each(?1)) ORDER BY message_id, id`;
+
+/**
+ * What changes whenever a session does, without reading a message's or part's data: the session's own row
+ * (\`time_updated\`, which OpenCode raises on every message, directory, title) and its messages' and parts' count
+ * and latest \`time_updated\` (a part is updated in place while it streams). One pass over each table.
+ */
+const SESSION_FINGERPRINT_SQL = 'SELECT id, time_updated AS t, directory AS d, title AS n FROM session';
+const MESSAGE_FINGERPRINT_SQL = 'SELECT session_id AS id, count(*) AS c, max(time_updated) AS t FROM message GROUP BY session_id';
+const PART_FINGERPRINT_SQL = 'SELECT session_id AS id, count(*) AS c, max(time_updated) AS t FROM part GROUP BY session_id';
 
 interface SessionRow {
   readonly id: string;
@@ -35,25 +47,55 @@ interface SessionRow {
   readonly time_updated: number | null;
 }
 
-/**
- * Every session in the database (or only `sessionId`'s), oldest first: a `{session}` record, then each
- * message's `{message}` record followed by its `{part}` records, in id order.
- */
+/** Every session's records (or only `sessionId`'s), one session after another. */
 export async function readOpenCodeDbRecords(file: string, sessionId?: string): Promise<unknown[]> {
-  if (!(await inWalMode(file))) return [];
+  return (await readOpenCodeDbGroups(file, sessionId === undefined ? undefined : [sessionId])).flatMap((g) => g.records);
+}
+
+/**
+ * Every session in the database (or only the `sessionIds`), oldest first, each as its records: a `{session}`
+ * record, then each message's `{message}` record followed by its `{part}` records, in id order.
+ */
+export async function readOpenCodeDbGroups(file: string, sessionIds?: readonly string[]): Promise<RecordGroupRead[]> {
+  const params = [sessionIds ? JSON.stringify(sessionIds) : null];
+  // one snapshot: a session, its messages and their parts as of the same moment
+  const rows = await query(file, async (db) => ({
+    sessions: await db.all<SessionRow>(SESSION_SQL, params),
+    messages: await db.all<{ id: string; session_id: string; data: string }>(MESSAGE_SQL, params),
+    parts: await db.all<{ id: string; message_id: string; data: string }>(PART_SQL, params),
+  }));
+  return sessionRecords(rows.sessions, rows.messages, rows.parts);
+}
+
+/** Each session's fingerprint by id (see SESSION_FINGERPRINT_SQL): a session changed when it did. */
+export async function openCodeFingerprints(file: string): Promise<Map<string, string>> {
+  type Count = { id: string; c: number; t: number | null };
+  const rows = await query(file, async (db) => ({
+    sessions: await db.all<{ id: string; t: number | null; d: string | null; n: string | null }>(SESSION_FINGERPRINT_SQL),
+    messages: await db.all<Count>(MESSAGE_FINGERPRINT_SQL),
+    parts: await db.all<Count>(PART_FINGERPRINT_SQL),
+  }));
+  const counts = (list: readonly Count[]): Map<string, string> => new Map(list.map((r) => [r.id, `${r.c}:${r.t ?? ''}`]));
+  const messages = counts(rows.messages);
+  const parts = counts(rows.parts);
+  return new Map(rows.sessions.map((s) => [s.id, JSON.stringify([s.t, s.d, s.n, messages.get(s.id) ?? '0', parts.get(s.id) ?? '0'])]));
+}
+
+/** Runs `read` on the database, opened read-only, as one snapshot. */
+async function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T> {
+  if (!(await inWalMode(file))) {
+    throw new RecallError(
+      'source-unreadable',
+      `OpenCode's database ${file} is not in WAL mode (it uses a rollback journal), so it is not read: even a reader would hold OpenCode's writes off. ` +
+        'OpenCode writes its database in WAL mode; it is read once it is in that mode again.',
+    );
+  }
   const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
     throw new RecallError('source-unreadable', `Cannot open OpenCode's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
   });
   try {
     await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
-    const params = [sessionId ?? null];
-    // one snapshot: a session, its messages and their parts as of the same moment
-    const rows = await db.snapshot(async () => ({
-      sessions: await db.all<SessionRow>(SESSION_SQL, params),
-      messages: await db.all<{ id: string; session_id: string; data: string }>(MESSAGE_SQL, params),
-      parts: await db.all<{ id: string; message_id: string; data: string }>(PART_SQL, params),
-    }));
-    return sessionRecords(rows.sessions, rows.messages, rows.parts);
+    return await db.snapshot(() => read(db));
   } catch (err) {
     throw new RecallError('source-unreadable', `Cannot read OpenCode's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
   } finally {
@@ -65,11 +107,11 @@ function sessionRecords(
   sessions: readonly SessionRow[],
   messages: ReadonlyArray<{ id: string; session_id: string; data: string }>,
   parts: ReadonlyArray<{ id: string; message_id: string; data: string }>,
-): unknown[] {
+): RecordGroupRead[] {
   const partsOf = groupBy(parts, (p) => p.message_id);
   const messagesOf = groupBy(messages, (m) => m.session_id);
-  const records: unknown[] = [];
-  for (const s of sessions) {
+  return sessions.map((s) => {
+    const records: unknown[] = [];
     records.push({
       session: {
         id: s.id,
@@ -84,8 +126,8 @@ function sessionRecords(
       records.push({ message: { ...data(m.data), id: m.id, sessionID: s.id } });
       for (const p of partsOf.get(m.id) ?? []) records.push({ part: { ...data(p.data), id: p.id, messageID: m.id, sessionID: s.id } });
     }
-  }
-  return records;
+    return { id: s.id, records };
+  });
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {

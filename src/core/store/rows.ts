@@ -22,7 +22,23 @@ export interface SourceState {
   /** A partial last line is waiting for its writer to finish it. */
   readonly pendingPartial: boolean;
   readonly lastError?: string;
+  /** A database read conversation by conversation (SourceAdapter.recordGroups): each one as last read, by its id. */
+  readonly recordGroups?: RecordGroups;
 }
+
+/**
+ * One conversation of a database source as last read: what it looked like (its fingerprint) and the line and
+ * byte numbers its records were given (half-open ranges, unique in the source), so its rows can be replaced
+ * alone; `conversation` is the conversation row it made, when it was kept.
+ */
+export interface RecordGroup {
+  readonly fingerprint: string;
+  readonly lines: readonly [number, number];
+  readonly bytes: readonly [number, number];
+  readonly conversation?: string;
+}
+
+export type RecordGroups = Readonly<Record<string, RecordGroup>>;
 
 
 /** An exchange as shown: verbatim text, provenance and the files it touched. */

@@ -263,6 +263,12 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS exchange_copies_source ON exchange_copies(source_id, line_start);
     `,
   },
+  {
+    // A database of many conversations (Cursor's, OpenCode's) is re-read conversation by conversation: each
+    // one's fingerprint and record numbers as last read (rows.ts RecordGroup), as JSON by conversation id.
+    version: 8,
+    sql: 'ALTER TABLE sources ADD COLUMN record_groups TEXT;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

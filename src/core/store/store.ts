@@ -10,6 +10,8 @@ import { Db } from './db';
 import {
   type ExchangeRow,
   type FileTouchRow,
+  type RecordGroup,
+  type RecordGroups,
   type SourceState,
   type StoredExchange,
   toFileTouch,
@@ -40,6 +42,8 @@ export interface ParseWrite {
   readonly exchanges: readonly Exchange[];
   readonly dropped: readonly DroppedExchange[];
   readonly skipped: readonly SkippedLine[];
+  /** Conversations of a database source read again or gone (`full` false): their old rows go first. */
+  readonly replaced?: readonly RecordGroup[];
 }
 
 export interface WriteResult {
@@ -225,7 +229,7 @@ export class Store {
    * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
    */
   async markAllSourcesStale(): Promise<void> {
-    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = ''`);
+    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL`);
   }
 
   /**
@@ -274,17 +278,17 @@ export class Store {
     const now = Date.now();
     const rows = await this.db.insertRows<{ id: number; path: string }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at)`,
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups)`,
       states.map((s) => [
         s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
         s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
-        null, now,
+        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null,
       ]),
       `ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
          resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
-         indexed_at = excluded.indexed_at
+         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups
        RETURNING id, path`,
     );
     const byPath = new Map(rows.map((r) => [r.path, r.id]));
@@ -322,6 +326,7 @@ export class Store {
     }
     for (const [i, w] of ws.entries()) {
       if (w.full) continue;
+      if (w.replaced?.length) await this.deleteGroups(ids[i]!, w.replaced);
       await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
       await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [ids[i]!, w.fromLine]);
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
@@ -396,6 +401,18 @@ export class Store {
       ws.flatMap((w, i) => w.dropped.map((d) => [ids[i]!, d.byteStart, d.lineStart, d.lineEnd, d.promptLines.length])),
     );
     return results;
+  }
+
+  /** Removes what a database source's conversations wrote (they are read again, or gone from the database). */
+  private async deleteGroups(sourceId: number, groups: readonly RecordGroup[]): Promise<void> {
+    const conversations = JSON.stringify(groups.flatMap((g) => (g.conversation ? [g.conversation] : [])));
+    const lines = JSON.stringify(groups.map((g) => g.lines));
+    const bytes = JSON.stringify(groups.map((g) => g.bytes));
+    const inRange = (column: string): string => `EXISTS (SELECT 1 FROM json_each(?2) j WHERE ${column} >= j.value ->> 0 AND ${column} < j.value ->> 1)`;
+    await this.db.run('DELETE FROM conversations WHERE source_id = ?1 AND id IN (SELECT value FROM json_each(?2))', [sourceId, conversations]);
+    await this.db.run(`DELETE FROM exchanges WHERE source_id = ?1 AND ${inRange('byte_start')}`, [sourceId, bytes]);
+    await this.db.run(`DELETE FROM skipped_lines WHERE source_id = ?1 AND ${inRange('line')}`, [sourceId, lines]);
+    await this.db.run(`DELETE FROM dropped_exchanges WHERE source_id = ?1 AND ${inRange('byte_start')}`, [sourceId, bytes]);
   }
 
   /**
@@ -508,6 +525,7 @@ interface SourceRow {
   resume_meta: string | null;
   pending_partial: number;
   last_error: string | null;
+  record_groups: string | null;
 }
 
 interface DetailRow {
@@ -546,6 +564,7 @@ function fromSourceRow(r: SourceRow): SourceState {
     ...(r.resume_meta ? { resumeMeta: JSON.parse(r.resume_meta) as ConversationMeta } : {}),
     pendingPartial: r.pending_partial === 1,
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),
+    ...(r.record_groups ? { recordGroups: JSON.parse(r.record_groups) as RecordGroups } : {}),
   };
 }
 
