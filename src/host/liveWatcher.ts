@@ -1,5 +1,8 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { namesChatTable } from '../core/sources/cursorDb';
+import { isAgentDatabaseWrite } from '../core/sources/discover';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
@@ -19,6 +22,7 @@ export class LiveWatcher extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, fs.FSWatcher>();
+  private generation = 0;
   private readonly triggered = this.register(new vscode.EventEmitter<void>());
   /** Fires when a change in a transcript folder starts an index run. */
   readonly onDidTrigger = this.triggered.event;
@@ -39,25 +43,38 @@ export class LiveWatcher extends Disposable {
     if (!this.config.liveIndexing) return;
     let missing = false;
     for (const root of new Set(this.index.transcriptRoots())) {
-      if (!fs.existsSync(root)) {
-        missing = true;
-        continue;
-      }
-      try {
-        const w = fs.watch(root, { recursive: true }, (_event, name) => {
-          if (!name || isTranscriptChange(root, String(name))) this.schedule();
-        });
-        w.on('error', (err) => {
-          log.warn(`Stopped watching ${root}: ${err.message}`);
-          w.close();
-          this.watchers.delete(root);
-        });
-        this.watchers.set(root, w);
-      } catch (err) {
-        log.warn(`Cannot watch ${root}: ${(err as Error).message}`);
-      }
+      const st = statOrUndefined(root);
+      if (!st) missing = true;
+      else if (st.isFile()) void this.watchDatabase(root, this.generation);
+      else this.watch(root, root, true, (name) => isTranscriptChange(root, name));
     }
     if (missing) this.retry = setTimeout(() => this.start(), ROOT_RETRY_MS);
+  }
+
+  /**
+   * A root that is one file is a database (Cursor's): its folder is watched for its own names only, since a
+   * WAL database's writes land in its -wal file beside it. VS Code's own state.vscdb (no chats, written
+   * often) is left alone.
+   */
+  private async watchDatabase(file: string, generation: number): Promise<void> {
+    const chats = await namesChatTable(file).catch(() => false);
+    if (chats && generation === this.generation) this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
+  }
+
+  private watch(root: string, dir: string, recursive: boolean, relevant: (name: string) => boolean): void {
+    try {
+      const w = fs.watch(dir, { recursive }, (_event, name) => {
+        if (!name || relevant(String(name))) this.schedule();
+      });
+      w.on('error', (err) => {
+        log.warn(`Stopped watching ${root}: ${err.message}`);
+        w.close();
+        this.watchers.delete(root);
+      });
+      this.watchers.set(root, w);
+    } catch (err) {
+      log.warn(`Cannot watch ${root}: ${(err as Error).message}`);
+    }
   }
 
   private schedule(): void {
@@ -70,6 +87,7 @@ export class LiveWatcher extends Disposable {
   }
 
   private stop(): void {
+    this.generation++; // a database check still running belongs to the watchers stopped here
     clearTimeout(this.timer);
     clearTimeout(this.retry);
     for (const w of this.watchers.values()) w.close();
@@ -78,10 +96,25 @@ export class LiveWatcher extends Disposable {
 }
 
 /**
- * JSONL and JSON transcripts; in VS Code's workspaceStorage (every extension's state) only the chat
- * session folders, so other extensions' writes do not trigger indexing.
+ * JSONL and JSON transcripts and the agents' databases (OpenCode's, a write to it or its log); in VS Code's
+ * workspaceStorage (every extension's state) only the chat session folders, so other extensions' writes do
+ * not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
-  if (!/\.jsonl?$/.test(name)) return false;
-  return !/[\\/]workspaceStorage$/.test(root) || /(^|[\\/])chatSessions[\\/]/.test(name);
+  if (/[\\/]workspaceStorage$/.test(root)) return /\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name);
+  return /\.jsonl?$/.test(name) || isAgentDatabaseWrite(name);
+}
+
+/** A write to the database `file` (the root) or to its write-ahead log, by a name in its folder. */
+function isWriteTo(file: string, name: string): boolean {
+  const base = path.basename(file);
+  return name === base || name === `${base}-wal`;
+}
+
+function statOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
 }

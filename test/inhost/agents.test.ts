@@ -1,21 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { HostMessage } from '../../src/protocol';
-import { api, eventually, fixture, settledSummary } from './helpers';
-
-type Results = Extract<HostMessage, { type: 'results' }>;
-
-/** Runs the recall command with `text` and waits for the panel's answer holding a candidate of `agent`. */
-async function recallFinds(text: string, agent: string): Promise<Results['candidates'][number] | undefined> {
-  const a = await api();
-  await vscode.commands.executeCommand('agentRecall.recall', text);
-  const results = await eventually(
-    // the panel first lists the most recent exchanges (empty query): only an answer to the query counts
-    () => a.recallPanel().posted.find((m): m is Results => m.type === 'results' && !m.recent && m.candidates.some((c) => c.agent === agent)),
-    30_000,
-  );
-  return results?.candidates.find((c) => c.agent === agent);
-}
+import { api, fixture, recallFinds, settledSummary } from './helpers';
 
 /** Runs "Open Raw Transcript at This Exchange" for an exchange; the editor it opened and its selected text. */
 async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor; selected: string }> {

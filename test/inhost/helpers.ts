@@ -69,6 +69,9 @@ export interface Fixture {
   readonly copilotSession: string;
   readonly geminiSession: string;
   readonly clineTask: string;
+  /** Cursor's chat database and OpenCode's (both WAL), written by test/host/cursorDb.mjs and opencodeDb.mjs. */
+  readonly cursorDb: string;
+  readonly openCodeDb: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 
@@ -103,3 +106,18 @@ export async function settledSummary(minExchanges: number, timeoutMs = 45_000): 
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+type Results = Extract<HostMessage, { type: 'results' }>;
+
+/** Runs the recall command with `text` and waits for the panel's answer holding a candidate of `agent`. */
+export async function recallFinds(text: string, agent: string): Promise<Results['candidates'][number] | undefined> {
+  const a = await api();
+  await vscode.commands.executeCommand('agentRecall.recall', text);
+  const results = await eventually(
+    // the panel first lists the most recent exchanges (empty query): only an answer to the query counts
+    () => a.recallPanel().posted.find((m): m is Results => m.type === 'results' && !m.recent && m.candidates.some((c) => c.agent === agent)),
+    30_000,
+  );
+  return results?.candidates.find((c) => c.agent === agent);
+}
+

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Db } from '../../src/core/store/db';
 import { api, eventually, fixture, settledSummary } from './helpers';
 
 /** The fixture's Claude Code session file. */
@@ -81,6 +82,88 @@ describe('Live indexing after a settings change', () => {
       await config.update('sources.extraRoots', undefined, vscode.ConfigurationTarget.Global);
       await a.waitForIndexIdle();
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Runs the recall command with `text` until its answer holds a candidate of `agent` matching `marker` (a word
+ * only the new exchange has, so no earlier answer can match).
+ */
+async function recallFindsNew(text: string, agent: string, marker: RegExp, timeoutMs: number): Promise<boolean> {
+  const a = await api();
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    await vscode.commands.executeCommand('agentRecall.recall', text);
+    const found = await eventually(
+      () => a.recallPanel().posted.some((m) => m.type === 'results' && !m.recent && m.candidates.some((c) => c.agent === agent && marker.test(JSON.stringify(c)))),
+      1_000,
+      50,
+    );
+    if (found || Date.now() > until) return found;
+  }
+}
+
+describe("Live indexing of the agents' databases", () => {
+  it('indexes a conversation Cursor writes into its WAL database, from a connection of its own, without an index command', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const triggers = a.liveTriggers();
+    const workspace = fixture().workspace;
+    const composerId = 'f1e2d3c4-0000-4000-8000-00000000live';
+    const bubbles = [
+      { bubbleId: 'l1', type: 1, text: 'The quokka-marker coupon stacks with the loyalty discount; should the cart refuse a second percentage coupon?' },
+      { bubbleId: 'l2', type: 2, text: 'Yes: cartTotalCents now throws when a second percentage coupon is applied, and the quokka-marker test covers the stacked case.' },
+    ];
+    // Cursor holds its database open and writes in WAL mode: its writes land in state.vscdb-wal
+    const cursor = await Db.open(fixture().cursorDb);
+    try {
+      const started = Date.now();
+      await cursor.transaction(async () => {
+        for (const b of bubbles) await cursor.run('INSERT INTO cursorDiskKV VALUES (?, ?)', [`bubbleId:${composerId}:${b.bubbleId}`, JSON.stringify({ _v: 3, ...b, createdAt: new Date().toISOString() })]);
+        await cursor.run('INSERT INTO cursorDiskKV VALUES (?, ?)', [`composerData:${composerId}`, JSON.stringify({
+          _v: 10, composerId, name: 'Stacked coupons', createdAt: Date.now(), lastUpdatedAt: Date.now(),
+          workspaceIdentifier: { id: 'fixture', uri: { $mid: 1, fsPath: workspace, path: workspace, scheme: 'file' } },
+          fullConversationHeadersOnly: bubbles.map((b) => ({ bubbleId: b.bubbleId, type: b.type })),
+        })]);
+      });
+      assert.ok(await recallFindsNew('quokka-marker stacked percentage coupon', 'cursor', /quokka-marker/, 8_000), 'the recall command finds the new Cursor exchange');
+      const took = Date.now() - started;
+      assert.ok(a.liveTriggers() > triggers, 'the watcher triggered the index run');
+      assert.ok(took < 5_000, `found ${took} ms after the write (target about a second)`);
+      console.log(`[live] Cursor exchange written into the WAL found by the recall command after ${took} ms`);
+    } finally {
+      await cursor.close();
+    }
+  });
+
+  it('indexes a session OpenCode writes into its WAL database, from a connection of its own, without an index command', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const triggers = a.liveTriggers();
+    const session = 'ses_7c3e9a1b2d4fLiveWombat';
+    const t = Date.now();
+    const opencode = await Db.open(fixture().openCodeDb);
+    try {
+      const started = Date.now();
+      await opencode.transaction(async () => {
+        await opencode.run('INSERT INTO session VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)', [session, 'global', session, fixture().workspace, 'Wombat rounding', '1.0.0', t, t]);
+        const turns: Array<[string, string, string]> = [
+          ['msg_lw1', 'user', 'Why does the wombat-marker order total round half-cents down instead of to the nearest cent in checkoutSummary?'],
+          ['msg_lw2', 'assistant', 'checkoutSummary truncated with Math.floor; it now rounds with Math.round so the wombat-marker half-cent case goes up.'],
+        ];
+        for (const [id, role, text] of turns) {
+          await opencode.run('INSERT INTO message VALUES (?, ?, ?, ?, ?)', [id, session, t, t, JSON.stringify({ role, time: { created: t } })]);
+          await opencode.run('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)', [`prt_${id}`, id, session, t, t, JSON.stringify({ type: 'text', text })]);
+        }
+      });
+      assert.ok(await recallFindsNew('wombat-marker half-cent rounding', 'opencode', /wombat-marker/, 8_000), 'the recall command finds the new OpenCode exchange');
+      const took = Date.now() - started;
+      assert.ok(a.liveTriggers() > triggers, 'the watcher triggered the index run');
+      assert.ok(took < 5_000, `found ${took} ms after the write (target about a second)`);
+      console.log(`[live] OpenCode exchange written into the WAL found by the recall command after ${took} ms`);
+    } finally {
+      await opencode.close();
     }
   });
 });

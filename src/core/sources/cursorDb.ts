@@ -246,7 +246,7 @@ async function composerIdsIn(file: string): Promise<string[]> {
  * Whether a database's first page (its schema, read as bytes, without SQLite and so without any lock) names
  * Cursor's chat table.
  */
-async function namesChatTable(file: string): Promise<boolean> {
+export async function namesChatTable(file: string): Promise<boolean> {
   const { handle } = await openTranscript(file);
   try {
     const page = Buffer.alloc(SCHEMA_PAGE_BYTES);

@@ -169,6 +169,14 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
   }
 }
 
+/**
+ * A write to an agent's database: to the database itself or, as a WAL database is written, to its
+ * write-ahead log (`<db>-wal`). Its shared-memory index (`-shm`) changes on reads too, ours included.
+ */
+export function isAgentDatabaseWrite(file: string): boolean {
+  return isAgentDatabase(file.replace(/-wal$/, ''));
+}
+
 /** Cursor's global database and OpenCode's: the databases discovery looks at. */
 function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
