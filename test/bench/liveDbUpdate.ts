@@ -35,6 +35,9 @@ async function main(): Promise<void> {
     await generateCursorDb(cursorDb, Number(values.composers), Number(values.bubbles));
     await bench(`Cursor ${values.composers} composers x ${values.bubbles} bubbles`, cursorDb, editorAgentRoots(ud), runs, async (writer, run) => {
       await addCursorBubble(writer, cursorComposerId(run % Number(values.composers)), { bubbleId: `live-${run}`, type: 1, text: `live prompt ${run}: why does the tide chart legend overlap the curve at spring tide?` });
+    }, async (writer, run) => {
+      // Cursor writes its UI state into the same database all the time
+      await writer.run('INSERT INTO ItemTable(key, value) VALUES (?, ?)', [`workbench.panel.state.${run}`, 'x'.repeat(500)]);
     });
     const data = path.join(dir, 'xdg', 'opencode');
     mkdirSync(data, { recursive: true });
@@ -48,7 +51,15 @@ async function main(): Promise<void> {
   }
 }
 
-async function bench(label: string, file: string, agentRoots: string[], runs: number, update: (writer: Db, run: number) => Promise<void>): Promise<void> {
+/** `update` adds to one conversation; `idle`, when given, writes the database without changing any conversation. */
+async function bench(
+  label: string,
+  file: string,
+  agentRoots: string[],
+  runs: number,
+  update: (writer: Db, run: number) => Promise<void>,
+  idle?: (writer: Db, run: number) => Promise<void>,
+): Promise<void> {
   const size = statSync(file).size + (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0);
   const store = await Store.open(path.join(path.dirname(file), `bench-store-${path.basename(file)}.sqlite`));
   const writer = await Db.open(file);
@@ -60,17 +71,20 @@ async function bench(label: string, file: string, agentRoots: string[], runs: nu
     const t0 = process.cpuUsage();
     const first = await indexWorkspace(store, options);
     console.log(`${label}, ${(size / 1e6).toFixed(1)} MB with its WAL: first index ${ms(process.cpuUsage(t0)).toFixed(0)} ms CPU, ${first.exchangesWritten} exchanges`);
-    const took: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      await update(writer, run);
-      const t = process.cpuUsage();
-      const r = await indexWorkspace(store, options);
-      took.push(ms(process.cpuUsage(t)));
-      if (r.failed.length) throw new Error(JSON.stringify(r.failed));
-      console.log(`  update ${run + 1}: ${took[run]!.toFixed(0)} ms CPU; ${r.exchangesWritten} exchanges written, ${r.tokensCounted} token counts, ${r.distill?.distilled ?? 0} distilled`);
+    for (const [what, write] of [['update', update], ['no conversation changed', idle]] as const) {
+      if (!write) continue;
+      const took: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        await write(writer, run);
+        const t = process.cpuUsage();
+        const r = await indexWorkspace(store, options);
+        took.push(ms(process.cpuUsage(t)));
+        if (r.failed.length) throw new Error(JSON.stringify(r.failed));
+        console.log(`  ${what} ${run + 1}: ${took[run]!.toFixed(0)} ms CPU; ${r.exchangesWritten} exchanges written, ${r.tokensCounted} token counts, ${r.distill?.distilled ?? 0} distilled`);
+      }
+      const sorted = [...took].sort((a, b) => a - b);
+      console.log(`  ${what}: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms CPU per index run (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`);
     }
-    const sorted = [...took].sort((a, b) => a - b);
-    console.log(`  median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms CPU per update (min ${sorted[0]!.toFixed(0)}, max ${sorted[sorted.length - 1]!.toFixed(0)})`);
   } finally {
     await writer.close();
     await store.close();
