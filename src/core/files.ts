@@ -65,11 +65,9 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
     const p = normaliseRepeated(raw, ctx);
     if (!p) return;
     const cur = acc.get(p);
-    if (!cur) acc.set(p, { how, lines: [...lines] });
-    else {
-      if (RANK[how] > RANK[cur.how]) cur.how = how;
-      cur.lines.push(...lines);
-    }
+    // the lines are those of the strongest touch: lines read are not lines edited (the "edited this" lens)
+    if (!cur || RANK[how] > RANK[cur.how]) acc.set(p, { how, lines: [...lines] });
+    else if (how === cur.how) cur.lines.push(...lines);
   };
 
   const resultsById = new Map<string, Message['toolResults'][number]>();

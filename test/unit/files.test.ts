@@ -17,7 +17,7 @@ function workspace(files: readonly string[]): string {
 
 const ctx = { cwd: '/home/dev/shop' };
 
-test('tool inputs give read/edit/write with line ranges from structured patches and Read offsets', () => {
+test('tool inputs give read/edit/write with line ranges from structured patches and Read offsets; an edited file keeps its edited lines only', () => {
   const files = extractFiles(
     [
       msg('reply', '', {
@@ -37,7 +37,7 @@ test('tool inputs give read/edit/write with line ranges from structured patches 
   );
   assert.deepEqual(files, [
     { path: 'tests/cart.test.ts', how: 'write' },
-    { path: 'src/cart.ts', how: 'edit', lines: [{ start: 10, end: 29 }, { start: 40, end: 44 }] },
+    { path: 'src/cart.ts', how: 'edit', lines: [{ start: 40, end: 44 }] },
     { path: 'src/tax.ts', how: 'read', lines: [{ start: 101, end: 105 }] },
   ]);
 });

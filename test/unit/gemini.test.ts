@@ -83,8 +83,8 @@ test('.json document: exchanges, their line ranges and files touched', async () 
       [105, 157, 'Run the tide tests.'],
     ],
   );
-  // read_file's offset 10 is the 11th line (Gemini counts from 0)
-  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'edit', lines: [{ start: 11, end: 40 }] }]);
+  // read (lines 11-40) then edited by `replace`, which records no lines: the lines read are not lines edited
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'edit' }]);
   assert.match(exchanges[0]!.verbatim, /^\[tool\] replace src\/routes\/tides\.ts$/m);
   assert.match(exchanges[1]!.verbatim, /^\[error\] Command exited with code 1/m);
 });
