@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: a real VS Code (code-server) in the browser with Agent Recall and a sample workspace whose
-// agent transcripts (Claude Code, Codex, SpecStory, Aider) are invented by test/sample/generate.mjs.
+// agent transcripts (Claude Code, Codex, SpecStory, Aider, Copilot Chat, Cline, Gemini CLI, Continue) are invented
+// by test/sample/generate.mjs.
 // Builds the extension, installs Node 24 + code-server into .cache/ once, and prints the URL. Ctrl-C stops it.
 // Options: --fresh (regenerate the sample), --vsix (install the packaged .vsix instead of loading the working
 // tree). Port: $PORT, else 8080, else a free one.
@@ -10,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ensureHost, freePort, installExtension, makeRunDir, ROOT, startCodeServer } from './host/codeServer.mjs';
 import { ensureDependencies } from './host/deps.mjs';
-import { generateSample } from './sample/generate.mjs';
+import { generateSample, sampleEnv } from './sample/generate.mjs';
 
 const HOST = '127.0.0.1';
 const args = process.argv.slice(2);
@@ -58,12 +59,12 @@ const server = await startCodeServer(run.dir, {
   workspace: sample.workspace,
   host: HOST,
   port,
-  env: { CLAUDE_CONFIG_DIR: sample.claudeConfigDir, CODEX_HOME: sample.codexHome },
+  env: sampleEnv(sample, run.dir),
 });
 
 console.log(`
 Agent Recall in code-server (VS Code ${codeVersion()}), sample workspace ${sample.workspace}
-  transcripts: CLAUDE_CONFIG_DIR=${sample.claudeConfigDir}  CODEX_HOME=${sample.codexHome}
+  transcripts of eight agents: ${sample.claudeConfigDir.replace(/\/claude$/, '')} (Copilot Chat and Cline copied into the editor's user data)
   log: ${server.log}
 
   Open ${server.url}/?folder=${encodeURIComponent(sample.workspace)}

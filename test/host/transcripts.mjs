@@ -1,5 +1,6 @@
 // Builders for invented agent transcripts in the formats the agents write (see the transcript notes):
-// Claude Code session JSONL, Codex CLI rollouts (envelope layout), SpecStory markdown, Aider histories.
+// Claude Code session JSONL, Codex CLI rollouts (envelope layout), SpecStory markdown, Aider histories, Copilot
+// Chat session documents, Gemini CLI sessions, Cline task histories and Continue sessions.
 // Used for the test fixtures (JSONL sessions must carry the temp workspace path as their cwd, so they are
 // generated at run time) and for the `npm start` sample. Output is deterministic for the same input.
 import { createHash } from 'node:crypto';
@@ -166,4 +167,119 @@ export function aiderHistory(sessions) {
     }
   }
   return out.join('\n');
+}
+
+/**
+ * A GitHub Copilot Chat session document (`<ud>/User/workspaceStorage/<id>/chatSessions/<sessionId>.json`): one
+ * request per turn, tool calls in the request's tool-call rounds with their results, an `edit` step as the
+ * `textEditGroup` the editor applies (`{ tool, input, result, edit: { path, line, text } }`).
+ */
+export function copilotSession({ sessionId, start, turns, model = 'copilot/gpt-5' }) {
+  const id = ids(sessionId);
+  const at = clock(start);
+  const requests = turns.map((turn) => {
+    if (turn.minutes) at(turn.minutes * 60);
+    const timestamp = Date.parse(at(5));
+    const toolCalls = [];
+    const toolCallResults = {};
+    const response = [];
+    for (const step of turn.steps) {
+      if ('text' in step) {
+        response.push({ value: step.text, supportThemeIcons: false, supportHtml: false });
+        continue;
+      }
+      const callId = `call_${id.hex(24)}`;
+      toolCalls.push({ id: callId, name: step.tool, arguments: JSON.stringify(step.input) });
+      toolCallResults[callId] = { content: [{ value: step.result }] };
+      if (step.edit) {
+        const { path, line, text } = step.edit;
+        response.push({ kind: 'textEditGroup', uri: { $mid: 1, scheme: 'file', path, fsPath: path }, edits: [[{ text, range: { startLineNumber: line, startColumn: 1, endLineNumber: line, endColumn: 1 } }]], done: true });
+      }
+    }
+    return {
+      requestId: `request_${id.uuid()}`,
+      timestamp,
+      modelId: model,
+      message: { text: turn.prompt, parts: [{ kind: 'text', text: turn.prompt }] },
+      variableData: { variables: [] },
+      response,
+      result: { timings: { firstProgress: 900, totalElapsed: 14000 }, metadata: { toolCallRounds: [{ response: '', toolCalls }], toolCallResults } },
+    };
+  });
+  return `${JSON.stringify({ version: 3, requesterUsername: 'dev', responderUsername: 'GitHub Copilot', initialLocation: 'panel', sessionId, creationDate: requests[0]?.timestamp, requests }, null, 2)}\n`;
+}
+
+/** A Gemini CLI session (`~/.gemini/tmp/<projectHash>/chats/session-*.json`), pretty-printed as the CLI writes it. */
+export function geminiSession({ sessionId, projectHash, start, turns, model = 'gemini-2.5-pro' }) {
+  const id = ids(sessionId);
+  const at = clock(start);
+  const messages = [];
+  for (const turn of turns) {
+    if (turn.minutes) at(turn.minutes * 60);
+    messages.push({ id: id.uuid(), timestamp: at(5), type: 'user', content: turn.prompt });
+    let calls = [];
+    for (const step of turn.steps) {
+      if ('text' in step) {
+        messages.push({ id: id.uuid(), timestamp: at(12), type: 'gemini', model, content: step.text, ...(calls.length ? { toolCalls: calls } : {}) });
+        calls = [];
+        continue;
+      }
+      const callId = `${step.tool}-${Date.parse(at(6))}-${id.hex(12)}`;
+      calls.push({ id: callId, name: step.tool, args: step.input, status: 'success', timestamp: at(1),
+        result: [{ functionResponse: { id: callId, name: step.tool, response: { output: step.result } } }] });
+    }
+  }
+  return `${JSON.stringify({ sessionId, projectHash, startTime: start, lastUpdated: messages.at(-1)?.timestamp ?? start, messages }, null, 2)}\n`;
+}
+
+/**
+ * A Cline task history (`<ud>/User/globalStorage/saoudrizwan.claude-dev/tasks/<ms>/api_conversation_history.json`):
+ * the Anthropic messages on one line, each stamped with `ts`; the first prompt in `<task>`, later ones in `<feedback>`,
+ * the environment details Cline injects (naming the working directory) after each.
+ */
+export function clineTask({ cwd, start, turns, visible = [] }) {
+  const id = ids(`${cwd}:${start}`);
+  const at = clock(start);
+  const ts = (seconds) => Date.parse(at(seconds));
+  const env = `<environment_details>\n# VSCode Visible Files\n${visible.join('\n')}\n\n# Current Working Directory (${cwd}) Files\nsrc/\ntest/\n</environment_details>`;
+  const out = [];
+  for (const [i, turn] of turns.entries()) {
+    if (turn.minutes) at(turn.minutes * 60);
+    const tag = i === 0 ? 'task' : 'feedback';
+    out.push({ role: 'user', content: [{ type: 'text', text: `<${tag}>\n${turn.prompt}\n</${tag}>` }, { type: 'text', text: env }], ts: ts(5) });
+    for (const step of turn.steps) {
+      if ('text' in step) {
+        out.push({ role: 'assistant', content: [{ type: 'text', text: step.text }], ts: ts(12) });
+        continue;
+      }
+      const useId = `toolu_${id.hex(24)}`;
+      out.push({ role: 'assistant', content: [{ type: 'text', text: `<thinking>${step.why ?? 'Look at the code first.'}</thinking>` }, { type: 'tool_use', id: useId, name: step.tool, input: step.input }], ts: ts(6) });
+      out.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: useId, content: [{ type: 'text', text: step.result }] }, { type: 'text', text: env }], ts: ts(2) });
+    }
+  }
+  return JSON.stringify(out);
+}
+
+/**
+ * A Continue session (`~/.continue/sessions/<id>.json`, pretty-printed) and its `sessions.json` entry: history
+ * items of user, assistant (with tool calls and their states) and tool messages; Continue records no times.
+ */
+export function continueSession({ sessionId, title, workspace, start, turns }) {
+  const id = ids(sessionId);
+  const history = [];
+  for (const turn of turns) {
+    history.push({ message: { role: 'user', content: turn.prompt }, contextItems: turn.context ?? [] });
+    for (const step of turn.steps) {
+      if ('text' in step) {
+        history.push({ message: { role: 'assistant', content: step.text }, contextItems: [] });
+        continue;
+      }
+      const call = { id: `call_${id.hex(24)}`, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.input) } };
+      history.push({ message: { role: 'assistant', content: '', toolCalls: [call] }, contextItems: [],
+        toolCallStates: [{ toolCallId: call.id, toolCall: call, status: 'done', parsedArgs: step.input, output: [{ name: step.tool, description: step.tool, content: step.result }] }] });
+      history.push({ message: { role: 'tool', content: step.result, toolCallId: call.id }, contextItems: [] });
+    }
+  }
+  const session = `${JSON.stringify({ sessionId, title, workspaceDirectory: workspace, history }, null, 2)}\n`;
+  return { session, index: { sessionId, title, dateCreated: String(Date.parse(start)), workspaceDirectory: workspace } };
 }

@@ -1,21 +1,28 @@
 // Generates the `npm start` sample: a workspace (.cache/sample-workspace, an invented web app) and invented
-// transcripts of four agents spread over the last six weeks:
+// transcripts of eight agents spread over the last six weeks:
 //   Claude Code sessions  .cache/sample-agents/claude/projects/<enc>/<id>.jsonl   (CLAUDE_CONFIG_DIR)
 //   Codex CLI rollouts    .cache/sample-agents/codex/sessions/YYYY/MM/DD/*.jsonl  (CODEX_HOME)
 //   SpecStory exports     <workspace>/.specstory/history/*.md
 //   Aider history         <workspace>/.aider.chat.history.md
-// JSONL sessions record the workspace path as their cwd. Regenerated when missing, when the generator
-// version changes, or with --fresh. Usage: node test/sample/generate.mjs [--fresh]
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//   Gemini CLI sessions   .cache/sample-agents/gemini/.gemini/tmp/<sha256 of the workspace>/chats/*.json  (GEMINI_CLI_HOME)
+//   Continue sessions     .cache/sample-agents/continue/sessions/<id>.json + sessions.json  (CONTINUE_GLOBAL_DIR)
+//   Copilot Chat, Cline   .cache/sample-agents/editor/User/{workspaceStorage,globalStorage}/...: what the two write
+//                         into the editor's own user data; copied into code-server's --user-data-dir at start
+// Sessions record the workspace path as their cwd (Copilot: workspace.json). Regenerated when missing, when the
+// generator version changes, or with --fresh. Usage: node test/sample/generate.mjs [--fresh]
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../host/codeServer.mjs';
 import {
-  aiderHistory, claudeEditResult, claudeProjectDir, claudeSession, codexRollout, codexRolloutPath, specstoryFileName, specstoryMarkdown,
+  aiderHistory, claudeEditResult, claudeProjectDir, claudeSession, clineTask, codexRollout, codexRolloutPath, continueSession, copilotSession,
+  geminiSession, specstoryFileName, specstoryMarkdown,
 } from '../host/transcripts.mjs';
 import { APP_FILES } from './app.mjs';
 import { SESSIONS } from './sessions.mjs';
 
-const VERSION = '2';
+const VERSION = '3';
 const DAY = 24 * 3600 * 1000;
 
 export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = {}) {
@@ -23,8 +30,11 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
   const agents = join(base, 'sample-agents');
   const claudeConfigDir = join(agents, 'claude');
   const codexHome = join(agents, 'codex');
+  const geminiHome = join(agents, 'gemini');
+  const continueHome = join(agents, 'continue');
+  const editorData = join(agents, 'editor');
   const stamp = join(agents, 'version');
-  const result = { workspace, claudeConfigDir, codexHome };
+  const result = { workspace, claudeConfigDir, codexHome, geminiHome, continueHome, editorData };
   if (!fresh && existsSync(stamp) && readFileSync(stamp, 'utf8') === VERSION) return result;
 
   rmSync(workspace, { recursive: true, force: true });
@@ -42,6 +52,10 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
   };
   const file = (rel) => join(workspace, rel);
   const aider = [];
+  const continueIndex = [];
+  const copilotStorage = join(editorData, 'User/workspaceStorage/sample-larder');
+  write(join(copilotStorage, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(workspace).href }));
+  const projectHash = createHash('sha256').update(workspace).digest('hex');
   for (const s of SESSIONS({ file, claudeEditResult })) {
     const start = at(s.daysAgo, s.hour);
     if (s.agent === 'claude-code') {
@@ -53,11 +67,35 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
         specstoryMarkdown({ sessionId: s.id, title: s.title, start, turns: s.turns, ...(s.via ? { agent: s.via } : {}) }));
     } else if (s.agent === 'aider') {
       aider.push({ start, turns: s.turns, repoFiles: Object.keys(APP_FILES).length });
+    } else if (s.agent === 'copilot') {
+      write(join(copilotStorage, 'chatSessions', `${s.id}.json`), copilotSession({ sessionId: s.id, start, turns: s.turns }));
+    } else if (s.agent === 'gemini') {
+      const name = `session-${start.slice(0, 16).replace(':', '-')}-${s.id.slice(0, 8)}.json`;
+      write(join(geminiHome, '.gemini/tmp', projectHash, 'chats', name), geminiSession({ sessionId: s.id, projectHash, start, turns: s.turns }));
+    } else if (s.agent === 'cline') {
+      write(join(editorData, 'User/globalStorage/saoudrizwan.claude-dev/tasks', String(Date.parse(start)), 'api_conversation_history.json'),
+        clineTask({ cwd: workspace, start, turns: s.turns, visible: s.visible }));
+    } else if (s.agent === 'continue') {
+      const { session, index } = continueSession({ sessionId: s.id, title: s.title, workspace: pathToFileURL(workspace).href, start, turns: s.turns });
+      write(join(continueHome, 'sessions', `${s.id}.json`), session);
+      continueIndex.push(index);
+    } else {
+      throw new Error(`sample session of an unknown agent: ${s.agent}`);
     }
   }
   write(join(workspace, '.aider.chat.history.md'), aiderHistory(aider));
+  write(join(continueHome, 'sessions/sessions.json'), `${JSON.stringify(continueIndex, null, 2)}\n`);
   write(stamp, VERSION);
   return result;
+}
+
+/**
+ * What code-server needs to read the sample: the agents' folders in its environment, and what Copilot Chat and
+ * Cline wrote into the editor's own user data copied into the run's `--user-data-dir` (`<runDir>/user`).
+ */
+export function sampleEnv(sample, runDir) {
+  cpSync(sample.editorData, join(runDir, 'user'), { recursive: true });
+  return { CLAUDE_CONFIG_DIR: sample.claudeConfigDir, CODEX_HOME: sample.codexHome, GEMINI_CLI_HOME: sample.geminiHome, CONTINUE_GLOBAL_DIR: sample.continueHome };
 }
 
 function write(file, text) {

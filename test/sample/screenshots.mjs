@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ensureHost, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
 import { launchBrowser } from '../host/workbench.mjs';
 import { openContainer, openWorkbench, runCommand, screenshot, session, waitForTreeItem, waitForView } from '../ui/lib.mjs';
-import { generateSample } from './generate.mjs';
+import { generateSample, sampleEnv } from './generate.mjs';
 
 async function quickOpen(page, name) {
   const input = page.locator('.quick-input-widget input.input');
@@ -28,7 +28,7 @@ symlinkSync(ROOT, join(run.dir, 'extensions', `${manifest.publisher}.${manifest.
 const sample = generateSample();
 const server = await startCodeServer(run.dir, {
   workspace: sample.workspace,
-  env: { CLAUDE_CONFIG_DIR: sample.claudeConfigDir, CODEX_HOME: sample.codexHome },
+  env: sampleEnv(sample, run.dir),
 });
 Object.assign(session, { browser: await launchBrowser(), url: server.url, workspace: sample.workspace });
 const shots = [];

@@ -307,5 +307,95 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    // The agents that run inside the editor or beside it write their own formats (test/host/transcripts.mjs).
+    {
+      agent: 'copilot', id: '4e7a1c2b-9d3f-4b5e-a6c8-0f1e2d3c4b57', daysAgo: 14, hour: 16,
+      turns: [
+        {
+          prompt: 'Checking one item re-renders the whole shopping list in ShoppingList.tsx. Can the rows be memoised?',
+          steps: [
+            { tool: 'read_file', input: { filePath: file('src/web/ShoppingList.tsx'), startLine: 1, endLine: 17 }, result: 'type Item = { id: number; name: string; quantity: number | null; unit: string | null; done: boolean };' },
+            { tool: 'replace_string_in_file', input: { filePath: file('src/web/ShoppingList.tsx'), oldString: 'function Row(', newString: 'const Row = memo(function Row(' },
+              result: 'The file was edited.', edit: { path: file('src/web/ShoppingList.tsx'), line: 3, text: "import { memo, useCallback } from 'react';\n" } },
+            { text: 'Each row is now a `memo` component (`Row`), and `ShoppingList` passes `onToggle` through `useCallback`, so checking an item re-renders that row and the counter only. Before, every row got a new `onToggle` function on each render, which defeats `memo`.' },
+          ],
+        },
+        {
+          prompt: 'Does memo still help if the items array is rebuilt after every fetch?',
+          minutes: 3,
+          steps: [
+            { text: 'Yes, as long as the item objects keep their identity when nothing changed. `memo` compares props shallowly: a refetch that builds new objects for every item re-renders every row. The list hook now keeps the previous object when `id`, `done`, `quantity` and `unit` are equal, so a refetch only re-renders rows that changed.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'continue', id: '8b3c5d7e-1f2a-4c4e-9b6d-2a3c4e5f6a71', daysAgo: 12, hour: 9, title: 'Session store for production',
+      turns: [
+        {
+          prompt: 'Where does express-session keep sessions right now, and is that fine in production?',
+          context: [{ name: 'session.ts', description: 'src/auth/session.ts', content: "import session from 'express-session';", uri: { type: 'file', value: file('src/auth/session.ts') } }],
+          steps: [
+            { tool: 'read_file', input: { filepath: 'src/auth/session.ts' }, result: "export function sessionMiddleware() { return session({ secret: process.env.SESSION_SECRET!, resave: false, saveUninitialized: false }); }" },
+            { text: 'No store is configured, so express-session uses its default MemoryStore: sessions live in the process, are lost on every restart, and the store leaks memory because it never prunes expired sessions. For production put them in the SQLite database you already have, e.g. `better-sqlite3-session-store` with `expired.clear` on, so both instances share them and they survive deploys.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'gemini', id: '2c9e4a6b-8d1f-4e3a-b5c7-9d0e1f2a3b48', daysAgo: 6, hour: 17,
+      turns: [
+        {
+          prompt: 'Does the README still say how to run the tests? Update it if not.',
+          steps: [
+            { tool: 'read_file', input: { absolute_path: file('README.md') }, result: '# larder\n\nRecipes and a shared shopping list for a household.' },
+            { tool: 'replace', input: { file_path: file('README.md'), old_string: '- `src/web/` — React components', new_string: '- `src/web/` — React components\n\n`npm test` runs the unit tests (node:test with tsx).' }, result: 'Successfully modified file: README.md (1 replacements).' },
+            { text: 'It did not: the README listed the source folders only. I added that `npm test` runs the unit tests with node:test through tsx, the same runner `package.json` defines.' },
+          ],
+        },
+        {
+          prompt: 'Also document SESSION_SECRET and LARDER_DB there.',
+          minutes: 2,
+          steps: [
+            { tool: 'replace', input: { file_path: file('README.md'), old_string: '`npm test` runs', new_string: 'Environment: `SESSION_SECRET` (required, signs the session cookie), `LARDER_DB` (database path, default `larder.sqlite`).\n\n`npm test` runs' }, result: 'Successfully modified file: README.md (1 replacements).' },
+            { text: 'The README now has an Environment section: `SESSION_SECRET` is required (the server refuses to start without it, since the session fix) and `LARDER_DB` picks the SQLite file, `larder.sqlite` by default.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'cline', daysAgo: 4, hour: 14, visible: ['src/lib/units.ts'],
+      turns: [
+        {
+          prompt: 'The recipe importer gets quantities as one string like "8 oz" or "1 1/2 cups". Add a parseQuantity to src/lib/units.ts that returns amount and unit.',
+          steps: [
+            { tool: 'read_file', input: { path: 'src/lib/units.ts' }, result: 'const TO_ML: Record<string, number> = { ml: 1, l: 1000, tsp: 4.92892, tbsp: 14.7868, cup: 236.588 };', why: 'Read the unit helpers first.' },
+            { tool: 'replace_in_file', input: { path: 'src/lib/units.ts', diff: '------- SEARCH\nexport function normaliseUnit\n=======\nexport function parseQuantity(text: string): { amount: number; unit: string } { ... }\n\nexport function normaliseUnit\n+++++++ REPLACE' }, result: 'The content was successfully saved to src/lib/units.ts.', why: 'Add the parser beside normaliseUnit.' },
+            { text: 'parseQuantity in src/lib/units.ts splits a leading amount from the unit: whole numbers, decimals, fractions ("1/3") and mixed numbers ("1 1/2") become a number, and the rest goes through normaliseUnit, so "8 oz" gives { amount: 8, unit: "oz" } and "1 1/2 cups" gives { amount: 1.5, unit: "cup" }.' },
+          ],
+        },
+        {
+          prompt: 'What does it do with "a pinch of salt"?',
+          minutes: 4,
+          steps: [
+            { text: 'It returns null: there is no leading amount, so parseQuantity does not guess. The importer keeps such lines as free text on the ingredient, with quantity and unit left empty, which the shopping list already shows as the name alone.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'copilot', id: '6f1b3d5a-7c9e-4a2b-8d4f-1e3a5c7b9d20', daysAgo: 2, hour: 11,
+      turns: [
+        {
+          prompt: 'GET /list is slow with a long shopping list. Does list_items need an index?',
+          steps: [
+            { tool: 'read_file', input: { filePath: file('src/db.ts'), startLine: 1, endLine: 15 }, result: 'CREATE TABLE list_items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, quantity REAL, unit TEXT, done INTEGER NOT NULL DEFAULT 0, position INTEGER)' },
+            { tool: 'replace_string_in_file', input: { filePath: file('src/db.ts'), oldString: 'CREATE TABLE list_items', newString: 'CREATE INDEX IF NOT EXISTS list_items_order ON list_items(done, position);\nCREATE TABLE list_items' },
+              result: 'The file was edited.', edit: { path: file('src/db.ts'), line: 9, text: 'CREATE INDEX IF NOT EXISTS list_items_order ON list_items(done, position);\n' } },
+            { text: 'Yes: `GET /list` orders by `done, position`, and without an index SQLite sorts the whole table on every request. I added `list_items_order ON list_items(done, position)` in `src/db.ts`; the query plan now reads the index in order instead of using a temporary B-tree.' },
+          ],
+        },
+      ],
+    },
   ];
 }
