@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexSources } from '../../src/core/indexer';
+import { indexSource, indexSources } from '../../src/core/indexer';
 import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { cursorAdapter } from '../../src/core/sources/cursor';
 import type { DiscoveredSource } from '../../src/core/sources/discover';
-import { openCodeDbAdapter } from '../../src/core/sources/opencode';
+import { openCodeAdapter, openCodeDbAdapter } from '../../src/core/sources/opencode';
 import { Store } from '../../src/core/store/store';
 import { appendBubble, COMPOSER_A, COMPOSER_B, writeCursorUserData } from './cursorFixture';
 import { FIXTURES, tempDir } from './helpers';
@@ -150,6 +150,34 @@ test('OpenCode database: a new turn in one session reads only that session; a ne
     const kept = await rows(store);
     assert.deepEqual(kept.find((r) => r[0] === GAUGES), first[2], 'the deleted session keeps its exchange');
     assert.equal(kept.length, 5);
+  } finally {
+    await opencode.close();
+    await store.close();
+  }
+});
+
+test('OpenCode database holding copies of a session another source kept: when that source loses it, the database is read whole again and keeps it', async () => {
+  const data = path.join(tempDir('opencode-copy-'), 'opencode');
+  await cp(path.join(FIXTURES, 'opencode', 'opencode'), data, { recursive: true });
+  const session = path.join(data, 'storage', 'session', '4f6b0c1d2e3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c', 'ses_5f1a2b3c4d5eHarbourTides01.json');
+  const file = path.join(data, 'opencode.db');
+  const opencode = await buildOpenCodeDb(path.join(data, 'storage'), file);
+  const store = await Store.open(path.join(tempDir('opencode-copy-store-'), 's.sqlite'));
+  const db: DiscoveredSource = { path: file, adapter: openCodeDbAdapter, within: ['/home/dev/harbour'] };
+  try {
+    // the session file keeps the rows; the database (read conversation by conversation) holds copies
+    await indexSource(store, session, openCodeAdapter, segment);
+    const kept = (await store.listExchanges()).map((e) => e.exchangeId).sort();
+    assert.equal(kept.length, 2);
+    assert.equal((await indexSources(store, [db], segment)).duplicates, 2);
+    // OpenCode moved the session into its database: the session file loses its messages
+    await rm(path.join(data, 'storage', 'message', 'ses_5f1a2b3c4d5eHarbourTides01'), { recursive: true });
+    await indexSource(store, session, openCodeAdapter, segment);
+    const report = await indexSources(store, [db], segment);
+    assert.deepEqual(report.failed, []);
+    const after = await store.listExchanges();
+    assert.deepEqual(after.map((e) => e.exchangeId).sort(), kept, 'nothing lost');
+    assert.ok(after.every((e) => e.file === file), 'held by the database now');
   } finally {
     await opencode.close();
     await store.close();

@@ -245,7 +245,7 @@ export class Store {
       );
       if (rows.length === 0) return [];
       await this.db.run(`DELETE FROM exchange_copies AS c WHERE ${orphan}`);
-      await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '' WHERE id IN (SELECT value FROM json_each(?))`, [
+      await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE id IN (SELECT value FROM json_each(?))`, [
         JSON.stringify(rows.map((r) => r.id)),
       ]);
       return rows.map((r) => r.path);
