@@ -151,6 +151,7 @@ export async function indexSources(
   const again = sources.filter((s) => orphaned.has(s.path));
   const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token) : undefined;
   await store.writeLedger();
+  if (first.parsed + (second?.parsed ?? 0) > 0) await store.mergeSearchSegments();
   onProgress({ phase: 'parse', done: sources.length, total: sources.length });
   if (!second) return first;
   return {

@@ -8,6 +8,7 @@ import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 import { ADAPTERS } from '../../src/core/sources/registry';
+import { ftsSegments, MAX_SEGMENTS } from '../../src/core/store/ftsSegments';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -185,6 +186,45 @@ async function threeClaudeSources(): Promise<{ dir: string; root: string }> {
   }
   return { dir, root };
 }
+
+test('an index run that leaves the verbatim index in many segments merges them into one; a few are left as they are', async () => {
+  const { dir, root } = await threeClaudeSources();
+  const store = await Store.open(path.join(dir, 's.sqlite'));
+  try {
+    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [root], includeSubagents: true });
+    // without FTS5's own merging (automerge; crisismerge at 16 segments of a level), each write transaction
+    // leaves one more segment
+    await store.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES('automerge', 0)");
+    await store.db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES('crisismerge', 1000)");
+    await indexSources(store, sources, segment);
+    const words = async () => store.db.all<{ n: number; score: number }>(`SELECT rowid AS n, bm25(exchanges_fts) AS score FROM exchanges_fts WHERE exchanges_fts MATCH 'the OR file' ORDER BY bm25(exchanges_fts), rowid`);
+    const found = await words();
+    assert.ok(found.length > 0);
+    const row = (await store.db.get<{ n: number }>('SELECT min(n) AS n FROM exchanges'))!.n;
+    for (let i = 0; i <= MAX_SEGMENTS; i++) {
+      // a transaction rewriting one row of the index, as a re-parse of a growing transcript does
+      await store.db.exec('BEGIN');
+      const fts = (await store.db.get<{ prompt: string; said: string; tools: string }>('SELECT prompt, said, tools FROM exchanges_fts WHERE rowid = ?', [row]))!;
+      await store.db.run('DELETE FROM exchanges_fts WHERE rowid = ?', [row]);
+      await store.db.run('INSERT INTO exchanges_fts(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)', [row, fts.prompt, fts.said, fts.tools]);
+      await store.db.exec('COMMIT');
+    }
+    assert.ok((await ftsSegments(store.db)) > MAX_SEGMENTS);
+    assert.deepEqual(await words(), found);
+    // a run that writes something (every source read again, the same exchanges written again)
+    await store.markAllSourcesStale();
+    await indexSources(store, sources, segment);
+    assert.equal(await ftsSegments(store.db), 1, 'merged into one segment');
+    assert.deepEqual(await words(), found, 'the index answers as before');
+    await store.markAllSourcesStale();
+    await indexSources(store, sources, segment);
+    const few = await ftsSegments(store.db);
+    assert.ok(few > 1 && few <= MAX_SEGMENTS, `${few} segments: a few are left for FTS5 to merge as it goes`);
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+  } finally {
+    await store.close();
+  }
+});
 
 test('a source whose write fails is reported alone; the sources written with it in one group are kept', async () => {
   const { dir, root } = await threeClaudeSources();

@@ -23,6 +23,7 @@ import { salvageRows, type TableSalvage } from './salvage';
 import { readStats, type StoreStats } from './storeStats';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges } from './exchangeFts';
+import { mergeFtsSegments } from './ftsSegments';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
 /** One conversation's identity and meta, as written with a parse. */
@@ -118,6 +119,11 @@ export class Store {
   /** Records, beside the store, what it holds now: called after an index run's last commit. */
   writeLedger(): Promise<void> {
     return writeLedger(this.db);
+  }
+
+  /** After an index run: the verbatim index in one segment again when many have piled up (ftsSegments.ts). */
+  mergeSearchSegments(): Promise<boolean> {
+    return mergeFtsSegments(this.db);
   }
 
   /** A store over an open handle, with sqlite-vec when it loads; without it search stays lexical, said once. */
