@@ -35,6 +35,17 @@ describe('proximity: neighbouring query words standing together', () => {
   test('a word inside another word is not that word (prefix in the middle of a word)', () => {
     assert.deepEqual([...pairsNear('unsquash rebranch', ['squash', 'branch'])], []);
   });
+
+  test('words between are counted in any script: accents, Cyrillic, letters beyond the BMP, digits; punctuation is not a word', () => {
+    const mixed = ['café', 'déjà-vu', 'ошибка', '𝐀𝐁𝐂', 'v2', '42', 'naïve', 'x'];
+    assert.equal(mixed.join(' ').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).length, PROXIMITY_WINDOW + 1);
+    assert.deepEqual([...pairsNear(`squash ${mixed.slice(1).join(' ')} branch`, ['squash', 'branch'])], [0]);
+    assert.deepEqual([...pairsNear(`squash ${mixed.join(' ')} branch`, ['squash', 'branch'])], []);
+    assert.deepEqual([...pairsNear(`squash — ${'... !!! '.repeat(20)} branch`, ['squash', 'branch'])], [0]);
+    // a word runs on through letters of any script: "squashé" is not "squash"
+    assert.deepEqual([...pairsNear('squashé branch', ['squash', 'branch'])], []);
+    assert.deepEqual([...pairsNear('squash·branch', ['squash', 'branch'])], [0]);
+  });
 });
 
 /**

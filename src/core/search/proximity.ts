@@ -29,7 +29,6 @@ export const PROXIMITY_CHARS = 16_000;
 /** Eight words never span more characters than this (beyond it, words are not counted). */
 const MAX_NEAR_CHARS = 400;
 
-const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
 /** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
@@ -88,11 +87,55 @@ function near(text: string, a: ReadonlyArray<readonly [number, number]>, b: Read
   return false;
 }
 
-/** Words in text[from, to) (0 when the two words overlap); more than PROXIMITY_WINDOW when far apart in characters. */
+/**
+ * Words in text[from, to) (0 when the two words overlap), counted only up to PROXIMITY_WINDOW + 1: all a caller
+ * asks is whether they are within the window. More than PROXIMITY_WINDOW when far apart in characters.
+ */
 function wordsBetween(text: string, from: number, to: number): number {
   if (to <= from) return 0;
   if (to - from > MAX_NEAR_CHARS) return PROXIMITY_WINDOW + 1;
-  return text.slice(from, to).match(TOKEN)?.length ?? 0;
+  let words = 0;
+  let inWord = false;
+  for (let i = from; i < to; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let word: boolean;
+    if (code < 128) word = ASCII_WORD[code] === 1;
+    else {
+      const point = text.codePointAt(i)!;
+      width = point > 0xffff ? 2 : 1;
+      // a character cut by `to` is half a surrogate pair: not a word character, as in a slice
+      word = i + width <= to && WORD_POINT.test(String.fromCodePoint(point));
+    }
+    if (word && !inWord && ++words > PROXIMITY_WINDOW) return words;
+    inWord = word;
+    i += width;
+  }
+  return words;
+}
+
+/** The ASCII word characters (letters and digits), looked up instead of running WORD_CHAR on each character. */
+const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
+const WORD_POINT = /^[\p{L}\p{N}\p{M}]$/u;
+
+/** Whether the code unit at `i` is a word character (WORD_CHAR, on that one code unit). */
+function isWordUnit(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  return code < 128 ? ASCII_WORD[code] === 1 : WORD_CHAR.test(text[i]!);
+}
+
+/** Where the word going on at `i` ends (WORD_REST from `i`). */
+function wordEnd(text: string, i: number): number {
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) {
+      WORD_REST.lastIndex = i;
+      return i + WORD_REST.exec(text)![0].length;
+    }
+    if (ASCII_WORD[code] !== 1) return i;
+    i++;
+  }
+  return i;
 }
 
 /**
@@ -110,9 +153,8 @@ function occurrences(lower: string, term: string): Array<readonly [number, numbe
       out.push([i, i + base.length]);
       continue;
     }
-    if (i > 0 && WORD_CHAR.test(lower[i - 1]!)) continue;
-    WORD_REST.lastIndex = i + base.length;
-    const end = WORD_REST.lastIndex + WORD_REST.exec(lower)![0].length;
+    if (i > 0 && isWordUnit(lower, i - 1)) continue;
+    const end = wordEnd(lower, i + base.length);
     if (end === i + word.length && lower.startsWith(word, i)) out.push([i, end]);
     else if (wordBase(lower.slice(i, end)) === base) out.push([i, end]);
   }
