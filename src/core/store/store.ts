@@ -26,6 +26,12 @@ import { indexExchanges } from './exchangeFts';
 import { mergeFtsSegments } from './ftsSegments';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
+/**
+ * Makes the next run read a source whole: its change check fails, its resume point's hashes do not match, and a
+ * database's per-conversation states are forgotten.
+ */
+const READ_WHOLE_AGAIN = `size = -1, head_hash = '', anchor_hash = '', record_groups = NULL`;
+
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
   readonly key: string;
@@ -106,7 +112,7 @@ export class Store {
     const lost = await lostSources(this.db);
     this.lostOnOpen = lost;
     if (lost.length === 0) return;
-    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '' WHERE path IN (SELECT value FROM json_each(?))`, [
+    await this.db.run(`UPDATE sources SET ${READ_WHOLE_AGAIN} WHERE path IN (SELECT value FROM json_each(?))`, [
       JSON.stringify(lost.map((l) => l.path)),
     ]);
   }
@@ -235,7 +241,7 @@ export class Store {
    * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
    */
   async markAllSourcesStale(): Promise<void> {
-    await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL`);
+    await this.db.run(`UPDATE sources SET ${READ_WHOLE_AGAIN}`);
   }
 
   /**
@@ -251,7 +257,7 @@ export class Store {
       );
       if (rows.length === 0) return [];
       await this.db.run(`DELETE FROM exchange_copies AS c WHERE ${orphan}`);
-      await this.db.run(`UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE id IN (SELECT value FROM json_each(?))`, [
+      await this.db.run(`UPDATE sources SET ${READ_WHOLE_AGAIN} WHERE id IN (SELECT value FROM json_each(?))`, [
         JSON.stringify(rows.map((r) => r.id)),
       ]);
       return rows.map((r) => r.path);
