@@ -46,10 +46,10 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
   if (s.state === 'error' && s.message) items.push(item('Indexing failed', 'error', s.message, s.message));
   else if (s.message) items.push(item(s.message, 'warning'));
-  const total = item(`${s.exchanges} exchanges`, 'history', `in ${s.conversations} conversations`);
+  const total = item(counted(s.exchanges, 'exchange'), 'history', `in ${counted(s.conversations, 'conversation')}`);
   total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
   items.push(total);
-  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(agent, 'hubot', `${n} exchanges`));
+  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(agent, 'hubot', counted(n, 'exchange')));
   if (s.exchanges > 0) {
     const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
     const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;
@@ -81,4 +81,9 @@ export function semanticItem(state: SemanticState): vscode.TreeItem {
   const t = item('Semantic search: off', 'circle-slash', short, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);
   if (state.fix) t.command = { command: 'agentRecall.turnOnSemanticSearch', title: 'Turn On Semantic Search' };
   return t;
+}
+
+/** `1 exchange`, `2 exchanges`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

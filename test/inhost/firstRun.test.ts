@@ -52,6 +52,12 @@ describe('First run: what the Index view says', () => {
     assert.equal(recall.item.command?.command, 'agentRecall.recall');
     assert.ok(rows.some((r) => /^\d+ distilled$/.test(labelOf(r.item))), rows.map((r) => labelOf(r.item)).join(' | '));
   });
+
+  it('counts each agent\'s exchanges, in the singular for one', async () => {
+    const rows = await treeItems((await api()).views.status);
+    const byAgent = new Map(rows.filter((r) => r.item.iconPath instanceof vscode.ThemeIcon && r.item.iconPath.id === 'hubot').map((r) => [labelOf(r.item), String(r.item.description)]));
+    for (const [agent, n] of Object.entries(fixture().expected.byAgent)) assert.equal(byAgent.get(agent), `${n} exchange${n === 1 ? '' : 's'}`, agent);
+  });
 });
 
 describe('File rooms agree with the File History and the explorer badge', () => {
