@@ -38,8 +38,8 @@ export interface RawLocator {
 
 /** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
 export async function rawView(e: RawLocator): Promise<RawView | undefined> {
-  if (e.agent === 'cursor') return cursorView(e);
-  if (e.agent === 'opencode') return openCodeView(e);
+  const positioned = POSITIONED[e.agent];
+  if (positioned) return positionedView(e, positioned);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false }).lines;
@@ -64,38 +64,52 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
 }
 
 /**
- * A Cursor conversation's composer and bubbles as the database holds them; the exchange's bubbles chosen
- * (the composer when Cursor has since removed them).
+ * Sources whose "lines" are positions among a conversation's records (a database's rows, a session's files):
+ * how to read those records again, what to call them and what to say when the conversation is gone.
  */
-async function cursorView(e: RawLocator): Promise<RawView> {
-  const [c] = await readCursorComposers(e.file, [e.sessionId]);
-  if (!c) throw new RecallError('source-unreadable', `The conversation ${e.sessionId} is no longer in Cursor's database ${e.file}; its exchanges stay in the index.`);
-  const inExchange = (position: number): boolean => position >= e.lineStart && position <= e.lineEnd && position <= c.bubbles.length;
-  const gone = !c.bubbles.some((_, i) => inExchange(i + 1));
-  return build(
-    `// Cursor conversation ${e.sessionId}: its composerData and bubble records (the fields Agent Recall reads), read-only: ${e.file}`,
-    [
-      { value: { key: `composerData:${e.sessionId}`, ...(c.project ? { project: c.project } : {}), composer: c.composer }, chosen: gone },
-      ...c.bubbles.map((b, i) => ({
-        value: { key: `bubbleId:${e.sessionId}:${b.bubbleId}`, position: i + 1, bubble: b.bubble ?? (b.damaged ? '(damaged JSON)' : '(missing)') },
-        chosen: inExchange(i + 1),
-      })),
-    ],
-  )!;
+interface PositionedSource {
+  /** The conversation's records in order, `header` of them before position 1; undefined when it is gone. */
+  read(e: RawLocator): Promise<{ readonly records: readonly unknown[]; readonly header: number } | undefined>;
+  describe(e: RawLocator): string;
+  gone(e: RawLocator): string;
 }
 
+const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
+  // the composer, then its bubbles as the database holds them (the fields Agent Recall reads)
+  cursor: {
+    read: async (e) => {
+      const [c] = await readCursorComposers(e.file, [e.sessionId]);
+      if (!c) return undefined;
+      const composer = { key: `composerData:${e.sessionId}`, ...(c.project ? { project: c.project } : {}), composer: c.composer };
+      const bubbles = c.bubbles.map((b, i) => ({ key: `bubbleId:${e.sessionId}:${b.bubbleId}`, position: i + 1, bubble: b.bubble ?? (b.damaged ? '(damaged JSON)' : '(missing)') }));
+      return { records: [composer, ...bubbles], header: 1 };
+    },
+    describe: (e) => `Cursor conversation ${e.sessionId}: its composerData and bubble records (the fields Agent Recall reads)`,
+    gone: (e) => `The conversation ${e.sessionId} is no longer in Cursor's database ${e.file}`,
+  },
+  // the session, then each message followed by its parts
+  opencode: {
+    read: async (e) => {
+      const records = await openCodeSessionRecords(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
+    gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
+  },
+};
+
 /**
- * An OpenCode session's records (the session, each message followed by its parts), the exchange's chosen: its
- * "lines" are their positions in the session (the session record when OpenCode has since removed them).
+ * A conversation's records with the exchange's chosen by position; the first record (Cursor's composer,
+ * OpenCode's session) when the agent has since removed them.
  */
-async function openCodeView(e: RawLocator): Promise<RawView> {
-  const records = await openCodeSessionRecords(e.file, e.sessionId);
-  if (records.length === 0) throw new RecallError('source-unreadable', `The OpenCode session ${e.sessionId} is no longer in ${e.file}; its exchanges stay in the index.`);
-  const inExchange = (position: number): boolean => position >= e.lineStart && position <= e.lineEnd && position <= records.length;
-  const gone = !records.some((_, i) => inExchange(i + 1));
+async function positionedView(e: RawLocator, source: PositionedSource): Promise<RawView> {
+  const read = await source.read(e);
+  if (!read) throw new RecallError('source-unreadable', `${source.gone(e)}; its exchanges stay in the index.`);
+  const inExchange = (i: number): boolean => i >= read.header && i - read.header + 1 >= e.lineStart && i - read.header + 1 <= e.lineEnd;
+  const gone = !read.records.some((_, i) => inExchange(i));
   return build(
-    `// OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them), read-only: ${e.file}`,
-    records.map((value, i) => ({ value, chosen: inExchange(i + 1) || (gone && i === 0) })),
+    `// ${source.describe(e)}, read-only: ${e.file}`,
+    read.records.map((value, i) => ({ value, chosen: inExchange(i) || (gone && i === 0) })),
   )!;
 }
 

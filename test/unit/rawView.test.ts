@@ -13,14 +13,19 @@ import { FIXTURES, tempDir } from './helpers';
 
 const segment = { minChars: 100, maxPlies: 20 };
 
+/** The selected lines of a raw view. */
+function view(v: { text: string; lineStart: number; lineEnd: number }): string {
+  return v.text.split('\n').slice(v.lineStart - 1, v.lineEnd).join('\n');
+}
+
 /** Each stored exchange's raw view: the selected lines' text. */
 async function selections(store: Store, sessionId?: string): Promise<Array<{ lines: [number, number]; text: string } | undefined>> {
   const out = [];
   for (const s of await store.listExchanges({})) {
     if (sessionId && s.sessionId !== sessionId) continue;
     const e = (await store.getExchange(s.exchangeId))!;
-    const view = await rawView({ ...e, ...(await store.recordRange(e.exchangeId))! });
-    out.push(view && { lines: [view.lineStart, view.lineEnd] as [number, number], text: view.text.split('\n').slice(view.lineStart - 1, view.lineEnd).join('\n') });
+    const v = await rawView({ ...e, ...(await store.recordRange(e.exchangeId))! });
+    out.push(v && { lines: [v.lineStart, v.lineEnd] as [number, number], text: view(v) });
   }
   return out;
 }
@@ -56,7 +61,7 @@ test("open raw on Continue's one-line session: its `history` records pretty-prin
 
 test("open raw on Cursor's database: the conversation's records, the exchange's bubbles selected, no keys or tokens", async () => {
   const root = tempDir('raw-');
-  const { writer } = await writeCursorUserData(root);
+  const { db, writer } = await writeCursorUserData(root);
   const store = await Store.open(path.join(tempDir('raw-'), 's.sqlite'));
   try {
     const sources = await discoverSources({ workspaceRoots: ['/home/dev/tidepool'], claudeRoots: [], codexRoots: [], agentRoots: editorAgentRoots(root), extraRoots: [], includeSubagents: true });
@@ -69,6 +74,11 @@ test("open raw on Cursor's database: the conversation's records, the exchange's 
     assert.ok(!a1.text.includes('"position": 6'), 'ends at the exchange\'s last bubble');
     const a2 = views[1]!;
     assert.match(a2.text, /"position": 7[\s\S]*"bubble": "\(missing\)"[\s\S]*"position": 10/);
+    // bubbles Cursor has since removed: the composer is what is left to show; a removed composer is an error
+    const removed = (await rawView({ agent: 'cursor', file: db, sessionId: COMPOSER_A, lineStart: 90, lineEnd: 95, byteStart: 0 }))!;
+    assert.equal(view(removed).split('\n')[1], `    "key": "composerData:${COMPOSER_A}",`);
+    assert.match(view(removed), /\n {2}\},?$/);
+    await assert.rejects(rawView({ agent: 'cursor', file: db, sessionId: 'composer-gone', lineStart: 1, lineEnd: 2, byteStart: 0 }), /The conversation composer-gone is no longer in Cursor's database .*state\.vscdb; its exchanges stay in the index\./);
   } finally {
     await store.close();
     await writer.close();
