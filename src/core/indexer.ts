@@ -16,6 +16,7 @@ import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
+import { keepReplay, takeReplay } from './replays';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
 import type { RecordGroup, RecordGroups, SourceState } from './store/rows';
@@ -307,7 +308,9 @@ function prepareSource(
   const { st, resumed, fromOffset, fromLine, chunk } = read;
   const full = resumed === undefined && (read.groups?.full ?? true);
   const resume = resumed?.resumeMeta;
-  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}) });
+  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}), ...(read.replay !== undefined ? { replay: read.replay } : {}) });
+  // kept for the next change: it is used only if what is stored then ends where this replay does
+  if (parsed.replay !== undefined) keepReplay(file, chunk.endOffset, parsed.replay);
   const { skipped } = parsed;
   // a file of many workspaces' sessions keeps those of this workspace, each by the project it names
   const conversations = within ? parsed.conversations.filter((c) => c.meta.project !== undefined && insideAny(c.meta.project, within)) : parsed.conversations;
@@ -377,6 +380,8 @@ interface SourceRead {
   readonly side?: ReadonlyMap<string, string>;
   /** A database read conversation by conversation: each one's state after this read, and the old ones to replace. */
   readonly groups?: { readonly entries: RecordGroups; readonly replaced: readonly RecordGroup[]; readonly full: boolean };
+  /** A replayed log's state at `fromOffset`, which the lines read continue (the parse is still whole). */
+  readonly replay?: unknown;
 }
 
 /**
@@ -390,8 +395,9 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     const st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
-    const fromOffset = resumed?.resumeOffset ?? 0;
-    const fromLine = resumed?.resumeLine ?? 1;
+    const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
+    const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
+    const fromLine = resumed?.resumeLine ?? (replay ? prev!.nextLine : 1);
     const read = await readLines(handle, fromOffset, fileSt.size, fromLine, {
       holdBackPartial: adapter.lineFormat === 'jsonl',
       isComplete: parsesAsJson,
@@ -404,7 +410,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
     const side = adapter.sideFiles ? await readSideFiles(file, adapter.sideFiles) : undefined;
-    return { st, ...(resumed ? { resumed } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
+    return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
   } finally {
     await handle.close();
   }
@@ -490,7 +496,23 @@ async function readSideFiles(file: string, names: readonly string[]): Promise<Ma
 }
 
 async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
-  if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent || size < prev.parsedOffset) return false;
+  if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent) return false;
+  return onlyGrew(handle, size, prev);
+}
+
+/**
+ * The kept replay of a log that only grew since it was stored: it continues from the stored end. A log
+ * rewritten (VS Code's compaction to one whole state) or cut is replayed from its first line.
+ */
+async function grownLogReplay(file: string, handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<unknown> {
+  if (!adapter.replaysLog || adapter.agent !== prev.agent || prev.lastError) return undefined;
+  const replay = takeReplay(file, prev.parsedOffset);
+  return replay !== undefined && (await onlyGrew(handle, size, prev)) ? replay : undefined;
+}
+
+/** The file still starts with the bytes it had and holds them up to the stored end: appended to, not rewritten. */
+async function onlyGrew(handle: FileHandle, size: number, prev: SourceState): Promise<boolean> {
+  if (size < prev.parsedOffset) return false;
   const head = await hashRange(handle, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
   return head === prev.headHash && (await hashRange(handle, ...anchorRange(prev.parsedOffset))) === prev.anchorHash;
 }

@@ -3,22 +3,21 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { indexSource } from '../../src/core/indexer';
-import { SkipCounter } from '../../src/core/sources/adapter';
 import { copilotLogAdapter } from '../../src/core/sources/copilot';
 import { replayMutationLog } from '../../src/core/sources/copilotLog';
+import { takeReplay } from '../../src/core/replays';
 import { splitLines } from '../../src/core/sources/lines';
-import { segmentConversation } from '../../src/core/segment';
 import { Store } from '../../src/core/store/store';
 
 /**
  * The cost of one update of a Copilot Chat mutation log. After `tsc -p .`:
- *   node out/test/bench/copilotLog.js [--compacted 150] [--logged 50] [--result-kb 40] [--updates 5]
+ *   node --expose-gc out/test/bench/copilotLog.js [--compacted 150] [--logged 50] [--result-kb 40] [--updates 5]
  * Writes a log as VS Code does: one `kind 0` holding `--compacted` requests (what a compaction leaves), then
  * `--logged` requests written as mutations (a kind 2 append of the request, kind 2 appends of its response
  * parts, a kind 1 set of its result with a `--result-kb` tool output). Indexes it once, then appends one more
- * request's entries and indexes again, `--updates` times. Prints the log's size and the CPU time (user +
- * system) of each update, split into reading and replaying the log, and the whole index run: the machine
- * is shared, so wall-clock time is not the figure.
+ * request's entries and indexes again, `--updates` times, once with the log's replay resumed and once (a copy)
+ * replayed from its first line. Prints the log's size and the median CPU time (user + system, of every
+ * thread) of an update: the machine is shared, so wall-clock time is not the figure.
  */
 
 const { values } = parseArgs({
@@ -72,6 +71,11 @@ function mutations(i: number): string {
   return lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 }
 
+/** A full garbage collection when node runs with --expose-gc (the figures are fairer with it). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function cpuMs(u: NodeJS.CpuUsage): number {
   return (u.user + u.system) / 1000;
 }
@@ -83,34 +87,43 @@ async function main(): Promise<void> {
   try {
     const sessions = path.join(dir, 'workspaceStorage', 'abc', 'chatSessions');
     mkdirSync(sessions, { recursive: true });
-    const file = path.join(sessions, 'session-1.jsonl');
     const state = { version: 3, sessionId: 'session-1', creationDate: 1_762_000_000_000, requests: Array.from({ length: compacted }, (_, i) => whole(i)) };
-    writeFileSync(file, `${JSON.stringify({ kind: 0, v: state })}\n`);
-    for (let i = compacted; i < compacted + logged; i++) appendFileSync(file, mutations(i));
+    // the same log twice: one updated with its replay resumed, one replayed whole every time
+    const files = ['resumed', 'whole'].map((name) => path.join(sessions, `${name}.jsonl`));
+    for (const file of files) {
+      writeFileSync(file, `${JSON.stringify({ kind: 0, v: state })}\n`);
+      for (let i = compacted; i < compacted + logged; i++) appendFileSync(file, mutations(i));
+    }
+    const [resumed, replayed] = files as [string, string];
     const store = await Store.open(path.join(dir, 's.sqlite'));
     const segment = { minChars: 100, maxPlies: 20 };
     try {
       let t = process.cpuUsage();
-      await indexSource(store, file, copilotLogAdapter, segment);
-      console.log(`log: ${compacted} compacted + ${logged} logged requests, ${(statSync(file).size / 1e6).toFixed(1)} MB; first index ${cpuMs(process.cpuUsage(t)).toFixed(0)} ms CPU`);
+      for (const file of files) await indexSource(store, file, copilotLogAdapter, segment);
+      console.log(`log: ${compacted} compacted + ${logged} logged requests, ${(statSync(resumed).size / 1e6).toFixed(1)} MB; first index of both ${cpuMs(process.cpuUsage(t)).toFixed(0)} ms CPU`);
       const updates = Number(values.updates);
-      const rows: string[] = [];
+      const times: Record<'replay' | 'resumed' | 'whole', number[]> = { replay: [], resumed: [], whole: [] };
       for (let u = 0; u < updates; u++) {
-        appendFileSync(file, mutations(compacted + logged + u));
+        for (const file of files) appendFileSync(file, mutations(compacted + logged + u));
+        // each measure starts after a full collection: one's garbage is not charged to the next
+        collect();
         t = process.cpuUsage();
-        const lines = splitLines(readFileSync(file), 0, 1, { holdBackPartial: true }).lines;
-        replayMutationLog(lines, new SkipCounter());
-        const replay = cpuMs(process.cpuUsage(t));
+        const r = await indexSource(store, resumed, copilotLogAdapter, segment);
+        times.resumed.push(cpuMs(process.cpuUsage(t)));
+        takeReplay(replayed, -1); // forgets the kept replay: this one is replayed from its first line
+        collect();
         t = process.cpuUsage();
-        const parsed = copilotLogAdapter.parse({ file, lines });
-        for (const c of parsed.conversations) segmentConversation(c, segment);
-        const parseSegment = cpuMs(process.cpuUsage(t));
+        const w = await indexSource(store, replayed, copilotLogAdapter, segment);
+        times.whole.push(cpuMs(process.cpuUsage(t)));
+        collect();
         t = process.cpuUsage();
-        const r = await indexSource(store, file, copilotLogAdapter, segment);
-        const run = cpuMs(process.cpuUsage(t));
-        rows.push(`update ${u + 1}: read + replay ${replay.toFixed(0)} ms, replay + messages + segmentation ${parseSegment.toFixed(0)} ms, index run ${run.toFixed(0)} ms CPU (${r === 'unchanged' ? 'unchanged' : `${r.inserted} exchanges written`})`);
+        replayMutationLog(splitLines(readFileSync(replayed), 0, 1, { holdBackPartial: true }).lines);
+        times.replay.push(cpuMs(process.cpuUsage(t)));
+        if (r === 'unchanged' || w === 'unchanged') throw new Error('an update was not seen');
+        if (u === 0) console.log(`one update: ${r.bytes} bytes parsed resumed, ${w.bytes} replayed whole`);
       }
-      console.log(rows.join('\n'));
+      const median = (xs: number[]): string => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(0);
+      console.log(`median CPU of ${updates} updates: read + replay of the whole log ${median(times.replay)} ms; index run with the replay resumed ${median(times.resumed)} ms, replayed whole ${median(times.whole)} ms`);
     } finally {
       await store.close();
     }

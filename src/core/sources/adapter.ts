@@ -14,12 +14,19 @@ export interface ParseInput {
   readonly resume?: ConversationMeta;
   /** The adapter's `sideFiles` read beside the transcript, by name (absent: missing or unreadable). */
   readonly side?: ReadonlyMap<string, string>;
+  /**
+   * A replayed log that only grew since its last parse: that parse's `replay`, which `lines` (the lines
+   * after it) continue. The adapter takes it over (it may change it).
+   */
+  readonly replay?: unknown;
 }
 
 export interface ParseOutput {
   readonly conversations: Conversation[];
   /** Every line that was not turned into a message for a bad-input reason, with its line number. */
   readonly skipped: readonly SkippedLine[];
+  /** A log replayed to the end of the lines (its whole state so far), to continue from when it only grows. */
+  readonly replay?: unknown;
 }
 
 /** One conversation's records as a database holds them; its id is the session id its conversation gets. */
@@ -60,7 +67,8 @@ export interface SourceAdapter {
   readonly holdsManyProjects?: boolean;
   /**
    * A JSONL log whose later records rewrite earlier ones (Copilot's mutation log, Gemini's upserts and
-   * rewinds): it is replayed from its first line on every change, never resumed mid-file.
+   * rewinds): never resumed mid-file like a transcript; replayed from its first line on every change, or,
+   * when its parse returns its `replay` and the log only grew, from where that replay ended.
    */
   readonly replaysLog?: boolean;
   /**

@@ -4,7 +4,7 @@ import type { ConversationMeta, LineRange, Message, ToolCall, ToolResult } from 
 import {
   arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, SkipCounter, type SourceAdapter, str,
 } from './adapter';
-import { replayMutationLog } from './copilotLog';
+import { type ReplayedSession, replayMutationLog } from './copilotLog';
 import { arraySpans } from './jsonSpans';
 import { readSideFile, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
@@ -61,9 +61,10 @@ export const copilotLogAdapter: SourceAdapter = {
   probeProject: () => undefined,
   locateProject,
   parse: (input) => {
+    const replay = replayMutationLog(input.lines, input.replay as ReplayedSession | undefined);
     const skips = new SkipCounter();
-    const { state, requestSpans } = replayMutationLog(input.lines, skips);
-    return toOutput(input, state ?? {}, requestSpans, skips);
+    for (const { line, reason } of replay.skipped) skips.add(reason, line);
+    return { ...toOutput(input, replay.state ?? {}, replay.requestSpans, skips), replay };
   },
 };
 

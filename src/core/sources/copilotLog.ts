@@ -1,4 +1,4 @@
-import { obj, parseJsonLine, type SkipCounter } from './adapter';
+import { obj, parseJsonLine, SkipCounter, type SkippedLine } from './adapter';
 import type { SourceLine } from './lines';
 import type { RecordSpan } from './message';
 
@@ -14,13 +14,20 @@ export interface ReplayedSession {
   readonly state: Record<string, unknown> | undefined;
   /** One span per element of `state.requests`, in order. */
   readonly requestSpans: RecordSpan[];
+  /** The lines the replay skipped, and why (they stay skipped when it is continued). */
+  readonly skipped: readonly SkippedLine[];
 }
 
 type Key = string | number;
 
-export function replayMutationLog(lines: readonly SourceLine[], skips: SkipCounter): ReplayedSession {
-  let state: Record<string, unknown> | undefined;
-  let spans: Array<{ line: number; lineEnd: number; offset: number }> = [];
+/**
+ * Replays the lines onto `from` (the replay of the lines before them, which it takes over and changes) or
+ * onto nothing: a log that only grew continues from where its last replay ended.
+ */
+export function replayMutationLog(lines: readonly SourceLine[], from?: ReplayedSession): ReplayedSession {
+  const skips = new SkipCounter();
+  let state = from?.state;
+  let spans: Array<{ line: number; lineEnd: number; offset: number }> = from ? [...from.requestSpans] : [];
   for (const line of lines) {
     const entry = parseJsonLine(line, skips);
     if (!entry) continue;
@@ -53,7 +60,7 @@ export function replayMutationLog(lines: readonly SourceLine[], skips: SkipCount
       else spans[k[1]]!.lineEnd = line.line;
     }
   }
-  return { state, requestSpans: spans };
+  return { state, requestSpans: spans, skipped: [...(from?.skipped ?? []), ...skips.lines] };
 }
 
 function isKey(v: unknown): v is Key {
