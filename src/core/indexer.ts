@@ -507,7 +507,18 @@ async function canResume(handle: FileHandle, size: number, prev: SourceState, ad
 async function grownLogReplay(file: string, handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<unknown> {
   if (!adapter.replaysLog || adapter.agent !== prev.agent || prev.lastError) return undefined;
   const replay = takeReplay(file, prev.parsedOffset);
-  return replay !== undefined && (await onlyGrew(handle, size, prev)) ? replay : undefined;
+  return replay !== undefined && (await endsLine(handle, prev.parsedOffset)) && (await onlyGrew(handle, size, prev)) ? replay : undefined;
+}
+
+/**
+ * The byte before `offset` ends a line. A last line without its newline was replayed because it parsed;
+ * bytes appended to it would make it another line, so its log is replayed whole.
+ */
+async function endsLine(handle: FileHandle, offset: number): Promise<boolean> {
+  if (offset === 0) return true;
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, offset - 1);
+  return byte[0] === 0x0a;
 }
 
 /** The file still starts with the bytes it had and holds them up to the stored end: appended to, not rewritten. */

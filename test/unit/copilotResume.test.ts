@@ -118,3 +118,17 @@ test('a log cut back is replayed from its first line; appends after that continu
     assert.deepEqual(await contents(store), await indexedWhole(lines.slice(0, 7).join('')));
   });
 });
+
+test('a last entry read before its newline was written: the next run replays the log whole, its lines numbered as a whole read numbers them', async () => {
+  const lines = await entries();
+  const file = await sessionFile();
+  await withStore(async (store) => {
+    const head = lines.slice(0, 3).join('');
+    await writeFile(file, head.slice(0, -1)); // the third entry parses without its newline
+    await indexSource(store, file, copilotLogAdapter, segment);
+    await appendFile(file, `\n${lines.slice(3).join('')}`);
+    const r = await indexSource(store, file, copilotLogAdapter, segment);
+    assert.equal(r !== 'unchanged' && r.bytes, Buffer.byteLength(lines.join('')), 'read whole');
+    assert.deepEqual(await contents(store), await indexedWhole(lines.join('')));
+  });
+});
