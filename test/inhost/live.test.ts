@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Db } from '../../src/core/store/db';
+import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, settledSummary } from './helpers';
 
 /** The fixture's Claude Code session file. */
@@ -55,6 +56,36 @@ describe('Live indexing', () => {
     // and it is searchable: the memory tool finds its unique word
     const digest = await vscode.commands.executeCommand<{ text: string; included: number }>('agentRecall.showMemoryForAgent', 'zanzibar marker delivery zones');
     assert.match(digest.text, /delivery_zones|Rename the shipping zone/);
+  });
+});
+
+/** The files touched by the Cline exchange whose prompt matches, as the extension's store holds them now. */
+async function clineFiles(prompt: RegExp): Promise<string[]> {
+  const store = await Store.open((await api()).storeFile!);
+  try {
+    const listed = (await store.listExchanges({})).find((e) => e.agent === 'cline' && prompt.test(e.prompt));
+    return listed ? (await store.getExchange(listed.exchangeId))!.filesTouched.map((f) => `${f.how} ${f.path}`) : [];
+  } finally {
+    await store.close();
+  }
+}
+
+describe('Live indexing of a side file', () => {
+  it("re-reads a Cline task when only its ui_messages.json is written: the exchange gains the file the tool edited", async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const prompt = /^Make it throw a RangeError/;
+    assert.ok(!(await clineFiles(prompt)).includes('edit src/quantity.js'), 'not touched before');
+    const triggers = a.liveTriggers();
+    // Cline's UI record of an edit made while the history's last index was 4 (the reply after it is record 5)
+    const ui = [{ ts: Date.now(), type: 'say', say: 'tool', text: JSON.stringify({ tool: 'editedExistingFile', path: 'src/quantity.js' }), conversationHistoryIndex: 4 }];
+    fs.writeFileSync(path.join(path.dirname(fixture().clineTask), 'ui_messages.json'), JSON.stringify(ui));
+    const files = await eventually(async () => {
+      const now = await clineFiles(prompt);
+      return now.includes('edit src/quantity.js') ? now : undefined;
+    }, 10_000, 200);
+    assert.ok(files, 'the history file is unchanged, yet the task was read again');
+    assert.ok(a.liveTriggers() > triggers, 'the watcher triggered the index run');
   });
 });
 
