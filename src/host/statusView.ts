@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
@@ -41,6 +42,18 @@ function item(label: string, icon: string, description?: string, tooltip?: strin
   return t;
 }
 
+/** The sources that could not be read, with why (from the last run: a database not in WAL mode, a half-written file). */
+function unreadable(s: IndexSummary): vscode.TreeItem {
+  const failed = s.lastReport?.failed ?? [];
+  const first = failed[0];
+  return item(
+    `${s.sourcesWithErrors} transcripts could not be read`,
+    'error',
+    first ? path.basename(first.path) : undefined,
+    failed.length ? failed.map((f) => `${f.path}: ${f.error}`).join('\n\n') : undefined,
+  );
+}
+
 export function summaryItems(s: IndexSummary, progress: string | undefined): vscode.TreeItem[] {
   const items: vscode.TreeItem[] = [];
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
@@ -65,7 +78,7 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
     items.push(item(`${n} lines skipped`, 'warning', skipped.map(([r, c]) => `${r} ${c}`).join(', ')));
   }
   if (s.droppedExchanges) items.push(item(`${s.droppedExchanges} short exchanges dropped`, 'filter'));
-  if (s.sourcesWithErrors) items.push(item(`${s.sourcesWithErrors} transcripts could not be read`, 'error'));
+  if (s.sourcesWithErrors) items.push(unreadable(s));
   if (s.lastIndexedAt) items.push(item('Last indexed', 'clock', s.lastIndexedAt.toLocaleTimeString()));
   return items;
 }

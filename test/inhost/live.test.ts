@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
-import { api, eventually, fixture, settledSummary } from './helpers';
+import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 
 /** The fixture's Claude Code session file. */
 function claudeSessionFile(): string {
@@ -195,6 +195,32 @@ describe("Live indexing of the agents' databases", () => {
       console.log(`[live] OpenCode exchange written into the WAL found by the recall command after ${took} ms`);
     } finally {
       await opencode.close();
+    }
+  });
+
+  it("says in the Index view why an agent's database in rollback-journal mode is not read, and reads it once it is in WAL mode", async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const file = path.join(path.dirname(fixture().openCodeDb), 'opencode-beta.db');
+    const db = await Db.open(file); // a new database is in rollback-journal mode
+    try {
+      await db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, time_created INTEGER, time_updated INTEGER);
+        CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);
+        CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);`);
+      const unreadable = async (): Promise<vscode.TreeItem | undefined> => {
+        await a.waitForIndexIdle();
+        return (await treeItems(a.views.status)).map((t) => t.item).find((i) => /could not be read/.test(labelOf(i)));
+      };
+      const shown = await eventually(unreadable, 8_000, 200);
+      assert.ok(shown, 'the Index view counts the database as unreadable');
+      assert.equal(shown.description, 'opencode-beta.db');
+      assert.match(String(shown.tooltip), /opencode-beta\.db: OpenCode's database .* is not in WAL mode \(it uses a rollback journal\), so it is not read/);
+      // OpenCode opens it in WAL mode: read, and nothing is unreadable any more
+      await db.exec('PRAGMA journal_mode = WAL');
+      await db.run("INSERT INTO session VALUES ('ses_beta', 'p', NULL, '/elsewhere', 'Beta', 1, 1)");
+      assert.equal(await eventually(async () => !(await unreadable()), 8_000, 200), true, 'the error clears once the database is read');
+    } finally {
+      await db.close();
     }
   });
 });
