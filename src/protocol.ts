@@ -15,8 +15,8 @@ export type ConfidenceTier = Confidence;
 export interface IndexStatus {
   readonly indexing: boolean;
   readonly exchanges: number;
-  /** The agents the memory knows (the panel's agent chips). */
-  readonly agents: readonly AgentName[];
+  /** The agents the memory knows (the panel's agent chips): the id a facet takes, the name a chip shows. */
+  readonly agents: ReadonlyArray<{ readonly id: AgentName; readonly name: string }>;
   readonly message?: string;
   /** Whether queries are also matched by meaning: "on (model)", or "off: why". */
   readonly semantic: string;

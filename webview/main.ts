@@ -117,7 +117,7 @@ function renderChips(): void {
   const f = state.facets;
   for (const [t, label] of TIMES) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
   // the host names the agents (status message): the webview keeps no list of its own
-  for (const a of state.status?.agents ?? []) chips.append(chip(a, f.agent === a, () => setFacets({ ...f, agent: f.agent === a ? undefined : a })));
+  for (const a of state.status?.agents ?? []) chips.append(chip(a.name, f.agent === a.id, () => setFacets({ ...f, agent: f.agent === a.id ? undefined : a.id })));
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
   if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
   if (f.like) chips.append(chip(`like: ${f.like.label} ✕`, true, () => setFacets({ ...f, like: undefined }), 'Stop looking for exchanges like this one'));
@@ -147,7 +147,7 @@ function renderBanner(): void {
     else {
       lines.push(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
       if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
-      const scope = [state.facets.agent, TIMES.find(([t]) => t === state.facets.time)?.[1]].filter(Boolean);
+      const scope = [state.status?.agents.find((a) => a.id === state.facets.agent)?.name, TIMES.find(([t]) => t === state.facets.time)?.[1]].filter(Boolean);
       if (state.candidates.length) lines.push(`Most recent exchanges of this workspace${scope.length ? ` (${scope.join(', ')})` : ''}:`);
       else if (scope.length) lines.push(`No exchange of this workspace (${scope.join(', ')}). Remove a filter.`);
     }
@@ -175,7 +175,7 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
     el('div', { class: 'headline' }, ...(c.confidence ? [el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence])] : []), c.headline),
     ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
     el('div', { class: 'meta' }, ...(c.title ? [el('span', { class: 'title' }, c.title), ' · '] : []),
-      el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agent, c.distilled ? '' : ' · not distilled yet'),
+      el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agentName, c.distilled ? '' : ' · not distilled yet'),
     snippet,
     files,
     rooms,

@@ -169,7 +169,7 @@ function render(v: ExchangeView): void {
     button('Next →', () => vscode.postMessage({ type: 'step', direction: 'next' }), { ...(v.next ? {} : { disabled: '' }), title: 'Next exchange of this conversation' }),
     button('Open raw transcript', () => vscode.postMessage({ type: 'openRaw' }), { title: v.transcript }));
   const meta = el('div', { class: 'meta' },
-    el('span', { class: 'date', title: v.approximate ?? v.date }, v.date), ` · ${v.when} · ${v.agent}`, v.position ? ` · ${v.position}` : '');
+    el('span', { class: 'date', title: v.approximate ?? v.date }, v.date), ` · ${v.when} · ${v.agentName}`, v.position ? ` · ${v.position}` : '');
   if (v.approximate) meta.append(' ', el('span', { class: 'approximate', title: v.approximate }, 'approximate date'));
   const header = el('header', {}, el('h1', {}, v.title), meta, nav);
   const parts: HTMLElement[] = [header];

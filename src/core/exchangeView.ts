@@ -1,6 +1,6 @@
 import { parseVerbatim } from './exchangeMarkdown';
 import { formatLineRanges, headline } from './format';
-import type { AgentKind, DistilledView } from './model';
+import { AGENT_NAMES, type AgentKind, type DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
 import { approximateDate, relativeDate } from './time';
@@ -22,6 +22,8 @@ export interface ExchangeView {
   /** Set when the date is not the exchange's own: where it comes from, in words. */
   readonly approximate?: string;
   readonly agent: AgentKind;
+  /** The agent as people call it ("Copilot Chat"). */
+  readonly agentName: string;
   readonly session: string;
   /** "exchange 2 of 5" when the conversation has more than one. */
   readonly position?: string;
@@ -68,6 +70,7 @@ export function exchangeView(e: StoredExchange, distilled?: DistilledView, neigh
     when: relativeDate(e.startedAt, now),
     ...(approximate ? { approximate } : {}),
     agent: e.agent,
+    agentName: AGENT_NAMES[e.agent],
     session: `${e.sessionId}${e.gitBranch ? ` on branch ${e.gitBranch}` : ''}${e.isSubagent ? ' (subagent)' : ''}`,
     ...(neighbours && neighbours.total > 1 ? { position: `exchange ${neighbours.position} of ${neighbours.total}` } : {}),
     ...(neighbours?.previous ? { previous: neighbours.previous } : {}),

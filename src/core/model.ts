@@ -12,6 +12,12 @@ export const AGENT_KINDS: readonly AgentKind[] = [
   'continue', 'opencode', 'cursor',
 ];
 
+/** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
+export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
+  'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
+  cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
+};
+
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
 export interface ToolCall {
   readonly id?: string;

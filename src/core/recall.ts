@@ -1,4 +1,4 @@
-import type { AgentKind, Confidence } from './model';
+import { AGENT_NAMES, type AgentKind, type Confidence } from './model';
 import { MARK_END, MARK_START } from './search/snippet';
 import type { Hit, SearchFilters, SearchResult } from './search/types';
 import type { ExchangeListing } from './store/browse';
@@ -48,6 +48,8 @@ export interface Candidate {
   readonly when: string;
   readonly date: string;
   readonly agent: AgentKind;
+  /** The agent as people call it ("Copilot Chat"). */
+  readonly agentName: string;
   readonly files: readonly CandidateFile[];
   readonly rooms: ReadonlyArray<{ readonly id: string; readonly label: string }>;
   /** How sure the match is; absent for a recent exchange shown before anything was asked. */
@@ -113,6 +115,7 @@ export function recentCandidate(l: ExchangeListing, now = Date.now()): Candidate
     when: relativeDate(l.startedAt, now),
     date: shortDate(l.startedAt),
     agent: l.agent,
+    agentName: AGENT_NAMES[l.agent],
     files: [],
     rooms: [],
     snippet: [],
@@ -172,6 +175,7 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
     when: relativeDate(hit.startedAt, now),
     date: `${shortDate(hit.startedAt)}${approximateDate(hit.datePrecision) ? ' (approx.)' : ''}`,
     agent: hit.agent,
+    agentName: AGENT_NAMES[hit.agent],
     files: hit.filesTouched.slice(0, 6).map((f) => ({
       path: f.path,
       how: f.how,

@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { headline, NARROW_HEADLINE } from '../core/format';
 import { exchangeCount, type FileHistoryIndex, storedPathOf } from './fileHistoryIndex';
 import { Disposable } from './lifecycle';
+import { AGENT_NAMES } from '../core/model';
 
 /** Lines an agent edited, merged where exchanges' ranges overlap, with the exchanges that edited them. */
 export interface EditedSpan {
@@ -96,7 +97,7 @@ export async function openExchanges(ids: unknown, listings: (ids: string[]) => P
   }
   const items = (await listings(ids as string[])).map((e) => ({
     label: headline(e, NARROW_HEADLINE),
-    description: `${e.startedAt?.slice(0, 10) ?? 'unknown date'} · ${e.agent}`,
+    description: `${e.startedAt?.slice(0, 10) ?? 'unknown date'} · ${AGENT_NAMES[e.agent]}`,
     id: e.exchangeId,
   }));
   const picked = await vscode.window.showQuickPick(items, { title: 'Agent exchanges', placeHolder: 'Open which exchange?', matchOnDescription: true });

@@ -4,6 +4,7 @@ import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate, shortDate } from '../core/time';
 import { type FileHistoryIndex, storedPathOf } from './fileHistoryIndex';
 import { Disposable } from './lifecycle';
+import { AGENT_NAMES } from '../core/model';
 
 type HistoryNode = FileHistoryEntry;
 
@@ -38,12 +39,12 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
 
   getTreeItem(e: HistoryNode): vscode.TreeItem {
     // date and agent lead, so a narrow side bar cuts the headline (shown whole in the tooltip), never them
-    const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${e.agent}`, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`, vscode.TreeItemCollapsibleState.None);
     item.description = headline(e, NARROW_HEADLINE);
     const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
     item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}
 
-${shortDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`);
+${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`);
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;

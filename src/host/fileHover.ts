@@ -5,6 +5,7 @@ import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
 import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate } from '../core/time';
 import { type FileHistoryIndex, storedPathOf, touchedText } from './fileHistoryIndex';
+import { AGENT_NAMES } from '../core/model';
 
 const PATH_TEXT = /[\w@~.\-/\\]+\.\w+/g;
 const HOVER_LIMIT = 8;
@@ -72,5 +73,5 @@ function escapeCode(s: string): string {
 export function entryLine(e: FileHistoryEntry): string {
   const args = encodeURIComponent(JSON.stringify([e.exchangeId]));
   const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
-  return `- [${escapeInline(headline(e, NARROW_HEADLINE))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${e.agent} · ${e.how}${lines}`;
+  return `- [${escapeInline(headline(e, NARROW_HEADLINE))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`;
 }

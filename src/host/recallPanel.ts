@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { AGENT_KINDS } from '../core/model';
+import { AGENT_KINDS, AGENT_NAMES } from '../core/model';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
 import type { ExchangeViewer } from './exchangeViewer';
 import type { IndexService, IndexSummary } from './indexService';
@@ -129,7 +129,7 @@ export class RecallPanel extends Disposable {
         indexing: s.state === 'indexing',
         exchanges: s.exchanges,
         // only the agents this workspace has exchanges of: a chip that can only empty the list helps nobody
-        agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0),
+        agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] })),
         ...(s.message ? { message: s.message } : {}),
         semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,
         ...(example ? { example } : {}),

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { headline, NARROW_HEADLINE } from '../core/format';
 import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
-import { ROOM_TYPES, type RoomType } from '../core/model';
+import { AGENT_NAMES, ROOM_TYPES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
 import type { FileHistoryIndex } from './fileHistoryIndex';
 import type { IndexService } from './indexService';
@@ -86,7 +86,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
       case 'exchange': {
         const e = node.exchange;
         const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
-        item.description = `${relativeDate(e.startedAt)} · ${e.agent}`;
+        item.description = `${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`;
         item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
+import { AGENT_NAMES, type AgentKind } from '../core/model';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
@@ -62,7 +63,7 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   const total = item(counted(s.exchanges, 'exchange'), 'history', `in ${counted(s.conversations, 'conversation')}`);
   total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
   items.push(total);
-  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(agent, 'hubot', counted(n, 'exchange')));
+  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
   if (s.exchanges > 0) {
     const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
     const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;

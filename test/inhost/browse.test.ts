@@ -186,7 +186,7 @@ describe('File history', () => {
     assert.equal(items.length, await touchCount('src/cart.js'));
     assert.ok(items.some((i) => /cartTotalCents/.test(String(i.item.description))), items.map((i) => String(i.item.description)).join(' | '));
     // date and agent lead the row, so a narrow side bar cuts the headline, never them
-    assert.ok(items.every((i) => / · [a-z][a-z-]*$/.test(labelOf(i.item))), items.map((i) => labelOf(i.item)).join(' | '));
+    assert.ok(items.every((i) => / · (Claude Code|Codex|SpecStory|Aider|Copilot Chat|Gemini CLI|Cline|Roo Code|Continue|OpenCode|Cursor)$/.test(labelOf(i.item))), items.map((i) => labelOf(i.item)).join(' | '));
     assert.equal(items[0]!.item.command?.command, 'agentRecall.openExchange');
     assert.equal(a.activeFileStatus(), `$(history) ${items.length} past exchanges`);
   });

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
+import { AGENT_NAMES, type AgentKind } from '../../src/core/model';
 
 /** First run and everyday use (issue 15): semantic-search state, the Index view, file rooms, CodeLens. */
 
@@ -53,10 +54,14 @@ describe('First run: what the Index view says', () => {
     assert.ok(rows.some((r) => /^\d+ distilled$/.test(labelOf(r.item))), rows.map((r) => labelOf(r.item)).join(' | '));
   });
 
-  it('counts each agent\'s exchanges, in the singular for one', async () => {
+  it('names each agent as people do and counts its exchanges, in the singular for one', async () => {
     const rows = await treeItems((await api()).views.status);
     const byAgent = new Map(rows.filter((r) => r.item.iconPath instanceof vscode.ThemeIcon && r.item.iconPath.id === 'hubot').map((r) => [labelOf(r.item), String(r.item.description)]));
-    for (const [agent, n] of Object.entries(fixture().expected.byAgent)) assert.equal(byAgent.get(agent), `${n} exchange${n === 1 ? '' : 's'}`, agent);
+    // each agent by the name people call it, not its id: "Copilot Chat", "Gemini CLI"
+    for (const [agent, n] of Object.entries(fixture().expected.byAgent)) {
+      const name = AGENT_NAMES[agent as AgentKind];
+      assert.equal(byAgent.get(name), `${n} exchange${n === 1 ? '' : 's'}`, `${name}: ${[...byAgent.keys()].join(', ')}`);
+    }
   });
 });
 

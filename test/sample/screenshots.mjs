@@ -54,7 +54,7 @@ try {
   await page.locator('.monaco-editor .codelens-decoration', { hasText: /touched this file/ }).first().waitFor({ timeout: 30_000 });
   await lens.waitFor({ timeout: 10_000 });
   await openContainer(page, 'Agent Recall');
-  await waitForTreeItem(await waitForView(page, 'File History'), /· (claude-code|codex|aider|specstory)/, 30_000);
+  await waitForTreeItem(await waitForView(page, 'File History'), /· (Claude Code|Codex|Aider|SpecStory)/, 30_000);
   await shot(page, 'codelens-file-history');
 
   // the line under the "edited this" lens: its hover names the exchange that edited it

@@ -74,7 +74,7 @@ describe('First run and everyday use in the workbench', function () {
     await quickOpen(page, 'cart.js');
     await openContainer(page, 'Agent Recall');
     const view = await waitForView(page, 'File History');
-    await waitForTreeItem(view, /· claude-code|· codex|· aider|· specstory/, 30_000);
+    await waitForTreeItem(view, /· Claude Code|· Codex|· Aider|· SpecStory/, 30_000);
     await screenshot(page, 'file-history');
     const cut = await view.locator('.monaco-list-row .label-name').evaluateAll((els) =>
       els.filter((el) => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > el.closest('.monaco-list-row').getBoundingClientRect().right).map((el) => el.textContent),

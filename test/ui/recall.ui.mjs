@@ -108,7 +108,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     // a second exchange opens in the same viewer, in the same group: no third group
     await input.press('ArrowDown');
     await input.press('Enter');
-    await viewer.locator('.meta', { hasText: 'specstory' }).waitFor({ timeout: 15_000 });
+    await viewer.locator('.meta', { hasText: 'SpecStory' }).waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('.editor-group-container').count(), Math.max(groups, 2), 'the viewer beside the panel, reused');
     // Ctrl+Enter: the touched file opens beside the panel, which stays in view
     await input.press('Control+Enter');
@@ -123,13 +123,13 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const frame = await recallFrame(page);
     const candidates = frame.locator('.candidate');
     const unfiltered = await frame.locator('#results').getAttribute('data-seq');
-    await frame.locator('button.chip', { hasText: /^specstory$/ }).click();
-    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).waitFor();
+    await frame.locator('button.chip', { hasText: /^SpecStory$/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^SpecStory$/ }).waitFor();
     await frame.locator(`#results[data-seq]:not([data-seq="${unfiltered}"])`).waitFor({ state: 'attached', timeout: 10_000 }); // the filtered answer
-    await frame.locator('.candidate .meta', { hasText: 'specstory' }).first().waitFor();
+    await frame.locator('.candidate .meta', { hasText: 'SpecStory' }).first().waitFor();
     const metas = await frame.locator('.candidate .meta').allTextContents();
     assert.ok((await frame.locator('.candidate .meta .title').count()) > 0, `SpecStory conversations show their title: ${metas.join(' | ')}`);
-    assert.ok(metas.length > 0 && metas.every((m) => m.includes('specstory')), metas.join(' | '));
+    assert.ok(metas.length > 0 && metas.every((m) => m.includes('SpecStory')), metas.join(' | '));
     await screenshot(page, 'recall-agent-chip');
     const shown = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     const seq = await frame.locator('#results').getAttribute('data-seq');
@@ -139,8 +139,8 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
     await frame.locator('button.chip', { hasText: /hidden/ }).click();
-    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^specstory$/ }).click();
-    await frame.locator('.candidate .meta', { hasText: 'claude-code' }).first().waitFor();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^SpecStory$/ }).click();
+    await frame.locator('.candidate .meta', { hasText: 'Claude Code' }).first().waitFor();
     const before = await frame.locator('#query').inputValue();
     const seed = await frame.locator('.candidate').first().getAttribute('data-id');
     await frame.locator('.candidate').first().locator('button', { hasText: 'More like this' }).click();
@@ -191,7 +191,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     // one line per exchange (at most 8), each with its date, agent and how (headlines depend on the distiller)
     const lines = await hover.locator('li').allTextContents();
     assert.equal(lines.length, Math.min(n, 8), lines.join(' | '));
-    assert.ok(lines.every((l) => / · [a-z][\w-]* · (read|edit|write|mention)/.test(l)), lines.join(' | '));
+    assert.ok(lines.every((l) => / · \p{Lu}[\p{L} ]* · (read|edit|write|mention)/u.test(l)), lines.join(' | '));
   });
 
   it('brings the panel (with its query) and the viewer back after a window reload', async () => {
