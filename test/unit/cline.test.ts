@@ -83,3 +83,22 @@ test('a history file caught half-rewritten is retried on the next run; the store
     await store.close();
   }
 });
+
+test('a history file with a line over 32 MB says it is too large, not that it is being written', async () => {
+  const root = tempDir('cline-');
+  await cp(path.join(FIXTURES, 'cline'), root, { recursive: true });
+  const file = path.join(root, 'saoudrizwan.claude-dev', 'tasks', '1762077600000', HISTORY);
+  const messages = JSON.parse(await readFile(file, 'utf8')) as unknown[];
+  // one tool result of 33 MB: Cline writes the whole history on one line
+  messages.push({ role: 'user', content: [{ type: 'text', text: `<feedback>${'y'.repeat(33 * 1024 * 1024)}</feedback>` }] });
+  await writeFile(file, JSON.stringify(messages));
+  const store = await Store.open(path.join(root, 's.sqlite'));
+  try {
+    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots: [path.join(root, 'saoudrizwan.claude-dev', 'tasks')], extraRoots: [], includeSubagents: true });
+    const report = await indexSources(store, sources, segment);
+    assert.equal(report.failed.length, 1);
+    assert.match(report.failed[0]!.error, /has a line over 32 MB: too large to read/);
+  } finally {
+    await store.close();
+  }
+});

@@ -90,6 +90,16 @@ test('a compacted log (one whole-state line) gives the same exchanges as the log
   assert.deepEqual(ids(conv), ids(replayed), 'ids come from request ids, not lines');
 });
 
+test('a compacted log whose whole-state line is over 8M characters still gives its session', async () => {
+  const state = finalState(await readFile(LOG, 'utf8')) as { requests: Array<Record<string, unknown>> };
+  // a long session: one request carries a 9M-character answer (a transcript record that long would be skipped)
+  state.requests[0]!['response'] = [{ value: `The harbour code lookup is case-sensitive. ${'x'.repeat(9 * 1024 * 1024)}` }];
+  const out = parseBytes(copilotLogAdapter, LOG, Buffer.from(`${JSON.stringify({ kind: 0, v: state })}\n`));
+  assert.deepEqual(out.skipped, []);
+  assert.equal(only(out).messages.filter((m) => m.kind === 'prompt').length, 3);
+  assert.match(only(out).messages[1]!.text, /^The harbour code lookup is case-sensitive/);
+});
+
 /** The state the fixture log describes, written out by hand (what VS Code's compaction would write). */
 function finalState(log: string): unknown {
   const entries = log.trim().split('\n').map((l) => JSON.parse(l) as { kind: number; v: Record<string, unknown> });

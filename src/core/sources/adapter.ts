@@ -1,6 +1,6 @@
 import type { AgentKind, Conversation, ConversationMeta, SkipCounts, SkipReason } from '../model';
 import { RecallError } from '../errors';
-import type { SourceLine } from './lines';
+import { MAX_LINE_BYTES, type SourceLine } from './lines';
 
 export interface ParseInput {
   /** Absolute path of the transcript. */
@@ -107,9 +107,9 @@ export interface SourceAdapter {
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
 
-/** A line too long to parse: over MAX_LINE_CHARS, or so long the reader never decoded it. */
-export function isOversized(line: SourceLine): boolean {
-  return line.oversized === true || line.text.length > MAX_LINE_CHARS;
+/** A line too long to parse: over `maxChars`, or so long the reader never decoded it (lines.ts MAX_LINE_BYTES). */
+export function isOversized(line: SourceLine, maxChars = MAX_LINE_CHARS): boolean {
+  return line.oversized === true || line.text.length > maxChars;
 }
 
 export interface SkippedLine {
@@ -138,8 +138,8 @@ export function countSkips(lines: readonly SkippedLine[]): SkipCounts {
 }
 
 /** Parses one JSONL line into an object, counting why when it cannot. */
-export function parseJsonLine(line: SourceLine, skips: SkipCounter): Record<string, unknown> | undefined {
-  if (isOversized(line)) {
+export function parseJsonLine(line: SourceLine, skips: SkipCounter, maxChars = MAX_LINE_CHARS): Record<string, unknown> | undefined {
+  if (isOversized(line, maxChars)) {
     skips.add('oversized-line', line.line);
     return undefined;
   }
@@ -190,6 +190,10 @@ export function parseJsonArray(file: string, lines: readonly SourceLine[]): unkn
 }
 
 function parseJsonValue(file: string, lines: readonly SourceLine[]): unknown {
+  // the reader never decoded a line that long: not a document being written, one too large to read
+  if (lines.some((l) => l.oversized)) {
+    throw new RecallError('source-unreadable', `${file} has a line over ${MAX_LINE_BYTES / 1024 / 1024} MB: too large to read.`);
+  }
   try {
     return JSON.parse(lines.map((l) => l.text).join('\n'));
   } catch (err) {

@@ -1,5 +1,5 @@
 import { obj, parseJsonLine, SkipCounter, type SkippedLine } from './adapter';
-import type { SourceLine } from './lines';
+import { MAX_LINE_BYTES, type SourceLine } from './lines';
 import type { RecordSpan } from './message';
 
 /**
@@ -29,7 +29,8 @@ export function replayMutationLog(lines: readonly SourceLine[], from?: ReplayedS
   let state = from?.state;
   let spans: Array<{ line: number; lineEnd: number; offset: number }> = from ? [...from.requestSpans] : [];
   for (const line of lines) {
-    const entry = parseJsonLine(line, skips);
+    // a whole-state line is the whole session (VS Code compacts the log into it): read up to the reader's bound
+    const entry = parseJsonLine(line, skips, MAX_LINE_BYTES);
     if (!entry) continue;
     const kind = entry['kind'];
     const k = Array.isArray(entry['k']) ? (entry['k'] as unknown[]).filter(isKey) : undefined;
