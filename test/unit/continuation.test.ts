@@ -79,3 +79,18 @@ describe('an exchange no human spoke in ranks after its request', () => {
     assert.equal(keysOf(r.hits)[0], 'continuation');
   });
 });
+
+describe('a continuation in a one-line transcript (Cline) follows its request too', () => {
+  // every exchange of a one-line file is at line 1: the order is the records' byte offsets
+  const oneLine = CONVERSATIONS.map((c) => ({ ...c, file: c.file.replace('.jsonl', '.json'), oneLine: true }));
+  let fx: Fixture;
+  before(async () => {
+    fx = await openFixture(oneLine);
+  });
+  after(() => fx?.store.close());
+
+  test('the request comes first, its continuation right after it', async () => {
+    const r = await createSearcher(fx.store).search({ text: 'nightly deploy workflow' });
+    assert.deepEqual(r.hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId)), ['request', 'continuation']);
+  });
+});

@@ -25,6 +25,8 @@ export interface FixtureConversation {
   readonly file: string;
   readonly agent: AgentKind;
   readonly project: string;
+  /** The transcript is one line (Cline's history): every exchange at line 1, told apart by its byte offset. */
+  readonly oneLine?: boolean;
   readonly exchanges: readonly FixtureExchange[];
 }
 
@@ -150,8 +152,8 @@ export async function writeConversation(
       part: 0,
       plyStart: i * 2,
       plyEnd: i * 2 + 1,
-      lineStart: i * 10 + 1,
-      lineEnd: i * 10 + 9,
+      lineStart: conv.oneLine ? 1 : i * 10 + 1,
+      lineEnd: conv.oneLine ? 1 : i * 10 + 9,
       byteStart: i * 1000,
       startedAt: x.startedAt,
       prompt: x.prompt ?? x.text.split('\n')[0]!.replace(/^User: /, ''),

@@ -19,8 +19,8 @@ export async function continuationsAfterRequests(db: Db, hits: readonly Scored[]
   const rows = await db.all<{ n: number; request: number | null }>(
     `SELECT e.n, (SELECT p.n FROM exchanges p
                   WHERE p.conversation_id = e.conversation_id AND trim(p.prompt) <> ''
-                    AND (p.line_start < e.line_start OR (p.line_start = e.line_start AND p.part < e.part))
-                  ORDER BY p.line_start DESC, p.part DESC LIMIT 1) AS request
+                    AND (p.line_start, p.byte_start, p.part) < (e.line_start, e.byte_start, e.part)
+                  ORDER BY p.line_start DESC, p.byte_start DESC, p.part DESC LIMIT 1) AS request
      FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?)) AND trim(e.prompt) = ''`,
     [JSON.stringify(hits.map((h) => h.n))],
   );
