@@ -202,10 +202,20 @@ describe('Hostile transcripts render inert', function () {
   });
 
   it('shows its headline as text in the CodeLens above the lines it edited; a click opens the exchange, nothing else', async () => {
-    await quickOpen(page, 'xylophone.js');
     const lenses = page.locator('.monaco-editor .codelens-decoration');
     const edited = lenses.filter({ hasText: /agent exchange edited this: .*xylophone/ }).first();
-    await edited.waitFor({ timeout: 30_000 });
+    // Once in three full runs the lens never drew in 30 s (cause not found); opened again, the editor asks again
+    for (let attempt = 1; ; attempt++) {
+      await quickOpen(page, 'xylophone.js');
+      try {
+        await edited.waitFor({ timeout: 15_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        console.log(`    (CodeLens not drawn on attempt ${attempt}: the editor is closed and opened again)`);
+        await runCommand(page, 'View: Close Editor');
+      }
+    }
     await screenshot(page, 'xss-codelens');
     const text = (await lenses.allTextContents()).join(' | ');
     assert.equal(await lenses.locator('img, script, iframe, svg, object, embed').count(), 0, `lenses are text: ${text}`);
