@@ -48,7 +48,7 @@ function unreadable(s: IndexSummary): vscode.TreeItem {
   const failed = s.lastReport?.failed ?? [];
   const first = failed[0];
   return item(
-    `${s.sourcesWithErrors} transcripts could not be read`,
+    `${counted(s.sourcesWithErrors, 'transcript')} could not be read`,
     'error',
     first ? path.basename(first.path) : undefined,
     failed.length ? failed.map((f) => `${f.path}: ${f.error}`).join('\n\n') : undefined,
@@ -76,9 +76,9 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   const skipped = Object.entries(s.skippedLines);
   if (skipped.length) {
     const n = skipped.reduce((a, [, c]) => a + (c ?? 0), 0);
-    items.push(item(`${n} lines skipped`, 'warning', skipped.map(([r, c]) => `${r} ${c}`).join(', ')));
+    items.push(item(`${counted(n, 'line')} skipped`, 'warning', skipped.map(([r, c]) => `${r} ${c}`).join(', ')));
   }
-  if (s.droppedExchanges) items.push(item(`${s.droppedExchanges} short exchanges dropped`, 'filter'));
+  if (s.droppedExchanges) items.push(item(`${counted(s.droppedExchanges, 'short exchange')} dropped`, 'filter'));
   if (s.sourcesWithErrors) items.push(unreadable(s));
   if (s.lastIndexedAt) items.push(item('Last indexed', 'clock', s.lastIndexedAt.toLocaleTimeString()));
   return items;

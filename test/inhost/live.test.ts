@@ -213,6 +213,7 @@ describe("Live indexing of the agents' databases", () => {
       };
       const shown = await eventually(unreadable, 8_000, 200);
       assert.ok(shown, 'the Index view counts the database as unreadable');
+      assert.equal(labelOf(shown), '1 transcript could not be read');
       assert.equal(shown.description, 'opencode-beta.db');
       assert.match(String(shown.tooltip), /opencode-beta\.db: OpenCode's database .* is not in WAL mode \(it uses a rollback journal\), so it is not read/);
       // OpenCode opens it in WAL mode: read, and nothing is unreadable any more
