@@ -214,3 +214,15 @@ export function obj(v: unknown): Record<string, unknown> | undefined {
 export function arr(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
+export function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+/** A side record's JSON, or undefined when it is missing or does not parse (it only adds to what the transcript says). */
+export function jsonOrUndefined(text: string | null | undefined): unknown {
+  if (text === undefined || text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import type { TouchKind } from '../model';
-import { arr, obj, str } from './adapter';
+import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 
 /**
  * Files touched from what Cline and Roo Code keep beside a task's message history: `ui_messages.json` (every
@@ -47,7 +47,7 @@ export function sideTouches(side: ReadonlyMap<string, string> | undefined, recor
     list.push(touch);
   };
   const recordTimes = records.map((r) => num(obj(r)?.['ts']));
-  const ui = arr(parseOrUndefined(side.get(UI_MESSAGES))).map(obj).filter((m) => m !== undefined);
+  const ui = arr(jsonOrUndefined(side.get(UI_MESSAGES))).map(obj).filter((m) => m !== undefined);
   const points: UiPoint[] = ui.map((m) => {
     const k = num(m['conversationHistoryIndex']);
     const ts = num(m['ts']);
@@ -57,13 +57,13 @@ export function sideTouches(side: ReadonlyMap<string, string> | undefined, recor
 
   for (const [i, m] of ui.entries()) {
     if (m['partial'] === true || (m['say'] !== 'tool' && m['ask'] !== 'tool')) continue;
-    const tool = obj(parseOrUndefined(str(m['text'])));
+    const tool = obj(jsonOrUndefined(str(m['text'])));
     const how = UI_TOOLS[str(tool?.['tool']) ?? ''];
     const file = str(tool?.['path']);
     if (how && file) add(points[i]!.record ?? placed(points[i]!.ts), { path: file, how });
   }
 
-  const meta = obj(parseOrUndefined(side.get(TASK_METADATA)));
+  const meta = obj(jsonOrUndefined(side.get(TASK_METADATA)));
   for (const entry of arr(meta?.['files_in_context']).map(obj)) {
     const file = str(entry?.['path']);
     const source = str(entry?.['record_source']) ?? '';
@@ -96,17 +96,4 @@ function recordAtTime(ts: number | undefined, recordTimes: readonly (number | un
 function dateOf(entry: Record<string, unknown>, suffix: string): number | undefined {
   for (const [key, value] of Object.entries(entry)) if (key.endsWith(suffix) && key !== `user${suffix}` && num(value) !== undefined) return num(value);
   return undefined;
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function parseOrUndefined(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,12 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { RecallError } from '../errors';
 import { Db } from '../store/db';
-import { arr, obj, str } from './adapter';
+import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 import { uriToPath } from './copilot';
 import type { RecordGroupRead } from './adapter';
 import { openTranscript, readSideFile, recordLines, type SourceLine } from './lines';
-import { inWalMode } from './walDatabase';
+import { readSnapshot } from './walDatabase';
 
 /**
  * Reading Cursor's chat database, `<ud>/User/globalStorage/state.vscdb`: table `cursorDiskKV`, keys
@@ -25,8 +24,6 @@ type JsonRecord = Record<string, unknown>;
 
 /** How much of a tool's result is kept (the verbatim rendering cuts results to 600 characters anyway). */
 const RESULT_CHARS = 4000;
-/** Waits this long for a moment Cursor holds the database exclusively (a checkpoint, a recovery). */
-const BUSY_MS = 2000;
 /** The database's first page, where its schema starts: Cursor's two tables fit in it. */
 const SCHEMA_PAGE_BYTES = 4096;
 
@@ -88,10 +85,10 @@ export async function readCursorComposers(file: string, composerIds?: readonly s
     const [composer, bubbleId] = splitOnce(row.id, ':');
     if (!composer || !bubbleId) continue;
     const of = bubbles.get(composer) ?? bubbles.set(composer, new Map()).get(composer)!;
-    of.set(bubbleId, { record: row.ok ? obj(parse(row.record)) : undefined, damaged: !row.ok });
+    of.set(bubbleId, { record: row.ok ? obj(jsonOrUndefined(row.record)) : undefined, damaged: !row.ok });
   }
   const composers = rows.composers
-    .map((row) => ({ id: row.id, record: row.ok ? obj(parse(row.record)) : undefined }))
+    .map((row) => ({ id: row.id, record: row.ok ? obj(jsonOrUndefined(row.record)) : undefined }))
     .filter((c): c is { id: string; record: JsonRecord } => c.record !== undefined)
     .sort((a, b) => (num(a.record['createdAt']) ?? 0) - (num(b.record['createdAt']) ?? 0) || a.id.localeCompare(b.id));
   const storage = new WorkspaceStorage(path.join(path.dirname(path.dirname(file)), 'workspaceStorage'));
@@ -159,31 +156,10 @@ async function readRows(file: string, composerIds: string | null): Promise<{ com
 
 /**
  * Runs `read` on the database as one snapshot (a composer and its bubbles as of the same moment); nothing
- * when the database holds no chats (VS Code's own `state.vscdb`).
+ * when the database holds no chats (VS Code's own `state.vscdb`, which may well be in rollback-journal mode).
  */
-async function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T | undefined> {
-  // in rollback-journal mode even a reader's lock holds the writer off: such a database is not opened at all
-  if (!(await inWalMode(file))) {
-    // VS Code's own state.vscdb may be one (nothing to say); Cursor writes its chat database in WAL mode
-    if (!(await namesChatTable(file))) return undefined;
-    throw new RecallError(
-      'source-unreadable',
-      `Cursor's database ${file} is not in WAL mode (it uses a rollback journal), so it is not read: even a reader would hold Cursor's writes off. ` +
-        'Cursor writes its chat database in WAL mode; it is read once it is in that mode again (e.g. after Cursor next opens it).',
-    );
-  }
-  const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
-    throw new RecallError('source-unreadable', `Cannot open Cursor's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
-  });
-  try {
-    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
-    if (!(await db.get(HAS_TABLE_SQL))) return undefined;
-    return await db.snapshot(() => read(db));
-  } catch (err) {
-    throw new RecallError('source-unreadable', `Cannot read Cursor's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
-  } finally {
-    await db.close().catch(() => undefined);
-  }
+function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T | undefined> {
+  return readSnapshot(file, 'Cursor', async (db) => ((await db.get(HAS_TABLE_SQL)) ? read(db) : undefined), namesChatTable);
 }
 
 /** The folder a composer records as its workspace (recent Cursor versions). */
@@ -218,7 +194,7 @@ class WorkspaceStorage {
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const folder = path.join(this.dir, e.name);
-      const ws = obj(parse(await readSideFile(path.join(folder, 'workspace.json')).catch(() => null)));
+      const ws = obj(jsonOrUndefined(await readSideFile(path.join(folder, 'workspace.json')).catch(() => null)));
       const project = uriToPath(str(ws?.['folder']) ?? '');
       if (!project) continue;
       for (const id of await composerIdsIn(path.join(folder, 'state.vscdb'))) map.set(id, project);
@@ -228,18 +204,12 @@ class WorkspaceStorage {
 }
 
 async function composerIdsIn(file: string): Promise<string[]> {
-  if (!(await inWalMode(file).catch(() => false))) return [];
-  const db = await Db.open(file, { readonly: true }).catch(() => undefined);
-  if (!db) return [];
-  try {
-    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
+  const read = async (db: Db): Promise<string[]> => {
     const row = await db.get<{ v: string }>("SELECT CAST(value AS TEXT) AS v FROM ItemTable WHERE key = 'composer.composerData'");
-    return arr(obj(parse(row?.v ?? null))?.['allComposers']).map((c) => str(obj(c)?.['composerId'])).filter((id): id is string => !!id);
-  } catch {
-    return [];
-  } finally {
-    await db.close().catch(() => undefined);
-  }
+    return arr(obj(jsonOrUndefined(row?.v ?? null))?.['allComposers']).map((c) => str(obj(c)?.['composerId'])).filter((id): id is string => !!id);
+  };
+  // a workspace's own database is only a hint: one that cannot be read names no composer
+  return readSnapshot(file, 'Cursor', read).catch(() => []);
 }
 
 /**
@@ -260,17 +230,4 @@ export async function namesChatTable(file: string): Promise<boolean> {
 function splitOnce(s: string, sep: string): [string, string] | [] {
   const i = s.indexOf(sep);
   return i < 0 ? [] : [s.slice(0, i), s.slice(i + 1)];
-}
-
-function parse(text: string | null): unknown {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }

@@ -1,7 +1,6 @@
-import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import type { RecordGroupRead } from './adapter';
-import { inWalMode } from './walDatabase';
+import { readSnapshot } from './walDatabase';
 
 /**
  * OpenCode's SQLite layout (`opencode.db`; `opencode-<channel>.db` for other channels, see opencode.ts):
@@ -15,8 +14,6 @@ import { inWalMode } from './walDatabase';
 
 /** How much of a tool's output is read (the parser keeps no more). */
 export const MAX_RESULT_CHARS = 20_000;
-/** Waits this long for a moment OpenCode holds the database exclusively (a checkpoint). */
-const BUSY_MS = 2000;
 
 // ?1: the session ids to read as a JSON array, or NULL for all
 const SESSION_SQL = `SELECT id, project_id, parent_id, directory, title, time_created, time_updated FROM session
@@ -82,25 +79,8 @@ export async function openCodeFingerprints(file: string): Promise<Map<string, st
 }
 
 /** Runs `read` on the database, opened read-only, as one snapshot. */
-async function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T> {
-  if (!(await inWalMode(file))) {
-    throw new RecallError(
-      'source-unreadable',
-      `OpenCode's database ${file} is not in WAL mode (it uses a rollback journal), so it is not read: even a reader would hold OpenCode's writes off. ` +
-        'OpenCode writes its database in WAL mode; it is read once it is in that mode again.',
-    );
-  }
-  const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
-    throw new RecallError('source-unreadable', `Cannot open OpenCode's database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
-  });
-  try {
-    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
-    return await db.snapshot(() => read(db));
-  } catch (err) {
-    throw new RecallError('source-unreadable', `Cannot read OpenCode's database ${file}: ${(err as Error).message}; it is read again on the next run.`);
-  } finally {
-    await db.close().catch(() => undefined);
-  }
+function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T> {
+  return readSnapshot(file, 'OpenCode', read);
 }
 
 function sessionRecords(

@@ -1,4 +1,9 @@
+import { RecallError } from '../errors';
+import { Db } from '../store/db';
 import { openTranscript } from './lines';
+
+/** Waits this long for a moment the agent holds its database exclusively (a checkpoint, a recovery). */
+const BUSY_MS = 2000;
 
 /**
  * Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without
@@ -13,5 +18,34 @@ export async function inWalMode(file: string): Promise<boolean> {
     return bytesRead === 20 && header.toString('latin1', 0, 16) === 'SQLite format 3\0' && header[18] === 2 && header[19] === 2;
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Runs `read` on an agent's database (`agent`: its name, for messages), opened read-only, as one snapshot; a
+ * database not in WAL mode is not opened at all. With `holdsChats` (checked without SQLite), a database that is
+ * not in WAL mode and holds none of the agent's chats gives nothing instead of an error.
+ */
+export function readSnapshot<T>(file: string, agent: string, read: (db: Db) => Promise<T>): Promise<T>;
+export function readSnapshot<T>(file: string, agent: string, read: (db: Db) => Promise<T>, holdsChats: (file: string) => Promise<boolean>): Promise<T | undefined>;
+export async function readSnapshot<T>(file: string, agent: string, read: (db: Db) => Promise<T>, holdsChats?: (file: string) => Promise<boolean>): Promise<T | undefined> {
+  if (!(await inWalMode(file))) {
+    if (holdsChats && !(await holdsChats(file))) return undefined;
+    throw new RecallError(
+      'source-unreadable',
+      `${agent}'s database ${file} is not in WAL mode (it uses a rollback journal), so it is not read: even a reader would hold ${agent}'s writes off. ` +
+        `${agent} writes its database in WAL mode; it is read once it is in that mode again.`,
+    );
+  }
+  const db = await Db.open(file, { readonly: true }).catch((err: Error) => {
+    throw new RecallError('source-unreadable', `Cannot open ${agent}'s database ${file} read-only: ${err.cause instanceof Error ? err.cause.message : err.message}`);
+  });
+  try {
+    await db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA query_only = 1`);
+    return await db.snapshot(() => read(db));
+  } catch (err) {
+    throw new RecallError('source-unreadable', `Cannot read ${agent}'s database ${file}: ${(err as Error).message}; it is read again on the next run.`);
+  } finally {
+    await db.close().catch(() => undefined);
   }
 }
