@@ -401,6 +401,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     const read = await readLines(handle, fromOffset, fileSt.size, fromLine, {
       holdBackPartial: adapter.lineFormat === 'jsonl',
       isComplete: parsesAsJson,
+      elideLongStrings: adapter.lineFormat === 'json',
     });
     const { chunk } = read;
     const hash = async (start: number, length: number): Promise<string> => {

@@ -3,6 +3,7 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexSource, indexSources } from '../../src/core/indexer';
+import { rawView } from '../../src/core/rawView';
 import type { ParseOutput, SourceAdapter } from '../../src/core/sources/adapter';
 import { clineAdapter, rooCodeAdapter } from '../../src/core/sources/cline';
 import { discoverSources } from '../../src/core/sources/discover';
@@ -84,20 +85,33 @@ test('a history file caught half-rewritten is retried on the next run; the store
   }
 });
 
-test('a history file with a line over 32 MB says it is too large, not that it is being written', async () => {
+test('a one-line history over 32 MB is read with its long strings cut short; one still over 32 MB says it is too large', async () => {
   const root = tempDir('cline-');
   await cp(path.join(FIXTURES, 'cline'), root, { recursive: true });
   const file = path.join(root, 'saoudrizwan.claude-dev', 'tasks', '1762077600000', HISTORY);
   const messages = JSON.parse(await readFile(file, 'utf8')) as unknown[];
-  // one tool result of 33 MB: Cline writes the whole history on one line
-  messages.push({ role: 'user', content: [{ type: 'text', text: `<feedback>${'y'.repeat(33 * 1024 * 1024)}</feedback>` }] });
-  await writeFile(file, JSON.stringify(messages));
+  const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots: [path.join(root, 'saoudrizwan.claude-dev', 'tasks')], extraRoots: [], includeSubagents: true });
   const store = await Store.open(path.join(root, 's.sqlite'));
   try {
-    const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots: [path.join(root, 'saoudrizwan.claude-dev', 'tasks')], extraRoots: [], includeSubagents: true });
+    // a 33 MB screenshot in the last request: Cline writes the whole history on one line
+    const shot = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K'.repeat((33 * 1024 * 1024) / 8) } };
+    const asked = { role: 'user', content: [shot, { type: 'text', text: '<feedback>\nThe tide chart on this screenshot still shows the harbour times in UTC, not local time; please fix the formatter once more.\n</feedback>' }] };
+    const answered = { role: 'assistant', content: [{ type: 'text', text: 'The chart used the raw timestamp; it now goes through formatHarbourTime, so the screenshot shows local times.' }] };
+    await writeFile(file, JSON.stringify([...messages, asked, answered]));
     const report = await indexSources(store, sources, segment);
-    assert.equal(report.failed.length, 1);
-    assert.match(report.failed[0]!.error, /has a line over 32 MB: too large to read/);
+    assert.deepEqual(report.failed, []);
+    const last = (await store.listExchanges({})).find((e) => e.prompt.includes('tide chart on this screenshot'));
+    assert.ok(last, 'the request after the screenshot is indexed');
+    const e = (await store.getExchange(last.exchangeId))!;
+    assert.match(e.verbatim, /formatHarbourTime/);
+    const raw = await rawView({ ...e, ...(await store.recordRange(e.exchangeId))! });
+    assert.ok(raw && / \[\d+\.\d MB more not read\]"/.test(raw.text) && raw.text.length < 1024 * 1024, 'the raw view shows the records with the screenshot cut short');
+
+    // the same size in ordinary strings: nothing to cut, too large to read (not "being written")
+    await writeFile(file, JSON.stringify([...messages, ...Array.from({ length: 34 * 1024 }, () => ({ role: 'user', content: 'w'.repeat(1024) }))]));
+    const again = await indexSources(store, sources, segment);
+    assert.equal(again.failed.length, 1);
+    assert.match(again.failed[0]!.error, /has a line over 32 MB even with its long strings cut short: too large to read/);
   } finally {
     await store.close();
   }

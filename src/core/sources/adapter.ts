@@ -190,9 +190,12 @@ export function parseJsonArray(file: string, lines: readonly SourceLine[]): unkn
 }
 
 function parseJsonValue(file: string, lines: readonly SourceLine[]): unknown {
-  // the reader never decoded a line that long: not a document being written, one too large to read
+  // the reader never decoded a line that long, even with its long strings cut: too large to read, not being written
   if (lines.some((l) => l.oversized)) {
-    throw new RecallError('source-unreadable', `${file} has a line over ${MAX_LINE_BYTES / 1024 / 1024} MB: too large to read.`);
+    throw new RecallError(
+      'source-unreadable',
+      `${file} has a line over ${MAX_LINE_BYTES / 1024 / 1024} MB even with its long strings cut short: too large to read.`,
+    );
   }
   try {
     return JSON.parse(lines.map((l) => l.text).join('\n'));

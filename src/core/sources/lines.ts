@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { RecallError } from '../errors';
+import { LongStringElider } from './longStrings';
 
 /** One complete line of a source file with its position, the unit every adapter consumes. */
 export interface SourceLine {
@@ -126,6 +127,11 @@ export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 export interface LineOptions {
   readonly holdBackPartial: boolean;
   readonly isComplete?: (text: string) => boolean;
+  /**
+   * A whole JSON document (a one-line Cline history): a line that outgrows MAX_LINE_BYTES goes on with its
+   * long strings shortened (longStrings.ts) instead of being skipped, and is skipped only if it still does.
+   */
+  readonly elideLongStrings?: boolean;
 }
 
 /** What was read of a file: its lines, and the first and last pieces' bytes for hashing without a re-read. */
@@ -146,7 +152,7 @@ export async function readLines(
   startLine: number,
   options: LineOptions,
 ): Promise<ReadLines> {
-  const lines = new LineAssembler(offset, startLine);
+  const lines = new LineAssembler(offset, startLine, options.elideLongStrings ?? false);
   const kept: Array<{ start: number; buf: Buffer }> = [];
   let pos = offset;
   while (pos < size) {
@@ -184,7 +190,7 @@ async function readPiece(handle: FileHandle, position: number, length: number): 
  * when `isComplete` accepts it (a JSONL record that parses), otherwise it waits for the next run.
  */
 export function splitLines(buf: Buffer, startOffset: number, startLine: number, options: LineOptions): LineChunk {
-  const lines = new LineAssembler(startOffset, startLine);
+  const lines = new LineAssembler(startOffset, startLine, options.elideLongStrings ?? false);
   lines.push(buf);
   return lines.finish(options);
 }
@@ -198,14 +204,22 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  */
 class LineAssembler {
   private readonly lines: SourceLine[] = [];
-  /** Bytes of the current (unfinished) line, while it is within bounds. */
+  /** What is kept of the current (unfinished) line, while it is within bounds. */
   private parts: Buffer[] = [];
+  private keptBytes = 0;
+  /** Bytes of the current line in the file. */
   private partBytes = 0;
   private oversized = false;
+  /** Set once the current line outgrew MAX_LINE_BYTES, when long strings may be shortened. */
+  private elider: LongStringElider | undefined;
   private lineStart: number;
   private lineNo: number;
 
-  constructor(startOffset: number, startLine: number) {
+  constructor(
+    startOffset: number,
+    startLine: number,
+    private readonly elideLongStrings: boolean,
+  ) {
     this.lineStart = startOffset;
     this.lineNo = startLine;
   }
@@ -235,7 +249,23 @@ class LineAssembler {
   private take(bytes: Buffer): void {
     this.partBytes += bytes.length;
     if (this.oversized) return;
-    if (this.partBytes > MAX_LINE_BYTES) {
+    if (this.elider) {
+      this.keep(this.elider.push(bytes));
+    } else if (this.elideLongStrings && this.keptBytes + bytes.length > MAX_LINE_BYTES) {
+      this.elider = new LongStringElider();
+      const held = this.parts;
+      this.parts = [];
+      this.keptBytes = 0;
+      for (const part of [...held, bytes]) this.keep(this.elider.push(part));
+    } else {
+      this.keep(bytes);
+    }
+  }
+
+  private keep(bytes: Buffer): void {
+    if (this.oversized) return;
+    this.keptBytes += bytes.length;
+    if (this.keptBytes > MAX_LINE_BYTES) {
       this.oversized = true;
       this.parts = [];
     } else if (bytes.length > 0) {
@@ -252,12 +282,14 @@ class LineAssembler {
     this.lineNo++;
     this.lineStart += bytes;
     this.parts = [];
+    this.keptBytes = 0;
     this.partBytes = 0;
     this.oversized = false;
+    this.elider = undefined;
   }
 
   private text(): string {
-    let buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
+    let buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.keptBytes);
     if (this.lineStart === 0 && buf.subarray(0, 3).equals(BOM)) buf = buf.subarray(3);
     const text = buf.toString('utf8');
     return text.endsWith('\r') ? text.slice(0, -1) : text;
