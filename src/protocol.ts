@@ -5,7 +5,7 @@
  */
 
 import type { AgentKind, Confidence } from './core/model';
-import type { Candidate, Facets } from './core/recall';
+import type { Candidate, Facets, TimeFacet } from './core/recall';
 
 // The panel shows core's shapes as they are: candidates, facets, agents and confidence come from core.
 export type { Candidate, CandidateFile, Facets, SnippetPart, TimeFacet } from './core/recall';
@@ -17,6 +17,8 @@ export interface IndexStatus {
   readonly exchanges: number;
   /** The agents the memory knows (the panel's agent chips): the id a facet takes, the name a chip shows. */
   readonly agents: ReadonlyArray<{ readonly id: AgentName; readonly name: string }>;
+  /** The time chips that narrow this memory (core/recall.ts refiningTimes). */
+  readonly times: readonly TimeFacet[];
   readonly message?: string;
   /** Whether queries are also matched by meaning: "on (model)", or "off: why". */
   readonly semantic: string;

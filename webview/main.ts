@@ -115,7 +115,7 @@ function chip(label: string, active: boolean, onClick: () => void, title?: strin
 function renderChips(): void {
   chips.replaceChildren();
   const f = state.facets;
-  for (const [t, label] of TIMES) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
+  for (const [t, label] of TIMES.filter(([t]) => f.time === t || state.status?.times.includes(t))) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
   // the host names the agents (status message): the webview keeps no list of its own
   for (const a of state.status?.agents ?? []) chips.append(chip(a.name, f.agent === a.id, () => setFacets({ ...f, agent: f.agent === a.id ? undefined : a.id })));
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));

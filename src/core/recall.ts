@@ -190,6 +190,21 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
 
 const TIME_DAYS: Record<TimeFacet, number> = { week: 7, month: 31, quarter: 92 };
 
+/**
+ * The time facets that narrow this memory: a window some exchanges fall in and some do not. "Past week" on a
+ * history whose last exchange is a year old can only empty the list, and on one that is all from this week it
+ * changes nothing.
+ */
+export function refiningTimes(dates: { readonly oldest?: string; readonly newest?: string }, now = Date.now()): TimeFacet[] {
+  const oldest = dates.oldest ? Date.parse(dates.oldest) : NaN;
+  const newest = dates.newest ? Date.parse(dates.newest) : NaN;
+  if (Number.isNaN(oldest) || Number.isNaN(newest)) return [];
+  return (Object.keys(TIME_DAYS) as TimeFacet[]).filter((t) => {
+    const since = now - TIME_DAYS[t] * 86400_000;
+    return newest >= since && oldest < since;
+  });
+}
+
 /** The facets as search filters. */
 export function facetFilters(f: Facets, now = Date.now()): SearchFilters {
   return {

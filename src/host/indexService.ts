@@ -26,6 +26,8 @@ export interface IndexSummary {
   /** Whether semantic search runs, with which model, or why not. */
   readonly semantic: SemanticState;
   readonly sourcesWithErrors: number;
+  /** When the earliest and the latest dated exchanges started. */
+  readonly dates: StoreStats['dates'];
   readonly lastReport?: IndexReport;
   readonly lastIndexedAt?: Date;
   readonly message?: string;
@@ -143,6 +145,7 @@ export class IndexService extends Disposable {
       compressionRatio: stats?.compression.ratio ?? 0,
       semantic: this.workspace.embedders?.state ?? { on: false, reason: 'no embedding model service' },
       sourcesWithErrors: stats?.sourcesWithErrors ?? 0,
+      dates: stats?.dates ?? {},
       ...(this.lastReport ? { lastReport: this.lastReport } : {}),
       ...(this.lastIndexedAt ? { lastIndexedAt: this.lastIndexedAt } : {}),
       ...(this.message ? { message: this.message } : {}),

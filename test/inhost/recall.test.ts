@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { refiningTimes } from '../../src/core/recall';
+import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, settledSummary } from './helpers';
 
 function recallTabs(): vscode.Tab[] {
@@ -24,6 +26,17 @@ describe('Recall panel, memory digest and language-model tools', () => {
     const status = await eventually(() => a.recallPanel().posted.find((m) => m.type === 'status'), 20_000);
     assert.ok(status, 'the webview loaded its script and the host sent the status');
     assert.ok(status.type === 'status' && status.status.exchanges >= fixture().expected.exchanges);
+    // the chips offered are those that narrow this memory: its agents, and the time windows its dates straddle
+    const store = await Store.open(a.storeFile!);
+    try {
+      const { dates, exchangesByAgent } = await store.stats();
+      assert.ok(Object.keys(exchangesByAgent).length > 1);
+      assert.deepEqual(status.status.agents.map((x) => x.id).sort(), Object.keys(exchangesByAgent).sort());
+      assert.ok(dates.oldest && dates.newest && dates.oldest < dates.newest, JSON.stringify(dates));
+      assert.deepEqual(status.status.times, refiningTimes(dates));
+    } finally {
+      await store.close();
+    }
   });
 
   it('opens the panel on a room from the Rooms view context menu', async () => {

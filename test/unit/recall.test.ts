@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Hit } from '../../src/core/search/types';
-import { facetFilters, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
+import { facetFilters, refiningTimes, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
 import { isWebviewMessage } from '../../src/protocol';
 
 const hit: Hit = {
@@ -46,6 +46,17 @@ test('turns facets into search filters', () => {
     agents: ['aider'], since: '2026-11-16T00:00:00.000Z', room: 'r', file: 'a.ts',
   });
   assert.deepEqual(facetFilters({}), {});
+});
+
+test('offers the time chips that narrow the memory: some of its exchanges in the window, some before it', () => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+  const span = (oldest: string, newest: string) => refiningTimes({ oldest, newest }, now);
+  assert.deepEqual(span('2025-06-01T00:00:00Z', '2026-11-22T00:00:00Z'), ['week', 'month', 'quarter']);
+  assert.deepEqual(span('2026-11-10T00:00:00Z', '2026-11-22T00:00:00Z'), ['week'], 'all within a month: only the week narrows');
+  assert.deepEqual(span('2026-11-20T00:00:00Z', '2026-11-22T00:00:00Z'), [], 'all from this week: nothing to narrow');
+  assert.deepEqual(span('2025-06-01T00:00:00Z', '2025-07-01T00:00:00Z'), [], 'all a year old: every window is empty');
+  assert.deepEqual(span('2025-06-01T00:00:00Z', '2026-10-01T00:00:00Z'), ['quarter']);
+  assert.deepEqual(refiningTimes({}, now), [], 'no dated exchange');
 });
 
 test('checks the shape of messages from the webview', () => {

@@ -18,6 +18,8 @@ export interface StoreStats {
   readonly sourcesWithErrors: number;
   /** The distilled layer against the verbatim one (paper: corpus totals, cl100k). */
   readonly compression: CompressionStats;
+  /** When the earliest and the latest dated exchanges started (ISO); absent while none is dated. */
+  readonly dates: { readonly oldest?: string; readonly newest?: string };
 }
 
 /** Counts over the whole store; the caller reads them as one snapshot. */
@@ -49,5 +51,13 @@ export async function readStats(db: Db): Promise<StoreStats> {
     tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
     sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
     compression: await compressionStats(db),
+    dates: await exchangeDates(db),
   };
+}
+
+async function exchangeDates(db: Db): Promise<StoreStats['dates']> {
+  // two lookups in the started_at index (one min/max query would scan the table)
+  const oldest = (await db.get<{ v: string | null }>('SELECT min(started_at) AS v FROM exchanges'))?.v;
+  const newest = (await db.get<{ v: string | null }>('SELECT max(started_at) AS v FROM exchanges'))?.v;
+  return { ...(oldest ? { oldest } : {}), ...(newest ? { newest } : {}) };
 }
