@@ -13,17 +13,22 @@ import type { Scored } from './lexical';
  * On the dev queries no target is a continuation; two lost to one (README, "Choosing the default"). Prompts
  * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
  * too and cost a target that was one: they are left alone.
+ *
+ * The same statement records every candidate's conversation in `conversations` (the per-conversation cap
+ * needs them next): one round trip instead of two.
  */
-export async function continuationsAfterRequests(db: Db, hits: readonly Scored[]): Promise<Scored[]> {
+export async function continuationsAfterRequests(db: Db, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Scored[]> {
   if (hits.length < 2) return [...hits];
-  const rows = await db.all<{ n: number; request: number | null }>(
-    `SELECT e.n, (SELECT p.n FROM exchanges p
-                  WHERE p.conversation_id = e.conversation_id AND trim(p.prompt) <> ''
-                    AND (p.line_start, p.byte_start, p.part) < (e.line_start, e.byte_start, e.part)
-                  ORDER BY p.line_start DESC, p.byte_start DESC, p.part DESC LIMIT 1) AS request
-     FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?)) AND trim(e.prompt) = ''`,
+  const rows = await db.all<{ n: number; conversation_id: string; request: number | null }>(
+    `SELECT e.n, e.conversation_id, CASE WHEN trim(e.prompt) = '' THEN
+       (SELECT p.n FROM exchanges p
+        WHERE p.conversation_id = e.conversation_id AND trim(p.prompt) <> ''
+          AND (p.line_start, p.byte_start, p.part) < (e.line_start, e.byte_start, e.part)
+        ORDER BY p.line_start DESC, p.byte_start DESC, p.part DESC LIMIT 1) END AS request
+     FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?))`,
     [JSON.stringify(hits.map((h) => h.n))],
   );
+  if (conversations) for (const r of rows) conversations.set(r.n, r.conversation_id);
   const position = new Map(hits.map((h, i) => [h.n, i]));
   const requestOf = new Map<number, number>();
   for (const { n, request } of rows) {

@@ -13,7 +13,8 @@ import { ftsExpression } from './terms';
  * row-number ranges spread over the store (old and new exchanges talk of different things): FTS5 seeks a
  * posting list to a rowid range, so the count costs at most the sample's size however big the store is.
  * It is exact while the store is no bigger than the sample. Estimates are cached per term and dropped
- * whenever the store's exchanges change.
+ * whenever the store's exchanges change (`refresh`, which the searcher calls once per search: the other
+ * methods answer from the statistics as of the last refresh).
  */
 export const ADAPTIVE_MIDPOINT = 0.5;
 export const ADAPTIVE_STEEPNESS = 8;
@@ -59,7 +60,6 @@ export class TermStats {
 
   /** The lexical share (0..1) for `terms`; 0.5 when there are none. */
   async lexicalWeight(terms: readonly string[]): Promise<number> {
-    await this.refresh();
     if (terms.length === 0 || this.total === 0) return 0.5;
     const idf = (df: number) => Math.log(1 + (this.total - df + 0.5) / (df + 0.5));
     let sum = 0;
@@ -76,7 +76,6 @@ export class TermStats {
    * Everything leads when it all fits the budget, as in any store of up to `budget` exchanges.
    */
   async split(terms: readonly string[], budget = CANDIDATE_BUDGET): Promise<TermSplit> {
-    await this.refresh();
     if (this.total <= budget) return { lead: [...terms], rest: [] };
     const share = await this.sharesOf(terms);
     const lead: string[] = [];
@@ -96,19 +95,19 @@ export class TermStats {
 
   /** Each term's IDF as FTS5's bm25() weighs it, from the estimated document frequencies. */
   async idf(terms: readonly string[]): Promise<Map<string, number>> {
-    await this.refresh();
     const share = await this.sharesOf(terms);
     return new Map(terms.map((t) => [t, fts5Idf(this.total, share.get(t)! * this.total)]));
   }
 
   /**
    * Drops the cache when the store changed: `total_changes()` counts this connection's writes and
-   * `data_version` other connections' (both O(1)); only then are the exchanges counted again.
+   * `data_version` other connections' (both O(1), asked in one statement); only then are the exchanges
+   * counted again. A searcher calls it once per search: `split`, `idf` and `lexicalWeight` then answer from
+   * the same statistics, with no statement of their own for a cached word.
    */
-  private async refresh(): Promise<void> {
-    const changes = await this.db.get<{ t: number }>('SELECT total_changes() AS t');
-    const version = await this.db.get<{ data_version: number }>('PRAGMA data_version');
-    const stamp = `${changes?.t ?? 0}:${version?.data_version ?? 0}`;
+  async refresh(): Promise<void> {
+    const now = await this.db.get<{ t: number; v: number }>('SELECT total_changes() AS t, data_version AS v FROM pragma_data_version');
+    const stamp = `${now?.t ?? 0}:${now?.v ?? 0}`;
     if (stamp !== this.stamp) {
       this.shares.clear();
       this.stamp = stamp;

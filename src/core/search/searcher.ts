@@ -83,12 +83,13 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
   }
 
-  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined): Promise<Scored[]> {
+  /** `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation cap). */
+  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
       const hits = split ? await splitBm25(db, split, k, exact, filter) : await bm25(db, spec.layer, terms, k, filter);
       // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
       const near = terms.length < 2 ? hits : await withProximity(db, terms, await stats.idf(terms), hits);
-      return continuationsAfterRequests(db, near);
+      return continuationsAfterRequests(db, near, conversations);
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
@@ -106,6 +107,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const terms = queryTerms(query.text);
 
       let { specs, notice } = await plan(mode);
+      await stats.refresh(); // once: the split, proximity's IDF and adaptive fusion share its statistics
       const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
       if (specs.some((s) => s.mechanism === 'vector') && query.text.trim() !== '') {
@@ -123,15 +125,16 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const excluded = await rowNumbersOf(db, query.exclude ?? []);
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
+      const known = new Map<number, string>();
       for (const spec of specs) {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
       const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
       const fused = lists.length > 1 && semantic ? await demoteWordless(db, terms, merged) : merged;
 
       // Diversity: at most `perConversation` hits from one conversation.
-      const conversation = await conversationsOf(db, fused.map((f) => f.n));
+      const conversation = await conversationsOf(db, fused.map((f) => f.n), known);
       const perConv = new Map<string, number>();
       const kept = fused.filter((f) => {
         const c = conversation.get(f.n) ?? '';

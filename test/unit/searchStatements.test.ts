@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { createSearcher } from '../../src/core/search/searcher';
+import type { Db } from '../../src/core/store/db';
+import { refreshRooms } from '../../src/core/store/roomStats';
+import { Store } from '../../src/core/store/store';
+import type { RoomAssignment } from '../../src/core/distill/types';
+import type { FileTouch } from '../../src/core/model';
+import { type FixtureConversation, openFixture, writeConversation } from './searchFixture';
+
+/**
+ * What one search asks the store. Each statement is a round trip through the driver's thread pool (~0.15 ms
+ * of wall time, some CPU), a large share of a search at 50K exchanges (README, "Latency"): these tests pin
+ * the statements that were merged, by what they read, not by how long they take.
+ */
+
+/** The SQL of every statement `db` runs while `fn` runs. */
+async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const all = db.all.bind(db);
+  const get = db.get.bind(db);
+  db.all = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), all<T>(sql, params as never))) as typeof db.all;
+  db.get = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), get<T>(sql, params as never))) as typeof db.get;
+  try {
+    await fn();
+  } finally {
+    db.all = all;
+    db.get = get;
+  }
+  return seen;
+}
+
+/** Two conversations of two exchanges each, all in three rooms (shown: 4 exchanges, 2 conversations), each touching two files. */
+function conversation(file: string, agent: 'claude-code' | 'codex'): FixtureConversation {
+  const rooms: RoomAssignment[] = [
+    { type: 'concept', key: 'parsing', label: 'Parsing', relevance: 0.5 },
+    { type: 'concept', key: 'zebra', label: 'Zebra', relevance: 0.9 },
+    { type: 'concept', key: 'apple', label: 'Apple', relevance: 0.5 },
+  ];
+  const files: FileTouch[] = [{ path: 'src/zeta.ts', how: 'edit' }, { path: 'src/alpha.ts', how: 'read', lines: [{ start: 3, end: 9 }] }];
+  return {
+    file,
+    agent,
+    project: '/p/x',
+    exchanges: ['the login page error', 'a login error again on the page'].map((said, i) => ({
+      key: `${file}-${i}`,
+      text: `User: ${said}\nAssistant: fixed the ${said} in alpha.ts.`,
+      files,
+      startedAt: `2025-01-0${i + 1}T00:00:00Z`,
+      distilled: { core: `Fixed ${said}.`, context: 'alpha.ts', rooms },
+    })),
+  };
+}
+
+test('one default search: one change check, conversations read with the continuations, rooms and files with the hit rows', async () => {
+  const fx = await openFixture([conversation('one.jsonl', 'claude-code'), conversation('two.jsonl', 'codex')]);
+  try {
+    await refreshRooms(fx.store.db); // an index run counts the rooms' exchanges: shown from 3 in 2 conversations
+    const searcher = createSearcher(fx.store);
+    const query = { text: 'login error page' };
+    const first = await searcher.search(query); // counts the store and caches the words' statistics
+    const sql = await statementsOf(fx.store.db, () => searcher.search(query));
+    const again = await searcher.search(query);
+    assert.deepEqual(again, { ...first, tookMs: again.tookMs });
+    assert.equal(first.hits.length, 4);
+    for (const hit of first.hits) {
+      assert.deepEqual(hit.rooms.map((r) => r.label), ['Zebra', 'Apple', 'Parsing'], 'most relevant first, then by label');
+      assert.deepEqual(hit.filesTouched, [{ path: 'src/alpha.ts', how: 'read', lines: [{ start: 3, end: 9 }] }, { path: 'src/zeta.ts', how: 'edit' }]);
+    }
+
+    const count = (re: RegExp) => sql.filter((s) => re.test(s)).length;
+    assert.equal(count(/total_changes|data_version/), 1, `one change check:\n${sql.join('\n')}`);
+    assert.equal(count(/\bconversation_id\b/), 2, 'the continuation statement and the hit rows read conversations; no statement of its own');
+    assert.equal(count(/\bexchange_rooms\b/), 1, 'rooms come with the hit rows');
+    assert.equal(count(/\bfiles_touched\b/), 1, 'files come with the hit rows');
+  } finally {
+    await fx.store.close();
+  }
+});
+
+test('the one change check sees another connection\'s writes: the next search splits the query by the new statistics', async () => {
+  // 600 exchanges all saying "widget", a budget of 100: "widget" is too common to add anything, so a query
+  // "zeppelin widget" finds the 4 zeppelins; after another connection adds 1,500 exchanges without it, it does not
+  const exchanges = Array.from({ length: 600 }, (_, i) => ({
+    key: `x${i}`,
+    text: `User: question ${i} about the widget${[3, 10, 14, 33].includes(i) ? ' zeppelin' : ''}\nAssistant: answer ${i}.`,
+    startedAt: '2025-01-01T00:00:00Z',
+  }));
+  const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+  const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
+  try {
+    const searcher = createSearcher(fx.store, undefined, { candidateBudget: 100 });
+    const query = { text: 'zeppelin widget', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
+    assert.equal((await searcher.search(query)).hits.length, 4);
+    const more = Array.from({ length: 1500 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
+    await writeConversation(other, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more });
+    assert.equal((await searcher.search(query)).hits.length, 50, '"widget" is now in 29% of exchanges: it fills the list');
+  } finally {
+    await other.close();
+    await fx.store.close();
+  }
+});
