@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createSearcher } from '../../src/core/search/searcher';
+import type { SearchResult } from '../../src/core/search/types';
 import type { Db } from '../../src/core/store/db';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
@@ -100,4 +101,62 @@ test('the one change check sees another connection\'s writes: the next search sp
     await other.close();
     await fx.store.close();
   }
+});
+
+describe('the second connection: a split query\'s two statements on two cores', () => {
+  // 600 exchanges, a budget of 100: "zeppelin" (4 exchanges) leads, "gearbox" (188) is a rest word
+  const exchanges = Array.from({ length: 600 }, (_, i) => {
+    const words = [`question ${i} about the widget`];
+    if (i % 5 === 0) words.push('gearbox');
+    if ([3, 10, 14, 33].includes(i)) words.push('zeppelin');
+    return { key: `x${i}`, text: `User: ${words.join(' ')}\nAssistant: answer ${i}.`, startedAt: '2025-01-01T00:00:00Z' };
+  });
+  const query = { text: 'zeppelin gearbox', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
+
+  test('`(rest) AND (lead)` runs on the store\'s reader, `lead` on its own connection; the ranking is the unsplit one', async () => {
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+    try {
+      const reader = await fx.store.reader();
+      assert.ok(reader, 'the reader opens');
+      const onReader = await statementsOf(reader, async () => {
+        const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query));
+        assert.ok(onDb.some((s) => /bm25\(/.test(s)), 'the lead statement');
+      });
+      assert.equal(onReader.filter((s) => /bm25\(/.test(s)).length, 1, 'one statement on the reader');
+      const split = await createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query);
+      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
+      assert.deepEqual(split.hits.map((h) => [h.exchangeId, h.score]), whole.hits.map((h) => [h.exchangeId, h.score]));
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('inside a snapshot the reader is not used: a write committed meanwhile is not mixed in', async () => {
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
+    const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
+    try {
+      const searcher = createSearcher(fx.store, undefined, { candidateBudget: 100 });
+      await fx.store.reader(); // opened before, as after any earlier search
+      const scores = (r: SearchResult) => r.hits.map((h) => [h.exchangeId, h.score]);
+      await fx.store.db.snapshot(async () => {
+        const before = await searcher.search(query);
+        // more zeppelins with gearboxes: the IDF of both words, so every score, changes for whoever sees them
+        const more = Array.from({ length: 30 }, (_, i) => ({ key: `z${i}`, text: `User: zeppelin gearbox ${i}\nAssistant: ok.`, startedAt: '2025-01-02T00:00:00Z' }));
+        await writeConversation(other, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more });
+        assert.deepEqual(scores(await searcher.search(query)), scores(before), 'the snapshot\'s scores');
+      });
+      assert.equal((await searcher.search(query)).hits.filter((h) => /^z\d/.test(h.exchangeId)).length, 30, 'after it, the new exchanges are found');
+    } finally {
+      await other.close();
+      await fx.store.close();
+    }
+  });
+
+  test('the reader is closed with the store', async () => {
+    const fx = await openFixture();
+    const reader = await fx.store.reader();
+    assert.ok(reader);
+    await fx.store.close();
+    await assert.rejects(reader.all('SELECT 1'));
+  });
 });

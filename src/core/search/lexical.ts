@@ -38,14 +38,20 @@ export async function bm25(db: Db, layer: Layer, terms: readonly string[], k: nu
  * they bring (holding none of the earlier lead words) are scored: the earlier ones already have their full
  * scores, and each statement holding rest words costs a walk of their whole posting lists (bm25()'s IDF).
  * When the lead words find fewer than `k` exchanges, exchanges holding only rest words fill the list.
+ *
+ * With `beside` (a second connection to the store, Store.reader), each pass's `(rest) AND (lead)` statement
+ * runs there while `lead` runs on `db`: on two cores at once. The two may see the store a write apart (each
+ * statement reads its own snapshot). That is harmless: each list's scores are right for what its statement
+ * saw; an exchange written between the two gets only its lead words' part (the next search scores it in
+ * full), and one deleted between them is dropped when the hits' rows are read.
  */
-export async function splitBm25(db: Db, split: TermSplit, k: number, exact: number, filter?: SqlFilter): Promise<Scored[]> {
+export async function splitBm25(db: Db, split: TermSplit, k: number, exact: number, filter?: SqlFilter, beside: Db = db): Promise<Scored[]> {
   const score = new Map<number, number>();
   let scored: string[] = [];
   let fresh = split.lead;
   let rest = split.rest;
   for (;;) {
-    const complete = await scorePass(db, score, fresh, scored, rest.map((r) => r.term), k, filter);
+    const complete = await scorePass(db, beside, score, fresh, scored, rest.map((r) => r.term), k, filter);
     const hits = [...score].map(([n, value]) => ({ n, score: value })).sort((x, y) => y.score - x.score).slice(0, k);
     if (complete || rest.length === 0) return hits;
     const threshold = hits[exact - 1]?.score ?? 0;
@@ -64,15 +70,18 @@ export async function splitBm25(db: Db, split: TermSplit, k: number, exact: numb
  * words `scored` before. Returns `complete` when every exchange holding any of the words was considered
  * (the first pass's lead found fewer than `k`; exchanges holding only rest words were then scored too).
  */
-async function scorePass(db: Db, score: Map<number, number>, fresh: readonly string[], scored: readonly string[], restTerms: readonly string[], k: number, filter?: SqlFilter): Promise<boolean> {
+async function scorePass(db: Db, beside: Db, score: Map<number, number>, fresh: readonly string[], scored: readonly string[], restTerms: readonly string[], k: number, filter?: SqlFilter): Promise<boolean> {
   const freshMatch = ftsExpression(fresh);
   if (freshMatch === undefined) return true;
   const before = ftsExpression(scored);
   const lead = before === undefined ? freshMatch : `(${freshMatch}) NOT (${before})`;
   const rest = ftsExpression(restTerms);
-  const alone = await ranked(db, 'exchanges_fts', lead, k, filter);
+  const [alone, both] = await Promise.all([
+    ranked(db, 'exchanges_fts', lead, k, filter),
+    rest === undefined ? undefined : ranked(beside, 'exchanges_fts', `(${rest}) AND (${lead})`, k, filter),
+  ]);
   const lists = [alone];
-  if (rest !== undefined) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) AND (${lead})`, k, filter));
+  if (both) lists.push(both);
   const complete = before === undefined && alone.length < k;
   if (complete && rest !== undefined) lists.push(await ranked(db, 'exchanges_fts', `(${rest}) NOT (${lead})`, k, filter));
   for (const list of lists) for (const h of list) score.set(h.n, h.score); // later lists hold full scores

@@ -86,7 +86,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   /** `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation cap). */
   async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
-      const hits = split ? await splitBm25(db, split, k, exact, filter) : await bm25(db, spec.layer, terms, k, filter);
+      const hits = split ? await splitBm25(db, split, k, exact, filter, split.rest.length > 0 ? await store.reader() : undefined) : await bm25(db, spec.layer, terms, k, filter);
       // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
       const near = terms.length < 2 ? hits : await withProximity(db, terms, await stats.idf(terms), hits);
       return continuationsAfterRequests(db, near, conversations);

@@ -15,6 +15,7 @@ const MAX_ROWS = 64;
 export class Db {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
+  private open = 0;
 
   private constructor(
     private readonly raw: sqlite3.Database,
@@ -101,7 +102,16 @@ export class Db {
     return this.queued('BEGIN', fn);
   }
 
+  /**
+   * Whether a transaction or snapshot of this connection is open (or about to be): another connection would
+   * not see what its statements see.
+   */
+  get inTransaction(): boolean {
+    return this.open > 0;
+  }
+
   private queued<T>(begin: string, fn: () => Promise<T>): Promise<T> {
+    this.open++;
     const next = this.queue.then(async () => {
       await this.exec(begin);
       try {
@@ -113,6 +123,10 @@ export class Db {
         throw err;
       }
     });
+    void next.then(
+      () => this.open--,
+      () => this.open--,
+    );
     this.queue = next.catch(() => undefined);
     return next;
   }

@@ -66,6 +66,7 @@ export interface WriteResult {
 export class Store {
   /** What opening found lost (ledger.ts), kept: the scan of every source's exchanges is not repeated to report it. */
   private lostOnOpen: readonly LostSource[] = [];
+  private readerOpening: Promise<Db | undefined> | undefined;
 
   private constructor(
     readonly db: Db,
@@ -204,8 +205,34 @@ export class Store {
     return { store, movedTo, ...(salvaged ? { salvaged } : {}) };
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    const reader = await this.readerOpening;
+    this.readerOpening = undefined;
+    await reader?.close();
+    await this.db.close();
+  }
+
+  /**
+   * A second, read-only connection to the store, so a search can run two statements at once on two cores
+   * (SQLite runs one statement at a time on a connection). Opened at the first call, closed with the store;
+   * undefined when it cannot be opened, or while `db` has a transaction or snapshot open: this connection
+   * reads only what is committed, and must not mix into a snapshot what came after it.
+   */
+  async reader(): Promise<Db | undefined> {
+    this.readerOpening ??= Db.open(this.db.file, { readonly: true }).then(
+      async (reader) => {
+        try {
+          await reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = ON;`);
+          return reader;
+        } catch {
+          await reader.close().catch(() => undefined);
+          return undefined;
+        }
+      },
+      () => undefined,
+    );
+    const reader = await this.readerOpening;
+    return this.db.inTransaction ? undefined : reader;
   }
 
   async getSource(path: string): Promise<SourceState | undefined> {
