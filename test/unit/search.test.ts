@@ -259,13 +259,17 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
       const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
       const matches: string[] = [];
       const db = fx.store.db;
-      const all = db.all.bind(db);
-      db.all = (<T>(sql: string, params?: unknown[]) => {
-        if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
-        return all<T>(sql, params as never);
-      }) as typeof db.all;
+      // the statements of a pass run on two connections (Store.reader), lead first
+      const connections = [db, (await fx.store.reader())!];
+      const originals = connections.map((c) => c.all.bind(c));
+      connections.forEach((c, i) => {
+        c.all = (<T>(sql: string, params?: unknown[]) => {
+          if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
+          return originals[i]!<T>(sql, params as never);
+        }) as typeof c.all;
+      });
       const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query);
-      db.all = all;
+      connections.forEach((c, i) => (c.all = originals[i]!));
       assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
       assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
       // the statements after the first pass (lead, then rest AND lead) match no exchange holding "alpha"

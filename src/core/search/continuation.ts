@@ -14,11 +14,14 @@ import type { Scored } from './lexical';
  * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
  * too and cost a target that was one: they are left alone.
  *
- * The same statement records every candidate's conversation in `conversations` (the per-conversation cap
- * needs them next): one round trip instead of two.
+ * `requestsOf` reads what the candidates continue (and records every candidate's conversation in
+ * `conversations`, which the per-conversation cap needs next: one statement instead of two); it depends only
+ * on which exchanges are candidates, not on their order, so it runs beside proximity's reading.
+ * `afterRequests` then moves the continuations.
  */
-export async function continuationsAfterRequests(db: Db, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Scored[]> {
-  if (hits.length < 2) return [...hits];
+export async function requestsOf(db: Db, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Map<number, number>> {
+  const requests = new Map<number, number>();
+  if (hits.length < 2) return requests;
   const rows = await db.all<{ n: number; conversation_id: string; request: number | null }>(
     `SELECT e.n, e.conversation_id, CASE WHEN trim(e.prompt) = '' THEN
        (SELECT p.n FROM exchanges p
@@ -28,11 +31,19 @@ export async function continuationsAfterRequests(db: Db, hits: readonly Scored[]
      FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?))`,
     [JSON.stringify(hits.map((h) => h.n))],
   );
-  if (conversations) for (const r of rows) conversations.set(r.n, r.conversation_id);
+  for (const { n, conversation_id, request } of rows) {
+    conversations?.set(n, conversation_id);
+    if (request !== null) requests.set(n, request);
+  }
+  return requests;
+}
+
+/** `hits` with each continuation ranked above its own request (`requests`: continuation -> request) moved right below it. */
+export function afterRequests(hits: readonly Scored[], requests: ReadonlyMap<number, number>): Scored[] {
   const position = new Map(hits.map((h, i) => [h.n, i]));
   const requestOf = new Map<number, number>();
-  for (const { n, request } of rows) {
-    if (request !== null && (position.get(request) ?? -1) > position.get(n)!) requestOf.set(n, request);
+  for (const [n, request] of requests) {
+    if ((position.get(request) ?? -1) > position.get(n)!) requestOf.set(n, request);
   }
   if (requestOf.size === 0) return [...hits];
   /** Request row number -> its continuations that rank above it, in rank order. */

@@ -3,7 +3,7 @@ import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
 import { type ConfidenceEvidence, confidencesByRank } from './confidence';
-import { continuationsAfterRequests } from './continuation';
+import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
@@ -86,10 +86,15 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   /** `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation cap). */
   async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
-      const hits = split ? await splitBm25(db, split, k, exact, filter, split.rest.length > 0 ? await store.reader() : undefined) : await bm25(db, spec.layer, terms, k, filter);
-      // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
-      const near = terms.length < 2 ? hits : await withProximity(db, terms, await stats.idf(terms), hits);
-      return continuationsAfterRequests(db, near, conversations);
+      // the second connection, when the store is large enough for a split query to have rest words
+      const reader = split && split.rest.length > 0 ? await store.reader() : undefined;
+      const hits = split ? await splitBm25(db, split, k, exact, filter, reader) : await bm25(db, spec.layer, terms, k, filter);
+      const [near, requests] = await Promise.all([
+        // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
+        terms.length < 2 ? hits : stats.idf(terms).then((idf) => withProximity(db, terms, idf, hits)),
+        requestsOf(reader ?? db, hits, conversations),
+      ]);
+      return afterRequests(near, requests);
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
