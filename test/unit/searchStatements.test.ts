@@ -113,7 +113,7 @@ describe('the second connection: a split query\'s two statements on two cores', 
   });
   const query = { text: 'zeppelin gearbox', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
 
-  test('`(rest) AND (lead)` runs on the store\'s reader, `lead` on its own connection; the ranking is the unsplit one', async () => {
+  test('`(rest) AND (lead)` and the continuations run on the store\'s reader, `lead` and proximity on its own connection; the ranking is the unsplit one', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
       const reader = await fx.store.reader();
@@ -122,7 +122,8 @@ describe('the second connection: a split query\'s two statements on two cores', 
         const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query));
         assert.ok(onDb.some((s) => /bm25\(/.test(s)), 'the lead statement');
       });
-      assert.equal(onReader.filter((s) => /bm25\(/.test(s)).length, 1, 'one statement on the reader');
+      assert.equal(onReader.filter((s) => /bm25\(/.test(s)).length, 1, 'one BM25 statement on the reader');
+      assert.equal(onReader.filter((s) => /trim\(e\.prompt\)/.test(s)).length, 1, 'the continuations are read there too, beside proximity\'s reading');
       const split = await createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query);
       const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
       assert.deepEqual(split.hits.map((h) => [h.exchangeId, h.score]), whole.hits.map((h) => [h.exchangeId, h.score]));
