@@ -25,6 +25,16 @@ test('plurals and inflections of one word merge; word order does not matter', ()
   assert.equal(stem('process'), 'process');
 });
 
+test('an agent in -ctor is the room of its act in -ction: fact extractor, fact extraction', () => {
+  const family = ['fact extraction', 'fact extractor', 'fact extractions', 'Fact Extractors'];
+  assert.equal(new Set(family.map((k) => normaliseKey('concept', k))).size, 1);
+  assert.equal(normaliseKey('concept', 'garbage collector'), normaliseKey('concept', 'garbage collection'));
+  // the act keeps its ending (production is not product), short agents theirs (a factor is no faction)
+  assert.notEqual(normaliseKey('concept', 'production'), normaliseKey('concept', 'product'));
+  assert.notEqual(normaliseKey('concept', 'factor'), normaliseKey('concept', 'faction'));
+  assert.equal(stem('vector'), 'vector');
+});
+
 test('abbreviations and synonyms stay separate rooms (documented decision)', () => {
   assert.notEqual(normaliseKey('concept', 'Auth'), normaliseKey('concept', 'authentication'));
   assert.notEqual(normaliseKey('concept', 'db'), normaliseKey('concept', 'database'));

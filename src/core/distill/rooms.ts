@@ -8,7 +8,8 @@ import type { RoomAssignment, RoomType, StoredRoom } from '../model';
  * What merges (decided here, tested in test/unit/rooms.test.ts):
  * - case, separators and camelCase: `Auth Service`, `auth-service`, `auth_service`, `AuthService` → `auth_service`;
  * - plurals and common inflections (Latin script): `Services`, `authenticating`, `authentication`,
- *   `authenticated` each reduce to one stem, so each family is one room;
+ *   `authenticated` each reduce to one stem, so each family is one room; so do a long -ct verb's act and
+ *   agent: `fact extraction`, `fact extractor`, `extracts facts`;
  * - word order: `timeout retry` and `retry timeout` → `retry_timeout` (tokens are sorted);
  * - one-letter typos between long keys (≥ 8 chars) of the same type and project, against rooms already known
  *   (LLM distillers only, see RoomRegistry).
@@ -46,8 +47,8 @@ function normalisePath(raw: string): string {
 }
 
 /**
- * A light, deterministic stemmer for identity only (never shown): plurals and -ing/-ed/-ion/-e endings of
- * words in Latin script. Other scripts are lower-cased only: a wrong stem there would merge unrelated rooms.
+ * A light, deterministic stemmer for identity only (never shown): plurals and -ing/-ed/-ation/-ctor/-e
+ * endings of words in Latin script. Other scripts are lower-cased only: a wrong stem there would merge unrelated rooms.
  */
 export function stem(token: string): string {
   if (!/^[a-z]+$/.test(token) || token.length <= 3) return token;
@@ -57,6 +58,9 @@ export function stem(token: string): string {
   else if (/(x|ch|sh)es$/.test(t)) t = t.slice(0, -2);
   else if (t.endsWith('s') && !/(ss|us|is)$/.test(t)) t = t.slice(0, -1);
   if (t.length > 6 && t.endsWith('ation')) t = t.slice(0, -3);
+  // an agent in -ctor is the room of its act in -ction: extractor → extraction, collector → collection (long
+  // words only: a factor is no faction); the act keeps its ending, as "production" is not "product"
+  else if (t.length > 8 && t.endsWith('ctor')) t = `${t.slice(0, -2)}ion`;
   else if (t.length > 5 && t.endsWith('ing')) t = t.slice(0, -3);
   else if (t.length > 4 && t.endsWith('ed')) t = t.slice(0, -2);
   // undouble after a cut suffix (embedding → embedd → embed) and drop a final e (cache/caching → cach)
