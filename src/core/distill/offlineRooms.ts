@@ -170,8 +170,9 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   }
 
   const scored: Array<{ label: string; score: number }> = [];
-  for (const t of themes.values()) {
-    if (t.tf < 2 && !t.inPrompt) continue;
+  const eligible = new Map([...themes].filter(([, t]) => t.tf >= 2 || t.inPrompt));
+  for (const key of nestedLosers(eligible)) eligible.delete(key);
+  for (const t of eligible.values()) {
     const score = Math.log1p(t.tf) * t.idf * (t.words > 1 ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
     scored.push({ label: mostUsed(t.surfaces), score });
   }
@@ -182,6 +183,26 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     label,
     relevance: i === 0 ? 0.9 : Math.max(0.3, +(0.9 * (score / scored[0]!.score)).toFixed(2)),
   }));
+}
+
+/**
+ * Keys of the themes that lose to a theme nesting them or nested in them: a name ("E2E", "Claude") and the
+ * phrases made with it ("E2E testing", "Claude Code") are one topic, and an exchange proposing both would sit
+ * in two rooms of the same exchanges. The phrase wins when it carries most of the name's uses (the name's count
+ * includes them), else the name wins over all its phrases ("Docker" used alone as often as in "Docker Desktop").
+ */
+function nestedLosers(themes: ReadonlyMap<string, Theme>): string[] {
+  const losers: string[] = [];
+  const phrases = [...themes].filter(([, t]) => t.words > 1).map(([key, t]) => ({ key, t, tokens: new Set(key.split('_')) }));
+  for (const [key, t] of themes) {
+    if (t.words > 1) continue;
+    const tokens = key.split('_');
+    const nesting = phrases.filter((p) => p.key !== key && tokens.every((k) => p.tokens.has(k)));
+    if (nesting.length === 0) continue;
+    if (2 * Math.max(...nesting.map((p) => p.t.tf)) > t.tf) losers.push(key);
+    else losers.push(...nesting.map((p) => p.key));
+  }
+  return losers;
 }
 
 /** normaliseKey for concepts, memoised: the same phrases recur across a store's exchanges. */
@@ -209,9 +230,19 @@ function isThemeWord(w: ContentWord, rarity: WordRarity): boolean {
   return !w.initial && /^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) && /^[a-z0-9]+$/.test(w.lower) && rarity.rank(w.lower) > THEME_WORD_RANK;
 }
 
-/** Two content words, at least one of them not generic, none a single letter. */
+/**
+ * Two content words, at least one of them not generic, none a single letter, neither an adverb or a
+ * superlative ("loads successfully", "latest model": the name, if any, is the rest).
+ */
 function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
-  return a.length >= 2 && b.length >= 2 && a !== b && !(rarity.isGeneric(a) && rarity.isGeneric(b));
+  return (
+    a.length >= 2 &&
+    b.length >= 2 &&
+    a !== b &&
+    !(rarity.isGeneric(a) && rarity.isGeneric(b)) &&
+    !rarity.isAdverbOrSuperlative(a) &&
+    !rarity.isAdverbOrSuperlative(b)
+  );
 }
 
 /** The most used surface form; ties go to the first in sort order, so the result does not depend on reading order. */
@@ -237,8 +268,16 @@ interface ContentWord {
 const CONNECTORS = new Set(['of', 'de', 'del', 'des', 'du', 'da', 'do', 'di', 'der', 'von']);
 
 /**
+ * An English clitic after a word: a contraction ("I've", "don't", "we'll") or a possessive ("Google's").
+ * Other apostrophes (French "l'API", "O'Brien") end the word as before.
+ */
+const CLITIC_RE = /['’](?:s|ve|ll|re|d|m|t)$/iu;
+
+/**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
- * words can form a phrase, and whether it opens a sentence. Code blocks are skipped.
+ * words can form a phrase, and whether it opens a sentence. Code blocks are skipped. A contraction ("I've")
+ * is a function word, and a possessive ("Google's latest") names its owner and ends the phrase there: its
+ * halves are neither words of their own ("ve added") nor the start of a phrase with what follows.
  */
 function contentWords(text: string): ContentWord[] {
   const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
@@ -248,14 +287,17 @@ function contentWords(text: string): ContentWord[] {
   // a connector right after a content word: the connector and where it ends
   let connector: { surface: string; end: number } | undefined;
   // hyphenated compounds are one word: "full-text search" is one theme, not "full text" and "text search"
-  for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*(?:-[\p{L}\p{N}]+)*/gu)) {
-    const surface = m[0].replace(/_+$/, '');
-    const lower = surface.toLowerCase();
+  for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*(?:-[\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu)) {
     const start = m.index ?? 0;
     const initial = prevEnd === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
     prevEnd = start + m[0].length;
-    if (isStopWord(lower) || lower.length < 2) {
-      connector = lastEnd >= 0 && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end: prevEnd } : undefined;
+    const clitic = CLITIC_RE.exec(m[0]);
+    const word = clitic ? m[0].slice(0, clitic.index) : m[0];
+    const surface = word.replace(/_+$/, '');
+    const lower = surface.toLowerCase();
+    const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
+    if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
+      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end: prevEnd } : undefined;
       lastEnd = -1;
       continue;
     }
@@ -263,7 +305,7 @@ function contentWords(text: string): ContentWord[] {
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
     out.push({ lower, surface, adjacent: lastEnd >= 0 && /^(?:[ \t]+|-)$/.test(gap), initial, ...(via ? { via } : {}) });
     connector = undefined;
-    lastEnd = start + m[0].length;
+    lastEnd = possessive ? -1 : start + m[0].length;
   }
   return out;
 }

@@ -23,13 +23,23 @@ export function words(text: string): string[] {
 export const GENERIC_RANK = 3_000;
 /** A word alone names a theme only when rarer than this ("middleware", "sqlite"; not "cookie", "server"). */
 export const THEME_WORD_RANK = 15_000;
+/** The commonest words of the list are nearly all function words ("for", "you", "what"; "new" is 171st). */
+const FUNCTION_WORD_RANK = 150;
 /** Rank given to words the list does not have (identifiers, jargon, other languages). */
 const UNSEEN_RANK = 100_000;
 
 export class WordRarity {
   private readonly idfCache = new Map<string, number>();
 
-  constructor(private readonly ranks: ReadonlyMap<string, number>) {}
+  /**
+   * `otherGeneric`: the generic words of other languages (`stopwords-iso`), consulted only for words the
+   * English list lacks: "цього", "pero", "dass" are generic, while "data" or "file" (generic words in some
+   * other language too) keep their English rank.
+   */
+  constructor(
+    private readonly ranks: ReadonlyMap<string, number>,
+    private readonly otherGeneric: ReadonlySet<string> = new Set(),
+  ) {}
 
   /** 1-based frequency rank of a lower-cased word; words not in the list rank last. */
   rank(word: string): number {
@@ -37,7 +47,26 @@ export class WordRarity {
   }
 
   isGeneric(word: string): boolean {
-    return this.rank(word) <= GENERIC_RANK;
+    const rank = this.ranks.get(word);
+    return rank === undefined ? this.otherGeneric.has(word) : rank <= GENERIC_RANK;
+  }
+
+  /**
+   * An English adverb of manner ("successfully", "easily") or a superlative ("latest", "biggest", "easiest"):
+   * a word formed from a more frequent English content word ("successful", "late") by -ly or -est. Such words
+   * qualify a name and never are one. A few nouns look like them ("digest" from "dig"); "family", "forest",
+   * "interest" do not (their stems are no words, function words or rarer words).
+   */
+  isAdverbOrSuperlative(word: string): boolean {
+    if (!/^[a-z]{5,}$/.test(word)) return false;
+    const adverb = word.endsWith('ly');
+    const bases = adverb
+      ? [word.slice(0, -2), word.replace(/ally$/, ''), word.replace(/bly$/, 'ble'), word.replace(/ily$/, 'y')]
+      : word.endsWith('est')
+        ? [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')]
+        : [];
+    const rank = this.rank(word);
+    return bases.some((b) => b !== word && b.length >= (adverb ? 4 : 3) && this.rank(b) > FUNCTION_WORD_RANK && this.rank(b) < rank);
   }
 
   /**
@@ -57,7 +86,7 @@ export class WordRarity {
 
 let english: WordRarity | undefined;
 
-/** SUBTLEX-US ranks, read once (about 50 ms) on first use. */
+/** SUBTLEX-US ranks and the other languages' generic words, read once (about 50 ms) on first use. */
 export function englishRarity(): WordRarity {
   if (!english) {
     // Required on first use. The package is 3.6 MB of {word, count} sorted by count; the bundle's copy
@@ -67,7 +96,24 @@ export function englishRarity(): WordRarity {
     const ranks = new Map<string, number>();
     // case variants ("What", "what") share the better rank
     for (const w of ordered) if (!ranks.has(w)) ranks.set(w, ranks.size + 1);
-    english = new WordRarity(ranks);
+    english = new WordRarity(ranks, otherLanguagesGeneric());
   }
   return english;
+}
+
+/**
+ * The stop words of every language but English in `stopwords-iso` (its English list holds topic words such as
+ * "research" and "system"; SUBTLEX ranks English), lower-cased, single words only (an entry with a space never
+ * matches one word). Its lists reach past function words to each language's commonest words ("работа",
+ * "время"), which is what "generic" means here. The bundle's copy (dist/vendor/stopwords.js, esbuild.mjs) is
+ * these words alone, one a line.
+ */
+function otherLanguagesGeneric(): Set<string> {
+  const lists = require('stopwords-iso') as string | Readonly<Record<string, readonly string[]>>;
+  if (typeof lists === 'string') return new Set(lists.split('\n'));
+  const out = new Set<string>();
+  for (const [lang, list] of Object.entries(lists)) {
+    if (lang !== 'en') for (const w of list) if (!/\s/u.test(w)) out.add(w.toLowerCase());
+  }
+  return out;
 }
