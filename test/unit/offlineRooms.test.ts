@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
 import { distillOffline } from '../../src/core/distill/offline';
+import { RoomRegistry } from '../../src/core/distill/rooms';
 import { englishRarity } from '../../src/core/distill/wordRarity';
 
 // The offline distiller's concept rooms on small exchanges written for each case seen on the real corpus.
@@ -86,16 +87,31 @@ test('generic words of other languages: Ukrainian function words and stopwords-i
   assert.ok(!rarity.isGeneric('mode'));
 });
 
-test('a name and a phrase made with it are one candidate: the phrase when it carries most uses, else the name', () => {
-  const phrase = concepts(
+test('a name and the phrases made with it are one room, labelled by the phrase when it carries most uses', () => {
+  const rarity = englishRarity();
+  const roomOf = (input: DistillInput, label: string) => {
+    const rooms = new RoomRegistry(false).resolve(distillOffline(input, rarity).rooms, '/p');
+    const named = rooms.filter((r) => r.type === 'concept' && /e2e/i.test(r.label));
+    assert.deepEqual(named.map((r) => r.label), [label], JSON.stringify(rooms));
+    return named[0]!.id;
+  };
+  const phrase = roomOf(
     exchange('The E2E testing setup is flaky.', 'E2E testing needs a server. I fixed E2E testing by waiting for the port; E2E runs pass.'),
+    'E2E testing',
   );
-  assert.ok(phrase.includes('E2E testing'), JSON.stringify(phrase));
-  assert.ok(!phrase.includes('E2E'), JSON.stringify(phrase));
+  const name = roomOf(exchange('Are the E2E runs green?', 'E2E runs pass on CI. E2E failed once on Windows, the E2E plan covers it.'), 'E2E');
+  assert.equal(phrase, name, 'one room, whose label the store takes from the exchanges that use it most');
 
-  const name = concepts(
+  // a capitalised plural of an English word is a title's word, not a name: no room keyed "Modes"
+  const title = distillOffline(
+    exchange('Fix the Drawing Modes panel.', 'The Drawing Modes panel now lists every mode. Drawing Modes keep their order.'),
+    rarity,
+  ).rooms.filter((r) => r.type === 'concept');
+  assert.ok(!title.some((r) => /^modes?$/i.test(r.key)), JSON.stringify(title));
+
+  const docker = concepts(
     exchange('Docker fails to start the database.', 'Docker needs more memory. I raised the Docker limit in Docker Desktop, and Docker starts it now.'),
   );
-  assert.ok(name.includes('Docker'), JSON.stringify(name));
-  assert.ok(!name.includes('Docker Desktop'), JSON.stringify(name));
+  assert.ok(docker.includes('Docker'), JSON.stringify(docker));
+  assert.ok(!docker.includes('Docker Desktop'), JSON.stringify(docker));
 });

@@ -169,40 +169,50 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     budget -= p.text.length;
   }
 
-  const scored: Array<{ label: string; score: number }> = [];
+  const scored: Array<{ key: string; label: string; score: number }> = [];
   const eligible = new Map([...themes].filter(([, t]) => t.tf >= 2 || t.inPrompt));
-  for (const key of nestedLosers(eligible)) eligible.delete(key);
-  for (const t of eligible.values()) {
+  const named = nameRooms(eligible);
+  for (const [k, t] of eligible) {
+    if (named.dropped.has(k)) continue;
     const score = Math.log1p(t.tf) * t.idf * (t.words > 1 ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
-    scored.push({ label: mostUsed(t.surfaces), score });
+    const label = mostUsed(t.surfaces);
+    scored.push({ key: named.keyedBy.get(k) ?? label, label, score });
   }
   scored.sort((a, b) => b.score - a.score || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  return scored.slice(0, MAX_CONCEPTS).map(({ label, score }, i) => ({
+  return scored.slice(0, MAX_CONCEPTS).map(({ key, label, score }, i) => ({
     type: 'concept',
-    key: label,
+    key,
     label,
     relevance: i === 0 ? 0.9 : Math.max(0.3, +(0.9 * (score / scored[0]!.score)).toFixed(2)),
   }));
 }
 
 /**
- * Keys of the themes that lose to a theme nesting them or nested in them: a name ("E2E", "Claude") and the
- * phrases made with it ("E2E testing", "Claude Code") are one topic, and an exchange proposing both would sit
- * in two rooms of the same exchanges. The phrase wins when it carries most of the name's uses (the name's count
- * includes them), else the name wins over all its phrases ("Docker" used alone as often as in "Docker Desktop").
+ * A name ("E2E", "Claude") and the phrases made with it ("E2E testing", "E2E plan", "Claude Code") are one
+ * room, keyed by the name: otherwise each exchange would sit in two rooms of the same topic, and the store would
+ * show both. An exchange proposes it once, labelled by the phrase that carries most of the name's uses (the
+ * name's count includes them), else by the name; the room's label is then the one its exchanges used most
+ * (store/roomStats.ts). Returns the themes to drop and, for a phrase that labels a name's room, the name.
  */
-function nestedLosers(themes: ReadonlyMap<string, Theme>): string[] {
-  const losers: string[] = [];
+function nameRooms(themes: ReadonlyMap<string, Theme>): { dropped: Set<string>; keyedBy: Map<string, string> } {
+  const dropped = new Set<string>();
+  const keyedBy = new Map<string, string>();
   const phrases = [...themes].filter(([, t]) => t.words > 1).map(([key, t]) => ({ key, t, tokens: new Set(key.split('_')) }));
   for (const [key, t] of themes) {
     if (t.words > 1) continue;
     const tokens = key.split('_');
-    const nesting = phrases.filter((p) => p.key !== key && tokens.every((k) => p.tokens.has(k)));
+    const nesting = phrases.filter((p) => p.key !== key && !keyedBy.has(p.key) && tokens.every((k) => p.tokens.has(k)));
     if (nesting.length === 0) continue;
-    if (2 * Math.max(...nesting.map((p) => p.t.tf)) > t.tf) losers.push(key);
-    else losers.push(...nesting.map((p) => p.key));
+    // the most used phrase; ties go to the first in key order, so the choice does not depend on reading order
+    const best = nesting.reduce((a, b) => (b.t.tf > a.t.tf || (b.t.tf === a.t.tf && b.key < a.key) ? b : a));
+    for (const p of nesting) dropped.add(p.key);
+    if (2 * best.t.tf > t.tf) {
+      dropped.delete(best.key);
+      dropped.add(key);
+      keyedBy.set(best.key, mostUsed(t.surfaces));
+    }
   }
-  return losers;
+  return { dropped, keyedBy };
 }
 
 /** normaliseKey for concepts, memoised: the same phrases recur across a store's exchanges. */
@@ -220,14 +230,16 @@ function conceptKey(surface: string): string {
 
 /**
  * One word names a theme when it is an identifier or error name (`sessionMiddleware`, `TypeError`), or a
- * name: capitalised inside a sentence and rare in English ("Nuxt", "Vitest", "Docker"). A plain word never
- * does, however rare in English: "refactor", "config", "codebase" are the generic words of agent
- * conversations, and no English list ranks them so.
+ * name: capitalised inside a sentence and rare in English, in the plural too ("Nuxt", "Vitest", "Docker";
+ * not the "Modes" or "Commits" of a title). A plain word never does, however rare in English: "refactor",
+ * "config", "codebase" are the generic words of agent conversations, and no English list ranks them so.
  */
 function isThemeWord(w: ContentWord, rarity: WordRarity): boolean {
   if (w.lower.length < 3) return false;
   if (IDENTIFIER_RE.test(w.surface)) return true;
-  return !w.initial && /^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) && /^[a-z0-9]+$/.test(w.lower) && rarity.rank(w.lower) > THEME_WORD_RANK;
+  if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return false;
+  const singular = w.lower.replace(/(?<=[^s])s$/, '');
+  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK;
 }
 
 /**
