@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
 import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { Db } from '../../src/core/store/db';
-import { type ParseWrite, Store, type WriteResult } from '../../src/core/store/store';
+import { MMAP_BYTES, type ParseWrite, Store, type WriteResult } from '../../src/core/store/store';
 import { SCHEMA_VERSION } from '../../src/core/store/schema';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 
@@ -242,5 +242,20 @@ test('insertRows writes many rows in order in a few statements and returns what 
     assert.deepEqual(await db.insertRows('INSERT INTO t(k, a, b)', []), []);
   } finally {
     await db.close();
+  }
+});
+
+test('every connection a store opens reads through a memory map (the writer, its search reader, a read-only store)', async () => {
+  const file = path.join(tempDir('store-mmap-'), 'recall.sqlite');
+  const store = await Store.open(file);
+  const readOnly = await Store.openReadOnly(file);
+  try {
+    const mapped = async (db: Db | undefined) => (await db?.get<{ mmap_size: number }>('PRAGMA mmap_size'))?.mmap_size;
+    assert.equal(await mapped(store.db), MMAP_BYTES);
+    assert.equal(await mapped(await store.reader()), MMAP_BYTES);
+    assert.equal(await mapped(readOnly.db), MMAP_BYTES);
+  } finally {
+    await readOnly.close();
+    await store.close();
   }
 });

@@ -60,6 +60,14 @@ export interface WriteResult {
 }
 
 /**
+ * Reads go through a memory map of the store's first GiB (SQLite's mmap I/O) instead of a read() call and a copy
+ * per page: a search at 50K exchanges walks megabytes of FTS5 posting lists, which then cost ~0.2 ms of system
+ * time instead of ~1 ms (README, "Latency"). Writes still go through write(). The file never shrinks while
+ * open (nothing runs VACUUM), so no mapped page goes away under a reader.
+ */
+export const MMAP_BYTES = 1 << 30;
+
+/**
  * The durable memory: one SQLite file per workspace. Verbatim text lives here (agents delete their
  * transcripts; the memory must not), with FTS5 over it and sqlite-vec loaded for vectors.
  */
@@ -85,7 +93,7 @@ export class Store {
     try {
       // first, so every later statement (the journal mode too) waits for another process's lock
       await db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      await db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+      await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
       const quick = await db.get<{ quick_check: string }>('PRAGMA quick_check(1)');
       if (quick?.quick_check !== 'ok') throw new Error(quick?.quick_check ?? 'quick_check failed');
       await migrate(db);
@@ -154,7 +162,7 @@ export class Store {
     const db = await Db.open(file, { readonly: true });
     try {
       // first, so the first read of the file already waits for another process's lock
-      await db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA query_only = ON;`);
+      await db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA query_only = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
       const found = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
       if (found > SCHEMA_VERSION) {
         throw new RecallError('store-too-new', `The store ${file} has schema version ${found}, written by a newer Agent Recall (this one knows up to ${SCHEMA_VERSION}). Update Agent Recall.`);
@@ -222,7 +230,7 @@ export class Store {
     this.readerOpening ??= Db.open(this.db.file, { readonly: true }).then(
       async (reader) => {
         try {
-          await reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = ON;`);
+          await reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
           return reader;
         } catch {
           await reader.close().catch(() => undefined);
