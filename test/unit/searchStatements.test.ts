@@ -153,11 +153,13 @@ describe('the second connection: a split query\'s two statements on two cores', 
     }
   });
 
-  test('the reader is closed with the store', async () => {
+  test('the reader is closed with the store, and none is opened once it is closing', async () => {
     const fx = await openFixture();
     const reader = await fx.store.reader();
     assert.ok(reader);
-    await fx.store.close();
+    const closing = fx.store.close();
+    assert.equal(await fx.store.reader(), undefined, 'a search still running gets no new reader');
+    await closing;
     await assert.rejects(reader.all('SELECT 1'));
   });
 });

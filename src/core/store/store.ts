@@ -75,6 +75,7 @@ export class Store {
   /** What opening found lost (ledger.ts), kept: the scan of every source's exchanges is not repeated to report it. */
   private lostOnOpen: readonly LostSource[] = [];
   private readerOpening: Promise<Db | undefined> | undefined;
+  private closing = false;
 
   private constructor(
     readonly db: Db,
@@ -214,6 +215,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true; // a search still running must not open a reader nothing would close
     const reader = await this.readerOpening;
     this.readerOpening = undefined;
     await reader?.close();
@@ -227,6 +229,7 @@ export class Store {
    * reads only what is committed, and must not mix into a snapshot what came after it.
    */
   async reader(): Promise<Db | undefined> {
+    if (this.closing) return undefined;
     this.readerOpening ??= Db.open(this.db.file, { readonly: true }).then(
       async (reader) => {
         try {
