@@ -208,10 +208,30 @@ test('an older agent-<hex>.jsonl subagent is recognised from its name', () => {
   assert.deepEqual(
     conv.messages.map((m) => [m.kind, m.text]),
     [
-      ['prompt', 'Warmup'],
-      ['reply', "I'm ready to help search the tidepool codebase."],
+      ['prompt', 'Find where formatTide is called in the tidepool app.'],
+      ['reply', 'formatTide is called from src/ui/TideChart.tsx:22 only.'],
     ],
   );
+});
+
+test("a subagent's cache warm-up (\"Warmup\", no human asked it) is no exchange; a person's \"Warmup\" is", () => {
+  const base = { sessionId: 'p-1', cwd: '/home/dev/tidepool', agentId: 'a3b7' };
+  const warmup = (extra: object) => [
+    { ...base, ...extra, type: 'user', uuid: 'w1', parentUuid: null, message: { role: 'user', content: 'Warmup' } },
+    { ...base, ...extra, type: 'assistant', uuid: 'w2', parentUuid: 'w1', message: { id: 'm0', content: [{ type: 'text', text: "I'm Claude Code, ready to help you explore codebases and design implementation plans." }] } },
+  ];
+  const warmupOnly = claudeCodeAdapter.parse({ file: '/tmp/agent-a3b7.jsonl', lines: jsonLines(warmup({ isSidechain: true })) });
+  assert.deepEqual([warmupOnly.conversations, warmupOnly.skipped], [[], []]);
+
+  const thenATask = claudeCodeAdapter.parse({ file: '/tmp/agent-a3b7.jsonl', lines: jsonLines([
+    ...warmup({ isSidechain: true }),
+    { ...base, isSidechain: true, type: 'user', uuid: 'u1', parentUuid: 'w2', message: { role: 'user', content: 'List the tide stations.' } },
+    { ...base, isSidechain: true, type: 'assistant', uuid: 'u2', parentUuid: 'u1', message: { id: 'm1', content: [{ type: 'text', text: 'Brest, Roscoff.' }] } },
+  ]) });
+  assert.deepEqual(thenATask.conversations[0]!.messages.map((m) => [m.kind, m.text]), [['prompt', 'List the tide stations.'], ['reply', 'Brest, Roscoff.']]);
+
+  const typed = claudeCodeAdapter.parse({ file: '/tmp/p-1.jsonl', lines: jsonLines(warmup({})) });
+  assert.deepEqual(typed.conversations[0]!.messages.map((m) => m.kind), ['prompt', 'reply'], 'not a subagent: someone typed it');
 });
 
 test('sidechain records with an agentId mark a subagent whatever the file is called', () => {

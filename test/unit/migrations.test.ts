@@ -97,3 +97,20 @@ test('a store from a newer schema is refused with a message that says what to do
   await db.close();
   await assert.rejects(Memory.open(file), (err: Error & { code?: string }) => err.code === 'store-too-new' && /Update the extension/.test(err.message));
 });
+
+test("schema 9 marks the Claude Code files holding a subagent's cache warm-up to be read again, and only those", async () => {
+  const file = path.join(tempDir(), 'v8-warmup.sqlite');
+  await writeStoreAt(8, file);
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (2, '/t/agent-a3b7.jsonl', 'claude-code', 700, 5, 700, 3)`);
+    await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c2', 2, 'claude-code', 'sess-1/agent-a3b7', 1)`);
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-warm-0003', 'c2', 2, 0, 0, 1, 1, 2, 0, 'Warmup', 'User: Warmup\n\nAssistant: I''m Claude Code, ready to help.')`);
+    assert.equal(await migrate(db), 8);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/t/agent-a3b7.jsonl', size: -1 }]);
+  } finally {
+    await db.close();
+  }
+});

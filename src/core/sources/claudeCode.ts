@@ -23,6 +23,11 @@ const WRAPPER_PREFIXES = [
   '<local-command-caveat>', '<bash-input>', '<bash-stdout>', '<bash-stderr>',
   'Caveat: The messages below were generated', '[Request interrupted by user',
 ];
+/**
+ * The first prompt of a subagent Claude Code starts only to warm its prompt cache (`agent-*.jsonl` files of
+ * two lines: "Warmup" and "I'm Claude Code, ready to help…"): nobody asked it, so it and its reply are not kept.
+ */
+const WARMUP_PROMPT = 'Warmup';
 /** User lines the agent injects to tell the model something (a background task finished): context, not human. */
 const INJECTED_PREFIXES = ['<task-notification>'];
 
@@ -85,6 +90,8 @@ class SessionParser {
   private readonly openReplies = new Map<string, Message>();
   /** A `compact_boundary` was seen: the next user line is the agent's summary of the earlier conversation. */
   private summaryPending = false;
+  /** Inside a subagent's warm-up (WARMUP_PROMPT): its reply is dropped too, up to the next prompt. */
+  private warmingUp = false;
 
   constructor(private readonly input: ParseInput) {}
 
@@ -129,6 +136,8 @@ class SessionParser {
     }
     const text = stripSystemReminders(userText(content)).trim();
     if (!text || startsWithAny(text, WRAPPER_PREFIXES)) return;
+    this.warmingUp = text === WARMUP_PROMPT && rec['isSidechain'] === true && rec['parentUuid'] === null;
+    if (this.warmingUp) return;
     this.push(startsWithAny(text, INJECTED_PREFIXES) ? 'context' : 'prompt', rec, line, text);
   }
 
@@ -156,6 +165,7 @@ class SessionParser {
   private onAssistant(rec: JsonRecord, line: SourceLine): void {
     const message = obj(rec['message']);
     if (!message) return this.skips.add('unknown-record', line.line);
+    if (this.warmingUp) return;
     const id = str(message['id']);
     let reply = id === undefined ? undefined : this.openReplies.get(id);
     if (!reply) {

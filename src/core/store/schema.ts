@@ -269,6 +269,15 @@ const MIGRATIONS: readonly Migration[] = [
     version: 8,
     sql: 'ALTER TABLE sources ADD COLUMN record_groups TEXT;',
   },
+  {
+    // Claude Code subagents' cache warm-ups ("Warmup") are no exchanges any more: their files are read again
+    // whole, which replaces what they held (nothing, for a warm-up alone).
+    version: 9,
+    sql: `
+      UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
+      WHERE agent = 'claude-code' AND id IN (SELECT source_id FROM exchanges WHERE prompt = 'Warmup');
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
