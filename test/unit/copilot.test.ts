@@ -173,6 +173,30 @@ test('discovery: a session belongs to the workspace its storage folder names (re
   ]);
 });
 
+test('a chat export (no project recorded) in a folder the user named is this workspace\'s; a session with another cwd is not', async () => {
+  const named = path.join(tempDir(), 'chat-exports');
+  await mkdir(named, { recursive: true });
+  await copyFile(EXPORT, path.join(named, 'harbour-codes.json'));
+  const elsewhere = { sessionId: 's-far', cwd: '/home/dev/other-project', version: '2.0.0' };
+  await writeFile(path.join(named, 's-far.jsonl'), [
+    JSON.stringify({ ...elsewhere, type: 'user', uuid: 'f1', message: { role: 'user', content: 'Why does the other project build so slowly on CI?' } }),
+    JSON.stringify({ ...elsewhere, type: 'assistant', uuid: 'f2', message: { id: 'mf', role: 'assistant', content: [{ type: 'text', text: 'Its cache key changes on every run.' }] } }),
+  ].join('\n') + '\n');
+  const options = { claudeRoots: [], codexRoots: [], agentRoots: [], extraRoots: [named], includeSubagents: true };
+  const found = await discoverSources({ ...options, workspaceRoots: ['/home/dev/tidepool'] });
+  assert.deepEqual(found.map((s) => [path.basename(s.path), s.project]), [['harbour-codes.json', '/home/dev/tidepool']]);
+
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    const report = await indexSources(store, found, { ...segment, workspaceRoot: '/home/dev/tidepool' });
+    assert.deepEqual([report.failed, report.exchangesWritten > 0], [[], true]);
+    const projects = new Set((await store.listExchanges()).map((e) => e.project));
+    assert.deepEqual([...projects], ['/home/dev/tidepool']);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a session copied to a second workspace storage is one memory: stored once, both files kept as sources', async () => {
   const root = await userData({
     a1: { workspace: { folder: 'file:///home/dev/tidepool' }, sessions: { 'copilot-session-1.jsonl': LOG } },

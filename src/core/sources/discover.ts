@@ -27,7 +27,10 @@ export interface DiscoverOptions {
    * see agentRoots.ts): searched like the Claude and Codex roots, every session attributed by its records.
    */
   readonly agentRoots?: readonly string[];
-  /** Folders searched for every format: markdown found here is always taken, JSONL still filtered by cwd. */
+  /**
+   * Folders searched for every format: markdown found here is always taken, and so is a session that records
+   * no project (a Copilot chat export); one that records its cwd is still taken only inside the workspace.
+   */
   readonly extraRoots: readonly string[];
   readonly includeSubagents: boolean;
 }
@@ -94,14 +97,15 @@ export function transcriptRoots(d: DiscoverOptions): string[] {
 
 export async function discoverSources(options: DiscoverOptions): Promise<DiscoveredSource[]> {
   const found = new Map<string, DiscoveredSource>();
-  const candidates = new Set<string>();
+  /** Structured files to sniff, and whether a root the user named holds them. */
+  const candidates = new Map<string, boolean>();
   const markdown = ADAPTERS.filter((a) => a.lineFormat === 'markdown');
 
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
     // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
     if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
-      candidates.add(file);
+      candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
     const md = markdown.find((a) => a.matchesPath(file));
@@ -119,7 +123,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
-  for (const file of [...candidates].sort()) {
+  for (const [file, named] of [...candidates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!options.includeSubagents && isSubagentPath(file)) continue;
     const matching = structured.filter((a) => a.matchesPath(file));
     if (matching.length === 0) continue;
@@ -132,8 +136,10 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
-    const project =
+    const recorded =
       adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
+    // a session that records no project, in a folder the user named for this workspace, is this workspace's
+    const project = recorded ?? (named ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
   }
