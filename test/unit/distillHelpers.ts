@@ -56,3 +56,19 @@ export function simpleObject(e: DistillInput): DistilledExchange {
     rooms: [{ type: 'concept', key: 'Fixture Topic', label: 'Fixture topic', relevance: 0.7 }],
   };
 }
+
+/** One exchange to distill: `prompt`, then `body` (the rendered turns after the prompt). */
+export function distillInput(prompt: string, body: string, extra: Partial<DistillInput> = {}): DistillInput {
+  return {
+    n: 1,
+    exchangeId: 'x1',
+    agent: 'claude-code',
+    project: '/home/dev/shop',
+    plyStart: 0,
+    plyEnd: 3,
+    prompt,
+    verbatim: `User: ${prompt}\n\n${body}`,
+    filesTouched: [],
+    ...extra,
+  };
+}

@@ -1,34 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import type { DistillInput } from '../../src/core/distill/distiller';
 import { cutHeadline, distillOffline, fitTokens, OfflineDistiller, sentences, TARGET_TOKENS } from '../../src/core/distill/offline';
 import { englishRarity, type WordRarity } from '../../src/core/distill/wordRarity';
 import { distilledText } from '../../src/core/distill/types';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { countTokens } from '../../src/core/tokens';
-import { fixtureStore } from './distillHelpers';
+import { distillInput as input, fixtureStore } from './distillHelpers';
 
 /** Core + "\n" + context stays near the paper's 38 tokens; word-level cuts may land a token or two over. */
 const MAX_TOKENS = TARGET_TOKENS + 2;
 
 function background(): WordRarity {
   return englishRarity();
-}
-
-function input(prompt: string, body: string, extra: Partial<DistillInput> = {}): DistillInput {
-  return {
-    n: 1,
-    exchangeId: 'x1',
-    agent: 'claude-code',
-    project: '/home/dev/shop',
-    plyStart: 0,
-    plyEnd: 3,
-    prompt,
-    verbatim: `User: ${prompt}\n\n${body}`,
-    filesTouched: [],
-    ...extra,
-  };
 }
 
 const UPLOAD = input(

@@ -4,21 +4,12 @@ import type { DistillInput } from '../../src/core/distill/distiller';
 import { distillOffline } from '../../src/core/distill/offline';
 import { RoomRegistry } from '../../src/core/distill/rooms';
 import { englishRarity } from '../../src/core/distill/wordRarity';
+import { distillInput } from './distillHelpers';
 
 // The offline distiller's concept rooms on small exchanges written for each case seen on the real corpus.
 
 function exchange(prompt: string, ...replies: string[]): DistillInput {
-  return {
-    n: 1,
-    exchangeId: 'x1',
-    agent: 'claude-code',
-    project: '/home/dev/shop',
-    plyStart: 0,
-    plyEnd: 1 + replies.length,
-    prompt,
-    verbatim: [`User: ${prompt}`, ...replies.map((r) => `Assistant: ${r}`)].join('\n\n'),
-    filesTouched: [],
-  };
+  return distillInput(prompt, replies.map((r) => `Assistant: ${r}`).join('\n\n'), { plyEnd: 1 + replies.length });
 }
 
 function concepts(input: DistillInput): string[] {
