@@ -138,9 +138,16 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 }); // the answer to the new query (may be empty)
     const after = await candidates.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     assert.deepEqual(after.filter((id) => shown.includes(id)), [], 'hidden candidates do not come back');
+    // one step at a time, each answer awaited: the hidden ones back (still SpecStory only), then every agent
+    const hiddenSeq = await frame.locator('#results').getAttribute('data-seq');
     await frame.locator('button.chip', { hasText: /hidden/ }).click();
+    await frame.locator(`#results[data-seq]:not([data-seq="${hiddenSeq}"])`).waitFor({ state: 'attached', timeout: 10_000 });
     await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^SpecStory$/ }).click();
-    await frame.locator('.candidate .meta', { hasText: 'Claude Code' }).first().waitFor();
+    await frame.locator('button.chip[aria-pressed="false"]', { hasText: /^SpecStory$/ }).waitFor({ timeout: 10_000 });
+    await frame.locator('.candidate .meta', { hasText: 'Claude Code' }).first().waitFor().catch(async (err) => {
+      await screenshot(page, 'recall-chip-off-failed');
+      throw new Error(`${err.message}\ncandidates: ${(await frame.locator('.candidate .meta').allTextContents()).join(' | ')}`);
+    });
     const before = await frame.locator('#query').inputValue();
     const seed = await frame.locator('.candidate').first().getAttribute('data-id');
     await frame.locator('.candidate').first().locator('button', { hasText: 'More like this' }).click();
