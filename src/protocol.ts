@@ -15,7 +15,10 @@ export type ConfidenceTier = Confidence;
 export interface IndexStatus {
   readonly indexing: boolean;
   readonly exchanges: number;
-  /** The agents the memory knows (the panel's agent chips): the id a facet takes, the name a chip shows. */
+  /**
+   * The agents the memory knows: the id a facet takes, the name a chip or the banner shows. Their chips show
+   * when there are two or more (one agent's chip would change nothing).
+   */
   readonly agents: ReadonlyArray<{ readonly id: AgentName; readonly name: string }>;
   /** The time chips that narrow this memory (core/recall.ts refiningTimes). */
   readonly times: readonly TimeFacet[];

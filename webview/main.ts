@@ -117,7 +117,8 @@ function renderChips(): void {
   const f = state.facets;
   for (const [t, label] of TIMES.filter(([t]) => f.time === t || state.status?.times.includes(t))) chips.append(chip(label, f.time === t, () => setFacets({ ...f, time: f.time === t ? undefined : t })));
   // the host names the agents (status message): the webview keeps no list of its own
-  for (const a of state.status?.agents ?? []) chips.append(chip(a.name, f.agent === a.id, () => setFacets({ ...f, agent: f.agent === a.id ? undefined : a.id })));
+  const agents = state.status?.agents ?? [];
+  for (const a of agents.filter((a) => agents.length > 1 || f.agent === a.id)) chips.append(chip(a.name, f.agent === a.id, () => setFacets({ ...f, agent: f.agent === a.id ? undefined : a.id })));
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
   if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
   if (f.like) chips.append(chip(`like: ${f.like.label} ✕`, true, () => setFacets({ ...f, like: undefined }), 'Stop looking for exchanges like this one'));

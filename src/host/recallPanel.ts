@@ -124,14 +124,13 @@ export class RecallPanel extends Disposable {
     if (!this.panel) return;
     const s = summary ?? (await this.index.summary());
     const example = await this.exampleQuery();
-    const agents = AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] }));
     this.post({
       type: 'status',
       status: {
         indexing: s.state === 'indexing',
         exchanges: s.exchanges,
-        // chips that narrow the list: a chip that can only empty it, or changes nothing, helps nobody
-        agents: agents.length > 1 ? agents : [],
+        // only the agents this workspace has exchanges of: a chip that can only empty the list helps nobody
+        agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] })),
         times: refiningTimes(s.dates),
         ...(s.message ? { message: s.message } : {}),
         semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,

@@ -123,7 +123,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
-  for (const [file, named] of [...candidates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const file of [...candidates.keys()].sort()) {
+    const named = candidates.get(file)!;
     if (!options.includeSubagents && isSubagentPath(file)) continue;
     const matching = structured.filter((a) => a.matchesPath(file));
     if (matching.length === 0) continue;
