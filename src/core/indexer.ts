@@ -12,7 +12,7 @@ import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
-import type { SourceAdapter } from './sources/adapter';
+import { shortenStringsPast, type SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
@@ -401,7 +401,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     const read = await readLines(handle, fromOffset, fileSt.size, fromLine, {
       holdBackPartial: adapter.lineFormat === 'jsonl',
       isComplete: parsesAsJson,
-      elideLongStrings: adapter.lineFormat === 'json',
+      shortenStringsPast: shortenStringsPast(adapter),
     });
     const { chunk } = read;
     const hash = async (start: number, length: number): Promise<string> => {

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { RecallError } from './errors';
 import type { AgentKind } from './model';
-import { obj } from './sources/adapter';
+import { obj, shortenStringsPast } from './sources/adapter';
 import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
 import { openCodeSessionRecords } from './sources/opencode';
@@ -42,7 +42,7 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   if (positioned) return positionedView(e, positioned);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
-  const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, elideLongStrings: true }).lines;
+  const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, shortenStringsPast: shortenStringsPast(adapter) }).lines;
   if (lines.length !== 1) return undefined; // pretty-printed: the file's own lines place the exchange
   let doc: unknown;
   try {

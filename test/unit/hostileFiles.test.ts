@@ -69,7 +69,8 @@ test('an oversized last line without its newline is skipped and counted, not hel
   const dir = tempDir();
   const file = path.join(dir, 'long-tail.jsonl');
   const handle = await open(file, 'w');
-  await handle.write(exchangeLines('login', 1).join('\n') + '\n{"type":"user","message":"', 0);
+  // outside any string: nothing to shorten, so no end of the line could make it parse
+  await handle.write(exchangeLines('login', 1).join('\n') + '\n{"type":"user","message":', 0);
   await handle.truncate(MAX_LINE_BYTES + 1024 * 1024); // the rest of the last line: zero bytes, no newline
   await handle.close();
   const { store, report } = await indexOne(file);
@@ -80,6 +81,38 @@ test('an oversized last line without its newline is skipped and counted, not hel
     const src = await store.getSource(file);
     assert.equal(src?.pendingPartial, false);
     assert.equal(src?.parsedOffset, MAX_LINE_BYTES + 1024 * 1024);
+  } finally {
+    await store.close();
+  }
+});
+
+/** A Claude Code prompt with a pasted screenshot of `bytes` of base64 before its text, as one JSONL line. */
+function screenshotPrompt(bytes: number, text: string): string {
+  const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0K'.repeat(bytes / 8) } };
+  const base = { sessionId: 's1', cwd: '/home/dev/shop', version: '2.0.0' };
+  return JSON.stringify({ ...base, type: 'user', uuid: 'u9', timestamp: '2025-01-01T00:09:00Z', message: { role: 'user', content: [image, { type: 'text', text }] } });
+}
+
+test('a JSONL record too long to parse (a 12 MB pasted screenshot) is read with the image cut short; its text is indexed, also once its writer finishes it', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'screenshot.jsonl');
+  const asked = 'The receipt page on this screenshot still prints the totals twice; please fix the receipt template.';
+  const line = screenshotPrompt(12 * 1024 * 1024, asked);
+  const reply = JSON.stringify({ sessionId: 's1', cwd: '/home/dev/shop', type: 'assistant', uuid: 'a9', timestamp: '2025-01-01T00:09:05Z', message: { id: 'm9', role: 'assistant', content: [{ type: 'text', text: 'The receipt template rendered the totals partial twice; it renders it once now.' }] } });
+  // the writer is half-way through the long line: it waits, as any partial record does
+  await writeFile(file, exchangeLines('login', 1).join('\n') + '\n' + line.slice(0, 9 * 1024 * 1024));
+  const { store, report } = await indexOne(file);
+  try {
+    assert.deepEqual(report.failed, []);
+    assert.equal((await prompts(store)).length, 1);
+    assert.equal((await store.getSource(file))?.pendingPartial, true);
+    await writeFile(file, exchangeLines('login', 1).join('\n') + '\n' + line + '\n' + reply + '\n');
+    const again = await indexSources(store, [{ path: file, adapter: claudeCodeAdapter }], segment);
+    assert.deepEqual(again.failed, []);
+    assert.deepEqual((await store.stats()).skippedLines, {});
+    const row = (await store.listExchanges()).find((e) => e.prompt.includes('receipt page'));
+    assert.ok(row, 'the prompt after the screenshot is indexed');
+    assert.match((await store.getExchange(row.exchangeId))!.verbatim, /renders it once now/);
   } finally {
     await store.close();
   }

@@ -47,7 +47,7 @@ test('the cut never splits an escape or a UTF-8 character, wherever the pieces e
 
 test('a one-line JSON document over the line bound is read with its long strings cut; still too long, it is skipped', () => {
   const big = JSON.stringify({ messages: [{ text: 'the prompt' }, { image: 'B'.repeat(MAX_LINE_BYTES + 1024) }, { text: 'the reply' }] });
-  const [line] = splitLines(Buffer.from(big + '\n'), 0, 1, { holdBackPartial: false, elideLongStrings: true }).lines;
+  const [line] = splitLines(Buffer.from(big + '\n'), 0, 1, { holdBackPartial: false, shortenStringsPast: MAX_LINE_BYTES }).lines;
   assert.equal(line!.oversized, undefined);
   assert.equal(line!.bytes, Buffer.byteLength(big) + 1, 'the line keeps its true length in the file');
   const doc = JSON.parse(line!.text) as { messages: { text?: string; image?: string }[] };
@@ -56,6 +56,18 @@ test('a one-line JSON document over the line bound is read with its long strings
   assert.equal(splitLines(Buffer.from(big + '\n'), 0, 1, { holdBackPartial: false }).lines[0]!.oversized, true, 'only JSON documents are cut');
 
   const manyShort = JSON.stringify(Array.from({ length: MAX_LINE_BYTES / 1000 + 10 }, () => 'c'.repeat(1000)));
-  const [still] = splitLines(Buffer.from(manyShort), 0, 1, { holdBackPartial: false, elideLongStrings: true }).lines;
+  const [still] = splitLines(Buffer.from(manyShort), 0, 1, { holdBackPartial: false, shortenStringsPast: MAX_LINE_BYTES }).lines;
   assert.deepEqual([still!.oversized, still!.text], [true, '']);
+});
+
+test('a JSONL record is cut past the bound its reader is given, and only past it', () => {
+  const bound = 200 * 1024;
+  const record = (n: number): string => JSON.stringify({ type: 'user', message: { content: [{ data: 'D'.repeat(n) }, { text: 'what the user asked' }] } });
+  const lines = splitLines(Buffer.from(`${record(bound - 100)}\n${record(bound + 100)}\n`), 0, 1, { holdBackPartial: false, shortenStringsPast: bound }).lines;
+  const docs = lines.map((l) => JSON.parse(l.text) as { message: { content: [{ data: string }, { text: string }] } });
+  assert.deepEqual(docs.map((d) => [d.message.content[0].data.length, d.message.content[1].text]), [
+    [bound - 100, 'what the user asked'],
+    [KEPT_STRING_BYTES + ' [137 KB more not read]'.length, 'what the user asked'],
+  ]);
+  assert.deepEqual(lines.map((l) => l.bytes), [record(bound - 100).length + 1, record(bound + 100).length + 1]);
 });

@@ -46,6 +46,8 @@ export interface SourceAdapter {
    * read by `readRecords`, re-read whole when `recordsState` changes.
    */
   readonly lineFormat: 'jsonl' | 'markdown' | 'json' | 'sqlite' | 'files';
+  /** The longest line (UTF-16 units) the parse reads; longer ones are skipped as oversized. MAX_LINE_CHARS when not set. */
+  readonly maxLineChars?: number;
   /** A `sqlite` or `files` source's records, one JSON line each, numbered in the order read (a database is opened read-only). */
   readRecords?(file: string): Promise<SourceLine[]>;
   /** A `files` source's change check: what changes whenever any of its files does (compared like a file's size and mtime). */
@@ -106,6 +108,16 @@ export interface SourceAdapter {
 
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */
 export const MAX_LINE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Past how many bytes a line of `adapter`'s files has its long strings shortened (LineOptions.shortenStringsPast)
+ * rather than being lost: a JSON document as far as the reader holds a line (MAX_LINE_BYTES), a JSONL record as
+ * far as its adapter parses one (a record grown by a pasted image still gives its text); markdown never.
+ */
+export function shortenStringsPast(adapter: SourceAdapter): number | undefined {
+  if (adapter.lineFormat === 'json') return MAX_LINE_BYTES;
+  return adapter.lineFormat === 'jsonl' ? Math.min(adapter.maxLineChars ?? MAX_LINE_CHARS, MAX_LINE_BYTES) : undefined;
+}
 
 /** A line too long to parse: over `maxChars`, or so long the reader never decoded it (lines.ts MAX_LINE_BYTES). */
 export function isOversized(line: SourceLine, maxChars = MAX_LINE_CHARS): boolean {

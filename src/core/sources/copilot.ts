@@ -6,7 +6,7 @@ import {
 } from './adapter';
 import { type ReplayedSession, replayMutationLog } from './copilotLog';
 import { arraySpans } from './jsonSpans';
-import { readSideFile, type SourceLine } from './lines';
+import { MAX_LINE_BYTES, readSideFile, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
 import { insideAny } from './paths';
 
@@ -53,6 +53,7 @@ export const copilotAdapter: SourceAdapter = {
 export const copilotLogAdapter: SourceAdapter = {
   agent: 'copilot',
   lineFormat: 'jsonl',
+  maxLineChars: MAX_LINE_BYTES, // whole-state lines (copilotLog.ts)
   replaysLog: true,
   matchesPath: (file) => file.endsWith('.jsonl'),
   claimsPath: (file) => SESSIONS_DIR_RE.test(file) && file.endsWith('.jsonl'),

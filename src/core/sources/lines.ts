@@ -128,10 +128,12 @@ export interface LineOptions {
   readonly holdBackPartial: boolean;
   readonly isComplete?: (text: string) => boolean;
   /**
-   * A whole JSON document (a one-line Cline history): a line that outgrows MAX_LINE_BYTES goes on with its
-   * long strings shortened (longStrings.ts) instead of being skipped, and is skipped only if it still does.
+   * JSON text: a line that outgrows this many bytes goes on with its long strings shortened (longStrings.ts)
+   * instead of being lost, and is skipped only if it still outgrows MAX_LINE_BYTES. A one-line JSON document
+   * (Cline's history) is cut past MAX_LINE_BYTES, a JSONL record past what adapters parse (a pasted image):
+   * `shortenStringsPast` below.
    */
-  readonly elideLongStrings?: boolean;
+  readonly shortenStringsPast?: number;
 }
 
 /** What was read of a file: its lines, and the first and last pieces' bytes for hashing without a re-read. */
@@ -152,7 +154,7 @@ export async function readLines(
   startLine: number,
   options: LineOptions,
 ): Promise<ReadLines> {
-  const lines = new LineAssembler(offset, startLine, options.elideLongStrings ?? false);
+  const lines = new LineAssembler(offset, startLine, options.shortenStringsPast);
   const kept: Array<{ start: number; buf: Buffer }> = [];
   let pos = offset;
   while (pos < size) {
@@ -190,7 +192,7 @@ async function readPiece(handle: FileHandle, position: number, length: number): 
  * when `isComplete` accepts it (a JSONL record that parses), otherwise it waits for the next run.
  */
 export function splitLines(buf: Buffer, startOffset: number, startLine: number, options: LineOptions): LineChunk {
-  const lines = new LineAssembler(startOffset, startLine, options.elideLongStrings ?? false);
+  const lines = new LineAssembler(startOffset, startLine, options.shortenStringsPast);
   lines.push(buf);
   return lines.finish(options);
 }
@@ -210,7 +212,7 @@ class LineAssembler {
   /** Bytes of the current line in the file. */
   private partBytes = 0;
   private oversized = false;
-  /** Set once the current line outgrew MAX_LINE_BYTES, when long strings may be shortened. */
+  /** Set once the current line outgrew `shortenPast`, when long strings are shortened. */
   private elider: LongStringElider | undefined;
   private lineStart: number;
   private lineNo: number;
@@ -218,7 +220,7 @@ class LineAssembler {
   constructor(
     startOffset: number,
     startLine: number,
-    private readonly elideLongStrings: boolean,
+    private readonly shortenPast: number | undefined,
   ) {
     this.lineStart = startOffset;
     this.lineNo = startLine;
@@ -251,7 +253,7 @@ class LineAssembler {
     if (this.oversized) return;
     if (this.elider) {
       this.keep(this.elider.push(bytes));
-    } else if (this.elideLongStrings && this.keptBytes + bytes.length > MAX_LINE_BYTES) {
+    } else if (this.shortenPast !== undefined && this.keptBytes + bytes.length > this.shortenPast) {
       this.elider = new LongStringElider();
       const held = this.parts;
       this.parts = [];
