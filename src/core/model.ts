@@ -115,6 +115,12 @@ export type SkipReason =
 
 export type SkipCounts = Partial<Record<SkipReason, number>>;
 
+/** One skipped line of a source, kept by position so an incremental re-parse can replace it. */
+export interface SkippedLine {
+  readonly line: number;
+  readonly reason: SkipReason;
+}
+
 /** An exchange: a human prompt and everything the agent did until its substantive answer (paper 3.1). */
 export interface Exchange {
   /** Stable id: the same bytes always give the same id. */

@@ -1,4 +1,4 @@
-import type { AgentKind, Conversation, ConversationMeta, SkipCounts, SkipReason } from '../model';
+import type { AgentKind, Conversation, ConversationMeta, SkipCounts, SkippedLine, SkipReason } from '../model';
 import { RecallError } from '../errors';
 import { MAX_LINE_BYTES, type SourceLine } from './lines';
 
@@ -122,11 +122,6 @@ export function shortenStringsPast(adapter: SourceAdapter): number | undefined {
 /** A line too long to parse: over `maxChars`, or so long the reader never decoded it (lines.ts MAX_LINE_BYTES). */
 export function isOversized(line: SourceLine, maxChars = MAX_LINE_CHARS): boolean {
   return line.oversized === true || line.text.length > maxChars;
-}
-
-export interface SkippedLine {
-  readonly line: number;
-  readonly reason: SkipReason;
 }
 
 /**

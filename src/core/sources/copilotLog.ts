@@ -1,4 +1,5 @@
-import { obj, parseJsonLine, SkipCounter, type SkippedLine } from './adapter';
+import type { SkippedLine } from '../model';
+import { obj, parseJsonLine, SkipCounter } from './adapter';
 import { MAX_LINE_BYTES, type SourceLine } from './lines';
 import type { RecordSpan } from './message';
 

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { link, rename, stat, unlink } from 'node:fs/promises';
 import { loadVectorExtension } from './vectors';
 import { RecallError } from '../errors';
-import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary } from '../model';
+import type { AgentKind, ConversationMeta, DistilledView, Exchange, ExchangeSummary, SkippedLine } from '../model';
 import { distilledOf } from './browse';
 import type { DroppedExchange } from '../segment';
-import type { SkippedLine } from '../sources/adapter';
 import { Db } from './db';
 import {
   type ExchangeRow,
