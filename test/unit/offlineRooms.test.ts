@@ -106,3 +106,72 @@ test('a name and the phrases made with it are one room, labelled by the phrase w
   assert.ok(docker.includes('Docker'), JSON.stringify(docker));
   assert.ok(!docker.includes('Docker Desktop'), JSON.stringify(docker));
 });
+
+test('words of paths and URLs are no names: no "Dev" room from /Users/me/Dev/…, while "CI/CD" keeps its words', () => {
+  const labels = concepts(
+    exchange(
+      'Traceback (most recent call last):\n  File "/Users/kobra/Dev/Chatgpt-Apps/lab/gen/gen.py", line 12\n  File "/Users/kobra/Dev/Chatgpt-Apps/lab/.venv/lib/torch.py", line 9\nRuntimeError: MPS backend out of memory',
+      'The MPS backend ran out of memory in ~/Dev/lab/gen/gen.py; see https://pytorch.org/docs/Dev/notes. Lower the MPS batch size.',
+    ),
+  );
+  assert.ok(!labels.some((l) => /\bdev\b/i.test(l)), JSON.stringify(labels));
+  assert.ok(labels.some((l) => /MPS/.test(l)), JSON.stringify(labels));
+
+  // one slash between words is no path: the words stay
+  const alternatives = concepts(exchange('Set up the Kubernetes CI/CD pipeline.', 'The CI/CD pipeline now deploys to Kubernetes on every push.'));
+  assert.ok(alternatives.some((l) => /\bCD\b/.test(l)), JSON.stringify(alternatives));
+});
+
+test('a Unicode hyphen joins a compound as "-" does: "IP‑Adapter" gives no "Adapter" name', () => {
+  const labels = concepts(
+    exchange(
+      'Enable IP‑Adapter in gen.py for the face reference.',
+      'IP‑Adapter is on: SDXL loads the IP‑Adapter plus‑face weights. Without IP‑Adapter the face drifts.',
+    ),
+  );
+  assert.ok(!labels.includes('Adapter'), JSON.stringify(labels));
+});
+
+test('a capitalised common word is no name: the head of a title ("Web Apps") or written lower-case more often', () => {
+  const apps = concepts(
+    exchange(
+      'Which of these apps can I safely delete?',
+      '**Web Apps:** Gmail, Maps.\n**User Apps** (safe to remove): the apps you installed yourself.\n**System Apps:** keep the apps your desktop needs.',
+    ),
+  );
+  assert.ok(!apps.some((l) => /^apps?$/i.test(l)), JSON.stringify(apps));
+
+  // keys, not labels: a name keys the phrases made with it ("schema breaks" in the room of "Schema")
+  const rarity = englishRarity();
+  const keys = (input: DistillInput) => distillOffline(input, rarity).rooms.filter((r) => r.type === 'concept').map((r) => r.key);
+  const schema = keys(
+    exchange(
+      'The tool schema breaks again: ValueError: Unknown field for Schema: default.',
+      'The schema of the currency tool uses a default, which the Gemini schema rejects. I removed it from the schema and the schema of the weather tool.',
+    ),
+  );
+  assert.ok(!schema.includes('Schema'), JSON.stringify(schema));
+
+  // a name stays one when it leads a longer name ("Claude Code") or stands alone more than it is lower-case
+  assert.ok(keys(exchange('Update Claude Code on the laptop.', 'Claude Code is updated: run Claude Code with --version to check.')).includes('Claude'));
+  const desktop = keys(
+    exchange('Docker fails to start on the Mac.', 'Open Docker Desktop and wait: Docker needs its VM. Docker Desktop shows the engine; Docker runs now.'),
+  );
+  assert.ok(desktop.includes('Docker') && !desktop.includes('Desktop'), JSON.stringify(desktop));
+});
+
+test('a name of letters and digits is one name in any case: "e2e tests" is the room of "E2E testing"', () => {
+  const rarity = englishRarity();
+  const e2eRoom = (input: DistillInput) => {
+    const rooms = new RoomRegistry(false).resolve(distillOffline(input, rarity).rooms, '/p');
+    return rooms.find((r) => r.type === 'concept' && /e2e/i.test(r.label));
+  };
+  const upper = e2eRoom(exchange('The E2E testing setup is flaky.', 'E2E testing needs a server. I fixed E2E testing by waiting for the port.'));
+  const lower = e2eRoom(exchange('Run the e2e tests again.', 'The e2e tests pass now; two e2e tests were waiting for the canvas.'));
+  assert.ok(upper && lower, JSON.stringify({ upper, lower }));
+  assert.equal(lower.id, upper.id);
+  assert.equal(lower.label, 'e2e tests');
+  // a short commit hash is no name
+  const hash = distillOffline(exchange('Revert a1b2c3d4 please.', 'Reverted a1b2c3d4; the build is green.'), rarity).rooms;
+  assert.ok(!hash.some((r) => r.key === 'a1b2c3d4'), JSON.stringify(hash));
+});

@@ -120,6 +120,10 @@ interface Theme {
   readonly surfaces: Map<string, number>;
   tf: number;
   inPrompt: boolean;
+  /** An identifier or a phrase: a theme by its form. A capitalised word is one by how it is used (`named`). */
+  sure: boolean;
+  /** Uses of a capitalised word as a name: not after another capitalised word (see ContentWord.titled). */
+  named: number;
   readonly idf: number;
   readonly words: number;
 }
@@ -136,27 +140,37 @@ interface Theme {
  */
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
   const themes = new Map<string, Theme>();
-  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean): void => {
+  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled'): void => {
     const key = conceptKey(surface);
     if (!key) return;
     let t = themes.get(key);
     if (!t) {
       const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
-      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, idf, words: lowerWords.length }));
+      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length }));
     }
     t.tf++;
     t.inPrompt ||= inPrompt;
+    t.sure ||= use === 'sure';
+    if (use === 'named') t.named++;
     t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
   };
+  // lower-case uses in prose (not opening a sentence, not code), by key: the word's uses as a common word
+  const plain = new Map<string, number>();
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(text);
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
-      if (isThemeWord(w, rarity)) add([w.lower], w.surface, inPrompt);
+      if (!w.initial && !w.code && w.surface === w.lower) {
+        const key = conceptKey(w.lower);
+        plain.set(key, (plain.get(key) ?? 0) + 1);
+      }
+      const kind = themeWordKind(w, rarity);
+      // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
+      if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
       const next = seq[i + 1];
       if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
-      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt);
-      else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt);
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
+      else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
     }
   };
   count(prompt.slice(0, 8_000).replace(CHAT_VARIABLE, '$1'), true);
@@ -170,7 +184,10 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   }
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
-  const eligible = new Map([...themes].filter(([, t]) => t.tf >= 2 || t.inPrompt));
+  // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
+  // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed")
+  const isTheme = (k: string, t: Theme): boolean => (t.tf >= 2 || t.inPrompt) && (t.sure || t.named > (plain.get(k) ?? 0));
+  const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
     if (named.dropped.has(k)) continue;
@@ -228,18 +245,24 @@ function conceptKey(surface: string): string {
   return key;
 }
 
+/** Letters, digits, then letters again: no English word is so spelled, whatever its case (`E2E`, `e2e`, `i18n`, `k8s`). */
+const LETTER_DIGIT_NAME_RE = /^\p{L}+\p{N}+\p{L}[\p{L}\p{N}]*$/u;
+/** A hexadecimal run as long as a short commit hash: an id, not a name. */
+const HEX_ID_RE = /^[0-9a-f]{7,}$/i;
+
 /**
- * One word names a theme when it is an identifier or error name (`sessionMiddleware`, `TypeError`), or a
- * name: capitalised inside a sentence and rare in English, in the plural too ("Nuxt", "Vitest", "Docker";
- * not the "Modes" or "Commits" of a title). A plain word never does, however rare in English: "refactor",
- * "config", "codebase" are the generic words of agent conversations, and no English list ranks them so.
+ * One word names a theme when it is an identifier or error name (`sessionMiddleware`, `TypeError`), a code of
+ * letters and digits in any case (`E2E` and `e2e` are one name), or a name: capitalised inside a sentence and
+ * rare in English, in the plural too ("Nuxt", "Vitest", "Docker"; not the "Modes" or "Commits" of a title). A
+ * plain word never does, however rare in English: "refactor", "config", "codebase" are the generic words of
+ * agent conversations, and no English list ranks them so. Returns which of these it is, if any.
  */
-function isThemeWord(w: ContentWord, rarity: WordRarity): boolean {
-  if (w.lower.length < 3) return false;
-  if (IDENTIFIER_RE.test(w.surface)) return true;
-  if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return false;
+function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name' | undefined {
+  if (w.lower.length < 3) return undefined;
+  if (IDENTIFIER_RE.test(w.surface) || (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface))) return 'identifier';
+  if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
   const singular = w.lower.replace(/(?<=[^s])s$/, '');
-  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK;
+  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK ? 'name' : undefined;
 }
 
 /**
@@ -272,6 +295,13 @@ interface ContentWord {
   readonly adjacent: boolean;
   /** Starts a sentence, line or list item (its capital says nothing about it being a name). */
   readonly initial: boolean;
+  /**
+   * Capitalised after another capitalised word ("Web Apps", "Docker Desktop", "JSON Schema"): the head of a
+   * title or of a longer name, whose capital says nothing about the word alone.
+   */
+  readonly titled: boolean;
+  /** Inside an inline code span (`docker compose`): a command's or a file's spelling, not the prose's. */
+  readonly code: boolean;
   /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
   readonly via?: string;
 }
@@ -286,38 +316,55 @@ const CONNECTORS = new Set(['of', 'de', 'del', 'des', 'du', 'da', 'do', 'di', 'd
 const CLITIC_RE = /['’](?:s|ve|ll|re|d|m|t)$/iu;
 
 /**
+ * A path or URL (`~/Desktop/app.desktop`, `/Users/me/Dev/shop`, `src/app.ts`, `Apps/`, `https://…`): its
+ * segments are the file system's words, not the participants'. One slash between two words is no path
+ * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase.
+ */
+const SLASHED_RE = /[\p{L}\p{N}_.~@:%+=‐‑-]*(?:[/\\][\p{L}\p{N}_.~@:%+=‐‑-]*)+/gu;
+const PATH_RE = /^(?:[/\\~]|\.{1,2}[/\\]|[a-z]:)|:\/\/|[/\\][^/\\]*[/\\]|[/\\]$|\.[\p{L}\p{N}]+$/iu;
+
+/** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
+const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
+/** What lies between two words of one phrase: spaces, or a hyphen (ASCII or Unicode: "IP‑Adapter"). */
+const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
+
+/**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
- * words can form a phrase, and whether it opens a sentence. Code blocks are skipped. A contraction ("I've")
- * is a function word, and a possessive ("Google's latest") names its owner and ends the phrase there: its
- * halves are neither words of their own ("ve added") nor the start of a phrase with what follows.
+ * words can form a phrase, whether it opens a sentence, follows a capitalised word or is code.
+ * Code blocks, paths and URLs are skipped. A contraction ("I've") is a function word, and a possessive
+ * ("Google's latest") names its owner and ends the phrase there: its halves are neither words of their own
+ * ("ve added") nor the start of a phrase with what follows.
  */
 function contentWords(text: string): ContentWord[] {
-  const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
+  const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n').replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run));
+  const tokens = [...prose.matchAll(WORD_TOKEN_RE)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+  const capital = (i: number): boolean => i >= 0 && i < tokens.length && tokens[i]!.text !== 'I' && /^\p{Lu}/u.test(tokens[i]!.text);
+  const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  const joined = (i: number): boolean => i > 0 && i < tokens.length && JOINED_RE.test(prose.slice(tokens[i - 1]!.end, tokens[i]!.start));
   const out: ContentWord[] = [];
   let lastEnd = -1;
-  let prevEnd = 0;
   // a connector right after a content word: the connector and where it ends
   let connector: { surface: string; end: number } | undefined;
-  // hyphenated compounds are one word: "full-text search" is one theme, not "full text" and "text search"
-  for (const m of prose.matchAll(/[\p{L}][\p{L}\p{N}_]*(?:-[\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu)) {
-    const start = m.index ?? 0;
-    const initial = prevEnd === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
-    prevEnd = start + m[0].length;
-    const clitic = CLITIC_RE.exec(m[0]);
-    const word = clitic ? m[0].slice(0, clitic.index) : m[0];
-    const surface = word.replace(/_+$/, '');
+  for (const [i, { text: token, start, end }] of tokens.entries()) {
+    const prevEnd = i > 0 ? tokens[i - 1]!.end : 0;
+    const initial = i === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
+    const clitic = CLITIC_RE.exec(token);
+    const word = clitic ? token.slice(0, clitic.index) : token;
+    const surface = word.replace(/_+$/, '').replace(/[‐‑]/gu, '-');
     const lower = surface.toLowerCase();
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
-      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end: prevEnd } : undefined;
+      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end } : undefined;
       lastEnd = -1;
       continue;
     }
     const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && /^(?:[ \t]+|-)$/.test(gap), initial, ...(via ? { via } : {}) });
+    const titled = capital(i) && joined(i) && capital(i - 1);
+    const code = spans.some(([from, to]) => start > from && end < to);
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, ...(via ? { via } : {}) });
     connector = undefined;
-    lastEnd = possessive ? -1 : start + m[0].length;
+    lastEnd = possessive ? -1 : end;
   }
   return out;
 }
