@@ -10,6 +10,13 @@ test('case, separators and camelCase normalise to one key', () => {
   assert.deepEqual(new Set(keys.map((k) => normaliseKey('concept', k))), new Set(['auth_servic']));
 });
 
+test('a word after a digit starts a camelCase part: p5Instance is the room of "p5 instance"; a code stays whole', () => {
+  assert.equal(normaliseKey('concept', 'p5Instance'), normaliseKey('concept', 'p5 instance'));
+  assert.equal(normaliseKey('concept', 'H264Decoder'), normaliseKey('concept', 'h264 decoder'));
+  assert.equal(normaliseKey('concept', 'E2E'), 'e2e');
+  assert.equal(normaliseKey('concept', 'E2E testing'), normaliseKey('concept', 'e2e tests'));
+});
+
 test('plurals and inflections of one word merge; word order does not matter', () => {
   const family = ['authentication', 'Authentications', 'authenticate', 'authenticating', 'authenticated'];
   assert.equal(new Set(family.map((k) => normaliseKey('concept', k))).size, 1);

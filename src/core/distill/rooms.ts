@@ -6,7 +6,8 @@ import type { RoomAssignment, RoomType, StoredRoom } from '../model';
  * project). Keys are machine forms used only for identity; labels stay human.
  *
  * What merges (decided here, tested in test/unit/rooms.test.ts):
- * - case, separators and camelCase: `Auth Service`, `auth-service`, `auth_service`, `AuthService` → `auth_service`;
+ * - case, separators and camelCase: `Auth Service`, `auth-service`, `auth_service`, `AuthService` → `auth_service`
+ *   (`p5Instance` → `instance_p5`, `E2E` stays `e2e`);
  * - plurals and common inflections (Latin script): `Services`, `authenticating`, `authentication`,
  *   `authenticated` each reduce to one stem, so each family is one room; so do a long -ct verb's act and
  *   agent: `fact extraction`, `fact extractor`, `extracts facts`;
@@ -34,6 +35,8 @@ export function normaliseKey(type: RoomType, raw: string): string {
     // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
     .replace(/(\p{Lu}{2,})s(?!\p{L})/gu, '$1')
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    // a word after a digit (`p5Instance`, `H264Decoder`), not a code's last letter (`E2E`)
+    .replace(/(\p{N})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
