@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PROXIMITY_WINDOW, pairsNear, wordBase } from '../../src/core/search/proximity';
+import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, wordBase } from '../../src/core/search/proximity';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
+import { Db } from '../../src/core/store/db';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
 
 const words = (n: number, word = 'filler') => Array.from({ length: n }, () => word).join(' ');
@@ -102,5 +103,34 @@ describe('proximity in the default search', () => {
   test('a one-word query is BM25 alone', async () => {
     const r = await searcher.search({ text: 'squash' });
     assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['scattered', 'together']);
+  });
+});
+
+describe('proximity reads the whole hit rows and cuts them as SQLite did', () => {
+  test('firstCharacters cuts where substr(text, 1, n) does: characters, not UTF-16 code units', async () => {
+    const db = await Db.open(':memory:');
+    try {
+      const texts = ['plain ascii text', '😀'.repeat(12), `a😀b${'é'.repeat(5)}😀😀c`, '漢字かな😀カナ', '😀', ''];
+      for (const text of texts) {
+        for (const n of [0, 1, 2, 3, 5, 8, 11, 40]) {
+          const sql = (await db.get<{ s: string }>('SELECT substr(?, 1, ?) AS s', [text, n]))!.s;
+          assert.equal(firstCharacters(text, n), sql, `${JSON.stringify(text)}, ${n}`);
+        }
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('a pair after many emoji (more code units than PROXIMITY_CHARS, fewer characters) still counts', async () => {
+    // the fixture above with its prompts after 0.6 * PROXIMITY_CHARS emoji (each one character, two code units)
+    const emoji = '😀'.repeat(Math.floor(0.6 * PROXIMITY_CHARS));
+    const fx = await openFixture(CONVERSATIONS.map((c) => ({ ...c, exchanges: c.exchanges.map((e) => ({ ...e, text: e.text.replace('User: ', `User: ${emoji} `) })) })));
+    try {
+      const r = await createSearcher(fx.store).search({ text: 'squash refactor branch' });
+      assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['together', 'scattered']);
+    } finally {
+      await fx.store.close();
+    }
   });
 });

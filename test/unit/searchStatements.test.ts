@@ -75,6 +75,7 @@ test('one default search: one change check, conversations read with the continua
     assert.equal(count(/\bconversation_id\b/), 2, 'the continuation statement and the hit rows read conversations; no statement of its own');
     assert.equal(count(/\bexchange_rooms\b/), 1, 'rooms come with the hit rows');
     assert.equal(count(/\bfiles_touched\b/), 1, 'files come with the hit rows');
+    assert.equal(count(/\bverbatim\b/), 1, 'each text is read once: the hit rows proximity reads are the hits shown');
   } finally {
     await fx.store.close();
   }

@@ -1,7 +1,5 @@
-import type { Db } from '../store/db';
 import { ROLE_LABEL_RE } from '../render';
 import { isUnspacedWord } from '../words';
-import { headTexts } from './headTexts';
 import type { Scored } from './lexical';
 
 /**
@@ -17,7 +15,7 @@ import type { Scored } from './lexical';
  * natural value, not fitted (a prototype on the dev queries, with FTS5's NEAR, gained the same from half
  * to the full weight and less at 1.5 times it).
  *
- * Cost: only the first RERANK_DEPTH candidates are read, at most PROXIMITY_CHARS of each, and matched in
+ * Cost: only the first RERANK_DEPTH candidates are read, at most PROXIMITY_CHARS of each matched in
  * JavaScript (a word with the query word's base, wordBase): about 2 ms of CPU per query at 50K exchanges. On
  * the dev queries depth 20 changes the same ranks as 50 and 16,000 characters as 64,000 (8,000 lost pairs).
  * FTS5's own NEAR was tried first: it seeks every candidate in every pair's posting lists (0.7 to 2 ms per
@@ -35,23 +33,44 @@ const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
 const MAX_OCCURRENCES = 200;
 
 /**
+ * The verbatim text of exchanges by row number, whole or at least its first PROXIMITY_CHARS characters. The
+ * searcher reads the candidates' hit rows for it, which the hits shown then reuse.
+ */
+export type TextsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, string>>;
+
+/**
  * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
  * re-sorted. Scores only grow, so the candidates below the depth stay below those above it.
  */
-export async function withProximity(db: Db, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
+export async function withProximity(textsOf: TextsOf, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
   const top = hits.slice(0, RERANK_DEPTH);
   if (terms.length < 2 || top.length < 2) return [...hits];
-  const rows = await headTexts(db, top.map((h) => h.n), PROXIMITY_CHARS);
+  const texts = await textsOf(top.map((h) => h.n));
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
   const bonus = new Map<number, number>();
-  for (const { n, text } of rows) {
+  for (const [n, text] of texts) {
     let sum = 0;
-    for (const pair of pairsNear(text, terms)) sum += weight[pair]!;
+    for (const pair of pairsNear(firstCharacters(text, PROXIMITY_CHARS), terms)) sum += weight[pair]!;
     bonus.set(n, sum);
   }
   const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
   // stable: equal scores keep BM25's order
   return [...raised.sort((x, y) => y.score - x.score), ...hits.slice(RERANK_DEPTH)];
+}
+
+/**
+ * The first `count` characters (code points) of `text`: what SQLite's `substr(text, 1, count)` gives, so a
+ * whole text cut here holds the pairs that reading only its head in SQL found.
+ */
+export function firstCharacters(text: string, count: number): string {
+  if (text.length <= count) return text;
+  let units = 0;
+  for (let points = 0; points < count && units < text.length; points++) {
+    const code = text.charCodeAt(units);
+    const next = code >= 0xd800 && code <= 0xdbff ? text.charCodeAt(units + 1) : 0;
+    units += next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  }
+  return text.slice(0, units);
 }
 
 /**

@@ -7,11 +7,11 @@ import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
-import { conversationsOf, loadHitRows, rowNumbersOf } from './hits';
+import { conversationsOf, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
 import { type TermSplit, TermStats } from './idf';
-import { withProximity } from './proximity';
+import { type TextsOf, withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
@@ -83,15 +83,33 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
   }
 
-  /** `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation cap). */
-  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>): Promise<Scored[]> {
+  /**
+   * Proximity's texts: its candidates' whole hit rows, kept in `rows`. The hits shown are nearly always among
+   * them (all 650 of the dev queries' at 50K exchanges): one statement and one reading of each text, not two.
+   */
+  function hitRowTexts(rows: Map<number, HitRow>): TextsOf {
+    return async (ns) => {
+      const texts = new Map<number, string>();
+      for (const [n, row] of await loadHitRows(db, ns)) {
+        rows.set(n, row);
+        texts.set(n, row.verbatim);
+      }
+      return texts;
+    };
+  }
+
+  /**
+   * `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation
+   * cap), `rows` the hit rows it reads (for the hits shown).
+   */
+  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
       // the second connection, when the store is large enough for a split query to have rest words
       const reader = split && split.rest.length > 0 ? await store.reader() : undefined;
       const hits = split ? await splitBm25(db, split, k, exact, filter, reader) : await bm25(db, spec.layer, terms, k, filter);
       const [near, requests] = await Promise.all([
         // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
-        terms.length < 2 ? hits : stats.idf(terms).then((idf) => withProximity(db, terms, idf, hits)),
+        terms.length < 2 ? hits : stats.idf(terms).then((idf) => withProximity(hitRowTexts(rows), terms, idf, hits)),
         requestsOf(reader ?? db, hits, conversations),
       ]);
       return afterRequests(near, requests);
@@ -131,8 +149,9 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const lists: SignalList[] = [];
       const known = new Map<number, string>();
+      const read = new Map<number, HitRow>();
       for (const spec of specs) {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read)).filter((h) => !excluded.has(h.n));
         lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
       }
       const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
@@ -149,7 +168,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         return true;
       }).slice(0, limit);
 
-      const rows = await loadHitRows(db, kept.map((f) => f.n));
+      const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
+      const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
       const top = kept[0]?.score ?? 0;
       const margin = kept.length > 1 && top > 0 ? (top - kept[1]!.score) / top : 1;
       const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];

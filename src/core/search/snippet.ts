@@ -24,7 +24,8 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
   const text = verbatim.replace(/[\u0001\u0002]/g, ' ');
   const stems = [...new Set(terms.map(stem))].filter((s) => s.length > 0);
   const matches = findMatches(text, stems);
-  const matchedTerms = terms.filter((t) => matches.some((m) => m.term === stem(t)));
+  const found = new Set(matches.map((m) => m.term));
+  const matchedTerms = terms.filter((t) => found.has(stem(t)));
   const window = densestWindow(matches, maxChars);
   const from = wordStart(text, window, matches.find((m) => m.start >= window)?.start ?? window + 40);
   const to = Math.min(text.length, from + maxChars);
