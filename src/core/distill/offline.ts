@@ -79,8 +79,8 @@ function pickContext(input: DistillInput, parts: readonly VerbatimPart[], stats:
 function buildCore(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, budget: number): string {
   // the human's first sentences carry the request; later ones are often pasted logs
   const asked = withoutBoilerplate(prompt);
-  const request = bestSentence(sentences(asked).slice(0, 4), stats, 0.4) ?? oneLine(cleanProse(asked));
-  const outcome = finalStatement(parts, stats);
+  const request = withoutColon(bestSentence(sentences(asked).slice(0, 4), stats, 0.4) ?? oneLine(cleanProse(asked)));
+  const outcome = withoutColon(finalStatement(parts, stats) ?? '');
   if (!outcome) return cutHeadline(request, budget);
   if (!request) return cutHeadline(outcome, budget);
   const requestNeed = wordTokens(request);
@@ -111,13 +111,18 @@ function withoutBoilerplate(prompt: string): string {
  * inside a word. A trailing colon (an announcement of what follows) is dropped.
  */
 export function cutHeadline(text: string, maxTokens: number): string {
-  const whole = text.replace(/[\s:]+$/u, '');
+  const whole = withoutColon(text);
   if (wordTokens(whole) <= maxTokens) return whole;
   const prefix = fitTokens(whole, maxTokens, false);
   const clause = clauseEnd(prefix);
   if (clause > 0 && wordTokens(prefix.slice(0, clause)) >= maxTokens / 2) return prefix.slice(0, clause).replace(/[\s,;:–—-]+$/u, '');
   const cut = fitTokens(whole, maxTokens, true);
   return /…$/.test(cut) ? cut.replace(/[\s,;:–—-]+…$/u, '…') : cut;
+}
+
+/** A trailing colon announces what follows (a log, a tool call): a headline ends before it. */
+function withoutColon(text: string): string {
+  return text.replace(/[\s:]+$/u, '');
 }
 
 /** Where the last sentence or clause of `text` ends (after its punctuation), or -1. */
@@ -127,15 +132,27 @@ function clauseEnd(text: string): number {
   return end;
 }
 
-/** The assistant's last substantive statement: the best sentence of its last text that has one. */
+/**
+ * The assistant's last substantive statement: the best sentence of its last text that has one, looking back
+ * over its last few texts. A sentence that hands over to a tool call ("Let me check the logs:", "Now I'll
+ * update the config:") says what the assistant was about to do, not what came of it: an earlier text's
+ * statement is preferred, and such an announcement is the outcome only when nothing else is there.
+ */
 function finalStatement(parts: readonly VerbatimPart[], stats: WordRarity): string | undefined {
   const replies = parts.filter((p) => p.kind === 'assistant');
+  let announcement: string | undefined;
   for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
-    const best = bestSentence(sentences(replies[i]!.text).slice(0, 8), stats, 0.08);
-    if (best) return best;
+    const said = sentences(replies[i]!.text).slice(0, 8);
+    const statement = bestSentence(said.filter((s) => !HANDS_OVER_RE.test(s)), stats, 0.08);
+    if (statement) return statement;
+    announcement ??= bestSentence(said, stats, 0.08);
   }
-  return replies.length ? oneLine(cleanProse(replies[replies.length - 1]!.text)) || undefined : undefined;
+  return announcement ?? (replies.length ? oneLine(cleanProse(replies[replies.length - 1]!.text)) || undefined : undefined);
 }
+
+/** "Let me …:", "Now I'll …:" and the like (several languages): an announcement whose colon hands over to a tool call. */
+const HANDS_OVER_RE =
+  /^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright)[,!.]?\s+)?(?:let me|let['’]s|i['’]ll|i will|i need to|i['’]m going to|i am going to|déjame|voy a|давайте|сейчас)\b.*:$/iu;
 
 /** Openers that announce rather than state (several languages); such sentences rank lower. */
 const FILLER_RE =
