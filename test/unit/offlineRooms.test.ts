@@ -175,3 +175,14 @@ test('a name of letters and digits is one name in any case: "e2e tests" is the r
   const hash = distillOffline(exchange('Revert a1b2c3d4 please.', 'Reverted a1b2c3d4; the build is green.'), rarity).rooms;
   assert.ok(!hash.some((r) => r.key === 'a1b2c3d4'), JSON.stringify(hash));
 });
+
+test('a kind of file is no topic: no "py file", "configuration files" or "home directory" room', () => {
+  const labels = concepts(
+    exchange(
+      'Move the py file of the likeness workflow into the home directory and update the configuration files.',
+      'The py file now lives in the home directory; the configuration files point at it, and the likeness workflow runs from the home directory.',
+    ),
+  );
+  for (const l of labels) assert.doesNotMatch(l, /\b(?:file|files|directory)$/iu, JSON.stringify(labels));
+  assert.ok(labels.includes('likeness workflow'), JSON.stringify(labels));
+});

@@ -266,14 +266,21 @@ function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name
 }
 
 /**
+ * Heads of a phrase that names a file or folder by its kind ("py file", "configuration files", "home
+ * directory"): which file it was is the file rooms' business (keyed by path), and a kind of file is no topic.
+ */
+const FILE_HEADS = new Set(['file', 'files', 'folder', 'folders', 'directory', 'directories', 'dir', 'dirs']);
+
+/**
  * Two content words, at least one of them not generic, none a single letter, neither an adverb or a
- * superlative ("loads successfully", "latest model": the name, if any, is the rest).
+ * superlative ("loads successfully", "latest model": the name, if any, is the rest), not a kind of file.
  */
 function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
   return (
     a.length >= 2 &&
     b.length >= 2 &&
     a !== b &&
+    !FILE_HEADS.has(b) &&
     !(rarity.isGeneric(a) && rarity.isGeneric(b)) &&
     !rarity.isAdverbOrSuperlative(a) &&
     !rarity.isAdverbOrSuperlative(b)
