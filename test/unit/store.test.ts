@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import * as sqlite3 from '@vscode/sqlite3';
 import { RecallError } from '../../src/core/errors';
 import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { Db } from '../../src/core/store/db';
@@ -257,5 +258,34 @@ test('every connection a store opens reads through a memory map (the writer, its
   } finally {
     await readOnly.close();
     await store.close();
+  }
+});
+
+test('get answers after one round trip through the driver; the statement\'s reset runs behind it, before a COMMIT and before its next use, even one already waiting', async () => {
+  const db = await Db.open(path.join(tempDir('db-get-'), 'x.sqlite'));
+  const events: string[] = [];
+  const proto = sqlite3.Statement.prototype;
+  const reset = proto.reset;
+  proto.reset = function (this: sqlite3.Statement, callback?: (err: null) => void) {
+    return reset.call(this, (err: null) => (events.push('reset'), callback?.(err)));
+  };
+  try {
+    await db.exec('CREATE TABLE t (v INTEGER)');
+    await db.run('INSERT INTO t VALUES (1), (2), (3)');
+    const first = 'SELECT v FROM t ORDER BY v';
+    assert.equal((await db.get<{ v: number }>(first))?.v, 1);
+    events.push('answered');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(events, ['answered', 'reset'], 'the answer comes before the reset\'s round trip');
+    const rows = await Promise.all([1, 2, 3].map(() => db.get<{ v: number }>(first)));
+    assert.deepEqual(rows.map((r) => r?.v), [1, 1, 1], 'the same statement three times at once: each from the start');
+    await db.transaction(async () => {
+      assert.equal((await db.get<{ v: number }>(first))?.v, 1);
+      await db.run('INSERT INTO t VALUES (4)');
+    }); // COMMIT right after a get: its reset is done first ("SQL statements in progress" otherwise)
+    assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM t'))?.c, 4);
+  } finally {
+    proto.reset = reset;
+    await db.close();
   }
 });

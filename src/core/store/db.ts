@@ -54,12 +54,14 @@ export class Db {
 
   async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
     const stmt = await this.prepared(sql);
-    // `get` leaves the statement mid-step; reset it, or COMMIT fails with "SQL statements in progress".
-    return new Promise((resolve, reject) =>
-      stmt.get(params, (err: Error | null, row: T | undefined) =>
-        stmt.reset(() => (err ? reject(err) : resolve(row))),
-      ),
-    );
+    // `get` leaves the statement mid-step; it must be reset, or COMMIT fails with "SQL statements in progress".
+    // The reset is queued on the statement right behind the step, not from the step's callback: a second get
+    // of the same statement already waiting would otherwise step on from the first one's row. The answer comes
+    // after one round trip through the thread pool; the reset, pending work, holds back any exec (BEGIN, COMMIT).
+    return new Promise((resolve, reject) => {
+      stmt.get(params, (err: Error | null, row: T | undefined) => (err ? reject(err) : resolve(row)));
+      stmt.reset();
+    });
   }
 
   async all<T>(sql: string, params: Params = []): Promise<T[]> {
