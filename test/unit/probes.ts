@@ -24,10 +24,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** Claude Code sessions with `exchanges` exchanges each, written under `dir` (a corpus for the probes). */
-export function writeSessions(dir: string, sessions: number, exchanges: number): void {
+/** Claude Code sessions with `exchanges` exchanges each, written under `dir` (a corpus for the probes), numbered from `first`. */
+export function writeSessions(dir: string, sessions: number, exchanges: number, first = 0): void {
   mkdirSync(dir, { recursive: true });
-  for (let s = 0; s < sessions; s++) {
+  for (let s = first; s < first + sessions; s++) {
     const lines: string[] = [];
     for (let i = 0; i < exchanges; i++) {
       const base = { sessionId: `s${s}`, cwd: '/home/dev/shop', timestamp: `2025-03-${String(1 + (s % 28)).padStart(2, '0')}T10:${String(i % 60).padStart(2, '0')}:00Z` };

@@ -146,6 +146,28 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     assert.equal(weak.confidence, 'low');
   });
 
+  test('confidence: words in most exchanges are no evidence; a query of only such words is low', async () => {
+    const texts = ['the build broke and we fixed the cache', 'the tests broke and we fixed the mocks', 'the page broke and we fixed the router', 'the deploy broke and we fixed the flux capacitor'];
+    const common = await openFixture(
+      texts.map((text, i) => ({
+        file: `c${i}.jsonl`,
+        agent: 'claude-code' as const,
+        project: '/p/c',
+        exchanges: [{ key: `c${i}`, text: `User: ${text}\nAssistant: Done, ${text}.`, startedAt: '2025-01-01T00:00:00Z' }],
+      })),
+    );
+    try {
+      const searcher = createSearcher(common.store);
+      const vague = await searcher.search({ text: 'the broke fixed', mode: 'verbatim/bm25' });
+      assert.equal(vague.hits.length, 4);
+      assert.deepEqual([vague.confidence, vague.hits.map((h) => h.confidence)], ['low', ['low', 'low', 'low', 'low']], 'every hit holds every word: nothing tells them apart');
+      const told = await searcher.search({ text: 'the broke fixed flux capacitor', mode: 'verbatim/bm25' });
+      assert.deepEqual([common.keys.get(told.hits[0]!.exchangeId), told.confidence], ['c3', 'high']);
+    } finally {
+      await common.store.close();
+    }
+  });
+
   test('confidence follows rank: no hit is labelled above a hit ranked before it', async () => {
     // one of three query words: the first hit is low, and so is its exact tie below it (was: medium)
     const twins = await openFixture(

@@ -43,9 +43,12 @@ export interface RestTerm {
 /** FTS5's bm25(): k1 = 1.2, so one word adds at most idf * (k1 + 1), however often it occurs. */
 const BM25_MAX_TF_FACTOR = 2.2;
 
-/** FTS5's IDF, floored like FTS5 does (a word in more than half the exchanges still counts a little). */
+/** FTS5's floor of a word's IDF: a word in more than half the exchanges still counts a little. */
+export const IDF_FLOOR = 1e-6;
+
+/** FTS5's IDF, floored like FTS5 does. */
 function fts5Idf(total: number, df: number): number {
-  return Math.max(1e-6, Math.log((total - df + 0.5) / (df + 0.5)));
+  return Math.max(IDF_FLOOR, Math.log((total - df + 0.5) / (df + 0.5)));
 }
 
 export class TermStats {

@@ -10,7 +10,7 @@ import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { conversationsOf, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
-import { type TermSplit, TermStats } from './idf';
+import { IDF_FLOOR, type TermSplit, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
@@ -171,13 +171,15 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
       const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
       const top = kept[0]?.score ?? 0;
-      const margin = kept.length > 1 && top > 0 ? (top - kept[1]!.score) / top : 1;
+      // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
+      const margin = top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
+      const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
       const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
       for (const [i, f] of kept.entries()) {
         const row = rows.get(f.n);
         if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
         const snippet = makeSnippet(row.verbatim, terms);
-        const coverage = terms.length > 0 ? snippet.matchedTerms.length / terms.length : 0;
+        const coverage = coverageOf(snippet.matchedTerms, terms, idf);
         const { n: _n, verbatim: _v, ...shown } = row;
         shaped.push({
           hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms },
@@ -203,4 +205,15 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
 function clampInt(value: number, min: number, max: number, name: string): number {
   if (!Number.isInteger(value) || value < min) throw new RecallError('bad-argument', `${name} must be a whole number of at least ${min}, got ${value}.`);
   return Math.min(value, max);
+}
+
+/**
+ * The share of the query's words a hit holds, among the words that tell exchanges apart: a word in most
+ * exchanges ("the", "how", "do"; FTS5 floors its IDF) is left out, so a hit holding only such words covers
+ * nothing (0 when the query has no other word).
+ */
+function coverageOf(matched: readonly string[], terms: readonly string[], idf: ReadonlyMap<string, number>): number {
+  const telling = (t: string): boolean => (idf.get(t) ?? 0) > IDF_FLOOR;
+  const all = terms.filter(telling).length;
+  return all > 0 ? matched.filter(telling).length / all : 0;
 }
