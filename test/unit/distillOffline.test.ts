@@ -244,18 +244,9 @@ test('headlines: no Markdown, fences, agent boilerplate or decorations; the outc
   assert.match(outcome!, /^The nightly export failed because the reporting database rotated its credentials/);
 });
 
-test('headlines: an announcement handing over to a tool call is no outcome when an earlier text states one', () => {
-  const midWork = input(
-    'The French storefront shows prices in dollars again.',
-    [
-      'Assistant: The price cache key ignored the locale, so French visitors were served the cached dollar prices.',
-      '[tool] Edit src/pricing/cache.ts',
-      'Assistant: Now let me run the pricing tests to confirm:',
-      '[tool] Bash npm test -- pricing',
-    ].join('\n'),
-  );
-  assert.match(distillOffline(midWork, background()).exchangeCore, / → The price cache key ignored the locale/);
-  // with nothing else said, the announcement is what there is
-  const onlyAnnounced = input('The French storefront shows prices in dollars again.', 'Assistant: Let me look at the price cache first:\n[tool] Read src/pricing/cache.ts');
-  assert.match(distillOffline(onlyAnnounced, background()).exchangeCore, / → Let me look at the price cache first$/);
+test('headlines: an outcome announcing a tool call keeps its words but not its colon', () => {
+  // "Let me …" often says best what the exchange did: measured on the corpus, preferring an earlier
+  // statement to it lost two targets in the distilled modes (README, "Offline distiller")
+  const midWork = input('The French storefront shows prices in dollars again.', 'Assistant: Let me look at the price cache first:\n[tool] Read src/pricing/cache.ts');
+  assert.match(distillOffline(midWork, background()).exchangeCore, / → Let me look at the price cache first$/);
 });

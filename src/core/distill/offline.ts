@@ -28,7 +28,7 @@ const TAIL_CHARS = 20_000;
 const CORE_JOINER = ' → ';
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-7';
+export const OFFLINE_PROMPT_VERSION = 'offline-8';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -132,27 +132,15 @@ function clauseEnd(text: string): number {
   return end;
 }
 
-/**
- * The assistant's last substantive statement: the best sentence of its last text that has one, looking back
- * over its last few texts. A sentence that hands over to a tool call ("Let me check the logs:", "Now I'll
- * update the config:") says what the assistant was about to do, not what came of it: an earlier text's
- * statement is preferred, and such an announcement is the outcome only when nothing else is there.
- */
+/** The assistant's last substantive statement: the best sentence of its last text that has one. */
 function finalStatement(parts: readonly VerbatimPart[], stats: WordRarity): string | undefined {
   const replies = parts.filter((p) => p.kind === 'assistant');
-  let announcement: string | undefined;
   for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
-    const said = sentences(replies[i]!.text).slice(0, 8);
-    const statement = bestSentence(said.filter((s) => !HANDS_OVER_RE.test(s)), stats, 0.08);
-    if (statement) return statement;
-    announcement ??= bestSentence(said, stats, 0.08);
+    const best = bestSentence(sentences(replies[i]!.text).slice(0, 8), stats, 0.08);
+    if (best) return best;
   }
-  return announcement ?? (replies.length ? oneLine(cleanProse(replies[replies.length - 1]!.text)) || undefined : undefined);
+  return replies.length ? oneLine(cleanProse(replies[replies.length - 1]!.text)) || undefined : undefined;
 }
-
-/** "Let me …:", "Now I'll …:" and the like (several languages): an announcement whose colon hands over to a tool call. */
-const HANDS_OVER_RE =
-  /^(?:(?:now|next|first|then|so|ok(?:ay)?|great|perfect|good|alright)[,!.]?\s+)?(?:let me|let['’]s|i['’]ll|i will|i need to|i['’]m going to|i am going to|déjame|voy a|давайте|сейчас)\b.*:$/iu;
 
 /** Openers that announce rather than state (several languages); such sentences rank lower. */
 const FILLER_RE =
