@@ -47,6 +47,8 @@ export type HostMessage =
       readonly notice?: string;
       /** An empty query's answer: the workspace's most recent exchanges, not matches. */
       readonly recent?: boolean;
+      /** A conversation facet without text: its exchanges in conversation order, not matches. */
+      readonly inOrder?: boolean;
       /** The host's time for this answer (test/bench/hostTiming.mjs reads it; the panel does not show it). */
       readonly tookMs: number;
     }
@@ -62,7 +64,7 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
   if (typeof r['type'] !== 'string' || !WEBVIEW_TYPES.has(r['type'])) return false;
   switch (r['type']) {
     case 'query':
-      return typeof r['seq'] === 'number' && typeof r['text'] === 'string' && typeof r['facets'] === 'object' && r['facets'] !== null &&
+      return typeof r['seq'] === 'number' && typeof r['text'] === 'string' && isFacets(r['facets']) &&
         Array.isArray(r['exclude']) && (r['exclude'] as unknown[]).every((x) => typeof x === 'string');
     case 'open':
       return typeof r['exchangeId'] === 'string';
@@ -71,4 +73,17 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
     default:
       return true;
   }
+}
+
+/** The facets' shape; those that name something (a room, an exchange, a conversation) carry its id and label. */
+function isFacets(f: unknown): f is Facets {
+  if (typeof f !== 'object' || f === null) return false;
+  const r = f as Record<string, unknown>;
+  return (['room', 'like', 'conversation'] as const).every((k) => r[k] === undefined || isNamed(r[k]));
+}
+
+function isNamed(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const r = v as Record<string, unknown>;
+  return typeof r['id'] === 'string' && r['id'] !== '' && typeof r['label'] === 'string';
 }

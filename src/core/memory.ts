@@ -8,7 +8,7 @@ import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer } from './model';
 import { type RawView, rawView } from './rawView';
-import { facetFilters, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
+import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { buildFilter } from './search/filters';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
@@ -29,6 +29,7 @@ import {
   roomListings,
   type Neighbours,
   recentExchanges,
+  exchangesInOrder,
   type RoomSort,
   type RoomSummary,
 } from './store/browse';
@@ -202,13 +203,16 @@ export class Memory {
   async recall(request: RecallRequest, embedding?: Embedding, now = Date.now()): Promise<RecallAnswer> {
     // nothing asked yet: the workspace's most recent exchanges (of the agent and time chosen, without those
     // set aside), so the panel is useful before typing
-    if (isEmptyRequest(request)) {
+    // a conversation without text: its exchanges in order, so the user can walk it (e.g. from "N more in this conversation")
+    const inOrder = isConversationListing(request);
+    if (isEmptyRequest(request) || inOrder) {
       const filters = facetFilters(request.facets ?? {}, now);
       const where = buildFilter(filters);
       const exclude = request.exclude ?? [];
-      const listed = await recentExchanges(this.store.db, (request.limit ?? RECALL_CANDIDATES) + exclude.length, where);
+      const limit = (request.limit ?? RECALL_CANDIDATES) + exclude.length;
+      const listed = inOrder ? await exchangesInOrder(this.store.db, limit, where!) : await recentExchanges(this.store.db, limit, where);
       const candidates = listed.filter((l) => !exclude.includes(l.exchangeId)).slice(0, request.limit ?? RECALL_CANDIDATES);
-      return { candidates: candidates.map((l) => recentCandidate(l, now)), confidence: 'low', recent: true };
+      return { candidates: candidates.map((l) => recentCandidate(l, now)), confidence: 'low', ...(inOrder ? { inOrder: true } : { recent: true }) };
     }
     const like = request.facets?.like;
     if (!like) return recall((q) => this.search(q, embedding), request, now);

@@ -279,5 +279,9 @@ export interface Hit extends ExchangeSummary {
   readonly snippet: string;
   /** Query terms that matched, for "why it matched". */
   readonly matchedTerms: readonly string[];
+  /** Matches of this hit's conversation that the per-conversation cap left out (among the candidates scored). */
+  readonly more: number;
+  /** The conversation's first prompt, when some were left out and it has no title (to name the conversation). */
+  readonly firstPrompt?: string;
 }
 

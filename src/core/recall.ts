@@ -21,6 +21,11 @@ export interface Facets {
   readonly file?: string;
   /** "More like this": exchanges like this one (never the exchange itself); the query box keeps the user's words. */
   readonly like?: { readonly id: string; readonly label: string };
+  /**
+   * "N more in this conversation": only this conversation's exchanges, all of its matches (no per-conversation
+   * cap); without text, all its exchanges in conversation order.
+   */
+  readonly conversation?: { readonly id: string; readonly label: string };
 }
 
 /** A piece of snippet text; `mark` pieces matched a query term. Never HTML: views make text nodes. */
@@ -57,6 +62,8 @@ export interface Candidate {
   readonly snippet: readonly SnippetPart[];
   /** Why it matched, in the user's words (whyMatched). */
   readonly why: string;
+  /** Matches of its conversation the per-conversation cap left out, and that conversation (a `conversation` facet). */
+  readonly more?: { readonly count: number; readonly conversation: { readonly id: string; readonly label: string } };
 }
 
 /** What the user asked: the text, the facets chosen and the exchanges they said "not these" about. */
@@ -73,6 +80,8 @@ export interface RecallAnswer {
   readonly notice?: string;
   /** The request asked nothing: the candidates are the workspace's most recent exchanges. */
   readonly recent?: boolean;
+  /** A conversation facet without text: the candidates are its exchanges in conversation order, not matches. */
+  readonly inOrder?: boolean;
 }
 
 /** Candidates the recall panel shows at once. */
@@ -80,7 +89,17 @@ export const RECALL_CANDIDATES = 20;
 
 /** True when a request asks nothing (no text and no facet that lists exchanges on its own). */
 export function isEmptyRequest(r: RecallRequest): boolean {
-  return !r.text.trim() && !r.facets?.room && !r.facets?.file && !r.facets?.like;
+  return !r.text.trim() && !r.facets?.room && !r.facets?.file && !r.facets?.like && !r.facets?.conversation;
+}
+
+/** A conversation facet without text: the request lists that conversation's exchanges in order (no ranking). */
+export function isConversationListing(r: RecallRequest): boolean {
+  return !r.text.trim() && r.facets?.conversation !== undefined && !r.facets.like;
+}
+
+/** How a conversation is named on a link or chip: its title when recorded, else its first prompt's headline. */
+export function conversationLabel(title: string | undefined, firstPrompt: string | undefined): string {
+  return headline({ prompt: title ?? firstPrompt ?? '' }, 60);
 }
 
 /** Runs one recall request through `search` and shapes the hits. */
@@ -185,6 +204,7 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
     confidence: hit.confidence,
     snippet: snippetParts(hit.snippet),
     why: whyMatched(hit),
+    ...(hit.more > 0 ? { more: { count: hit.more, conversation: { id: hit.conversationId, label: conversationLabel(hit.title, hit.firstPrompt) } } } : {}),
   };
 }
 
@@ -212,5 +232,6 @@ export function facetFilters(f: Facets, now = Date.now()): SearchFilters {
     ...(f.time ? { since: new Date(now - TIME_DAYS[f.time] * 86400_000).toISOString() } : {}),
     ...(f.room ? { room: f.room.id } : {}),
     ...(f.file ? { file: f.file } : {}),
+    ...(f.conversation ? { conversation: f.conversation.id } : {}),
   };
 }

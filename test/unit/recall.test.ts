@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Hit } from '../../src/core/search/types';
-import { facetFilters, refiningTimes, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
+import { facetFilters, isConversationListing, isEmptyRequest, refiningTimes, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
 import { isWebviewMessage } from '../../src/protocol';
 
 const hit: Hit = {
@@ -10,7 +10,7 @@ const hit: Hit = {
   parts: [{ signal: 'verbatim/bm25', rank: 1, score: 7.5 }, { signal: 'core/bm25', rank: 3, score: 2 }],
   rooms: [{ id: 'concept:cart', type: 'concept', label: 'Cart' }],
   filesTouched: [{ path: 'src/cart.js', how: 'edit', lines: [{ start: 4, end: 4 }, { start: 9, end: 12 }] }, { path: 'README.md', how: 'mention' }],
-  snippet: '…the \u0001cart\u0002 <img src=x onerror=alert(1)> \u0001total\u0002s…', matchedTerms: ['cart', 'total'],
+  snippet: '…the \u0001cart\u0002 <img src=x onerror=alert(1)> \u0001total\u0002s…', matchedTerms: ['cart', 'total'], more: 0,
 };
 
 test('splits marked snippets into text pieces (the webview never parses HTML)', () => {
@@ -46,6 +46,22 @@ test('turns facets into search filters', () => {
     agents: ['aider'], since: '2026-11-16T00:00:00.000Z', room: 'r', file: 'a.ts',
   });
   assert.deepEqual(facetFilters({}), {});
+  assert.deepEqual(facetFilters({ conversation: { id: 'conv-1', label: 'Fix the cart' } }), { conversation: 'conv-1' });
+});
+
+test('"N more in this conversation": the candidate names the conversation (title, else its first prompt)', () => {
+  assert.equal(toCandidate(hit).more, undefined, 'nothing left out: no link');
+  const c = toCandidate({ ...hit, more: 3, firstPrompt: 'Why is the cart total off by one cent when a coupon applies twice?\nmore' });
+  assert.deepEqual(c.more, { count: 3, conversation: { id: 'c', label: 'Why is the cart total off by one cent when a coupon applies…' } });
+  assert.deepEqual(toCandidate({ ...hit, more: 1, title: 'Cart rounding', firstPrompt: 'x' }).more?.conversation, { id: 'c', label: 'Cart rounding' });
+});
+
+test('a conversation facet asks something: with text it narrows the search, alone it lists the conversation', () => {
+  const conversation = { id: 'c', label: 'C' };
+  assert.equal(isEmptyRequest({ text: '', facets: { conversation } }), false);
+  assert.equal(isConversationListing({ text: ' ', facets: { conversation } }), true);
+  assert.equal(isConversationListing({ text: 'cart', facets: { conversation } }), false);
+  assert.equal(isConversationListing({ text: '', facets: {} }), false);
 });
 
 test('offers the time chips that narrow the memory: some of its exchanges in the window, some before it', () => {
@@ -66,6 +82,13 @@ test('checks the shape of messages from the webview', () => {
   assert.ok(!isWebviewMessage({ type: 'query', seq: '1', text: 'x', facets: {}, exclude: [] }));
   assert.ok(!isWebviewMessage({ type: 'query', seq: 1, text: 'x', facets: {}, exclude: [1] }));
   assert.ok(!isWebviewMessage({ type: 'open' }));
+  const query = (facets: unknown) => isWebviewMessage({ type: 'query', seq: 1, text: 'x', facets, exclude: [] });
+  assert.ok(query({ conversation: { id: 'c', label: 'Fix the cart' }, room: { id: 'r', label: 'R' } }));
+  assert.ok(!query({ conversation: 'c' }), 'a conversation facet is { id, label }');
+  assert.ok(!query({ conversation: { id: '', label: 'x' } }), 'an empty id names nothing');
+  assert.ok(!query({ conversation: { id: 'c' } }));
+  assert.ok(!query({ like: { id: 1, label: 'x' } }));
+  assert.ok(!query(null));
   assert.ok(!isWebviewMessage({ type: 'eval', code: 'x' }));
   assert.ok(!isWebviewMessage(null));
   assert.ok(!isWebviewMessage('ready'));

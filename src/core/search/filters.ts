@@ -37,6 +37,10 @@ export function buildFilter(filters: SearchFilters | undefined): SqlFilter | und
     parts.push('EXISTS (SELECT 1 FROM exchange_rooms r WHERE r.exchange_n = e.n AND r.room_id = ?)');
     params.push(filters.room);
   }
+  if (filters.conversation) {
+    parts.push('e.conversation_id = ?');
+    params.push(filters.conversation);
+  }
   if (filters.project) {
     parts.push('c.project = ?');
     params.push(filters.project);

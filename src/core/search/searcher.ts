@@ -7,7 +7,8 @@ import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
-import { conversationsOf, type HitRow, loadHitRows, rowNumbersOf } from './hits';
+import { capPerConversation } from './diversity';
+import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
 import { IDF_FLOOR, type TermSplit, TermStats } from './idf';
@@ -126,7 +127,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const fusionName = query.fusion ?? defaultFusion;
       const fusion: Fusion = parseFusion(fusionName);
       const limit = clampInt(query.limit ?? DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit');
-      const perConversation = clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
+      // within one conversation every match is wanted: no per-conversation cap
+      const perConversation = query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
 
       let { specs, notice } = await plan(mode);
@@ -157,19 +159,13 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
       const fused = lists.length > 1 && semantic ? await demoteWordless(db, terms, merged) : merged;
 
-      // Diversity: at most `perConversation` hits from one conversation.
       const conversation = await conversationsOf(db, fused.map((f) => f.n), known);
-      const perConv = new Map<string, number>();
-      const kept = fused.filter((f) => {
-        const c = conversation.get(f.n) ?? '';
-        const seen = perConv.get(c) ?? 0;
-        if (seen >= perConversation) return false;
-        perConv.set(c, seen + 1);
-        return true;
-      }).slice(0, limit);
+      const { kept, left } = capPerConversation(fused, conversation, perConversation, limit);
 
       const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
       const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
+      const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
+      const openings = untitled.length === 0 ? new Map<string, string>() : await firstPrompts(db, [...new Set(untitled)]);
       const top = kept[0]?.score ?? 0;
       // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
       const margin = top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
@@ -181,8 +177,9 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         const snippet = makeSnippet(row.verbatim, terms);
         const coverage = coverageOf(snippet.matchedTerms, terms, idf);
         const { n: _n, verbatim: _v, ...shown } = row;
+        const opening = openings.get(row.conversationId);
         shaped.push({
-          hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms },
+          hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms, more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
           evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
         });
       }

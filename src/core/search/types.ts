@@ -27,6 +27,8 @@ export interface SearchFilters {
   readonly file?: string;
   /** Room id. */
   readonly room?: string;
+  /** Conversation id: only its exchanges, and all of its matches (the per-conversation cap does not apply). */
+  readonly conversation?: string;
   readonly project?: string;
   /** Only exchanges whose project lies inside one of these folders (a workspace's boundary). */
   readonly within?: readonly string[];

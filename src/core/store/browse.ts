@@ -245,6 +245,18 @@ export async function recentExchanges(db: Db, limit: number, where: { sql: strin
   return rows.map(toListing);
 }
 
+/**
+ * A conversation's exchanges in conversation order (the order Previous/Next walk); `where` narrows them as in
+ * recentExchanges (its filters name the conversation).
+ */
+export async function exchangesInOrder(db: Db, limit: number, where: { sql: string; params: Params }): Promise<ExchangeListing[]> {
+  const rows = await db.all<ListingRow>(
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY e.line_start, e.part LIMIT ?`,
+    [...where.params, limit],
+  );
+  return rows.map(toListing);
+}
+
 /** Listings for given ids, in the order given (ids not found are left out). */
 export async function exchangeListings(db: Db, ids: readonly string[]): Promise<ExchangeListing[]> {
   const out: ExchangeListing[] = [];
