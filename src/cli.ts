@@ -29,7 +29,7 @@ Commands:
          Embed distilled exchanges (and verbatim chunks with layer verbatim) that have no vector yet.
   search --db FILE [--mode M] [--fusion X] [--limit N] [--json] [--strict] [--] QUERY   (-- lets a query start with -)
   search --db FILE --batch QUERIES.jsonl [--mode M] [--fusion X] [--limit N]
-         Filters: --agent A (repeatable) --since ISO --until ISO --file PATH --room ID --project DIR
+         Filters: --agent A (repeatable) --since ISO --until ISO --file PATH --room ID --conversation ID --project DIR
          --per-conversation N --exclude ID (repeatable). --embed-model ID_OR_DIR for vector modes.
   eval   --db FILE --queries Q.jsonl --corpus-root DIR [--mode M|all] [--fusion X[,Y]|all] [--limit N] [--strict]
          MRR, P@1, nDCG@10, Recall@5, Recall@10 and p50/p95 latency per mode.
@@ -294,6 +294,7 @@ function parseCommandLine(args: string[]) {
         until: { type: 'string' },
         file: { type: 'string' },
         room: { type: 'string' },
+        conversation: { type: 'string' },
         project: { type: 'string' },
         exclude: { type: 'string', multiple: true },
         strict: { type: 'boolean' },

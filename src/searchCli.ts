@@ -39,6 +39,7 @@ export interface SearchOptions {
   readonly until?: string;
   readonly file?: string;
   readonly room?: string;
+  readonly conversation?: string;
   readonly project?: string;
   readonly exclude?: string[];
   readonly quiet?: boolean;
@@ -115,6 +116,7 @@ function filtersOf(o: SearchOptions): SearchFilters | undefined {
     ...(o.until ? { until: o.until } : {}),
     ...(o.file ? { file: o.file } : {}),
     ...(o.room ? { room: o.room } : {}),
+    ...(o.conversation ? { conversation: o.conversation } : {}),
     ...(o.project ? { project: o.project } : {}),
   };
   return Object.keys(f).length ? f : undefined;
@@ -171,6 +173,7 @@ export async function searchCommand(memory: Memory, o: SearchOptions, positional
       if (h.core) io.out(`    core: ${h.core}`);
       io.out(`    ${bracketedSnippet(h.snippet)}`);
       io.out(`    why: ${h.parts.map((p) => `${p.signal} #${p.rank} (${p.score.toFixed(3)})`).join(', ')}`);
+      if (h.more > 0) io.out(`    ${h.more} more in this conversation: --conversation ${h.conversationId}`);
     }
     return 0;
   }, { reportFailure: o.batch !== undefined });

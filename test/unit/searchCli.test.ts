@@ -76,6 +76,12 @@ describe('CLI: search, batch, eval, embed', () => {
     const r = await run(['search', '--db', db, '--mode', 'verbatim/bm25', '--agent', 'codex', '--json', '--limit', '5', 'error login']);
     const hits = (JSON.parse(r.out[0]!) as { hits: Array<{ agent: string }> }).hits;
     assert.deepEqual(hits.map((h) => h.agent), ['codex']);
+    // the shop conversation's third "login" exchange is left out by the cap; --conversation shows all three
+    const capped = await run(['search', '--db', db, '--mode', 'verbatim/bm25', 'login']);
+    const more = /1 more in this conversation: --conversation (\S+)/.exec(capped.out.join('\n'));
+    assert.ok(more, capped.out.join('\n'));
+    const within = await run(['search', '--db', db, '--mode', 'verbatim/bm25', '--json', '--conversation', more[1]!, 'login']);
+    assert.equal((JSON.parse(within.out[0]!) as { hits: unknown[] }).hits.length, 3);
     await assert.rejects(run(['search', '--db', db, '--mode', 'nope', 'x']), /Unknown search mode/);
     await assert.rejects(run(['search', '--db', db, '--fusion', 'weighted:2', 'x']), /Unknown fusion/);
     await assert.rejects(run(['search', '--db', db, '--agent', 'windsurf', 'x']), /Unknown agent/);
