@@ -24,11 +24,13 @@ interface State {
   notice: string | undefined;
   error: string | undefined;
   confidence: ConfidenceTier;
+  /** The candidates are a conversation's exchanges in order (its facet without text), not matches. */
+  inOrder: boolean;
 }
 
 const state: State = {
   text: '', facets: {}, exclude: [], candidates: [], selected: 0, seq: 0, shownSeq: 0,
-  status: undefined, notice: undefined, error: undefined, confidence: 'low',
+  status: undefined, notice: undefined, error: undefined, confidence: 'low', inOrder: false,
 };
 
 // --- layout -------------------------------------------------------------------------------------------
@@ -122,6 +124,7 @@ function renderChips(): void {
   if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
   if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
   if (f.like) chips.append(chip(`like: ${f.like.label} ✕`, true, () => setFacets({ ...f, like: undefined }), 'Stop looking for exchanges like this one'));
+  if (f.conversation) chips.append(chip(`conversation: ${f.conversation.label} ✕`, true, () => setFacets({ ...f, conversation: undefined }), 'Remove the conversation filter'));
   if (state.candidates.length) {
     chips.append(button('Not these', () => exclude(state.candidates.map((c) => c.exchangeId)), { class: 'chip action', title: 'Hide these candidates and show the next ones' }));
   }
@@ -142,7 +145,8 @@ function renderBanner(): void {
   if (s?.message) lines.push(s.message);
   if (state.notice) lines.push(state.notice);
   else if (s && !s.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);
-  const asked = state.text.trim() || state.facets.room || state.facets.file || state.facets.like;
+  const asked = state.text.trim() || state.facets.room || state.facets.file || state.facets.like || state.facets.conversation;
+  const conversation = state.facets.conversation;
   if (!asked) {
     if (s && s.exchanges === 0 && !s.indexing) lines.push('No exchanges are indexed yet: no agent transcripts were found for this workspace.');
     else {
@@ -154,6 +158,10 @@ function renderBanner(): void {
     }
   } else if (state.shownSeq > 0 && state.candidates.length === 0) {
     lines.push('No past exchange matches. Try other words, or remove a filter.');
+  } else if (conversation && state.inOrder) {
+    lines.push(`The conversation “${conversation.label}”, first exchange to last.`);
+  } else if (conversation) {
+    lines.push(`Every match in the conversation “${conversation.label}”, best first.`);
   } else if (state.candidates.length && state.confidence === 'low') {
     lines.push('No confident match — these are the closest exchanges.');
   }
@@ -183,6 +191,8 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
     ...(c.why ? [el('div', { class: 'why' }, c.why)] : []),
     el('div', { class: 'actions' },
       button('Open', () => open(c), { class: 'link' }),
+      // matches of this conversation the two-per-conversation cap left out: the query stays, the conversation becomes a chip
+      ...(c.more ? [moreLink(c.more)] : []),
       // the query box keeps the user's words; the seed becomes a chip and is never a candidate itself
       button('More like this', () => setFacets({ ...state.facets, like: { id: c.exchangeId, label: c.headline.length > 60 ? `${c.headline.slice(0, 59)}…` : c.headline } }), { class: 'link' }),
       button('Not this', () => exclude([c.exchangeId]), { class: 'link' })),
@@ -190,6 +200,12 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   li.addEventListener('click', () => select(i));
   li.addEventListener('dblclick', () => open(c));
   return li;
+}
+
+function moreLink(more: NonNullable<Candidate['more']>): HTMLButtonElement {
+  return button(`${more.count} more in this conversation`, () => setFacets({ ...state.facets, conversation: more.conversation }), {
+    class: 'link more', title: `Show every match in “${more.conversation.label}”`,
+  });
 }
 
 function renderList(): void {
@@ -215,6 +231,7 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
       state.selected = 0;
       state.confidence = m.confidence;
       state.notice = m.notice;
+      state.inOrder = m.inOrder === true;
       state.error = undefined;
       renderList();
       renderChips();

@@ -160,6 +160,45 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await screenshot(page, 'recall-more-like-this');
   });
 
+  it('"N more in this conversation" shows the matches the per-conversation cap left out, keeping the query', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = await recallFrame(page);
+    // a clean slate: no room, like or hidden chip left from an earlier test
+    const removable = frame.locator('button.chip.active', { hasText: /✕$/ });
+    while (await removable.count()) await removable.first().click();
+    const input = frame.locator('#query');
+    // the Claude Code session's three exchanges all speak of the coupon: two per conversation are shown, one is left out
+    await input.fill('coupon');
+    const candidate = frame.locator('.candidate:has(mark):has(button.more)').first();
+    const link = candidate.locator('button.more');
+    await link.waitFor({ timeout: 15_000 });
+    const n = Number(/^(\d+) more in this conversation$/.exec((await link.textContent()) ?? '')?.[1]);
+    assert.ok(n > 0, await link.textContent());
+    const agent = /· ([^·]+?)(?: · not distilled yet)?$/.exec((await candidate.locator('.meta').textContent()) ?? '')?.[1];
+    const shown = await frame.locator('.candidate').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    const seq = await frame.locator('#results').getAttribute('data-seq');
+    await screenshot(page, 'recall-more-link');
+    // keyboard-reachable: a button in the candidate, focused and pressed
+    await link.focus();
+    await link.press('Enter');
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^conversation: .+ ✕$/ }).waitFor({ timeout: 10_000 });
+    await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 });
+    await frame.locator('.banner', { hasText: 'Every match in the conversation' }).waitFor();
+    assert.equal(await input.inputValue(), 'coupon', 'the query box keeps the user\'s words');
+    const ids = await frame.locator('.candidate').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+    assert.equal(ids.filter((id) => !shown.includes(id)).length, n, `the ${n} left out are shown now: ${ids.join(', ')}`);
+    const metas = await frame.locator('.candidate .meta').allTextContents();
+    assert.ok(agent && metas.every((m) => m.includes(agent)), `all of one conversation (${agent}): ${metas.join(' | ')}`);
+    assert.equal(await frame.locator('.candidate button.more').count(), 0, 'nothing is left out within the conversation');
+    await screenshot(page, 'recall-more-in-conversation');
+    // without text the chip lists the whole conversation, first exchange to last
+    await input.fill('');
+    await frame.locator('.banner', { hasText: 'first exchange to last' }).waitFor({ timeout: 10_000 });
+    await frame.locator('button.chip', { hasText: /^conversation: / }).click();
+    await frame.locator('button.chip', { hasText: /^conversation: / }).waitFor({ state: 'detached', timeout: 10_000 });
+    await frame.locator('.banner', { hasText: 'Most recent exchanges' }).waitFor({ timeout: 10_000 });
+  });
+
   it('expands the rooms tree to an exchange and opens it', async () => {
     await openContainer(page, 'Agent Recall');
     const rooms = await waitForView(page, 'Rooms');
