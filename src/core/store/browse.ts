@@ -108,11 +108,11 @@ export async function fileTouchCounts(db: Db): Promise<FileTouchCount[]> {
   return rows.map((r) => ({ path: r.path, count: r.c, ...(r.last !== null ? { lastAt: r.last } : {}) }));
 }
 
-/** The exchanges before and after this one in its conversation (by position in the source file). */
+/** The exchanges before and after this one in its conversation (by position in the source file: line, then byte, as one-line documents hold many). */
 export async function conversationNeighbours(db: Db, exchangeId: string): Promise<Neighbours | undefined> {
   const rows = await db.all<{ id: string }>(
     `SELECT e.id FROM exchanges e WHERE e.conversation_id = (SELECT conversation_id FROM exchanges WHERE id = ?)
-     ORDER BY e.line_start, e.part`,
+     ORDER BY e.line_start, e.byte_start, e.part`,
     [exchangeId],
   );
   const i = rows.findIndex((r) => r.id === exchangeId);
@@ -251,7 +251,7 @@ export async function recentExchanges(db: Db, limit: number, where: { sql: strin
  */
 export async function exchangesInOrder(db: Db, limit: number, where: { sql: string; params: Params }): Promise<ExchangeListing[]> {
   const rows = await db.all<ListingRow>(
-    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY e.line_start, e.part LIMIT ?`,
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY e.line_start, e.byte_start, e.part LIMIT ?`,
     [...where.params, limit],
   );
   return rows.map(toListing);
