@@ -34,6 +34,13 @@ export const searchInput = {
   until: isoDate.optional().describe('Only exchanges that started at or before this date (a bare date includes the whole day).'),
   file: z.string().trim().min(1).max(1_000).optional().describe('Only exchanges that touched this file (workspace-relative or absolute path).'),
   room: z.string().trim().min(1).max(200).optional().describe('Only exchanges of this room (a room id from a search result).'),
+  conversation: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only exchanges of this conversation, every match of it (a conversation id from a search result that says more were left out).'),
   maxTokens,
 };
 

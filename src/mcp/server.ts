@@ -30,7 +30,8 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       description:
         'Searches the memory of past exchanges with AI coding agents in this workspace. Returns distilled exchanges, best ' +
         'first: id, date, agent, confidence, a one-sentence core, one exact detail, files touched, rooms and a short ' +
-        'verbatim snippet, within a token budget. Filters: agent, since/until (ISO dates), file, room.',
+        'verbatim snippet, within a token budget. Filters: agent, since/until (ISO dates), file, room, conversation (at most ' +
+        'two results come from one conversation; a result says how many more matched, and conversation asks for all of them).',
       inputSchema: searchInput,
       annotations: readOnly,
     },

@@ -49,6 +49,7 @@ export class MemoryTools {
         ...(input.until ? { until: isoBound(input.until, 'end') } : {}),
         ...(input.file ? { file: this.relativePath(input.file) } : {}),
         ...(input.room ? { room: input.room } : {}),
+        ...(input.conversation ? { conversation: input.conversation } : {}),
       };
       const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters });
       const items = result.hits.map((h) => ({
@@ -62,6 +63,9 @@ export class MemoryTools {
         rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
         snippet: this.clean(snippetParts(h.snippet).map((p) => p.text).join('')),
         prompt: h.core === undefined ? this.clean(oneLine(h.prompt, 200)) : undefined,
+        conversation: h.conversationId,
+        // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
+        more: h.more,
       }));
       const header = items.length
         ? `${items.length} past exchanges for "${oneLine(input.query, 120)}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
@@ -74,6 +78,7 @@ export class MemoryTools {
           ...(it.files.length ? [`   files: ${it.files.join(', ')}`] : []),
           ...(it.rooms.length ? [`   rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
           `   snippet: ${it.snippet}`,
+          ...(it.more > 0 ? [`   ${it.more} more in this conversation: search again with conversation ${it.conversation}`] : []),
         ].join('\n'),
       );
       return this.budgeted(header, blocks, items, input.maxTokens, result.notice ? { notice: result.notice } : {});

@@ -127,6 +127,19 @@ describe('agent-recall mcp over stdio', () => {
     assert.deepEqual(byRoom.map((i) => i['id']), [ids.get('a2')]);
   });
 
+  test('search says how many matches of a conversation were left out, and the conversation filter returns them all', async () => {
+    // the shop conversation holds three exchanges with "login"; at most two results come from one conversation
+    const capped = await shop.call('search', { query: 'login' });
+    const shown = items(capped);
+    assert.equal(shown.length, 2);
+    assert.deepEqual(shown.map((i) => i['more']), [1, 1]);
+    const conversation = String(shown[0]!['conversation']);
+    assert.match(text(capped), new RegExp(`1 more in this conversation: search again with conversation ${conversation}`));
+    const all = items(await shop.call('search', { query: 'login', conversation }));
+    assert.deepEqual(all.map((i) => i['id']).sort(), [ids.get('a1'), ids.get('a2'), ids.get('a3')].sort());
+    assert.ok(all.every((i) => i['more'] === 0 && i['conversation'] === conversation));
+  });
+
   test('every answer stays within its token budget and says what it left out', async () => {
     const r = await shop.call('search', { query: 'login error tests migration limiter', limit: 20, maxTokens: 150 });
     assert.ok(countTokens(text(r)) <= 150, `${countTokens(text(r))} tokens`);
