@@ -1,7 +1,7 @@
 import type { RoomType } from '../distill/types';
 import type { Db } from '../store/db';
 import { ROOM_SHOWN } from '../store/roomStats';
-import { type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
+import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
 import type { ExchangeSummary, FileTouch } from '../model';
 import type { HitRoom } from './types';
 
@@ -94,7 +94,7 @@ export async function conversationsOf(db: Db, ns: readonly number[], known: Read
 /** Conversation id -> the prompt of its first exchange (in the order Previous/Next walk), to name an untitled conversation. */
 export async function firstPrompts(db: Db, conversationIds: readonly string[]): Promise<Map<string, string>> {
   const rows = await db.all<{ id: string; prompt: string | null }>(
-    `SELECT j.value AS id, (SELECT e.prompt FROM exchanges e WHERE e.conversation_id = j.value ORDER BY e.line_start, e.byte_start, e.part LIMIT 1) AS prompt
+    `SELECT j.value AS id, (SELECT e.prompt FROM exchanges e WHERE e.conversation_id = j.value ORDER BY ${CONVERSATION_ORDER} LIMIT 1) AS prompt
      FROM json_each(?) j`,
     [JSON.stringify(conversationIds)],
   );

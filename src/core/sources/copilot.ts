@@ -4,9 +4,9 @@ import type { ConversationMeta, LineRange, Message, ToolCall, ToolResult } from 
 import {
   arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, SkipCounter, type SourceAdapter, str,
 } from './adapter';
-import { type ReplayedSession, replayMutationLog } from './copilotLog';
+import { LOG_LINE_CHARS, type ReplayedSession, replayMutationLog } from './copilotLog';
 import { arraySpans } from './jsonSpans';
-import { MAX_LINE_BYTES, readSideFile, type SourceLine } from './lines';
+import { readSideFile, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, parseToolArguments, type RecordSpan, spanMessage } from './message';
 import { insideAny } from './paths';
 
@@ -53,7 +53,7 @@ export const copilotAdapter: SourceAdapter = {
 export const copilotLogAdapter: SourceAdapter = {
   agent: 'copilot',
   lineFormat: 'jsonl',
-  maxLineChars: MAX_LINE_BYTES, // whole-state lines (copilotLog.ts)
+  maxLineChars: LOG_LINE_CHARS,
   replaysLog: true,
   matchesPath: (file) => file.endsWith('.jsonl'),
   claimsPath: (file) => SESSIONS_DIR_RE.test(file) && file.endsWith('.jsonl'),

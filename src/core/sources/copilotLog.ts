@@ -21,6 +21,9 @@ export interface ReplayedSession {
 
 type Key = string | number;
 
+/** The longest log line read: a whole-state line is the whole session (VS Code compacts the log into it), so up to the reader's bound. */
+export const LOG_LINE_CHARS = MAX_LINE_BYTES;
+
 /**
  * Replays the lines onto `from` (the replay of the lines before them, which it takes over and changes) or
  * onto nothing: a log that only grew continues from where its last replay ended.
@@ -30,8 +33,7 @@ export function replayMutationLog(lines: readonly SourceLine[], from?: ReplayedS
   let state = from?.state;
   let spans: Array<{ line: number; lineEnd: number; offset: number }> = from ? [...from.requestSpans] : [];
   for (const line of lines) {
-    // a whole-state line is the whole session (VS Code compacts the log into it): read up to the reader's bound
-    const entry = parseJsonLine(line, skips, MAX_LINE_BYTES);
+    const entry = parseJsonLine(line, skips, LOG_LINE_CHARS);
     if (!entry) continue;
     const kind = entry['kind'];
     const k = Array.isArray(entry['k']) ? (entry['k'] as unknown[]).filter(isKey) : undefined;

@@ -2,6 +2,7 @@ import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKi
 import type { Db, Params } from './db';
 import { projectWithin } from './scope';
 import { ROOM_SHOWN } from './roomStats';
+import { CONVERSATION_ORDER } from './rows';
 
 /**
  * Read-only queries the editor needs to browse the memory: exchanges by file, by room, neighbours in a
@@ -108,11 +109,11 @@ export async function fileTouchCounts(db: Db): Promise<FileTouchCount[]> {
   return rows.map((r) => ({ path: r.path, count: r.c, ...(r.last !== null ? { lastAt: r.last } : {}) }));
 }
 
-/** The exchanges before and after this one in its conversation (by position in the source file: line, then byte, as one-line documents hold many). */
+/** The exchanges before and after this one in its conversation (by position in the source file). */
 export async function conversationNeighbours(db: Db, exchangeId: string): Promise<Neighbours | undefined> {
   const rows = await db.all<{ id: string }>(
     `SELECT e.id FROM exchanges e WHERE e.conversation_id = (SELECT conversation_id FROM exchanges WHERE id = ?)
-     ORDER BY e.line_start, e.byte_start, e.part`,
+     ORDER BY ${CONVERSATION_ORDER}`,
     [exchangeId],
   );
   const i = rows.findIndex((r) => r.id === exchangeId);
@@ -251,7 +252,7 @@ export async function recentExchanges(db: Db, limit: number, where: { sql: strin
  */
 export async function exchangesInOrder(db: Db, limit: number, where: { sql: string; params: Params }): Promise<ExchangeListing[]> {
   const rows = await db.all<ListingRow>(
-    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY e.line_start, e.byte_start, e.part LIMIT ?`,
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE ${where.sql} ORDER BY ${CONVERSATION_ORDER} LIMIT ?`,
     [...where.params, limit],
   );
   return rows.map(toListing);

@@ -58,6 +58,13 @@ export interface StoredExchange extends ExchangeSummary {
   readonly copies?: ReadonlyArray<{ readonly file: string; readonly lineStart: number; readonly lineEnd: number }>;
 }
 
+/**
+ * An `exchanges e` row's place in its conversation, for ORDER BY: line, then byte (a one-line document such as
+ * Cline's history holds all its exchanges on line 1), then part. Previous/Next, the in-order listing and a
+ * conversation's first prompt all walk this order.
+ */
+export const CONVERSATION_ORDER = 'e.line_start, e.byte_start, e.part';
+
 export interface ExchangeRow {
   n: number;
   id: string;
