@@ -48,7 +48,7 @@ export interface SearchOptions {
 }
 
 /** Fusions `eval --fusion all` compares (weights as in the paper's W50..W90). */
-export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.5', 'weighted:0.7', 'weighted:0.9'];
+export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.5', 'weighted:0.7', 'weighted:0.9', 'selective'];
 
 /**
  * The model to use: --embed-model, else $AGENT_RECALL_EMBED_MODEL, else the model the store's vectors come

@@ -29,6 +29,9 @@ describe('embedding model setting in the extension host', () => {
     const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
     assert.equal(r.semantic, false);
     assert.match(r.notice ?? '', /opt-in/);
+    // what the recall panel and the agents' tool run (no mode named): words only, nothing to say about a model
+    const plain = await (await api()).search({ text: 'coupon codes at checkout', limit: 3 });
+    assert.deepEqual([plain.mode, plain.semantic, plain.notice], ['verbatim/bm25', false, undefined]);
   });
 
   it('a local model folder embeds the distilled exchanges after indexing', async () => {
@@ -42,6 +45,10 @@ describe('embedding model setting in the extension host', () => {
     const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
     assert.equal(r.semantic, true, r.notice);
     assert.ok(r.hits.length > 0 && r.hits[0]!.parts[0]!.signal === 'vector(core)');
+    // turning semantic search on changes what the recall panel runs: BM25 with the vectors where it is unsure
+    const recall = await (await api()).search({ text: 'coupon codes at checkout', limit: 3 });
+    assert.deepEqual([recall.mode, recall.fusion, recall.semantic], ['bm25(v)+vec(d)', 'selective', true], recall.notice);
+    assert.ok(recall.hits.length > 0);
   });
 
   it('a model that cannot load leaves indexing working and search lexical, without an error', async () => {

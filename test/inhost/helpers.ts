@@ -20,7 +20,7 @@ export interface AgentRecallApi {
     | undefined
   >;
   getDistillerStatus(): Promise<{ configured: string; active: string; reason?: string; hasAnthropicKey: boolean; promptFound: boolean }>;
-  search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; agent: string; prompt: string; lineStart: number; lineEnd: number; parts: Array<{ signal: string }> }>; semantic: boolean; notice?: string }>;
+  search(query: { text: string; mode?: string; limit?: number }): Promise<{ hits: Array<{ exchangeId: string; agent: string; prompt: string; lineStart: number; lineEnd: number; parts: Array<{ signal: string }> }>; mode: string; fusion: string; semantic: boolean; notice?: string }>;
   readonly storeFile: string | undefined;
   readonly views: {
     readonly rooms: TreeProvider & { setSort(s: 'recency' | 'size'): void; setFilter(text: string): void };

@@ -52,6 +52,13 @@ describe('fusion', () => {
     assert.deepEqual(order('weighted:0.1'), [3, 4, 1, 2]);
   });
 
+  test('selective fuses as weighted:<w> (0.8 unless given) when it fuses at all', () => {
+    assert.deepEqual(parseFusion('selective'), { kind: 'selective', weight: 0.8 });
+    assert.deepEqual(parseFusion('selective:0.1'), { kind: 'selective', weight: 0.1 });
+    assert.deepEqual(order('selective:0.1'), order('weighted:0.1'));
+    assert.deepEqual(fuse([LEXICAL, VECTOR], parseFusion('selective')), fuse([LEXICAL, VECTOR], parseFusion('weighted:0.8')));
+  });
+
   test('adaptive: weighted RRF whose lexical share comes from the query', () => {
     // lexical 0.9: 1: .9/61+.1/63 = .01634, 3: .9/63+.1/61 = .01593, 2: .9/62 = .01452, 4: .1/62
     assert.deepEqual(order('adaptive', 0.9), [1, 3, 2, 4]);
@@ -60,14 +67,14 @@ describe('fusion', () => {
   });
 
   test('one list passes through with its raw scores under every fusion', () => {
-    for (const name of ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.3']) {
+    for (const name of ['rrf', 'combmnz', 'additive', 'max', 'adaptive', 'weighted:0.3', 'selective']) {
       const fused = fuse([VECTOR], parseFusion(name));
       assert.deepEqual(fused.map((f) => [f.n, f.score]), [[3, 0.9], [4, 0.8], [1, 0.5]], name);
     }
   });
 
   test('unknown fusions are refused with the list of names', () => {
-    for (const bad of ['', 'RRF', 'weighted', 'weighted:1.5', 'weighted:-1', 'weighted:x', 'rrf; DROP TABLE x']) {
+    for (const bad of ['', 'RRF', 'weighted', 'weighted:1.5', 'weighted:-1', 'weighted:x', 'selective:2', 'selective:', 'rrf; DROP TABLE x']) {
       assert.throws(() => parseFusion(bad), (err: unknown) => err instanceof RecallError && err.code === 'bad-argument' && /weighted:<w>/.test(err.message), bad);
     }
     assert.deepEqual(parseFusion('weighted:0.7'), { kind: 'weighted', weight: 0.7 });

@@ -81,6 +81,38 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(three.hits[0]!.parts.length, 3);
   });
 
+  test('selective: BM25 alone when its answer is confident (the query not even embedded), the weighted fusion when not', async () => {
+    let embedded = 0;
+    const counting: Embedder = { ...renamed(embedder, embedder.modelId), embed: (t) => (embedded++, embedder.embed(t)) };
+    const searcher = createSearcher(fx.store, counting);
+    const lexical = createSearcher(fx.store);
+    const shown = (r: SearchResult) => r.hits.map((h) => [fx.keys.get(h.exchangeId), h.score, h.parts.map((p) => p.signal).join('+'), h.confidence]);
+
+    // "tomatoes": c1 holds it, confidently
+    const sure = await lexical.search({ text: 'tomatoes', mode: 'verbatim/bm25' });
+    assert.equal(sure.confidence, 'high');
+    const alone = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)', fusion: 'selective' });
+    assert.deepEqual(shown(alone), shown(sure));
+    assert.equal(alone.semantic, true, 'semantic search was available; it was not needed');
+    assert.equal(embedded, 0, 'a confident lexical answer needs no query vector');
+
+    // c1 holds one of the four words: not a confident answer
+    const unsure = await lexical.search({ text: 'tomatoes vegetables stew soup', mode: 'verbatim/bm25' });
+    assert.notEqual(unsure.confidence, 'high');
+    const fused = await searcher.search({ text: 'tomatoes vegetables stew soup', mode: 'bm25(v)+vec(d)', fusion: 'selective' });
+    const weighted = await searcher.search({ text: 'tomatoes vegetables stew soup', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
+    assert.deepEqual(shown(fused), shown(weighted));
+    assert.ok(fused.hits.some((h) => h.parts.some((p) => p.signal === 'vector(core)')), 'the vectors took part');
+    assert.equal(embedded, 2);
+  });
+
+  test('with a model, a query that names no mode runs bm25(v)+vec(d), selectively; without one, verbatim/bm25', async () => {
+    const semantic = await createSearcher(fx.store, embedder).search({ text: 'tomatoes' });
+    assert.deepEqual([semantic.mode, semantic.fusion, semantic.semantic], ['bm25(v)+vec(d)', 'selective', true]);
+    const plain = await createSearcher(fx.store).search({ text: 'tomatoes' });
+    assert.deepEqual([plain.mode, plain.semantic], ['verbatim/bm25', false]);
+  });
+
   test('fused modes: a hit only the vectors found, holding no query word, goes below the hits that match', async () => {
     const searcher = createSearcher(fx.store, embedder);
     // a3 and c2 (not distilled) hold the words; the distilled exchanges, found by their vectors alone, hold none

@@ -18,7 +18,15 @@ export interface Fused {
 
 export type Fusion =
   | { readonly kind: 'rrf' | 'combmnz' | 'additive' | 'max' | 'adaptive' }
-  | { readonly kind: 'weighted'; readonly weight: number };
+  | { readonly kind: 'weighted'; readonly weight: number }
+  /**
+   * The first signal alone when its answer is confident (its first hit `high`); otherwise every signal,
+   * weighted as `weighted:<weight>`. The searcher decides which: it needs the first signal's hits shaped.
+   */
+  | { readonly kind: 'selective'; readonly weight: number };
+
+/** selective's weight of the first signal when it does fuse (the cross-layer modes' weighted default). */
+export const SELECTIVE_WEIGHT = 0.8;
 
 /** RRF's constant (Cormack et al. 2009; vstash): damps the gap between the first ranks. */
 export const RRF_K = 60;
@@ -27,14 +35,15 @@ const FUSION_NAMES = ['rrf', 'combmnz', 'additive', 'max', 'adaptive'] as const;
 
 export function parseFusion(name: FusionName): Fusion {
   if ((FUSION_NAMES as readonly string[]).includes(name)) return { kind: name as (typeof FUSION_NAMES)[number] };
-  const m = /^weighted:(\d*\.?\d+)$/.exec(name);
+  if (name === 'selective') return { kind: 'selective', weight: SELECTIVE_WEIGHT };
+  const m = /^(weighted|selective):(\d*\.?\d+)$/.exec(name);
   if (m) {
-    const weight = Number(m[1]);
-    if (weight >= 0 && weight <= 1) return { kind: 'weighted', weight };
+    const weight = Number(m[2]);
+    if (weight >= 0 && weight <= 1) return { kind: m[1] as 'weighted' | 'selective', weight };
   }
   throw new RecallError(
     'bad-argument',
-    `Unknown fusion "${name}". Use one of ${FUSION_NAMES.join(', ')} or weighted:<w> with w between 0 and 1 (e.g. weighted:0.7).`,
+    `Unknown fusion "${name}". Use one of ${FUSION_NAMES.join(', ')}, selective, or weighted:<w> / selective:<w> with w between 0 and 1 (e.g. weighted:0.7).`,
   );
 }
 
@@ -64,6 +73,7 @@ export function fuse(lists: readonly SignalList[], fusion: Fusion, lexicalWeight
           entry.values.push(w / (RRF_K + r + 1));
           break;
         case 'weighted':
+        case 'selective':
           entry.values.push(w * norm(hit.score));
           break;
         default:
@@ -84,7 +94,7 @@ export function fuse(lists: readonly SignalList[], fusion: Fusion, lexicalWeight
 }
 
 function signalWeights(lists: readonly SignalList[], fusion: Fusion, lexicalWeight: number): number[] {
-  if (fusion.kind === 'weighted') {
+  if (fusion.kind === 'weighted' || fusion.kind === 'selective') {
     // The first signal gets w, the others share the rest (the paper's W50..W95 for cross-layer modes).
     if (lists.length === 1) return [1];
     return lists.map((_, i) => (i === 0 ? fusion.weight : (1 - fusion.weight) / (lists.length - 1)));

@@ -19,17 +19,20 @@ import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchR
 import { vectorSearch } from './vector';
 
 /**
- * Chosen by measurement on the dev queries (README, "Choosing the default"): with the only model that can
- * be had here (the static test model) BM25 on verbatim has the best MRR and P@1 and needs no query
- * embedding; the fusion is the best measured for the cross-layer modes led by verbatim BM25.
+ * Chosen by measurement on the dev queries (README, "Choosing the default"). Without a model: BM25 on
+ * verbatim. With one (semantic search turned on): BM25 on verbatim fused with the distilled layer's vectors,
+ * selectively — BM25's answer alone when it is confident, the fusion where it is not — which beat BM25 alone
+ * with both models measurable here, while every fusion of all queries fell short of it.
  */
 export const DEFAULT_MODE: ModeName = 'verbatim/bm25';
-export const DEFAULT_FUSION: FusionName = 'weighted:0.8';
+export const SEMANTIC_MODE: ModeName = 'bm25(v)+vec(d)';
+export const DEFAULT_FUSION: FusionName = 'selective';
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_PER_CONVERSATION = 2;
 const MAX_LIMIT = 200;
 
 export interface SearcherOptions {
+  /** The mode of a query that names none: DEFAULT_MODE, or SEMANTIC_MODE with an embedder. */
   readonly defaultMode?: ModeName;
   readonly defaultFusion?: FusionName;
   /** Why there is no embedder (e.g. the model could not load): shown with results of modes that need one. */
@@ -50,7 +53,7 @@ function candidateCount(limit: number, perConversation: number): number {
  */
 export function createSearcher(store: Store, embedder?: Embedder, options: SearcherOptions = {}): Searcher {
   const db = store.db;
-  const defaultMode = options.defaultMode ?? DEFAULT_MODE;
+  const defaultMode = options.defaultMode ?? (embedder ? SEMANTIC_MODE : DEFAULT_MODE);
   const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
 
   const stats = new TermStats(db);
@@ -120,6 +123,52 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return vectorSearch(db, spec.layer, queryVector, k, filter);
   }
 
+  interface ShapeContext {
+    readonly terms: readonly string[];
+    readonly limit: number;
+    readonly perConversation: number;
+    /** A vector signal is among the lists: a fused hit holding no query word goes below those that hold one. */
+    readonly semantic: boolean;
+    /** Conversations and hit rows the signals already read. */
+    readonly known: Map<number, string>;
+    readonly read: Map<number, HitRow>;
+  }
+
+  /** Fuses the signals' lists, keeps at most N hits per conversation and explains every hit, with its confidence. */
+  async function shapeHits(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
+    const { terms, read } = c;
+    const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
+    const fused = lists.length > 1 && c.semantic ? await demoteWordless(db, terms, merged) : merged;
+
+    const conversation = await conversationsOf(db, fused.map((f) => f.n), c.known);
+    const { kept, left } = capPerConversation(fused, conversation, c.perConversation, c.limit);
+
+    const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
+    const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
+    const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
+    const openings = untitled.length === 0 ? new Map<string, string>() : await firstPrompts(db, [...new Set(untitled)]);
+    const top = kept[0]?.score ?? 0;
+    // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
+    const margin = top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
+    const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
+    const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
+    for (const [i, f] of kept.entries()) {
+      const row = rows.get(f.n);
+      if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
+      const snippet = makeSnippet(row.verbatim, terms);
+      const coverage = coverageOf(snippet.matchedTerms, terms, idf);
+      const { n: _n, verbatim: _v, ...shown } = row;
+      const opening = openings.get(row.conversationId);
+      shaped.push({
+        hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms, more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
+        evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
+      });
+    }
+    const labels = confidencesByRank(shaped.map((s) => s.evidence));
+    const hits: Hit[] = shaped.map((s, i) => ({ ...s.hit, confidence: labels[i]! }));
+    return { hits, confidence: hits[0]?.confidence ?? 'low' };
+  }
+
   return {
     async search(query: SearchQuery): Promise<SearchResult> {
       const started = performance.now();
@@ -135,7 +184,9 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       await stats.refresh(); // once: the split, proximity's IDF and adaptive fusion share its statistics
       const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
-      if (specs.some((s) => s.mechanism === 'vector') && query.text.trim() !== '') {
+      /** The query's vector, embedded when a vector signal first needs it. */
+      const embedQuery = async (): Promise<void> => {
+        if (queryVector || !specs.some((s) => s.mechanism === 'vector') || query.text.trim() === '') return;
         try {
           [queryVector] = await embedder!.embed([query.text]);
         } catch (err) {
@@ -143,55 +194,40 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
           specs = lexicalFallback(specs);
           notice = `${(err as Error).message.replace(/\.+$/, '')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
         }
-      }
-      const semantic = specs.some((s) => s.mechanism === 'vector');
+      };
 
       const filter = buildFilter(query.filters);
       const excluded = await rowNumbersOf(db, query.exclude ?? []);
       const k = candidateCount(limit, perConversation) + excluded.size;
-      const lists: SignalList[] = [];
       const known = new Map<number, string>();
       const read = new Map<number, HitRow>();
-      for (const spec of specs) {
+      const listOf = async (spec: SignalSpec): Promise<SignalList> => {
         const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read)).filter((h) => !excluded.has(h.n));
-        lists.push({ signal: signalName(spec), mechanism: spec.mechanism, hits });
-      }
-      const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
-      const fused = lists.length > 1 && semantic ? await demoteWordless(db, terms, merged) : merged;
+        return { signal: signalName(spec), mechanism: spec.mechanism, hits };
+      };
+      const context = { terms, limit, perConversation, known, read };
 
-      const conversation = await conversationsOf(db, fused.map((f) => f.n), known);
-      const { kept, left } = capPerConversation(fused, conversation, perConversation, limit);
-
-      const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
-      const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
-      const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
-      const openings = untitled.length === 0 ? new Map<string, string>() : await firstPrompts(db, [...new Set(untitled)]);
-      const top = kept[0]?.score ?? 0;
-      // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
-      const margin = top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
-      const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
-      const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
-      for (const [i, f] of kept.entries()) {
-        const row = rows.get(f.n);
-        if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
-        const snippet = makeSnippet(row.verbatim, terms);
-        const coverage = coverageOf(snippet.matchedTerms, terms, idf);
-        const { n: _n, verbatim: _v, ...shown } = row;
-        const opening = openings.get(row.conversationId);
-        shaped.push({
-          hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms, more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
-          evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
-        });
+      let answer: { hits: Hit[]; confidence: Confidence } | undefined;
+      const lists: SignalList[] = [];
+      if (specs[0]?.mechanism === 'vector') await embedQuery();
+      if (fusion.kind === 'selective' && specs.length > 1) {
+        // The first signal alone first: when its answer is confident the others only blur it (they help where
+        // it is unsure), and the query is not embedded at all (README, "Choosing the default").
+        lists.push(await listOf(specs[0]!));
+        const alone = await shapeHits(lists, fusion, { ...context, semantic: false });
+        if (alone.confidence === 'high') answer = alone;
       }
-      const labels = confidencesByRank(shaped.map((s) => s.evidence));
-      const hits: Hit[] = shaped.map((s, i) => ({ ...s.hit, confidence: labels[i]! }));
-      const confidence: Confidence = hits[0]?.confidence ?? 'low';
+      if (!answer) {
+        await embedQuery();
+        for (const spec of specs.slice(lists.length)) lists.push(await listOf(spec));
+        answer = await shapeHits(lists, fusion, { ...context, semantic: specs.some((s) => s.mechanism === 'vector') });
+      }
       return {
-        hits,
+        hits: answer.hits,
         mode,
         fusion: fusionName,
-        confidence,
-        semantic,
+        confidence: answer.confidence,
+        semantic: specs.some((s) => s.mechanism === 'vector'),
         ...(notice ? { notice } : {}),
         tookMs: performance.now() - started,
       };

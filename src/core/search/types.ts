@@ -15,7 +15,10 @@ export type ModeName =
   | 'vec(v)+bm25(d)'
   | '3-signal';
 
-/** `rrf`, `combmnz`, `additive`, `max`, `adaptive`, or `weighted:<w>` (w in 0..1, the weight of the first signal). */
+/**
+ * `rrf`, `combmnz`, `additive`, `max`, `adaptive`, `weighted:<w>` (w in 0..1, the weight of the first signal),
+ * or `selective[:<w>]` (the first signal alone when its answer is confident, else `weighted:<w>`; w = 0.8).
+ */
 export type FusionName = string;
 
 export interface SearchFilters {
