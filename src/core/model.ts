@@ -277,7 +277,7 @@ export interface Hit extends ExchangeSummary {
   readonly filesTouched: readonly FileTouch[];
   /** A short verbatim excerpt; matched terms wrapped in \u0001 … \u0002 (the UI escapes, then marks). */
   readonly snippet: string;
-  /** Query terms that matched, for "why it matched". */
+  /** Query terms that matched, for "why it matched": those that tell exchanges apart, unless none does. */
   readonly matchedTerms: readonly string[];
   /** Matches of this hit's conversation that the per-conversation cap left out (among the candidates scored). */
   readonly more: number;

@@ -160,7 +160,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const { n: _n, verbatim: _v, ...shown } = row;
       const opening = openings.get(row.conversationId);
       shaped.push({
-        hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: snippet.matchedTerms, more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
+        hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: telling(snippet.matchedTerms, idf), more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
         evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
       });
     }
@@ -240,13 +240,22 @@ function clampInt(value: number, min: number, max: number, name: string): number
   return Math.min(value, max);
 }
 
+/** A word in most exchanges ("the", "how", "do", "one"; FTS5 floors its IDF) tells none of them apart. */
+function tells(term: string, idf: ReadonlyMap<string, number>): boolean {
+  return (idf.get(term) ?? 0) > IDF_FLOOR;
+}
+
 /**
- * The share of the query's words a hit holds, among the words that tell exchanges apart: a word in most
- * exchanges ("the", "how", "do"; FTS5 floors its IDF) is left out, so a hit holding only such words covers
- * nothing (0 when the query has no other word).
+ * The share of the query's words a hit holds, among the words that tell exchanges apart, so a hit holding
+ * only words in most exchanges covers nothing (0 when the query has no other word).
  */
 function coverageOf(matched: readonly string[], terms: readonly string[], idf: ReadonlyMap<string, number>): number {
-  const telling = (t: string): boolean => (idf.get(t) ?? 0) > IDF_FLOOR;
-  const all = terms.filter(telling).length;
-  return all > 0 ? matched.filter(telling).length / all : 0;
+  const all = terms.filter((t) => tells(t, idf)).length;
+  return all > 0 ? matched.filter((t) => tells(t, idf)).length / all : 0;
+}
+
+/** The matched words a hit shows as why it matched: those that tell exchanges apart, else (none do) all of them. */
+function telling(matched: readonly string[], idf: ReadonlyMap<string, number>): string[] {
+  const some = matched.filter((t) => tells(t, idf));
+  return some.length > 0 ? some : [...matched];
 }
