@@ -1,8 +1,9 @@
 // Bundles the extension host entry, the CLI and the webview. Native packages stay external: they carry
 // binaries that must be loaded from node_modules at run time.
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const production = process.argv.includes('--production');
@@ -94,5 +95,13 @@ if (watch) {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }
 mkdirSync('dist/vendor', { recursive: true });
+// The webviews' icons (webviewHtml.ts loads the stylesheet, which finds the font beside it): the two files of
+// @vscode/codicons they need, and its licence (CC BY 4.0 asks for attribution), in dist/ so that the packaged
+// extension, `npm start`'s linked working tree and the dev host all serve them from the webviews' one root.
+mkdirSync('dist/codicons', { recursive: true });
+const codicons = dirname(createRequire(import.meta.url).resolve('@vscode/codicons/package.json'));
+for (const [from, to] of [['dist/codicon.css', 'codicon.css'], ['dist/codicon.ttf', 'codicon.ttf'], ['LICENSE', 'LICENSE']]) {
+  copyFileSync(join(codicons, from), join('dist/codicons', to));
+}
 writeFileSync('dist/vendor/subtlex.js', subtlexWords());
 writeFileSync('dist/vendor/stopwords.js', otherStopWords());

@@ -22,6 +22,8 @@ export const TARGETS = {
   'win32-x64': { vec: 'sqlite-vec-windows-x64/vec0.dll', onnx: 'win32/x64' },
 };
 
+/** The webviews' icons (esbuild.mjs copies them from @vscode/codicons): without them every icon is blank. */
+const CODICONS = ['dist/codicons/codicon.css', 'dist/codicons/codicon.ttf'];
 const SQLITE3_ADDON = 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node';
 
 /** The lines the target adds to .vscodeignore (which excludes everything, then lists what ships). */
@@ -41,7 +43,7 @@ export function packageProblems(names, target) {
   const t = TARGETS[target];
   const files = names.filter((n) => !n.endsWith('/')).map((n) => n.replace(/^extension\//, ''));
   const problems = [];
-  const need = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
+  const need = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', ...CODICONS, 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
   if (t.onnx) need.push(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/onnxruntime_binding.node`);
   for (const f of need) if (!files.includes(f)) problems.push(`missing ${f}`);
   const allowed = (f) => f === SQLITE3_ADDON || f === `node_modules/${t.vec}` || (t.onnx !== undefined && f.startsWith(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/`));

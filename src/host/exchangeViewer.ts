@@ -7,7 +7,7 @@ import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 import { RawDocuments } from './rawDocuments';
-import { webviewHtml } from './webviewHtml';
+import { webviewHtml, webviewRoots } from './webviewHtml';
 
 export const VIEW_TYPE = 'agentRecall.exchange';
 
@@ -134,7 +134,7 @@ export class ExchangeViewer extends Disposable {
       enableScripts: true,
       enableFindWidget: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: webviewRoots(this.extensionUri),
     };
   }
 
@@ -197,7 +197,7 @@ export class ExchangeViewer extends Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    return webviewHtml(webview, {
+    return webviewHtml(webview, this.extensionUri, {
       script: vscode.Uri.joinPath(this.extensionUri, 'dist', 'viewer.js'),
       style: vscode.Uri.joinPath(this.extensionUri, 'media', 'viewer.css'),
       title: 'Exchange',

@@ -6,7 +6,7 @@ import type { ExchangeViewer } from './exchangeViewer';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
-import { webviewHtml } from './webviewHtml';
+import { webviewHtml, webviewRoots } from './webviewHtml';
 
 const VIEW_TYPE = 'agentRecall.recall';
 
@@ -55,11 +55,9 @@ export class RecallPanel extends Disposable {
   }
 
   private adopt(panel: vscode.WebviewPanel): vscode.WebviewPanel {
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    panel.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
-    panel.iconPath = vscode.Uri.joinPath(media, 'activity.svg');
-    panel.webview.html = this.html(panel.webview, dist, media);
+    panel.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'activity.svg');
+    panel.webview.html = this.html(panel.webview);
     panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
     panel.onDidDispose(() => {
       this.panel = undefined;
@@ -69,10 +67,10 @@ export class RecallPanel extends Disposable {
     return panel;
   }
 
-  private html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): string {
-    return webviewHtml(webview, {
-      script: vscode.Uri.joinPath(dist, 'webview.js'),
-      style: vscode.Uri.joinPath(media, 'recall.css'),
+  private html(webview: vscode.Webview): string {
+    return webviewHtml(webview, this.extensionUri, {
+      script: vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'),
+      style: vscode.Uri.joinPath(this.extensionUri, 'media', 'recall.css'),
       title: 'Recall',
       root: '<main id="app" aria-label="Recall past conversations"></main>',
     });

@@ -1,6 +1,8 @@
 // The one page shell of the extension's webviews (recall panel, exchange viewer) and their one content security
 // policy: transcript text is untrusted, so nothing remote loads, no inline script or style runs, and the page
-// can neither navigate, post a form nor frame another page. A webview states only its script, style and root.
+// can neither navigate, post a form nor frame another page. A webview states only its script, style and root;
+// every page gets the codicons stylesheet (dist/codicons/, copied there by esbuild.mjs), before its own so
+// that its own can adjust the icons.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
@@ -12,7 +14,13 @@ export interface WebviewPage {
   readonly root: string;
 }
 
-export function webviewHtml(webview: vscode.Webview, page: WebviewPage): string {
+/** The folders a webview may load from: the bundles and the icon font (dist/), the stylesheets (media/). */
+export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
+  return [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')];
+}
+
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
+  const codicons = vscode.Uri.joinPath(extensionUri, 'dist', 'codicons', 'codicon.css');
   const nonce = randomBytes(16).toString('base64');
   const csp = [
     "default-src 'none'",
@@ -31,6 +39,7 @@ export function webviewHtml(webview: vscode.Webview, page: WebviewPage): string 
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${webview.asWebviewUri(codicons).toString()}">
 <link rel="stylesheet" href="${webview.asWebviewUri(page.style).toString()}">
 <title>${page.title}</title>
 </head>
