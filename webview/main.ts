@@ -2,7 +2,7 @@
 // DOM nodes with textContent only (never innerHTML), so transcript text cannot become markup; the host's
 // CSP forbids inline scripts and handlers anyway.
 import type { Candidate, ConfidenceTier, Facets, HostMessage, IndexStatus, TimeFacet, WebviewMessage } from '../src/protocol';
-import { button, el } from './dom';
+import { button, el, icon } from './dom';
 
 declare function acquireVsCodeApi(): { postMessage(m: WebviewMessage): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -11,6 +11,7 @@ const vscode = acquireVsCodeApi();
 const DEBOUNCE_MS = 80;
 const TIMES: ReadonlyArray<[TimeFacet, string]> = [['week', 'Past week'], ['month', 'Past month'], ['quarter', 'Past 3 months']];
 const CONFIDENCE_LABEL = { high: 'confident', medium: 'possible', low: 'weak' } as const;
+const CONFIDENCE_ICON = { high: 'pass-filled', medium: 'pass', low: 'question' } as const;
 
 interface State {
   text: string;
@@ -114,6 +115,11 @@ function chip(label: string, active: boolean, onClick: () => void, title?: strin
   return button(label, onClick, { class: active ? 'chip active' : 'chip', 'aria-pressed': String(active), ...(title ? { title } : {}) });
 }
 
+/** A chip that takes a filter away again: its label, then a close icon; its title says what a click removes. */
+function removable(label: string, title: string, onClick: () => void): HTMLButtonElement {
+  return button([label, icon('close')], onClick, { class: 'chip active removable', 'aria-pressed': 'true', title });
+}
+
 function renderChips(): void {
   chips.replaceChildren();
   const f = state.facets;
@@ -121,51 +127,55 @@ function renderChips(): void {
   // the host names the agents (status message): the webview keeps no list of its own
   const agents = state.status?.agents ?? [];
   for (const a of agents.filter((a) => agents.length > 1 || f.agent === a.id)) chips.append(chip(a.name, f.agent === a.id, () => setFacets({ ...f, agent: f.agent === a.id ? undefined : a.id })));
-  if (f.room) chips.append(chip(`room: ${f.room.label} ✕`, true, () => setFacets({ ...f, room: undefined }), 'Remove the room filter'));
-  if (f.file) chips.append(chip(`file: ${f.file} ✕`, true, () => setFacets({ ...f, file: undefined }), 'Remove the file filter'));
-  if (f.like) chips.append(chip(`like: ${f.like.label} ✕`, true, () => setFacets({ ...f, like: undefined }), 'Stop looking for exchanges like this one'));
-  if (f.conversation) chips.append(chip(`conversation: ${f.conversation.label} ✕`, true, () => setFacets({ ...f, conversation: undefined }), 'Remove the conversation filter'));
+  if (f.room) chips.append(removable(`room: ${f.room.label}`, 'Remove the room filter', () => setFacets({ ...f, room: undefined })));
+  if (f.file) chips.append(removable(`file: ${f.file}`, 'Remove the file filter', () => setFacets({ ...f, file: undefined })));
+  if (f.like) chips.append(removable(`like: ${f.like.label}`, 'Stop looking for exchanges like this one', () => setFacets({ ...f, like: undefined })));
+  if (f.conversation) chips.append(removable(`conversation: ${f.conversation.label}`, 'Remove the conversation filter', () => setFacets({ ...f, conversation: undefined })));
   if (state.candidates.length) {
-    chips.append(button('Not these', () => exclude(state.candidates.map((c) => c.exchangeId)), { class: 'chip action', title: 'Hide these candidates and show the next ones' }));
+    chips.append(button([icon('eye-closed'), 'Not these'], () => exclude(state.candidates.map((c) => c.exchangeId)), { class: 'chip action', title: 'Hide these candidates and show the next ones' }));
   }
   if (state.exclude.length) {
-    chips.append(button(`${state.exclude.length} hidden ✕`, () => {
+    chips.append(removable(`${state.exclude.length} hidden`, 'Show the hidden candidates again', () => {
       state.exclude = [];
       renderChips();
       scheduleQuery(0);
-    }, { class: 'chip active', title: 'Show the hidden candidates again' }));
+    }));
   }
 }
 
 function renderBanner(): void {
-  const lines: string[] = [];
+  const lines: HTMLDivElement[] = [];
+  // an icon marks the lines that say something is wrong, under way, or empty
+  const say = (text: string, iconName?: string): void => {
+    lines.push(el('div', {}, ...(iconName ? [icon(iconName)] : []), text));
+  };
   const s = state.status;
-  if (state.error) lines.push(`Search failed: ${state.error}`);
-  if (s?.indexing) lines.push(`Still indexing: ${s.exchanges} exchanges searchable so far.`);
-  if (s?.message) lines.push(s.message);
-  if (state.notice) lines.push(state.notice);
-  else if (s && !s.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);
+  if (state.error) say(`Search failed: ${state.error}`, 'error');
+  if (s?.indexing) say(`Still indexing: ${s.exchanges} exchanges searchable so far.`, 'loading');
+  if (s?.message) say(s.message);
+  if (state.notice) say(state.notice);
+  else if (s && !s.semantic.startsWith('on')) say(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);
   const asked = state.text.trim() || state.facets.room || state.facets.file || state.facets.like || state.facets.conversation;
   const conversation = state.facets.conversation;
   if (!asked) {
-    if (s && s.exchanges === 0 && !s.indexing) lines.push('No exchanges are indexed yet: no agent transcripts were found for this workspace.');
+    if (s && s.exchanges === 0 && !s.indexing) say('No exchanges are indexed yet: no agent transcripts were found for this workspace.', 'inbox');
     else {
-      lines.push(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
-      if (s?.semantic.startsWith('on')) lines.push(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
+      say(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
+      if (s?.semantic.startsWith('on')) say(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
       const scope = [state.status?.agents.find((a) => a.id === state.facets.agent)?.name, TIMES.find(([t]) => t === state.facets.time)?.[1]].filter(Boolean);
-      if (state.candidates.length) lines.push(`Most recent exchanges of this workspace${scope.length ? ` (${scope.join(', ')})` : ''}:`);
-      else if (scope.length) lines.push(`No exchange of this workspace (${scope.join(', ')}). Remove a filter.`);
+      if (state.candidates.length) say(`Most recent exchanges of this workspace${scope.length ? ` (${scope.join(', ')})` : ''}:`);
+      else if (scope.length) say(`No exchange of this workspace (${scope.join(', ')}). Remove a filter.`, 'filter');
     }
   } else if (state.shownSeq > 0 && state.candidates.length === 0) {
-    lines.push('No past exchange matches. Try other words, or remove a filter.');
+    say('No past exchange matches. Try other words, or remove a filter.', 'search');
   } else if (conversation && state.inOrder) {
-    lines.push(`The conversation “${conversation.label}”, first exchange to last.`);
+    say(`The conversation “${conversation.label}”, first exchange to last.`);
   } else if (conversation) {
-    lines.push(`Every match in the conversation “${conversation.label}”, best first.`);
+    say(`Every match in the conversation “${conversation.label}”, best first.`);
   } else if (state.candidates.length && state.confidence === 'low') {
-    lines.push('No confident match — these are the closest exchanges.');
+    say('No confident match — these are the closest exchanges.', 'question');
   }
-  banner.replaceChildren(...lines.map((l) => el('div', {}, l)));
+  banner.replaceChildren(...lines);
   banner.className = state.error ? 'banner error' : 'banner';
 }
 
@@ -174,14 +184,14 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   for (const p of c.snippet) snippet.append(p.mark ? el('mark', {}, p.text) : document.createTextNode(p.text));
   const files = el('div', { class: 'files' });
   for (const f of c.files) {
-    files.append(button(f.lines ? `${f.path}:${f.lines}` : f.path, () => openFile(c, f.path), {
+    files.append(button([icon('file'), f.lines ? `${f.path}:${f.lines}` : f.path], () => openFile(c, f.path), {
       class: 'file', title: `Open ${f.path}${f.lines ? ` at lines ${f.lines}` : ''} (${f.how})`,
     }));
   }
   const rooms = el('div', { class: 'rooms' });
   for (const r of c.rooms) rooms.append(button(r.label, () => setFacets({ ...state.facets, room: r }), { class: 'chip room', title: 'Recall in this room' }));
   const li = el('li', { id: `c-${i}`, role: 'option', class: 'candidate', 'aria-selected': String(i === state.selected), 'data-id': c.exchangeId },
-    el('div', { class: 'headline' }, ...(c.confidence ? [el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, CONFIDENCE_LABEL[c.confidence])] : []), c.headline),
+    el('div', { class: 'headline' }, ...(c.confidence ? [el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, icon(CONFIDENCE_ICON[c.confidence]), CONFIDENCE_LABEL[c.confidence])] : []), c.headline),
     ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
     el('div', { class: 'meta' }, ...(c.title ? [el('span', { class: 'title' }, c.title), ' · '] : []),
       el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agentName, c.distilled ? '' : ' · not distilled yet'),
@@ -190,12 +200,12 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
     rooms,
     ...(c.why ? [el('div', { class: 'why' }, c.why)] : []),
     el('div', { class: 'actions' },
-      button('Open', () => open(c), { class: 'link' }),
+      button([icon('open-preview'), 'Open'], () => open(c), { class: 'link' }),
       // matches of this conversation the two-per-conversation cap left out: the query stays, the conversation becomes a chip
       ...(c.more ? [moreLink(c.more)] : []),
       // the query box keeps the user's words; the seed becomes a chip and is never a candidate itself
-      button('More like this', () => setFacets({ ...state.facets, like: { id: c.exchangeId, label: c.headline.length > 60 ? `${c.headline.slice(0, 59)}…` : c.headline } }), { class: 'link' }),
-      button('Not this', () => exclude([c.exchangeId]), { class: 'link' })),
+      button([icon('search'), 'More like this'], () => setFacets({ ...state.facets, like: { id: c.exchangeId, label: c.headline.length > 60 ? `${c.headline.slice(0, 59)}…` : c.headline } }), { class: 'link' }),
+      button([icon('eye-closed'), 'Not this'], () => exclude([c.exchangeId]), { class: 'link' })),
   );
   li.addEventListener('click', () => select(i));
   li.addEventListener('dblclick', () => open(c));
@@ -203,7 +213,7 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
 }
 
 function moreLink(more: NonNullable<Candidate['more']>): HTMLButtonElement {
-  return button(`${more.count} more in this conversation`, () => setFacets({ ...state.facets, conversation: more.conversation }), {
+  return button([icon('comment-discussion'), `${more.count} more in this conversation`], () => setFacets({ ...state.facets, conversation: more.conversation }), {
     class: 'link more', title: `Show every match in “${more.conversation.label}”`,
   });
 }

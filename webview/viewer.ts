@@ -7,7 +7,7 @@ import hljs from 'highlight.js/lib/common';
 import MarkdownIt from 'markdown-it';
 import type Token from 'markdown-it/lib/token.mjs';
 import type { ExchangeView, Turn, ViewerMessage, ViewerRequest } from '../src/viewerProtocol';
-import { button, el } from './dom';
+import { button, el, icon } from './dom';
 
 /** Only http(s) links with a host become links. The host checks again before opening (isWebLink in
  *  viewerProtocol.ts); this side keeps its own copy because no code crosses from the host into the webview. */
@@ -147,27 +147,29 @@ function copyHighlighted(from: Node, to: HTMLElement): void {
 // --- the view --------------------------------------------------------------------------------------------
 
 const TURN_LABEL = { user: 'You', assistant: 'Agent', context: 'Context (not written by a person)' } as const;
+const TURN_ICON = { user: 'account', assistant: 'hubot', context: 'info' } as const;
 
 function renderTurn(turn: Turn): HTMLElement {
   if (turn.kind === 'tools') {
     const calls = turn.lines.filter((l) => l.startsWith('[tool] ')).length;
     const details = el('details', { class: 'tools' },
-      el('summary', {}, `${calls || turn.lines.length} tool ${calls === 1 ? 'call' : 'calls'}`),
+      el('summary', {}, icon('tools'), `${calls || turn.lines.length} tool ${calls === 1 ? 'call' : 'calls'}`),
       codeBlock(turn.lines.join('\n'), ''));
     return details;
   }
   const body = el('div', { class: 'body' });
   renderBlocks(markdown.parse(turn.text, {}), body);
-  return el('section', { class: `turn ${turn.kind}` }, el('div', { class: 'who' }, TURN_LABEL[turn.kind]), body);
+  return el('section', { class: `turn ${turn.kind}` }, el('div', { class: 'who' }, icon(TURN_ICON[turn.kind]), TURN_LABEL[turn.kind]), body);
 }
 
 function render(v: ExchangeView): void {
   document.title = v.title;
   const app = document.getElementById('app')!;
   const nav = el('nav', { class: 'nav' },
-    button('← Previous', () => vscode.postMessage({ type: 'step', direction: 'previous' }), { ...(v.previous ? {} : { disabled: '' }), title: 'Previous exchange of this conversation' }),
-    button('Next →', () => vscode.postMessage({ type: 'step', direction: 'next' }), { ...(v.next ? {} : { disabled: '' }), title: 'Next exchange of this conversation' }),
-    button('Open raw transcript', () => vscode.postMessage({ type: 'openRaw' }), { title: v.transcript }));
+    // the editor title's icons for the same commands (package.json)
+    button([icon('arrow-left'), 'Previous'], () => vscode.postMessage({ type: 'step', direction: 'previous' }), { ...(v.previous ? {} : { disabled: '' }), title: 'Previous exchange of this conversation' }),
+    button(['Next', icon('arrow-right')], () => vscode.postMessage({ type: 'step', direction: 'next' }), { ...(v.next ? {} : { disabled: '' }), title: 'Next exchange of this conversation' }),
+    button([icon('go-to-file'), 'Open raw transcript'], () => vscode.postMessage({ type: 'openRaw' }), { title: v.transcript }));
   const meta = el('div', { class: 'meta' },
     el('span', { class: 'date', title: v.approximate ?? v.date }, v.date), ` · ${v.when} · ${v.agentName}`, v.position ? ` · ${v.position}` : '');
   if (v.approximate) meta.append(' ', el('span', { class: 'approximate', title: v.approximate }, 'approximate date'));
@@ -182,7 +184,7 @@ function render(v: ExchangeView): void {
   if (v.files.length) {
     const files = el('div', { class: 'files' }, 'Files: ');
     for (const f of v.files) {
-      files.append(button(f.lines ? `${f.path}:${f.lines}` : f.path, () => vscode.postMessage({ type: 'openFile', path: f.path }), {
+      files.append(button([icon('file'), f.lines ? `${f.path}:${f.lines}` : f.path], () => vscode.postMessage({ type: 'openFile', path: f.path }), {
         class: `file ${f.how}`, title: `${f.how}${f.lines ? ` at lines ${f.lines}` : ''}: open ${f.path}`,
       }));
     }
@@ -201,7 +203,7 @@ window.addEventListener('message', (ev: MessageEvent<ViewerMessage>) => {
     vscode.setState({ exchangeId: m.view.exchangeId });
     render(m.view);
   } else if (m.type === 'missing') {
-    document.getElementById('app')!.replaceChildren(el('p', {}, `The exchange ${m.exchangeId} is not in the index (it may have been re-indexed).`));
+    document.getElementById('app')!.replaceChildren(el('p', { class: 'missing' }, icon('warning'), `The exchange ${m.exchangeId} is not in the index (it may have been re-indexed).`));
   }
 });
 

@@ -58,6 +58,28 @@ export async function quickOpen(page, name, attempts = 3) {
   }
 }
 
+/**
+ * The codicon font in a webview's document once its fonts settled: the face's status ('loaded', 'error' when
+ * blocked or missing, or no face at all: `document.fonts.check` alone answers true for a family nobody declared),
+ * the family the first icon is drawn in, and whether every icon is aria-hidden.
+ */
+async function codiconFont(frame) {
+  await frame.waitForFunction(() => {
+    const face = [...document.fonts].find((f) => f.family.replace(/["']/g, '') === 'codicon');
+    return !face || face.status === 'loaded' || face.status === 'error';
+  }, undefined, { timeout: 15_000 });
+  return frame.evaluate(() => {
+    const icons = [...document.querySelectorAll('.codicon')];
+    const face = [...document.fonts].find((f) => f.family.replace(/["']/g, '') === 'codicon');
+    return {
+      icons: icons.length,
+      status: face?.status ?? 'no @font-face for codicon',
+      family: icons[0] ? getComputedStyle(icons[0]).fontFamily : '',
+      hidden: icons.length > 0 && icons.every((i) => i.getAttribute('aria-hidden') === 'true'),
+    };
+  });
+}
+
 describe('Recall panel, viewer, rooms and hovers in the workbench', function () {
   this.timeout(180_000);
   let page;
@@ -164,7 +186,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await runCommand(page, 'Agent Recall: Recall Past Conversation');
     const frame = await recallFrame(page);
     // a clean slate: no room, like or hidden chip left from an earlier test
-    const removable = frame.locator('button.chip.active', { hasText: /✕$/ });
+    const removable = frame.locator('button.chip.active:has(.codicon-close)');
     while (await removable.count()) await removable.first().click();
     const input = frame.locator('#query');
     const before = await input.inputValue();
@@ -182,7 +204,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     // keyboard-reachable: a button in the candidate, focused and pressed
     await link.focus();
     await link.press('Enter');
-    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^conversation: .+ ✕$/ }).waitFor({ timeout: 10_000 });
+    await frame.locator('button.chip[aria-pressed="true"]:has(.codicon-close)', { hasText: /^conversation: .+$/ }).waitFor({ timeout: 10_000 });
     await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 });
     await frame.locator('.banner', { hasText: 'Every match in the conversation' }).waitFor();
     assert.equal(await input.inputValue(), 'coupon', 'the query box keeps the user\'s words');
@@ -270,6 +292,31 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     assert.ok(viewer, `no tab brings the exchange viewer back; tabs: ${labels.join(' | ')}`);
     assert.ok(((await viewer.locator('h1').textContent()) ?? '').trim().length > 0, 'the restored viewer shows an exchange');
     await screenshot(page, 'recall-after-reload');
+  });
+
+  it('draws codicons in the panel and the viewer: the icon font loads inside each webview and no CSP blocks it', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = await recallFrame(page);
+    await frame.locator('#query').fill('coupon');
+    await frame.locator('.candidate .files .codicon-file').first().waitFor({ timeout: 15_000 });
+    await frame.locator('.chips .codicon-eye-closed').waitFor();
+    await frame.locator('.candidate .actions .codicon-open-preview').first().waitFor();
+    await frame.locator('#query').press('Enter');
+    const viewer = await viewerFrame(page);
+    await viewer.locator('.nav .codicon-go-to-file').waitFor({ timeout: 15_000 });
+    for (const [name, f] of [['recall panel', frame], ['exchange viewer', viewer]]) {
+      const font = await codiconFont(f);
+      assert.equal(font.status, 'loaded', `${name}: the codicon font face (${JSON.stringify(font)})`);
+      assert.match(font.family, /codicon/, `${name}: icons are drawn in the codicon font`);
+      assert.ok(font.hidden, `${name}: every icon is hidden from screen readers (its label is text)`);
+    }
+    // every icon button keeps a text name for screen readers
+    for (const f of [frame, viewer]) {
+      const unnamed = await f.locator('button:has(.codicon)').evaluateAll((els) => els.filter((b) => !(b.getAttribute('aria-label') || b.textContent || '').trim()).length);
+      assert.equal(unnamed, 0, 'an icon button without a text name');
+    }
+    await screenshot(page, 'codicons-panel-and-viewer');
+    assert.deepEqual(page.cspViolations, []);
   });
 
   it('raises no errors in the page', () => {
