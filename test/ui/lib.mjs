@@ -23,8 +23,8 @@ export async function openWorkbench({ width = 1400, height = 900 } = {}) {
   const page = await session.browser.newPage({ viewport: { width, height } });
   page.pageErrors = [];
   page.on('pageerror', (e) => page.pageErrors.push(String(e)));
-  // Chromium reports what a Content Security Policy blocked on the console of the frame it happened in
-  // (webviews included); an event listener could not see it there, VS Code rewrites the webview's document
+  // Chromium reports what a Content Security Policy blocked on the console of the frame it happened in, so
+  // this one listener hears every frame's, the webviews' included
   page.cspViolations = [];
   page.on('console', (m) => {
     if (/Content Security Policy/i.test(m.text())) page.cspViolations.push(m.text());
