@@ -161,7 +161,7 @@ function renderBanner(): void {
     if (s && s.exchanges === 0 && !s.indexing) say('No exchanges are indexed yet: no agent transcripts were found for this workspace.', 'inbox');
     else {
       say(`Describe a past conversation in your own words; ${s ? `${s.exchanges} exchanges` : 'your exchanges'} are searched as you type.`);
-      if (s?.semantic.startsWith('on')) say(`Semantic search ${s.semantic}: matched by meaning as well as by words.`);
+      if (s?.semantic.startsWith('on')) say(`Semantic search ${s.semantic}: your words first, and by meaning where the words alone are not decisive.`);
       const scope = [state.status?.agents.find((a) => a.id === state.facets.agent)?.name, TIMES.find(([t]) => t === state.facets.time)?.[1]].filter(Boolean);
       if (state.candidates.length) say(`Most recent exchanges of this workspace${scope.length ? ` (${scope.join(', ')})` : ''}:`);
       else if (scope.length) say(`No exchange of this workspace (${scope.join(', ')}). Remove a filter.`, 'filter');
