@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { type OpenedEmbedder, openEmbedder, resolveModelSpec } from '../core/embed/openEmbedder';
+import { isHubModel, type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import { Disposable } from './lifecycle';
 import { log } from './log';
@@ -68,7 +68,7 @@ export class EmbedderService extends Disposable {
 
   /** A hub id (not a local folder) whose files are not in the extension's cache yet. */
   needsDownload(spec = this.config.embedModel): boolean {
-    return spec !== '' && isHubId(spec) && !this.isCached(spec) && !this.downloadAllowed.has(spec);
+    return spec !== '' && isHubModel(spec) && !this.isCached(spec) && !this.downloadAllowed.has(spec);
   }
 
   private open(spec: string, location = vscode.ProgressLocation.Window): Promise<OpenedEmbedder> {
@@ -121,10 +121,4 @@ export class EmbedderService extends Disposable {
     this.release();
     super.dispose();
   }
-}
-
-/** A setting naming a hub model (`org/name`), not a local folder. */
-function isHubId(spec: string): boolean {
-  const resolved = resolveModelSpec(spec);
-  return resolved === spec && !path.isAbsolute(spec);
 }

@@ -20,6 +20,12 @@ export function resolveModelSpec(spec: string, cwd = process.cwd()): string {
   return statSync(local, { throwIfNoEntry: false })?.isDirectory() ? local : spec;
 }
 
+/** A setting naming a hub model (`org/name`), not a local folder. */
+export function isHubModel(spec: string, cwd = process.cwd()): boolean {
+  const resolved = resolveModelSpec(spec, cwd);
+  return resolved === spec && !path.isAbsolute(spec);
+}
+
 export interface OpenedEmbedder {
   readonly embedder?: Embedder;
   /** Why there is none: search stays lexical and shows this. */
@@ -27,10 +33,11 @@ export interface OpenedEmbedder {
 }
 
 /**
- * Loads the embedding model, or explains why not. `use-lite` (useEmbedder.ts) only with `inThread`. Never throws for an unusable model: a missing folder,
+ * Loads the embedding model, or explains why not. `use-lite` (useEmbedder.ts) only with `inThread`; `offline`: a hub
+ * model only from the cache, never downloaded. Never throws for an unusable model: a missing folder,
  * no network for a hub model or a broken file all leave search lexical with a notice.
  */
-export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string; inThread?: boolean } = {}): Promise<OpenedEmbedder> {
+export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string; inThread?: boolean; offline?: boolean } = {}): Promise<OpenedEmbedder> {
   try {
     if (spec === USE_LITE_MODEL) {
       // runs on the calling thread: the command line may, the extension host must not
@@ -38,7 +45,9 @@ export async function openEmbedder(spec: string, options: { cacheDir?: string; c
       return { embedder: await UseEmbedder.load() };
     }
     const model = resolveModelSpec(spec, options.cwd);
-    return { embedder: await TransformersEmbedder.load({ model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}) }) };
+    return {
+      embedder: await TransformersEmbedder.load({ model, ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.offline ? { offline: true } : {}) }),
+    };
   } catch (err) {
     if (err instanceof RecallError && err.code === 'model-unavailable') return { notice: err.message };
     throw err;

@@ -17,6 +17,8 @@ export interface TransformersEmbedderOptions {
   /** Download cache for hub models. Pass the extension's global storage: the library's default lies inside
    *  node_modules, which an extension update wipes. */
   readonly cacheDir?: string;
+  /** Load a hub model from `cacheDir` only, never from the network (what a background server may do). */
+  readonly offline?: boolean;
   /** transformers.js dtype, e.g. 'fp32' or 'q8'; the model's default when absent. */
   readonly dtype?: string;
   /** Texts per inference call (default 32). */
@@ -91,6 +93,7 @@ export class TransformersEmbedder implements Embedder {
       model: options.model,
       localFolder,
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.offline ? { offline: true } : {}),
       ...(options.dtype ? { dtype: options.dtype } : {}),
       threads: options.threads ?? Math.max(1, availableParallelism() - 1),
       batchSize: Math.max(1, options.batchSize ?? DEFAULT_BATCH),

@@ -28,6 +28,9 @@ function describe(err: unknown): string {
 function describeLoadFailure(err: unknown): string {
   const message = describe(err);
   if (err instanceof SyntaxError) return `a JSON file of the model is malformed (${message})`;
+  if (config.offline && !config.localFolder && /not found locally/.test(message)) {
+    return `it is not downloaded into ${config.cacheDir ?? "transformers.js's default cache"}, and this process never downloads a model`;
+  }
   if (config.localFolder || !/fetch failed|ENOTFOUND|EAI_AGAIN|ECONN|ETIMEDOUT|network/i.test(message)) {
     return message;
   }
@@ -58,6 +61,13 @@ async function load(): Promise<FeatureExtractionPipeline> {
     env.allowLocalModels = true;
     env.localModelPath = path.dirname(config.model);
     name = path.basename(config.model);
+  } else if (config.offline) {
+    // from the download cache only: transformers.js keeps a hub model there as `<cacheDir>/<org>/<name>/`,
+    // which is also where a local model of that id is looked for (never the library's own /models/ folder)
+    if (config.cacheDir) env.cacheDir = config.cacheDir;
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = env.cacheDir!;
   } else {
     env.allowRemoteModels = true;
     env.allowLocalModels = false; // a hub id must never be resolved against the library's own /models/ folder

@@ -7,6 +7,8 @@ export interface WorkerConfig {
   readonly localFolder: boolean;
   /** Where hub downloads are cached (transformers.js `env.cacheDir`). */
   readonly cacheDir?: string;
+  /** Never download: a hub model loads from `cacheDir` or not at all. */
+  readonly offline?: boolean;
   /** transformers.js `dtype` (e.g. 'fp32', 'q8'); the model's own default when absent. */
   readonly dtype?: string;
   /** ONNX Runtime intra-op threads. */
