@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Embedder } from '../core/embed/embedder';
+import { openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { ScopedMemory } from './scopedMemory';
@@ -10,6 +12,10 @@ export interface McpOptions {
   readonly db?: string | undefined;
   readonly workspace?: readonly string[] | undefined;
   readonly redact?: boolean | undefined;
+  /** The embedding model (hub id or folder); else $AGENT_RECALL_EMBED_MODEL; else none: words-only search. */
+  readonly 'embed-model'?: string | undefined;
+  /** Where a hub model was downloaded (the extension's cache); the server itself never downloads. */
+  readonly 'model-cache'?: string | undefined;
 }
 
 /** `mcp`'s own options: `--workspace` repeats for a multi-root workspace. */
@@ -17,7 +23,13 @@ export function parseMcpArgs(args: string[]): McpOptions {
   try {
     return parseArgs({
       args,
-      options: { db: { type: 'string' }, workspace: { type: 'string', multiple: true }, redact: { type: 'boolean' } },
+      options: {
+        db: { type: 'string' },
+        workspace: { type: 'string', multiple: true },
+        redact: { type: 'boolean' },
+        'embed-model': { type: 'string' },
+        'model-cache': { type: 'string' },
+      },
     }).values;
   } catch (err) {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new RecallError('bad-argument', `mcp: ${(err as Error).message}`);
@@ -50,14 +62,33 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   } else {
     throw new RecallError('bad-argument', 'mcp needs --workspace DIR (the folder whose memory to serve) or --db FILE.');
   }
-  const memory = await ScopedMemory.open(file, folders.length ? folders : undefined);
+  const embedder = await loadModel(options, err);
   try {
-    err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${options.redact ? ', secrets redacted' : ''}.`);
-    await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
-    return 0;
+    const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, embedder);
+    try {
+      const how = [...(options.redact ? ['secrets redacted'] : []), ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
+      err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
+      await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
+      return 0;
+    } finally {
+      await memory.close();
+    }
   } finally {
-    await memory.close();
+    await embedder?.dispose();
   }
+}
+
+/**
+ * The model named by --embed-model (or $AGENT_RECALL_EMBED_MODEL), loaded once, offline: a hub model not in
+ * --model-cache, or one that fails to load, leaves search words-only with one line on stderr.
+ */
+async function loadModel(options: McpOptions, err: (s: string) => void): Promise<Embedder | undefined> {
+  const spec = options['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'];
+  if (!spec) return undefined;
+  const cacheDir = options['model-cache'];
+  const opened = await openEmbedder(spec, { offline: true, ...(cacheDir ? { cacheDir: path.resolve(cacheDir) } : {}) });
+  if (!opened.embedder) err(`agent-recall mcp: searching by words only. ${opened.notice ?? `The embedding model ${spec} did not load.`}`);
+  return opened.embedder;
 }
 
 /** The version in package.json next to the bundle (dist/cli.js), for the server's handshake. */

@@ -1,3 +1,4 @@
+import type { Embedder } from '../core/embed/embedder';
 import { Memory, type ExchangeListing, type FileHistoryEntry, type Neighbours, type StoredExchange } from '../core/memory';
 import type { DistilledView } from '../core/model';
 import type { SearchQuery, SearchResult } from '../core/search/types';
@@ -6,7 +7,8 @@ import { insideAny } from '../core/sources/discover';
 /**
  * The memory as the MCP server reads it: opened read-only, every answer read as one snapshot (an index run
  * writing the same file in another process is seen entirely or not at all), and, when workspace folders
- * are given, nothing from a project outside them.
+ * are given, nothing from a project outside them. With an embedder, search runs its default with meaning
+ * too (bm25(v)+vec(d), selective), as the extension's recall panel does.
  */
 export class ScopedMemory {
   private constructor(
@@ -14,10 +16,11 @@ export class ScopedMemory {
     readonly file: string,
     /** Folders of the workspace; undefined: the whole store (the user named the file). */
     readonly within: readonly string[] | undefined,
+    private readonly embedder: Embedder | undefined,
   ) {}
 
-  static async open(file: string, within?: readonly string[]): Promise<ScopedMemory> {
-    return new ScopedMemory(await Memory.openReadOnly(file), file, within);
+  static async open(file: string, within?: readonly string[], embedder?: Embedder): Promise<ScopedMemory> {
+    return new ScopedMemory(await Memory.openReadOnly(file), file, within, embedder);
   }
 
   /** Runs `fn` on one consistent snapshot of the store. */
@@ -27,7 +30,7 @@ export class ScopedMemory {
 
   async search(query: SearchQuery): Promise<SearchResult> {
     const within = await this.boundary();
-    return this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query);
+    return this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query, { embedder: this.embedder });
   }
 
   /** The exchange, unless it lies outside the workspace (then it is as good as absent). */

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { embedStore } from '../../src/core/embed/stage';
+import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
 import { AGENT_KINDS } from '../../src/core/model';
 import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
@@ -363,4 +365,91 @@ test('the MCP SDK stays out of the extension host: only dist/cli.js bundles it',
   const extension = readFileSync(path.resolve(__dirname, '../../../dist/extension.js'), 'utf8');
   assert.doesNotMatch(extension, /modelcontextprotocol|StdioServerTransport|ZodError/);
   assert.match(readFileSync(CLI, 'utf8'), /StdioServerTransport/);
+});
+
+describe('agent-recall mcp with an embedding model', () => {
+  const ROOT = path.resolve(__dirname, '../../..');
+  const MODEL = path.join(ROOT, '.cache/models/wink-static-100d');
+  // no word of it is in the store: only the vectors can place the gardening exchange (c1)
+  const MEANING_ONLY = 'vegetables harvest';
+  let keys: Map<string, string>;
+  let db: string;
+  let words: Session;
+  let semantic: Session;
+
+  before(async () => {
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'test/model/buildStaticModel.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`building the test model failed: ${built.stderr || built.error?.message}`);
+    ({ db, keys } = await embeddedStore());
+    words = await connect(['--db', db]);
+    semantic = await connect(['--db', db, '--embed-model', MODEL]);
+  });
+  after(async () => {
+    await words?.close();
+    await semantic?.close();
+  });
+
+  /** The fixture store with its core layer embedded by the test model (recorded as `modelId`). */
+  async function embeddedStore(modelId?: string): Promise<{ db: string; keys: Map<string, string> }> {
+    const f = await openFixture(CONVERSATIONS);
+    const embedder = await TransformersEmbedder.load({ model: MODEL, ...(modelId ? { modelId } : {}) });
+    try {
+      await embedStore(f.store, embedder, { layers: ['core'] });
+    } finally {
+      await embedder.dispose();
+      await f.store.close();
+    }
+    return { db: path.join(f.dir, 'recall.sqlite'), keys: f.keys };
+  }
+
+  const ranked = async (s: Session, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
+
+  test('searches by meaning too where the words are not decisive; the words-only server cannot place the hit', async () => {
+    assert.match(semantic.stderr(), /searching with local:wink-static-100d too/);
+    assert.deepEqual(await ranked(words, MEANING_ONLY), []);
+    assert.equal((await ranked(semantic, MEANING_ONLY))[0], 'c1');
+    // a confident lexical answer stays the words' answer
+    assert.deepEqual(await ranked(semantic, 'duplicate key 1062'), await ranked(words, 'duplicate key 1062'));
+  });
+
+  test('a hub model that is not downloaded: words only, one line on stderr, nothing fetched', async () => {
+    const cache = tempDir('recall-model-cache-');
+    const s = await connect(['--db', db, '--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache', cache]);
+    try {
+      assert.deepEqual(await ranked(s, MEANING_ONLY), []);
+      assert.deepEqual(await ranked(s, 'login error'), await ranked(words, 'login error'));
+      const lines = s.stderr().split('\n').filter((l) => /words only/.test(l));
+      assert.equal(lines.length, 1, s.stderr());
+      // the offline path's own message (a download attempt would fail with a network error instead)
+      assert.match(lines[0]!, /Xenova\/all-MiniLM-L6-v2.*never downloads/);
+      assert.deepEqual(readdirSync(cache), [], 'nothing was downloaded into the cache');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a hub model already in --model-cache loads from there, offline', async () => {
+    const hubId = 'agent-recall-test/wink-static-100d';
+    const cache = tempDir('recall-model-cache-');
+    cpSync(MODEL, path.join(cache, ...hubId.split('/')), { recursive: true });
+    const hub = await embeddedStore(hubId);
+    const s = await connect(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
+    try {
+      assert.match(s.stderr(), new RegExp(`searching with ${hubId} too`));
+      const first = items(await s.call('search', { query: MEANING_ONLY }))[0];
+      assert.equal(hub.keys.get(String(first?.['id'])), 'c1');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a model folder that does not load: words only, with the reason', async () => {
+    const s = await connect(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
+    try {
+      assert.deepEqual(await ranked(s, MEANING_ONLY), []);
+      assert.match(s.stderr(), /searching by words only\. .*does not exist/);
+    } finally {
+      await s.close();
+    }
+  });
 });
