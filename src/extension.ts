@@ -67,7 +67,8 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   const activateStart = performance.now();
   try {
     const config = new Config();
-    const embedders = new EmbedderService(vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath, config);
+    const modelCache = vscode.Uri.joinPath(context.globalStorageUri, 'models').fsPath;
+    const embedders = new EmbedderService(modelCache, config);
     const llm = new LlmDistillation(config, context.secrets, context.globalState);
     // the store lives where `agent-recall mcp --workspace DIR` finds it too (core/storeLocation.ts)
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
@@ -75,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const legacyStore = context.storageUri ? vscode.Uri.joinPath(context.storageUri, STORE_FILE).fsPath : undefined;
     const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore);
     const index = new IndexService(workspace, storeDir, config, llm);
-    const mcp = new McpServerProvider(context.extension, index, config, folders);
+    const mcp = new McpServerProvider(context.extension, index, config, folders, modelCache);
     const viewer = new ExchangeViewer(context.extensionUri, index);
     const files = new FileHistoryIndex(index);
     const decorations = new FileDecorations(files, config);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isHubModel, resolveModelSpec } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
 import { log } from './log';
@@ -52,6 +53,8 @@ export class McpServerProvider implements vscode.Disposable {
     private readonly index: IndexService,
     private readonly config: Config,
     private readonly folders: readonly string[],
+    /** Where the extension downloads hub models (EmbedderService): the server loads them from there. */
+    private readonly modelCache: string,
   ) {
     const api = mcpApi();
     this.registered = api !== undefined;
@@ -73,7 +76,8 @@ export class McpServerProvider implements vscode.Disposable {
         },
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('agentRecall.mcp')) this.changed.fire();
+        // new arguments: VS Code restarts the server with them
+        if (e.affectsConfiguration('agentRecall.mcp') || e.affectsConfiguration('agentRecall.embed.model')) this.changed.fire();
       }),
     );
   }
@@ -87,10 +91,26 @@ export class McpServerProvider implements vscode.Disposable {
       label: 'Agent Recall',
       // the extension host's runtime: Node under code-server, Electron (run as Node) in desktop VS Code
       command: process.execPath,
-      args: [cli, 'mcp', '--db', file, ...this.folders.flatMap((f) => ['--workspace', f]), ...(this.config.mcpRedactSecrets ? ['--redact'] : [])],
+      args: [
+        cli,
+        'mcp',
+        '--db',
+        file,
+        ...this.folders.flatMap((f) => ['--workspace', f]),
+        ...(this.config.mcpRedactSecrets ? ['--redact'] : []),
+        ...this.modelArgs(),
+      ],
       env: { ELECTRON_RUN_AS_NODE: '1' },
       version: String((this.extension.packageJSON as { version?: string }).version ?? '0.0.0'),
     };
+  }
+
+  /** With semantic search on, the configured model; the server never downloads it (see agent-recall mcp). */
+  private modelArgs(): string[] {
+    const model = this.config.embedModel;
+    if (model === '') return [];
+    // a folder as the host resolves it: the server's working directory is VS Code's choice
+    return isHubModel(model) ? ['--embed-model', model, '--model-cache', this.modelCache] : ['--embed-model', resolveModelSpec(model)];
   }
 
   dispose(): void {

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EXTENSION_STORAGE_ID, STORE_FILE, workspaceStoreKey } from '../../src/core/storeLocation';
-import { api, fixture, settledSummary } from './helpers';
+import { api, extension, fixture, settledSummary } from './helpers';
 
 describe('MCP server for agent mode', () => {
   before(async () => {
@@ -21,6 +21,47 @@ describe('MCP server for agent mode', () => {
     assert.equal(launch.command, process.execPath);
     assert.deepEqual(launch.args.slice(1), ['mcp', '--db', a.storeFile, '--workspace', fixture().workspace, '--redact']);
     assert.ok(launch.args[0]!.endsWith(path.join('dist', 'cli.js')));
+  });
+
+  describe('with semantic search on', () => {
+    const setModel = (value: string | undefined) => vscode.workspace.getConfiguration('agentRecall').update('embed.model', value, vscode.ConfigurationTarget.Global);
+    // changing the model starts an index run (it embeds with the new one): let it finish
+    const settled = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      await settledSummary(1);
+    };
+    after(async () => {
+      await setModel(undefined);
+      await settled();
+    });
+
+    it('passes a model folder, and the server it starts searches with that model', async () => {
+      const folder = path.join(extension().extensionPath, '.cache/models/wink-static-100d');
+      await setModel(folder);
+      await settled();
+      const launch = (await api()).mcp.launch()!;
+      assert.deepEqual(launch.args.slice(-2), ['--embed-model', folder]);
+      const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: { ...launch.env, PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' });
+      let stderr = '';
+      transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      const client = new Client({ name: 'inhost-test', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        const found = (await client.callTool({ name: 'search', arguments: { query: 'coupon codes at checkout' } })) as CallToolResult & { structuredContent: { items: unknown[] } };
+        assert.ok(!found.isError && found.structuredContent.items.length > 0);
+        assert.match(stderr, /searching with local:wink-static-100d too/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('passes a hub id with the extension\'s model cache (the server never downloads)', async () => {
+      await setModel('Xenova/all-MiniLM-L6-v2');
+      await settled();
+      const args = (await api()).mcp.launch()!.args;
+      assert.deepEqual(args.slice(-4, -1), ['--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache']);
+      assert.ok(args.at(-1)!.endsWith(path.join('globalStorage', EXTENSION_STORAGE_ID, 'models')), args.at(-1));
+    });
   });
 
   it('keeps the store where `agent-recall mcp --workspace DIR` looks for it', async () => {
