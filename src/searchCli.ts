@@ -7,7 +7,7 @@ import { parseEvalQueries } from './core/eval/metrics';
 import { type EvalConfig, runEval } from './core/eval/runEval';
 import { AGENT_KINDS, type AgentKind } from './core/model';
 import { LAYERS, modeSignals, MODES, parseMode } from './core/search/modes';
-import { DEFAULT_MODE, DEFAULT_VECTOR_LAYERS, type EmbedReport, type Memory } from './core/memory';
+import { DEFAULT_VECTOR_LAYERS, type EmbedReport, type Memory } from './core/memory';
 import { bracketedSnippet } from './core/recall';
 import type { FusionName, Layer, ModeName, SearchFilters, SearchQuery, SearchResult } from './core/search/types';
 
@@ -129,10 +129,15 @@ function intOf(v: string | undefined, name: string): number | undefined {
   return n;
 }
 
-/** The model of the store's vectors when a search in `mode` (or the default) would use them; undefined: no model needed. */
-async function needsModel(memory: Memory, modes: readonly (ModeName | undefined)[]): Promise<{ recorded: string | undefined }> {
+/**
+ * Whether a model is wanted: `true` when one is named (--embed-model, $AGENT_RECALL_EMBED_MODEL) and a query names
+ * no mode (with a model the default is SEMANTIC_MODE, as in the extension); else the model of the store's vectors
+ * when a named mode would use them; undefined: no model needed.
+ */
+async function needsModel(memory: Memory, o: SearchOptions, modes: readonly (ModeName | undefined)[]): Promise<true | { recorded: string | undefined }> {
+  if (modes.includes(undefined) && (o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL']) !== undefined) return true;
   const recorded = await memory.vectorModel();
-  const vector = modes.some((m) => modeSignals(m ?? DEFAULT_MODE).some((s) => s.mechanism === 'vector'));
+  const vector = modes.some((m) => m !== undefined && modeSignals(m).some((s) => s.mechanism === 'vector'));
   return { recorded: vector ? recorded : undefined };
 }
 
@@ -147,7 +152,7 @@ export async function searchCommand(memory: Memory, o: SearchOptions, positional
     ...(o.exclude?.length ? { exclude: o.exclude } : {}),
   };
   if (o.batch === undefined && positionals.length === 0) throw new RecallError('bad-argument', 'search needs a QUERY (or --batch QUERIES.jsonl).');
-  return withEmbedder(o, await needsModel(memory, [mode]), io, async (embedder, notice) => {
+  return withEmbedder(o, await needsModel(memory, o, [mode]), io, async (embedder, notice) => {
     const searcher = memory.searcher({ embedder, notice });
     const strictSearch = async (text: string) => {
       const r = await searcher.search({ ...base, text });
@@ -239,7 +244,7 @@ export async function evalCommand(memory: Memory, o: SearchOptions, io: Io): Pro
     }
   }
   const limit = intOf(o.limit, 'limit') ?? 10;
-  return withEmbedder(o, await needsModel(memory, modes), io, async (embedder, notice) => {
+  return withEmbedder(o, await needsModel(memory, o, modes), io, async (embedder, notice) => {
     const searcher = memory.searcher({ embedder, notice });
     // one untimed query first, so the first timed one does not pay for warming the model and caches
     await searcher.search({ text: queries[0]?.query ?? 'warm up' });

@@ -335,6 +335,5 @@ export type { RawView } from './rawView';
 export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };
-export { DEFAULT_MODE } from './search/searcher';
 export { DEFAULT_VECTOR_LAYERS } from './embed/stage';
 export { LLM_BACKLOG, type DistillTarget } from './store/distilledStore';

@@ -124,6 +124,11 @@ describe('CLI: search, batch, eval, embed', () => {
     const result = JSON.parse(s.out[0]!) as { semantic: boolean; hits: Array<{ file: string }> };
     assert.equal(result.semantic, true);
     assert.equal(result.hits[0]!.file, path.join(dir, 'blog.history.md'));
+    // a model named and no mode: the default with a model, as in the extension and the MCP server
+    const named = JSON.parse((await run(['search', '--db', db, '--embed-model', MODEL, '--json', 'vegetable garden'])).out[0]!) as { mode: string; fusion: string; semantic: boolean };
+    assert.deepEqual([named.mode, named.fusion, named.semantic], ['bm25(v)+vec(d)', 'selective', true]);
+    const unnamed = JSON.parse((await run(['search', '--db', db, '--json', 'vegetable garden'])).out[0]!) as { mode: string; semantic: boolean };
+    assert.deepEqual([unnamed.mode, unnamed.semantic], ['verbatim/bm25', false]);
 
     const queries = path.join(dir, 'queries.jsonl');
     writeFileSync(
