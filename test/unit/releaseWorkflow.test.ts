@@ -61,12 +61,14 @@ test('a package is checked for its own platform\'s natives only', async () => {
   const { packageProblems } = (await import(pathToFileURL(path.join(ROOT, 'scripts/package.mjs')).href)) as {
     packageProblems(names: string[], target: string): string[];
   };
-  const base = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
+  const base = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'dist/viewer.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
   const linux = [...base, 'extension/node_modules/sqlite-vec-linux-x64/vec0.so', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1'];
   assert.deepEqual(packageProblems(linux, 'linux-x64'), []);
   assert.deepEqual(packageProblems([...linux, 'extension/node_modules/onnxruntime-node/bin/napi-v6/win32/x64/onnxruntime.dll'], 'linux-x64'), [
     'native file not for linux-x64: node_modules/onnxruntime-node/bin/napi-v6/win32/x64/onnxruntime.dll',
   ]);
+  // the exchange viewer's script: a package without it opens an empty viewer
+  assert.deepEqual(packageProblems(linux.filter((f) => !f.endsWith('/viewer.js')), 'linux-x64'), ['missing dist/viewer.js']);
   // the webviews' icon font: a package without it draws blank icons
   assert.deepEqual(packageProblems(linux.filter((f) => !f.includes('/codicons/')), 'linux-x64'), [
     'missing dist/codicons/codicon.css',
