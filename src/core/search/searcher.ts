@@ -2,12 +2,12 @@ import type { Embedder } from '../embed/embedder';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
-import { type ConfidenceEvidence, confidencesByRank } from './confidence';
+import { type ConfidenceEvidence, confidenceOf, confidencesByRank } from './confidence';
 import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
-import { type Fusion, fuse, parseFusion, type SignalList } from './fusion';
-import { capPerConversation } from './diversity';
+import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
+import { type Capped, capPerConversation } from './diversity';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
@@ -127,29 +127,46 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     readonly terms: readonly string[];
     readonly limit: number;
     readonly perConversation: number;
-    /** A vector signal is among the lists: a fused hit holding no query word goes below those that hold one. */
-    readonly semantic: boolean;
     /** Conversations and hit rows the signals already read. */
     readonly known: Map<number, string>;
     readonly read: Map<number, HitRow>;
   }
 
-  /** Fuses the signals' lists, keeps at most N hits per conversation and explains every hit, with its confidence. */
-  async function shapeHits(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
-    const { terms, read } = c;
-    const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
-    const fused = lists.length > 1 && c.semantic ? await demoteWordless(db, terms, merged) : merged;
-
+  /**
+   * Fuses the signals' lists and keeps at most N hits per conversation. Where vectors took part, a fused hit
+   * holding no query word goes below those that hold one.
+   */
+  async function rank(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<Capped<Fused>> {
+    const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(c.terms) : undefined);
+    const semantic = lists.some((l) => l.mechanism === 'vector');
+    const fused = lists.length > 1 && semantic ? await demoteWordless(db, c.terms, merged) : merged;
     const conversation = await conversationsOf(db, fused.map((f) => f.n), c.known);
-    const { kept, left } = capPerConversation(fused, conversation, c.perConversation, c.limit);
+    return capPerConversation(fused, conversation, c.perConversation, c.limit);
+  }
 
+  /** The hit rows of `kept`: those the signals read, the others loaded. */
+  async function rowsOf(kept: readonly Fused[], read: Map<number, HitRow>): Promise<Map<number, HitRow>> {
     const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
-    const rows = unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
+    return unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
+  }
+
+  /** The label `explain` gives a ranking's first hit, from that hit alone (selective asks before explaining). */
+  async function firstConfidence(kept: readonly Fused[], c: ShapeContext): Promise<Confidence> {
+    const first = kept[0];
+    const row = first && (await rowsOf([first], c.read)).get(first.n);
+    if (!row) return 'low';
+    const coverage = coverageOf(makeSnippet(row.verbatim, c.terms).matchedTerms, c.terms, await stats.idf(c.terms));
+    return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
+  }
+
+  /** Explains every kept hit (snippet, matched words, what the cap left out of its conversation) with its confidence. */
+  async function explain({ kept, left }: Capped<Fused>, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
+    const { terms } = c;
+    const rows = await rowsOf(kept, c.read);
     const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
     const openings = untitled.length === 0 ? new Map<string, string>() : await firstPrompts(db, [...new Set(untitled)]);
     const top = kept[0]?.score ?? 0;
-    // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
-    const margin = top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
+    const margin = marginOf(kept);
     const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
     const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
     for (const [i, f] of kept.entries()) {
@@ -207,21 +224,22 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       };
       const context = { terms, limit, perConversation, known, read };
 
-      let answer: { hits: Hit[]; confidence: Confidence } | undefined;
+      let ranking: Capped<Fused> | undefined;
       const lists: SignalList[] = [];
       if (specs[0]?.mechanism === 'vector') await embedQuery();
       if (fusion.kind === 'selective' && specs.length > 1) {
         // The first signal alone first: when its answer is confident the others only blur it (they help where
         // it is unsure), and the query is not embedded at all (README, "Choosing the default").
         lists.push(await listOf(specs[0]!));
-        const alone = await shapeHits(lists, fusion, { ...context, semantic: false });
-        if (alone.confidence === 'high') answer = alone;
+        const alone = await rank(lists, fusion, context);
+        if ((await firstConfidence(alone.kept, context)) === 'high') ranking = alone;
       }
-      if (!answer) {
+      if (!ranking) {
         await embedQuery();
         for (const spec of specs.slice(lists.length)) lists.push(await listOf(spec));
-        answer = await shapeHits(lists, fusion, { ...context, semantic: specs.some((s) => s.mechanism === 'vector') });
+        ranking = await rank(lists, fusion, context);
       }
+      const answer = await explain(ranking, context);
       return {
         hits: answer.hits,
         mode,
@@ -238,6 +256,13 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
 function clampInt(value: number, min: number, max: number, name: string): number {
   if (!Number.isInteger(value) || value < min) throw new RecallError('bad-argument', `${name} must be a whole number of at least ${min}, got ${value}.`);
   return Math.min(value, max);
+}
+
+/** How far the first hit stands out: (its score - the second's) / its score; 1 alone, 0 when scored 0. */
+function marginOf(kept: readonly Fused[]): number {
+  const top = kept[0]?.score ?? 0;
+  // a first hit scored 0 (the query's words are in most exchanges) stands out from nothing
+  return top <= 0 ? 0 : kept.length > 1 ? (top - kept[1]!.score) / top : 1;
 }
 
 /** A word in most exchanges ("the", "how", "do", "one"; FTS5 floors its IDF) tells none of them apart. */
