@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Embedder } from './core/embed/embedder';
-import { DEFAULT_EMBED_MODEL, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
+import { DEFAULT_EMBED_MODEL, namedModel, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
 import { RecallError } from './core/errors';
 import { parseEvalQueries } from './core/eval/metrics';
 import { type EvalConfig, runEval } from './core/eval/runEval';
@@ -56,7 +56,7 @@ export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive'
  * recorded by name only (`local:NAME`): it cannot be found again without being named.
  */
 function modelSpec(o: SearchOptions, recorded?: string): { spec?: string; notice?: string } {
-  const given = o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'];
+  const given = namedModel(o['embed-model']);
   if (given !== undefined) return { spec: given };
   if (recorded?.startsWith('local:')) {
     return { notice: `The stored vectors come from the local model folder "${recorded.slice('local:'.length)}"; pass its folder with --embed-model (or $AGENT_RECALL_EMBED_MODEL)` };
@@ -135,7 +135,7 @@ function intOf(v: string | undefined, name: string): number | undefined {
  * when a named mode would use them; undefined: no model needed.
  */
 async function needsModel(memory: Memory, o: SearchOptions, modes: readonly (ModeName | undefined)[]): Promise<true | { recorded: string | undefined }> {
-  if (modes.includes(undefined) && (o['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL']) !== undefined) return true;
+  if (modes.includes(undefined) && namedModel(o['embed-model']) !== undefined) return true;
   const recorded = await memory.vectorModel();
   const vector = modes.some((m) => m !== undefined && modeSignals(m).some((s) => s.mechanism === 'vector'));
   return { recorded: vector ? recorded : undefined };

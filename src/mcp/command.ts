@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Embedder } from '../core/embed/embedder';
-import { openEmbedder } from '../core/embed/openEmbedder';
+import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { ScopedMemory } from './scopedMemory';
@@ -83,7 +83,7 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
  * --model-cache, or one that fails to load, leaves search words-only with one line on stderr.
  */
 async function loadModel(options: McpOptions, err: (s: string) => void): Promise<Embedder | undefined> {
-  const spec = options['embed-model'] ?? process.env['AGENT_RECALL_EMBED_MODEL'];
+  const spec = namedModel(options['embed-model']);
   if (!spec) return undefined;
   const cacheDir = options['model-cache'];
   const opened = await openEmbedder(spec, { offline: true, ...(cacheDir ? { cacheDir: path.resolve(cacheDir) } : {}) });

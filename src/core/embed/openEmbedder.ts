@@ -20,6 +20,11 @@ export function resolveModelSpec(spec: string, cwd = process.cwd()): string {
   return statSync(local, { throwIfNoEntry: false })?.isDirectory() ? local : spec;
 }
 
+/** The model a command names: its --embed-model, else $AGENT_RECALL_EMBED_MODEL; undefined when neither is set. */
+export function namedModel(flag: string | undefined): string | undefined {
+  return flag ?? process.env['AGENT_RECALL_EMBED_MODEL'];
+}
+
 /** A setting naming a hub model (`org/name`), not a local folder. */
 export function isHubModel(spec: string, cwd = process.cwd()): boolean {
   const resolved = resolveModelSpec(spec, cwd);
