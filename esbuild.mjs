@@ -5,6 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildBuiltinModel } from './scripts/buildBuiltinModel.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -103,5 +104,8 @@ const codicons = dirname(createRequire(import.meta.url).resolve('@vscode/codicon
 for (const [from, to] of [['dist/codicon.css', 'codicon.css'], ['dist/codicon.ttf', 'codicon.ttf'], ['LICENSE', 'LICENSE']]) {
   copyFileSync(join(codicons, from), join('dist/codicons', to));
 }
+// The built-in embedding model (core/embed/wordVectorEmbedder.ts), from the word vectors of a dev dependency;
+// rebuilt only when its parameters change.
+buildBuiltinModel();
 writeFileSync('dist/vendor/subtlex.js', subtlexWords());
 writeFileSync('dist/vendor/stopwords.js', otherStopWords());

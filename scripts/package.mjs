@@ -24,6 +24,8 @@ export const TARGETS = {
 
 /** The webviews' icons (esbuild.mjs copies them from @vscode/codicons): without them every icon is blank. */
 const CODICONS = ['dist/codicons/codicon.css', 'dist/codicons/codicon.ttf'];
+/** The built-in embedding model (scripts/buildBuiltinModel.mjs): without it the default setting has no semantic search. */
+const BUILTIN_MODEL = ['dist/models/word-vectors-100d/manifest.json', 'dist/models/word-vectors-100d/words.txt', 'dist/models/word-vectors-100d/vectors.bin'];
 const SQLITE3_ADDON = 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node';
 
 /** The lines the target adds to .vscodeignore (which excludes everything, then lists what ships). */
@@ -43,7 +45,7 @@ export function packageProblems(names, target) {
   const t = TARGETS[target];
   const files = names.filter((n) => !n.endsWith('/')).map((n) => n.replace(/^extension\//, ''));
   const problems = [];
-  const need = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'dist/viewer.js', ...CODICONS, 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
+  const need = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'dist/viewer.js', ...CODICONS, ...BUILTIN_MODEL, 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
   if (t.onnx) need.push(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/onnxruntime_binding.node`);
   for (const f of need) if (!files.includes(f)) problems.push(`missing ${f}`);
   const allowed = (f) => f === SQLITE3_ADDON || f === `node_modules/${t.vec}` || (t.onnx !== undefined && f.startsWith(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/`));

@@ -202,6 +202,22 @@ describe('CLI: search, batch, eval, embed', () => {
     assert.equal((JSON.parse(bad.out[0]!) as { embedded?: unknown }).embedded, undefined);
   });
 
+  test('the built-in model: index embeds with it, and search finds it again from what the store recorded', async () => {
+    delete process.env['AGENT_RECALL_EMBED_MODEL'];
+    const store = path.join(tempDir(), 'builtin.sqlite');
+    const r = await run(['index', '--root', FIXTURES, '--db', store, '--embed-model', 'built-in', '--json', '--quiet']);
+    assert.equal(r.code, 0, r.err.join('\n'));
+    const report = JSON.parse(r.out[0]!) as { stats: { exchanges: number }; embedded: { modelId: string; embedded: { core: number } } };
+    assert.equal(report.embedded.modelId, 'built-in:word-vectors-100d@1');
+    assert.equal(report.embedded.embedded.core, report.stats.exchanges);
+    // a vector mode without --embed-model: the store says which model, and the built-in one needs no folder
+    const s = JSON.parse((await run(['search', '--db', store, '--mode', 'core/vector', '--json', 'vegetable garden'])).out[0]!) as { semantic: boolean; notice?: string; hits: unknown[] };
+    assert.equal(s.semantic, true, s.notice);
+    assert.ok(s.hits.length > 0);
+    const named = JSON.parse((await run(['search', '--db', store, '--embed-model', 'built-in', '--json', 'vegetable garden'])).out[0]!) as { mode: string; semantic: boolean };
+    assert.deepEqual([named.mode, named.semantic], ['bm25(v)+vec(d)', true]);
+  });
+
   test('distill --embed-model embeds the distilled layer after distilling', async () => {
     const store = path.join(tempDir(), 'distilled.sqlite');
     assert.equal((await run(['index', '--root', FIXTURES, '--db', store, '--quiet'])).code, 0);

