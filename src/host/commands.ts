@@ -11,7 +11,7 @@ import { log, showError } from './log';
 import { showMemoryForAgent } from './memory';
 import type { RecallPanel } from './recallPanel';
 import type { RoomsView } from './roomsView';
-import { turnOnSemanticSearch } from './semanticSearch';
+import { chooseSemanticModel } from './semanticSearch';
 
 /** Everything a command handler may use. */
 export interface CommandContext {
@@ -50,7 +50,7 @@ export const COMMANDS: Record<string, Handler> = {
   recallInRoom: (ctx) => (node) => ctx.recall.show({ text: '', facets: { room: roomOf(node) } }),
   setAnthropicApiKey: (ctx) => (key?: unknown) => setAnthropicApiKey(ctx.secrets, key),
   clearAnthropicApiKey: (ctx) => () => clearAnthropicApiKey(ctx.secrets),
-  turnOnSemanticSearch: (ctx) => () => turnOnSemanticSearch(ctx.embedders, ctx.index, ctx.config),
+  turnOnSemanticSearch: (ctx) => () => chooseSemanticModel(ctx.embedders, ctx.index, ctx.config),
 };
 
 /** The stored path of the file a command was invoked on (editor title menu), else of the File History view. */

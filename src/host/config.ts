@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUILTIN_MODEL } from '../core/embed/openEmbedder';
 import type { SegmentOptions } from '../core/segment';
 
 export type DistillerKind = 'offline' | 'anthropic' | 'vscode-lm';
@@ -70,12 +71,12 @@ export class Config {
     };
   }
 
-  /** A Hugging Face hub id or an absolute local model folder; '' (the default: opt-in, README "Choosing the default") turns semantic search off. */
+  /** `built-in` (the default: the model shipped in the extension), a Hugging Face hub id or a local model folder; '' turns semantic search off. */
   get embedModel(): string {
-    return this.get('embed.model', '').trim();
+    return this.get('embed.model', BUILTIN_MODEL).trim();
   }
 
-  /** Sets the embedding model for the user (all workspaces): what "Turn On Semantic Search" chose. */
+  /** Sets the embedding model for the user (all workspaces): what "Choose Semantic Search Model" chose. */
   setEmbedModel(value: string): Thenable<void> {
     return this.cfg.update('embed.model', value, vscode.ConfigurationTarget.Global);
   }

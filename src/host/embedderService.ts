@@ -21,7 +21,7 @@ export type SemanticState =
 /**
  * The configured embedding model (agentRecall.embed.model), loaded once per setting value in its worker
  * thread. Nothing reaches the network unasked: a hub model that is not in the extension's cache yet is
- * downloaded only after the user ran "Turn On Semantic Search" (which says what is fetched from where);
+ * downloaded only after the user ran "Choose Semantic Search Model" (which says what is fetched from where);
  * until then, and whenever a model cannot load, search stays lexical and `state` says why.
  */
 export class EmbedderService extends Disposable {
@@ -73,10 +73,10 @@ export class EmbedderService extends Disposable {
 
   private open(spec: string, location = vscode.ProgressLocation.Window): Promise<OpenedEmbedder> {
     if (spec === '') {
-      return Promise.resolve(this.settle({ notice: 'Semantic search is off: it is opt-in, and no embedding model is set (agentRecall.embed.model).' }, 'choose-model'));
+      return Promise.resolve(this.settle({ notice: 'Semantic search is off: the embedding model setting (agentRecall.embed.model) is empty.' }, 'choose-model'));
     }
     if (this.needsDownload(spec)) {
-      const notice = `Semantic search is off: the embedding model ${spec} is not on this machine. "Agent Recall: Turn On Semantic Search" downloads it once from huggingface.co.`;
+      const notice = `Semantic search is off: the embedding model ${spec} is not on this machine. "Agent Recall: Choose Semantic Search Model" downloads it once from huggingface.co.`;
       return Promise.resolve(this.settle({ notice }, 'download'));
     }
     this.setState({ on: false, loading: true, model: spec });

@@ -22,14 +22,24 @@ async function summaryAfterRun(): Promise<EmbedSummary> {
 describe('embedding model setting in the extension host', () => {
   after(() => setModel(undefined));
 
-  it('by default semantic search is off (opt-in): no model is loaded and a vector mode says why', async () => {
+  it('by default the built-in model embeds the distilled exchanges and recall uses it, with nothing downloaded', async () => {
     await setModel(undefined);
     await settledSummary(1);
-    assert.equal(vscode.workspace.getConfiguration('agentRecall').get('embed.model'), '');
+    assert.equal(vscode.workspace.getConfiguration('agentRecall').get('embed.model'), 'built-in');
+    const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
+    assert.equal(r.semantic, true, r.notice);
+    assert.ok(r.hits.length > 0 && r.hits[0]!.parts[0]!.signal === 'vector(core)');
+    // what the recall panel and the agents' tool run (no mode named)
+    const recall = await (await api()).search({ text: 'coupon codes at checkout', limit: 3 });
+    assert.deepEqual([recall.mode, recall.fusion, recall.semantic], ['bm25(v)+vec(d)', 'selective', true], recall.notice);
+  });
+
+  it('an empty setting turns semantic search off: a vector mode says why, recall runs words only', async () => {
+    await setModel('');
+    await summaryAfterRun();
     const r = await (await api()).search({ text: 'coupon codes at checkout', mode: 'core/vector', limit: 3 });
     assert.equal(r.semantic, false);
-    assert.match(r.notice ?? '', /opt-in/);
-    // what the recall panel and the agents' tool run (no mode named): words only, nothing to say about a model
+    assert.match(r.notice ?? '', /agentRecall\.embed\.model\) is empty/);
     const plain = await (await api()).search({ text: 'coupon codes at checkout', limit: 3 });
     assert.deepEqual([plain.mode, plain.semantic, plain.notice], ['verbatim/bm25', false, undefined]);
   });

@@ -25,24 +25,47 @@ describe('First run: what the Index view says', () => {
     await settledSummary(fixture().expected.exchanges);
   });
 
-  it('says semantic search is off and why, without downloading the default hub model unasked', async () => {
+  it('says semantic search is on with the built-in model, which nothing had to download', async () => {
     const a = await api();
-    const configured = vscode.workspace.getConfiguration('agentRecall').get<string>('embed.model') ?? '';
-    assert.ok(configured === '' || !configured.startsWith('/'), `this test needs the default setting, not ${configured}`);
+    const configured = vscode.workspace.getConfiguration('agentRecall').get<string>('embed.model');
+    assert.equal(configured, 'built-in', 'this test needs the default setting');
     const s = await eventually(async () => {
       const summary = await a.getIndexSummary();
-      return summary?.semantic.reason && !/checked when/.test(summary.semantic.reason) ? summary : undefined;
+      return summary?.semantic.on ? summary : undefined;
     });
-    assert.ok(s, 'the summary names the semantic-search state');
-    assert.equal(s.semantic.on, false);
-    assert.match(s.semantic.reason ?? '', configured ? /not on this machine.*huggingface\.co/ : /no embedding model is set/);
-    assert.equal(s.semantic.fix, configured ? 'download' : 'choose-model');
+    assert.ok(s?.semantic.on, 'semantic search turns on by itself');
+    assert.equal(s.semantic.model, 'built-in:word-vectors-100d@1');
     const rows = await treeItems(a.views.status);
-    const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: off');
+    const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: on');
     assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));
-    assert.equal(semantic.item.command?.command, 'agentRecall.turnOnSemanticSearch');
-    assert.equal(String(semantic.item.description), configured ? 'not downloaded' : 'no model set');
-    assert.ok(String(semantic.item.tooltip).startsWith(s.semantic.reason ?? '?'), String(semantic.item.tooltip));
+    assert.equal(String(semantic.item.description), 'built-in word vectors (100-d)');
+    assert.match(String(semantic.item.tooltip), /shipped with the extension \(nothing downloaded\)/);
+  });
+
+  it('says semantic search is off and why when the model setting is emptied', async () => {
+    const a = await api();
+    const setModel = (value: string | undefined) => vscode.workspace.getConfiguration('agentRecall').update('embed.model', value, vscode.ConfigurationTarget.Global);
+    await setModel('');
+    try {
+      const s = await eventually(async () => {
+        const summary = await a.getIndexSummary();
+        return summary?.semantic.reason && !/checked when/.test(summary.semantic.reason) ? summary : undefined;
+      });
+      assert.ok(s, 'the summary names the semantic-search state');
+      assert.equal(s.semantic.on, false);
+      assert.match(s.semantic.reason ?? '', /setting \(agentRecall\.embed\.model\) is empty/);
+      assert.equal(s.semantic.fix, 'choose-model');
+      const rows = await treeItems(a.views.status);
+      const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: off');
+      assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));
+      assert.equal(semantic.item.command?.command, 'agentRecall.turnOnSemanticSearch');
+      assert.equal(String(semantic.item.description), 'no model set');
+      assert.ok(String(semantic.item.tooltip).startsWith(s.semantic.reason ?? '?'), String(semantic.item.tooltip));
+    } finally {
+      await setModel(undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      await settledSummary(1);
+    }
   });
 
   it('shows the recall key and how much is distilled', async () => {

@@ -19,7 +19,8 @@ describe('MCP server for agent mode', () => {
     assert.equal(a.mcp.registered, true);
     const launch = a.mcp.launch()!;
     assert.equal(launch.command, process.execPath);
-    assert.deepEqual(launch.args.slice(1), ['mcp', '--db', a.storeFile, '--workspace', fixture().workspace, '--redact']);
+    // the default model, built into the extension: the server finds it beside its own code
+    assert.deepEqual(launch.args.slice(1), ['mcp', '--db', a.storeFile, '--workspace', fixture().workspace, '--redact', '--embed-model', 'built-in']);
     assert.ok(launch.args[0]!.endsWith(path.join('dist', 'cli.js')));
   });
 

@@ -55,7 +55,7 @@ describe('First run and everyday use in the workbench', function () {
     for (const hidden of ['Sort Rooms by Recency', 'Sort Rooms by Size', 'Filter Rooms', 'Clear Anthropic API Key', 'Open Agent Exchanges']) {
       assert.ok(!shown.some((s) => s.includes(`Agent Recall: ${hidden}`)), `"${hidden}" is in the palette: ${shown.join(' | ')}`);
     }
-    assert.ok(shown.some((s) => s.includes('Agent Recall: Turn On Semantic Search')), shown.join(' | '));
+    assert.ok(shown.some((s) => s.includes('Agent Recall: Choose Semantic Search Model')), shown.join(' | '));
   });
 
   it('offers a walkthrough: where memories come from, the recall key, semantic search, LLM distillation', async () => {
@@ -64,7 +64,7 @@ describe('First run and everyday use in the workbench', function () {
     await pick.waitFor({ timeout: 15_000 });
     await pick.click();
     const steps = page.locator('.gettingStartedContainer');
-    for (const title of ['Where your memories come from', 'Recall with Ctrl+Alt+R', 'Turn on semantic search', 'Distill with an LLM']) {
+    for (const title of ['Where your memories come from', 'Recall with Ctrl+Alt+R', 'Semantic search', 'Distill with an LLM']) {
       await steps.locator('.getting-started-step', { hasText: title }).first().waitFor({ timeout: 15_000 });
     }
     await screenshot(page, 'walkthrough');
