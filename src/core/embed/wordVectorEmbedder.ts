@@ -66,9 +66,10 @@ export class WordVectorEmbedder implements Embedder {
     if (words.length !== n || bytes.length !== n * dim + n * 4 || !(dim > 0) || (n * dim) % 4 !== 0) {
       return fail(`is damaged: ${words.length} words and ${bytes.length} bytes of vectors for ${n} words of ${dim} dimensions`);
     }
-    // copies aligned for the typed arrays (a Buffer may sit at any offset of its pool)
-    const weights = new Int8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * dim));
-    const scales = new Float32Array(bytes.buffer.slice(bytes.byteOffset + n * dim, bytes.byteOffset + bytes.length));
+    const weights = new Int8Array(bytes.buffer, bytes.byteOffset, n * dim);
+    // a Float32Array view needs a 4-byte aligned offset; a large file's Buffer is its own, at offset 0
+    const at = bytes.byteOffset + n * dim;
+    const scales = at % 4 === 0 ? new Float32Array(bytes.buffer, at, n) : new Float32Array(bytes.buffer.slice(at, at + n * 4));
     return new WordVectorEmbedder(manifest, words, weights, scales, manifest.maxTokens);
   }
 
