@@ -89,7 +89,7 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
 export function semanticItem(state: SemanticState): vscode.TreeItem {
   if (state.on) {
     const builtin = state.model.startsWith(`${BUILTIN_MODEL}:`);
-    const name = builtin ? 'built-in word vectors' : state.model;
+    const name = builtin ? 'built-in' : state.model;
     const how = builtin ? 'the word vectors shipped with the extension (nothing downloaded)' : state.model;
     return item('Semantic search: on', 'sparkle', `${name} (${state.dimension}-d)`, `Queries are matched by meaning with ${how}, as well as by words.`);
   }

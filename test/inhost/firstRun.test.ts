@@ -38,7 +38,7 @@ describe('First run: what the Index view says', () => {
     const rows = await treeItems(a.views.status);
     const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: on');
     assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));
-    assert.equal(String(semantic.item.description), 'built-in word vectors (100-d)');
+    assert.equal(String(semantic.item.description), 'built-in (100-d)');
     assert.match(String(semantic.item.tooltip), /shipped with the extension \(nothing downloaded\)/);
   });
 
