@@ -5,8 +5,8 @@
 //   node test/bench/run.mjs [--corpus DIR] [--queries FILE] [--scales 1000,10000,50000,100000]
 //                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,quality,scale,host]
 //
-// Defaults: ../shared/corpus and ../shared/eval/dev-queries.jsonl beside the repo, the local static test model
-// (.cache/models/wink-static-100d, built when missing), output in bench-results/ (git-ignored).
+// Defaults: ../shared/corpus and ../shared/eval/dev-queries.jsonl beside the repo, the built-in model (what the
+// extension searches with by default; built by esbuild.mjs), output in bench-results/ (git-ignored).
 // Prints markdown tables; writes bench-results/bench-<date>.json with the machine facts and every figure.
 // `host`: activation and first-recall time in a real VS Code (test/bench/hostTiming.mjs, also runnable alone).
 import { spawnSync } from 'node:child_process';
@@ -25,7 +25,7 @@ const { values } = parseArgs({
     scales: { type: 'string', default: '1000,10000,50000,100000' },
     out: { type: 'string', default: join(ROOT, 'bench-results') },
     runs: { type: 'string', default: '3' },
-    'embed-model': { type: 'string', default: join(ROOT, '.cache/models/wink-static-100d') },
+    'embed-model': { type: 'string', default: 'built-in' },
     only: { type: 'string', default: 'index,quality,scale,host' },
   },
 });
