@@ -6,6 +6,8 @@ import { englishRarity, type WordRarity } from '../../src/core/distill/wordRarit
 import { distilledText } from '../../src/core/distill/types';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { countTokens } from '../../src/core/tokens';
+import { detailCandidates } from '../../src/core/distill/details';
+import { splitVerbatim } from '../../src/core/distill/verbatimParts';
 import { distillInput as input, fixtureStore } from './distillHelpers';
 
 /** Core + "\n" + context stays near the paper's 38 tokens; word-level cuts may land a token or two over. */
@@ -84,6 +86,23 @@ test('the project path is never the specific context', () => {
   const d = distillOffline(p, background());
   assert.ok(!d.specificContext.includes('/home/dev/shop'), d.specificContext);
   assert.ok(p.verbatim.includes(d.specificContext));
+});
+
+test('a path inside the project is a detail relative to the project, never with the project path in front', () => {
+  // agents' tools name files by absolute path (Copilot's edits, Claude Code's Read): the match starts after the slash
+  const p = input(
+    'The search route answers 500 when the query has a quote.',
+    [
+      '[tool] Read /home/dev/shop/src/routes/searchRecipes.ts',
+      '[tool] Edit /home/dev/shop/src/routes/searchRecipes.ts',
+      'Assistant: Quoted every term before it reaches the full-text index.',
+    ].join('\n'),
+  );
+  const candidates = detailCandidates(splitVerbatim(p.verbatim), p, background());
+  assert.ok(candidates.includes('src/routes/searchRecipes.ts'), candidates.join(' | '));
+  assert.ok(candidates.every((c) => !c.includes('home/dev/shop')), candidates.join(' | '));
+  const d = distillOffline(p, background());
+  assert.ok(!d.specificContext.includes('home/dev/shop') && p.verbatim.includes(d.specificContext), d.specificContext);
 });
 
 test('continuation pieces (no prompt), empty and letter-less exchanges give an object without throwing', () => {

@@ -38,6 +38,9 @@ const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts
 
 /** The leading candidates (at most 12, best first), deduplicated, each a verbatim substring of the exchange. */
 export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: WordRarity): string[] {
+  const project = input.project?.replace(/\/+$/, '');
+  // a path matched inside the project starts after its leading slash: keep what follows the project
+  const inside = project ? `${project.replace(/^\/+/, '')}/` : undefined;
   // each distinct detail once, with the best weight of where and as what it was found
   const weights = new Map<string, number>();
   for (const part of parts) {
@@ -46,12 +49,12 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
       if (rule.parts && !rule.parts.includes(part.kind)) continue;
       const weight = KIND_WEIGHT[rule.kind] * PART_WEIGHT[part.kind];
       for (const m of text.matchAll(rule.re)) {
-        const detail = trimDetail(m[rule.group ?? 0] ?? '');
+        const raw = (m[rule.group ?? 0] ?? '').trim();
+        const detail = trimDetail(rule.kind === 'path' && inside && raw.startsWith(inside) ? raw.slice(inside.length) : raw);
         if (weight > (weights.get(detail) ?? 0)) weights.set(detail, weight);
       }
     }
   }
-  const project = input.project?.replace(/\/+$/, '');
   const scored: Array<[string, number]> = [];
   for (const [detail, weight] of weights) {
     if (!acceptable(detail, project)) continue;
