@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isHubModel, type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
+import { BUILTIN_MODEL, isHubModel, type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import { Disposable } from './lifecycle';
 import { log } from './log';
@@ -17,6 +17,11 @@ export type SemanticState =
       /** What turns it on: choose a model, or download the configured hub model (asks first). */
       readonly fix?: 'choose-model' | 'download';
     };
+
+/** A model as people read it: the built-in one by that name, not its versioned id. */
+export function modelName(model: string): string {
+  return model === BUILTIN_MODEL || model.startsWith(`${BUILTIN_MODEL}:`) ? 'the built-in model' : model;
+}
 
 /**
  * The configured embedding model (agentRecall.embed.model), loaded once per setting value in its worker

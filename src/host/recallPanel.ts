@@ -3,6 +3,7 @@ import { AGENT_KINDS, AGENT_NAMES } from '../core/model';
 import { refiningTimes } from '../core/recall';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
 import type { ExchangeViewer } from './exchangeViewer';
+import { modelName } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
@@ -131,7 +132,7 @@ export class RecallPanel extends Disposable {
         agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] })),
         times: refiningTimes(s.dates),
         ...(s.message ? { message: s.message } : {}),
-        semantic: s.semantic.on ? `on (${s.semantic.model})` : s.semantic.loading ? `loading ${s.semantic.model}` : `off: ${s.semantic.reason}`,
+        semantic: s.semantic.on ? `on (${modelName(s.semantic.model)})` : s.semantic.loading ? `loading ${modelName(s.semantic.model)}` : `off: ${s.semantic.reason}`,
         ...(example ? { example } : {}),
       },
     });

@@ -1,10 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SemanticState } from './embedderService';
+import { modelName, type SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES, type AgentKind } from '../core/model';
-import { BUILTIN_MODEL } from '../core/embed/openEmbedder';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
@@ -88,12 +87,12 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
 /** "Semantic search: on (model)" or "off" with the reason, and a click that turns it on when it can. */
 export function semanticItem(state: SemanticState): vscode.TreeItem {
   if (state.on) {
-    const builtin = state.model.startsWith(`${BUILTIN_MODEL}:`);
-    const name = builtin ? 'built-in' : state.model;
+    // the side bar is narrow: "built-in (100-d)"; the tooltip says what that is
+    const builtin = modelName(state.model) !== state.model;
     const how = builtin ? 'the word vectors shipped with the extension (nothing downloaded)' : state.model;
-    return item('Semantic search: on', 'sparkle', `${name} (${state.dimension}-d)`, `Queries are matched by meaning with ${how}, as well as by words.`);
+    return item('Semantic search: on', 'sparkle', `${builtin ? 'built-in' : state.model} (${state.dimension}-d)`, `Queries are matched by meaning with ${how}, as well as by words.`);
   }
-  if (state.loading) return item('Semantic search: loading', 'loading~spin', state.model);
+  if (state.loading) return item('Semantic search: loading', 'loading~spin', modelName(state.model));
   // the side bar is narrow: a few words here, the whole reason in the tooltip
   const short = state.fix === 'download' ? 'not downloaded' : state.fix === 'choose-model' && /setting .* is empty/.test(state.reason) ? 'no model set' : 'model failed';
   const t = item('Semantic search: off', 'circle-slash', short, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);

@@ -38,6 +38,10 @@ describe('First run and everyday use in the workbench', function () {
     const banner = frame.locator('.banner', { hasText: /Semantic search (off|on)/ });
     await banner.waitFor({ timeout: 15_000 });
     assert.doesNotMatch((await banner.textContent()) ?? '', /Semantic search[^]*Semantic search/, 'the banner says it once');
+    // the default model, named as people read it (not its stored id, built-in:word-vectors-100d@1)
+    const on = frame.locator('.banner', { hasText: /Semantic search on/ });
+    await on.waitFor({ timeout: 15_000 });
+    assert.match((await on.textContent()) ?? '', /Semantic search on \(the built-in model\)/);
     // the example comes from the workspace's own rooms (the fixture has no "coupon rounding")
     const placeholder = await input.evaluate(async (el) => {
       for (let i = 0; i < 50 && !/e\.g\./.test(el.placeholder); i++) await new Promise((r) => setTimeout(r, 100));
