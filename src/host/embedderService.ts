@@ -86,7 +86,7 @@ export class EmbedderService extends Disposable {
     }
     this.setState({ on: false, loading: true, model: spec });
     return Promise.resolve(
-      vscode.window.withProgress({ location, title: `Agent Recall: loading the embedding model ${spec}` }, () =>
+      vscode.window.withProgress({ location, title: `Agent Recall: loading ${modelName(spec) === spec ? `the embedding model ${spec}` : modelName(spec)}` }, () =>
         openEmbedder(spec, this.cacheDir ? { cacheDir: this.cacheDir } : {}),
       ),
     ).then((opened) => this.settle(opened, 'choose-model'));
