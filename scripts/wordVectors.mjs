@@ -15,7 +15,7 @@ const CENTRE_OVER = 50_000; // the mean is taken over the most frequent words, u
 
 // The punctuation class of BertPreTokenizer (transformers.js): Unicode punctuation plus every ASCII symbol.
 // A word containing one of these can never come out of the tokenizer.
-export const PUNCT = '\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E';
+const PUNCT = '\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E';
 const PRODUCIBLE = new RegExp(`^[^\\s${PUNCT}]+$`, 'u');
 
 export function winkVersion() {

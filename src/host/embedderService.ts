@@ -24,8 +24,8 @@ export function modelName(model: string): string {
 }
 
 /**
- * The configured embedding model (agentRecall.embed.model), loaded once per setting value in its worker
- * thread. Nothing reaches the network unasked: a hub model that is not in the extension's cache yet is
+ * The configured embedding model (agentRecall.embed.model), loaded once per setting value (a transformers.js
+ * model in its worker thread). Nothing reaches the network unasked: a hub model that is not in the extension's cache yet is
  * downloaded only after the user ran "Choose Semantic Search Model" (which says what is fetched from where);
  * until then, and whenever a model cannot load, search stays lexical and `state` says why.
  */

@@ -34,7 +34,7 @@ describe('First run: what the Index view says', () => {
       return summary?.semantic.on ? summary : undefined;
     });
     assert.ok(s?.semantic.on, 'semantic search turns on by itself');
-    assert.equal(s.semantic.model, 'built-in:word-vectors-100d@1');
+    assert.equal(s.semantic.model, 'built-in:word-vectors-100d-200k@1');
     const rows = await treeItems(a.views.status);
     const semantic = rows.find((r) => labelOf(r.item) === 'Semantic search: on');
     assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));

@@ -38,7 +38,7 @@ describe('First run and everyday use in the workbench', function () {
     const banner = frame.locator('.banner', { hasText: /Semantic search (off|on)/ });
     await banner.waitFor({ timeout: 15_000 });
     assert.doesNotMatch((await banner.textContent()) ?? '', /Semantic search[^]*Semantic search/, 'the banner says it once');
-    // the default model, named as people read it (not its stored id, built-in:word-vectors-100d@1)
+    // the default model, named as people read it (not its stored id, built-in:word-vectors-100d-200k@1)
     const on = frame.locator('.banner', { hasText: /Semantic search on/ });
     await on.waitFor({ timeout: 15_000 });
     assert.match((await on.textContent()) ?? '', /Semantic search on \(the built-in model\)/);

@@ -208,7 +208,7 @@ describe('CLI: search, batch, eval, embed', () => {
     const r = await run(['index', '--root', FIXTURES, '--db', store, '--embed-model', 'built-in', '--json', '--quiet']);
     assert.equal(r.code, 0, r.err.join('\n'));
     const report = JSON.parse(r.out[0]!) as { stats: { exchanges: number }; embedded: { modelId: string; embedded: { core: number } } };
-    assert.equal(report.embedded.modelId, 'built-in:word-vectors-100d@1');
+    assert.equal(report.embedded.modelId, 'built-in:word-vectors-100d-200k@1');
     assert.equal(report.embedded.embedded.core, report.stats.exchanges);
     // a vector mode without --embed-model: the store says which model, and the built-in one needs no folder
     const s = JSON.parse((await run(['search', '--db', store, '--mode', 'core/vector', '--json', 'vegetable garden'])).out[0]!) as { semantic: boolean; notice?: string; hits: unknown[] };

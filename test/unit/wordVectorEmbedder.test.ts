@@ -52,7 +52,7 @@ describe('the built-in model (word vectors shipped in the extension)', () => {
     assert.equal(isHubModel(BUILTIN_MODEL), false);
     const opened = await openEmbedder(BUILTIN_MODEL);
     assert.equal(opened.notice, undefined);
-    assert.equal(opened.embedder?.modelId, 'built-in:word-vectors-100d@1');
+    assert.equal(opened.embedder?.modelId, 'built-in:word-vectors-100d-200k@1');
     assert.equal(opened.embedder?.dimension, 100);
     await opened.embedder?.dispose();
   });

