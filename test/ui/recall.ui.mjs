@@ -271,7 +271,11 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
   it('brings the panel (with its query) and the viewer back after a window reload', async () => {
     const query = await (await recallFrame(page)).locator('#query').inputValue();
     const title = ((await (await viewerFrame(page)).locator('h1').textContent()) ?? '').slice(0, 20);
-    await page.reload();
+    // VS Code's own reload: it saves the workbench's state (the panel's query with it) before it reloads; a browser
+    // refresh leaves that to an asynchronous storage write, which a fast reload can beat (seen once in CI)
+    const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 90_000 });
+    await runCommand(page, 'Developer: Reload Window');
+    await reloaded;
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
     const frame = await recallFrame(page);
     await frame.locator('.candidate').first().waitFor({ timeout: 30_000 });
