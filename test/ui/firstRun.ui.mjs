@@ -62,6 +62,20 @@ describe('First run and everyday use in the workbench', function () {
     assert.ok(shown.some((s) => s.includes('Agent Recall: Choose Semantic Search Model')), shown.join(' | '));
   });
 
+  it('"Choose Semantic Search Model" offers the built-in model first, a download and a local folder, and fetches nothing unasked', async () => {
+    await runCommand(page, 'Agent Recall: Choose Semantic Search Model');
+    const box = page.locator('.monaco-dialog-box', { hasText: 'Which model should semantic search use?' }).first();
+    await box.waitFor({ timeout: 10_000 });
+    const buttons = (await box.locator('.monaco-button').allTextContents()).map((t) => t.trim()).filter(Boolean);
+    for (const b of ['Use Built-in Model', 'Download Model', 'Choose Local Folder…']) assert.ok(buttons.includes(b), buttons.join(' | '));
+    assert.match((await box.textContent()) ?? '', /built-in model .* needs no download/);
+    await screenshot(page, 'choose-semantic-model');
+    await box.locator('.monaco-button', { hasText: /^Use Built-in Model$/ }).first().click();
+    await box.waitFor({ state: 'hidden', timeout: 10_000 });
+    const index = await waitForView(page, 'Index');
+    assert.match(await waitForTreeItem(index, /Semantic search: on/, 15_000), /built-in \(100-d\)/);
+  });
+
   it('offers a walkthrough: where memories come from, the recall key, semantic search, LLM distillation', async () => {
     await runCommand(page, 'Welcome: Open Walkthrough...');
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get started with Agent Recall' }).first();
