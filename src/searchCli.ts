@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Embedder } from './core/embed/embedder';
-import { BUILTIN_MODEL, DEFAULT_EMBED_MODEL, namedModel, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
+import { BUILTIN_MODEL, DEFAULT_EMBED_MODEL, isBuiltinModel, namedModel, type OpenedEmbedder, openEmbedder } from './core/embed/openEmbedder';
 import { RecallError } from './core/errors';
 import { parseEvalQueries } from './core/eval/metrics';
 import { type EvalConfig, runEval } from './core/eval/runEval';
@@ -58,7 +58,7 @@ export const EVAL_FUSIONS: readonly FusionName[] = ['rrf', 'combmnz', 'additive'
 function modelSpec(o: SearchOptions, recorded?: string): { spec?: string; notice?: string } {
   const given = namedModel(o['embed-model']);
   if (given !== undefined) return { spec: given };
-  if (recorded?.startsWith(`${BUILTIN_MODEL}:`)) return { spec: BUILTIN_MODEL };
+  if (recorded && isBuiltinModel(recorded)) return { spec: BUILTIN_MODEL };
   if (recorded?.startsWith('local:')) {
     return { notice: `The stored vectors come from the local model folder "${recorded.slice('local:'.length)}"; pass its folder with --embed-model (or $AGENT_RECALL_EMBED_MODEL)` };
   }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BUILTIN_MODEL, isHubModel, type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
+import { isBuiltinModel, isHubModel, type OpenedEmbedder, openEmbedder } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import { Disposable } from './lifecycle';
 import { log } from './log';
@@ -20,7 +20,7 @@ export type SemanticState =
 
 /** A model as people read it: the built-in one by that name, not its versioned id. */
 export function modelName(model: string): string {
-  return model === BUILTIN_MODEL || model.startsWith(`${BUILTIN_MODEL}:`) ? 'the built-in model' : model;
+  return isBuiltinModel(model) ? 'the built-in model' : model;
 }
 
 /**

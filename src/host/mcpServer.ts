@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { BUILTIN_MODEL, isHubModel, resolveModelSpec } from '../core/embed/openEmbedder';
+import { isHubModel, resolveModelSpec } from '../core/embed/openEmbedder';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
 import { log } from './log';
@@ -109,8 +109,7 @@ export class McpServerProvider implements vscode.Disposable {
   private modelArgs(): string[] {
     const model = this.config.embedModel;
     if (model === '') return [];
-    if (model === BUILTIN_MODEL) return ['--embed-model', model];
-    // a folder as the host resolves it: the server's working directory is VS Code's choice
+    // a folder as the host resolves it (the server's working directory is VS Code's choice), or built-in
     return isHubModel(model) ? ['--embed-model', model, '--model-cache', this.modelCache] : ['--embed-model', resolveModelSpec(model)];
   }
 

@@ -7,7 +7,7 @@ import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder'
 import { createVectorTable, fromBlob, loadVectorExtension, nearest, putVector, toBlob } from '../../src/core/store/vectors';
 import { RecallError } from '../../src/core/errors';
 import { Db } from '../../src/core/store/db';
-import { tempDir } from './helpers';
+import { cosine, rejectsUnavailable, tempDir } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const MODEL = path.join(ROOT, '.cache/models/wink-static-100d');
@@ -19,24 +19,8 @@ function ensureModel(): void {
   if (r.status !== 0) throw new Error(`building the test model failed: ${r.stderr || r.error?.message}`);
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
 function norm(a: Float32Array): number {
   return Math.sqrt(cosine(a, a));
-}
-
-async function rejectsUnavailable(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (err: unknown) => {
-    assert.ok(err instanceof RecallError, `a RecallError, got ${String(err)}`);
-    assert.equal(err.code, 'model-unavailable');
-    assert.match(err.message, pattern);
-    assert.match(err.message, /lexical search still works/);
-    return true;
-  });
 }
 
 describe('TransformersEmbedder on the local static model', () => {

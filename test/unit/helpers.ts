@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { RecallError } from '../../src/core/errors';
 import type { Conversation, Message, MessageKind, ToolCall, ToolResult } from '../../src/core/model';
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
@@ -44,4 +46,22 @@ export function conversation(messages: Message[], project = '/home/dev/shop'): C
     meta: { agent: 'claude-code', sessionId: 's1', project, isSubagent: false, line: 1 },
     messages,
   };
+}
+
+/** Dot product; the cosine of two unit vectors. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+/** A model that cannot run rejects with RecallError('model-unavailable'), says why, and that search stays lexical. */
+export async function rejectsUnavailable(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (err: unknown) => {
+    assert.ok(err instanceof RecallError, `a RecallError, got ${String(err)}`);
+    assert.equal(err.code, 'model-unavailable');
+    assert.match(err.message, pattern);
+    assert.match(err.message, /lexical search still works/);
+    return true;
+  });
 }

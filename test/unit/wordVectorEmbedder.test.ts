@@ -3,29 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BUILTIN_MODEL, builtinModelDir, isHubModel, openEmbedder } from '../../src/core/embed/openEmbedder';
+import { BUILTIN_MODEL, builtinModelDir, isBuiltinModel, isHubModel, openEmbedder, resolveModelSpec } from '../../src/core/embed/openEmbedder';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
-import { RecallError } from '../../src/core/errors';
-import { tempDir } from './helpers';
+import { cosine, rejectsUnavailable, tempDir } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const BUILTIN = path.join(ROOT, 'dist/models/word-vectors-100d');
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-async function rejectsUnavailable(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (err: unknown) => {
-    assert.ok(err instanceof RecallError && err.code === 'model-unavailable', String(err));
-    assert.match(err.message, pattern);
-    assert.match(err.message, /lexical search still works/);
-    return true;
-  });
-}
 
 describe('the built-in model (word vectors shipped in the extension)', () => {
   let builtin: WordVectorEmbedder;
@@ -50,9 +34,15 @@ describe('the built-in model (word vectors shipped in the extension)', () => {
   test('is what `built-in` opens, found beside the code; it is neither a hub id nor a folder', async () => {
     assert.equal(builtinModelDir(), BUILTIN);
     assert.equal(isHubModel(BUILTIN_MODEL), false);
+    // not even where a folder of that name exists
+    const cwd = tempDir('builtin-cwd-');
+    mkdirSync(path.join(cwd, BUILTIN_MODEL));
+    assert.equal(resolveModelSpec(BUILTIN_MODEL, cwd), BUILTIN_MODEL);
+    assert.equal(isHubModel(BUILTIN_MODEL, cwd), false);
     const opened = await openEmbedder(BUILTIN_MODEL);
     assert.equal(opened.notice, undefined);
     assert.equal(opened.embedder?.modelId, 'built-in:word-vectors-100d-200k@1');
+    assert.ok(isBuiltinModel(opened.embedder!.modelId) && isBuiltinModel(BUILTIN_MODEL) && !isBuiltinModel('Xenova/all-MiniLM-L6-v2'));
     assert.equal(opened.embedder?.dimension, 100);
     await opened.embedder?.dispose();
   });

@@ -5,18 +5,20 @@ import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
 import { TransformersEmbedder } from './transformersEmbedder';
 import { USE_LITE_MODEL, UseEmbedder } from './useEmbedder';
-import { BUILTIN_MODEL, BUILTIN_MODEL_DIR, WordVectorEmbedder } from './wordVectorEmbedder';
+import { BUILTIN_MODEL, BUILTIN_MODEL_DIR, isBuiltinModel, WordVectorEmbedder } from './wordVectorEmbedder';
 
-export { BUILTIN_MODEL };
+export { BUILTIN_MODEL, isBuiltinModel };
 
 /** The paper's model (384-d); downloaded from the Hugging Face hub on first use. */
 export const DEFAULT_EMBED_MODEL = 'Xenova/all-MiniLM-L6-v2';
 
 /**
  * A model setting as the user writes it -> what TransformersEmbedder loads: an absolute folder for a
- * path (absolute, `./…`, `~/…`, or an existing folder), else a hub id (`org/name`).
+ * path (absolute, `./…`, `~/…`, or an existing folder), else a hub id (`org/name`). `built-in` stays itself,
+ * never a folder of that name.
  */
 export function resolveModelSpec(spec: string, cwd = process.cwd()): string {
+  if (spec === BUILTIN_MODEL) return spec;
   if (spec.startsWith('~/')) return path.join(homedir(), spec.slice(2));
   if (path.isAbsolute(spec) || spec.startsWith('./') || spec.startsWith('../')) return path.resolve(cwd, spec);
   const local = path.resolve(cwd, spec);

@@ -5,6 +5,10 @@ import type { Embedder } from './embedder';
 
 /** The setting value (and --embed-model) of the model that ships inside the extension. */
 export const BUILTIN_MODEL = 'built-in';
+/** `built-in` itself, or the id of vectors it made (`built-in:word-vectors-100d-200k@1`, as a store records it). */
+export function isBuiltinModel(spec: string): boolean {
+  return spec === BUILTIN_MODEL || spec.startsWith(`${BUILTIN_MODEL}:`);
+}
 /** Its folder under the extension (or repository) root, written by scripts/buildBuiltinModel.mjs at build time. */
 export const BUILTIN_MODEL_DIR = 'dist/models/word-vectors-100d';
 
