@@ -61,3 +61,45 @@ export function hangulQueryWord(word: string): string | undefined {
   }
   return word;
 }
+
+/**
+ * Word characters (letters, digits, marks: what the index's tokenizer keeps) looked up for ASCII, the most
+ * of any transcript, instead of running a Unicode regular expression on each character.
+ */
+const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
+
+/** Whether an ASCII code (below 128) is a word character. */
+export function isAsciiWordCode(code: number): boolean {
+  return ASCII_WORD[code] === 1;
+}
+
+/** Whether the code unit at `i` is a word character (a lone surrogate is not). */
+export function isWordUnit(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  return code < 128 ? ASCII_WORD[code] === 1 : WORD_CHAR.test(text[i]!);
+}
+
+/** Whether the character ending just before `at` is a word character (a whole surrogate pair counts). */
+export function isWordCharBefore(text: string, at: number): boolean {
+  if (at === 0) return false;
+  const low = text.charCodeAt(at - 1);
+  if (low < 128) return ASCII_WORD[low] === 1;
+  const ch = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? text.slice(at - 2, at) : text[at - 1]!;
+  return WORD_CHAR.test(ch);
+}
+
+/** Where the word going on at `i` ends: the first character from `i` that is not a word character. */
+export function wordEnd(text: string, i: number): number {
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) {
+      WORD_REST.lastIndex = i;
+      return i + WORD_REST.exec(text)![0].length;
+    }
+    if (ASCII_WORD[code] !== 1) return i;
+    i++;
+  }
+  return i;
+}

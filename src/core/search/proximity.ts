@@ -1,5 +1,5 @@
 import { ROLE_LABEL_RE } from '../render';
-import { isUnspacedWord } from '../words';
+import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
 import type { Scored } from './lexical';
 
 /**
@@ -27,8 +27,6 @@ export const PROXIMITY_CHARS = 16_000;
 /** Eight words never span more characters than this (beyond it, words are not counted). */
 const MAX_NEAR_CHARS = 400;
 
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
-const WORD_REST = /[\p{L}\p{N}\p{M}]*/uy;
 /** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
 const MAX_OCCURRENCES = 200;
 
@@ -119,7 +117,7 @@ function wordsBetween(text: string, from: number, to: number): number {
     const code = text.charCodeAt(i);
     let width = 1;
     let word: boolean;
-    if (code < 128) word = ASCII_WORD[code] === 1;
+    if (code < 128) word = isAsciiWordCode(code);
     else {
       const point = text.codePointAt(i)!;
       width = point > 0xffff ? 2 : 1;
@@ -133,29 +131,7 @@ function wordsBetween(text: string, from: number, to: number): number {
   return words;
 }
 
-/** The ASCII word characters (letters and digits), looked up instead of running WORD_CHAR on each character. */
-const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
 const WORD_POINT = /^[\p{L}\p{N}\p{M}]$/u;
-
-/** Whether the code unit at `i` is a word character (WORD_CHAR, on that one code unit). */
-function isWordUnit(text: string, i: number): boolean {
-  const code = text.charCodeAt(i);
-  return code < 128 ? ASCII_WORD[code] === 1 : WORD_CHAR.test(text[i]!);
-}
-
-/** Where the word going on at `i` ends (WORD_REST from `i`). */
-function wordEnd(text: string, i: number): number {
-  while (i < text.length) {
-    const code = text.charCodeAt(i);
-    if (code >= 128) {
-      WORD_REST.lastIndex = i;
-      return i + WORD_REST.exec(text)![0].length;
-    }
-    if (ASCII_WORD[code] !== 1) return i;
-    i++;
-  }
-  return i;
-}
 
 /**
  * Where `term`'s word stands in `lower`: words with the same base (wordBase), or for a prefix term (`word*`)

@@ -1,5 +1,5 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
-import { isUnspacedWord } from '../words';
+import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
 import { stem } from './terms';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
@@ -21,7 +21,7 @@ export interface Snippet {
  * the start of the text, unmarked.
  */
 export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS): Snippet {
-  const text = verbatim.replace(/[\u0001\u0002]/g, ' ');
+  const text = /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
   const stems = [...new Set(terms.map(stem))].filter((s) => s.length > 0);
   const matches = findMatches(text, stems);
   const found = new Set(matches.map((m) => m.term));
@@ -45,7 +45,7 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
 
 /** `at`, or the start of the next word when `at` falls inside one, never past `limit` (the first match). */
 function wordStart(text: string, at: number, limit: number): number {
-  if (at === 0 || at >= text.length || !WORD_CHAR.test(text[at - 1]!) || !WORD_CHAR.test(text[at]!)) return at;
+  if (at === 0 || at >= text.length || !isWordUnit(text, at - 1) || !isWordUnit(text, at)) return at;
   const space = text.slice(at, limit).search(/\s/);
   return space < 0 ? at : at + space + 1;
 }
@@ -65,8 +65,6 @@ interface Match {
   readonly end: number;
   readonly term: string;
 }
-
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
 /**
  * The words of `text` that begin with a stem, in text order, at most MAX_MATCHES; a word two stems begin
@@ -96,24 +94,6 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
     .sort((a, b) => a[0] - b[0])
     .slice(0, MAX_MATCHES)
     .map(([start, m]) => ({ start, end: m.end, term: stems[m.rank]! }));
-}
-
-function isWordCharBefore(s: string, at: number): boolean {
-  if (at === 0) return false;
-  const low = s.charCodeAt(at - 1);
-  const ch = low >= 0xdc00 && low <= 0xdfff && at >= 2 ? s.slice(at - 2, at) : s[at - 1]!;
-  return WORD_CHAR.test(ch);
-}
-
-function wordEnd(s: string, from: number): number {
-  let i = from;
-  while (i < s.length) {
-    const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    if (!WORD_CHAR.test(ch)) break;
-    i += ch.length;
-  }
-  return i;
 }
 
 /**
