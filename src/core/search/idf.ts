@@ -106,17 +106,17 @@ export class TermStats {
    * Drops the cache when the store changed: `total_changes()` counts this connection's writes and
    * `data_version` other connections' (both O(1), asked in one statement); only then are the exchanges
    * counted again. A searcher calls it once per search: `split`, `idf` and `lexicalWeight` then answer from
-   * the same statistics, with no statement of their own for a cached word.
+   * the same statistics, with no statement of their own for a cached word. Returns whether the store changed.
    */
-  async refresh(): Promise<void> {
+  async refresh(): Promise<boolean> {
     const now = await this.db.get<{ t: number; v: number }>('SELECT total_changes() AS t, data_version AS v FROM pragma_data_version');
     const stamp = `${now?.t ?? 0}:${now?.v ?? 0}`;
-    if (stamp !== this.stamp) {
-      this.shares.clear();
-      this.stamp = stamp;
-      this.total = (await this.db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
-      await this.chooseSample();
-    }
+    if (stamp === this.stamp) return false;
+    this.shares.clear();
+    this.stamp = stamp;
+    this.total = (await this.db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
+    await this.chooseSample();
+    return true;
   }
 
   /** Row numbers are dense but for deletions, so equal steps of row numbers hold about equal shares. */

@@ -17,6 +17,7 @@ import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
 import { vectorSearch } from './vector';
+import { DistanceBounds } from './distanceBound';
 
 /**
  * Chosen by measurement on the dev queries (README, "Choosing the default"). Without a model: BM25 on
@@ -57,9 +58,21 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
 
   const stats = new TermStats(db);
+  const bounds = new DistanceBounds(db);
+
+  /** vectorObstacle's answers since the store last changed (two statements a search saved). */
+  const obstacles = new Map<Layer, Promise<string | undefined>>();
+  function vectorObstacle(layer: Layer): Promise<string | undefined> {
+    let known = obstacles.get(layer);
+    if (!known) {
+      obstacles.set(layer, (known = findVectorObstacle(layer)));
+      known.catch(() => obstacles.delete(layer)); // a failed read is asked again
+    }
+    return known;
+  }
 
   /** Why vectors of `layer` cannot be used now, or undefined when they can. */
-  async function vectorObstacle(layer: Layer): Promise<string | undefined> {
+  async function findVectorObstacle(layer: Layer): Promise<string | undefined> {
     if (!embedder) return options.embedderNotice ?? 'No embedding model is configured';
     if (!store.vectorsAvailable) return store.vectorError ?? 'sqlite-vec is not loaded';
     const space = await storedVectorSpace(db);
@@ -120,7 +133,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
-    return vectorSearch(db, spec.layer, queryVector, k, filter);
+    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds);
   }
 
   interface ShapeContext {
@@ -197,8 +210,12 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const perConversation = query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
 
+      // once: the split, proximity's IDF, adaptive fusion and the plan share the statistics of this moment
+      if (await stats.refresh()) {
+        obstacles.clear();
+        bounds.storeChanged();
+      }
       let { specs, notice } = await plan(mode);
-      await stats.refresh(); // once: the split, proximity's IDF and adaptive fusion share its statistics
       const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
       /** The query's vector, embedded when a vector signal first needs it. */

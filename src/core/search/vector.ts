@@ -1,6 +1,7 @@
 import { VECTOR_TABLES } from '../store/vectorStore';
 import { nearest } from '../store/vectors';
 import type { Db } from '../store/db';
+import type { DistanceBounds } from './distanceBound';
 import type { SqlFilter } from './filters';
 import type { Scored } from './lexical';
 import type { Layer } from './types';
@@ -14,15 +15,21 @@ const CHUNKS_PER_EXCHANGE = 4;
 
 /**
  * Vector search on one layer: exact KNN over the layer's vec0 table (brute force; see the benchmark in
- * README, "KNN strategy"), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
+ * README, "KNN strategy"; `bounds` makes it cheaper, not approximate), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
  * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
  * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
  */
-export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k: number, filter?: SqlFilter): Promise<Scored[]> {
+export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k: number, filter?: SqlFilter, bounds?: DistanceBounds): Promise<Scored[]> {
   if (!query.some((x) => x !== 0)) return [];
   const perExchange = layer === 'verbatim' ? CHUNKS_PER_EXCHANGE : 1;
   const knnK = Math.min(MAX_K, k * perExchange * (filter ? FILTER_OVERFETCH : 1));
-  const knn = await nearest(db, VECTOR_TABLES[layer], query, knnK);
+  const within = await bounds?.bound(layer, query, knnK);
+  let knn = await nearest(db, VECTOR_TABLES[layer], query, knnK, within);
+  if (within !== undefined && knn.length < knnK) {
+    // the bound left some of the k nearest out (or the layer holds fewer): the exact answer, unbounded
+    bounds!.missed(layer);
+    knn = await nearest(db, VECTOR_TABLES[layer], query, knnK);
+  }
   if (knn.length === 0) return [];
   const ids = JSON.stringify(knn.map((h) => h.rowid));
   const where = filter ? `AND ${filter.sql}` : '';

@@ -1,6 +1,6 @@
 import type { Layer } from '../model';
 import type { Db } from './db';
-import { createVectorTable } from './vectors';
+import { createVectorTable, fromBlob } from './vectors';
 
 /**
  * Where the store keeps its vectors: one vec0 table per layer, all in the one vector space named by
@@ -61,6 +61,28 @@ function validRowids(layer: Layer): { sql: string; params: string[] } {
   return layer === 'verbatim'
     ? { sql: 'SELECT id AS rid FROM verbatim_chunks', params: [] }
     : { sql: 'SELECT exchange_n AS rid FROM vector_rows WHERE layer = ?', params: [layer] };
+}
+
+/** How many vectors `layer` holds (of current exchanges, chunks or distilled texts). */
+export async function vectorCount(db: Db, layer: Layer): Promise<number> {
+  const valid = validRowids(layer);
+  return (await db.get<{ c: number }>(`SELECT count(*) AS c FROM (${valid.sql})`, valid.params))?.c ?? 0;
+}
+
+/**
+ * About `size` of a layer's vectors, evenly spread over its rows (old and new exchanges talk of different
+ * things), and how many vectors the layer holds.
+ */
+export async function sampleVectors(db: Db, layer: Layer, size: number): Promise<{ vectors: Float32Array[]; total: number }> {
+  if (!(await hasVectorTable(db, layer))) return { vectors: [], total: 0 };
+  const valid = validRowids(layer);
+  const total = await vectorCount(db, layer);
+  const rows = await db.all<{ embedding: Uint8Array }>(
+    `SELECT embedding FROM ${VECTOR_TABLES[layer]} WHERE rowid IN
+       (SELECT rid FROM (SELECT rid, row_number() OVER (ORDER BY rid) AS i FROM (${valid.sql})) WHERE i % ? = 0)`,
+    [...valid.params, Math.max(1, Math.floor(total / size))],
+  );
+  return { vectors: rows.map((r) => fromBlob(r.embedding)), total };
 }
 
 /**

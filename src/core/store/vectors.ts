@@ -67,12 +67,17 @@ export interface VectorHit {
   readonly distance: number;
 }
 
-/** The `k` nearest rows to `query`, nearest first. */
-export async function nearest(db: Db, table: string, query: Float32Array, k: number): Promise<VectorHit[]> {
+/**
+ * The `k` nearest rows to `query`, nearest first; with `within`, only those at most that far (fewer than
+ * `k` when fewer are that near). vec0 drops the farther ones before keeping its k best, which is most of
+ * a KNN's cost at k = 100 (search/distanceBound.ts).
+ */
+export async function nearest(db: Db, table: string, query: Float32Array, k: number, within?: number): Promise<VectorHit[]> {
   checkTable(table);
   if (!Number.isInteger(k) || k < 1) throw new RecallError('bad-argument', `Bad k ${k}`);
+  const bounded = within !== undefined && Number.isFinite(within);
   return db.all<VectorHit>(
-    `SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
-    [toBlob(query), k],
+    `SELECT rowid, distance FROM ${table} WHERE embedding MATCH ? AND k = ?${bounded ? ' AND distance <= ?' : ''} ORDER BY distance`,
+    bounded ? [toBlob(query), k, within] : [toBlob(query), k],
   );
 }
