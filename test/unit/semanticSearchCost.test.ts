@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { embedStore } from '../../src/core/embed/stage';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
-import { boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
+import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
 import { createSearcher } from '../../src/core/search/searcher';
 import { vectorSearch } from '../../src/core/search/vector';
 import type { Db } from '../../src/core/store/db';
@@ -79,8 +79,10 @@ describe('the distance bound of a KNN query (exact, cheaper)', () => {
 describe('semantic search at a larger store: the bound and the plan (built-in model)', () => {
   let embedder: WordVectorEmbedder;
   let fx: Fixture;
-  // twice the sample: the sample is every second vector, the bound a statistical one
+  // twice the sample: the sample is every second vector, the bound a statistical one; k as large as a
+  // filtered search's (FILTER_OVERFETCH), so that N * k reaches BOUNDED_FROM
   const COUNT = 2 * SAMPLE_SIZE + 100;
+  const K = 1000;
 
   before(async () => {
     const r = spawnSync(process.execPath, ['scripts/buildBuiltinModel.mjs'], { cwd: ROOT, encoding: 'utf8' });
@@ -101,13 +103,13 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     for (let q = 0; q < 40; q++) {
       const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
       const [vector] = await embedder.embed([text]);
-      const exact = await vectorSearch(fx.store.db, 'core', vector!, 100);
+      const exact = await vectorSearch(fx.store.db, 'core', vector!, K);
       let fast: Awaited<ReturnType<typeof vectorSearch>> = [];
       const sql = await statementsOf(fx.store.db, async () => {
-        fast = await vectorSearch(fx.store.db, 'core', vector!, 100, undefined, bounds);
+        fast = await vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds);
       });
       assert.deepEqual(fast, exact, text);
-      assert.equal(exact.length, 100);
+      assert.equal(exact.length, K);
       const knn = sql.filter((s) => /embedding MATCH/.test(s));
       if (knn.length === 1 && /AND distance <= \?/.test(knn[0]!)) bounded++; // the bound alone sufficed
     }
@@ -117,16 +119,24 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('a sample of about SAMPLE_SIZE vectors is read once, not per search', async () => {
     const bounds = new DistanceBounds(fx.store.db);
     const [vector] = await embedder.embed(['database migration']);
-    const first = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, 100, undefined, bounds));
+    const first = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
     assert.equal(sampling(first), 1);
-    const second = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, 100, undefined, bounds));
+    const second = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
     assert.equal(sampling(second), 0);
   });
 
   test('a query of another dimension (the store embedded again by another model) gets no bound', async () => {
     const bounds = new DistanceBounds(fx.store.db);
-    assert.equal(await bounds.bound('core', new Float32Array(8).fill(0.3), 100), undefined);
+    assert.equal(await bounds.bound('core', new Float32Array(8).fill(0.3), K), undefined);
+  });
+
+  test('a layer too small for the bound to pay (N * k under BOUNDED_FROM) is not even sampled', async () => {
+    assert.ok(COUNT * 100 < BOUNDED_FROM && COUNT * K >= BOUNDED_FROM);
+    const bounds = new DistanceBounds(fx.store.db);
+    const [vector] = await embedder.embed(['database migration']);
+    const sql = await statementsOf(fx.store.db, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
+    assert.deepEqual(sql.filter((s) => /row_number\(\)/.test(s)), []);
   });
 
   test('with a plan the store has not changed since, a search asks neither for the model nor for vector rows', async () => {
@@ -144,36 +154,36 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const bounds = new DistanceBounds(fx.store.db);
     const [vector] = await embedder.embed(['bread flour oven']);
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
-    await bounds.bound('core', vector!, 100);
+    await bounds.bound('core', vector!, K);
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT max(n) - 100 FROM exchanges)');
     bounds.storeChanged();
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, 100))), 0, '100 of 2,148 fewer: the same sample');
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 0, '100 of 2,148 fewer: the same sample');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 1399 FROM exchanges)');
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, 100))), 0, 'not counted again before the searcher says the store changed');
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 0, 'not counted again before the searcher says the store changed');
     bounds.storeChanged();
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, 100))), 1, '1,400 of 2,048 left: sampled again');
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 1, '1,400 of 2,048 left: sampled again');
   });
 
-
-  test('a bound from a stale sample that lets through fewer than k: asked again unbounded (exact), sampled again next time', async () => {
+  test('a bound from a stale sample that lets through fewer than k: asked again unbounded (exact), the layer counted again next time', async () => {
     const bounds = new DistanceBounds(fx.store.db);
     const [vector] = await embedder.embed(['garden tomato soil']);
-    assert.ok((await bounds.bound('core', vector!, 100)) !== undefined, 'sampled while the layer held all its vectors');
+    assert.ok((await bounds.bound('core', vector!, K)) !== undefined, 'sampled while the layer held 1,400 vectors');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 119 FROM exchanges)');
     await sweepOrphanVectors(fx.store.db);
-    const exact = await vectorSearch(fx.store.db, 'core', vector!, 100);
+    const exact = await vectorSearch(fx.store.db, 'core', vector!, K);
     let fast: Awaited<ReturnType<typeof vectorSearch>> = [];
     const sql = await statementsOf(fx.store.db, async () => {
-      fast = await vectorSearch(fx.store.db, 'core', vector!, 100, undefined, bounds);
+      fast = await vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds);
     });
     assert.deepEqual(fast, exact);
-    assert.equal(exact.length, 100);
+    assert.equal(exact.length, 120, 'all that is left');
     assert.deepEqual(
       sql.filter((s) => /embedding MATCH/.test(s)).map((s) => /distance <=/.test(s)),
       [true, false],
       'the bounded query, then the unbounded one',
     );
-    const later = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, 100, undefined, bounds));
-    assert.equal(later.filter((s) => /row_number\(\)/.test(s)).length, 1, 'sampled again');
+    const later = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
+    assert.equal(later.filter((s) => /count\(\*\)/.test(s)).length, 1, 'counted again');
+    assert.deepEqual(later.filter((s) => /row_number\(\)|distance <=/.test(s)), [], '120 vectors: too few to bound, not sampled');
   });
 });
