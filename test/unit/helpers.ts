@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { RecallError } from '../../src/core/errors';
+import type { Db } from '../../src/core/store/db';
 import type { Conversation, Message, MessageKind, ToolCall, ToolResult } from '../../src/core/model';
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
@@ -64,4 +65,20 @@ export async function rejectsUnavailable(promise: Promise<unknown>, pattern: Reg
     assert.match(err.message, /lexical search still works/);
     return true;
   });
+}
+
+/** The SQL of every statement `db` runs while `fn` runs. */
+export async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const all = db.all.bind(db);
+  const get = db.get.bind(db);
+  db.all = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), all<T>(sql, params as never))) as typeof db.all;
+  db.get = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), get<T>(sql, params as never))) as typeof db.get;
+  try {
+    await fn();
+  } finally {
+    db.all = all;
+    db.get = get;
+  }
+  return seen;
 }

@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { SearchResult } from '../../src/core/search/types';
-import type { Db } from '../../src/core/store/db';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import type { RoomAssignment } from '../../src/core/distill/types';
 import type { FileTouch } from '../../src/core/model';
+import { statementsOf } from './helpers';
 import { type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 
 /**
@@ -15,22 +15,6 @@ import { type FixtureConversation, openFixture, writeConversation } from './sear
  * of wall time, some CPU), a large share of a search at 50K exchanges (README, "Latency"): these tests pin
  * the statements that were merged, by what they read, not by how long they take.
  */
-
-/** The SQL of every statement `db` runs while `fn` runs. */
-async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const all = db.all.bind(db);
-  const get = db.get.bind(db);
-  db.all = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), all<T>(sql, params as never))) as typeof db.all;
-  db.get = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), get<T>(sql, params as never))) as typeof db.get;
-  try {
-    await fn();
-  } finally {
-    db.all = all;
-    db.get = get;
-  }
-  return seen;
-}
 
 /** Two conversations of two exchanges each, all in three rooms (shown: 4 exchanges, 2 conversations), each touching two files. */
 function conversation(file: string, agent: 'claude-code' | 'codex'): FixtureConversation {

@@ -7,28 +7,12 @@ import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
 import { createSearcher } from '../../src/core/search/searcher';
 import { vectorSearch } from '../../src/core/search/vector';
-import type { Db } from '../../src/core/store/db';
 import { sweepOrphanVectors } from '../../src/core/store/vectorStore';
+import { statementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const BUILTIN = path.join(ROOT, 'dist/models/word-vectors-100d');
-
-/** The SQL of every statement `db` runs while `fn` runs. */
-async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const all = db.all.bind(db);
-  const get = db.get.bind(db);
-  db.all = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), all<T>(sql, params as never))) as typeof db.all;
-  db.get = (<T>(sql: string, params?: unknown[]) => (seen.push(sql), get<T>(sql, params as never))) as typeof db.get;
-  try {
-    await fn();
-  } finally {
-    db.all = all;
-    db.get = get;
-  }
-  return seen;
-}
 
 /** A small deterministic generator (mulberry32), so the store is the same on every run. */
 function random(seed: number): () => number {
