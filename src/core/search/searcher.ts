@@ -8,6 +8,7 @@ import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { type Capped, capPerConversation } from './diversity';
+import { DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
@@ -17,7 +18,6 @@ import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
 import { vectorSearch } from './vector';
-import { DistanceBounds } from './distanceBound';
 
 /**
  * Chosen by measurement on the dev queries (README, "Choosing the default"). Without a model: BM25 on

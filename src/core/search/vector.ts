@@ -14,8 +14,9 @@ const FILTER_OVERFETCH = 10;
 const CHUNKS_PER_EXCHANGE = 4;
 
 /**
- * Vector search on one layer: exact KNN over the layer's vec0 table (brute force; see the benchmark in
- * README, "KNN strategy"; `bounds` makes it cheaper, not approximate), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
+ * Vector search on one layer: exact KNN over the layer's vec0 table (brute force, which `bounds` makes
+ * cheaper, not approximate; README, "KNN strategy"), scored by cosine similarity (vectors are unit length:
+ * cos = 1 - d²/2).
  * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
  * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
  */
