@@ -50,7 +50,10 @@ export class WordVectorEmbedder implements Embedder {
   ) {
     this.modelId = `${BUILTIN_MODEL}:${manifest.name}@${manifest.builder}`;
     this.dimension = manifest.dimension;
-    this.rows = new Map(words.map((w, i) => [w, i]));
+    // a loop, not `new Map(entries)`: 200,000 pairs of arrays made the load ~60 ms longer on the host's thread
+    const rows = new Map<string, number>();
+    for (let i = 0; i < words.length; i++) rows.set(words[i]!, i);
+    this.rows = rows;
   }
 
   /** Reads the model folder; a missing or damaged folder rejects with RecallError('model-unavailable'). */
