@@ -227,6 +227,54 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     if (before.trim()) await frame.locator(`#results[data-seq]:not([data-seq="${listed}"])`).waitFor({ state: 'attached', timeout: 10_000 });
   });
 
+  it('high contrast: a pressed chip and the matched words stand out by their border, as the workbench draws toggles and find matches', async () => {
+    await runCommand(page, 'Agent Recall: Recall Past Conversation');
+    const frame = await recallFrame(page);
+    const input = frame.locator('#query');
+    const before = await input.inputValue();
+    await input.fill('coupon');
+    await frame.locator('.candidate .snippet mark').first().waitFor({ timeout: 15_000 });
+    await frame.locator('button.chip', { hasText: /^Claude Code$/ }).click();
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^Claude Code$/ }).waitFor();
+    await frame.locator('.candidate .snippet mark').first().waitFor({ timeout: 10_000 });
+    // the theme picker's own rows, clicked: Enter would take whichever row the palette puts first
+    const theme = async (name) => {
+      const palette = page.locator('.quick-input-widget input.input');
+      await page.keyboard.press('F1');
+      await palette.fill('>Preferences: Color Theme');
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Preferences: Color Theme' }).filter({ hasNotText: 'Browse' }).first().click();
+      await palette.fill(name);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+    };
+    const was = (await page.locator('.monaco-workbench').getAttribute('class'))?.includes('vs-dark') ? 'Dark Modern' : 'Light Modern';
+    await theme('Dark High Contrast');
+    try {
+      await page.locator('.monaco-workbench.hc-black').waitFor({ timeout: 20_000 });
+      // the webview gets the theme's colours as CSS variables, a moment after the workbench
+      const drawn = await frame
+        .waitForFunction(() => {
+          const style = (selector) => getComputedStyle(document.querySelector(selector));
+          const on = style('button.chip[aria-pressed="true"]').borderTopColor;
+          const off = style('button.chip[aria-pressed="false"]').borderTopColor;
+          const mark = style('.candidate .snippet mark');
+          const seen = (colour) => colour && colour !== 'rgba(0, 0, 0, 0)' && colour !== 'transparent';
+          return on !== off && seen(on) && mark.outlineStyle === 'dotted' && seen(mark.outlineColor) ? { on, off, mark: mark.outlineColor } : false;
+        }, undefined, { timeout: 15_000 })
+        .then((h) => h.jsonValue());
+      assert.ok(drawn, 'a pressed chip and a mark have borders of their own');
+      await screenshot(page, 'recall-high-contrast');
+    } finally {
+      await theme(was);
+      await page.locator('.monaco-workbench.hc-black').waitFor({ state: 'detached', timeout: 20_000 });
+    }
+    await frame.locator('button.chip[aria-pressed="true"]', { hasText: /^Claude Code$/ }).click();
+    await frame.locator('button.chip[aria-pressed="false"]', { hasText: /^Claude Code$/ }).waitFor({ timeout: 10_000 });
+    // leave the query as it was found (see the test above)
+    const seq = await frame.locator('#results').getAttribute('data-seq');
+    await input.fill(before);
+    if (before.trim() && before !== 'coupon') await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 });
+  });
+
   it('expands the rooms tree to an exchange and opens it', async () => {
     await openContainer(page, 'Agent Recall');
     const rooms = await waitForView(page, 'Rooms');
