@@ -59,7 +59,7 @@ export class DistanceBounds {
     let taken = this.samples.get(layer);
     // a store filling up (the first index run) would otherwise keep the bound of its first vectors: loose, slow
     if (taken && drifted((await taken)?.total ?? 0, total)) taken = undefined;
-    if (!taken) this.samples.set(layer, (taken = sampleOf(this.db, layer)));
+    if (!taken) this.samples.set(layer, (taken = sampleOf(this.db, layer, total)));
     const sample = await taken;
     // nothing to sample, the read failed, or vectors of another model (the store was embedded again since)
     if (!sample || sample.dimension !== query.length) return this.missed(layer);
@@ -83,8 +83,9 @@ function drifted(then: number, now: number): boolean {
   return Math.abs(now - then) > DRIFT * then;
 }
 
-async function sampleOf(db: Db, layer: Layer): Promise<Sample | undefined> {
-  const { vectors, total } = await sampleVectors(db, layer, SAMPLE_SIZE).catch(() => ({ vectors: [], total: 0 }));
+/** The layer's sample, read with the count just taken; undefined when nothing could be read (no vec0 table, say). */
+async function sampleOf(db: Db, layer: Layer, total: number): Promise<Sample | undefined> {
+  const vectors = await sampleVectors(db, layer, SAMPLE_SIZE, total).catch((): Float32Array[] => []);
   const dimension = vectors[0]?.length ?? 0;
   if (dimension === 0 || vectors.some((v) => v.length !== dimension)) return undefined;
   const all = new Float32Array(vectors.length * dimension);

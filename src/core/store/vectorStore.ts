@@ -70,19 +70,17 @@ export async function vectorCount(db: Db, layer: Layer): Promise<number> {
 }
 
 /**
- * About `size` of a layer's vectors, evenly spread over its rows (old and new exchanges talk of different
- * things), and how many vectors the layer holds.
+ * About `size` of the `total` vectors of a layer (vectorCount), evenly spread over its rows (old and new
+ * exchanges talk of different things).
  */
-export async function sampleVectors(db: Db, layer: Layer, size: number): Promise<{ vectors: Float32Array[]; total: number }> {
-  if (!(await hasVectorTable(db, layer))) return { vectors: [], total: 0 };
+export async function sampleVectors(db: Db, layer: Layer, size: number, total: number): Promise<Float32Array[]> {
   const valid = validRowids(layer);
-  const total = await vectorCount(db, layer);
   const rows = await db.all<{ embedding: Uint8Array }>(
     `SELECT embedding FROM ${VECTOR_TABLES[layer]} WHERE rowid IN
        (SELECT rid FROM (SELECT rid, row_number() OVER (ORDER BY rid) AS i FROM (${valid.sql})) WHERE i % ? = 0)`,
     [...valid.params, Math.max(1, Math.floor(total / size))],
   );
-  return { vectors: rows.map((r) => fromBlob(r.embedding)), total };
+  return rows.map((r) => fromBlob(r.embedding));
 }
 
 /**
