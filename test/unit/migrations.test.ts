@@ -114,3 +114,17 @@ test("schema 9 marks the Claude Code files holding a subagent's cache warm-up to
     await db.close();
   }
 });
+
+test('schema 10 marks the SpecStory files to be read again, and only those', async () => {
+  const file = path.join(tempDir(), 'v9-specstory.sqlite');
+  await writeStoreAt(9, file);
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (2, '/w/.specstory/history/a.md', 'specstory', 700, 5, 700, 30)`);
+    assert.equal(await migrate(db), 9);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/w/.specstory/history/a.md', size: -1 }]);
+  } finally {
+    await db.close();
+  }
+});

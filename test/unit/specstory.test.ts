@@ -141,6 +141,7 @@ test('a resumed parse continues the conversation it was given', () => {
   const resumed = only(parse(AGENT_FILE, tail, full.meta));
   assert.deepEqual(resumed.meta, full.meta);
   assert.deepEqual(shape(resumed), ['prompt 42-44', 'reply 48-66']);
+  assert.deepEqual(resumed.messages.map((m) => m.uuid), full.messages.slice(2).map((m) => m.uuid), 'the ids a whole-file parse gives');
 });
 
 test('matchesPath takes only .specstory/history markdown; sniff and probeProject', () => {

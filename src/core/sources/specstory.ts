@@ -79,18 +79,29 @@ function parse(input: ParseInput): ParseOutput {
 }
 
 /**
- * SpecStory saves some sessions under two file names (the same chat with a local-time and a UTC name):
- * its messages are identified by what they say (kind, time, text, and which repetition of that it is),
- * not by file and line, so both files give the same exchange ids and the session is one memory.
+ * SpecStory saves some sessions under two file names (the same chat with a local-time and a UTC name, or by
+ * an older version without message times and a newer one with them): its messages are identified by what
+ * is said, not by file, line or time, so both files give the same exchange ids and the session is one memory.
+ * What identifies an exchange is its prompt with the answer that follows it: a bare prompt ("Please
+ * proceed.", "continue") opens many different exchanges, and without message times two of them would share an
+ * id and one would be lost as the other's copy. A reply is identified within its exchange, a repeated one by
+ * which repetition it is. A resumed parse starts at a prompt, so it gives the ids a whole-file parse gives.
  */
 function withContentIds(messages: Message[]): Message[] {
   const seen = new Map<string, number>();
-  return messages.map((m) => {
-    const key = stableId('specstory-message', m.kind, m.timestamp, m.text, JSON.stringify(m.toolCalls));
+  let exchange = '';
+  return messages.map((m, i) => {
+    if (m.kind === 'prompt') exchange = stableId('specstory-exchange', said(m), said(messages[i + 1]));
+    const key = stableId('specstory-message', exchange, said(m));
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
     return { ...m, uuid: stableId(key, n) };
   });
+}
+
+/** What a message says, without where or when it was saved. */
+function said(m: Message | undefined): string {
+  return m ? JSON.stringify([m.kind, m.text, m.toolCalls]) : '';
 }
 
 function readHeaderLine(text: string, header: HeaderFacts): void {

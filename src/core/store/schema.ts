@@ -278,6 +278,13 @@ const MIGRATIONS: readonly Migration[] = [
       WHERE agent = 'claude-code' AND id IN (SELECT source_id FROM exchanges WHERE prompt = 'Warmup');
     `,
   },
+  {
+    // SpecStory exchanges are identified by their prompt with its answer, without message times
+    // (sources/specstory.ts withContentIds): its files are read again whole, which brings back the exchanges
+    // an earlier id lost as another's copy and joins a session saved by two SpecStory versions.
+    version: 10,
+    sql: `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE agent = 'specstory';`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
