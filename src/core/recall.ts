@@ -113,9 +113,15 @@ export async function recall(
   return {
     candidates: result.hits.map((h) => toCandidate(h, now)),
     confidence: result.confidence,
-    ...(result.notice ? { notice: result.notice } : {}),
+    ...(result.notice ? { notice: result.wordsOnly === 'not-embedded' ? NOT_EMBEDDED_YET : result.notice } : {}),
   };
 }
+
+/**
+ * What a person is told while the exchanges have no vectors the model can use (the first index run, a new
+ * model): the search's own notice names modes and tells a CLI user to re-index, which the extension does itself.
+ */
+export const NOT_EMBEDDED_YET = 'Matching words only for now: search by meaning starts once indexing has embedded the exchanges.';
 
 /** "More like this": the query text an exchange stands for (its distilled object, else its prompt). */
 export function moreLikeThisText(d: { core: string; context: string } | undefined, prompt: string | undefined): string {

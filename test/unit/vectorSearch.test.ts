@@ -7,6 +7,7 @@ import { chunkText, embedStore } from '../../src/core/embed/stage';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
 import { storedVectorSpace } from '../../src/core/store/vectorStore';
 import { LAYERS } from '../../src/core/search/modes';
+import { NOT_EMBEDDED_YET, recall } from '../../src/core/recall';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { SearchResult } from '../../src/core/search/types';
 import { CONVERSATIONS, distillFixture, type Fixture, openFixture, writeConversation } from './searchFixture';
@@ -154,7 +155,25 @@ describe('embedding stage and vector search (local static model)', () => {
     const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
     assert.equal(r.semantic, false);
     assert.match(r.notice ?? '', /local:wink-static-100d.*re-index/);
+    assert.equal(r.wordsOnly, 'not-embedded');
     assert.deepEqual(keysOf(r), ['c1']);
+    // the recall panel tells a person what happens next, not which mode fell back to which signal
+    const answer = await recall((q) => searcher.search(q), { text: 'tomatoes' });
+    assert.equal(answer.notice, NOT_EMBEDDED_YET);
+  });
+
+  test('words only, and why: no model, a model that fails on the query; nothing said when vectors took part', async () => {
+    const none = await createSearcher(fx.store).search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
+    assert.equal(none.wordsOnly, 'no-model');
+    const failing: Embedder = { ...renamed(embedder, embedder.modelId), embed: () => Promise.reject(new Error('the model crashed')) };
+    const failed = await createSearcher(fx.store, failing).search({ text: 'tomatoes', mode: 'core/vector' });
+    assert.deepEqual([failed.wordsOnly, failed.semantic], ['model-failed', false]);
+    assert.match(failed.notice ?? '', /the model crashed/);
+    const answer = await recall((q) => createSearcher(fx.store, failing).search({ ...q, mode: 'core/vector' }), { text: 'tomatoes' });
+    assert.match(answer.notice ?? '', /the model crashed/, 'other reasons keep their own words');
+    const fine = await createSearcher(fx.store, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
+    assert.equal(fine.wordsOnly, undefined);
+    assert.equal(fine.notice, undefined);
   });
 
   test('deleted and re-distilled exchanges: vectors never outlive their text, check() sees it, the stage repairs it', async () => {

@@ -16,7 +16,7 @@ import { IDF_FLOOR, type TermSplit, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
-import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher, WordsOnlyReason } from './types';
 import { vectorSearch } from './vector';
 
 /**
@@ -31,6 +31,12 @@ export const DEFAULT_FUSION: FusionName = 'selective';
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_PER_CONVERSATION = 2;
 const MAX_LIMIT = 200;
+
+/** Why a layer's vectors cannot be used now: the reason, and the words for the notice. */
+interface VectorObstacle {
+  readonly reason: WordsOnlyReason;
+  readonly text: string;
+}
 
 export interface SearcherOptions {
   /** The mode of a query that names none: DEFAULT_MODE, or SEMANTIC_MODE with an embedder. */
@@ -61,8 +67,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   const bounds = new DistanceBounds(db);
 
   /** vectorObstacle's answers since the store last changed (two statements a search saved). */
-  const obstacles = new Map<Layer, Promise<string | undefined>>();
-  function vectorObstacle(layer: Layer): Promise<string | undefined> {
+  const obstacles = new Map<Layer, Promise<VectorObstacle | undefined>>();
+  function vectorObstacle(layer: Layer): Promise<VectorObstacle | undefined> {
     let known = obstacles.get(layer);
     if (!known) {
       obstacles.set(layer, (known = findVectorObstacle(layer)));
@@ -72,32 +78,36 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   }
 
   /** Why vectors of `layer` cannot be used now, or undefined when they can. */
-  async function findVectorObstacle(layer: Layer): Promise<string | undefined> {
-    if (!embedder) return options.embedderNotice ?? 'No embedding model is configured';
-    if (!store.vectorsAvailable) return store.vectorError ?? 'sqlite-vec is not loaded';
+  async function findVectorObstacle(layer: Layer): Promise<VectorObstacle | undefined> {
+    if (!embedder) return { reason: 'no-model', text: options.embedderNotice ?? 'No embedding model is configured' };
+    if (!store.vectorsAvailable) return { reason: 'no-vector-extension', text: store.vectorError ?? 'sqlite-vec is not loaded' };
     const space = await storedVectorSpace(db);
-    if (!space) return 'Nothing has been embedded yet (run the indexer with an embedding model)';
+    if (!space) return { reason: 'not-embedded', text: 'Nothing has been embedded yet (run the indexer with an embedding model)' };
     if (space.modelId !== embedder.modelId || space.dimension !== embedder.dimension) {
-      return `The stored vectors come from ${space.modelId} (${space.dimension}-d), not ${embedder.modelId}; re-index to embed again`;
+      return { reason: 'not-embedded', text: `The stored vectors come from ${space.modelId} (${space.dimension}-d), not ${embedder.modelId}; re-index to embed again` };
     }
     const any = await db.get<{ one: number }>('SELECT 1 AS one FROM vector_rows WHERE layer = ? LIMIT 1', [layer]);
-    if (!any) return `The ${layer} layer has no vectors (${VECTOR_TABLES[layer]} is empty)`;
+    if (!any) return { reason: 'not-embedded', text: `The ${layer} layer has no vectors (${VECTOR_TABLES[layer]} is empty)` };
     return undefined;
   }
 
-  /** The signals that can run now, and what was given up (for `notice`). */
-  async function plan(mode: ModeName): Promise<{ specs: SignalSpec[]; notice?: string }> {
+  /** The signals that can run now, and what was given up (for `notice`; `wordsOnly`: the first reason). */
+  async function plan(mode: ModeName): Promise<{ specs: SignalSpec[]; notice?: string; wordsOnly?: WordsOnlyReason }> {
     const wanted = modeSignals(mode);
-    const obstacles: string[] = [];
+    const found: VectorObstacle[] = [];
     const usable: SignalSpec[] = [];
     for (const spec of wanted) {
       const obstacle = spec.mechanism === 'vector' ? await vectorObstacle(spec.layer) : undefined;
       if (obstacle === undefined) usable.push(spec);
-      else if (!obstacles.includes(obstacle)) obstacles.push(obstacle);
+      else if (!found.some((o) => o.text === obstacle.text)) found.push(obstacle);
     }
-    if (obstacles.length === 0) return { specs: usable };
+    if (found.length === 0) return { specs: usable };
     const specs = usable.length > 0 ? usable : lexicalFallback(wanted);
-    return { specs, notice: `${obstacles.map((o) => o.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).` };
+    return {
+      specs,
+      notice: `${found.map((o) => o.text.replace(/\.+$/, '')).join('; ')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`,
+      ...(specs.some((s) => s.mechanism === 'vector') ? {} : { wordsOnly: found[0]!.reason }),
+    };
   }
 
   /**
@@ -215,7 +225,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         obstacles.clear();
         bounds.storeChanged();
       }
-      let { specs, notice } = await plan(mode);
+      let { specs, notice, wordsOnly } = await plan(mode);
       const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
       /** The query's vector, embedded when a vector signal first needs it. */
@@ -226,6 +236,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         } catch (err) {
           // The model died after loading: keep answering, lexically, and say why.
           specs = lexicalFallback(specs);
+          wordsOnly = 'model-failed';
           notice = `${(err as Error).message.replace(/\.+$/, '')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
         }
       };
@@ -264,6 +275,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         confidence: answer.confidence,
         semantic: specs.some((s) => s.mechanism === 'vector'),
         ...(notice ? { notice } : {}),
+        ...(wordsOnly ? { wordsOnly } : {}),
         tookMs: performance.now() - started,
       };
     },

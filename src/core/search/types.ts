@@ -60,8 +60,17 @@ export interface SearchResult {
   readonly semantic: boolean;
   /** Set when something degraded the search (e.g. model unavailable), for the UI to show. */
   readonly notice?: string;
+  /** Why a search meant to match by meaning too matched words only (with `notice`). */
+  readonly wordsOnly?: WordsOnlyReason;
   readonly tookMs: number;
 }
+
+/**
+ * `no-model`: no embedding model is loaded; `model-failed`: it failed on this query; `no-vector-extension`:
+ * sqlite-vec did not load; `not-embedded`: the store holds no vectors this model can use yet (nothing embedded,
+ * another model's, an empty layer), which the next embedding run cures.
+ */
+export type WordsOnlyReason = 'no-model' | 'model-failed' | 'no-vector-extension' | 'not-embedded';
 
 export interface Searcher {
   search(query: SearchQuery): Promise<SearchResult>;
