@@ -15,6 +15,7 @@ const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
   contributes: {
     viewsWelcome: { view: string; contents: string; when?: string }[];
     languageModelTools: { name: string; modelDescription: string }[];
+    menus: { commandPalette: { command: string; when: string }[] };
   };
 };
 
@@ -36,3 +37,8 @@ for (const [where, text] of texts) {
     assert.deepEqual(missing, [], `${where} does not name ${missing.join(', ')}`);
   });
 }
+
+test('"Recall About This File" is offered in the command palette only when an editor shows a file (it failed with "Open a file first.")', () => {
+  const entry = manifest.contributes.menus.commandPalette.find((m) => m.command === 'agentRecall.recallAboutFile');
+  assert.equal(entry?.when, 'resourceSet');
+});
