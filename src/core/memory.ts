@@ -37,7 +37,7 @@ import { type CompressionStats, compressionStats, countPendingDistillation, type
 import type { StoredExchange } from './store/rows';
 import type { IntegrityReport } from './store/integrity';
 import { Store } from './store/store';
-import type { StoreStats } from './store/storeStats';
+import type { StoreCounts, StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
 import type { TableSalvage } from './store/salvage';
 import { countTokens } from './tokens';
@@ -55,7 +55,7 @@ import { countTokens } from './tokens';
  *   recall     recall(request, embedding?) -> candidates shaped for display; moreLikeThis(id) -> query text
  *   read       exchange(id), rawView(id), distilled(id), neighbours(id), listings(ids), recent(n), list(page),
  *              rooms(sort, filter), roomExchanges(room), fileTouchCounts(), fileHistory(path),
- *              digest(budget, query?), stats(), compression(), distillerUsage(), check(), repair()
+ *              digest(budget, query?), stats(), counts(), compression(), distillerUsage(), check(), repair()
  *
  * `embedding` is what a front end has loaded (an embedder, or a notice why none): the searcher built on it
  * is kept while it is the same, since it caches term statistics.
@@ -311,6 +311,11 @@ export class Memory {
     return this.store.stats();
   }
 
+  /** Exchanges and conversations, by agent too: cheap enough to read while an index run writes. */
+  counts(): Promise<StoreCounts> {
+    return this.store.counts();
+  }
+
   compression(): Promise<CompressionStats> {
     return compressionStats(this.store.db);
   }
@@ -332,7 +337,7 @@ export class Memory {
 const DIGEST_ENTRIES = 2000;
 
 export type { RawView } from './rawView';
-export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreStats, StoredExchange };
+export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };
 export { DEFAULT_VECTOR_LAYERS } from './embed/stage';

@@ -19,7 +19,7 @@ import {
 import { type LostSource, lostSources, writeLedger } from './ledger';
 import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
-import { readStats, type StoreStats } from './storeStats';
+import { readCounts, readStats, type StoreCounts, type StoreStats } from './storeStats';
 import { migrate, SCHEMA_VERSION } from './schema';
 import { indexExchanges } from './exchangeFts';
 import { mergeFtsSegments } from './ftsSegments';
@@ -470,6 +470,11 @@ export class Store {
    */
   stats(): Promise<StoreStats> {
     return this.db.snapshot(() => readStats(this.db));
+  }
+
+  /** The headline counts as one snapshot, cheap at any size (stats() reads every text). */
+  counts(): Promise<StoreCounts> {
+    return this.db.snapshot(() => readCounts(this.db));
   }
 
   async listExchanges(options: { limit?: number; offset?: number } = {}): Promise<ExchangeSummary[]> {

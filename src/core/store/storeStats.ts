@@ -22,15 +22,29 @@ export interface StoreStats {
   readonly dates: { readonly oldest?: string; readonly newest?: string };
 }
 
-/** Counts over the whole store; the caller reads them as one snapshot. */
-export async function readStats(db: Db): Promise<StoreStats> {
-  const one = async (sql: string): Promise<number> => (await db.get<{ v: number | null }>(sql))?.v ?? 0;
+/** The headline counts, cheap at any size (no text is read): what an indexing run in progress shows. */
+export type StoreCounts = Pick<StoreStats, 'conversations' | 'exchanges' | 'exchangesByAgent'>;
+
+const one = async (db: Db, sql: string): Promise<number> => (await db.get<{ v: number | null }>(sql))?.v ?? 0;
+
+/** The headline counts; the caller reads them as one snapshot. */
+export async function readCounts(db: Db): Promise<StoreCounts> {
   const byAgent: Partial<Record<AgentKind, number>> = {};
   for (const r of await db.all<{ agent: AgentKind; c: number }>(
     'SELECT c.agent, count(*) AS c FROM exchanges e JOIN conversations c ON c.id = e.conversation_id GROUP BY c.agent',
   )) {
     byAgent[r.agent] = r.c;
   }
+  return {
+    // conversations holding an exchange: a copy's file keeps a conversation row whose exchanges are another's
+    conversations: await one(db, 'SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
+    exchanges: await one(db, 'SELECT count(*) AS v FROM exchanges'),
+    exchangesByAgent: byAgent,
+  };
+}
+
+/** Counts over the whole store; the caller reads them as one snapshot. */
+export async function readStats(db: Db): Promise<StoreStats> {
   const skipped: SkipCounts = {};
   for (const r of await db.all<{ reason: SkipReason; c: number }>(
     'SELECT reason, count(*) AS c FROM skipped_lines GROUP BY reason',
@@ -38,18 +52,15 @@ export async function readStats(db: Db): Promise<StoreStats> {
     skipped[r.reason] = r.c;
   }
   return {
-    sources: await one('SELECT count(*) AS v FROM sources'),
-    // conversations holding an exchange: a copy's file keeps a conversation row whose exchanges are another's
-    conversations: await one('SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
-    exchanges: await one('SELECT count(*) AS v FROM exchanges'),
-    exchangesByAgent: byAgent,
+    sources: await one(db, 'SELECT count(*) AS v FROM sources'),
+    ...(await readCounts(db)),
     skippedLines: skipped,
-    droppedExchanges: await one('SELECT count(*) AS v FROM dropped_exchanges'),
-    droppedPrompts: await one('SELECT sum(prompts) AS v FROM dropped_exchanges'),
-    verbatimChars: await one('SELECT sum(length(verbatim)) AS v FROM exchanges'),
-    verbatimTokens: await one('SELECT sum(verbatim_tokens) AS v FROM exchanges'),
-    tokensPending: await one('SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
-    sourcesWithErrors: await one('SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
+    droppedExchanges: await one(db, 'SELECT count(*) AS v FROM dropped_exchanges'),
+    droppedPrompts: await one(db, 'SELECT sum(prompts) AS v FROM dropped_exchanges'),
+    verbatimChars: await one(db, 'SELECT sum(length(verbatim)) AS v FROM exchanges'),
+    verbatimTokens: await one(db, 'SELECT sum(verbatim_tokens) AS v FROM exchanges'),
+    tokensPending: await one(db, 'SELECT count(*) AS v FROM exchanges WHERE verbatim_tokens IS NULL'),
+    sourcesWithErrors: await one(db, 'SELECT count(*) AS v FROM sources WHERE last_error IS NOT NULL'),
     compression: await compressionStats(db),
     dates: await exchangeDates(db),
   };
