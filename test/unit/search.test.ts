@@ -308,6 +308,45 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
     }
   });
 
+  test('a second pass scores the exchanges holding only the words that joined the lead only when those could reach the threshold', async () => {
+    // "alpha" (120 exchanges, each with beta, gamma and delta too) leads and fills the first ten; beta, gamma and
+    // delta together could still outscore them, so beta joins the lead, but beta alone (at most 2.2 x its IDF)
+    // cannot: only the exchanges holding beta and gamma or delta are scored in that pass
+    const many = Array.from({ length: 1200 }, (_, i) => {
+      const words = [`note ${i}`];
+      if (i % 10 === 0) words.push('alpha beta gamma delta');
+      else {
+        if (i % 6 === 1) words.push('beta');
+        if (i % 5 === 2) words.push('gamma');
+        if (i % 4 === 3) words.push('delta');
+      }
+      return { key: `m${i}`, text: `User: ${words.join(' ')}\nAssistant: ok ${i}.`, startedAt: '2025-01-01T00:00:00Z' };
+    });
+    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
+    try {
+      const query = { text: 'alpha beta gamma delta', mode: 'verbatim/bm25' as const, perConversation: 600 };
+      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
+      const matches: string[] = [];
+      const connections = [fx.store.db, (await fx.store.reader())!];
+      const originals = connections.map((c) => c.all.bind(c));
+      connections.forEach((c, i) => {
+        c.all = (<T>(sql: string, params?: unknown[]) => {
+          if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
+          return originals[i]!<T>(sql, params as never);
+        }) as typeof c.all;
+      });
+      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query);
+      connections.forEach((c, i) => (c.all = originals[i]!));
+      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
+      assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
+      assert.deepEqual(matches.slice(0, 2), ['"alpha"', '("beta" OR "gamma" OR "delta") AND ("alpha")'], 'alpha leads');
+      assert.ok(matches.length > 2, `a second pass ran: ${matches.join(' | ')}`);
+      for (const match of matches.slice(2)) assert.match(match, /^\("gamma" OR "delta"\) AND \(/, `${match} scores exchanges holding only "beta"`);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('the statistics follow the store: among more exchanges a word is no longer common', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
