@@ -85,7 +85,8 @@ function parse(input: ParseInput): ParseOutput {
  * What identifies an exchange is its prompt with the answer that follows it: a bare prompt ("Please
  * proceed.", "continue") opens many different exchanges, and without message times two of them would share an
  * id and one would be lost as the other's copy. A reply is identified within its exchange, a repeated one by
- * which repetition it is. A resumed parse starts at a prompt, so it gives the ids a whole-file parse gives.
+ * which repetition it is. A resumed parse starts at a prompt, so it gives the ids a whole-file parse gives
+ * (but to a repeat of an exchange said identically before the resume point, which counts as the first).
  */
 function withContentIds(messages: Message[]): Message[] {
   const seen = new Map<string, number>();
