@@ -5,6 +5,7 @@ import { confidenceOf, confidencesByRank } from '../../src/core/search/confidenc
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
+import type { Store } from '../../src/core/store/store';
 import { type Fixture, openFixture, writeConversation } from './searchFixture';
 
 describe('searcher (lexical) on the hand-made fixture', () => {
@@ -206,6 +207,27 @@ describe('searcher (lexical) on the hand-made fixture', () => {
   });
 });
 
+/**
+ * The MATCH expressions of the BM25 statements `run` sends, in order. A split query's statements run on two
+ * connections (Store.reader), the lead's first.
+ */
+async function bm25Statements<T>(store: Store, run: () => Promise<T>): Promise<{ matches: string[]; result: T }> {
+  const matches: string[] = [];
+  const connections = [store.db, (await store.reader())!];
+  const originals = connections.map((c) => c.all.bind(c));
+  connections.forEach((c, i) => {
+    c.all = (<R>(sql: string, params?: unknown[]) => {
+      if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
+      return originals[i]!<R>(sql, params as never);
+    }) as typeof c.all;
+  });
+  try {
+    return { matches, result: await run() };
+  } finally {
+    connections.forEach((c, i) => (c.all = originals[i]!));
+  }
+}
+
 describe('BM25 on verbatim over more exchanges than the candidate budget', () => {
   // 600 exchanges, a budget of 100: the query's rarest words lead, only their exchanges are scored.
   const BUDGET = 100;
@@ -282,19 +304,8 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
     try {
       const query = { text: 'alpha beta gamma', mode: 'verbatim/bm25' as const, perConversation: 600 };
       const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
-      const matches: string[] = [];
       const db = fx.store.db;
-      // the statements of a pass run on two connections (Store.reader), lead first
-      const connections = [db, (await fx.store.reader())!];
-      const originals = connections.map((c) => c.all.bind(c));
-      connections.forEach((c, i) => {
-        c.all = (<T>(sql: string, params?: unknown[]) => {
-          if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
-          return originals[i]!<T>(sql, params as never);
-        }) as typeof c.all;
-      });
-      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query);
-      connections.forEach((c, i) => (c.all = originals[i]!));
+      const { matches, result: split } = await bm25Statements(fx.store, () => createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query));
       assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
       assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
       // the statements after the first pass (lead, then rest AND lead) match no exchange holding "alpha"
@@ -326,17 +337,7 @@ describe('BM25 on verbatim over more exchanges than the candidate budget', () =>
     try {
       const query = { text: 'alpha beta gamma delta', mode: 'verbatim/bm25' as const, perConversation: 600 };
       const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
-      const matches: string[] = [];
-      const connections = [fx.store.db, (await fx.store.reader())!];
-      const originals = connections.map((c) => c.all.bind(c));
-      connections.forEach((c, i) => {
-        c.all = (<T>(sql: string, params?: unknown[]) => {
-          if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
-          return originals[i]!<T>(sql, params as never);
-        }) as typeof c.all;
-      });
-      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query);
-      connections.forEach((c, i) => (c.all = originals[i]!));
+      const { matches, result: split } = await bm25Statements(fx.store, () => createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query));
       assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
       assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
       assert.deepEqual(matches.slice(0, 2), ['"alpha"', '("beta" OR "gamma" OR "delta") AND ("alpha")'], 'alpha leads');
