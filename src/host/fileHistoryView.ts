@@ -8,6 +8,9 @@ import { AGENT_NAMES } from '../core/model';
 
 type HistoryNode = FileHistoryEntry;
 
+/** Context key: the File History view shows a file (set once one was opened; it keeps the last one). */
+export const FILE_SHOWN = 'agentRecall.fileHistoryShowsFile';
+
 /** The "File History" view: the exchanges that touched the active editor's file, newest first. */
 export class FileHistoryView extends Disposable implements vscode.TreeDataProvider<HistoryNode> {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
@@ -35,6 +38,8 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     this.current = p;
     this.view.description = p;
     this.changed.fire();
+    // "Recall About This File" is offered in the command palette once there is a file to recall about
+    void vscode.commands.executeCommand('setContext', FILE_SHOWN, true);
   }
 
   getTreeItem(e: HistoryNode): vscode.TreeItem {

@@ -38,7 +38,7 @@ for (const [where, text] of texts) {
   });
 }
 
-test('"Recall About This File" is offered in the command palette only when an editor shows a file (it failed with "Open a file first.")', () => {
+test('"Recall About This File" is offered in the command palette only once the File History view shows a file (it failed with "Open a file first.")', () => {
   const entry = manifest.contributes.menus.commandPalette.find((m) => m.command === 'agentRecall.recallAboutFile');
-  assert.equal(entry?.when, 'resourceSet');
+  assert.equal(entry?.when, 'agentRecall.fileHistoryShowsFile', 'the context key fileHistoryView.ts sets');
 });
