@@ -180,6 +180,7 @@ export async function searchCommand(memory: Memory, o: SearchOptions, positional
       io.out(`    ${bracketedSnippet(h.snippet)}`);
       io.out(`    why: ${h.parts.map((p) => `${p.signal} #${p.rank} (${p.score.toFixed(3)})`).join(', ')}`);
       if (h.more > 0) io.out(`    ${h.more} more in this conversation: --conversation ${h.conversationId}`);
+      for (const c of h.copies) io.out(`    also saved in ${c.file}:${c.lineStart}-${c.lineEnd}`);
     }
     return 0;
   }, { reportFailure: o.batch !== undefined });

@@ -194,7 +194,9 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
     el('div', { class: 'headline' }, ...(c.confidence ? [el('span', { class: `tier ${c.confidence}`, title: `confidence: ${c.confidence}` }, icon(CONFIDENCE_ICON[c.confidence]), CONFIDENCE_LABEL[c.confidence])] : []), c.headline),
     ...(c.context ? [el('div', { class: 'context' }, c.context)] : []),
     el('div', { class: 'meta' }, ...(c.title ? [el('span', { class: 'title' }, c.title), ' · '] : []),
-      el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agentName, c.distilled ? '' : ' · not distilled yet'),
+      el('span', { class: 'date', title: c.when }, c.date), ` (${c.when}) · `, c.agentName, c.distilled ? '' : ' · not distilled yet',
+      // the same exchange in other transcripts (a chat saved twice): shown once, and said so
+      ...(c.savedIn ? [' · ', el('span', { class: 'copies', title: `Also saved in:\n${c.savedIn.join('\n')}` }, `also in ${c.savedIn.length === 1 ? 'another transcript' : `${c.savedIn.length} other transcripts`}`)] : [])),
     snippet,
     files,
     rooms,

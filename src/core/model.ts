@@ -262,6 +262,13 @@ export interface HitRoom {
   readonly label: string;
 }
 
+/** Another place an exchange was found: a transcript holding the same exchange (the conversation saved twice). */
+export interface SavedCopy {
+  readonly file: string;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+}
+
 export interface Hit extends ExchangeSummary {
   readonly conversationId: string;
   /** The conversation's title, when the agent recorded one. */
@@ -283,5 +290,10 @@ export interface Hit extends ExchangeSummary {
   readonly more: number;
   /** The conversation's first prompt, when some were left out and it has no title (to name the conversation). */
   readonly firstPrompt?: string;
+  /**
+   * Other places this exchange was saved: exact copies (joined when read) and near-identical exchanges the
+   * search folded into this hit (search/copies.ts). Empty for most.
+   */
+  readonly copies: readonly SavedCopy[];
 }
 

@@ -64,6 +64,8 @@ export interface Candidate {
   readonly why: string;
   /** Matches of its conversation the per-conversation cap left out, and that conversation (a `conversation` facet). */
   readonly more?: { readonly count: number; readonly conversation: { readonly id: string; readonly label: string } };
+  /** The other transcripts holding this exchange (`path, lines a–b`): it was saved more than once and is shown once. */
+  readonly savedIn?: readonly string[];
 }
 
 /** What the user asked: the text, the facets chosen and the exchanges they said "not these" about. */
@@ -211,6 +213,7 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
     snippet: snippetParts(hit.snippet),
     why: whyMatched(hit),
     ...(hit.more > 0 ? { more: { count: hit.more, conversation: { id: hit.conversationId, label: conversationLabel(hit.title, hit.firstPrompt) } } } : {}),
+    ...(hit.copies.length > 0 ? { savedIn: hit.copies.map((c) => `${c.file}, lines ${c.lineStart}–${c.lineEnd}`) } : {}),
   };
 }
 

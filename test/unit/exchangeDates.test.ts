@@ -127,7 +127,7 @@ test('the viewer and the recall candidates say when a date is approximate', () =
   assert.match(exchangeView({ ...base, datePrecision: 'session' }).date, /2025/);
   assert.equal(exchangeView({ ...base, datePrecision: 'file-name' }).approximate, 'approximate: from the file name');
   assert.equal(exchangeView({ ...base, datePrecision: 'message' }).approximate, undefined);
-  const hit = { ...base, score: 1, confidence: 'medium' as const, parts: [], matchedTerms: [], snippet: '', rooms: [] };
+  const hit = { ...base, score: 1, confidence: 'medium' as const, parts: [], matchedTerms: [], snippet: '', rooms: [], copies: [] };
   assert.equal(toCandidate({ ...hit, datePrecision: 'session' } as never).date, '2025-03-14 (approx.)');
   assert.equal(toCandidate({ ...hit, datePrecision: 'message' } as never).date, '2025-03-14');
 });

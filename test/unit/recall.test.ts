@@ -10,7 +10,7 @@ const hit: Hit = {
   parts: [{ signal: 'verbatim/bm25', rank: 1, score: 7.5 }, { signal: 'core/bm25', rank: 3, score: 2 }],
   rooms: [{ id: 'concept:cart', type: 'concept', label: 'Cart' }],
   filesTouched: [{ path: 'src/cart.js', how: 'edit', lines: [{ start: 4, end: 4 }, { start: 9, end: 12 }] }, { path: 'README.md', how: 'mention' }],
-  snippet: '…the \u0001cart\u0002 <img src=x onerror=alert(1)> \u0001total\u0002s…', matchedTerms: ['cart', 'total'], more: 0,
+  snippet: '…the \u0001cart\u0002 <img src=x onerror=alert(1)> \u0001total\u0002s…', matchedTerms: ['cart', 'total'], more: 0, copies: [],
 };
 
 test('splits marked snippets into text pieces (the webview never parses HTML)', () => {
@@ -54,6 +54,12 @@ test('"N more in this conversation": the candidate names the conversation (title
   const c = toCandidate({ ...hit, more: 3, firstPrompt: 'Why is the cart total off by one cent when a coupon applies twice?\nmore' });
   assert.deepEqual(c.more, { count: 3, conversation: { id: 'c', label: 'Why is the cart total off by one cent when a coupon applies…' } });
   assert.deepEqual(toCandidate({ ...hit, more: 1, title: 'Cart rounding', firstPrompt: 'x' }).more?.conversation, { id: 'c', label: 'Cart rounding' });
+});
+
+test('an exchange saved in other transcripts too says where (one memory, shown once)', () => {
+  assert.equal(toCandidate(hit).savedIn, undefined);
+  const c = toCandidate({ ...hit, copies: [{ file: '/t/r-copy.jsonl', lineStart: 3, lineEnd: 11 }] });
+  assert.deepEqual(c.savedIn, ['/t/r-copy.jsonl, lines 3–11']);
 });
 
 test('a conversation facet asks something: with text it narrows the search, alone it lists the conversation', () => {

@@ -170,13 +170,14 @@ describe('searcher (lexical) on the hand-made fixture', () => {
   });
 
   test('confidence follows rank: no hit is labelled above a hit ranked before it', async () => {
-    // one of three query words: the first hit is low, and so is its exact tie below it (was: medium)
+    // one of three query words: the first hit is low, and so is its exact tie below it (was: medium); two
+    // exchanges, not one saved twice (search/copies.ts would show that once)
     const twins = await openFixture(
-      ['one.jsonl', 'two.jsonl'].map((file) => ({
-        file,
+      [['one.jsonl', 'page', 'template'], ['two.jsonl', 'form', 'markup']].map(([file, what, how]) => ({
+        file: file!,
         agent: 'claude-code' as const,
         project: '/p/t',
-        exchanges: [{ key: file, text: 'User: the login page is blank\nAssistant: Restored the login template.', startedAt: '2025-01-01T00:00:00Z' }],
+        exchanges: [{ key: file!, text: `User: the login ${what} is blank\nAssistant: Restored the login ${how}.`, startedAt: '2025-01-01T00:00:00Z' }],
       })),
     );
     try {

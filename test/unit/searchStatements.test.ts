@@ -30,7 +30,7 @@ function conversation(file: string, agent: 'claude-code' | 'codex'): FixtureConv
     project: '/p/x',
     exchanges: ['the login page error', 'a login error again on the page'].map((said, i) => ({
       key: `${file}-${i}`,
-      text: `User: ${said}\nAssistant: fixed the ${said} in alpha.ts.`,
+      text: `User: ${said}\nAssistant: fixed the ${said} in alpha.ts (${agent}).`,
       files,
       startedAt: `2025-01-0${i + 1}T00:00:00Z`,
       distilled: { core: `Fixed ${said}.`, context: 'alpha.ts', rooms },

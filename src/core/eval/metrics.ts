@@ -4,8 +4,9 @@ import { RecallError } from '../errors';
 /**
  * Recall evaluation (issue 5): a query has ONE right exchange, which may be found at several places
  * (`alt`: the same conversation saved twice). A hit is right when its file is a target's and its line
- * range holds the target line. Metrics use the rank of the first right hit only, so duplicates of the
- * answer neither help nor hurt.
+ * range holds the target line, or one of its copies' does (the same exchange saved in another transcript,
+ * which search shows once). Metrics use the rank of the first right hit only, so duplicates of the answer
+ * neither help nor hurt.
  */
 export interface Target {
   /** Absolute path. */
@@ -26,6 +27,8 @@ export interface Located {
   readonly file: string;
   readonly lineStart: number;
   readonly lineEnd: number;
+  /** Other places the hit's exchange was saved. */
+  readonly copies?: ReadonlyArray<Omit<Located, 'copies'>>;
 }
 
 export interface Metrics {
@@ -39,7 +42,8 @@ export interface Metrics {
 
 /** 1-based rank of the first hit that holds a target, or undefined. */
 export function firstCorrectRank(hits: readonly Located[], targets: readonly Target[]): number | undefined {
-  const i = hits.findIndex((h) => targets.some((t) => t.file === h.file && h.lineStart <= t.line && t.line <= h.lineEnd));
+  const holds = (at: Omit<Located, 'copies'>) => targets.some((t) => t.file === at.file && at.lineStart <= t.line && t.line <= at.lineEnd);
+  const i = hits.findIndex((h) => holds(h) || (h.copies ?? []).some(holds));
   return i < 0 ? undefined : i + 1;
 }
 

@@ -2,7 +2,7 @@ import type { RoomType } from '../distill/types';
 import type { Db } from '../store/db';
 import { ROOM_SHOWN } from '../store/roomStats';
 import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
-import type { ExchangeSummary, FileTouch } from '../model';
+import type { ExchangeSummary, FileTouch, SavedCopy } from '../model';
 import type { HitRoom } from './types';
 
 /** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
@@ -16,6 +16,8 @@ export interface HitRow extends ExchangeSummary {
   readonly context?: string;
   readonly rooms: HitRoom[];
   readonly filesTouched: FileTouch[];
+  /** Other transcripts holding this very exchange (exchange_copies), by path. */
+  readonly copies: SavedCopy[];
 }
 
 interface Row extends ExchangeRow {
@@ -28,6 +30,8 @@ interface Row extends ExchangeRow {
   rooms: string;
   /** JSON: [[path, how, lines], ...] by path. */
   files: string;
+  /** JSON: [[path, line_start, line_end], ...] by path. */
+  copies: string;
 }
 
 /** Row numbers are passed as one JSON array (json_each), so any count binds as a single parameter. */
@@ -46,7 +50,10 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
           SELECT r.id, r.type, r.label FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
           WHERE er.exchange_n = e.n AND ${ROOM_SHOWN} ORDER BY er.relevance DESC, r.label)) AS rooms,
        (SELECT json_group_array(json_array(path, how, lines)) FROM (
-          SELECT path, how, lines FROM files_touched WHERE exchange_n = e.n ORDER BY path)) AS files
+          SELECT path, how, lines FROM files_touched WHERE exchange_n = e.n ORDER BY path)) AS files,
+       (SELECT json_group_array(json_array(path, line_start, line_end)) FROM (
+          SELECT cs.path, cp.line_start, cp.line_end FROM exchange_copies cp JOIN sources cs ON cs.id = cp.source_id
+          WHERE cp.exchange_id = e.id ORDER BY cs.path)) AS copies
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id JOIN sources s ON s.id = e.source_id
      LEFT JOIN distilled d ON d.exchange_n = e.n WHERE e.n ${IN_LIST}`,
     [JSON.stringify(ns)],
@@ -55,6 +62,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   for (const r of rows) {
     const rooms = JSON.parse(r.rooms) as Array<[string, RoomType, string]>;
     const files = JSON.parse(r.files) as Array<[string, string, string | null]>;
+    const copies = JSON.parse(r.copies) as Array<[string, number, number]>;
     out.set(r.n, {
       ...toSummary(r),
       n: r.n,
@@ -65,6 +73,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
       ...(r.context !== null ? { context: r.context } : {}),
       rooms: rooms.map(([id, type, label]) => ({ id, type, label })),
       filesTouched: files.map(([path, how, lines]) => toFileTouch({ path, how, lines })),
+      copies: copies.map(([file, lineStart, lineEnd]) => ({ file, lineStart, lineEnd })),
     });
   }
   return out;

@@ -7,6 +7,7 @@ import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
+import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
 import { DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
@@ -16,7 +17,7 @@ import { IDF_FLOOR, type TermSplit, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
-import type { Confidence, FusionName, Hit, Layer, ModeName, SearchQuery, SearchResult, Searcher, WordsOnlyReason } from './types';
+import type { Confidence, FusionName, Hit, Layer, ModeName, SavedCopy, SearchQuery, SearchResult, Searcher, WordsOnlyReason } from './types';
 import { vectorSearch } from './vector';
 
 /**
@@ -146,6 +147,9 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return vectorSearch(db, spec.layer, queryVector, k, filter, bounds);
   }
 
+  /** The hits kept, and the near copies folded into each (row numbers), by its row number. */
+  type Ranking = Capped<Fused> & { readonly folded: ReadonlyMap<number, readonly number[]> };
+
   interface ShapeContext {
     readonly terms: readonly string[];
     readonly limit: number;
@@ -156,21 +160,46 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   }
 
   /**
-   * Fuses the signals' lists and keeps at most N hits per conversation. Where vectors took part, a fused hit
-   * holding no query word goes below those that hold one.
+   * Fuses the signals' lists and keeps at most N hits per conversation, each exchange once: a hit that is the
+   * same exchange as a candidate above it (copies.ts) is folded into that one, and the next candidate takes its
+   * place. The candidates above are those kept and those the cap left out whose rows were read already (the
+   * first RERANK_DEPTH, proximity's), so that a conversation saved twice does not come back through its copy
+   * once the cap has left its original out. Where vectors took part, a fused hit holding no query word goes
+   * below those that hold one.
    */
-  async function rank(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<Capped<Fused>> {
+  async function rank(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<Ranking> {
     const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(c.terms) : undefined);
     const semantic = lists.some((l) => l.mechanism === 'vector');
     const fused = lists.length > 1 && semantic ? await demoteWordless(db, c.terms, merged) : merged;
     const conversation = await conversationsOf(db, fused.map((f) => f.n), c.known);
-    return capPerConversation(fused, conversation, c.perConversation, c.limit);
+    const folded = new Map<number, number[]>();
+    for (let candidates = fused; ; ) {
+      const capped = capPerConversation(candidates, conversation, c.perConversation, c.limit);
+      const rows = await rowsOf(capped.kept, c.read);
+      const last = capped.kept.at(-1);
+      const above = last ? candidates.slice(0, candidates.indexOf(last) + 1) : [];
+      const copies = copiesAmong(above.map((f) => f.n), (n) => rows.get(n));
+      if (copies.size === 0) return { ...capped, folded };
+      for (const [copy, original] of copies) folded.set(original, [...(folded.get(original) ?? []), copy]);
+      candidates = candidates.filter((f) => !copies.has(f.n));
+    }
   }
 
-  /** The hit rows of `kept`: those the signals read, the others loaded. */
+  /** The hit rows of `kept`: those read already, the others loaded (and kept in `read`). */
   async function rowsOf(kept: readonly Fused[], read: Map<number, HitRow>): Promise<Map<number, HitRow>> {
     const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
-    return unread.length === 0 ? read : new Map([...read, ...(await loadHitRows(db, unread))]);
+    if (unread.length > 0) for (const [n, row] of await loadHitRows(db, unread)) read.set(n, row);
+    return read;
+  }
+
+  /** Where else the exchange of `row` was saved: its exact copies, and the near copies folded into it with theirs. */
+  function savedCopies(row: HitRow, folded: readonly number[], rows: ReadonlyMap<number, HitRow>): SavedCopy[] {
+    const out = [...row.copies];
+    for (const n of folded) {
+      const copy = rows.get(n);
+      if (copy) out.push({ file: copy.file, lineStart: copy.lineStart, lineEnd: copy.lineEnd }, ...copy.copies);
+    }
+    return out;
   }
 
   /** The label `explain` gives a ranking's first hit, from that hit alone (selective asks before explaining). */
@@ -183,7 +212,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   }
 
   /** Explains every kept hit (snippet, matched words, what the cap left out of its conversation) with its confidence. */
-  async function explain({ kept, left }: Capped<Fused>, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
+  async function explain({ kept, left, folded }: Ranking, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
     const { terms } = c;
     const rows = await rowsOf(kept, c.read);
     const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
@@ -200,7 +229,16 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const { n: _n, verbatim: _v, ...shown } = row;
       const opening = openings.get(row.conversationId);
       shaped.push({
-        hit: { ...shown, score: f.score, parts: f.parts, snippet: snippet.text, matchedTerms: telling(snippet.matchedTerms, idf), more: left.get(row.conversationId) ?? 0, ...(opening !== undefined ? { firstPrompt: opening } : {}) },
+        hit: {
+          ...shown,
+          score: f.score,
+          parts: f.parts,
+          snippet: snippet.text,
+          matchedTerms: telling(snippet.matchedTerms, idf),
+          more: left.get(row.conversationId) ?? 0,
+          ...(opening !== undefined ? { firstPrompt: opening } : {}),
+          copies: savedCopies(row, folded.get(f.n) ?? [], rows),
+        },
         evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
       });
     }
@@ -252,7 +290,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       };
       const context = { terms, limit, perConversation, known, read };
 
-      let ranking: Capped<Fused> | undefined;
+      let ranking: Ranking | undefined;
       const lists: SignalList[] = [];
       if (specs[0]?.mechanism === 'vector') await embedQuery();
       if (fusion.kind === 'selective' && specs.length > 1) {

@@ -1,6 +1,6 @@
 import type { AgentKind, Confidence, Hit, Layer } from '../model';
 
-export type { Confidence, Hit, HitRoom, Layer, ScorePart } from '../model';
+export type { Confidence, Hit, HitRoom, Layer, SavedCopy, ScorePart } from '../model';
 
 /**
  * The search contract between core/search (which ranks) and its callers (CLI, recall panel, LM tool),

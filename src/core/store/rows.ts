@@ -1,4 +1,4 @@
-import type { AgentKind, ConversationMeta, DatePrecision, ExchangeSummary, FileTouch, LineRange, TouchKind } from '../model';
+import type { AgentKind, ConversationMeta, DatePrecision, ExchangeSummary, FileTouch, LineRange, SavedCopy, TouchKind } from '../model';
 
 /** What the store knows about one transcript file, for incremental indexing. */
 export interface SourceState {
@@ -55,7 +55,7 @@ export interface StoredExchange extends ExchangeSummary {
   readonly verbatimTokens?: number;
   readonly filesTouched: FileTouch[];
   /** Other sources holding the same exchange (the conversation saved twice): provenance, shown once. */
-  readonly copies?: ReadonlyArray<{ readonly file: string; readonly lineStart: number; readonly lineEnd: number }>;
+  readonly copies?: readonly SavedCopy[];
 }
 
 /**
