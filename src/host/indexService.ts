@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Embedding, IndexOptions, IndexProgress, IndexReport, Memory, StoreStats } from '../core/memory';
+import type { Embedding, IndexOptions, IndexProgress, IndexReport, Memory, StoreCounts, StoreStats } from '../core/memory';
 import type { AgentKind, SkipCounts } from '../core/model';
 import type { Config } from './config';
 import type { SemanticState } from './embedderService';
@@ -40,6 +40,9 @@ export interface IndexEvent {
   readonly summary: IndexSummary;
 }
 
+/** Context key: an indexing run is under way. */
+export const INDEXING_CONTEXT = 'agentRecall.indexing';
+
 /** How often, at most, a run in progress reads its headline counts (~50 ms at 50,000 exchanges; all stats ~300 ms). */
 const COUNTS_EVERY_MS = 1500;
 
@@ -53,12 +56,18 @@ export class IndexService extends Disposable {
   private running: Promise<void> | undefined;
   private rerun: { full: boolean; notify: boolean } | undefined;
   private state: IndexState;
+  /** The state last published as the INDEXING_CONTEXT context key. */
+  private publishedState: IndexState | undefined;
   private message: string | undefined;
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
-  /** The store's counts as of the last read (first use, end of a run; the headline ones during a run). */
+  /** The store's counts as of the last read (first use, end of a run). */
   private counts: StoreStats | undefined;
+  /** The first read of `counts`, while it is under way: every progress tick asks for the summary. */
+  private firstRead: Promise<void> | undefined;
+  /** The headline counts of the run in progress, read between its writes (undefined between runs). */
+  private headline: StoreCounts | undefined;
   /** When the headline counts were last read during a run (0: not yet), and whether a read is under way. */
   private countedAt = 0;
   private counting = false;
@@ -127,9 +136,16 @@ export class IndexService extends Disposable {
     await this.index({ full: true, notify: true });
   }
 
-  /** The summary; the store is read only the first time (runs keep it current). */
+  /**
+   * The summary; the store is read only the first time (runs keep it current), once however many ask. That read
+   * waits for the writes queued before it, so a run in progress (the first one) is shown at once, with the
+   * counts it reads as it goes.
+   */
   async summary(): Promise<IndexSummary> {
-    if (!this.counts && this.state !== 'no-workspace') await this.readCounts();
+    if (!this.counts && this.state !== 'no-workspace') {
+      this.firstRead ??= this.readCounts().finally(() => (this.firstRead = undefined));
+      if (this.state !== 'indexing') await this.firstRead;
+    }
     return this.composeSummary();
   }
 
@@ -140,11 +156,12 @@ export class IndexService extends Disposable {
 
   private composeSummary(): IndexSummary {
     const stats = this.counts;
+    const now = this.state === 'indexing' ? this.headline : undefined;
     return {
       state: this.state,
-      conversations: stats?.conversations ?? 0,
-      exchanges: stats?.exchanges ?? 0,
-      byAgent: stats?.exchangesByAgent ?? {},
+      conversations: now?.conversations ?? stats?.conversations ?? 0,
+      exchanges: now?.exchanges ?? stats?.exchanges ?? 0,
+      byAgent: now?.exchangesByAgent ?? stats?.exchangesByAgent ?? {},
       skippedLines: stats?.skippedLines ?? {},
       droppedExchanges: stats?.droppedExchanges ?? 0,
       verbatimTokens: stats?.verbatimTokens ?? 0,
@@ -160,6 +177,11 @@ export class IndexService extends Disposable {
   }
 
   private fire(): void {
+    if (this.state !== this.publishedState) {
+      this.publishedState = this.state;
+      // the Rooms view's welcome offers a rebuild only when no run is under way
+      void vscode.commands.executeCommand('setContext', INDEXING_CONTEXT, this.state === 'indexing');
+    }
     this.changed.fire({ state: this.state, ...(this.progressText ? { progress: this.progressText } : {}), summary: this.composeSummary() });
   }
 
@@ -206,6 +228,7 @@ export class IndexService extends Disposable {
     } finally {
       this.progressText = undefined;
       await this.readCounts();
+      this.headline = undefined;
       this.fire();
     }
   }
@@ -236,8 +259,8 @@ export class IndexService extends Disposable {
     try {
       const memory = await this.memory();
       const counts = await memory.counts();
-      if (this.counts && this.state === 'indexing') {
-        this.counts = { ...this.counts, ...counts };
+      if (this.state === 'indexing') {
+        this.headline = counts;
         this.fire();
       }
     } catch {
