@@ -72,6 +72,14 @@ describe('search shows an exchange saved twice once, with where else it was save
     assert.equal(firstCorrectRank(r.hits, [{ file: copyFile, line: 5 }]), r.hits.indexOf(hit) + 1);
   });
 
+  test('"not this" on a hit leaves out its copies too', async () => {
+    const searcher = createSearcher(fx.store);
+    const query = { text: 'undo tests fail wraparound snapshot', mode: 'verbatim/bm25' as const };
+    const shown = (await searcher.search(query)).hits.find((h) => /^undo-/.test(fx.keys.get(h.exchangeId)!))!;
+    const keys = keysOf(await searcher.search({ ...query, exclude: [shown.exchangeId] }));
+    assert.ok(!keys.some((k) => /^undo-/.test(k!)), `neither of the two: ${keys}`);
+  });
+
   test('a copy does not come back once the cap has left its original out', async () => {
     const r = await createSearcher(fx.store).search({ text: 'redo tests fail wraparound', mode: 'verbatim/bm25', perConversation: 2 });
     const keys = keysOf(r);

@@ -157,6 +157,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     /** Conversations and hit rows the signals already read. */
     readonly known: Map<number, string>;
     readonly read: Map<number, HitRow>;
+    /** Row numbers of the exchanges the user said "not these" about. */
+    readonly excluded: ReadonlySet<number>;
   }
 
   /**
@@ -164,8 +166,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
    * same exchange as a candidate above it (copies.ts) is folded into that one, and the next candidate takes its
    * place. The candidates above are those kept and those the cap left out whose rows were read already (the
    * first RERANK_DEPTH, proximity's), so that a conversation saved twice does not come back through its copy
-   * once the cap has left its original out. Where vectors took part, a fused hit holding no query word goes
-   * below those that hold one.
+   * once the cap has left its original out, nor the copy of an exchange the user said "not these" about. Where
+   * vectors took part, a fused hit holding no query word goes below those that hold one.
    */
   async function rank(lists: readonly SignalList[], fusion: Fusion, c: ShapeContext): Promise<Ranking> {
     const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(c.terms) : undefined);
@@ -175,19 +177,19 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     const folded = new Map<number, number[]>();
     for (let candidates = fused; ; ) {
       const capped = capPerConversation(candidates, conversation, c.perConversation, c.limit);
-      const rows = await rowsOf(capped.kept, c.read);
       const last = capped.kept.at(-1);
-      const above = last ? candidates.slice(0, candidates.indexOf(last) + 1) : [];
-      const copies = copiesAmong(above.map((f) => f.n), (n) => rows.get(n));
+      const above = last ? candidates.slice(0, candidates.indexOf(last) + 1).map((f) => f.n) : [];
+      const rows = await rowsOf([...c.excluded, ...capped.kept.map((f) => f.n)], c.read);
+      const copies = copiesAmong([...c.excluded, ...above], (n) => rows.get(n));
       if (copies.size === 0) return { ...capped, folded };
-      for (const [copy, original] of copies) folded.set(original, [...(folded.get(original) ?? []), copy]);
+      for (const [copy, original] of copies) if (!c.excluded.has(original)) folded.set(original, [...(folded.get(original) ?? []), copy]);
       candidates = candidates.filter((f) => !copies.has(f.n));
     }
   }
 
-  /** The hit rows of `kept`: those read already, the others loaded (and kept in `read`). */
-  async function rowsOf(kept: readonly Fused[], read: Map<number, HitRow>): Promise<Map<number, HitRow>> {
-    const unread = kept.filter((f) => !read.has(f.n)).map((f) => f.n);
+  /** The hit rows of `ns`: those read already, the others loaded (and kept in `read`). */
+  async function rowsOf(ns: readonly number[], read: Map<number, HitRow>): Promise<Map<number, HitRow>> {
+    const unread = ns.filter((n) => !read.has(n));
     if (unread.length > 0) for (const [n, row] of await loadHitRows(db, unread)) read.set(n, row);
     return read;
   }
@@ -205,7 +207,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   /** The label `explain` gives a ranking's first hit, from that hit alone (selective asks before explaining). */
   async function firstConfidence(kept: readonly Fused[], c: ShapeContext): Promise<Confidence> {
     const first = kept[0];
-    const row = first && (await rowsOf([first], c.read)).get(first.n);
+    const row = first && (await rowsOf([first.n], c.read)).get(first.n);
     if (!row) return 'low';
     const coverage = coverageOf(makeSnippet(row.verbatim, c.terms).matchedTerms, c.terms, await stats.idf(c.terms));
     return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
@@ -214,7 +216,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   /** Explains every kept hit (snippet, matched words, what the cap left out of its conversation) with its confidence. */
   async function explain({ kept, left, folded }: Ranking, c: ShapeContext): Promise<{ hits: Hit[]; confidence: Confidence }> {
     const { terms } = c;
-    const rows = await rowsOf(kept, c.read);
+    const rows = await rowsOf(kept.map((f) => f.n), c.read);
     const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
     const openings = untitled.length === 0 ? new Map<string, string>() : await firstPrompts(db, [...new Set(untitled)]);
     const top = kept[0]?.score ?? 0;
@@ -288,7 +290,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
       };
-      const context = { terms, limit, perConversation, known, read };
+      const context = { terms, limit, perConversation, known, read, excluded };
 
       let ranking: Ranking | undefined;
       const lists: SignalList[] = [];
