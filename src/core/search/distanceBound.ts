@@ -52,9 +52,7 @@ export class DistanceBounds {
 
   /** A bound within which the `k` vectors of `layer` nearest to `query` lie, very probably (see above). */
   async bound(layer: Layer, query: Float32Array, k: number): Promise<number | undefined> {
-    let count = this.counts.get(layer);
-    if (!count) this.counts.set(layer, (count = vectorCount(this.db, layer).catch(() => 0)));
-    const total = await count;
+    const total = await this.count(layer);
     if (total * k < BOUNDED_FROM) return undefined;
     let taken = this.samples.get(layer);
     // a store filling up (the first index run) would otherwise keep the bound of its first vectors: loose, slow
@@ -64,6 +62,13 @@ export class DistanceBounds {
     // nothing to sample, the read failed, or vectors of another model (the store was embedded again since)
     if (!sample || sample.dimension !== query.length) return this.missed(layer);
     return boundFromSample(distances(sample, query), sample.total, k);
+  }
+
+  /** How many vectors `layer` holds, counted once since the store last changed (0 when it cannot be read). */
+  count(layer: Layer): Promise<number> {
+    let count = this.counts.get(layer);
+    if (!count) this.counts.set(layer, (count = vectorCount(this.db, layer).catch(() => 0)));
+    return count;
   }
 
   /** The bound let through fewer than k vectors (a rare sample, or the layer shrank): sample again next time. */

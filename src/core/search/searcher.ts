@@ -1,4 +1,5 @@
 import type { Embedder } from '../embed/embedder';
+import type { Db } from '../store/db';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
@@ -9,7 +10,7 @@ import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
-import { DistanceBounds } from './distanceBound';
+import { BOUNDED_FROM, DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored, splitBm25 } from './lexical';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
@@ -47,6 +48,22 @@ export interface SearcherOptions {
   readonly embedderNotice?: string;
   /** How many exchanges BM25 on verbatim scores per query, roughly (idf.CANDIDATE_BUDGET; smaller in tests). */
   readonly candidateBudget?: number;
+  /** From how many vector comparisons (vectors × candidates) `selective` searches the vectors ahead (AHEAD_FROM; 0 in tests). */
+  readonly aheadFrom?: number;
+}
+
+/**
+ * `selective` runs its vector signals beside BM25, before it knows whether BM25 is unsure, once their KNN costs
+ * more than starting it does: from the size where the KNN is bounded (distanceBound.BOUNDED_FROM, k = 100 at
+ * 10,000 vectors), measured on 2 cores. Below it (the corpus, 1.5K) the KNN takes under 1 ms and searching ahead
+ * cost the confident queries 0.5 ms.
+ */
+export const AHEAD_FROM = BOUNDED_FROM;
+
+/** Vector signals started beside BM25: their lists, undefined when stopped or failed (then they run again). */
+interface Ahead {
+  readonly lists: Promise<SignalList[] | undefined>;
+  stop(): void;
 }
 
 /** Each signal fetches this many candidates, so the per-conversation cap and "not these" still leave enough. */
@@ -130,7 +147,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
    * `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation
    * cap), `rows` the hit rows it reads (for the hits shown).
    */
-  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>): Promise<Scored[]> {
+  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>, vectorDb: Db = db): Promise<Scored[]> {
     if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
       // the second connection, when the store is large enough for a split query to have rest words
       const reader = split && split.rest.length > 0 ? await store.reader() : undefined;
@@ -144,7 +161,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     }
     if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
-    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds);
+    return vectorSearch(vectorDb, spec.layer, queryVector, k, filter, bounds);
   }
 
   /** The hits kept, and the near copies folded into each (row numbers), by its row number. */
@@ -268,27 +285,59 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       let { specs, notice, wordsOnly } = await plan(mode);
       const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
-      /** The query's vector, embedded when a vector signal first needs it. */
-      const embedQuery = async (): Promise<void> => {
-        if (queryVector || !specs.some((s) => s.mechanism === 'vector') || query.text.trim() === '') return;
-        try {
-          [queryVector] = await embedder!.embed([query.text]);
-        } catch (err) {
-          // The model died after loading: keep answering, lexically, and say why.
-          specs = lexicalFallback(specs);
-          wordsOnly = 'model-failed';
-          notice = `${(err as Error).message.replace(/\.+$/, '')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
-        }
-      };
+      let embedding: Promise<void> | undefined;
+      /** The query's vector, embedded (once) when a vector signal first needs it. */
+      const embedQuery = (): Promise<void> =>
+        (embedding ??= (async () => {
+          if (!specs.some((s) => s.mechanism === 'vector') || query.text.trim() === '') return;
+          try {
+            [queryVector] = await embedder!.embed([query.text]);
+          } catch (err) {
+            // The model died after loading: keep answering, lexically, and say why.
+            specs = lexicalFallback(specs);
+            wordsOnly = 'model-failed';
+            notice = `${(err as Error).message.replace(/\.+$/, '')}. ${mode} falls back to lexical search (${specs.map(signalName).join(' + ')}).`;
+          }
+        })());
 
       const filter = buildFilter(query.filters);
       const excluded = await rowNumbersOf(db, query.exclude ?? []);
       const k = candidateCount(limit, perConversation) + excluded.size;
       const known = new Map<number, string>();
       const read = new Map<number, HitRow>();
-      const listOf = async (spec: SignalSpec): Promise<SignalList> => {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read)).filter((h) => !excluded.has(h.n));
+      const listOf = async (spec: SignalSpec, vectorDb?: Db): Promise<SignalList> => {
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read, vectorDb)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
+      };
+      /**
+       * The vector signals `others`, started now on the store's vector reader, when their KNN is costly enough
+       * (AHEAD_FROM): the query is embedded and its KNN runs on other cores while BM25 decides. Stopped (the
+       * statement interrupted) when BM25 is confident; a stopped or failed start is run again the usual way.
+       */
+      const searchAhead = async (others: readonly SignalSpec[]): Promise<Ahead | undefined> => {
+        const from = options.aheadFrom ?? AHEAD_FROM;
+        for (const spec of others) if (spec.mechanism !== 'vector' || (await bounds.count(spec.layer)) * k < from) return undefined;
+        const reader = await store.vectorReader();
+        if (!reader) return undefined;
+        let stopped = false;
+        let running = false;
+        const lists = embedQuery().then(async () => {
+          if (!queryVector || stopped) return undefined;
+          running = true;
+          try {
+            return await Promise.all(others.map((spec) => listOf(spec, reader)));
+          } finally {
+            running = false;
+          }
+        });
+        return {
+          lists: lists.then((l) => (stopped ? undefined : l)).catch(() => undefined),
+          stop: () => {
+            stopped = true;
+            // only while its own KNN runs: the interrupt stops whatever runs on the connection
+            if (running) reader.interrupt();
+          },
+        };
       };
       const context = { terms, limit, perConversation, known, read, excluded };
 
@@ -297,10 +346,17 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       if (specs[0]?.mechanism === 'vector') await embedQuery();
       if (fusion.kind === 'selective' && specs.length > 1) {
         // The first signal alone first: when its answer is confident the others only blur it (they help where
-        // it is unsure), and the query is not embedded at all (README, "Choosing the default").
+        // it is unsure), and their answers are not used (README, "Choosing the default").
+        const ahead = await searchAhead(specs.slice(1));
         lists.push(await listOf(specs[0]!));
         const alone = await rank(lists, fusion, context);
-        if ((await firstConfidence(alone.kept, context)) === 'high') ranking = alone;
+        if ((await firstConfidence(alone.kept, context)) === 'high') {
+          ranking = alone;
+          ahead?.stop();
+        } else {
+          const early = await ahead?.lists;
+          if (early) lists.push(...early);
+        }
       }
       if (!ranking) {
         await embedQuery();
