@@ -3,7 +3,7 @@
  * renamed a folder (two files, one line apart), an Aider run repeated with the same prompt and the same answer.
  * Exact copies are joined when they are read (content ids, exchange_copies); these are two exchanges, so a
  * search showed the same exchange twice in a row (four of the first five hits of "why did the tests fail after
- * the refactor" on the shared corpus), and the margin between the twins, none, left the first hit unsure.
+ * the refactor" on the shared corpus).
  *
  * Two exchanges are one when they have the same prompt (outer spaces aside) and at least SAME_LINES of the lines of
  * the longer one are lines of the other: the answer, the tool calls and their results alike. A prompt asked
@@ -41,13 +41,19 @@ export function copiesAmong(ns: readonly number[], textOf: (n: number) => Exchan
   return copies;
 }
 
+/** How often each line occurs in a text, and how many lines it has. */
+interface Tally {
+  readonly counts: Map<string, number>;
+  readonly total: number;
+}
+
 /** A text's non-blank lines (trimmed), counted when first compared. */
 class Lines {
-  private counted: { readonly counts: Map<string, number>; readonly total: number } | undefined;
+  private counted: Tally | undefined;
 
   constructor(readonly text: string) {}
 
-  get counts(): { readonly counts: Map<string, number>; readonly total: number } {
+  get tally(): Tally {
     if (!this.counted) {
       const counts = new Map<string, number>();
       let total = 0;
@@ -67,8 +73,8 @@ class Lines {
 function sameLines(a: Lines, b: Lines): boolean {
   const [short, long] = a.text.length <= b.text.length ? [a, b] : [b, a];
   if (short.text.length < SAME_LINES * long.text.length) return false;
-  const { counts, total } = long.counts;
+  const { counts, total } = long.tally;
   let shared = 0;
-  for (const [line, count] of short.counts.counts) shared += Math.min(count, counts.get(line) ?? 0);
+  for (const [line, count] of short.tally.counts) shared += Math.min(count, counts.get(line) ?? 0);
   return shared >= SAME_LINES * total;
 }
