@@ -43,7 +43,7 @@ export interface IndexEvent {
 /** Context key: an indexing run is under way. */
 export const INDEXING_CONTEXT = 'agentRecall.indexing';
 
-/** How often, at most, a run in progress reads its headline counts (~50 ms at 50,000 exchanges; all stats ~300 ms). */
+/** How often, at most, a run in progress reads its headline counts (~80 ms at 50,000 exchanges; all stats ~300 ms). */
 const COUNTS_EVERY_MS = 1500;
 
 /**
@@ -165,7 +165,7 @@ export class IndexService extends Disposable {
       skippedLines: stats?.skippedLines ?? {},
       droppedExchanges: stats?.droppedExchanges ?? 0,
       verbatimTokens: stats?.verbatimTokens ?? 0,
-      distilledExchanges: stats?.compression.distilled ?? 0,
+      distilledExchanges: now?.distilled ?? stats?.compression.distilled ?? 0,
       compressionRatio: stats?.compression.ratio ?? 0,
       semantic: this.workspace.embedders?.state ?? { on: false, reason: 'no embedding model service' },
       sourcesWithErrors: stats?.sourcesWithErrors ?? 0,
@@ -250,7 +250,8 @@ export class IndexService extends Disposable {
       this.progressText = text;
       this.fire();
     }
-    if (p.phase === 'parse' && !this.counting && performance.now() - this.countedAt >= COUNTS_EVERY_MS) void this.readHeadlineCounts();
+    // in every phase: the distilled count grows while the run distills
+    if (p.phase !== 'discover' && !this.counting && performance.now() - this.countedAt >= COUNTS_EVERY_MS) void this.readHeadlineCounts();
   }
 
   /** The run's exchanges so far into the summary (not awaited by the run: it reads between its writes). */

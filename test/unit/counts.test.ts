@@ -25,11 +25,12 @@ function history(): string {
   return root;
 }
 
-test('the headline counts can be read while an index run writes: they grow with it and end at the stats figures', async () => {
+test('the headline counts can be read while an index run writes: exchanges, then distilled ones, grow with it and end at the stats figures', async () => {
   const root = history();
   const memory = await Memory.open(path.join(root, 'recall.sqlite'));
   try {
     const reads: Array<Promise<StoreCounts>> = [];
+    const distilling: Array<Promise<StoreCounts>> = [];
     await memory.index(
       {
         discover: { workspaceRoots: [path.join(root, 'w')], claudeRoots: [], codexRoots: [], extraRoots: [], includeSubagents: true },
@@ -37,6 +38,7 @@ test('the headline counts can be read while an index run writes: they grow with 
       },
       (p) => {
         if (p.phase === 'parse') reads.push(memory.counts());
+        if (p.phase === 'distill') distilling.push(memory.counts());
       },
     );
     const seen = (await Promise.all(reads)).map((c) => c.exchanges);
@@ -44,8 +46,11 @@ test('the headline counts can be read while an index run writes: they grow with 
     assert.equal(stats.exchanges, 2 * FILES);
     assert.ok(seen.some((n) => n > 0 && n < stats.exchanges), `counts during the run: ${seen.join(' ')}`);
     assert.deepEqual(seen, [...seen].sort((a, b) => a - b), 'never going back');
+    const distilled = (await Promise.all(distilling)).map((c) => c.distilled);
+    assert.equal(stats.compression.distilled, 2 * FILES);
+    assert.ok(distilled.some((n) => n > 0 && n < stats.compression.distilled), `distilled during the run: ${distilled.join(' ')}`);
     const { conversations, exchanges, exchangesByAgent } = stats;
-    assert.deepEqual(await memory.counts(), { conversations, exchanges, exchangesByAgent });
+    assert.deepEqual(await memory.counts(), { conversations, exchanges, exchangesByAgent, distilled: stats.compression.distilled });
   } finally {
     await memory.close();
   }

@@ -274,11 +274,14 @@ export interface CompressionStats {
   readonly failures: number;
 }
 
+/** The distilled exchanges compression counts: those whose verbatim tokens are counted (the ratio needs both). */
+export const COUNTED_TOKENS = 'e.verbatim_tokens IS NOT NULL';
+
 export async function compressionStats(db: Db): Promise<CompressionStats> {
   const r = await db.get<{ c: number; v: number | null; d: number | null; m: number | null }>(
     `SELECT count(*) AS c, sum(e.verbatim_tokens) AS v, sum(d.tokens) AS d,
        avg(CAST(e.verbatim_tokens AS REAL) / max(d.tokens, 1)) AS m
-     FROM distilled d JOIN exchanges e ON e.n = d.exchange_n WHERE e.verbatim_tokens IS NOT NULL`,
+     FROM distilled d JOIN exchanges e ON e.n = d.exchange_n WHERE ${COUNTED_TOKENS}`,
   );
   const failures = (await db.get<{ c: number }>('SELECT count(*) AS c FROM distill_failures'))?.c ?? 0;
   const v = r?.v ?? 0;

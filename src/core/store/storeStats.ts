@@ -1,6 +1,6 @@
 import type { AgentKind, SkipCounts, SkipReason } from '../model';
 import type { Db } from './db';
-import { type CompressionStats, compressionStats } from './distilledStore';
+import { COUNTED_TOKENS, type CompressionStats, compressionStats } from './distilledStore';
 
 /** What the store holds, counted: the Index view's and `agent-recall stats`'s figures. */
 export interface StoreStats {
@@ -23,7 +23,10 @@ export interface StoreStats {
 }
 
 /** The headline counts, cheap at any size (no text is read): what an indexing run in progress shows. */
-export type StoreCounts = Pick<StoreStats, 'conversations' | 'exchanges' | 'exchangesByAgent'>;
+export type StoreCounts = Pick<StoreStats, 'conversations' | 'exchanges' | 'exchangesByAgent'> & {
+  /** Distilled exchanges, as `compression.distilled` counts them. */
+  readonly distilled: number;
+};
 
 const one = async (db: Db, sql: string): Promise<number> => (await db.get<{ v: number | null }>(sql))?.v ?? 0;
 
@@ -40,6 +43,7 @@ export async function readCounts(db: Db): Promise<StoreCounts> {
     conversations: await one(db, 'SELECT count(*) AS v FROM conversations c WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.conversation_id = c.id)'),
     exchanges: await one(db, 'SELECT count(*) AS v FROM exchanges'),
     exchangesByAgent: byAgent,
+    distilled: await one(db, `SELECT count(*) AS v FROM distilled d JOIN exchanges e ON e.n = d.exchange_n WHERE ${COUNTED_TOKENS}`),
   };
 }
 
