@@ -489,7 +489,7 @@ export class Store {
     return this.db.snapshot(() => readStats(this.db));
   }
 
-  /** The headline counts as one snapshot, cheap at any size (stats() reads every text). */
+  /** The headline counts as one snapshot, cheap enough to read every few seconds (stats() sums every text). */
   counts(): Promise<StoreCounts> {
     return this.db.snapshot(() => readCounts(this.db));
   }
