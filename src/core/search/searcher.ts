@@ -331,7 +331,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
           }
         });
         return {
-          lists: lists.then((l) => (stopped ? undefined : l)).catch(() => undefined),
+          lists: lists.catch(() => undefined),
           stop: () => {
             stopped = true;
             // only while its own KNN runs: the interrupt stops whatever runs on the connection
