@@ -14,15 +14,33 @@ test('marks every word that begins with a term stem, whatever its case', () => {
   assert.deepEqual(s.matchedTerms, ['tests']);
 });
 
-test('short terms mark whole words only', () => {
-  const s = shown('the id is in idle ids; id.', ['id']);
-  assert.equal(s.text, 'the [id] is in idle ids; [id].');
+test('short terms mark their own forms only, never the words they begin', () => {
+  assert.equal(shown('the id is in idle ids; id.', ['id']).text, 'the [id] is in idle [ids]; [id].');
+  assert.equal(shown('на наш нас', ['на']).text, '[на] наш нас', "another language's short word: whole words only");
 });
 
-test('a word two terms begin is marked once', () => {
-  const s = shown('the service served', ['serv', 'service']);
-  assert.equal(s.text, 'the [service] [served]');
-  assert.deepEqual(s.matchedTerms, ['serv'], 'service marks as serv, the first term that begins it');
+test('a word two terms find is marked once', () => {
+  const s = shown('los códigos', ['cód', 'código']);
+  assert.equal(s.text, 'los [códigos]');
+  assert.deepEqual(s.matchedTerms, ['cód'], 'códigos marks as cód, the first term that begins it');
+  // two forms of one English word are one word: both found
+  assert.deepEqual(shown('generalizations in general', ['general', 'generalization']), {
+    text: '[generalizations] in [general]',
+    matchedTerms: ['general', 'generalization'],
+  });
+});
+
+test('an English word marks the words FTS5 matched it with, not every word its stem begins', () => {
+  // crude stems (spe, lin, app) begin specific, linux and application
+  const s = shown('The speeds of specific linux lines: we applied it to the application', ['speed', 'lines', 'apply']);
+  assert.equal(s.text, 'The [speeds] of specific linux [lines]: we [applied] it to the application');
+  // and porter's stem can end other than the word (hoping -> hope, happy -> happi, capability -> capabl)
+  assert.equal(shown('hoping, happiness, capable', ['hope', 'happy', 'capability']).text, '[hoping], [happiness], [capable]');
+  assert.deepEqual(shown('a special spec', ['speed']), { text: 'a special spec', matchedTerms: [] }, 'no word of the query, none claimed');
+  assert.equal(shown('one line, two lines', ['lines']).text, 'one [line], two [lines]');
+  // another language's word, or a prefix, still marks the words it begins
+  assert.equal(shown('los códigos', ['código']).text, 'los [códigos]');
+  assert.equal(shown('데이터베이스에서 데이터', ['데이터*']).text, '[데이터베이스에서] [데이터]');
 });
 
 test('offsets stay right around characters whose lower case is longer (İ) and beyond the BMP', () => {

@@ -1,5 +1,6 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
+import { isEnglishWord, porterStem, stemStart } from './porter';
 import { stem } from './terms';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
@@ -17,15 +18,16 @@ export interface Snippet {
 
 /**
  * A short excerpt of `verbatim` around the densest cluster of query-term matches, with every match
- * marked. A term matches a word that starts with its stem (`test` marks `tests`, `testing`). No match:
- * the start of the text, unmarked.
+ * marked. A term marks the words the index matched it with (`test` marks `tests`, `testing`, not `testament`;
+ * porter.ts). No match: the start of the text, unmarked.
  */
 export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS): Snippet {
   const text = /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
-  const stems = [...new Set(terms.map(stem))].filter((s) => s.length > 0);
-  const matches = findMatches(text, stems);
+  const wanted = terms.map(wantedOf);
+  const distinct = new Map(wanted.filter((w) => w.start.length > 0).map((w) => [w.key, w]));
+  const matches = findMatches(text, [...distinct.values()]);
   const found = new Set(matches.map((m) => m.term));
-  const matchedTerms = terms.filter((t) => found.has(stem(t)));
+  const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
   const from = wordStart(text, window, matches.find((m) => m.start >= window)?.start ?? window + 40);
   const to = Math.min(text.length, from + maxChars);
@@ -67,24 +69,45 @@ interface Match {
 }
 
 /**
- * The words of `text` that begin with a stem, in text order, at most MAX_MATCHES; a word two stems begin
- * marks the first of them. A short stem (`x`, `id`) would mark every word that begins with it, so short
- * stems match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
- * kilobytes, and a case-insensitive Unicode regular expression was ten times slower.
+ * A query word as the snippet looks for it: the words beginning with `start`; for an English word only those
+ * FTS5's porter stemmer gives `porter` (porter.ts), the words the index matched it with.
  */
-function findMatches(text: string, stems: readonly string[]): Match[] {
-  if (stems.length === 0) return [];
+interface Wanted {
+  /** What a match names: query words with one key are one word (`tests`, `testing`), looked for once. */
+  readonly key: string;
+  readonly start: string;
+  readonly porter?: string;
+}
+
+/** A query word's Wanted: its porter stem for an English word, else its crude stem (any word beginning with it). */
+function wantedOf(term: string): Wanted {
+  if (!term.endsWith('*') && isEnglishWord(term)) {
+    const porter = porterStem(term);
+    return { key: porter, start: stemStart(porter), porter };
+  }
+  const start = stem(term);
+  return { key: `${start}*`, start };
+}
+
+/**
+ * The words of `text` that are a wanted word, in text order, at most MAX_MATCHES; a word two wanted words
+ * find marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins
+ * with it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are
+ * tens of kilobytes, and a case-insensitive Unicode regular expression was ten times slower.
+ */
+function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
+  if (wanted.length === 0) return [];
   let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
   if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
   const byStart = new Map<number, { end: number; rank: number }>();
-  for (const [rank, st] of stems.entries()) {
+  for (const [rank, { start: st, porter }] of wanted.entries()) {
     // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
     const unspaced = isUnspacedWord(st);
     for (let i = lower.indexOf(st); i >= 0; i = lower.indexOf(st, i + 1)) {
       if (!unspaced && isWordCharBefore(lower, i)) continue;
       const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
-      if (!unspaced && st.length < 3 && end !== i + st.length) continue;
+      if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
       if (isRoleLabelWord(text, i, end)) continue;
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
@@ -93,7 +116,7 @@ function findMatches(text: string, stems: readonly string[]): Match[] {
   return [...byStart]
     .sort((a, b) => a[0] - b[0])
     .slice(0, MAX_MATCHES)
-    .map(([start, m]) => ({ start, end: m.end, term: stems[m.rank]! }));
+    .map(([start, m]) => ({ start, end: m.end, term: wanted[m.rank]!.key }));
 }
 
 /**

@@ -67,8 +67,8 @@ export function ftsColumnExpression(terms: readonly string[], columns: readonly 
 }
 
 /**
- * A crude stem for highlighting and "why it matched" (FTS5's porter stemmer is not reachable from JS):
- * the term without a common English suffix, so `tests` also marks `testing`.
+ * A crude stem, for highlighting the words FTS5's porter stemmer leaves alone (accented words, other scripts;
+ * English words go by porter.ts): the term without a common suffix, so `códigos` also marks `código`.
  */
 export function stem(term: string): string {
   if (term.endsWith('*')) return term.slice(0, -1);
