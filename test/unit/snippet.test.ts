@@ -8,7 +8,7 @@ const shown = (text: string, terms: string[], maxChars?: number) => {
   return { text: s.text.replaceAll(MARK_START, '[').replaceAll(MARK_END, ']'), matchedTerms: s.matchedTerms };
 };
 
-test('marks every word that begins with a term stem, whatever its case', () => {
+test('marks every form of a term the index matched, whatever its case, not a word holding it', () => {
   const s = shown('Testing the Tests: a test of CONTESTS and tested code.', ['tests']);
   assert.equal(s.text, '[Testing] the [Tests]: a [test] of CONTESTS and [tested] code.');
   assert.deepEqual(s.matchedTerms, ['tests']);

@@ -1,9 +1,10 @@
 /**
  * The words the index matched a query word with. The verbatim index stems English words with FTS5's porter
  * tokenizer, so `tests` finds `testing` and `speed` finds `speeds` but not `specific`. Snippets (what is
- * marked, which words a hit holds) and proximity (where a word stands) look for the same words in the text,
- * with the same stemmer: the `stemmer` package is that algorithm, and gives FTS5's stem for every one of the
- * corpus's 60,979 English words (compared through an FTS5 table with fts5vocab).
+ * marked, which words a hit holds) look for the same words in the text with the same stemmer: the `stemmer`
+ * package is that algorithm, and gives FTS5's stem for every one of the corpus's 60,979 English words
+ * (compared through an FTS5 table with fts5vocab). Proximity keeps its own, looser base (proximity.wordBase):
+ * with porter's it lost three conceptual dev queries.
  *
  * FTS5 stems ASCII words only: a word of another script, or with an accent, is left to the callers' own
  * rules (a prefix: `código` marks `códigos`).
