@@ -9,6 +9,7 @@ import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport
 import type { DistilledView, ExchangeSummary, Layer } from './model';
 import { type RawView, rawView } from './rawView';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
+import { nearCopiesOf } from './search/copies';
 import { buildFilter } from './search/filters';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
@@ -232,9 +233,14 @@ export class Memory {
 
   // ---- read models
 
-  /** An exchange verbatim with its provenance and files, by id or an unambiguous prefix of 6+ characters. */
-  exchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
-    return this.store.getExchange(idOrPrefix);
+  /**
+   * An exchange verbatim with its provenance and files, by id or an unambiguous prefix of 6+ characters. Its
+   * `copies` are where else it was saved, as a search hit lists them: exact copies and near ones (copies.ts).
+   */
+  async exchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
+    const e = await this.store.getExchange(idOrPrefix);
+    const near = e ? await nearCopiesOf(this.store.db, e) : [];
+    return e && near.length > 0 ? { ...e, copies: [...(e.copies ?? []), ...near] } : e;
   }
 
   /**

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { firstCorrectRank } from '../../src/core/eval/metrics';
+import { Memory } from '../../src/core/memory';
 import { copiesAmong, sameExchange } from '../../src/core/search/copies';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { SearchResult } from '../../src/core/search/types';
@@ -86,5 +87,19 @@ describe('search shows an exchange saved twice once, with where else it was save
     assert.deepEqual(new Set(keys.slice(0, 2)), new Set(['r1', 'r2']), `three.md's own best matches first: ${keys}`);
     assert.ok(!keys.includes('redo-three.md'), `left out by the cap: ${keys}`);
     assert.ok(!keys.includes('redo-four.md'), `four.md holds only a copy of the exchange the cap left out: ${keys}`);
+  });
+
+  test('read alone (the exchange viewer), an exchange lists its near copies as its hit does', async () => {
+    const memory = await Memory.openReadOnly(fx.store.db.file);
+    try {
+      const copiesOf = async (key: string) => (await memory.exchange(fx.ids.get(key)!))!.copies;
+      assert.deepEqual(await copiesOf('undo-one.md'), [{ file: path.join(fx.dir, 'two.md'), lineStart: 1, lineEnd: 9 }]);
+      assert.deepEqual(await copiesOf('undo-two.md'), [{ file: path.join(fx.dir, 'one.md'), lineStart: 1, lineEnd: 9 }]);
+      // the same prompt in three.md and four.md, after other exchanges in three.md
+      assert.deepEqual((await copiesOf('redo-four.md'))?.map((c) => path.basename(c.file)), ['three.md']);
+      assert.equal(await copiesOf('b1'), undefined, 'an exchange saved once has none');
+    } finally {
+      await memory.close();
+    }
   });
 });

@@ -1,3 +1,8 @@
+import type { SavedCopy } from '../model';
+import type { Db } from '../store/db';
+import { searchableText } from '../words';
+import { type HitRow, loadHitRows } from './hits';
+
 /**
  * One exchange saved twice with a small difference: a SpecStory history exported again after the project
  * renamed a folder (two files, one line apart), an Aider run repeated with the same prompt and the same answer.
@@ -10,6 +15,10 @@
  * again and answered differently shares far fewer.
  */
 export const SAME_LINES = 0.9;
+/** Words of a prompt its copies are looked up by (a phrase of the prompt's column): enough to be rare. */
+const PROMPT_WORDS = 32;
+/** Candidates compared at most (the prompt is one everyone types: "continue", "yes"). */
+const MAX_CANDIDATES = 50;
 
 export interface ExchangeText {
   readonly prompt: string;
@@ -19,6 +28,32 @@ export interface ExchangeText {
 export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
   return a.prompt.trim() === b.prompt.trim() && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
 }
+
+/**
+ * The other exchanges that are this one (sameExchange), and their exact copies: where else the exchange was
+ * saved, as search lists it on a hit (Hit.copies), for a reader of one exchange. Candidates come from the
+ * verbatim index (the prompt's first words as a phrase of its prompt column), so a store of any size is not
+ * read row by row; an exchange without a word in its prompt has none.
+ */
+export async function nearCopiesOf(db: Db, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
+  const words = searchableText(exchange.prompt).toLowerCase().match(WORD)?.slice(0, PROMPT_WORDS);
+  if (!words) return [];
+  const found = await db.all<{ n: number }>(
+    `SELECT e.n FROM exchanges_fts f JOIN exchanges e ON e.n = f.rowid JOIN sources s ON s.id = e.source_id
+     WHERE exchanges_fts MATCH ?1 AND e.id <> ?2 AND trim(e.prompt, ?3) = trim(?4, ?3)
+     ORDER BY s.path, e.line_start LIMIT ?5`,
+    [`{prompt} : "${words.join(' ')}"`, exchange.exchangeId, SPACES, exchange.prompt, MAX_CANDIDATES],
+  );
+  const rows = await loadHitRows(db, found.map((f) => f.n));
+  return found
+    .map((f) => rows.get(f.n))
+    .filter((row): row is HitRow => row !== undefined && sameExchange(exchange, row))
+    .flatMap((row) => [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies]);
+}
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** What String.trim removes, as far as SQLite's trim() is told (sameExchange compares trimmed prompts). */
+const SPACES = ' \t\r\n';
 
 /**
  * Among hits in rank order, each hit that is the same exchange as a hit above it (sameExchange): its row
