@@ -224,11 +224,12 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           io.err(`No exchange ${id}.`);
           return 1;
         }
-        const distilled = await memory.distilled(ex.exchangeId);
+        const [distilled, copies] = await Promise.all([memory.distilled(ex.exchangeId), memory.savedCopies(ex)]);
         if (json) {
           io.out(
             JSON.stringify({
               ...ex,
+              ...(copies.length ? { copies } : {}),
               ...(distilled ? { exchangeCore: distilled.exchangeCore, specificContext: distilled.specificContext, rooms: distilled.rooms, facets: distilled.facets } : {}),
               ...(distilled ? { distiller: distilled.distiller, distilledTokens: distilled.distilledTokens } : {}),
             }),
@@ -236,7 +237,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         } else {
           io.out(`# ${ex.exchangeId}  ${ex.agent}  ${ex.startedAt ?? ''}`);
           io.out(`# ${ex.file}:${ex.lineStart}-${ex.lineEnd}  session ${ex.sessionId}${ex.title ? `  "${ex.title}"` : ''}`);
-          for (const c of ex.copies ?? []) io.out(`# also saved in ${c.file}:${c.lineStart}-${c.lineEnd}`);
+          for (const c of copies) io.out(`# also saved in ${c.file}:${c.lineStart}-${c.lineEnd}`);
           if (ex.filesTouched.length) io.out(`# files: ${ex.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ')}`);
           if (distilled) {
             io.out(`# core: ${distilled.exchangeCore}`);

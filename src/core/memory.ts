@@ -6,7 +6,7 @@ import type { Embedder } from './embed/embedder';
 import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage';
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
-import type { DistilledView, ExchangeSummary, Layer } from './model';
+import type { DistilledView, ExchangeSummary, Layer, SavedCopy } from './model';
 import { type RawView, rawView } from './rawView';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
@@ -233,14 +233,17 @@ export class Memory {
 
   // ---- read models
 
+  /** An exchange verbatim with its provenance and files, by id or an unambiguous prefix of 6+ characters. */
+  exchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
+    return this.store.getExchange(idOrPrefix);
+  }
+
   /**
-   * An exchange verbatim with its provenance and files, by id or an unambiguous prefix of 6+ characters. Its
-   * `copies` are where else it was saved, as a search hit lists them: exact copies and near ones (copies.ts).
+   * Where else an exchange was saved, as a search hit lists it: its exact copies and the near ones (copies.ts).
+   * Asked only by readers that show it (the viewer, `show`): the near ones cost a statement (~6 ms at 50K).
    */
-  async exchange(idOrPrefix: string): Promise<StoredExchange | undefined> {
-    const e = await this.store.getExchange(idOrPrefix);
-    const near = e ? await nearCopiesOf(this.store.db, e) : [];
-    return e && near.length > 0 ? { ...e, copies: [...(e.copies ?? []), ...near] } : e;
+  async savedCopies(e: StoredExchange): Promise<SavedCopy[]> {
+    return [...(e.copies ?? []), ...(await nearCopiesOf(this.store.db, e))];
   }
 
   /**

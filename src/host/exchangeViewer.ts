@@ -146,8 +146,8 @@ export class ExchangeViewer extends Disposable {
       this.post({ type: 'missing', exchangeId });
       return;
     }
-    const [distilled, neighbours] = await Promise.all([memory.distilled(e.exchangeId), memory.neighbours(e.exchangeId)]);
-    const view = exchangeView(e, distilled, neighbours);
+    const [distilled, neighbours, copies] = await Promise.all([memory.distilled(e.exchangeId), memory.neighbours(e.exchangeId), memory.savedCopies(e)]);
+    const view = exchangeView({ ...e, copies }, distilled, neighbours);
     if (this.panel) this.panel.title = view.title.length > 40 ? `${view.title.slice(0, 39)}…` : view.title;
     this.post({ type: 'show', view });
   }

@@ -92,12 +92,12 @@ describe('search shows an exchange saved twice once, with where else it was save
   test('read alone (the exchange viewer), an exchange lists its near copies as its hit does', async () => {
     const memory = await Memory.openReadOnly(fx.store.db.file);
     try {
-      const copiesOf = async (key: string) => (await memory.exchange(fx.ids.get(key)!))!.copies;
+      const copiesOf = async (key: string) => memory.savedCopies((await memory.exchange(fx.ids.get(key)!))!);
       assert.deepEqual(await copiesOf('undo-one.md'), [{ file: path.join(fx.dir, 'two.md'), lineStart: 1, lineEnd: 9 }]);
       assert.deepEqual(await copiesOf('undo-two.md'), [{ file: path.join(fx.dir, 'one.md'), lineStart: 1, lineEnd: 9 }]);
       // the same prompt in three.md and four.md, after other exchanges in three.md
       assert.deepEqual((await copiesOf('redo-four.md'))?.map((c) => path.basename(c.file)), ['three.md']);
-      assert.equal(await copiesOf('b1'), undefined, 'an exchange saved once has none');
+      assert.deepEqual(await copiesOf('b1'), [], 'an exchange saved once has none');
     } finally {
       await memory.close();
     }
