@@ -1,7 +1,7 @@
 import type { SavedCopy } from '../model';
 import type { Db } from '../store/db';
-import { searchableText } from '../words';
 import { type HitRow, loadHitRows } from './hits';
+import { ftsColumnPhrase } from './terms';
 
 /**
  * One exchange saved twice with a small difference: a SpecStory history exported again after the project
@@ -36,13 +36,13 @@ export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
  * read row by row; an exchange without a word in its prompt has none.
  */
 export async function nearCopiesOf(db: Db, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
-  const words = searchableText(exchange.prompt).toLowerCase().match(WORD)?.slice(0, PROMPT_WORDS);
-  if (!words) return [];
+  const phrase = ftsColumnPhrase(exchange.prompt, 'prompt', PROMPT_WORDS);
+  if (!phrase) return [];
   const found = await db.all<{ n: number }>(
     `SELECT e.n FROM exchanges_fts f JOIN exchanges e ON e.n = f.rowid JOIN sources s ON s.id = e.source_id
      WHERE exchanges_fts MATCH ?1 AND e.id <> ?2 AND trim(e.prompt, ?3) = trim(?4, ?3)
      ORDER BY s.path, e.line_start LIMIT ?5`,
-    [`{prompt} : "${words.join(' ')}"`, exchange.exchangeId, SPACES, exchange.prompt, MAX_CANDIDATES],
+    [phrase, exchange.exchangeId, SPACES, exchange.prompt, MAX_CANDIDATES],
   );
   const rows = await loadHitRows(db, found.map((f) => f.n));
   return found
@@ -51,7 +51,6 @@ export async function nearCopiesOf(db: Db, exchange: ExchangeText & { readonly e
     .flatMap((row) => [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies]);
 }
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 /** What String.trim removes, as far as SQLite's trim() is told (sameExchange compares trimmed prompts). */
 const SPACES = ' \t\r\n';
 

@@ -60,6 +60,15 @@ function ftsTerm(t: string): string {
   return `"${word.replace(/"/g, '""')}"${prefix ? '*' : ''}`;
 }
 
+/**
+ * The first `max` words of `text`, cut as the index cut them, as one phrase of one column (`{prompt} : "a b c"`);
+ * undefined when `text` has no word. Words hold no quotes (see TOKEN).
+ */
+export function ftsColumnPhrase(text: string, column: string, max: number): string | undefined {
+  const words = searchableText(text).toLowerCase().match(TOKEN)?.slice(0, max);
+  return words ? `{${column}} : "${words.join(' ')}"` : undefined;
+}
+
 /** The expression restricted to some columns of the table (`{core context} : (...)`). */
 export function ftsColumnExpression(terms: readonly string[], columns: readonly string[]): string | undefined {
   const expr = ftsExpression(terms);
