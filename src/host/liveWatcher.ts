@@ -22,6 +22,7 @@ export class LiveWatcher extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, fs.FSWatcher>();
+  private readonly missing = new Set<string>();
   private generation = 0;
   private readonly triggered = this.register(new vscode.EventEmitter<void>());
   /** Fires when a change in a transcript folder starts an index run. */
@@ -32,23 +33,46 @@ export class LiveWatcher extends Disposable {
     const ws = this.register(vscode.workspace.createFileSystemWatcher('**/{.specstory/history/*.md,.aider.chat.history.md}'));
     this.register(ws.onDidChange(() => this.schedule()));
     this.register(ws.onDidCreate(() => this.schedule()));
-    this.register({ dispose: () => this.stop() });
+    this.register({
+      dispose: () => {
+        clearTimeout(this.timer);
+        this.stop();
+      },
+    });
     // after activation: watching walks the transcript roots, which activate() should not wait for
     this.retry = setTimeout(() => this.start(), 0);
   }
 
-  /** (Re)starts the watchers, e.g. after the roots setting changed. */
+  /** (Re)starts the watchers, e.g. after the roots setting changed. A run already scheduled still runs. */
   start(): void {
     this.stop();
-    if (!this.config.liveIndexing) return;
-    let missing = false;
-    for (const root of new Set(this.index.transcriptRoots())) {
+    if (!this.config.liveIndexing) {
+      clearTimeout(this.timer);
+      return;
+    }
+    this.watchRoots(new Set(this.index.transcriptRoots()), false);
+  }
+
+  /**
+   * Watches each root that exists. A missing one (e.g. ~/.codex before the first run) is looked at again later,
+   * alone: restarting every watcher would walk every root again and drop the events not yet delivered to the
+   * watchers it closes. A root that appears may already hold transcripts, so finding one late starts a run.
+   */
+  private watchRoots(roots: Iterable<string>, late: boolean): void {
+    let found = false;
+    for (const root of roots) {
       const st = statOrUndefined(root);
-      if (!st) missing = true;
-      else if (st.isFile()) void this.watchDatabase(root, this.generation);
+      if (!st) {
+        this.missing.add(root);
+        continue;
+      }
+      this.missing.delete(root);
+      found = true;
+      if (st.isFile()) void this.watchDatabase(root, this.generation);
       else this.watch(root, root, true, (name) => isTranscriptChange(root, name));
     }
-    if (missing) this.retry = setTimeout(() => this.start(), ROOT_RETRY_MS);
+    if (late && found) this.schedule();
+    if (this.missing.size > 0) this.retry = setTimeout(() => this.watchRoots([...this.missing], true), ROOT_RETRY_MS);
   }
 
   /**
@@ -88,10 +112,10 @@ export class LiveWatcher extends Disposable {
 
   private stop(): void {
     this.generation++; // a database check still running belongs to the watchers stopped here
-    clearTimeout(this.timer);
     clearTimeout(this.retry);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
+    this.missing.clear();
   }
 }
 

@@ -16,6 +16,7 @@ export interface AgentRecallApi {
         byAgent: Record<string, number>;
         semantic: { on: boolean; model?: string; reason?: string; fix?: string };
         lastIndexedAt?: Date;
+        lastReport?: { parsed: number; unchanged: number; failed: Array<{ path: string; error: string }> };
       }
     | undefined
   >;

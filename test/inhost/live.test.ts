@@ -61,7 +61,7 @@ describe('Live indexing', () => {
 
 /** The files touched by the Cline exchange whose prompt matches, as the extension's store holds them now. */
 async function clineFiles(prompt: RegExp): Promise<string[]> {
-  const store = await Store.open((await api()).storeFile!);
+  const store = await Store.openReadOnly((await api()).storeFile!);
   try {
     const listed = (await store.listExchanges({})).find((e) => e.agent === 'cline' && prompt.test(e.prompt));
     return listed ? (await store.getExchange(listed.exchangeId))!.filesTouched.map((f) => `${f.how} ${f.path}`) : [];
@@ -84,8 +84,39 @@ describe('Live indexing of a side file', () => {
       const now = await clineFiles(prompt);
       return now.includes('edit src/quantity.js') ? now : undefined;
     }, 10_000, 200);
-    assert.ok(files, 'the history file is unchanged, yet the task was read again');
-    assert.ok(a.liveTriggers() > triggers, 'the watcher triggered the index run');
+    // on failure, say which half failed: the watcher never fired, or a run did not see the change
+    const report = (await a.getIndexSummary())?.lastReport;
+    const seen = `watcher fired ${a.liveTriggers() - triggers} time(s); last run: ${report ? `${report.parsed} parsed, ${report.unchanged} unchanged, ${report.failed.length} failed` : 'none'}`;
+    assert.ok(files, `the history file is unchanged, yet the task was read again (${seen})`);
+    assert.ok(a.liveTriggers() > triggers, `the watcher triggered the index run (${seen})`);
+  });
+});
+
+describe('Live indexing of a transcript folder that appears later', () => {
+  it('indexes a Roo Code task whose tasks folder did not exist at activation, without another write', async () => {
+    const a = await api();
+    // past the watcher's debounce: no run queued by an earlier write may pick the task up
+    await a.waitForIndexIdle();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await a.waitForIndexIdle();
+    // the fixture has Cline's tasks folder, not Roo Code's: the watcher looks for it again every 30 s
+    const tasks = path.join(path.dirname(path.dirname(fixture().clineTask)).replace('saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline'));
+    assert.ok(!fs.existsSync(tasks), `${tasks} is missing at the start`);
+    const env = `<environment_details>\n# Current Working Directory (${fixture().workspace}) Files\nsrc/\n</environment_details>`;
+    const history = JSON.stringify([
+      { role: 'user', content: [{ type: 'text', text: '<task>\nWhy does the quokka-marker retry loop in src/sync.js give up after three attempts?\n</task>' }, { type: 'text', text: env }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'It gives up after three attempts because MAX_RETRIES is 3 in src/sync.js and the backoff never grows; raise the limit or double the delay each time.' }] },
+    ]);
+    fs.mkdirSync(path.join(tasks, '1791190900000'), { recursive: true });
+    fs.writeFileSync(path.join(tasks, '1791190900000', 'api_conversation_history.json'), history);
+    const triggers = a.liveTriggers();
+    try {
+      const found = await eventually(async () => (await a.search({ text: 'quokka marker', mode: 'verbatim/bm25' })).hits.some((h) => h.agent === 'roo-code'), 45_000, 500);
+      assert.ok(found, `the task in ${tasks}, a folder made after activation, is indexed with no later write`);
+      assert.ok(a.liveTriggers() > triggers, 'the watcher started the run when it found the folder');
+    } finally {
+      fs.rmSync(path.dirname(tasks), { recursive: true, force: true });
+    }
   });
 });
 
