@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { namesChatTable } from '../core/sources/cursorDb';
 import { isAgentDatabaseWrite } from '../core/sources/discover';
+import { watchFolders } from './folderWatcher';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
@@ -14,14 +15,14 @@ const DEBOUNCE_MS = 150;
 const ROOT_RETRY_MS = 30_000;
 
 /**
- * Live indexing: watches the transcript roots (recursive fs.watch outside the workspace, a workspace file
- * watcher for SpecStory and Aider histories inside it) and runs the incremental indexer shortly after an
+ * Live indexing: watches the transcript roots (outside the workspace: each root's tree, a database's folder;
+ * inside it, a workspace file watcher for SpecStory and Aider histories) and runs the incremental indexer shortly after an
  * agent writes, so a new exchange is searchable about a second later.
  */
 export class LiveWatcher extends Disposable {
   private timer: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private readonly watchers = new Map<string, { close(): void }>();
   private readonly missing = new Set<string>();
   private generation = 0;
   private readonly triggered = this.register(new vscode.EventEmitter<void>());
@@ -69,6 +70,7 @@ export class LiveWatcher extends Disposable {
       this.missing.delete(root);
       found = true;
       if (st.isFile()) void this.watchDatabase(root, this.generation);
+      else if (process.platform === 'linux') this.watchTree(root);
       else this.watch(root, root, true, (name) => isTranscriptChange(root, name));
     }
     if (late && found) this.schedule();
@@ -85,6 +87,24 @@ export class LiveWatcher extends Disposable {
     if (chats && generation === this.generation) this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
   }
 
+  /** Linux: folder by folder (folderWatcher.ts); Node's recursive watch there watches every file below the root. */
+  private watchTree(root: string): void {
+    let warned = false;
+    const w = watchFolders(
+      root,
+      (name) => {
+        if (isTranscriptChange(root, name)) this.schedule();
+      },
+      (err) => {
+        // once per root: running out of watches fails every folder after the first
+        if (!warned) log.warn(`Cannot watch a folder of ${root}: ${err.message}`);
+        warned = true;
+      },
+    );
+    this.watchers.set(root, w);
+  }
+
+  /** Elsewhere Node watches a tree natively; a database's folder is watched alone. */
   private watch(root: string, dir: string, recursive: boolean, relevant: (name: string) => boolean): void {
     try {
       const w = fs.watch(dir, { recursive }, (_event, name) => {

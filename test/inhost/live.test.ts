@@ -92,13 +92,43 @@ describe('Live indexing of a side file', () => {
   });
 });
 
+/**
+ * No run under way and none to come from earlier writes (the debounce, and the run the first reads of the agents'
+ * databases start: a read-only connection makes their -wal and -shm files), so only the write under test can start one.
+ */
+async function quiet(a: Awaited<ReturnType<typeof api>>): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    await a.waitForIndexIdle();
+    const triggers = a.liveTriggers();
+    await new Promise((r) => setTimeout(r, 1_000));
+    if (a.liveTriggers() === triggers) return;
+  }
+}
+
+describe("Live indexing of VS Code's workspaceStorage", () => {
+  it("picks up a Copilot Chat session saved in the workspace's chatSessions folder", async () => {
+    const a = await api();
+    await quiet(a);
+    const triggers = a.liveTriggers();
+    const request = {
+      requestId: 'request_live_1',
+      timestamp: Date.now(),
+      modelId: 'copilot/gpt-5',
+      message: { text: 'Why does the wombat-marker discount banner flicker when the cart reloads?' },
+      response: [{ value: 'The banner re-renders before the coupon is read back from storage, so it shows the full price for one frame; render it after the coupon has loaded.' }],
+    };
+    const session = { kind: 0, v: { version: 3, sessionId: 'live-copilot-session', creationDate: request.timestamp, requesterUsername: 'dev', responderUsername: 'GitHub Copilot', requests: [request] } };
+    fs.writeFileSync(path.join(path.dirname(fixture().copilotSession), 'live-copilot-session.jsonl'), `${JSON.stringify(session)}\n`);
+    const found = await eventually(async () => (await a.search({ text: 'wombat marker banner', mode: 'verbatim/bm25' })).hits.some((h) => h.agent === 'copilot'), 10_000, 200);
+    assert.ok(found, 'the new session is indexed');
+    assert.ok(a.liveTriggers() > triggers, 'the watcher started the run');
+  });
+});
+
 describe('Live indexing of a transcript folder that appears later', () => {
   it('indexes a Roo Code task whose tasks folder did not exist at activation, without another write', async () => {
     const a = await api();
-    // past the watcher's debounce: no run queued by an earlier write may pick the task up
-    await a.waitForIndexIdle();
-    await new Promise((r) => setTimeout(r, 1_000));
-    await a.waitForIndexIdle();
+    await quiet(a);
     // the fixture has Cline's tasks folder, not Roo Code's: the watcher looks for it again every 30 s
     const tasks = path.join(path.dirname(path.dirname(fixture().clineTask)).replace('saoudrizwan.claude-dev', 'rooveterinaryinc.roo-cline'));
     assert.ok(!fs.existsSync(tasks), `${tasks} is missing at the start`);

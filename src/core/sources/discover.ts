@@ -43,8 +43,10 @@ export interface DiscoveredSource {
   readonly within?: readonly string[];
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__']);
-const MAX_DEPTH = 10;
+/** Folders never walked (nor watched) below a transcript root: build output, dependencies, version control. */
+export const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__']);
+/** How deep below a root transcripts are looked for (and watched). */
+export const MAX_DEPTH = 10;
 
 export function defaultClaudeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['CLAUDE_CONFIG_DIR'] || path.join(os.homedir(), '.claude'), 'projects')];
@@ -165,7 +167,7 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     return; // a missing or unreadable root is normal (agent not installed)
   }
   const storage = path.basename(dir) === 'workspaceStorage';
-  const openCodeData = path.basename(dir) === 'opencode' && entries.some((e) => e.name === 'storage' || OPENCODE_DB_RE.test(e.name));
+  const openCodeData = isOpenCodeData(dir, entries.map((e) => e.name));
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
@@ -188,6 +190,11 @@ export function isAgentDatabaseWrite(file: string): boolean {
 function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
   return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
+}
+
+/** OpenCode's data folder (`opencode`, holding its `storage` folder or its database), by the names in it. */
+export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
+  return path.basename(dir) === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
 }
 
 /**

@@ -1,0 +1,120 @@
+import * as fs from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { isOpenCodeData, MAX_DEPTH, SKIP_DIRS } from '../core/sources/discover';
+
+/** A running watch of a transcript root. */
+export interface FolderWatch {
+  close(): void;
+  /** Settles when the folders there were at the start are watched. */
+  readonly ready: Promise<void>;
+  /** How many folders are watched (one watch each). */
+  readonly folders: number;
+}
+
+/**
+ * Watches a transcript root folder by folder: one non-recursive watch per folder (it reports its files' writes),
+ * and only folders transcripts can be in. Node's recursive watch on Linux watches every file below the root, found
+ * by a synchronous walk: VS Code's workspaceStorage (every extension's state) or OpenCode's data folder (git
+ * object stores) blocked the extension host ~0.4 s per 8,500 entries and took as many inotify watches
+ * (test/bench/liveWatch.mjs). `onChange` gets the path that changed, relative to the root; a folder made later is
+ * watched from its first event on, and the files already in it are reported.
+ */
+export function watchFolders(root: string, onChange: (relative: string) => void, onError: (err: Error) => void): FolderWatch {
+  return new FolderTree(root, onChange, onError);
+}
+
+/**
+ * Which of `dir`'s subfolders can hold transcripts, by `dir`'s name and what it holds: in VS Code's
+ * workspaceStorage, each workspace's `chatSessions` only (the rest is other extensions' state); in OpenCode's data
+ * folder, its `storage` only (sessions, messages and parts; not its snapshots, logs or binaries).
+ */
+export function watchesSubfolder(dir: string, names: readonly string[], name: string): boolean {
+  if (SKIP_DIRS.has(name)) return false;
+  if (path.basename(path.dirname(dir)) === 'workspaceStorage') return name === 'chatSessions';
+  if (isOpenCodeData(dir, names)) return name === 'storage';
+  return true;
+}
+
+class FolderTree implements FolderWatch {
+  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private closed = false;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly root: string,
+    private readonly onChange: (relative: string) => void,
+    private readonly onError: (err: Error) => void,
+  ) {
+    this.ready = this.add(root, MAX_DEPTH, false);
+  }
+
+  get folders(): number {
+    return this.watchers.size;
+  }
+
+  /** Watches `dir` and the folders below it; `late`: made after the watch began, so the files in it are news. */
+  private async add(dir: string, depth: number, late: boolean): Promise<void> {
+    if (this.closed || this.watchers.has(dir)) return;
+    let w: fs.FSWatcher;
+    try {
+      w = fs.watch(dir, (_event, name) => this.changed(dir, name ? String(name) : undefined, depth));
+    } catch (err) {
+      if (!gone(err)) this.onError(err as Error);
+      return;
+    }
+    w.on('error', (err) => {
+      this.forget(dir);
+      if (!gone(err)) this.onError(err);
+    });
+    this.watchers.set(dir, w);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const names = entries.map((e) => e.name);
+    for (const e of entries) {
+      if (e.isDirectory()) {
+        if (depth > 0 && watchesSubfolder(dir, names, e.name)) await this.add(path.join(dir, e.name), depth - 1, late);
+      } else if (late) this.report(path.join(dir, e.name));
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+
+  private changed(dir: string, name: string | undefined, depth: number): void {
+    if (this.closed) return;
+    const full = name === undefined ? dir : path.join(dir, name);
+    this.report(full);
+    if (name === undefined || depth === 0) return;
+    // a folder made (watch it) or removed (stop watching it and what was below it)
+    void stat(full).then(
+      async (st) => {
+        if (!st.isDirectory() || this.watchers.has(full)) return;
+        const names = await readdir(dir).catch(() => [name]);
+        if (watchesSubfolder(dir, names, name)) await this.add(full, depth - 1, true);
+      },
+      () => this.forget(full),
+    );
+  }
+
+  private report(full: string): void {
+    if (!this.closed) this.onChange(path.relative(this.root, full));
+  }
+
+  private forget(dir: string): void {
+    for (const [d, w] of this.watchers) {
+      if (d === dir || d.startsWith(dir + path.sep)) {
+        w.close();
+        this.watchers.delete(d);
+      }
+    }
+  }
+}
+
+/** The folder went away (or was never one): nothing to watch, nothing to report. */
+function gone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
