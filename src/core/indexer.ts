@@ -16,6 +16,7 @@ import { shortenStringsPast, type SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
+import { databaseState } from './sources/walDatabase';
 import { keepReplay, takeReplay } from './replays';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
@@ -470,11 +471,6 @@ async function readRecordGroups(
   const replaced = Object.entries(old ?? {}).filter(([id]) => !entries[id] || entries[id] !== old![id]).map(([, g]) => g);
   const chunk: LineChunk = { lines, endOffset: offset, nextLine, heldBackPartial: false };
   return { st, fromOffset, fromLine, chunk, headHash: '', anchorHash: '', groups: { entries, replaced, full: !old } };
-}
-
-async function databaseState(file: string): Promise<{ size: number; mtimeMs: number }> {
-  const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
-  return { size: main.size + (wal?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, wal?.mtimeMs ?? 0) };
 }
 
 /**

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { namesChatTable } from '../core/sources/cursorDb';
 import { isAgentDatabaseWrite } from '../core/sources/discover';
+import { databaseState } from '../core/sources/walDatabase';
 import { watchFolders } from './folderWatcher';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
@@ -24,6 +26,8 @@ export class LiveWatcher extends Disposable {
   private retry: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, { close(): void }>();
   private readonly missing = new Set<string>();
+  /** The last state seen of each agent database watched (`written`). */
+  private readonly databases = new Map<string, string>();
   private generation = 0;
   private readonly triggered = this.register(new vscode.EventEmitter<void>());
   /** Fires when a change in a transcript folder starts an index run. */
@@ -84,7 +88,9 @@ export class LiveWatcher extends Disposable {
    */
   private async watchDatabase(file: string, generation: number): Promise<void> {
     const chats = await namesChatTable(file).catch(() => false);
-    if (chats && generation === this.generation) this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
+    if (!chats || generation !== this.generation) return;
+    await this.written(file);
+    this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
   }
 
   /** Linux: folder by folder (folderWatcher.ts); Node's recursive watch there watches every file below the root. */
@@ -93,7 +99,7 @@ export class LiveWatcher extends Disposable {
     const w = watchFolders(
       root,
       (name) => {
-        if (isTranscriptChange(root, name)) this.schedule();
+        if (isTranscriptChange(root, name)) this.changed(path.join(root, name));
       },
       (err) => {
         // once per root: running out of watches fails every folder after the first
@@ -102,13 +108,18 @@ export class LiveWatcher extends Disposable {
       },
     );
     this.watchers.set(root, w);
+    // OpenCode's database lies in its data folder
+    void w.ready.then(async () => {
+      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabaseWrite(name) && !name.endsWith('-wal')) await this.written(path.join(root, name));
+    });
   }
 
   /** Elsewhere Node watches a tree natively; a database's folder is watched alone. */
   private watch(root: string, dir: string, recursive: boolean, relevant: (name: string) => boolean): void {
     try {
       const w = fs.watch(dir, { recursive }, (_event, name) => {
-        if (!name || relevant(String(name))) this.schedule();
+        if (!name) this.schedule();
+        else if (relevant(String(name))) this.changed(path.join(dir, String(name)));
       });
       w.on('error', (err) => {
         log.warn(`Stopped watching ${root}: ${err.message}`);
@@ -119,6 +130,26 @@ export class LiveWatcher extends Disposable {
     } catch (err) {
       log.warn(`Cannot watch ${root}: ${(err as Error).message}`);
     }
+  }
+
+  /** A transcript's change starts a run; a database's only when it was written (see `written`). */
+  private changed(file: string): void {
+    if (isAgentDatabaseWrite(file)) {
+      void this.written(file.replace(/-wal$/, '')).then((yes) => yes && this.schedule());
+    } else this.schedule();
+  }
+
+  /**
+   * Whether the agent's database changed since last seen (and remembers how it is now). Reading it touches its
+   * files without writing it: a read-only connection makes an empty -wal and -shm, and as root it changes their
+   * owner (measured); each touch would start a run, whose read touches it again.
+   */
+  private async written(db: string): Promise<boolean> {
+    const st = await databaseState(db).catch(() => undefined);
+    const now = st ? `${st.size}:${Math.floor(st.mtimeMs)}` : 'gone';
+    if (this.databases.get(db) === now) return false;
+    this.databases.set(db, now);
+    return true;
   }
 
   private schedule(): void {

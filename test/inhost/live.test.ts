@@ -92,10 +92,7 @@ describe('Live indexing of a side file', () => {
   });
 });
 
-/**
- * No run under way and none to come from earlier writes (the debounce, and the run the first reads of the agents'
- * databases start: a read-only connection makes their -wal and -shm files), so only the write under test can start one.
- */
+/** No run under way and none to come from an earlier test's writes: only the write under test can start one. */
 async function quiet(a: Awaited<ReturnType<typeof api>>): Promise<void> {
   for (let i = 0; i < 20; i++) {
     await a.waitForIndexIdle();

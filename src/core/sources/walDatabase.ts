@@ -1,9 +1,21 @@
+import { stat } from 'node:fs/promises';
 import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import { openTranscript } from './lines';
 
 /** Waits this long for a moment the agent holds its database exclusively (a checkpoint, a recovery). */
 const BUSY_MS = 2000;
+
+/**
+ * A database's state, to tell whether it was written: its size and last write, its write-ahead log's included.
+ * An empty log is left out: a reader makes one where there was none (ours too, read-only: measured), and that is
+ * no write; a log emptied by a checkpoint moved its writes into the database, whose own time then changed.
+ */
+export async function databaseState(file: string): Promise<{ size: number; mtimeMs: number }> {
+  const [main, wal] = await Promise.all([stat(file), stat(`${file}-wal`).catch(() => undefined)]);
+  const log = wal && wal.size > 0 ? wal : undefined;
+  return { size: main.size + (log?.size ?? 0), mtimeMs: Math.max(main.mtimeMs, log?.mtimeMs ?? 0) };
+}
 
 /**
  * Whether a file is a SQLite database in WAL mode: its header's read and write versions are 2 (read without
