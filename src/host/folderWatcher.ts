@@ -16,7 +16,7 @@ export interface FolderWatch {
  * Watches a transcript root folder by folder: one non-recursive watch per folder (it reports its files' writes),
  * and only folders transcripts can be in. Node's recursive watch on Linux watches every file below the root, found
  * by a synchronous walk: VS Code's workspaceStorage (every extension's state) or OpenCode's data folder (git
- * object stores) blocked the extension host ~0.4 s per 8,500 entries and took as many inotify watches
+ * object stores) held the extension host 0.3 s per 8,500 entries and took as many inotify watches
  * (test/bench/liveWatch.mjs). `onChange` gets the path that changed, relative to the root; a folder made later is
  * watched from its first event on, and the files already in it are reported.
  */
