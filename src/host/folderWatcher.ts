@@ -17,11 +17,20 @@ export interface FolderWatch {
  * and only folders transcripts can be in. Node's recursive watch on Linux watches every file below the root, found
  * by a synchronous walk: VS Code's workspaceStorage (every extension's state) or OpenCode's data folder (git
  * object stores) held the extension host 0.3 s per 8,500 entries and took as many inotify watches
- * (test/bench/liveWatch.mjs). `onChange` gets the path that changed, relative to the root; a folder made later is
- * watched from its first event on, and the files already in it are reported.
+ * (test/bench/liveWatch.mjs). A folder made later is watched from its first event on, and the files already in it
+ * are reported.
  */
-export function watchFolders(root: string, onChange: (relative: string) => void, onError: (err: Error) => void): FolderWatch {
-  return new FolderTree(root, onChange, onError);
+export function watchFolders(root: string, on: FolderEvents): FolderWatch {
+  return new FolderTree(root, on);
+}
+
+export interface FolderEvents {
+  /** A file or folder below the root changed: its path relative to the root. */
+  readonly change: (relative: string) => void;
+  /** A folder could not be watched (e.g. the system's limit of watches is reached). */
+  readonly error: (err: Error) => void;
+  /** The root itself was removed: nothing is watched any more. */
+  readonly gone: () => void;
 }
 
 /**
@@ -43,8 +52,7 @@ class FolderTree implements FolderWatch {
 
   constructor(
     private readonly root: string,
-    private readonly onChange: (relative: string) => void,
-    private readonly onError: (err: Error) => void,
+    private readonly on: FolderEvents,
   ) {
     this.ready = this.add(root, MAX_DEPTH, false);
   }
@@ -60,12 +68,12 @@ class FolderTree implements FolderWatch {
     try {
       w = fs.watch(dir, (_event, name) => this.changed(dir, name ? String(name) : undefined, depth));
     } catch (err) {
-      if (!gone(err)) this.onError(err as Error);
+      if (!gone(err)) this.on.error(err as Error);
       return;
     }
     w.on('error', (err) => {
       this.forget(dir);
-      if (!gone(err)) this.onError(err);
+      if (!gone(err)) this.on.error(err);
     });
     this.watchers.set(dir, w);
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -87,6 +95,8 @@ class FolderTree implements FolderWatch {
     if (this.closed) return;
     const full = name === undefined ? dir : path.join(dir, name);
     this.report(full);
+    // the root's own watch also hears of the root's removal
+    if (dir === this.root) void stat(this.root).catch(() => this.rootGone());
     if (name === undefined || depth === 0) return;
     // a folder made (watch it) or removed (stop watching it and what was below it)
     void stat(full).then(
@@ -100,7 +110,13 @@ class FolderTree implements FolderWatch {
   }
 
   private report(full: string): void {
-    if (!this.closed) this.onChange(path.relative(this.root, full));
+    if (!this.closed) this.on.change(path.relative(this.root, full));
+  }
+
+  private rootGone(): void {
+    if (this.closed) return;
+    this.close();
+    this.on.gone();
   }
 
   private forget(dir: string): void {

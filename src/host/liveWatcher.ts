@@ -78,7 +78,23 @@ export class LiveWatcher extends Disposable {
       else this.watch(root, root, true, (name) => isTranscriptChange(root, name));
     }
     if (late && found) this.schedule();
-    if (this.missing.size > 0) this.retry = setTimeout(() => this.watchRoots([...this.missing], true), ROOT_RETRY_MS);
+    this.lookLater();
+  }
+
+  /** A root that went away is looked for again, like one missing at the start (an agent may make it again). */
+  private lost(root: string): void {
+    this.watchers.get(root)?.close();
+    this.watchers.delete(root);
+    this.missing.add(root);
+    this.lookLater();
+  }
+
+  private lookLater(): void {
+    if (this.retry || this.missing.size === 0) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.watchRoots([...this.missing], true);
+    }, ROOT_RETRY_MS);
   }
 
   /**
@@ -96,17 +112,17 @@ export class LiveWatcher extends Disposable {
   /** Linux: folder by folder (folderWatcher.ts); Node's recursive watch there watches every file below the root. */
   private watchTree(root: string): void {
     let warned = false;
-    const w = watchFolders(
-      root,
-      (name) => {
+    const w = watchFolders(root, {
+      change: (name) => {
         if (isTranscriptChange(root, name)) this.changed(path.join(root, name));
       },
-      (err) => {
+      error: (err) => {
         // once per root: running out of watches fails every folder after the first
         if (!warned) log.warn(`Cannot watch a folder of ${root}: ${err.message}`);
         warned = true;
       },
-    );
+      gone: () => this.lost(root),
+    });
     this.watchers.set(root, w);
     // OpenCode's database lies in its data folder
     void w.ready.then(async () => {
@@ -123,8 +139,7 @@ export class LiveWatcher extends Disposable {
       });
       w.on('error', (err) => {
         log.warn(`Stopped watching ${root}: ${err.message}`);
-        w.close();
-        this.watchers.delete(root);
+        this.lost(root);
       });
       this.watchers.set(root, w);
     } catch (err) {
@@ -164,6 +179,7 @@ export class LiveWatcher extends Disposable {
   private stop(): void {
     this.generation++; // a database check still running belongs to the watchers stopped here
     clearTimeout(this.retry);
+    this.retry = undefined;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.missing.clear();

@@ -75,7 +75,7 @@ const strategies = {
     return { close: () => w.close(), ready: Promise.resolve(), watches: () => 1 + entries(root) };
   },
   watchFolders: (root) => {
-    const w = watchFolders(root, () => {}, () => {});
+    const w = watchFolders(root, { change: () => {}, error: () => {}, gone: () => {} });
     return { close: () => w.close(), ready: w.ready, watches: () => w.folders };
   },
 };

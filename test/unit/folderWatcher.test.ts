@@ -23,12 +23,17 @@ function tree(files: Record<string, string>): string {
 }
 
 /** Watches `root`; the changed paths (relative, with `/`) collect in `seen`. */
-async function watch(root: string): Promise<{ w: FolderWatch; seen: string[] }> {
+async function watch(root: string): Promise<{ w: FolderWatch; seen: string[]; gone: () => boolean }> {
   const seen: string[] = [];
-  const w = watchFolders(root, (rel) => seen.push(rel.split(path.sep).join('/')), (err) => assert.fail(err));
+  let gone = false;
+  const w = watchFolders(root, {
+    change: (rel) => seen.push(rel.split(path.sep).join('/')),
+    error: (err) => assert.fail(err),
+    gone: () => (gone = true),
+  });
   open.push(w);
   await w.ready;
-  return { w, seen };
+  return { w, seen, gone: () => gone };
 }
 
 async function until(what: string, ok: () => boolean, ms = 3_000): Promise<void> {
@@ -95,5 +100,14 @@ describe('watchFolders (live indexing, folder by folder)', () => {
     assert.equal(w.folders, 5);
     fs.rmSync(path.join(root, 'a'), { recursive: true });
     await until('the removed folders are forgotten', () => w.folders === 2);
+  });
+
+  test('says when the root itself is removed, and watches nothing after', async () => {
+    const root = tree({ 'sessions/2026/s.jsonl': '{}\n' });
+    const { w, gone } = await watch(root);
+    assert.equal(w.folders, 3);
+    fs.rmSync(root, { recursive: true });
+    await until('the root is gone', gone);
+    assert.equal(w.folders, 0);
   });
 });
