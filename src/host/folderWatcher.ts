@@ -66,7 +66,7 @@ class FolderTree implements FolderWatch {
     if (this.closed || this.watchers.has(dir)) return;
     let w: fs.FSWatcher;
     try {
-      w = fs.watch(dir, (_event, name) => this.changed(dir, name ? String(name) : undefined, depth));
+      w = fs.watch(dir, (event, name) => this.changed(dir, event, name ? String(name) : undefined, depth));
     } catch (err) {
       if (!gone(err)) this.on.error(err as Error);
       return;
@@ -91,10 +91,12 @@ class FolderTree implements FolderWatch {
     this.watchers.clear();
   }
 
-  private changed(dir: string, name: string | undefined, depth: number): void {
+  private changed(dir: string, event: fs.WatchEventType, name: string | undefined, depth: number): void {
     if (this.closed) return;
     const full = name === undefined ? dir : path.join(dir, name);
     this.report(full);
+    // a file written ('change') is all an agent's reply makes: only a 'rename' (made, removed, moved) asks for I/O
+    if (event !== 'rename') return;
     // the root's own watch also hears of the root's removal
     if (dir === this.root) void stat(this.root).catch(() => this.rootGone());
     if (name === undefined || depth === 0) return;

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { namesChatTable } from '../core/sources/cursorDb';
-import { isAgentDatabaseWrite } from '../core/sources/discover';
+import { isAgentDatabase, isAgentDatabaseWrite } from '../core/sources/discover';
 import { databaseState } from '../core/sources/walDatabase';
 import { watchFolders } from './folderWatcher';
 import type { Config } from './config';
@@ -126,7 +126,7 @@ export class LiveWatcher extends Disposable {
     this.watchers.set(root, w);
     // OpenCode's database lies in its data folder
     void w.ready.then(async () => {
-      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabaseWrite(name) && !name.endsWith('-wal')) await this.written(path.join(root, name));
+      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabase(name)) await this.written(path.join(root, name));
     });
   }
 

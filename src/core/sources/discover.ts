@@ -187,7 +187,7 @@ export function isAgentDatabaseWrite(file: string): boolean {
 }
 
 /** Cursor's global database and OpenCode's: the databases discovery looks at. */
-function isAgentDatabase(file: string): boolean {
+export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
   return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
 }
