@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isEnglishWord, porterStem, stemStart } from '../../src/core/search/porter';
+import { isEnglishWord, porterStem, stemStart } from '../../src/core/porter';
 import { Db } from '../../src/core/store/db';
 
 /** Words that exercise each of porter's steps, the ones a crude suffix rule gets wrong among them. */

@@ -1,6 +1,6 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
-import { isEnglishWord, porterStem, stemStart } from './porter';
+import { isEnglishWord, porterStem, stemStart } from '../porter';
 import { stem } from './terms';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
