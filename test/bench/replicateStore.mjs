@@ -16,7 +16,10 @@ import { parseArgs } from 'node:util';
 import sqlite3 from '@vscode/sqlite3';
 import { createRequire } from 'node:module';
 
-const { ftsFields } = createRequire(import.meta.url)('../../out/src/core/store/ftsText.js');
+const requireOut = createRequire(import.meta.url);
+const { ftsFields } = requireOut('../../out/src/core/store/ftsText.js');
+const { buildLexicon } = requireOut('../../out/src/core/store/exchangeFts.js');
+const { Db } = requireOut('../../out/src/core/store/db.js');
 
 const { values } = parseArgs({
   options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
@@ -224,3 +227,7 @@ for (let k = 1; k <= copies; k++) {
 }
 console.log(`${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original`);
 await new Promise((res) => raw.close(res));
+// the lexicon (BM25's index), built from the full-text rows as the store's migration builds it
+const db = await Db.open(values.to);
+await db.transaction(() => buildLexicon(db));
+await db.close();

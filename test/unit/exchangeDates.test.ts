@@ -100,10 +100,11 @@ test('a store from before date precision gets its undated exchanges dated by the
   // the store as version 3 wrote it: no precision column, no date on exchanges whose messages had none
   const db = await Db.open(file);
   await db.exec('ALTER TABLE exchanges DROP COLUMN date_precision; UPDATE exchanges SET started_at = NULL; PRAGMA user_version = 3');
-  // and what schema 5 added (rooms' counts), so the store is a version 3 store again
+  // and what later schemas added (rooms' counts, the lexicon), so the store is a version 3 store again
   await db.exec(`DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
     ALTER TABLE exchange_rooms DROP COLUMN label; ALTER TABLE rooms DROP COLUMN exchanges; ALTER TABLE rooms DROP COLUMN conversations;
-    ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups`);
+    ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups;
+    DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted`);
   await db.close();
   const reopened = await Store.open(file);
   try {

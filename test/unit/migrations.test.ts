@@ -33,7 +33,7 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
     await db.run(`INSERT INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (1, 800, 9, 9, 1)`);
     if (version >= 5) {
       // from version 5 on the writer fills the verbatim full-text index itself (no trigger does)
-      await indexExchanges(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges'));
+      await indexExchanges(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges'), version >= 11);
     }
     if (version >= 2) {
       await db.run(`INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)

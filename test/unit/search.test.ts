@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
 import { confidenceOf, confidencesByRank } from '../../src/core/search/confidence';
+import { buildFilter } from '../../src/core/search/filters';
+import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
+import { ftsExpression } from '../../src/core/search/terms';
+import { readLexiconDocs } from '../../src/core/store/lexicon';
 import type { Store } from '../../src/core/store/store';
-import { type Fixture, openFixture, writeConversation } from './searchFixture';
+import { CONVERSATIONS, type Fixture, openFixture, writeConversation } from './searchFixture';
 
 describe('searcher (lexical) on the hand-made fixture', () => {
   let fx: Fixture;
@@ -208,159 +212,113 @@ describe('searcher (lexical) on the hand-made fixture', () => {
   });
 });
 
-/**
- * The MATCH expressions of the BM25 statements `run` sends, in order. A split query's statements run on two
- * connections (Store.reader), the lead's first.
- */
-async function bm25Statements<T>(store: Store, run: () => Promise<T>): Promise<{ matches: string[]; result: T }> {
-  const matches: string[] = [];
-  const connections = [store.db, (await store.reader())!];
-  const originals = connections.map((c) => c.all.bind(c));
-  connections.forEach((c, i) => {
-    c.all = (<R>(sql: string, params?: unknown[]) => {
-      if (/\bMATCH\b/.test(sql) && /bm25\(/.test(sql)) matches.push(String(params?.[0]));
-      return originals[i]!<R>(sql, params as never);
-    }) as typeof c.all;
-  });
-  try {
-    return { matches, result: await run() };
-  } finally {
-    connections.forEach((c, i) => (c.all = originals[i]!));
-  }
-}
-
-describe('BM25 on verbatim over more exchanges than the candidate budget', () => {
-  // 600 exchanges, a budget of 100: the query's rarest words lead, only their exchanges are scored.
-  const BUDGET = 100;
+describe('BM25 on verbatim over the lexicon', () => {
+  // 600 exchanges: rare, middling and common words
   const exchanges = Array.from({ length: 600 }, (_, i) => {
     const words = [`question ${i} about the widget`];
-    if (i % 5 === 0) words.push('gearbox'); // with the next line: 188 exchanges (31%), too many to lead
+    if (i % 5 === 0) words.push('gearbox');
     if (i % 7 === 0) words.push('gearbox gearbox');
-    if (i % 4 === 0) words.push('sprocket'); // 150 exchanges, none a zeppelin's
+    if (i % 4 === 0) words.push('sprocket');
     if ([3, 10, 14, 33].includes(i)) words.push('zeppelin');
     return { key: `x${i}`, text: `User: ${words.join(' ')}\nAssistant: the widget answer number ${i}.`, startedAt: '2025-01-01T00:00:00Z' };
   });
   const all = { perConversation: 600, limit: 50, mode: 'verbatim/bm25' as const };
 
-  test('the lead words find the candidates; the rest add their part, as in the unsplit ranking', async () => {
+  test("scores are FTS5's bm25() over the same words, in the same order", async () => {
+    const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }, ...CONVERSATIONS]);
+    try {
+      const lexicon = new LexiconBm25(fx.store.db);
+      for (const words of [['zeppelin', 'gearbox'], ['sprocket', 'gearbox', 'question'], ['login', 'error'], ['migrations', 'tested']]) {
+        const fts = await fx.store.db.all<{ n: number; score: number }>(
+          'SELECT rowid AS n, -bm25(exchanges_fts) AS score FROM exchanges_fts WHERE exchanges_fts MATCH ? ORDER BY bm25(exchanges_fts), rowid LIMIT 100',
+          [ftsExpression(words)!],
+        );
+        const ours = await lexicon.search(words, 100);
+        assert.ok(fts.length > 0, `${words.join(' ')} matches`);
+        assert.deepEqual(ours.map((h) => h.n), fts.map((h) => h.n), `${words.join(' ')}: the same exchanges in the same order`);
+        ours.forEach((h, i) => assert.ok(Math.abs(h.score - fts[i]!.score) < 1e-9 * fts[i]!.score, `${words.join(' ')}: ${h.score} vs ${fts[i]!.score}`));
+      }
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('words of one stem count once; a word in every exchange adds next to nothing but still matches', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
-      const split = createSearcher(fx.store, undefined, { candidateBudget: BUDGET });
-      const whole = createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 });
+      const lexicon = new LexiconBm25(fx.store.db);
+      assert.deepEqual(await lexicon.search(['gearbox', 'gearboxes'], 100), await lexicon.search(['gearbox'], 100));
+      const searcher = createSearcher(fx.store);
       const keys = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
-      // zeppelin (4 exchanges) leads; gearbox only reorders them, then fills the list
-      const r = await split.search({ text: 'zeppelin gearbox', ...all });
-      assert.deepEqual(keys(r).slice(0, 2), ['x14', 'x10'], 'the zeppelins holding "gearbox" come first');
-      assert.deepEqual(new Set(keys(r).slice(2, 4)), new Set(['x3', 'x33']));
-      const unsplit = await whole.search({ text: 'zeppelin gearbox', ...all });
-      assert.deepEqual(r.hits.map((h) => h.score), unsplit.hits.map((h) => h.score), 'the same scores as the unsplit query');
-      // "widget" is in every exchange: too common to add anything, it is left out
-      const common = await split.search({ text: 'zeppelin widget', ...all });
-      assert.deepEqual(new Set(keys(common)), new Set(['x3', 'x10', 'x14', 'x33']));
+      // "widget" is in every exchange: it tells none apart
+      const common = await searcher.search({ text: 'zeppelin widget', ...all });
+      assert.deepEqual(new Set(keys(common).slice(0, 4)), new Set(['x3', 'x10', 'x14', 'x33']));
+      assert.equal(common.hits.length, 50, 'then the others, which hold "widget" only');
       assert.match(common.hits[0]!.snippet, /\u0001widget\u0002/, 'the snippet still marks every query word');
       assert.deepEqual(common.hits[0]!.matchedTerms, ['zeppelin'], 'a word in every exchange is no reason why it matched');
-      const only = await split.search({ text: 'widget', ...all });
-      assert.deepEqual(only.hits[0]!.matchedTerms, ['widget'], 'unless nothing else matched');
-      // fewer lead exchanges than asked for: exchanges holding only the rest fill the list, after them
-      const filled = await split.search({ text: 'zeppelin sprocket', ...all });
-      assert.equal(filled.hits.length, 50);
-      assert.deepEqual(new Set(keys(filled).slice(0, 4)), new Set(['x3', 'x10', 'x14', 'x33']));
-      assert.ok(keys(filled).slice(4).every((k) => Number(k!.slice(1)) % 4 === 0), 'then sprockets');
-      const alone = await split.search({ text: 'widget', ...all });
+      const alone = await searcher.search({ text: 'widget', ...all });
       assert.equal(alone.hits.length, 50, 'a query of common words alone still searches them');
+      assert.deepEqual(alone.hits[0]!.matchedTerms, ['widget'], 'and says so');
     } finally {
       await fx.store.close();
     }
   });
 
-  test('an exchange holding only rest words still comes first when it outscores the lead words\' exchanges', async () => {
-    // "alpha" (120 long exchanges) leads, "beta" (160 others, one short and saying it ten times) is rest
-    const filler = 'lorem ipsum dolor sit amet '.repeat(12);
-    const many = Array.from({ length: 600 }, (_, i) => ({
-      key: `m${i}`,
-      text: `User: note ${i}${i % 5 === 0 ? ` alpha ${filler}` : ''}${i % 3 === 1 && i % 5 !== 0 ? ' beta' : ''}${i === 1 ? ' beta'.repeat(9) : ''}\nAssistant: ok ${i}.`,
-      startedAt: '2025-01-01T00:00:00Z',
-    }));
-    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
-    try {
-      const split = await createSearcher(fx.store, undefined, { candidateBudget: 150 }).search({ text: 'alpha beta', mode: 'verbatim/bm25', perConversation: 600 });
-      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search({ text: 'alpha beta', mode: 'verbatim/bm25', perConversation: 600 });
-      assert.equal(fx.keys.get(whole.hits[0]!.exchangeId), 'm1');
-      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
-    } finally {
-      await fx.store.close();
-    }
-  });
-
-  test('when rest words join the lead, only the exchanges they bring are scored again', async () => {
-    // "alpha" leads; "beta" (in 160 exchanges, m1 saying it ten times) could outscore alpha's exchanges, so it
-    // joins the lead in a second pass, which must leave the exchanges holding "alpha" (scored in full) alone
-    const filler = 'lorem ipsum dolor sit amet '.repeat(12);
-    const many = Array.from({ length: 600 }, (_, i) => ({
-      key: `m${i}`,
-      text: `User: note ${i}${i % 5 === 0 ? ` alpha ${filler}` : ''}${i % 3 === 1 ? ' beta' : ''}${i % 4 === 1 ? ' gamma' : ''}${i === 1 ? ' beta'.repeat(9) : ''}\nAssistant: ok ${i}.`,
-      startedAt: '2025-01-01T00:00:00Z',
-    }));
-    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
-    try {
-      const query = { text: 'alpha beta gamma', mode: 'verbatim/bm25' as const, perConversation: 600 };
-      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
-      const db = fx.store.db;
-      const { matches, result: split } = await bm25Statements(fx.store, () => createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query));
-      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
-      assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
-      // the statements after the first pass (lead, then rest AND lead) match no exchange holding "alpha"
-      assert.ok(matches.length > 2, `a second pass ran: ${matches.join(' | ')}`);
-      for (const match of matches.slice(2)) {
-        const count = await db.get<{ c: number }>(`SELECT count(*) AS c FROM exchanges_fts WHERE exchanges_fts MATCH ? AND rowid IN (SELECT rowid FROM exchanges_fts WHERE exchanges_fts MATCH '"alpha"')`, [match]);
-        assert.equal(count?.c, 0, `${match} scores exchanges holding "alpha" again`);
-      }
-    } finally {
-      await fx.store.close();
-    }
-  });
-
-  test('a second pass scores the exchanges holding only the words that joined the lead only when those could reach the threshold', async () => {
-    // "alpha" (120 exchanges, each with beta, gamma and delta too) leads and fills the first ten; beta, gamma and
-    // delta together could still outscore them, so beta joins the lead, but beta alone (at most 2.2 x its IDF)
-    // cannot: only the exchanges holding beta and gamma or delta are scored in that pass
-    const many = Array.from({ length: 1200 }, (_, i) => {
-      const words = [`note ${i}`];
-      if (i % 10 === 0) words.push('alpha beta gamma delta');
-      else {
-        if (i % 6 === 1) words.push('beta');
-        if (i % 5 === 2) words.push('gamma');
-        if (i % 4 === 3) words.push('delta');
-      }
-      return { key: `m${i}`, text: `User: ${words.join(' ')}\nAssistant: ok ${i}.`, startedAt: '2025-01-01T00:00:00Z' };
-    });
-    const fx = await openFixture([{ file: 'many.jsonl', agent: 'claude-code', project: '/p/many', exchanges: many }]);
-    try {
-      const query = { text: 'alpha beta gamma delta', mode: 'verbatim/bm25' as const, perConversation: 600 };
-      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
-      const { matches, result: split } = await bm25Statements(fx.store, () => createSearcher(fx.store, undefined, { candidateBudget: 150 }).search(query));
-      assert.deepEqual(split.hits.map((h) => h.exchangeId), whole.hits.map((h) => h.exchangeId));
-      assert.deepEqual(split.hits.map((h) => h.score), whole.hits.map((h) => h.score));
-      assert.deepEqual(matches.slice(0, 2), ['"alpha"', '("beta" OR "gamma" OR "delta") AND ("alpha")'], 'alpha leads');
-      assert.ok(matches.length > 2, `a second pass ran: ${matches.join(' | ')}`);
-      for (const match of matches.slice(2)) assert.match(match, /^\("gamma" OR "delta"\) AND \(/, `${match} scores exchanges holding only "beta"`);
-    } finally {
-      await fx.store.close();
-    }
-  });
-
-  test('the statistics follow the store: among more exchanges a word is no longer common', async () => {
+  test('the lexicon follows the store: exchanges added, replaced and deleted, row numbers given again', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
-      const split = createSearcher(fx.store, undefined, { candidateBudget: BUDGET });
-      const before = await split.search({ text: 'zeppelin widget', ...all });
-      assert.equal(before.hits.length, 4, '"widget" is in every exchange: left out');
-      const more = Array.from({ length: 1500 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
-      await writeConversation(fx.store, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more }, fx.ids, fx.keys);
-      const after = await split.search({ text: 'zeppelin widget', ...all });
-      assert.equal(after.hits.length, 50, '"widget" is now in 29% of exchanges: it fills the list');
+      const searcher = createSearcher(fx.store);
+      const keys = async (text: string) => (await searcher.search({ text, ...all })).hits.map((h) => fx.keys.get(h.exchangeId));
+      assert.deepEqual(new Set(await keys('zeppelin')), new Set(['x3', 'x10', 'x14', 'x33']));
+      // each write is a segment of its own: they are merged as they pile up
+      for (let w = 0; w < 9; w++) {
+        const conv = { file: `w${w}.jsonl`, agent: 'codex' as const, project: '/p/big', exchanges: [{ key: `w${w}`, text: `User: zeppelin hangar ${w}\nAssistant: ok.`, startedAt: '2025-01-02T00:00:00Z' }] };
+        await writeConversation(fx.store, fx.dir, conv, fx.ids, fx.keys);
+      }
+      assert.ok((await segments(fx.store)) < 6, 'single-exchange segments were merged');
+      assert.deepEqual(new Set(await keys('hangar')), new Set(Array.from({ length: 9 }, (_, w) => `w${w}`)));
+      // the last one rewritten: its row is deleted and its row number may be given to the new text
+      const last = { file: 'w8.jsonl', agent: 'codex' as const, project: '/p/big', exchanges: [{ key: 'w8b', text: 'User: airship dock\nAssistant: ok.', startedAt: '2025-01-02T00:00:00Z' }] };
+      await writeConversation(fx.store, fx.dir, last, fx.ids, fx.keys);
+      assert.deepEqual(await keys('airship'), ['w8b']);
+      assert.ok(!(await keys('hangar')).includes('w8'), 'the replaced exchange is no longer found by its words');
+      assert.equal((await keys('hangar')).length, 8);
+      // the 600 exchanges' source rewritten with 3: the others are gone from the ranking and the statistics
+      await writeConversation(fx.store, fx.dir, { file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges: exchanges.slice(0, 3) }, fx.ids, fx.keys);
+      assert.deepEqual(new Set(await keys('zeppelin')), new Set(Array.from({ length: 8 }, (_, w) => `w${w}`)), 'x3 and the other zeppelins are gone');
+      assert.equal((await keys('question')).length, 3);
+      const docs = await readLexiconDocs(fx.store.db);
+      assert.equal(docs.count, (await fx.store.db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))!.c, 'as many live documents as exchanges');
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('a filter keeps the best passing exchanges, in score order, however deep they are', async () => {
+    const fx = await openFixture([
+      { file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges },
+      // one gearbox in a long exchange: below every other holding a query word
+      { file: 'small.jsonl', agent: 'codex', project: '/p/big', exchanges: [{ key: 'c1', text: `User: a gearbox\nAssistant: ${'filler '.repeat(300)}`, startedAt: '2025-01-01T00:00:00Z' }] },
+    ]);
+    try {
+      const lexicon = new LexiconBm25(fx.store.db);
+      const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
+      const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
+      const unfiltered = await lexicon.search(['sprocket', 'gearbox'], 1000);
+      assert.equal(unfiltered.at(-1) && keyOf.get(unfiltered.at(-1)!.n), 'c1');
+      // the codex exchange is far down (it holds no gearbox): found past the first batches
+      assert.ok(unfiltered.findIndex((h) => keyOf.get(h.n) === 'c1') > 256);
+      const codex = await lexicon.search(['sprocket', 'gearbox'], 10, buildFilter({ agents: ['codex'] }));
+      assert.deepEqual(codex.map((h) => keyOf.get(h.n)), ['c1']);
+      const claude = await lexicon.search(['sprocket', 'gearbox'], 300, buildFilter({ agents: ['claude-code'] }));
+      assert.deepEqual(claude, unfiltered.filter((h) => keyOf.get(h.n) !== 'c1').slice(0, 300));
     } finally {
       await fx.store.close();
     }
   });
 });
+
+async function segments(store: Store): Promise<number> {
+  return (await store.db.get<{ c: number }>('SELECT count(*) AS c FROM lexicon_segments'))!.c;
+}
+

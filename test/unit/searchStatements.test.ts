@@ -56,7 +56,8 @@ test('one default search: one change check, conversations read with the continua
 
     const count = (re: RegExp) => sql.filter((s) => re.test(s)).length;
     assert.equal(count(/total_changes|data_version/), 1, `one change check:\n${sql.join('\n')}`);
-    assert.equal(count(/\bconversation_id\b/), 2, 'the continuation statement and the hit rows read conversations; no statement of its own');
+    assert.equal(count(/\bconversation_id\b/), 1, 'the hit rows read conversations (the continuation statement too, on the reader); no statement of its own');
+    assert.equal(count(/\blexicon_postings\b/), 1, 'one statement reads the postings of the query words');
     assert.equal(count(/\bexchange_rooms\b/), 1, 'rooms come with the hit rows');
     assert.equal(count(/\bfiles_touched\b/), 1, 'files come with the hit rows');
     assert.equal(count(/\bverbatim\b/), 1, 'each text is read once: the hit rows proximity reads are the hits shown');
@@ -65,9 +66,7 @@ test('one default search: one change check, conversations read with the continua
   }
 });
 
-test('the one change check sees another connection\'s writes: the next search splits the query by the new statistics', async () => {
-  // 600 exchanges all saying "widget", a budget of 100: "widget" is too common to add anything, so a query
-  // "zeppelin widget" finds the 4 zeppelins; after another connection adds 1,500 exchanges without it, it does not
+test('the one change check sees another connection\'s writes: the next search scores by the new statistics', async () => {
   const exchanges = Array.from({ length: 600 }, (_, i) => ({
     key: `x${i}`,
     text: `User: question ${i} about the widget${[3, 10, 14, 33].includes(i) ? ' zeppelin' : ''}\nAssistant: answer ${i}.`,
@@ -76,20 +75,22 @@ test('the one change check sees another connection\'s writes: the next search sp
   const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
   const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
   try {
-    const searcher = createSearcher(fx.store, undefined, { candidateBudget: 100 });
-    const query = { text: 'zeppelin widget', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
-    assert.equal((await searcher.search(query)).hits.length, 4);
+    const searcher = createSearcher(fx.store);
+    const query = { text: 'zeppelin gadget', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
+    const before = await searcher.search(query);
+    assert.equal(before.hits.length, 4);
     const more = Array.from({ length: 1500 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
     await writeConversation(other, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more });
-    assert.equal((await searcher.search(query)).hits.length, 50, '"widget" is now in 29% of exchanges: it fills the list');
+    const after = await searcher.search(query);
+    assert.equal(after.hits.length, 50, 'the new exchanges are found');
+    assert.ok(after.hits[0]!.score > before.hits[0]!.score, 'among more exchanges "zeppelin" is rarer: it weighs more');
   } finally {
     await other.close();
     await fx.store.close();
   }
 });
 
-describe('the second connection: a split query\'s two statements on two cores', () => {
-  // 600 exchanges, a budget of 100: "zeppelin" (4 exchanges) leads, "gearbox" (188) is a rest word
+describe('the second connection: the continuations beside proximity\'s reading', () => {
   const exchanges = Array.from({ length: 600 }, (_, i) => {
     const words = [`question ${i} about the widget`];
     if (i % 5 === 0) words.push('gearbox');
@@ -98,20 +99,18 @@ describe('the second connection: a split query\'s two statements on two cores', 
   });
   const query = { text: 'zeppelin gearbox', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
 
-  test('`(rest) AND (lead)` and the continuations run on the store\'s reader, `lead` and proximity on its own connection; the ranking is the unsplit one', async () => {
+  test('the continuations run on the store\'s reader, the lexicon and proximity on its own connection', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
       const reader = await fx.store.reader();
       assert.ok(reader, 'the reader opens');
       const onReader = await statementsOf(reader, async () => {
-        const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query));
-        assert.ok(onDb.some((s) => /bm25\(/.test(s)), 'the lead statement');
+        const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store).search(query));
+        assert.equal(onDb.filter((s) => /\blexicon_postings\b/.test(s)).length, 1, 'one statement reads the postings');
+        assert.ok(!onDb.some((s) => /bm25\(/.test(s)), 'FTS5 scores nothing');
       });
-      assert.equal(onReader.filter((s) => /bm25\(/.test(s)).length, 1, 'one BM25 statement on the reader');
-      assert.equal(onReader.filter((s) => /trim\(e\.prompt\)/.test(s)).length, 1, 'the continuations are read there too, beside proximity\'s reading');
-      const split = await createSearcher(fx.store, undefined, { candidateBudget: 100 }).search(query);
-      const whole = await createSearcher(fx.store, undefined, { candidateBudget: 1_000_000 }).search(query);
-      assert.deepEqual(split.hits.map((h) => [h.exchangeId, h.score]), whole.hits.map((h) => [h.exchangeId, h.score]));
+      assert.equal(onReader.filter((s) => /trim\(e\.prompt\)/.test(s)).length, 1, 'the continuations are read there, beside proximity\'s reading');
+      assert.ok(!onReader.some((s) => /\blexicon_/.test(s)));
     } finally {
       await fx.store.close();
     }
@@ -121,7 +120,7 @@ describe('the second connection: a split query\'s two statements on two cores', 
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
     try {
-      const searcher = createSearcher(fx.store, undefined, { candidateBudget: 100 });
+      const searcher = createSearcher(fx.store);
       await fx.store.reader(); // opened before, as after any earlier search
       const scores = (r: SearchResult) => r.hits.map((h) => [h.exchangeId, h.score]);
       await fx.store.db.snapshot(async () => {

@@ -12,9 +12,10 @@ import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
 import { BOUNDED_FROM, DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
-import { bm25, type Scored, splitBm25 } from './lexical';
+import { bm25, type Scored } from './lexical';
+import { LexiconBm25 } from './lexiconBm25';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
-import { IDF_FLOOR, type TermSplit, TermStats } from './idf';
+import { IDF_FLOOR, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
@@ -46,8 +47,6 @@ export interface SearcherOptions {
   readonly defaultFusion?: FusionName;
   /** Why there is no embedder (e.g. the model could not load): shown with results of modes that need one. */
   readonly embedderNotice?: string;
-  /** How many exchanges BM25 on verbatim scores per query, roughly (idf.CANDIDATE_BUDGET; smaller in tests). */
-  readonly candidateBudget?: number;
   /** From how many vector comparisons (vectors × candidates) `selective` searches the vectors ahead (AHEAD_FROM; 0 in tests). */
   readonly aheadFrom?: number;
 }
@@ -81,7 +80,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   const defaultMode = options.defaultMode ?? (embedder ? SEMANTIC_MODE : DEFAULT_MODE);
   const defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
 
-  const stats = new TermStats(db);
+  const lexicon = new LexiconBm25(db);
+  const stats = new TermStats(db, lexicon);
   const bounds = new DistanceBounds(db);
 
   /** vectorObstacle's answers since the store last changed (two statements a search saved). */
@@ -147,11 +147,12 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
    * `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation
    * cap), `rows` the hit rows it reads (for the hits shown).
    */
-  async function runSignal(spec: SignalSpec, terms: readonly string[], split: TermSplit | undefined, queryVector: Float32Array | undefined, k: number, exact: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>, vectorDb: Db = db): Promise<Scored[]> {
-    if (spec.mechanism === 'bm25' && spec.layer === 'verbatim') {
-      // the second connection, when the store is large enough for a split query to have rest words
-      const reader = split && split.rest.length > 0 ? await store.reader() : undefined;
-      const hits = split ? await splitBm25(db, split, k, exact, filter, reader) : await bm25(db, spec.layer, terms, k, filter);
+  async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>, vectorDb: Db = db): Promise<Scored[]> {
+    if (spec.mechanism === 'bm25') {
+      if (spec.layer !== 'verbatim') return bm25(db, spec.layer, terms, k, filter);
+      const hits = await lexicon.search(terms, k, filter);
+      // the continuations' statement on the second connection, beside proximity's reading
+      const reader = await store.reader();
       const [near, requests] = await Promise.all([
         // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
         terms.length < 2 ? hits : stats.idf(terms).then((idf) => withProximity(hitRowTexts(rows), terms, idf, hits)),
@@ -159,7 +160,6 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       ]);
       return afterRequests(near, requests);
     }
-    if (spec.mechanism === 'bm25') return bm25(db, spec.layer, terms, k, filter);
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
     return vectorSearch(vectorDb, spec.layer, queryVector, k, filter, bounds);
   }
@@ -277,13 +277,12 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const perConversation = query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
 
-      // once: the split, proximity's IDF, adaptive fusion and the plan share the statistics of this moment
+      // once: BM25, proximity's IDF, adaptive fusion and the plan share the statistics of this moment
       if (await stats.refresh()) {
         obstacles.clear();
         bounds.storeChanged();
       }
       let { specs, notice, wordsOnly } = await plan(mode);
-      const split = specs.some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim') ? await stats.split(terms, options.candidateBudget) : undefined;
       let queryVector: Float32Array | undefined;
       let embedding: Promise<void> | undefined;
       /** The query's vector, embedded (once) when a vector signal first needs it. */
@@ -306,7 +305,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const known = new Map<number, string>();
       const read = new Map<number, HitRow>();
       const listOf = async (spec: SignalSpec, vectorDb?: Db): Promise<SignalList> => {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, split, queryVector, k, limit + excluded.size, filter, known, read, vectorDb)).filter((h) => !excluded.has(h.n));
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter, known, read, vectorDb)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
       };
       /**

@@ -2,6 +2,7 @@ import type { Db } from './db';
 import { distilledFtsProblems, rebuildDistilledFts } from './distilledStore';
 import { rebuildExchangeFts } from './exchangeFts';
 import { describeLost, lostSources } from './ledger';
+import { lexiconProblems } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
 
@@ -26,6 +27,7 @@ export async function checkIntegrity(db: Db, vectorsAvailable: boolean): Promise
     'SELECT count(*) AS c FROM exchanges_fts_docsize WHERE id NOT IN (SELECT n FROM exchanges)',
   );
   if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
+  problems.push(...(await lexiconProblems(db)));
   problems.push(...(await distilledFtsProblems(db)));
   try {
     await db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
@@ -47,7 +49,7 @@ export async function checkIntegrity(db: Db, vectorsAvailable: boolean): Promise
   return { ok: problems.length === 0, problems };
 }
 
-/** Rebuilds the derived tables (both full-text indexes) and removes orphans. The verbatim rows are the truth. */
+/** Rebuilds the derived tables (the full-text indexes, the lexicon) and removes orphans. The verbatim rows are the truth. */
 export async function repairDerived(db: Db, vectorsAvailable: boolean): Promise<void> {
   await db.transaction(async () => {
     await db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');

@@ -16,8 +16,8 @@ export interface TableSalvage {
   readonly damaged: boolean;
 }
 
-/** Tables that are rebuilt or re-made rather than copied. */
-const NOT_COPIED = new Set(['vector_rows', 'verbatim_chunks', 'embedding_model']);
+/** Tables that are rebuilt or re-made rather than copied (the lexicon by the repair that follows a salvage). */
+const NOT_COPIED = new Set(['vector_rows', 'verbatim_chunks', 'embedding_model', 'lexicon_segments', 'lexicon_postings', 'lexicon_deleted']);
 const PAGE = 256;
 const ROWID = 'salvage_rowid';
 

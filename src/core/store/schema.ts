@@ -1,6 +1,7 @@
 import { RecallError } from '../errors';
 import type { Db } from './db';
-import { rebuildExchangeFts } from './exchangeFts';
+import { buildLexicon, rebuildExchangeFts } from './exchangeFts';
+import { LEXICON_SCHEMA } from './lexicon';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -223,7 +224,7 @@ const MIGRATIONS: readonly Migration[] = [
         DELETE FROM exchanges_fts WHERE rowid = old.n;
       END;
     `,
-    run: rebuildExchangeFts,
+    run: (db) => rebuildExchangeFts(db, false),
   },
   {
     // Rooms a person would browse (issue 14): each exchange link keeps the words that exchange used for the
@@ -284,6 +285,13 @@ const MIGRATIONS: readonly Migration[] = [
     // an earlier id lost as another's copy and joins a session saved by two SpecStory versions.
     version: 10,
     sql: `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE agent = 'specstory';`,
+  },
+  {
+    // BM25 on verbatim reads an index of its own (store/lexicon.ts: per-term postings, scored in JavaScript),
+    // built here from the text the verbatim FTS5 table holds; no transcript or verbatim is read again.
+    version: 11,
+    sql: LEXICON_SCHEMA,
+    run: buildLexicon,
   },
 ];
 

@@ -1,0 +1,234 @@
+import { indexTerm } from '../indexTerms';
+import type { Db } from '../store/db';
+import { type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
+import type { SqlFilter } from './filters';
+import { fts5Idf } from './idf';
+import type { Scored } from './lexical';
+
+/** FTS5's bm25() parameters, kept: the ranking measured so far was FTS5's. */
+const K1 = 1.2;
+const B = 0.75;
+
+/** Candidates checked against a filter per statement, growing: most filters pass a good share of the first ones. */
+const FILTER_BATCHES = [256, 2048, 16384];
+
+/**
+ * BM25 on verbatim over the lexicon (store/lexicon.ts): every exchange holding a query term gets its exact
+ * score, as FTS5's bm25() would give over the same words (k1 = 1.2, b = 0.75, IDF floored), and the best `k`
+ * are returned. One statement reads the query terms' postings; scoring is a pass over them in typed arrays.
+ * The exchanges' lengths are read once per store change (`storeChanged`).
+ *
+ * The query's terms are its distinct lexicon terms (`color` and `colors` are one), each weighed once. A term
+ * ending in `*` (a Korean word without its particle, terms.ts) is a prefix: every term it begins counts as
+ * that one term, as in an FTS5 prefix query.
+ */
+export class LexiconBm25 {
+  private docs: Promise<Docs> | undefined;
+  private arrays: Scratch = { scores: new Float64Array(0), counts: new Float64Array(0), holding: new Int32Array(0), touched: new Int32Array(0) };
+
+  constructor(private readonly db: Db) {}
+
+  /** The store's exchanges changed: their lengths and the terms' frequencies are read again when next asked. */
+  storeChanged(): void {
+    this.docs = undefined;
+  }
+
+  private lexiconDocs(): Promise<Docs> {
+    if (!this.docs) {
+      const reading = readLexiconDocs(this.db).then(withLengthNorms);
+      this.docs = reading;
+      reading.catch(() => {
+        if (this.docs === reading) this.docs = undefined; // a failed read is tried again
+      });
+    }
+    return this.docs;
+  }
+
+  async search(queryTerms: readonly string[], k: number, filter?: SqlFilter): Promise<Scored[]> {
+    const terms = [...new Set(queryTerms.map(lexiconTerm))].filter(searchable);
+    if (terms.length === 0) return [];
+    const [docs, chunksOf] = await this.postings(terms);
+    if (docs.count === 0) return [];
+    const { scores, counts, holding, touched } = this.scratch(docs);
+    let scored = 0;
+    for (const [t, list] of chunksOf.entries()) {
+      let held = 0;
+      for (const chunk of list) held = gather(chunk, docs.segmentOf, counts, holding, held);
+      docs.frequencies.set(terms[t]!, held);
+      const idf = fts5Idf(docs.count, held);
+      for (let h = 0; h < held; h++) {
+        const n = holding[h]!;
+        const tf = counts[n]!;
+        counts[n] = 0;
+        if (scores[n] === 0) touched[scored++] = n;
+        scores[n] += (idf * tf * (K1 + 1)) / (tf + docs.lengthNorm[n]!);
+      }
+    }
+    // the shared arrays are read and cleared before anything is awaited: another search may use them then
+    const candidates = touched.subarray(0, scored);
+    const ranked = filter ? Array.from(candidates, (n) => ({ n, score: scores[n]! })).sort((a, b) => b.score - a.score || a.n - b.n) : best(candidates, scores, k);
+    for (const n of candidates) scores[n] = 0;
+    return filter ? this.bestPassing(ranked, k, filter) : ranked;
+  }
+
+  /**
+   * How many exchanges hold each of the query's words (exact: live postings counted) and how many there are.
+   * A search counts its words as it scores them; only words no search has read since the store changed cost
+   * a statement.
+   */
+  async documentFrequencies(queryTerms: readonly string[]): Promise<{ readonly exchanges: number; readonly of: ReadonlyMap<string, number> }> {
+    let docs = await this.lexiconDocs();
+    const missing = [...new Set(queryTerms.map(lexiconTerm))].filter((t) => searchable(t) && !docs.frequencies.has(t));
+    if (missing.length > 0) {
+      const [read, chunksOf] = await this.postings(missing);
+      docs = read;
+      const { counts, holding } = this.scratch(docs);
+      for (const [t, list] of chunksOf.entries()) {
+        let held = 0;
+        for (const chunk of list) held = gather(chunk, docs.segmentOf, counts, holding, held);
+        for (let h = 0; h < held; h++) counts[holding[h]!] = 0;
+        docs.frequencies.set(missing[t]!, held);
+      }
+    }
+    return { exchanges: docs.count, of: new Map(queryTerms.map((t) => [t, docs.frequencies.get(lexiconTerm(t)) ?? 0])) };
+  }
+
+  /** The exchanges' lengths and, for each of `terms` (lexicon terms), its postings' chunks. */
+  private async postings(terms: readonly string[]): Promise<[Docs, PostingChunk[][]]> {
+    const exact = terms.filter((t) => !t.endsWith('*'));
+    const prefixes = terms.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1));
+    const [docs, chunks] = await Promise.all([this.lexiconDocs(), readPostings(this.db, exact, prefixes)]);
+    const chunksOf = terms.map((term) => {
+      const prefix = term.endsWith('*') ? term.slice(0, -1) : undefined;
+      return chunks.filter((c) => (prefix === undefined ? c.term === term : c.term.startsWith(prefix)));
+    });
+    return [docs, chunksOf];
+  }
+
+  /** The typed arrays a pass over postings works in, at least as long as the row numbers: zero between passes. */
+  private scratch(docs: Docs): Scratch {
+    const size = docs.segmentOf.length;
+    if (this.arrays.scores.length < size) {
+      this.arrays = { scores: new Float64Array(size), counts: new Float64Array(size), holding: new Int32Array(size), touched: new Int32Array(size) };
+    }
+    return this.arrays;
+  }
+
+  /** The best `k` of `ranked` (best first) that pass `filter`: checked in that order, a batch per statement. */
+  private async bestPassing(ranked: readonly Scored[], k: number, filter: SqlFilter): Promise<Scored[]> {
+    const out: Scored[] = [];
+    for (let from = 0, batch = 0; from < ranked.length && out.length < k; batch++) {
+      const size = FILTER_BATCHES[Math.min(batch, FILTER_BATCHES.length - 1)]!;
+      const slice = ranked.slice(from, from + size);
+      from += size;
+      const passing = await this.db.all<{ n: number }>(
+        `SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
+         WHERE e.n IN (SELECT value FROM json_each(?)) AND ${filter.sql}`,
+        [JSON.stringify(slice.map((h) => h.n)), ...filter.params],
+      );
+      const pass = new Set(passing.map((r) => r.n));
+      for (const h of slice) if (pass.has(h.n) && out.length < k) out.push(h);
+    }
+    return out;
+  }
+}
+
+interface Scratch {
+  /** BM25 scores by row number. */
+  readonly scores: Float64Array;
+  /** One term's counts by row number. */
+  readonly counts: Float64Array;
+  /** The row numbers holding one term. */
+  readonly holding: Int32Array;
+  /** The row numbers scored. */
+  readonly touched: Int32Array;
+}
+
+/** A query word as the lexicon holds it (`word*`, a prefix, keeps its star). */
+function lexiconTerm(word: string): string {
+  return word.endsWith('*') ? `${indexTerm(word.slice(0, -1))}*` : indexTerm(word);
+}
+
+/** Marks alone are no word (indexTerm gives ''), nor is a star alone. */
+function searchable(term: string): boolean {
+  return term !== '' && term !== '*';
+}
+
+interface Docs extends LexiconDocs {
+  /** By row number: BM25's length part of the denominator, k1 * (1 - b + b * length / mean length). */
+  readonly lengthNorm: Float64Array;
+  /** Lexicon terms' document frequencies counted so far (in this state of the store). */
+  readonly frequencies: Map<string, number>;
+}
+
+function withLengthNorms(docs: LexiconDocs): Docs {
+  const lengthNorm = new Float64Array(docs.lengthOf.length);
+  const mean = docs.count > 0 ? docs.totalLength / docs.count : 1;
+  for (let n = 0; n < lengthNorm.length; n++) lengthNorm[n] = K1 * (1 - B + (B * docs.lengthOf[n]!) / mean);
+  return { ...docs, lengthNorm, frequencies: new Map() };
+}
+
+/**
+ * Adds the live postings of one chunk to `counts` (by row number), each row number new to them to
+ * `holding` from `held`; returns the new `held`. A posting is live while its exchange's segment is the chunk's
+ * (not deleted, not indexed again since). The hot loop of a search: small, on typed arrays.
+ */
+function gather(chunk: PostingChunk, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
+  const bytes = chunk.postings;
+  const segment = chunk.segment;
+  let i = 0;
+  let n = 0;
+  while (i < bytes.length) {
+    let b = bytes[i++]!;
+    let v = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
+      b = bytes[i++]!;
+      v += (b & 127) * scale;
+    }
+    b = bytes[i++]!;
+    let c = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
+      b = bytes[i++]!;
+      c += (b & 127) * scale;
+    }
+    n += v;
+    if (segmentOf[n] !== segment) continue;
+    if (counts[n] === 0) holding[held++] = n;
+    counts[n] += c;
+  }
+  return held;
+}
+
+/** The `k` best-scored row numbers, best first (ties: lower row number first), by a bounded min-heap. */
+function best(touched: Int32Array, scores: Float64Array, k: number): Scored[] {
+  const heap: number[] = [];
+  // `worse(a, b)`: a ranks below b
+  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const down = (from: number) => {
+    for (let c = from; ; ) {
+      const l = 2 * c + 1;
+      const r = l + 1;
+      let m = c;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === c) return;
+      [heap[c], heap[m]] = [heap[m]!, heap[c]!];
+      c = m;
+    }
+  };
+  for (const n of touched) {
+    if (heap.length < k) {
+      heap.push(n);
+      for (let c = heap.length - 1; c > 0; ) {
+        const p = (c - 1) >> 1;
+        if (!worse(heap[c]!, heap[p]!)) break;
+        [heap[c], heap[p]] = [heap[p]!, heap[c]!];
+        c = p;
+      }
+    } else if (k > 0 && worse(heap[0]!, n)) {
+      heap[0] = n;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((n) => ({ n, score: scores[n]! }));
+}

@@ -1,0 +1,293 @@
+import { countIndexTerms } from '../indexTerms';
+import type { Db } from './db';
+import type { FtsFields } from './ftsText';
+
+/**
+ * The lexicon: BM25's own index over what people said (the verbatim index's three columns, ftsText.ts), so a
+ * search reads each query term's postings once and scores them in JavaScript, instead of FTS5 scoring every
+ * matching row through bm25() (about 1.5 µs a row, and a walk of every word's postings per statement: most of a
+ * search at 50K exchanges; README, "Large stores"). FTS5 stays for phrase queries and the distilled layers.
+ *
+ * Like FTS5 it is a set of segments, one per write transaction that adds exchanges: a segment holds its
+ * exchanges' lengths (words) and, per term, the exchanges holding it with the term's count in each
+ * (`postings`: varints, row number deltas and counts, by row number). Segments of about the same size are
+ * merged, four at a time (FANOUT), so a store indexed in many runs has a few dozen at most and each exchange is
+ * rewritten O(log n) times. A deleted exchange is recorded in `lexicon_deleted` with the newest segment of that
+ * moment (`upto`): its postings in that segment and older ones are dead, while a row number SQLite gives again
+ * later lives in a newer segment. Merges leave dead postings out and forget the deletions nothing holds any more.
+ */
+export const LEXICON_SCHEMA = `
+  CREATE TABLE lexicon_segments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    docs INTEGER NOT NULL,
+    lengths BLOB NOT NULL
+  );
+  CREATE TABLE lexicon_postings (
+    term TEXT NOT NULL,
+    segment INTEGER NOT NULL,
+    df INTEGER NOT NULL,
+    postings BLOB NOT NULL,
+    PRIMARY KEY (term, segment)
+  ) WITHOUT ROWID;
+  CREATE INDEX lexicon_postings_segment ON lexicon_postings(segment);
+  CREATE TABLE lexicon_deleted (n INTEGER PRIMARY KEY, upto INTEGER NOT NULL);
+  CREATE TRIGGER exchanges_lexicon_ad AFTER DELETE ON exchanges BEGIN
+    INSERT OR REPLACE INTO lexicon_deleted(n, upto) VALUES (old.n, (SELECT coalesce(max(id), 0) FROM lexicon_segments));
+  END;
+`;
+
+/** Segments whose sizes share a power of FANOUT are merged when FANOUT of them are there. */
+export const FANOUT = 4;
+
+/** A document of the lexicon: an exchange's row number and its searchable fields. */
+export interface LexiconDoc {
+  readonly n: number;
+  readonly fields: FtsFields;
+}
+
+/** Adds one segment for `docs` (exchanges just inserted), then merges what has piled up. Call inside the transaction that inserted them. */
+export async function addToLexicon(db: Db, docs: readonly LexiconDoc[]): Promise<void> {
+  if (docs.length === 0) return;
+  const sorted = [...docs].sort((a, b) => a.n - b.n);
+  const lengths: number[] = [];
+  const byTerm = new Map<string, number[]>();
+  const counts = new Map<string, number>();
+  for (const doc of sorted) {
+    counts.clear();
+    const words = countIndexTerms(doc.fields.prompt, counts) + countIndexTerms(doc.fields.said, counts) + countIndexTerms(doc.fields.tools, counts);
+    lengths.push(doc.n, words);
+    for (const [term, count] of counts) {
+      const pairs = byTerm.get(term);
+      if (pairs) pairs.push(doc.n, count);
+      else byTerm.set(term, [doc.n, count]);
+    }
+  }
+  await writeSegment(db, sorted.length, encodePairs(lengths), byTerm);
+  await mergeLexicon(db);
+}
+
+/** Empties the lexicon (before it is built again from the stored exchanges). */
+export async function clearLexicon(db: Db): Promise<void> {
+  await db.run('DELETE FROM lexicon_postings');
+  await db.run('DELETE FROM lexicon_segments');
+  await db.run('DELETE FROM lexicon_deleted');
+}
+
+/** Merges segments while FANOUT of about the same size are there. Returns how many merges it made. */
+export async function mergeLexicon(db: Db): Promise<number> {
+  let merges = 0;
+  for (;;) {
+    const segments = await db.all<{ id: number; docs: number }>('SELECT id, docs FROM lexicon_segments ORDER BY id');
+    const levels = new Map<number, number[]>();
+    for (const s of segments) {
+      const level = s.docs <= 1 ? 0 : Math.floor(Math.log(s.docs) / Math.log(FANOUT));
+      const ids = levels.get(level) ?? [];
+      ids.push(s.id);
+      levels.set(level, ids);
+    }
+    const full = [...levels.values()].find((ids) => ids.length >= FANOUT);
+    if (!full) return merges;
+    await mergeSegments(db, full);
+    merges++;
+  }
+}
+
+/** Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. */
+export async function mergeSegments(db: Db, ids: readonly number[]): Promise<void> {
+  const deleted = await deletions(db);
+  const dead = (n: number, segment: number) => (deleted.get(n) ?? -1) >= segment;
+  const json = JSON.stringify(ids);
+  const docs: number[] = [];
+  const segments = await db.all<{ id: number; lengths: Uint8Array }>(`SELECT id, lengths FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
+  for (const s of segments) {
+    forEachPair(s.lengths, (n, words) => {
+      if (!dead(n, s.id)) docs.push(n, words);
+    });
+  }
+  const byTerm = new Map<string, number[]>();
+  const rows = await db.all<{ term: string; segment: number; postings: Uint8Array }>(
+    `SELECT term, segment, postings FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?)) ORDER BY segment`,
+    [json],
+  );
+  for (const r of rows) {
+    let pairs = byTerm.get(r.term);
+    forEachPair(r.postings, (n, count) => {
+      if (dead(n, r.segment)) return;
+      if (pairs) pairs.push(n, count);
+      else byTerm.set(r.term, (pairs = [n, count]));
+    });
+  }
+  await db.run(`DELETE FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?))`, [json]);
+  await db.run(`DELETE FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
+  await writeSegment(db, docs.length / 2, encodePairs(docs), byTerm);
+  await forgetDeletions(db, deleted);
+}
+
+/**
+ * Flat (row number, value) pairs as a varint stream by row number (deltas). Segments are read oldest first and
+ * usually hold later row numbers than older ones: then the pairs are in order already and not sorted.
+ */
+function encodePairs(flat: readonly number[]): Buffer {
+  let ordered = true;
+  for (let i = 2; i < flat.length && ordered; i += 2) ordered = flat[i]! > flat[i - 2]!;
+  let pairs = flat;
+  if (!ordered) {
+    const order = Array.from({ length: flat.length / 2 }, (_, i) => i).sort((a, b) => flat[2 * a]! - flat[2 * b]!);
+    pairs = order.flatMap((i) => [flat[2 * i]!, flat[2 * i + 1]!]);
+  }
+  const out = new VarintWriter();
+  let previous = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    out.push(pairs[i]! - previous).push(pairs[i + 1]!);
+    previous = pairs[i]!;
+  }
+  return out.finish();
+}
+
+/** Deleted row numbers, each with the newest segment its postings can be dead in. */
+async function deletions(db: Db): Promise<Map<number, number>> {
+  const rows = await db.all<{ n: number; upto: number }>('SELECT n, upto FROM lexicon_deleted');
+  return new Map(rows.map((r) => [r.n, r.upto]));
+}
+
+/** Drops the deletions whose row number no segment old enough holds any more. */
+async function forgetDeletions(db: Db, deleted: ReadonlyMap<number, number>): Promise<void> {
+  if (deleted.size === 0) return;
+  const held = new Set<number>();
+  for (const s of await db.all<{ id: number; lengths: Uint8Array }>('SELECT id, lengths FROM lexicon_segments')) {
+    forEachPair(s.lengths, (n) => {
+      if ((deleted.get(n) ?? -1) >= s.id) held.add(n);
+    });
+  }
+  const gone = [...deleted.keys()].filter((n) => !held.has(n));
+  if (gone.length > 0) await db.run('DELETE FROM lexicon_deleted WHERE n IN (SELECT value FROM json_each(?))', [JSON.stringify(gone)]);
+}
+
+/** Writes one segment: `byTerm` holds each term's (row number, count) pairs, flat. */
+async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: ReadonlyMap<string, readonly number[]>): Promise<void> {
+  if (count === 0) return;
+  const row = await db.get<{ id: number }>('INSERT INTO lexicon_segments(docs, lengths) VALUES (?, ?) RETURNING id', [count, lengths]);
+  const id = row!.id;
+  const rows: Array<[string, number, number, Uint8Array]> = [];
+  for (const [term, flat] of byTerm) rows.push([term, id, flat.length / 2, encodePairs(flat)]);
+  await db.insertRows('INSERT INTO lexicon_postings(term, segment, df, postings)', rows);
+}
+
+/** What a search needs of every segment: each live exchange's segment and length. */
+export interface LexiconDocs {
+  /** By row number: the segment the live exchange is in, 0 for none (deleted, or never indexed). */
+  readonly segmentOf: Int32Array;
+  /** By row number: its length in words. */
+  readonly lengthOf: Uint32Array;
+  readonly count: number;
+  readonly totalLength: number;
+}
+
+export async function readLexiconDocs(db: Db): Promise<LexiconDocs> {
+  const deleted = await deletions(db);
+  const segments = await db.all<{ id: number; lengths: Uint8Array }>('SELECT id, lengths FROM lexicon_segments ORDER BY id');
+  let maxN = 0;
+  for (const s of segments) forEachPair(s.lengths, (n) => (maxN = Math.max(maxN, n)));
+  const segmentOf = new Int32Array(maxN + 1);
+  const lengthOf = new Uint32Array(maxN + 1);
+  let count = 0;
+  let totalLength = 0;
+  for (const s of segments) {
+    forEachPair(s.lengths, (n, words) => {
+      if ((deleted.get(n) ?? -1) >= s.id) return;
+      if (segmentOf[n] === 0) count++;
+      else totalLength -= lengthOf[n]!;
+      segmentOf[n] = s.id;
+      lengthOf[n] = words;
+      totalLength += words;
+    });
+  }
+  return { segmentOf, lengthOf, count, totalLength };
+}
+
+/** What `check` reports of the lexicon: exchanges it lacks, documents whose exchange is gone. */
+export async function lexiconProblems(db: Db): Promise<string[]> {
+  const docs = await readLexiconDocs(db);
+  const exchanges = await db.all<{ n: number }>('SELECT n FROM exchanges');
+  const missing = exchanges.filter((e) => !docs.segmentOf[e.n]).length;
+  const orphans = docs.count - (exchanges.length - missing);
+  const problems: string[] = [];
+  if (missing > 0) problems.push(`${missing} exchanges are not in the lexicon (BM25's index)`);
+  if (orphans > 0) problems.push(`${orphans} lexicon documents have no exchange`);
+  return problems;
+}
+
+/** One term's postings in one segment. */
+export interface PostingChunk {
+  readonly term: string;
+  readonly segment: number;
+  /** How many exchanges the chunk holds the term in, dead ones included. */
+  readonly df: number;
+  readonly postings: Uint8Array;
+}
+
+/**
+ * The postings of `terms` (exact) and of every term beginning with one of `prefixes`, in one statement. A
+ * prefix's range ends before the prefix with its last character's successor: terms sort by code point.
+ */
+export async function readPostings(db: Db, terms: readonly string[], prefixes: readonly string[] = []): Promise<PostingChunk[]> {
+  const parts = ['SELECT term, segment, df, postings FROM lexicon_postings WHERE term IN (SELECT value FROM json_each(?))'];
+  const params: string[] = [JSON.stringify(terms)];
+  for (const p of prefixes) {
+    const last = p.codePointAt(p.length - 1)!;
+    const end = p.slice(0, p.length - String.fromCodePoint(last).length) + String.fromCodePoint(last + 1);
+    parts.push('SELECT term, segment, df, postings FROM lexicon_postings WHERE term >= ? AND term < ?');
+    params.push(p, end);
+  }
+  return db.all<PostingChunk>(parts.join(' UNION ALL '), params);
+}
+
+/** Calls `each` with every pair of a varint stream (row number deltas resolved: `first` is absolute). */
+export function forEachPair(bytes: Uint8Array, each: (first: number, second: number) => void): void {
+  let i = 0;
+  let n = 0;
+  while (i < bytes.length) {
+    let v = 0;
+    let scale = 1;
+    let b: number;
+    do {
+      b = bytes[i++]!;
+      v += (b & 127) * scale;
+      scale *= 128;
+    } while (b & 128);
+    let c = 0;
+    scale = 1;
+    do {
+      b = bytes[i++]!;
+      c += (b & 127) * scale;
+      scale *= 128;
+    } while (b & 128);
+    n += v;
+    each(n, c);
+  }
+}
+
+/** Unsigned LEB128 varints into a growing buffer. */
+export class VarintWriter {
+  private bytes = new Uint8Array(64);
+  private length = 0;
+
+  push(value: number): this {
+    if (this.length + 10 > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    let v = value;
+    while (v >= 128) {
+      this.bytes[this.length++] = (v % 128) | 128;
+      v = Math.floor(v / 128);
+    }
+    this.bytes[this.length++] = v;
+    return this;
+  }
+
+  finish(): Buffer {
+    return Buffer.from(this.bytes.subarray(0, this.length));
+  }
+}

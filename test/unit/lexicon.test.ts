@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
+import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
+import { queryTerms } from '../../src/core/search/terms';
+import { searchableText } from '../../src/core/words';
+import { addToLexicon, FANOUT, lexiconProblems, readLexiconDocs } from '../../src/core/store/lexicon';
+import type { Store } from '../../src/core/store/store';
+import { openFixture, writeConversation } from './searchFixture';
+
+/**
+ * The lexicon (store/lexicon.ts), BM25's own index: what it indexes, how its segments merge, how deleted
+ * exchanges leave it. Ranking against FTS5's bm25() is in search.test.ts.
+ */
+
+const exchange = (key: string, said: string) => ({ key, text: `User: ${said}\nAssistant: ok.`, startedAt: '2025-01-01T00:00:00Z' });
+
+async function segments(store: Store): Promise<Array<{ id: number; docs: number }>> {
+  return store.db.all<{ id: number; docs: number }>('SELECT id, docs FROM lexicon_segments ORDER BY id');
+}
+
+describe('lexicon terms', () => {
+  test('one function for text and query: stems, folded accents, apostrophes; overlong words counted, not indexed', () => {
+    const counts = new Map<string, number>();
+    const long = 'x'.repeat(MAX_TERM_LENGTH + 1);
+    const words = countIndexTerms(searchableText(`Testing the tests: Código ${long} user's café`), counts);
+    assert.equal(words, 7, 'every word counts for the length, the overlong one too');
+    assert.deepEqual(Object.fromEntries(counts), { test: 2, the: 1, codigo: 1, user: 1, cafe: 1 });
+    assert.deepEqual(queryTerms('tested códigos CAFÉ').map(indexTerm), ['test', 'codigo', 'cafe']);
+    assert.equal(countIndexTerms('\u0301\u0302 ok', new Map()), 1, 'marks alone are no word');
+  });
+});
+
+describe('lexicon segments', () => {
+  test('each write is a segment; FANOUT of about one size merge into one', async () => {
+    const fx = await openFixture([{ file: 's0.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('s0', 'alpha beta')] }]);
+    try {
+      const write = (i: number) => writeConversation(fx.store, fx.dir, { file: `s${i}.jsonl`, agent: 'codex', project: '/p', exchanges: [exchange(`s${i}`, `alpha gamma ${i}`)] }, fx.ids, fx.keys);
+      for (let i = 1; i < FANOUT - 1; i++) await write(i);
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), Array(FANOUT - 1).fill(1), 'one segment per write');
+      await write(FANOUT - 1);
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [FANOUT], `${FANOUT} one-exchange segments merged into one`);
+      const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
+      const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
+      const hits = await new LexiconBm25(fx.store.db).search(['alpha', 'gamma'], 10);
+      assert.equal(hits.length, FANOUT, 'every exchange is still found');
+      assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
+      assert.equal((await readLexiconDocs(fx.store.db)).count, FANOUT);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('a deleted exchange is dead in its segment, and its row number given again lives in a newer one', async () => {
+    const fx = await openFixture([
+      { file: 'keep.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('k', 'harbour crane')] },
+      { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('old', 'zeppelin hangar')] },
+    ]);
+    try {
+      const lexicon = new LexiconBm25(fx.store.db);
+      const rowOf = async (key: string) => (await fx.store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [[...fx.keys].find(([, k]) => k === key)![0]]))!.n;
+      const oldRow = await rowOf('old');
+      // rewritten: the old row is deleted; SQLite gives its row number (the largest) to the new exchange
+      await writeConversation(fx.store, fx.dir, { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('new', 'airship dock')] }, fx.ids, fx.keys);
+      assert.equal(await rowOf('new'), oldRow, 'the row number is given again');
+      lexicon.storeChanged();
+      assert.deepEqual(await lexicon.search(['zeppelin'], 10), [], 'the old text is not found');
+      assert.deepEqual((await lexicon.search(['airship'], 10)).map((h) => h.n), [oldRow], 'the new text is');
+      assert.equal((await readLexiconDocs(fx.store.db)).count, 2);
+      assert.deepEqual(await lexiconProblems(fx.store.db), []);
+      // merges leave the dead posting out and forget the deletion
+      const deleted = async () => (await fx.store.db.get<{ c: number }>('SELECT count(*) AS c FROM lexicon_deleted'))!.c;
+      assert.equal(await deleted(), 1);
+      for (let i = 0; i < 2 * FANOUT; i++) {
+        await writeConversation(fx.store, fx.dir, { file: `m${i}.jsonl`, agent: 'codex', project: '/p', exchanges: [exchange(`m${i}`, `filler ${i}`)] }, fx.ids, fx.keys);
+      }
+      assert.equal(await deleted(), 0, 'no segment holds the deleted row any more');
+      const zeppelin = await fx.store.db.get<{ c: number }>("SELECT count(*) AS c FROM lexicon_postings WHERE term = 'zeppelin'");
+      assert.equal(zeppelin!.c, 0, 'its postings are gone');
+      lexicon.storeChanged();
+      assert.deepEqual((await lexicon.search(['airship'], 10)).map((h) => h.n), [oldRow]);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('check reports exchanges the lexicon lacks, and repair builds it again', async () => {
+    const fx = await openFixture([{ file: 'a.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('a', 'alpha'), exchange('b', 'beta')] }]);
+    try {
+      await fx.store.db.run('DELETE FROM lexicon_segments');
+      assert.deepEqual(await lexiconProblems(fx.store.db), ['2 exchanges are not in the lexicon (BM25\'s index)']);
+      await addToLexicon(fx.store.db, [{ n: 999, fields: { prompt: 'ghost', said: 'ghost', tools: '' } }]);
+      assert.ok((await lexiconProblems(fx.store.db)).includes('1 lexicon documents have no exchange'));
+      const report = await fx.store.check();
+      assert.ok(report.problems.some((p) => /not in the lexicon/.test(p)));
+      await fx.store.repair();
+      assert.deepEqual(await lexiconProblems(fx.store.db), []);
+      assert.equal((await new LexiconBm25(fx.store.db).search(['beta'], 10)).length, 1);
+    } finally {
+      await fx.store.close();
+    }
+  });
+});
+
+describe('lexicon queries', () => {
+  test('a Korean word without its particle matches as a prefix; Chinese words as the index cut them', async () => {
+    const fx = await openFixture([
+      {
+        file: 'k.jsonl',
+        agent: 'codex',
+        project: '/p',
+        exchanges: [exchange('k1', '데이터베이스를 백업했다'), exchange('k2', '데이터베이스에서 읽었다'), exchange('z1', '我们修复了数据库连接池的问题')],
+      },
+    ]);
+    try {
+      const lexicon = new LexiconBm25(fx.store.db);
+      const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
+      const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
+      const found = async (text: string) => new Set((await lexicon.search(queryTerms(text), 10)).map((h) => keyOf.get(h.n)));
+      assert.deepEqual(await found('데이터베이스가'), new Set(['k1', 'k2']));
+      assert.deepEqual(await found('数据库连接'), new Set(['z1']));
+    } finally {
+      await fx.store.close();
+    }
+  });
+});
