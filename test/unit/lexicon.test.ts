@@ -58,14 +58,15 @@ describe('lexicon segments', () => {
     ]);
     try {
       const lexicon = new LexiconBm25(fx.store.db);
+      assert.equal((await lexicon.search(['zeppelin'], 10)).length, 1);
       const rowOf = async (key: string) => (await fx.store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [[...fx.keys].find(([, k]) => k === key)![0]]))!.n;
       const oldRow = await rowOf('old');
       // rewritten: the old row is deleted; SQLite gives its row number (the largest) to the new exchange
       await writeConversation(fx.store, fx.dir, { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('new', 'airship dock')] }, fx.ids, fx.keys);
       assert.equal(await rowOf('new'), oldRow, 'the row number is given again');
-      lexicon.storeChanged();
-      assert.deepEqual(await lexicon.search(['zeppelin'], 10), [], 'the old text is not found');
-      assert.deepEqual((await lexicon.search(['airship'], 10)).map((h) => h.n), [oldRow], 'the new text is');
+      // no storeChanged(): the new text's postings are in a segment the lengths read before do not know
+      assert.deepEqual((await lexicon.search(['airship'], 10)).map((h) => h.n), [oldRow], 'the new text is found');
+      assert.deepEqual(await lexicon.search(['zeppelin'], 10), [], 'the old text is not');
       assert.equal((await readLexiconDocs(fx.store.db)).count, 2);
       assert.deepEqual(await lexiconProblems(fx.store.db), []);
       // merges leave the dead posting out and forget the deletion

@@ -16,7 +16,8 @@ const FILTER_BATCHES = [256, 2048, 16384];
  * BM25 on verbatim over the lexicon (store/lexicon.ts): every exchange holding a query term gets its exact
  * score, as FTS5's bm25() would give over the same words (k1 = 1.2, b = 0.75, IDF floored), and the best `k`
  * are returned. One statement reads the query terms' postings; scoring is a pass over them in typed arrays.
- * The exchanges' lengths are read once per store change (`storeChanged`).
+ * The exchanges' lengths are read once per store change (`storeChanged`), and again when the postings come
+ * from a segment they do not know (a write committed after the searcher's change check).
  *
  * The query's terms are its distinct lexicon terms (`color` and `colors` are one), each weighed once. A term
  * ending in `*` (a Korean word without its particle, terms.ts) is a prefix: every term it begins counts as
@@ -97,7 +98,11 @@ export class LexiconBm25 {
   private async postings(terms: readonly string[]): Promise<[Docs, PostingChunk[][]]> {
     const exact = terms.filter((t) => !t.endsWith('*'));
     const prefixes = terms.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1));
-    const [docs, chunks] = await Promise.all([this.lexiconDocs(), readPostings(this.db, exact, prefixes)]);
+    let [docs, chunks] = await Promise.all([this.lexiconDocs(), readPostings(this.db, exact, prefixes)]);
+    if (chunks.some((c) => !docs.segments.has(c.segment))) {
+      this.storeChanged();
+      [docs, chunks] = await Promise.all([this.lexiconDocs(), readPostings(this.db, exact, prefixes)]);
+    }
     const chunksOf = terms.map((term) => {
       const prefix = term.endsWith('*') ? term.slice(0, -1) : undefined;
       return chunks.filter((c) => (prefix === undefined ? c.term === term : c.term.startsWith(prefix)));
