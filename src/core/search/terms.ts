@@ -1,3 +1,4 @@
+import { MAX_TERM_LENGTH } from '../indexTerms';
 import { hangulQueryWord, searchableText } from '../words';
 
 /**
@@ -8,10 +9,8 @@ import { hangulQueryWord, searchableText } from '../words';
  * without their particle, see words.hangulQueryWord); no token can end in `*` otherwise.
  */
 
-/** More terms than this add cost (an OR of many common words is slow) without changing the ranking much. */
+/** More terms than this add cost without changing the ranking much. */
 export const MAX_TERMS = 32;
-/** Longer tokens are base64, hashes or minified code: no one types them to recall a conversation. */
-const MAX_TERM_LENGTH = 64;
 
 /** Words that match almost every exchange: dropped unless nothing else is left. */
 const STOPWORDS = new Set(
@@ -39,7 +38,7 @@ export function queryTerms(text: string): string[] {
   const seen = new Set<string>();
   for (const m of searchableText(text.replace(CONTRACTION, ' ')).toLowerCase().matchAll(TOKEN)) {
     const t = m[0];
-    if (t.length > MAX_TERM_LENGTH) continue;
+    if (t.length > MAX_TERM_LENGTH) continue; // base64, hashes, minified code: not indexed either
     const hangul = hangulQueryWord(t);
     seen.add(hangul !== undefined ? `${hangul}*` : t);
   }
