@@ -1,3 +1,4 @@
+import { memoize } from './memo';
 import { isEnglishWord, porterStem } from './porter';
 
 /**
@@ -18,19 +19,11 @@ const DIACRITIC = /[\u0300-\u036f]/;
 const DIACRITICS = /[\u0300-\u036f]/g;
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Terms already computed, by word: a transcript repeats its words, and indexing them is most of the work. */
-const known = new Map<string, string>();
-const KNOWN_MAX = 50_000;
-
-/** The lexicon's term for one lower-case word (a query term, or a word of indexed text). */
-export function indexTerm(word: string): string {
-  let term = known.get(word);
-  if (term === undefined) {
-    if (known.size >= KNOWN_MAX) known.clear();
-    known.set(word, (term = termOf(word)));
-  }
-  return term;
-}
+/**
+ * The lexicon's term for one lower-case word (a query term, or a word of indexed text); remembered: a transcript
+ * repeats its words, and indexing them is most of the work.
+ */
+export const indexTerm: (word: string) => string = memoize(termOf, 50_000);
 
 function termOf(word: string): string {
   let folded = word;

@@ -9,6 +9,8 @@
  * FTS5 stems ASCII words only: a word of another script, or with an accent, is left to the callers' own
  * rules (a prefix: `código` marks `códigos`).
  */
+import { memoize } from './memo';
+
 const stemmer = require('stemmer') as (word: string) => string;
 
 const ENGLISH_WORD = /^[a-z0-9]+$/;
@@ -18,19 +20,11 @@ export function isEnglishWord(word: string): boolean {
   return ENGLISH_WORD.test(word);
 }
 
-/** Stems already computed: the same words come back in every snippet of a search, and across searches. */
-const known = new Map<string, string>();
-const KNOWN_MAX = 20_000;
-
-/** FTS5's porter stem of a lower-case English word (`speeds` -> `speed`, `capability` -> `capabl`). */
-export function porterStem(word: string): string {
-  let stem = known.get(word);
-  if (stem === undefined) {
-    if (known.size >= KNOWN_MAX) known.clear();
-    known.set(word, (stem = stemmer(word)));
-  }
-  return stem;
-}
+/**
+ * FTS5's porter stem of a lower-case English word (`speeds` -> `speed`, `capability` -> `capabl`); remembered:
+ * the same words come back in every snippet of a search, and across searches.
+ */
+export const porterStem: (word: string) => string = memoize(stemmer, 20_000);
 
 /**
  * How every word with porter stem `stem` begins: the stem itself but for a last letter the stemmer may have

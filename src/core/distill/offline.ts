@@ -1,4 +1,5 @@
 import type { CancellationSignal } from '../cancellation';
+import { memoize } from '../memo';
 import { countTokens } from '../tokens';
 import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { detailCandidates } from './details';
@@ -258,15 +259,4 @@ function wordTokens(text: string): number {
 }
 
 /** Token counts of words, memoised: the same words recur across a store's exchanges. */
-const pieceCache = new Map<string, number>();
-
-function pieceTokens(piece: string): number {
-  if (!piece) return 0;
-  let n = pieceCache.get(piece);
-  if (n === undefined) {
-    if (pieceCache.size >= 100_000) pieceCache.clear();
-    n = countTokens(piece);
-    pieceCache.set(piece, n);
-  }
-  return n;
-}
+const pieceTokens = memoize((piece) => (piece ? countTokens(piece) : 0), 100_000);

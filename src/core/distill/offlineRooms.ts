@@ -1,3 +1,4 @@
+import { memoize } from '../memo';
 import type { TouchKind } from '../model';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
@@ -233,17 +234,7 @@ function nameRooms(themes: ReadonlyMap<string, Theme>): { dropped: Set<string>; 
 }
 
 /** normaliseKey for concepts, memoised: the same phrases recur across a store's exchanges. */
-const keyCache = new Map<string, string>();
-
-function conceptKey(surface: string): string {
-  let key = keyCache.get(surface);
-  if (key === undefined) {
-    if (keyCache.size >= 50_000) keyCache.clear();
-    key = normaliseKey('concept', surface);
-    keyCache.set(surface, key);
-  }
-  return key;
-}
+const conceptKey = memoize((surface) => normaliseKey('concept', surface), 50_000);
 
 /** Letters, digits, then letters again: no English word is so spelled, whatever its case (`E2E`, `e2e`, `i18n`, `k8s`). */
 const LETTER_DIGIT_NAME_RE = /^\p{L}+\p{N}+\p{L}[\p{L}\p{N}]*$/u;
