@@ -24,23 +24,19 @@ const DISTILLED_COLUMNS: Record<Exclude<Layer, 'verbatim'>, readonly string[]> =
 export async function bm25(db: Db, layer: Exclude<Layer, 'verbatim'>, terms: readonly string[], k: number, filter?: SqlFilter): Promise<Scored[]> {
   const match = ftsColumnExpression(terms, DISTILLED_COLUMNS[layer]);
   if (match === undefined) return [];
-  return ranked(db, 'distilled_fts', match, k, filter);
-}
-
-async function ranked(db: Db, table: string, match: string, k: number, filter?: SqlFilter): Promise<Scored[]> {
   // Without filters, no join: FTS5 scores every match, and joining each to its exchange row first costs
   // more than the scoring itself in a large store.
   if (!filter) {
     return db.all<Scored>(
-      `SELECT rowid AS n, -bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
+      'SELECT rowid AS n, -bm25(distilled_fts) AS score FROM distilled_fts WHERE distilled_fts MATCH ? ORDER BY bm25(distilled_fts) LIMIT ?',
       [match, k],
     );
   }
   return db.all<Scored>(
-    `SELECT ${table}.rowid AS n, -bm25(${table}) AS score FROM ${table}
-     JOIN exchanges e ON e.n = ${table}.rowid JOIN conversations c ON c.id = e.conversation_id
-     WHERE ${table} MATCH ? AND ${filter.sql}
-     ORDER BY bm25(${table}) LIMIT ?`,
+    `SELECT distilled_fts.rowid AS n, -bm25(distilled_fts) AS score FROM distilled_fts
+     JOIN exchanges e ON e.n = distilled_fts.rowid JOIN conversations c ON c.id = e.conversation_id
+     WHERE distilled_fts MATCH ? AND ${filter.sql}
+     ORDER BY bm25(distilled_fts) LIMIT ?`,
     [match, ...filter.params, k],
   );
 }

@@ -1,6 +1,6 @@
 import { indexTerm } from '../indexTerms';
 import type { Db } from '../store/db';
-import { type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
+import { forEachPair, type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
 import type { SqlFilter } from './filters';
 import { fts5Idf } from './idf';
 import type { Scored } from './lexical';
@@ -176,31 +176,15 @@ function withLengthNorms(docs: LexiconDocs): Docs {
 /**
  * Adds the live postings of one chunk to `counts` (by row number), each row number new to them to
  * `holding` from `held`; returns the new `held`. A posting is live while its exchange's segment is the chunk's
- * (not deleted, not indexed again since). The hot loop of a search: small, on typed arrays.
+ * (not deleted, not indexed again since). The hot loop of a search, on typed arrays.
  */
 function gather(chunk: PostingChunk, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
-  const bytes = chunk.postings;
   const segment = chunk.segment;
-  let i = 0;
-  let n = 0;
-  while (i < bytes.length) {
-    let b = bytes[i++]!;
-    let v = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      v += (b & 127) * scale;
-    }
-    b = bytes[i++]!;
-    let c = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      c += (b & 127) * scale;
-    }
-    n += v;
-    if (segmentOf[n] !== segment) continue;
+  forEachPair(chunk.postings, (n, count) => {
+    if (segmentOf[n] !== segment) return;
     if (counts[n] === 0) holding[held++] = n;
-    counts[n] += c;
-  }
+    counts[n] += count;
+  });
   return held;
 }
 
