@@ -1,5 +1,4 @@
 import type { Embedder } from '../embed/embedder';
-import type { Db } from '../store/db';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
@@ -10,7 +9,7 @@ import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
-import { BOUNDED_FROM, DistanceBounds } from './distanceBound';
+import { DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored } from './lexical';
 import { LexiconBm25 } from './lexiconBm25';
@@ -47,22 +46,6 @@ export interface SearcherOptions {
   readonly defaultFusion?: FusionName;
   /** Why there is no embedder (e.g. the model could not load): shown with results of modes that need one. */
   readonly embedderNotice?: string;
-  /** From how many vector comparisons (vectors × candidates) `selective` searches the vectors ahead (AHEAD_FROM; 0 in tests). */
-  readonly aheadFrom?: number;
-}
-
-/**
- * `selective` runs its vector signals beside BM25, before it knows whether BM25 is unsure, once their KNN costs
- * more than starting it does: from the size where the KNN is bounded (distanceBound.BOUNDED_FROM, k = 100 at
- * 10,000 vectors), measured on 2 cores. Below it (the corpus, 1.5K) the KNN takes under 1 ms and searching ahead
- * cost the confident queries 0.5 ms.
- */
-export const AHEAD_FROM = BOUNDED_FROM;
-
-/** Vector signals started beside BM25: their lists, undefined when stopped or failed (then they run again). */
-interface Ahead {
-  readonly lists: Promise<SignalList[] | undefined>;
-  stop(): void;
 }
 
 /** Each signal fetches this many candidates, so the per-conversation cap and "not these" still leave enough. */
@@ -147,7 +130,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
    * `conversations` gathers the candidates' conversations a signal happens to read (for the per-conversation
    * cap), `rows` the hit rows it reads (for the hits shown).
    */
-  async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>, vectorDb: Db = db): Promise<Scored[]> {
+  async function runSignal(spec: SignalSpec, terms: readonly string[], queryVector: Float32Array | undefined, k: number, filter: SqlFilter | undefined, conversations: Map<number, string>, rows: Map<number, HitRow>): Promise<Scored[]> {
     if (spec.mechanism === 'bm25') {
       if (spec.layer !== 'verbatim') return bm25(db, spec.layer, terms, k, filter);
       const hits = await lexicon.search(terms, k, filter);
@@ -161,7 +144,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       return afterRequests(near, requests);
     }
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
-    return vectorSearch(vectorDb, spec.layer, queryVector, k, filter, bounds);
+    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds);
   }
 
   /** The hits kept, and the near copies folded into each (row numbers), by its row number. */
@@ -304,39 +287,9 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const k = candidateCount(limit, perConversation) + excluded.size;
       const known = new Map<number, string>();
       const read = new Map<number, HitRow>();
-      const listOf = async (spec: SignalSpec, vectorDb?: Db): Promise<SignalList> => {
-        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter, known, read, vectorDb)).filter((h) => !excluded.has(h.n));
+      const listOf = async (spec: SignalSpec): Promise<SignalList> => {
+        const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter, known, read)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
-      };
-      /**
-       * The vector signals `others`, started now on the store's vector reader, when their KNN is costly enough
-       * (AHEAD_FROM): the query is embedded and its KNN runs on other cores while BM25 decides. Stopped (the
-       * statement interrupted) when BM25 is confident; a stopped or failed start is run again the usual way.
-       */
-      const searchAhead = async (others: readonly SignalSpec[]): Promise<Ahead | undefined> => {
-        const from = options.aheadFrom ?? AHEAD_FROM;
-        for (const spec of others) if (spec.mechanism !== 'vector' || (await bounds.count(spec.layer)) * k < from) return undefined;
-        const reader = await store.vectorReader();
-        if (!reader) return undefined;
-        let stopped = false;
-        let running = false;
-        const lists = embedQuery().then(async () => {
-          if (!queryVector || stopped) return undefined;
-          running = true;
-          try {
-            return await Promise.all(others.map((spec) => listOf(spec, reader)));
-          } finally {
-            running = false;
-          }
-        });
-        return {
-          lists: lists.catch(() => undefined),
-          stop: () => {
-            stopped = true;
-            // only while its own KNN runs: the interrupt stops whatever runs on the connection
-            if (running) reader.interrupt();
-          },
-        };
       };
       const context = { terms, limit, perConversation, known, read, excluded };
 
@@ -345,17 +298,11 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       if (specs[0]?.mechanism === 'vector') await embedQuery();
       if (fusion.kind === 'selective' && specs.length > 1) {
         // The first signal alone first: when its answer is confident the others only blur it (they help where
-        // it is unsure), and their answers are not used (README, "Choosing the default").
-        const ahead = await searchAhead(specs.slice(1));
+        // it is unsure), and are not run (README, "Choosing the default"). Not started beside it either: vec0's
+        // scan cannot be interrupted, so a KNN started for a confident query would run to its end for nothing.
         lists.push(await listOf(specs[0]!));
         const alone = await rank(lists, fusion, context);
-        if ((await firstConfidence(alone.kept, context)) === 'high') {
-          ranking = alone;
-          ahead?.stop();
-        } else {
-          const early = await ahead?.lists;
-          if (early) lists.push(...early);
-        }
+        if ((await firstConfidence(alone.kept, context)) === 'high') ranking = alone;
       }
       if (!ranking) {
         await embedQuery();

@@ -38,11 +38,6 @@ export class Db {
     return new Promise((resolve, reject) => this.raw.loadExtension(path, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** Stops the statements running on this connection (they fail with SQLITE_INTERRUPT); a no-op when none runs. */
-  interrupt(): void {
-    this.raw.interrupt();
-  }
-
   exec(sql: string): Promise<void> {
     return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
   }

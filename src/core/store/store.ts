@@ -74,7 +74,6 @@ export class Store {
   /** What opening found lost (ledger.ts), kept: the scan of every source's exchanges is not repeated to report it. */
   private lostOnOpen: readonly LostSource[] = [];
   private readerOpening: Promise<Db | undefined> | undefined;
-  private vectorReaderOpening: Promise<Db | undefined> | undefined;
   private closing = false;
 
   private constructor(
@@ -216,9 +215,9 @@ export class Store {
 
   async close(): Promise<void> {
     this.closing = true; // a search still running must not open a reader nothing would close
-    const readers = await Promise.all([this.readerOpening, this.vectorReaderOpening]);
-    this.readerOpening = this.vectorReaderOpening = undefined;
-    for (const reader of readers) await reader?.close();
+    const reader = await this.readerOpening;
+    this.readerOpening = undefined;
+    await reader?.close();
     await this.db.close();
   }
 
@@ -230,28 +229,16 @@ export class Store {
    */
   async reader(): Promise<Db | undefined> {
     if (this.closing) return undefined;
-    this.readerOpening ??= this.openReader(false);
+    this.readerOpening ??= this.openReader();
     const reader = await this.readerOpening;
     return this.db.inTransaction ? undefined : reader;
   }
 
-  /**
-   * A third read-only connection, with sqlite-vec, for a vector search that runs beside the two of BM25 (and may
-   * be interrupted: nothing else runs on it). As `reader`, otherwise; undefined without sqlite-vec.
-   */
-  async vectorReader(): Promise<Db | undefined> {
-    if (this.closing || !this.vectorsAvailable) return undefined;
-    this.vectorReaderOpening ??= this.openReader(true);
-    const reader = await this.vectorReaderOpening;
-    return this.db.inTransaction ? undefined : reader;
-  }
-
-  private openReader(withVectors: boolean): Promise<Db | undefined> {
+  private openReader(): Promise<Db | undefined> {
     return Db.open(this.db.file, { readonly: true }).then(
       async (reader) => {
         try {
           await reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
-          if (withVectors) await loadVectorExtension(reader);
           return reader;
         } catch {
           await reader.close().catch(() => undefined);
