@@ -5,7 +5,7 @@ import type { DistillInput, Distiller } from './core/distill/distiller';
 import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
-import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type StoreStats } from './core/memory';
+import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { defaultDiscovery } from './core/sources/discover';
@@ -66,7 +66,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
 
   if (command === 'check') return check(db, values.repair ?? false, json, io);
 
-  const memory = await Memory.open(db);
+  const memory = await Memory.open(db, { onMigration: migrationPrinter(io) });
   try {
     switch (command) {
       case 'index': {
@@ -313,7 +313,7 @@ function parseCommandLine(args: string[]) {
 async function check(db: string, repair: boolean, json: boolean, io: Io): Promise<number> {
   let memory: Memory;
   try {
-    memory = await Memory.open(db);
+    memory = await Memory.open(db, { onMigration: migrationPrinter(io) });
   } catch (err) {
     if (!(err instanceof RecallError && err.code === 'store-corrupt') || !repair) throw err;
     const rebuilt = await Memory.rebuild(db);
@@ -386,6 +386,11 @@ function progressPrinter(io: Io): (p: IndexProgress) => void {
     last = now;
     io.err(`[${p.phase}] ${p.done}/${p.total}`);
   };
+}
+
+/** A store an older version wrote is updated when opened: a long step (~50 s at 50,000 exchanges) says how far it is. */
+function migrationPrinter(io: Io): (p: MigrationProgress) => void {
+  return (p) => io.err(`[store update to v${p.version}] ${p.step}: ${p.done}/${p.total} exchanges`);
 }
 
 /** USD per million tokens for the dry run's estimate. */

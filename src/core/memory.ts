@@ -37,6 +37,7 @@ import {
 import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
 import type { IntegrityReport } from './store/integrity';
+import type { MigrationProgress } from './store/schema';
 import { Store } from './store/store';
 import type { StoreCounts, StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
@@ -77,8 +78,9 @@ export class Memory {
    * Opens (creating when missing) and migrates the memory in `file`. A damaged file raises `store-corrupt`;
    * callers offer `Memory.rebuild`.
    */
-  static async open(file: string): Promise<Memory> {
-    return new Memory(await Store.open(file));
+  /** `onMigration`: how far the update of a store an older version wrote has come (store/schema.ts). */
+  static async open(file: string, options: { onMigration?: (progress: MigrationProgress) => void } = {}): Promise<Memory> {
+    return new Memory(await Store.open(file, options));
   }
 
   /**
@@ -346,6 +348,7 @@ export class Memory {
 const DIGEST_ENTRIES = 2000;
 
 export type { RawView } from './rawView';
+export type { MigrationProgress };
 export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };

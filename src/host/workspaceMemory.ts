@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
-import { type Embedding, Memory } from '../core/memory';
+import { type Embedding, Memory, type MigrationProgress } from '../core/memory';
 import { adoptStore } from '../core/storeLocation';
 import type { EmbedderService } from './embedderService';
 import { Disposable } from './lifecycle';
@@ -44,8 +44,9 @@ export class WorkspaceMemory extends Disposable {
     if (!file || !this.storageDir) throw new RecallError('store-io', 'Agent Recall needs an open folder to keep its index.');
     await fs.mkdir(this.storageDir.fsPath, { recursive: true });
     if (this.legacyStoreFile && (await adoptStore(this.legacyStoreFile, file))) log.info(`Moved the store from ${this.legacyStoreFile} to ${file}.`);
+    const update = new UpdateNotification();
     try {
-      const memory = await Memory.open(file);
+      const memory = await Memory.open(file, { onMigration: (p) => update.report(p) }).finally(() => update.end());
       if (memory.vectorError) log.warn(memory.vectorError);
       await this.reportLostWrites(memory);
       return memory;
@@ -81,5 +82,51 @@ export class WorkspaceMemory extends Disposable {
   override dispose(): void {
     void this.opening?.then((m) => m.close()).catch(() => undefined);
     super.dispose();
+  }
+}
+
+/** An update quicker than this shows no notification. */
+const SHOW_AFTER_MS = 1000;
+
+/**
+ * The update of a store an older version wrote (a migration; the word index built for every exchange takes ~50 s
+ * at 50,000), shown as a progress notification once it has taken a second, until its end: a quick one shows nothing.
+ */
+class UpdateNotification {
+  private progress: vscode.Progress<{ message?: string; increment?: number }> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private shownPercent = 0;
+  private latest: MigrationProgress | undefined;
+  private finish!: () => void;
+  private readonly ended = new Promise<void>((resolve) => (this.finish = resolve));
+
+  report(p: MigrationProgress): void {
+    if (!this.latest) log.info(`Updating the store to version ${p.version} (once, after an update of the extension): ${p.step.toLowerCase()} for ${p.total} exchanges.`);
+    this.latest = p;
+    this.timer ??= setTimeout(() => {
+      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Agent Recall: updating the index' }, (progress) => {
+        this.progress = progress;
+        this.show();
+        return this.ended;
+      });
+    }, SHOW_AFTER_MS);
+    this.show();
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    this.finish();
+  }
+
+  private show(): void {
+    const p = this.latest;
+    if (!this.progress || !p) return;
+    const percent = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+    this.progress.report({
+      // the toast is narrow: what is being done is in the log
+      message: `${p.done.toLocaleString()} of ${p.total.toLocaleString()} exchanges`,
+      increment: percent - this.shownPercent,
+    });
+    this.shownPercent = percent;
   }
 }

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
 import { Db } from '../../src/core/store/db';
 import { indexExchanges } from '../../src/core/store/exchangeFts';
-import { migrate, SCHEMA_VERSION } from '../../src/core/store/schema';
+import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
 import { tempDir } from './helpers';
 
 /**
@@ -112,6 +112,35 @@ test("schema 9 marks the Claude Code files holding a subagent's cache warm-up to
     assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/t/agent-a3b7.jsonl', size: -1 }]);
   } finally {
     await db.close();
+  }
+});
+
+test('schema 11 builds the lexicon from the full-text index, in segments, reporting how far it has come', async () => {
+  const file = path.join(tempDir(), 'v10-lexicon.sqlite');
+  await writeStoreAt(10, file);
+  const db = await Db.open(file);
+  try {
+    // 4,500 more exchanges: three segments of the build (2,000 each), read 500 at a time, the last page partial
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
+        started_at, ended_at, prompt, verbatim, verbatim_tokens)
+      WITH RECURSIVE k(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM k WHERE i < 4502)
+      SELECT i, 'ex-bulk-' || i, 'c1', 1, 0, 2 * i, 2 * i + 1, 10 * i, 10 * i + 9, 1000 * i, NULL, NULL,
+        'note ' || i, 'User: note ' || i || char(10) || char(10) || 'Assistant: word' || i, 4 FROM k`);
+    await indexExchanges(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > 2'), false);
+  } finally {
+    await db.close();
+  }
+  const reports: MigrationProgress[] = [];
+  const memory = await Memory.open(file, { onMigration: (p) => reports.push(p) });
+  try {
+    assert.deepEqual(reports.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
+    assert.ok(reports.every((r) => r.step === 'Building the word index'));
+    for (const [word, id] of [['word3', 'ex-bulk-3'], ['word2501', 'ex-bulk-2501'], ['word4502', 'ex-bulk-4502'], ['quokka', 'ex-one-0001']]) {
+      assert.deepEqual((await memory.search({ text: word!, mode: 'verbatim/bm25' })).hits.map((h) => h.exchangeId), [id], word);
+    }
+    assert.deepEqual((await memory.check()).problems, []);
+  } finally {
+    await memory.close();
   }
 });
 

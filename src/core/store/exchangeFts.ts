@@ -1,6 +1,7 @@
 import type { Db } from './db';
 import { ftsFields } from './ftsText';
-import { addToLexicon, clearLexicon } from './lexicon';
+import { TimeSlice } from '../timeSlice';
+import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
 
 /**
  * `exchanges_fts` holds text computed in JavaScript (ftsText.ts: labels out, words segmented), which SQL
@@ -39,19 +40,36 @@ export async function rebuildExchangeFts(db: Db, lexicon = true): Promise<void> 
   }
 }
 
-/** Exchanges per segment when the lexicon is built whole: fewer, larger segments to merge (~8 MB of text read at once). */
+/** Exchanges per segment when the lexicon is built whole: fewer, larger segments to merge (~8 MB of text). */
 const LEXICON_BATCH = 2000;
+/** Exchanges read per statement: the driver makes a statement's rows in one go on this thread (~100 ms for 2,000). */
+const LEXICON_PAGE = 500;
 
-/** Builds the lexicon from the text `exchanges_fts` holds (schema v11): no verbatim is read again. Call inside a transaction. */
-export async function buildLexicon(db: Db): Promise<void> {
+/**
+ * Builds the lexicon from the text `exchanges_fts` holds (schema v11): no verbatim is read again. Call inside a
+ * transaction. `progress` hears how many of the exchanges are in: 0 first, then after each segment.
+ */
+export async function buildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
   await clearLexicon(db);
-  for (let after = -1; ; ) {
-    const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
-      'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
-      [after, LEXICON_BATCH],
-    );
-    if (rows.length === 0) return;
-    await addToLexicon(db, rows.map((r) => ({ n: r.n, fields: { prompt: r.prompt, said: r.said, tools: r.tools } })));
-    after = rows[rows.length - 1]!.n;
+  const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
+  const slice = new TimeSlice();
+  let done = 0;
+  progress?.(0, total);
+  for (let after = -1, last = false; !last; ) {
+    const docs: LexiconDoc[] = [];
+    while (docs.length < LEXICON_BATCH) {
+      const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
+        'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
+        [after, LEXICON_PAGE],
+      );
+      for (const r of rows) docs.push({ n: r.n, fields: { prompt: r.prompt, said: r.said, tools: r.tools } });
+      if (rows.length < LEXICON_PAGE) last = true;
+      if (rows.length === 0 || last) break;
+      after = rows[rows.length - 1]!.n;
+    }
+    if (docs.length === 0) break;
+    await addToLexicon(db, docs, slice);
+    done += docs.length;
+    progress?.(Math.min(done, total), total);
   }
 }

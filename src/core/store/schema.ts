@@ -12,7 +12,17 @@ interface Migration {
   readonly version: number;
   readonly sql: string;
   /** Work SQL alone cannot do (e.g. text computed in JavaScript), run after `sql` in the same transaction. */
-  readonly run?: (db: Db) => Promise<void>;
+  readonly run?: (db: Db, progress: (done: number, total: number) => void) => Promise<void>;
+  /** What `run` does, in a few words, for the progress it reports (a long run reports). */
+  readonly step?: string;
+}
+
+/** How far a long migration has come: `done` of `total` (exchanges), for a progress notification. */
+export interface MigrationProgress {
+  readonly version: number;
+  readonly step: string;
+  readonly done: number;
+  readonly total: number;
 }
 
 const MIGRATIONS: readonly Migration[] = [
@@ -292,13 +302,17 @@ const MIGRATIONS: readonly Migration[] = [
     version: 11,
     sql: LEXICON_SCHEMA,
     run: buildLexicon,
+    step: 'Building the word index',
   },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** Brings the store to SCHEMA_VERSION (tests stop at an older `target`). Returns the version it found (0 for a new store). */
-export async function migrate(db: Db, target = SCHEMA_VERSION): Promise<number> {
+/**
+ * Brings the store to SCHEMA_VERSION (tests stop at an older `target`). Returns the version it found (0 for a new
+ * store). `onProgress` hears from the migrations that report (a long JavaScript step over every exchange).
+ */
+export async function migrate(db: Db, target = SCHEMA_VERSION, onProgress?: (progress: MigrationProgress) => void): Promise<number> {
   const row = await db.get<{ user_version: number }>('PRAGMA user_version');
   const found = row?.user_version ?? 0;
   if (found > SCHEMA_VERSION) {
@@ -316,7 +330,7 @@ export async function migrate(db: Db, target = SCHEMA_VERSION): Promise<number> 
       const now = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
       if (now >= m.version) return;
       await db.exec(m.sql);
-      await m.run?.(db);
+      await m.run?.(db, (done, total) => onProgress?.({ version: m.version, step: m.step ?? `Updating the store to version ${m.version}`, done, total }));
       await db.exec(`PRAGMA user_version = ${m.version}`);
     });
   }

@@ -20,7 +20,7 @@ import { type LostSource, lostSources, writeLedger } from './ledger';
 import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
 import { readCounts, readStats, type StoreCounts, type StoreStats } from './storeStats';
-import { migrate, SCHEMA_VERSION } from './schema';
+import { migrate, type MigrationProgress, SCHEMA_VERSION } from './schema';
 import { indexExchanges } from './exchangeFts';
 import { mergeFtsSegments } from './ftsSegments';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
@@ -87,7 +87,8 @@ export class Store {
    * raises `store-corrupt`; callers offer `Store.rebuild`. A store another process holds locked longer than
    * BUSY_TIMEOUT_MS raises `store-locked`: busy is not damage.
    */
-  static async open(file: string): Promise<Store> {
+  /** `onMigration`: how far a long migration of an older store has come (the store is not usable before). */
+  static async open(file: string, { onMigration }: { onMigration?: (progress: MigrationProgress) => void } = {}): Promise<Store> {
     await createIfMissing(file);
     const db = await Db.open(file);
     try {
@@ -96,7 +97,7 @@ export class Store {
       await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
       const quick = await db.get<{ quick_check: string }>('PRAGMA quick_check(1)');
       if (quick?.quick_check !== 'ok') throw new Error(quick?.quick_check ?? 'quick_check failed');
-      await migrate(db);
+      await migrate(db, SCHEMA_VERSION, onMigration);
     } catch (err) {
       await db.close().catch(() => undefined);
       if (err instanceof RecallError) throw err;
