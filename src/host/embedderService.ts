@@ -16,6 +16,8 @@ export type SemanticState =
       readonly reason: string;
       /** What turns it on: choose a model, or download the configured hub model (asks first). */
       readonly fix?: 'choose-model' | 'download';
+      /** Not asked yet: the model is loaded when indexing starts (after the store opens, which may take a while). */
+      readonly pending?: true;
     };
 
 /** A model as people read it: the built-in one by that name, not its versioned id. */
@@ -32,7 +34,7 @@ export function modelName(model: string): string {
 export class EmbedderService extends Disposable {
   private spec: string | undefined;
   private loading: Promise<OpenedEmbedder> | undefined;
-  private snapshot: SemanticState = { on: false, reason: 'checked when indexing starts' };
+  private snapshot: SemanticState = { on: false, reason: 'checked when indexing starts', pending: true };
   /** Hub ids the user agreed to download in this session. */
   private readonly downloadAllowed = new Set<string>();
   private readonly changed = this.register(new vscode.EventEmitter<void>());

@@ -93,6 +93,8 @@ export function semanticItem(state: SemanticState): vscode.TreeItem {
     return item('Semantic search: on', 'sparkle', `${builtin ? 'built-in' : state.model} (${state.dimension}-d)`, `Queries are matched by meaning with ${how}, as well as by words.`);
   }
   if (state.loading) return item('Semantic search: loading', 'loading~spin', modelName(state.model));
+  // nothing failed: the model is not asked for before indexing starts
+  if (state.pending) return item('Semantic search: not checked yet', 'circle-outline', '', 'The embedding model is loaded when indexing starts.');
   // the side bar is narrow: a few words here, the whole reason in the tooltip
   const short = state.fix === 'download' ? 'not downloaded' : state.fix === 'choose-model' && /setting .* is empty/.test(state.reason) ? 'no model set' : 'model failed';
   const t = item('Semantic search: off', 'circle-slash', short, `${state.reason}\n\nSearch matches words only.${state.fix ? ' Click to turn semantic search on.' : ''}`);

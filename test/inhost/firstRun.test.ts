@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { Store } from '../../src/core/store/store';
 import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 import { AGENT_NAMES, type AgentKind } from '../../src/core/model';
+import { semanticItem } from '../../src/host/statusView';
 
 /** First run and everyday use (issue 15): semantic-search state, the Index view, file rooms, CodeLens. */
 
@@ -40,6 +41,14 @@ describe('First run: what the Index view says', () => {
     assert.ok(semantic, rows.map((r) => labelOf(r.item)).join(' | '));
     assert.equal(String(semantic.item.description), 'built-in (100-d)');
     assert.match(String(semantic.item.tooltip), /shipped with the extension \(nothing downloaded\)/);
+  });
+
+  it('says the model is not checked yet before indexing starts, not that it failed', () => {
+    const pending = semanticItem({ on: false, reason: 'checked when indexing starts', pending: true });
+    assert.equal(labelOf(pending), 'Semantic search: not checked yet');
+    assert.equal(pending.command, undefined);
+    const failed = semanticItem({ on: false, reason: 'the model file is damaged', fix: 'choose-model' });
+    assert.deepEqual([labelOf(failed), String(failed.description)], ['Semantic search: off', 'model failed']);
   });
 
   it('says semantic search is off and why when the model setting is emptied', async () => {

@@ -46,9 +46,8 @@ describe('Agent Recall in the workbench', function () {
   it('runs "Agent Recall: Show Index Summary" from the palette: the Index view shows it', async () => {
     await runCommand(page, 'Agent Recall: Show Index Summary');
     const index = await waitForView(page, 'Index');
-    const text = await waitForTreeItem(index, /Semantic search: /, 15_000);
+    await waitForTreeItem(index, /Semantic search: (on|off|loading)/, 15_000);
     await screenshot(page, 'index-summary');
-    assert.match(text, /Semantic search: (on|off|loading)/);
   });
 
   it('raises no errors in the page', () => {
