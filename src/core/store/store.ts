@@ -85,9 +85,9 @@ export class Store {
   /**
    * Opens (creating when missing) and migrates the store. A file that is not a healthy SQLite database
    * raises `store-corrupt`; callers offer `Store.rebuild`. A store another process holds locked longer than
-   * BUSY_TIMEOUT_MS raises `store-locked`: busy is not damage.
+   * BUSY_TIMEOUT_MS raises `store-locked`: busy is not damage. `onMigration` hears how far a long migration of a
+   * store an older version wrote has come (the store is not usable before it ends).
    */
-  /** `onMigration`: how far a long migration of an older store has come (the store is not usable before). */
   static async open(file: string, { onMigration }: { onMigration?: (progress: MigrationProgress) => void } = {}): Promise<Store> {
     await createIfMissing(file);
     const db = await Db.open(file);
