@@ -76,9 +76,9 @@ export class Memory {
 
   /**
    * Opens (creating when missing) and migrates the memory in `file`. A damaged file raises `store-corrupt`;
-   * callers offer `Memory.rebuild`.
+   * callers offer `Memory.rebuild`. `onMigration` hears how far the update of a store an older version wrote has
+   * come (store/schema.ts).
    */
-  /** `onMigration`: how far the update of a store an older version wrote has come (store/schema.ts). */
   static async open(file: string, options: { onMigration?: (progress: MigrationProgress) => void } = {}): Promise<Memory> {
     return new Memory(await Store.open(file, options));
   }
