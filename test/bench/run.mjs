@@ -190,7 +190,7 @@ try {
     say(table(['mode', 'vs', 'ΔMRR', '95% CI', 'kept %'], paired));
   }
 
-  // ---- scale: replicate the store, then search latency of the default mode (warm, query embedding included)
+  // ---- scale: replicate the store, then search latency of the default mode (one pass in a fresh process, query embedding included)
   if (sections.has('scale')) {
     result.scale = [];
     for (const n of values.scales.split(',').map(Number).filter((x) => x > 0)) {
@@ -221,7 +221,7 @@ try {
       for (const s of ['', '-wal', '-shm']) rmSync(big + s, { force: true });
     }
     say();
-    say('## Search latency at scale (store replicated from the corpus; warm; per query, query embedding included)');
+    say('## Search latency at scale (store replicated from the corpus; one pass in a fresh process; per query, query embedding included)');
     say();
     say(
       table(

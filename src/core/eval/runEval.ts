@@ -13,7 +13,7 @@ export interface EvalRow {
   readonly metrics: Metrics;
   /** The same metrics per query type (exact, phrase, conceptual). */
   readonly byType: Record<string, Metrics>;
-  /** Search time per query (warm, including query embedding). */
+  /** Search time per query (including query embedding), one pass: in a fresh process its first searches are the slowest. */
   readonly p50Ms: number;
   readonly p95Ms: number;
   readonly p99Ms: number;
