@@ -103,13 +103,12 @@ const MERGE_PAGE = 5000;
 /** Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. */
 export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice()): Promise<void> {
   const deleted = await deletions(db);
-  const dead = (n: number, segment: number) => (deleted.get(n) ?? -1) >= segment;
   const json = JSON.stringify(ids);
   const docs: number[] = [];
   const segments = await db.all<{ id: number; lengths: Uint8Array }>(`SELECT id, lengths FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
   for (const s of segments) {
     forEachPair(s.lengths, (n, words) => {
-      if (!dead(n, s.id)) docs.push(n, words);
+      if (!isDead(deleted, n, s.id)) docs.push(n, words);
     });
   }
   const byTerm = new Map<string, number[]>();
@@ -126,7 +125,7 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
         await slice.yieldIfDue();
         let pairs = byTerm.get(r.term);
         forEachPair(r.postings, (n, count) => {
-          if (dead(n, segment)) return;
+          if (isDead(deleted, n, segment)) return;
           if (pairs) pairs.push(n, count);
           else byTerm.set(r.term, (pairs = [n, count]));
         });
@@ -167,13 +166,18 @@ async function deletions(db: Db): Promise<Map<number, number>> {
   return new Map(rows.map((r) => [r.n, r.upto]));
 }
 
+/** Whether exchange `n`'s postings in `segment` are dead: it was deleted while that segment (or a newer one) was the newest. */
+function isDead(deleted: ReadonlyMap<number, number>, n: number, segment: number): boolean {
+  return (deleted.get(n) ?? -1) >= segment;
+}
+
 /** Drops the deletions whose row number no segment old enough holds any more. */
 async function forgetDeletions(db: Db, deleted: ReadonlyMap<number, number>): Promise<void> {
   if (deleted.size === 0) return;
   const held = new Set<number>();
   for (const s of await db.all<{ id: number; lengths: Uint8Array }>('SELECT id, lengths FROM lexicon_segments')) {
     forEachPair(s.lengths, (n) => {
-      if ((deleted.get(n) ?? -1) >= s.id) held.add(n);
+      if (isDead(deleted, n, s.id)) held.add(n);
     });
   }
   const gone = [...deleted.keys()].filter((n) => !held.has(n));
@@ -216,7 +220,7 @@ export async function readLexiconDocs(db: Db): Promise<LexiconDocs> {
   let totalLength = 0;
   for (const s of segments) {
     forEachPair(s.lengths, (n, words) => {
-      if ((deleted.get(n) ?? -1) >= s.id) return;
+      if (isDead(deleted, n, s.id)) return;
       if (segmentOf[n] === 0) count++;
       else totalLength -= lengthOf[n]!;
       segmentOf[n] = s.id;
