@@ -52,9 +52,8 @@ export class LexiconBm25 {
     if (docs.count === 0) return [];
     const { scores, counts, holding, touched } = this.scratch(docs);
     let scored = 0;
-    for (const [t, list] of chunksOf.entries()) {
-      let held = 0;
-      for (const chunk of list) held = gather(chunk, docs.segmentOf, counts, holding, held);
+    for (const [t, chunks] of chunksOf.entries()) {
+      const held = gather(chunks, docs.segmentOf, counts, holding);
       docs.frequencies.set(terms[t]!, held);
       const idf = fts5Idf(docs.count, held);
       for (let h = 0; h < held; h++) {
@@ -84,9 +83,8 @@ export class LexiconBm25 {
       const [read, chunksOf] = await this.postings(missing);
       docs = read;
       const { counts, holding } = this.scratch(docs);
-      for (const [t, list] of chunksOf.entries()) {
-        let held = 0;
-        for (const chunk of list) held = gather(chunk, docs.segmentOf, counts, holding, held);
+      for (const [t, chunks] of chunksOf.entries()) {
+        const held = gather(chunks, docs.segmentOf, counts, holding);
         for (let h = 0; h < held; h++) counts[holding[h]!] = 0;
         docs.frequencies.set(missing[t]!, held);
       }
@@ -174,17 +172,20 @@ function withLengthNorms(docs: LexiconDocs): Docs {
 }
 
 /**
- * Adds the live postings of one chunk to `counts` (by row number), each row number new to them to
- * `holding` from `held`; returns the new `held`. A posting is live while its exchange's segment is the chunk's
- * (not deleted, not indexed again since). The hot loop of a search, on typed arrays.
+ * Adds the live postings of one term's chunks to `counts` (by row number) and lists the row numbers holding it
+ * in `holding`; returns how many (its document frequency). A posting is live while its exchange's segment is the
+ * chunk's (not deleted, not indexed again since). The hot loop of a search, on typed arrays.
  */
-function gather(chunk: PostingChunk, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
-  const segment = chunk.segment;
-  forEachPair(chunk.postings, (n, count) => {
-    if (segmentOf[n] !== segment) return;
-    if (counts[n] === 0) holding[held++] = n;
-    counts[n] += count;
-  });
+function gather(chunks: readonly PostingChunk[], segmentOf: Int32Array, counts: Float64Array, holding: Int32Array): number {
+  let held = 0;
+  for (const chunk of chunks) {
+    const segment = chunk.segment;
+    forEachPair(chunk.postings, (n, count) => {
+      if (segmentOf[n] !== segment) return;
+      if (counts[n] === 0) holding[held++] = n;
+      counts[n] += count;
+    });
+  }
   return held;
 }
 
