@@ -53,23 +53,23 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
   await clearLexicon(db);
   const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
   const slice = new TimeSlice();
+  let docs: LexiconDoc[] = [];
   let done = 0;
   progress?.(0, total);
-  for (let after = -1, last = false; !last; ) {
-    const docs: LexiconDoc[] = [];
-    while (docs.length < LEXICON_BATCH) {
-      const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
-        'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
-        [after, LEXICON_PAGE],
-      );
-      for (const r of rows) docs.push({ n: r.n, fields: { prompt: r.prompt, said: r.said, tools: r.tools } });
-      if (rows.length < LEXICON_PAGE) last = true;
-      if (rows.length === 0 || last) break;
-      after = rows[rows.length - 1]!.n;
+  for (let after = -1; ; ) {
+    const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
+      'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
+      [after, LEXICON_PAGE],
+    );
+    for (const r of rows) docs.push({ n: r.n, fields: { prompt: r.prompt, said: r.said, tools: r.tools } });
+    const last = rows.length < LEXICON_PAGE;
+    if (docs.length > 0 && (docs.length >= LEXICON_BATCH || last)) {
+      await addToLexicon(db, docs, slice);
+      done += docs.length;
+      progress?.(Math.min(done, total), total);
+      docs = [];
     }
-    if (docs.length === 0) break;
-    await addToLexicon(db, docs, slice);
-    done += docs.length;
-    progress?.(Math.min(done, total), total);
+    if (last) return;
+    after = rows[rows.length - 1]!.n;
   }
 }
