@@ -20,6 +20,7 @@ const requireOut = createRequire(import.meta.url);
 const { ftsFields } = requireOut('../../out/src/core/store/ftsText.js');
 const { buildLexicon } = requireOut('../../out/src/core/store/exchangeFts.js');
 const { Db } = requireOut('../../out/src/core/store/db.js');
+const { isAsked } = requireOut('../../out/src/core/store/rows.js');
 
 const { values } = parseArgs({
   options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
@@ -178,7 +179,7 @@ for (let k = 1; k <= copies; k++) {
   );
   conv.finalize();
   const ins = raw.prepare(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end,
-    byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens, asked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const fts = raw.prepare('INSERT INTO exchanges_fts(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)');
   await Promise.all(
     exchanges.slice(0, want).map((e) => {
@@ -188,7 +189,7 @@ for (let k = 1; k <= copies; k++) {
       made++;
       return new Promise((res, rej) => ins.run([
         e.id + tag, e.conversation_id + tag, e.source_id, e.part, e.ply_start, e.ply_end, e.line_start, e.line_end, e.byte_start,
-        p.dated(e.started_at), p.dated(e.ended_at), prompt, verbatim, e.verbatim_tokens,
+        p.dated(e.started_at), p.dated(e.ended_at), prompt, verbatim, e.verbatim_tokens, isAsked(prompt) ? 1 : 0,
       ], function (err) {
         if (err) return rej(err);
         // the full-text row, as the store writes it (src/core/store/ftsText.ts, compiled by tsc into out/)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
+import { requestsOf } from '../../src/core/search/continuation';
 import { Db } from '../../src/core/store/db';
 import { indexExchanges } from '../../src/core/store/exchangeFts';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
@@ -141,6 +142,28 @@ test('schema 11 builds the lexicon from the full-text index, in segments, report
     assert.deepEqual((await memory.check()).problems, []);
   } finally {
     await memory.close();
+  }
+});
+
+test('schema 12 marks the exchanges no human spoke in (an empty or blank prompt), and their requests are found', async () => {
+  const file = path.join(tempDir(), 'v11-asked.sqlite');
+  await writeStoreAt(11, file);
+  const db = await Db.open(file);
+  try {
+    // after exchange 2 of c1: a continuation (no prompt) and one whose prompt is whitespace alone
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-cont-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, '', 'Assistant: carried on.'),
+             (4, 'ex-blank-0004', 'c1', 1, 0, 6, 7, 11, 12, 700, ' ' || char(10) || char(9), 'Assistant: carried on again.')`);
+    assert.equal(await migrate(db), 11);
+    assert.deepEqual(await db.all('SELECT n, asked FROM exchanges ORDER BY n'), [
+      { n: 1, asked: 1 }, { n: 2, asked: 1 }, { n: 3, asked: 0 }, { n: 4, asked: 0 },
+    ]);
+    const hits = [3, 4, 1, 2].map((n) => ({ n, score: 1 }));
+    assert.deepEqual([...(await requestsOf(db, hits))], [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
+    assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchanges' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name),
+      ['exchanges_order', 'exchanges_place', 'exchanges_source', 'exchanges_time']);
+  } finally {
+    await db.close();
   }
 });
 

@@ -16,19 +16,21 @@ import type { Scored } from './lexical';
  *
  * `requestsOf` reads what the candidates continue (and records every candidate's conversation in
  * `conversations`, which the per-conversation cap needs next: one statement instead of two); it depends only
- * on which exchanges are candidates, not on their order, so it runs beside proximity's reading.
+ * on which exchanges are candidates, not on their order, so it runs beside proximity's reading. It reads two
+ * narrow indexes and no exchange row (schema version 12): the planner would look a row number up in the table,
+ * hence `INDEXED BY`, which also fails loudly should the index go.
  * `afterRequests` then moves the continuations.
  */
 export async function requestsOf(db: Db, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Map<number, number>> {
   const requests = new Map<number, number>();
   if (hits.length < 2) return requests;
   const rows = await db.all<{ n: number; conversation_id: string; request: number | null }>(
-    `SELECT e.n, e.conversation_id, CASE WHEN trim(e.prompt) = '' THEN
+    `SELECT e.n, e.conversation_id, CASE WHEN NOT e.asked THEN
        (SELECT p.n FROM exchanges p
-        WHERE p.conversation_id = e.conversation_id AND trim(p.prompt) <> ''
+        WHERE p.conversation_id = e.conversation_id AND p.asked
           AND (p.line_start, p.byte_start, p.part) < (e.line_start, e.byte_start, e.part)
         ORDER BY p.line_start DESC, p.byte_start DESC, p.part DESC LIMIT 1) END AS request
-     FROM exchanges e WHERE e.n IN (SELECT value FROM json_each(?))`,
+     FROM exchanges e INDEXED BY exchanges_place WHERE e.n IN (SELECT value FROM json_each(?))`,
     [JSON.stringify(hits.map((h) => h.n))],
   );
   for (const { n, conversation_id, request } of rows) {

@@ -93,7 +93,7 @@ export async function conversationsOf(db: Db, ns: readonly number[], known: Read
   }
   if (missing.length === 0) return out;
   const rows = await db.all<{ n: number; conversation_id: string }>(
-    `SELECT n, conversation_id FROM exchanges WHERE n ${IN_LIST}`,
+    `SELECT n, conversation_id FROM exchanges INDEXED BY exchanges_place WHERE n ${IN_LIST}`, // not the rows: continuation.ts
     [JSON.stringify(missing)],
   );
   for (const r of rows) out.set(r.n, r.conversation_id);

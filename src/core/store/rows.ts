@@ -65,6 +65,14 @@ export interface StoredExchange extends ExchangeSummary {
  */
 export const CONVERSATION_ORDER = 'e.line_start, e.byte_start, e.part';
 
+/**
+ * Whether a human spoke in an exchange (its `asked` column): an empty prompt marks a continuation, the agent
+ * carrying on after a tool loop or a resumed session (search/continuation.ts).
+ */
+export function isAsked(prompt: string): boolean {
+  return prompt.trim() !== '';
+}
+
 export interface ExchangeRow {
   n: number;
   id: string;

@@ -304,6 +304,23 @@ const MIGRATIONS: readonly Migration[] = [
     run: buildLexicon,
     step: 'Building the word index',
   },
+  {
+    // What a search asks of ~100 candidates (their conversation, whether a human spoke, their place in it:
+    // continuation.ts) is read from two narrow indexes, by conversation and by row number (the first also
+    // serves Previous/Next and the listing, as exchanges_conversation did), not from the exchange rows: a row holds its whole
+    // verbatim text, and reading 100 of them a search cost ~3 ms at 50K exchanges the first time they were read
+    // (README, "Latency"). `asked` is a column, not an expression, as this SQLite (3.39) reads an indexed
+    // expression from the table, not from the index. Whitespace is ASCII here and Unicode in the writer:
+    // a prompt of Unicode spaces alone was never seen.
+    version: 12,
+    sql: `
+      ALTER TABLE exchanges ADD COLUMN asked INTEGER NOT NULL DEFAULT 1;
+      UPDATE exchanges SET asked = 0 WHERE trim(prompt, char(32, 9, 10, 11, 12, 13)) = '';
+      DROP INDEX exchanges_conversation;
+      CREATE INDEX exchanges_order ON exchanges(conversation_id, line_start, byte_start, part, asked);
+      CREATE INDEX exchanges_place ON exchanges(n, conversation_id, line_start, byte_start, part, asked);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -13,6 +13,7 @@ import {
   type RecordGroups,
   type SourceState,
   type StoredExchange,
+  isAsked,
   toFileTouch,
   toSummary,
 } from './rows';
@@ -402,11 +403,11 @@ export class Store {
     // An id already stored (or brought twice) inserts nothing and is not returned: a duplicate.
     const inserted = await this.db.insertRows<{ n: number; id: string }>(
       `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
-         started_at, date_precision, ended_at, prompt, verbatim)`,
+         started_at, date_precision, ended_at, prompt, verbatim, asked)`,
       ws.flatMap((w, i) =>
         w.exchanges.map((e) => [
           e.id, e.conversationKey, ids[i]!, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
-          e.startedAt ?? null, e.datePrecision ?? null, e.endedAt ?? null, e.prompt, e.verbatim,
+          e.startedAt ?? null, e.datePrecision ?? null, e.endedAt ?? null, e.prompt, e.verbatim, isAsked(e.prompt) ? 1 : 0,
         ]),
       ),
       'ON CONFLICT(id) DO NOTHING RETURNING n, id',
