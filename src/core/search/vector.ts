@@ -33,18 +33,19 @@ export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k:
   }
   if (knn.length === 0) return [];
   const ids = JSON.stringify(knn.map((h) => h.rowid));
+  // Unfiltered, only whether each exchange is still there: asked of an index, not of the rows, which hold their
+  // whole text (continuation.ts). A filter reads the exchange's and its conversation's columns.
+  const exchanges = filter ? 'exchanges e JOIN conversations c ON c.id = e.conversation_id' : 'exchanges e INDEXED BY exchanges_place';
   const where = filter ? `AND ${filter.sql}` : '';
   const valid =
     layer === 'verbatim'
       ? await db.all<{ id: number; n: number }>(
-          `SELECT ch.id, e.n FROM verbatim_chunks ch JOIN exchanges e ON e.n = ch.exchange_n
-           JOIN conversations c ON c.id = e.conversation_id
+          `SELECT ch.id, e.n FROM verbatim_chunks ch JOIN ${exchanges} ON e.n = ch.exchange_n
            WHERE ch.id IN (SELECT value FROM json_each(?)) ${where}`,
           [ids, ...(filter?.params ?? [])],
         )
       : await db.all<{ id: number; n: number }>(
-          `SELECT e.n AS id, e.n FROM vector_rows r JOIN exchanges e ON e.n = r.exchange_n
-           JOIN conversations c ON c.id = e.conversation_id
+          `SELECT e.n AS id, e.n FROM vector_rows r JOIN ${exchanges} ON e.n = r.exchange_n
            WHERE r.layer = ? AND r.exchange_n IN (SELECT value FROM json_each(?)) ${where}`,
           [layer, ids, ...(filter?.params ?? [])],
         );
