@@ -220,6 +220,7 @@ export class IndexService extends Disposable {
           `${report.exchangesWritten} exchanges in ${Math.round(report.parseMs)} ms.`,
       );
       this.state = 'idle';
+      void this.warmSearch(memory);
     } catch (err) {
       this.message = err instanceof Error ? err.message : String(err);
       this.state = 'error';
@@ -230,6 +231,15 @@ export class IndexService extends Disposable {
       await this.readCounts();
       this.headline = undefined;
       this.fire();
+    }
+  }
+
+  /** Reads ahead what the next search needs of the store as the run left it (Searcher.warm), so the user's does not wait. */
+  private async warmSearch(memory: Memory): Promise<void> {
+    try {
+      await memory.searcher(await this.embedding()).warm();
+    } catch (err) {
+      log.warn(`Could not prepare the next search: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

@@ -68,6 +68,8 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
     try {
       const how = [...(options.redact ? ['secrets redacted'] : []), ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
       err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
+      // while the client starts up; a failure here is met again, and reported, by the first search
+      memory.warm().catch(() => undefined);
       await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
       return 0;
     } finally {

@@ -28,6 +28,11 @@ export class ScopedMemory {
     return this.memory.read(() => fn(this));
   }
 
+  /** Reads ahead what the first search needs (Searcher.warm). */
+  warm(): Promise<void> {
+    return this.memory.searcher({ embedder: this.embedder }).warm();
+  }
+
   async search(query: SearchQuery): Promise<SearchResult> {
     const within = await this.boundary();
     return this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query, { embedder: this.embedder });

@@ -158,6 +158,38 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.ok(unsure > 0 && unsure < 30, `both kinds of answer: ${unsure} of 30 fused`);
   });
 
+  test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
+    const bounds = new DistanceBounds(fx.store.db);
+    const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', K))), 1);
+    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', K))), 0, 'taken already');
+    const [vector] = await embedder.embed(['database migration']);
+    const sql = await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K));
+    assert.equal(sampling(sql), 0, 'the search finds it taken');
+  });
+
+  test("a searcher's warm-up reads what its first search would: after it, that search reads no lengths, vector space nor layer", async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const ahead = /lexicon_segments|lexicon_deleted|embedding_model|FROM vector_rows WHERE layer = \? LIMIT 1/;
+    const warming = await statementsOf(fx.store.db, () => searcher.warm());
+    assert.equal(warming.filter((s) => ahead.test(s)).length, 4, warming.join('\n'));
+    const first = await statementsOf(fx.store.db, () => searcher.search({ text: 'tomato curry harvest' }));
+    assert.deepEqual(first.filter((s) => ahead.test(s)), []);
+    assert.equal((await statementsOf(fx.store.db, () => searcher.warm())).filter((s) => ahead.test(s)).length, 0, 'nothing new to read');
+    await fx.store.db.run("UPDATE conversations SET title = 'renamed'");
+    assert.ok((await statementsOf(fx.store.db, () => searcher.warm())).some((s) => ahead.test(s)), 'read again after a write');
+  });
+
+  test('an unfiltered vector search asks an index, not the exchange rows, whether its neighbours are still there', async () => {
+    const [vector] = await embedder.embed(['bread flour oven']);
+    const sql = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, 100));
+    const check = sql.find((s) => /JOIN exchanges/.test(s))!;
+    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${check}`, ['core', '[1, 2, 3]'])).map((r) => r.detail);
+    const reads = plan.filter((d) => /^SEARCH e\b/.test(d));
+    assert.ok(reads.length === 1 && /USING COVERING INDEX exchanges_place/.test(reads[0]!), plan.join('\n'));
+  });
+
   // the last two delete exchanges
   test('after a write, a layer that shrank or grew by more than a quarter is sampled again; a small change keeps the sample', async () => {
     const bounds = new DistanceBounds(fx.store.db);

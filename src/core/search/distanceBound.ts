@@ -52,16 +52,27 @@ export class DistanceBounds {
 
   /** A bound within which the `k` vectors of `layer` nearest to `query` lie, very probably (see above). */
   async bound(layer: Layer, query: Float32Array, k: number): Promise<number | undefined> {
+    const sample = await this.sampleFor(layer, k);
+    if (sample === 'unbounded') return undefined;
+    // nothing to sample, the read failed, or vectors of another model (the store was embedded again since)
+    if (!sample || sample.dimension !== query.length) return this.missed(layer);
+    return boundFromSample(distances(sample, query), sample.total, k);
+  }
+
+  /** Takes the sample a search for the `k` nearest of `layer` will need, if it needs one not taken yet (Searcher.warm). */
+  async warm(layer: Layer, k: number): Promise<void> {
+    await this.sampleFor(layer, k);
+  }
+
+  /** The layer's sample, taken when first needed or when the layer has drifted from it; 'unbounded' when it is too small for a bound. */
+  private async sampleFor(layer: Layer, k: number): Promise<Sample | undefined | 'unbounded'> {
     const total = await this.count(layer);
-    if (total * k < BOUNDED_FROM) return undefined;
+    if (total * k < BOUNDED_FROM) return 'unbounded';
     let taken = this.samples.get(layer);
     // a store filling up (the first index run) would otherwise keep the bound of its first vectors: loose, slow
     if (taken && drifted((await taken)?.total ?? 0, total)) taken = undefined;
     if (!taken) this.samples.set(layer, (taken = sampleOf(this.db, layer, total)));
-    const sample = await taken;
-    // nothing to sample, the read failed, or vectors of another model (the store was embedded again since)
-    if (!sample || sample.dimension !== query.length) return this.missed(layer);
-    return boundFromSample(distances(sample, query), sample.total, k);
+    return taken;
   }
 
   /** How many vectors `layer` holds, counted once since the store last changed (0 when it cannot be read). */

@@ -34,6 +34,11 @@ export class LexiconBm25 {
     this.docs = undefined;
   }
 
+  /** Reads the exchanges' lengths now, if not read since the store changed (Searcher.warm). */
+  async warm(): Promise<void> {
+    await this.lexiconDocs();
+  }
+
   private lexiconDocs(): Promise<Docs> {
     if (!this.docs) {
       const reading = readLexiconDocs(this.db).then(withLengthNorms);

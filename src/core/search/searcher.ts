@@ -249,7 +249,26 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return { hits, confidence: hits[0]?.confidence ?? 'low' };
   }
 
+  /** The change check: what was read of the store as it was is read again when next needed. */
+  async function refresh(): Promise<void> {
+    if (await stats.refresh()) {
+      obstacles.clear();
+      bounds.storeChanged();
+    }
+  }
+
   return {
+    async warm(): Promise<void> {
+      await refresh();
+      const { specs } = await plan(defaultMode);
+      const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
+      await Promise.all([
+        lexicon.warm(),
+        store.reader(),
+        ...specs.filter((s) => s.mechanism === 'vector').map((s) => bounds.warm(s.layer, k)),
+      ]);
+    },
+
     async search(query: SearchQuery): Promise<SearchResult> {
       const started = performance.now();
       const mode = query.mode !== undefined ? parseMode(query.mode) : defaultMode;
@@ -261,10 +280,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const terms = queryTerms(query.text);
 
       // once: BM25, proximity's IDF, adaptive fusion and the plan share the statistics of this moment
-      if (await stats.refresh()) {
-        obstacles.clear();
-        bounds.storeChanged();
-      }
+      await refresh();
       let { specs, notice, wordsOnly } = await plan(mode);
       let queryVector: Float32Array | undefined;
       let embedding: Promise<void> | undefined;
