@@ -104,7 +104,9 @@ test('a store from before date precision gets its undated exchanges dated by the
   await db.exec(`DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
     ALTER TABLE exchange_rooms DROP COLUMN label; ALTER TABLE rooms DROP COLUMN exchanges; ALTER TABLE rooms DROP COLUMN conversations;
     ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups;
-    DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted`);
+    DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted;
+    DROP INDEX exchanges_order; DROP INDEX exchanges_place; ALTER TABLE exchanges DROP COLUMN asked;
+    CREATE INDEX exchanges_conversation ON exchanges(conversation_id, line_start)`);
   await db.close();
   const reopened = await Store.open(file);
   try {

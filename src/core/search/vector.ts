@@ -35,17 +35,18 @@ export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k:
   const ids = JSON.stringify(knn.map((h) => h.rowid));
   // Unfiltered, only whether each exchange is still there: asked of an index, not of the rows, which hold their
   // whole text (continuation.ts). A filter reads the exchange's and its conversation's columns.
-  const exchanges = filter ? 'exchanges e JOIN conversations c ON c.id = e.conversation_id' : 'exchanges e INDEXED BY exchanges_place';
+  const joinExchange = (n: string) =>
+    filter ? `JOIN exchanges e ON e.n = ${n} JOIN conversations c ON c.id = e.conversation_id` : `JOIN exchanges e INDEXED BY exchanges_place ON e.n = ${n}`;
   const where = filter ? `AND ${filter.sql}` : '';
   const valid =
     layer === 'verbatim'
       ? await db.all<{ id: number; n: number }>(
-          `SELECT ch.id, e.n FROM verbatim_chunks ch JOIN ${exchanges} ON e.n = ch.exchange_n
+          `SELECT ch.id, e.n FROM verbatim_chunks ch ${joinExchange('ch.exchange_n')}
            WHERE ch.id IN (SELECT value FROM json_each(?)) ${where}`,
           [ids, ...(filter?.params ?? [])],
         )
       : await db.all<{ id: number; n: number }>(
-          `SELECT e.n AS id, e.n FROM vector_rows r JOIN ${exchanges} ON e.n = r.exchange_n
+          `SELECT e.n AS id, e.n FROM vector_rows r ${joinExchange('r.exchange_n')}
            WHERE r.layer = ? AND r.exchange_n IN (SELECT value FROM json_each(?)) ${where}`,
           [layer, ids, ...(filter?.params ?? [])],
         );
