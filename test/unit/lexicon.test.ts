@@ -4,7 +4,7 @@ import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/inde
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
-import { addToLexicon, FANOUT, lexiconProblems, readLexiconDocs } from '../../src/core/store/lexicon';
+import { addToLexicon, FANOUT, forEachPair, lexiconProblems, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
 
@@ -18,6 +18,21 @@ const exchange = (key: string, said: string) => ({ key, text: `User: ${said}\nAs
 async function segments(store: Store): Promise<Array<{ id: number; docs: number }>> {
   return store.db.all<{ id: number; docs: number }>('SELECT id, docs FROM lexicon_segments ORDER BY id');
 }
+
+describe('lexicon postings', () => {
+  test('pairs of varints read back as written, one byte to seven, row numbers as running sums', () => {
+    const pairs: Array<[number, number]> = [[0, 1], [127, 127], [128, 128], [16_383, 16_384], [2 ** 21, 3], [2 ** 31 + 5, 2 ** 35], [2 ** 48 - 1, 2]];
+    const writer = new VarintWriter();
+    let last = 0;
+    for (const [n, count] of pairs) {
+      writer.push(n - last).push(count);
+      last = n;
+    }
+    const read: Array<[number, number]> = [];
+    forEachPair(writer.finish(), (n, count) => read.push([n, count]));
+    assert.deepEqual(read, pairs);
+  });
+});
 
 describe('lexicon terms', () => {
   test('one function for text and query: stems, folded accents, apostrophes; overlong words counted, not indexed', () => {

@@ -270,26 +270,24 @@ export async function readPostings(db: Db, terms: readonly string[], prefixes: r
 
 /** Calls `each` with every pair of a varint stream (row number deltas resolved: `first` is absolute). */
 export function forEachPair(bytes: Uint8Array, each: (first: number, second: number) => void): void {
+  // most varints here are one byte (row number gaps and counts are small): their loop never runs
   let i = 0;
   let n = 0;
   while (i < bytes.length) {
-    let v = 0;
-    let scale = 1;
-    let b: number;
-    do {
+    let b = bytes[i++]!;
+    let gap = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
       b = bytes[i++]!;
-      v += (b & 127) * scale;
-      scale *= 128;
-    } while (b & 128);
-    let c = 0;
-    scale = 1;
-    do {
+      gap += (b & 127) * scale;
+    }
+    b = bytes[i++]!;
+    let second = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
       b = bytes[i++]!;
-      c += (b & 127) * scale;
-      scale *= 128;
-    } while (b & 128);
-    n += v;
-    each(n, c);
+      second += (b & 127) * scale;
+    }
+    n += gap;
+    each(n, second);
   }
 }
 
