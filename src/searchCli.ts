@@ -248,7 +248,9 @@ export async function evalCommand(memory: Memory, o: SearchOptions, io: Io): Pro
   const limit = intOf(o.limit, 'limit') ?? 10;
   return withEmbedder(o, await needsModel(memory, o, modes), io, async (embedder, notice) => {
     const searcher = memory.searcher({ embedder, notice });
-    // one untimed query first, so the first timed one does not pay for warming the model and caches
+    // warmed as the extension warms it after indexing, then one untimed query, so the first timed one does not
+    // pay for loading the model and for statements prepared once
+    await searcher.warm();
     await searcher.search({ text: queries[0]?.query ?? 'warm up' });
     const rows = await runEval(searcher, queries, configs, limit);
     for (const r of rows) assertRanAsAsked(o, r);
