@@ -158,6 +158,25 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.ok(unsure > 0 && unsure < 30, `both kinds of answer: ${unsure} of 30 fused`);
   });
 
+  test("a fused search learns its vector candidates' conversations from their existence check: no statement of its own", async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const next = random(29);
+    const apart = /SELECT n, conversation_id FROM exchanges/;
+    let fusedSearches = 0;
+    for (let q = 0; q < 30; q++) {
+      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      let r: SearchResult | undefined;
+      const sql = await statementsOf(fx.store.db, async () => {
+        r = await searcher.search({ text });
+      });
+      if (!sql.some((s) => /embedding MATCH/.test(s))) continue;
+      fusedSearches++;
+      assert.deepEqual(sql.filter((s) => apart.test(s)), [], text);
+      assert.ok(r!.hits.length > 0, text);
+    }
+    assert.ok(fusedSearches > 0, 'some searches ran the KNN');
+  });
+
   test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
     const bounds = new DistanceBounds(fx.store.db);
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;

@@ -144,7 +144,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       return afterRequests(near, requests);
     }
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
-    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds);
+    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds, conversations);
   }
 
   /** The hits kept, and the near copies folded into each (row numbers), by its row number. */

@@ -20,7 +20,15 @@ const CHUNKS_PER_EXCHANGE = 4;
  * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
  * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
  */
-export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k: number, filter?: SqlFilter, bounds?: DistanceBounds): Promise<Scored[]> {
+export async function vectorSearch(
+  db: Db,
+  layer: Layer,
+  query: Float32Array,
+  k: number,
+  filter?: SqlFilter,
+  bounds?: DistanceBounds,
+  conversations?: Map<number, string>,
+): Promise<Scored[]> {
   if (!query.some((x) => x !== 0)) return [];
   const perExchange = layer === 'verbatim' ? CHUNKS_PER_EXCHANGE : 1;
   const knnK = Math.min(MAX_K, k * perExchange * (filter ? FILTER_OVERFETCH : 1));
@@ -33,24 +41,26 @@ export async function vectorSearch(db: Db, layer: Layer, query: Float32Array, k:
   }
   if (knn.length === 0) return [];
   const ids = JSON.stringify(knn.map((h) => h.rowid));
-  // Unfiltered, only whether each exchange is still there: asked of an index, not of the rows, which hold their
-  // whole text (continuation.ts). A filter reads the exchange's and its conversation's columns.
+  // Unfiltered, only whether each exchange is still there, and its conversation (which the per-conversation cap
+  // needs next: one statement instead of two), asked of an index, not of the rows, which hold their whole text
+  // (continuation.ts). A filter reads the exchange's and its conversation's columns.
   const joinExchange = (n: string) =>
     filter ? `JOIN exchanges e ON e.n = ${n} JOIN conversations c ON c.id = e.conversation_id` : `JOIN exchanges e INDEXED BY exchanges_place ON e.n = ${n}`;
   const where = filter ? `AND ${filter.sql}` : '';
   const valid =
     layer === 'verbatim'
-      ? await db.all<{ id: number; n: number }>(
-          `SELECT ch.id, e.n FROM verbatim_chunks ch ${joinExchange('ch.exchange_n')}
+      ? await db.all<{ id: number; n: number; conversation_id: string }>(
+          `SELECT ch.id, e.n, e.conversation_id FROM verbatim_chunks ch ${joinExchange('ch.exchange_n')}
            WHERE ch.id IN (SELECT value FROM json_each(?)) ${where}`,
           [ids, ...(filter?.params ?? [])],
         )
-      : await db.all<{ id: number; n: number }>(
-          `SELECT e.n AS id, e.n FROM vector_rows r ${joinExchange('r.exchange_n')}
+      : await db.all<{ id: number; n: number; conversation_id: string }>(
+          `SELECT e.n AS id, e.n, e.conversation_id FROM vector_rows r ${joinExchange('r.exchange_n')}
            WHERE r.layer = ? AND r.exchange_n IN (SELECT value FROM json_each(?)) ${where}`,
           [layer, ids, ...(filter?.params ?? [])],
         );
   const exchangeOf = new Map(valid.map((v) => [v.id, v.n]));
+  for (const v of valid) conversations?.set(v.n, v.conversation_id);
   const out: Scored[] = [];
   const seen = new Set<number>();
   for (const hit of knn) {
