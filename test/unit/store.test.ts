@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -257,6 +257,31 @@ test('every connection a store opens reads through a memory map (the writer, its
     assert.equal(await mapped(readOnly.db), MMAP_BYTES);
   } finally {
     await readOnly.close();
+    await store.close();
+  }
+});
+
+test("opening checks every page through the memory map and then drops it: the process does not keep the whole store mapped", { skip: process.platform !== 'linux' && 'reads /proc/self/smaps' }, async () => {
+  const file = path.join(tempDir('store-mapped-'), 's.sqlite');
+  (await Store.open(file)).close();
+  const db = await Db.open(file);
+  await db.exec('CREATE TABLE filler (x BLOB)');
+  for (let i = 0; i < 8; i++) await db.run('INSERT INTO filler SELECT randomblob(8192) FROM json_each(?)', [JSON.stringify(Array.from({ length: 256 }, (_, j) => j))]);
+  await db.close();
+  const size = statSync(file).size;
+  assert.ok(size > 16 << 20, `a store of ${size} bytes`);
+  const store = await Store.open(file);
+  try {
+    // the resident kilobytes of every mapping of the store file in this process
+    const real = realpathSync(file);
+    let kb = 0;
+    let inStore = false;
+    for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+      if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inStore = line.endsWith(` ${real}`);
+      else if (inStore && line.startsWith('Rss:')) kb += Number(/(\d+)/.exec(line)![1]);
+    }
+    assert.ok(kb * 1024 < size / 4, `${kb} KB of a ${size}-byte store mapped after opening`);
+  } finally {
     await store.close();
   }
 });

@@ -98,6 +98,9 @@ export class Store {
       await db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
       const quick = await db.get<{ quick_check: string }>('PRAGMA quick_check(1)');
       if (quick?.quick_check !== 'ok') throw new Error(quick?.quick_check ?? 'quick_check failed');
+      // The check read every page through the memory map, and a map keeps what it read: dropped and set again
+      // (~40 ms at 50K exchanges), the process holds only what searches read, not the whole store (+700 MB RSS).
+      await db.exec(`PRAGMA mmap_size = 0; PRAGMA mmap_size = ${MMAP_BYTES};`);
       await migrate(db, SCHEMA_VERSION, onMigration);
     } catch (err) {
       await db.close().catch(() => undefined);
