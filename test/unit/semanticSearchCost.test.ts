@@ -6,9 +6,11 @@ import { embedStore } from '../../src/core/embed/stage';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
 import { createSearcher } from '../../src/core/search/searcher';
-import type { SearchResult } from '../../src/core/search/types';
+import type { Hit, SearchResult } from '../../src/core/search/types';
 import { vectorSearch } from '../../src/core/search/vector';
-import { sweepOrphanVectors } from '../../src/core/store/vectorStore';
+import { VectorCopies } from '../../src/core/search/vectorCopies';
+import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
+import { fromBlob, nearest, type VectorHit } from '../../src/core/store/vectors';
 import { statementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
@@ -46,6 +48,24 @@ function exchanges(count: number): FixtureExchange[] {
       distilled: { core: `Worked on ${words}.`, context: `item ${i}`, rooms: [] },
     };
   });
+}
+
+/**
+ * Two rankings alike but for float rounding: the same values, within `tolerance`, rank by rank, and the same ids,
+ * but where two values are that close (vec0 and the copy sum a distance's terms in another order).
+ */
+function sameUpToTies<T>(got: ReadonlyArray<{ id: T; value: number }>, want: ReadonlyArray<{ id: T; value: number }>, tolerance: number, message: string): void {
+  assert.equal(got.length, want.length, message);
+  const near = (a: number, b: number) => Math.abs(a - b) < tolerance;
+  got.forEach((g, i) => {
+    const w = want[i]!;
+    assert.ok(near(g.value, w.value), `${message}: rank ${i + 1} at ${g.value}, not ${w.value}`);
+    if (g.id === w.id) return;
+    const there = got.find((o) => o.id === w.id);
+    // swapped with a tie, or a tie at the end of the list taken instead
+    assert.ok(there ? near(there.value, g.value) : near(w.value, want.at(-1)!.value), `${message}: rank ${i + 1} is ${String(g.id)}, not ${String(w.id)}`);
+  });
+  assert.ok(got.filter((g, i) => g.id !== want[i]!.id).length <= got.length / 10, `${message}: a tenth or more of the ranks differ`);
 }
 
 describe('the distance bound of a KNN query (exact, cheaper)', () => {
@@ -88,10 +108,10 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     for (let q = 0; q < 40; q++) {
       const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
       const [vector] = await embedder.embed([text]);
-      const exact = await vectorSearch(fx.store.db, 'core', vector!, K);
-      let fast: Awaited<ReturnType<typeof vectorSearch>> = [];
+      const exact = await nearest(fx.store.db, 'vec_core', vector!, K);
+      let fast: VectorHit[] = [];
       const sql = await statementsOf(fx.store.db, async () => {
-        fast = await vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds);
+        fast = await bounds.nearest('core', vector!, K);
       });
       assert.deepEqual(fast, exact, text);
       assert.equal(exact.length, K);
@@ -104,10 +124,10 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('a sample of about SAMPLE_SIZE vectors is read once, not per search', async () => {
     const bounds = new DistanceBounds(fx.store.db);
     const [vector] = await embedder.embed(['database migration']);
-    const first = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
+    const first = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
     assert.equal(sampling(first), 1);
-    const second = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
+    const second = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
     assert.equal(sampling(second), 0);
   });
 
@@ -138,7 +158,8 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const searcher = createSearcher(fx.store, embedder);
     const reader = (await fx.store.reader())!;
     const next = random(23);
-    const knn = (sql: string[]) => sql.filter((s) => /embedding MATCH/.test(s)).length;
+    // a KNN, from vec0 or from the layer's copy in memory, is followed by its neighbours' existence check
+    const knn = (sql: string[]) => sql.filter((s) => /FROM vector_rows r /.test(s)).length;
     let unsure = 0;
     for (let q = 0; q < 30; q++) {
       const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
@@ -169,7 +190,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       const sql = await statementsOf(fx.store.db, async () => {
         r = await searcher.search({ text });
       });
-      if (!sql.some((s) => /embedding MATCH/.test(s))) continue;
+      if (!sql.some((s) => /FROM vector_rows r /.test(s))) continue; // no KNN (its neighbours' existence check)
       fusedSearches++;
       assert.deepEqual(sql.filter((s) => apart.test(s)), [], text);
       assert.ok(r!.hits.length > 0, text);
@@ -209,7 +230,69 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.ok(reads.length === 1 && /USING COVERING INDEX exchanges_place/.test(reads[0]!), plan.join('\n'));
   });
 
-  // the last two delete exchanges
+  test("a layer's copy in memory finds the neighbours vec0 finds, in the same order, at the same distances", async () => {
+    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    assert.equal(await copies.warm('core'), true);
+    const next = random(31);
+    for (let q = 0; q < 40; q++) {
+      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const [vector] = await embedder.embed([text]);
+      for (const k of [10, K]) {
+        const exact = await nearest(fx.store.db, 'vec_core', vector!, k);
+        const copied = copies.nearest('core', vector!, k)!;
+        sameUpToTies(copied.map((h) => ({ id: h.rowid, value: h.distance })), exact.map((h) => ({ id: h.rowid, value: h.distance })), 1e-6, text);
+      }
+    }
+  });
+
+  test('a searcher warmed up scans the copy: its unsure searches ask vec0 nothing, and answer as one that asks vec0', async () => {
+    const warmed = createSearcher(fx.store, embedder);
+    await warmed.warm();
+    const next = random(37);
+    let fused = 0;
+    for (let q = 0; q < 30; q++) {
+      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      let r: SearchResult | undefined;
+      const sql = await statementsOf(fx.store.db, async () => {
+        r = await warmed.search({ text });
+      });
+      // a fresh searcher has no copy yet: it asks vec0
+      const cold = await createSearcher(fx.store, embedder).search({ text });
+      assert.deepEqual(sql.filter((s) => /embedding MATCH/.test(s)), [], text);
+      const ranking = (hits: readonly Hit[]) => hits.map((h) => ({ id: h.exchangeId, value: h.score }));
+      sameUpToTies(ranking(r!.hits), ranking(cold.hits), 1e-5, text);
+      if (r!.hits.some((h) => h.parts.some((p) => /vec/.test(p.signal)))) fused++;
+    }
+    assert.ok(fused > 0, 'some searches were unsure');
+  });
+
+  test('a searcher never warmed (a one-shot search) takes no copy: it asks vec0', async () => {
+    const searcher = createSearcher(fx.store, embedder);
+    const next = random(41);
+    let knn = 0;
+    for (let q = 0; q < 20; q++) {
+      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const sql = await statementsOf(fx.store.db, () => searcher.search({ text }));
+      assert.deepEqual(sql.filter((s) => /_vector_chunks00|SELECT rowid, embedding/.test(s)), [], text);
+      if (sql.some((s) => /FROM vector_rows r /.test(s))) {
+        knn++;
+        assert.ok(sql.some((s) => /embedding MATCH/.test(s)), text);
+      }
+    }
+    assert.ok(knn > 0, 'some searches ran the KNN');
+  });
+
+  test('no copy for a query of another dimension, nor for a layer larger than the memory allowed', async () => {
+    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    await copies.warm('core');
+    assert.equal(copies.nearest('core', new Float32Array(8).fill(0.3), 10), undefined);
+    const small = new VectorCopies(fx.store.db, embedder.dimension, 100 * embedder.dimension * 4);
+    assert.equal(await small.warm('core'), false, `${COUNT} vectors, room for 100`);
+    const [vector] = await embedder.embed(['bread flour oven']);
+    assert.equal(small.nearest('core', vector!, 10), undefined);
+  });
+
+  // the last four delete exchanges (the last damages vec0's chunks)
   test('after a write, a layer that shrank or grew by more than a quarter is sampled again; a small change keeps the sample', async () => {
     const bounds = new DistanceBounds(fx.store.db);
     const [vector] = await embedder.embed(['bread flour oven']);
@@ -230,10 +313,10 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.ok((await bounds.bound('core', vector!, K)) !== undefined, 'sampled while the layer held 1,400 vectors');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 119 FROM exchanges)');
     await sweepOrphanVectors(fx.store.db);
-    const exact = await vectorSearch(fx.store.db, 'core', vector!, K);
-    let fast: Awaited<ReturnType<typeof vectorSearch>> = [];
+    const exact = await nearest(fx.store.db, 'vec_core', vector!, K);
+    let fast: VectorHit[] = [];
     const sql = await statementsOf(fx.store.db, async () => {
-      fast = await vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds);
+      fast = await bounds.nearest('core', vector!, K);
     });
     assert.deepEqual(fast, exact);
     assert.equal(exact.length, 120, 'all that is left');
@@ -242,8 +325,42 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       [true, false],
       'the bounded query, then the unbounded one',
     );
-    const later = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, K, undefined, bounds));
+    const later = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
     assert.equal(later.filter((s) => /count\(\*\)/.test(s)).length, 1, 'counted again');
     assert.deepEqual(later.filter((s) => /row_number\(\)|distance <=/.test(s)), [], '120 vectors: too few to bound, not sampled');
+  });
+
+  test('a copy is of the store as it was: after a write vec0 answers until the copy is taken again, which holds what is left', async () => {
+    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    await copies.warm('core');
+    const [vector] = await embedder.embed(['tomato curry harvest']);
+    assert.equal(copies.nearest('core', vector!, 100)!.length, 100, '120 vectors');
+    await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 59 FROM exchanges)');
+    await sweepOrphanVectors(fx.store.db);
+    copies.storeChanged();
+    assert.equal(copies.nearest('core', vector!, 100), undefined, 'not the copy of the store as it was');
+    assert.equal(await copies.warm('core'), true);
+    const exact = await nearest(fx.store.db, 'vec_core', vector!, 100);
+    assert.equal(exact.length, 60);
+    assert.deepEqual(copies.nearest('core', vector!, 100)!.map((h) => h.rowid), exact.map((h) => h.rowid));
+  });
+
+  test("a layer's vectors are read from vec0's chunks, valid slots only; from its scan when the chunks are not laid out as expected", async () => {
+    const scan = await fx.store.db.all<{ rowid: number; embedding: Uint8Array }>('SELECT rowid, embedding FROM vec_core');
+    assert.equal(scan.length, 60, 'chunks with deleted slots');
+    const byRowid = (v: LayerVectors) => new Map(Array.from(v.rowids, (r, i) => [r, [...v.vectors.subarray(i * 100, (i + 1) * 100)]]));
+    const want = new Map(scan.map((r) => [r.rowid, [...fromBlob(r.embedding)]]));
+    let read: LayerVectors | undefined;
+    const chunked = await statementsOf(fx.store.db, async () => {
+      read = await layerVectors(fx.store.db, 'core', embedder.dimension);
+    });
+    assert.deepEqual(byRowid(read!), want);
+    assert.ok(!chunked.some((s) => /SELECT rowid, embedding/.test(s)), chunked.join('\n'));
+    await fx.store.db.run('UPDATE vec_core_chunks SET rowids = zeroblob(8)'); // not 8 bytes a slot: another layout
+    const scanned = await statementsOf(fx.store.db, async () => {
+      read = await layerVectors(fx.store.db, 'core', embedder.dimension);
+    });
+    assert.deepEqual(byRowid(read!), want);
+    assert.ok(scanned.some((s) => /SELECT rowid, embedding FROM vec_core/.test(s)), scanned.join('\n'));
   });
 });

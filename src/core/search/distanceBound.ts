@@ -1,5 +1,6 @@
 import type { Db } from '../store/db';
-import { sampleVectors, vectorCount } from '../store/vectorStore';
+import { sampleVectors, VECTOR_TABLES, vectorCount } from '../store/vectorStore';
+import { nearest, type VectorHit } from '../store/vectors';
 import type { Layer } from './types';
 
 /**
@@ -49,6 +50,16 @@ export class DistanceBounds {
   private readonly counts = new Map<Layer, Promise<number>>();
 
   constructor(private readonly db: Db) {}
+
+  /** The `k` vectors of `layer` nearest to `query` from vec0, nearest first: exact, bounded where a bound pays. */
+  async nearest(layer: Layer, query: Float32Array, k: number): Promise<VectorHit[]> {
+    const within = await this.bound(layer, query, k);
+    const knn = await nearest(this.db, VECTOR_TABLES[layer], query, k, within);
+    if (within === undefined || knn.length >= k) return knn;
+    // the bound left some of the k nearest out (or the layer holds fewer): the exact answer, unbounded
+    this.missed(layer);
+    return nearest(this.db, VECTOR_TABLES[layer], query, k);
+  }
 
   /** A bound within which the `k` vectors of `layer` nearest to `query` lie, very probably (see above). */
   async bound(layer: Layer, query: Float32Array, k: number): Promise<number | undefined> {

@@ -9,13 +9,13 @@ import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
-import { DistanceBounds } from './distanceBound';
 import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
 import { bm25, type Scored } from './lexical';
 import { LexiconBm25 } from './lexiconBm25';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
 import { IDF_FLOOR, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
+import { NearestVectors } from './nearestVectors';
 import { makeSnippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SavedCopy, SearchQuery, SearchResult, Searcher, WordsOnlyReason } from './types';
@@ -65,7 +65,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
 
   const lexicon = new LexiconBm25(db);
   const stats = new TermStats(db, lexicon);
-  const bounds = new DistanceBounds(db);
+  const knn = new NearestVectors(db, embedder?.dimension ?? 0);
 
   /** vectorObstacle's answers since the store last changed (two statements a search saved). */
   const obstacles = new Map<Layer, Promise<VectorObstacle | undefined>>();
@@ -144,7 +144,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       return afterRequests(near, requests);
     }
     if (!queryVector) throw new RecallError('bad-argument', `The ${signalName(spec)} signal needs a query vector.`);
-    return vectorSearch(db, spec.layer, queryVector, k, filter, bounds, conversations);
+    return vectorSearch(db, spec.layer, queryVector, k, { filter, knn, conversations });
   }
 
   /** The hits kept, and the near copies folded into each (row numbers), by its row number. */
@@ -253,7 +253,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   async function refresh(): Promise<void> {
     if (await stats.refresh()) {
       obstacles.clear();
-      bounds.storeChanged();
+      knn.storeChanged();
     }
   }
 
@@ -265,7 +265,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       await Promise.all([
         lexicon.warm(),
         store.reader(),
-        ...specs.filter((s) => s.mechanism === 'vector').map((s) => bounds.warm(s.layer, k)),
+        ...specs.filter((s) => s.mechanism === 'vector').map((s) => knn.warm(s.layer, k)),
       ]);
     },
 

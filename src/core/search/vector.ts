@@ -1,9 +1,9 @@
 import { VECTOR_TABLES } from '../store/vectorStore';
 import { nearest } from '../store/vectors';
 import type { Db } from '../store/db';
-import type { DistanceBounds } from './distanceBound';
 import type { SqlFilter } from './filters';
 import type { Scored } from './lexical';
+import type { NearestVectors } from './nearestVectors';
 import type { Layer } from './types';
 
 /** vec0's largest k. */
@@ -13,10 +13,17 @@ const FILTER_OVERFETCH = 10;
 /** An exchange has several verbatim chunks: fetch more chunks than exchanges wanted. */
 const CHUNKS_PER_EXCHANGE = 4;
 
+export interface VectorSearchOptions {
+  readonly filter?: SqlFilter;
+  /** The searcher's KNN (a copy in memory, or vec0 bounded); without it, vec0 unbounded. */
+  readonly knn?: NearestVectors;
+  /** Gathers the conversations of the exchanges found (for the per-conversation cap). */
+  readonly conversations?: Map<number, string>;
+}
+
 /**
- * Vector search on one layer: exact KNN over the layer's vec0 table (brute force, which `bounds` makes
- * cheaper, not approximate; README, "KNN strategy"), scored by cosine similarity (vectors are unit length:
- * cos = 1 - d²/2).
+ * Vector search on one layer: exact KNN over the layer's vectors (brute force, made cheaper by `knn`, not
+ * approximate; README, "KNN strategy"), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
  * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
  * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
  */
@@ -25,20 +32,12 @@ export async function vectorSearch(
   layer: Layer,
   query: Float32Array,
   k: number,
-  filter?: SqlFilter,
-  bounds?: DistanceBounds,
-  conversations?: Map<number, string>,
+  { filter, knn: nearestOf, conversations }: VectorSearchOptions = {},
 ): Promise<Scored[]> {
   if (!query.some((x) => x !== 0)) return [];
   const perExchange = layer === 'verbatim' ? CHUNKS_PER_EXCHANGE : 1;
   const knnK = Math.min(MAX_K, k * perExchange * (filter ? FILTER_OVERFETCH : 1));
-  const within = await bounds?.bound(layer, query, knnK);
-  let knn = await nearest(db, VECTOR_TABLES[layer], query, knnK, within);
-  if (within !== undefined && knn.length < knnK) {
-    // the bound left some of the k nearest out (or the layer holds fewer): the exact answer, unbounded
-    bounds!.missed(layer);
-    knn = await nearest(db, VECTOR_TABLES[layer], query, knnK);
-  }
+  const knn = nearestOf ? await nearestOf.nearest(layer, query, knnK) : await nearest(db, VECTOR_TABLES[layer], query, knnK);
   if (knn.length === 0) return [];
   const ids = JSON.stringify(knn.map((h) => h.rowid));
   // Unfiltered, only whether each exchange is still there, and its conversation (which the per-conversation cap
