@@ -58,6 +58,8 @@ test('one default search: one change check, conversations read with the continua
     assert.equal(count(/total_changes|data_version/), 1, `one change check:\n${sql.join('\n')}`);
     assert.equal(count(/\bconversation_id\b/), 1, 'the hit rows read conversations (the continuation statement too, on the reader); no statement of its own');
     assert.equal(count(/\blexicon_postings\b/), 1, 'one statement reads the postings of the query words');
+    const at = (re: RegExp) => sql.findIndex((s) => re.test(s));
+    assert.ok(at(/\blexicon_postings\b/) < at(/data_version/), 'the postings are read beside the change check, asked first');
     assert.equal(count(/\bexchange_rooms\b/), 1, 'rooms come with the hit rows');
     assert.equal(count(/\bfiles_touched\b/), 1, 'files come with the hit rows');
     assert.equal(count(/\bverbatim\b/), 1, 'each text is read once: the hit rows proximity reads are the hits shown');
@@ -81,9 +83,15 @@ test('the one change check sees another connection\'s writes: the next search sc
     assert.equal(before.hits.length, 4);
     const more = Array.from({ length: 1500 }, (_, i) => ({ key: `z${i}`, text: `User: gadget ${i}\nAssistant: a gadget reply ${i}.`, startedAt: '2025-01-02T00:00:00Z' }));
     await writeConversation(other, fx.dir, { file: 'more.jsonl', agent: 'codex', project: '/p/big', exchanges: more });
-    const after = await searcher.search(query);
-    assert.equal(after.hits.length, 50, 'the new exchanges are found');
-    assert.ok(after.hits[0]!.score > before.hits[0]!.score, 'among more exchanges "zeppelin" is rarer: it weighs more');
+    let after: SearchResult | undefined;
+    const sql = await statementsOf(fx.store.db, async () => {
+      after = await searcher.search(query);
+    });
+    assert.equal(after!.hits.length, 50, 'the new exchanges are found');
+    const postings = sql.flatMap((s, i) => (/\blexicon_postings\b/.test(s) ? [i] : []));
+    assert.equal(postings.length, 2, 'the postings read ahead of the change check are read again');
+    assert.ok(postings[1]! > sql.findIndex((s) => /data_version/.test(s)), sql.join('\n'));
+    assert.ok(after!.hits[0]!.score > before.hits[0]!.score, 'among more exchanges "zeppelin" is rarer: it weighs more');
   } finally {
     await other.close();
     await fx.store.close();
@@ -106,7 +114,9 @@ describe('the second connection: the continuations beside proximity\'s reading',
       assert.ok(reader, 'the reader opens');
       const onReader = await statementsOf(reader, async () => {
         const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store).search(query));
-        assert.equal(onDb.filter((s) => /\blexicon_postings\b/.test(s)).length, 1, 'one statement reads the postings');
+        // a first search finds the store changed (from nothing): what it read ahead is read again after the check
+        const checked = onDb.findIndex((s) => /data_version/.test(s));
+        assert.equal(onDb.filter((s, i) => i > checked && /\blexicon_postings\b/.test(s)).length, 1, 'one statement reads the postings');
         assert.ok(!onDb.some((s) => /bm25\(/.test(s)), 'FTS5 scores nothing');
       });
       assert.equal(onReader.filter((s) => /NOT e\.asked/.test(s)).length, 1, 'the continuations are read there, beside proximity\'s reading');

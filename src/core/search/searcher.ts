@@ -279,6 +279,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       const perConversation = query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation');
       const terms = queryTerms(query.text);
 
+      if (modeSignals(mode).some((s) => s.mechanism === 'bm25' && s.layer === 'verbatim')) lexicon.readAhead(terms);
       // once: BM25, proximity's IDF, adaptive fusion and the plan share the statistics of this moment
       await refresh();
       let { specs, notice, wordsOnly } = await plan(mode);
