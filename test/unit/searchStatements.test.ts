@@ -157,3 +157,16 @@ describe('the second connection: the continuations beside proximity\'s reading',
     await assert.rejects(reader.all('SELECT 1'));
   });
 });
+
+test('warming runs a few searches, once a searcher (the code they run stays compiled); warming again runs none', async () => {
+  const fx = await openFixture([conversation('one.jsonl', 'claude-code')]);
+  try {
+    const searcher = createSearcher(fx.store);
+    const postings = (sql: string[]) => sql.filter((s) => /\blexicon_postings\b/.test(s)).length;
+    assert.ok(postings(await statementsOf(fx.store.db, () => searcher.warm())) >= 5, 'searches ran');
+    assert.equal(postings(await statementsOf(fx.store.db, () => searcher.warm())), 0);
+    assert.equal((await searcher.search({ text: 'login error' })).hits.length, 2, 'and it searches as before');
+  } finally {
+    await fx.store.close();
+  }
+});

@@ -33,6 +33,18 @@ export const DEFAULT_FUSION: FusionName = 'selective';
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_PER_CONVERSATION = 2;
 const MAX_LIMIT = 200;
+/**
+ * What `warm` searches for, results unused: several words and one, confident and unsure answers (the second
+ * signal and its fusion), a code name and a path, so that every stage of a search has run.
+ */
+const WARM_UP_QUERIES = [
+  'why does the build fail after the update',
+  'add a test for the parser error',
+  'config',
+  'rename getUserName in src/api/client.ts',
+  'slow database query when the cache is cold',
+  'how did we decide on the retry limit',
+];
 
 /** Why a layer's vectors cannot be used now: the reason, and the words for the notice. */
 interface VectorObstacle {
@@ -257,7 +269,10 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     }
   }
 
-  return {
+  /** Whether `warm` ran the warm-up searches (once a searcher: the code they run stays compiled). */
+  let exercised = false;
+
+  const searcher: Searcher = {
     async warm(): Promise<void> {
       await refresh();
       const { specs } = await plan(defaultMode);
@@ -267,6 +282,11 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         store.reader(),
         ...specs.filter((s) => s.mechanism === 'vector').map((s) => knn.warm(s.layer, k)),
       ]);
+      if (exercised) return;
+      exercised = true;
+      // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a
+      // warm process takes ~7 (README, "Latency"). A few searches here compile the path the user's first ones take.
+      for (const text of WARM_UP_QUERIES) await searcher.search({ text }).catch(() => undefined);
     },
 
     async search(query: SearchQuery): Promise<SearchResult> {
@@ -339,6 +359,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
       };
     },
   };
+  return searcher;
 }
 
 function clampInt(value: number, min: number, max: number, name: string): number {
