@@ -3,19 +3,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { L2_KERNEL_WASM, L2Vectors } from '../../src/core/search/l2Kernel';
+import { rng } from './probes';
 
 const SOURCE = path.resolve(__dirname, '../../../src/core/search/l2Kernel.wat');
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the WebAssembly L2 kernel', () => {
   test('its bytes are l2Kernel.wat assembled', async () => {
@@ -26,7 +16,7 @@ describe('the WebAssembly L2 kernel', () => {
 
   for (const dimension of [1, 3, 4, 5, 100, 384]) {
     test(`squared distances of ${dimension}-d vectors match a float64 sum (lanes padded with zeros)`, () => {
-      const next = random(dimension);
+      const next = rng(dimension);
       const count = 257;
       const rows = Array.from({ length: count }, () => Float32Array.from({ length: dimension }, () => next() * 2 - 1));
       const flat = new Float32Array(count * dimension);
