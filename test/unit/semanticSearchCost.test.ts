@@ -10,7 +10,7 @@ import type { Hit, SearchResult } from '../../src/core/search/types';
 import { vectorSearch } from '../../src/core/search/vector';
 import { VectorCopies } from '../../src/core/search/vectorCopies';
 import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
-import { fromBlob, nearest, type VectorHit } from '../../src/core/store/vectors';
+import { fromBlob, nearest, putVector, type VectorHit } from '../../src/core/store/vectors';
 import { statementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
@@ -290,6 +290,40 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.equal(await small.warm('core'), false, `${COUNT} vectors, room for 100`);
     const [vector] = await embedder.embed(['bread flour oven']);
     assert.equal(small.nearest('core', vector!, 10), undefined);
+  });
+
+  test('a copy taken again reads only the chunks that may have changed: one with a slot deleted, and the latest', async () => {
+    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    const chunkReads = async () => (await statementsOf(fx.store.db, () => copies.warm('core'))).filter((s) => /_vector_chunks00/.test(s)).length;
+    const chunks = (await fx.store.db.get<{ c: number; latest: number }>('SELECT count(*) AS c, max(chunk_id) AS latest FROM vec_core_chunks'))!;
+    assert.equal(await chunkReads(), chunks.c, 'the first copy reads every chunk');
+    const exactly = async (text: string) => {
+      const [vector] = await embedder.embed([text]);
+      assert.deepEqual(copies.nearest('core', vector!, 20)!.map((h) => h.rowid), (await nearest(fx.store.db, 'vec_core', vector!, 20)).map((h) => h.rowid), text);
+    };
+
+    await fx.store.db.run("UPDATE conversations SET title = 'renamed again'");
+    copies.storeChanged();
+    assert.equal(await chunkReads(), 1, 'nothing embedded: the latest chunk alone');
+
+    // embedded again: vec0 deletes the old vector (its slot in an older chunk) and writes the new one into the latest
+    const first = (await fx.store.db.get<{ rowid: number }>('SELECT min(rowid) AS rowid FROM vec_core_rowids'))!;
+    const at = async () => (await fx.store.db.get<{ chunk_id: number }>('SELECT chunk_id FROM vec_core_rowids WHERE rowid = ?', [first.rowid]))!.chunk_id;
+    assert.ok(chunks.c >= 3 && (await at()) !== chunks.latest, `${chunks.c} chunks`);
+    for (const text of ['violin sonata in d minor', 'kayak paddle river']) {
+      const [vector] = await embedder.embed([text]);
+      await fx.store.db.transaction(() => putVector(fx.store.db, 'vec_core', first.rowid, vector!));
+      copies.storeChanged();
+      // the second time the vector is in the latest chunk, written back into the slot it was deleted from: the
+      // chunk's validity and rowids are as they were, its vector is not
+      assert.equal(await chunkReads(), text.startsWith('violin') ? 2 : 1);
+      assert.equal(await at(), chunks.latest);
+      const [hit] = copies.nearest('core', vector!, 1)!;
+      assert.equal(hit!.rowid, first.rowid, text);
+      assert.ok(hit!.distance < 1e-6, `${text}: ${hit!.distance}`);
+      await exactly(text);
+      await exactly('garden tomato soil');
+    }
   });
 
   // the last four delete exchanges (the last damages vec0's chunks)

@@ -85,6 +85,11 @@ export class L2Vectors {
     return count * Math.ceil(dimension / 4) * 4 * 4;
   }
 
+  /** Vectors `from` .. `from + count` as they were given (a view: valid while this lives), where they lie unpadded. */
+  vectorsAt(from: number, count: number): Float32Array | undefined {
+    return this.stride === this.dimension ? this.vectors.subarray(from * this.stride, (from + count) * this.stride) : undefined;
+  }
+
   /** The squared distance from `query` to each vector, in order: a view into the kernel's memory, valid until the next call. */
   distances(query: Float32Array): Float32Array {
     this.query.fill(0).set(query.subarray(0, this.dimension));

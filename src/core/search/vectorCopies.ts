@@ -1,5 +1,5 @@
 import type { Db } from '../store/db';
-import { layerVectors, vectorCount } from '../store/vectorStore';
+import { type ChunkSpan, layerVectors, type ReuseChunk, vectorCount } from '../store/vectorStore';
 import type { VectorHit } from '../store/vectors';
 import { L2Vectors } from './l2Kernel';
 import type { Layer } from './types';
@@ -13,6 +13,8 @@ export const MAX_COPY_BYTES = 256 * 2 ** 20;
 interface LayerCopy {
   readonly rowids: Float64Array;
   readonly vectors: L2Vectors;
+  /** vec0's chunks as they were read, when read chunk by chunk: what the next copy need not read again. */
+  readonly chunks?: readonly ChunkSpan[];
 }
 
 interface Taking {
@@ -69,7 +71,7 @@ export class VectorCopies {
   private taking(layer: Layer): Taking {
     const known = this.takings.get(layer);
     if (known?.generation === this.generation) return known;
-    const taking: Taking = { generation: this.generation, copy: this.take(layer) };
+    const taking: Taking = { generation: this.generation, copy: this.take(layer, known?.ready ?? undefined) };
     taking.copy.then(
       (copy) => (taking.ready = copy ?? null),
       () => (taking.ready = null),
@@ -78,14 +80,37 @@ export class VectorCopies {
     return taking;
   }
 
-  private async take(layer: Layer): Promise<LayerCopy | undefined> {
+  /** A copy of `layer` now, with the vectors of `before`'s chunks that cannot have changed since (unchangedChunks). */
+  private async take(layer: Layer, before: LayerCopy | undefined): Promise<LayerCopy | undefined> {
     const others = [...this.takings].filter(([l, t]) => l !== layer && t.generation === this.generation && t.ready);
     const held = others.reduce((sum, [, t]) => sum + L2Vectors.bytesFor(t.ready!.vectors.dimension, t.ready!.vectors.count), 0);
     if (held + L2Vectors.bytesFor(this.dimension, await vectorCount(this.db, layer)) > this.maxBytes) return undefined;
-    const { rowids, vectors } = await layerVectors(this.db, layer, this.dimension);
+    const { rowids, vectors, chunks } = await layerVectors(this.db, layer, this.dimension, before && unchangedChunks(before));
     const copy = L2Vectors.of(vectors, this.dimension);
-    return copy && { rowids, vectors: copy };
+    return copy && { rowids, vectors: copy, ...(chunks ? { chunks } : {}) };
   }
+}
+
+/**
+ * The vectors of `before`'s chunks that are as they were. vec0 0.1.9 writes a new vector into the first free slot
+ * of its latest chunk only (a full one starts the next) and a delete clears the slot's validity bit: so a chunk
+ * that was not the latest then, with the same validity and rowids now, holds the same vectors. The latest one
+ * may have had a vector deleted and another written into the same slot (an exchange embedded again): read again.
+ */
+function unchangedChunks(before: LayerCopy): ReuseChunk | undefined {
+  const spans = before.chunks;
+  if (!spans || spans.length === 0) return undefined;
+  const latest = spans[spans.length - 1]!.id;
+  const byId = new Map(spans.map((s) => [s.id, s]));
+  return (chunk) => {
+    const then = byId.get(chunk.id);
+    if (!then || then.id === latest || !sameBytes(then.validity, chunk.validity) || !sameBytes(then.rowids, chunk.rowids)) return undefined;
+    return before.vectors.vectorsAt(then.from, then.count);
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.compare(a, b) === 0;
 }
 
 /** The `k` nearest of a copy: a max-heap of the k best so far (by squared distance, then rowid), most passed at one comparison. */

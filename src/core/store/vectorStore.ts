@@ -74,37 +74,65 @@ export async function vectorCount(db: Db, layer: Layer): Promise<number> {
 export interface LayerVectors {
   readonly rowids: Float64Array;
   readonly vectors: Float32Array;
+  /** Where each of vec0's chunks went (`from`, `count` vectors), when they were read chunk by chunk. */
+  readonly chunks?: readonly ChunkSpan[];
 }
+
+/** One of vec0's chunks as read: its id, its slots' validity and rowids as vec0 keeps them, and its vectors' place. */
+export interface ChunkSpan {
+  readonly id: number;
+  readonly validity: Uint8Array;
+  readonly rowids: Uint8Array;
+  readonly from: number;
+  readonly count: number;
+}
+
+/** The vectors of a chunk read before, when its validity and rowids are as they were then (none of its slots changed). */
+export type ReuseChunk = (chunk: { readonly id: number; readonly validity: Uint8Array; readonly rowids: Uint8Array }) => Float32Array | undefined;
 
 /**
  * Every vector `layer` holds (of `dimension` floats) with its rowid, for a searcher's copy of the layer
  * (search/vectorCopies.ts); those of exchanges gone but not yet swept too, as a KNN over the table finds them.
  * Read from the tables vec0 keeps them in, a chunk of 1,024 vectors a row (sqlite-vec 0.1.9's layout, checked
  * as it is read): ~0.15 s at 50,000 100-d vectors, against ~0.6 s through the vec0 table's row-by-row scan,
- * which is what is read when the layout is not as expected.
+ * which is what is read when the layout is not as expected. vec0 writes a vector into a free slot and clears a
+ * deleted one's, so a chunk whose slots are as they were holds the same vectors: `reuse` gives them, unread.
  */
-export async function layerVectors(db: Db, layer: Layer, dimension: number): Promise<LayerVectors> {
-  return (await fromVecChunks(db, VECTOR_TABLES[layer], dimension)) ?? fromVecScan(db, VECTOR_TABLES[layer], dimension);
+export async function layerVectors(db: Db, layer: Layer, dimension: number, reuse?: ReuseChunk): Promise<LayerVectors> {
+  return (await fromVecChunks(db, VECTOR_TABLES[layer], dimension, reuse)) ?? fromVecScan(db, VECTOR_TABLES[layer], dimension);
 }
 
-async function fromVecChunks(db: Db, table: string, dimension: number): Promise<LayerVectors | undefined> {
+async function fromVecChunks(db: Db, table: string, dimension: number, reuse?: ReuseChunk): Promise<LayerVectors | undefined> {
   const chunks = await db
     .all<{ chunk_id: number; size: number; validity: Uint8Array; rowids: Uint8Array }>(`SELECT chunk_id, size, validity, rowids FROM ${table}_chunks ORDER BY chunk_id`)
     .catch(() => undefined);
   if (!chunks || chunks.some((c) => c.validity.byteLength * 8 !== c.size || c.rowids.byteLength !== c.size * 8)) return undefined;
   const valid = (c: (typeof chunks)[number], i: number) => (c.validity[i >> 3]! >> (i & 7)) & 1;
-  let count = 0;
-  for (const c of chunks) for (let i = 0; i < c.size; i++) count += valid(c, i);
+  const counts = chunks.map((c) => {
+    let n = 0;
+    for (let i = 0; i < c.size; i++) n += valid(c, i);
+    return n;
+  });
+  const count = counts.reduce((a, b) => a + b, 0);
   const stored = await db.get<{ c: number }>(`SELECT count(*) AS c FROM ${table}_rowids`).catch(() => undefined);
   if (stored?.c !== count) return undefined;
   const rowids = new Float64Array(count);
   const vectors = new Float32Array(count * dimension);
+  const spans: ChunkSpan[] = [];
   let at = 0;
-  for (const c of chunks) {
+  for (const [k, c] of chunks.entries()) {
+    const ids = new DataView(c.rowids.buffer, c.rowids.byteOffset, c.rowids.byteLength);
+    const span = { id: c.chunk_id, validity: c.validity, rowids: c.rowids, from: at, count: counts[k]! };
+    spans.push(span);
+    const known = reuse?.(span);
+    if (known?.length === span.count * dimension) {
+      vectors.set(known, at * dimension);
+      for (let i = 0; i < c.size; i++) if (valid(c, i)) rowids[at++] = Number(ids.getBigInt64(i * 8, true));
+      continue;
+    }
     const row = await db.get<{ vectors: Uint8Array }>(`SELECT vectors FROM ${table}_vector_chunks00 WHERE rowid = ?`, [c.chunk_id]).catch(() => undefined);
     if (!row || row.vectors.byteLength !== c.size * dimension * 4) return undefined;
     const floats = fromBlob(row.vectors);
-    const ids = new DataView(c.rowids.buffer, c.rowids.byteOffset, c.rowids.byteLength);
     // a run of valid slots at a time: most chunks are all valid
     for (let i = 0; i < c.size; ) {
       if (!valid(c, i)) {
@@ -117,7 +145,7 @@ async function fromVecChunks(db: Db, table: string, dimension: number): Promise<
       for (; i < end; i++) rowids[at++] = Number(ids.getBigInt64(i * 8, true));
     }
   }
-  return { rowids, vectors };
+  return { rowids, vectors, chunks: spans };
 }
 
 async function fromVecScan(db: Db, table: string, dimension: number): Promise<LayerVectors> {
