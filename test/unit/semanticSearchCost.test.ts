@@ -297,9 +297,11 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const chunkReads = async () => (await statementsOf(fx.store.db, () => copies.warm('core'))).filter((s) => /_vector_chunks00/.test(s)).length;
     const chunks = (await fx.store.db.get<{ c: number; latest: number }>('SELECT count(*) AS c, max(chunk_id) AS latest FROM vec_core_chunks'))!;
     assert.equal(await chunkReads(), chunks.c, 'the first copy reads every chunk');
+    // the whole layer, as vec0 has it: the vectors read in place of the stale copy's, some of them moved
     const exactly = async (text: string) => {
       const [vector] = await embedder.embed([text]);
-      assert.deepEqual(copies.nearest('core', vector!, 20)!.map((h) => h.rowid), (await nearest(fx.store.db, 'vec_core', vector!, 20)).map((h) => h.rowid), text);
+      const ranked = (hits: VectorHit[]) => hits.map((h) => ({ id: h.rowid, value: h.distance }));
+      sameUpToTies(ranked(copies.nearest('core', vector!, COUNT)!), ranked(await nearest(fx.store.db, 'vec_core', vector!, COUNT)), 1e-6, text);
     };
 
     await fx.store.db.run("UPDATE conversations SET title = 'renamed again'");

@@ -42,40 +42,37 @@ const align16 = (bytes: number): number => Math.ceil(bytes / 16) * 16;
 
 /**
  * `count` vectors of `dimension` floats in the kernel's memory, each padded with zeros to a whole number of
- * lanes (the query too, so padding adds nothing to a distance). Laid out as: the query, the distances, the vectors.
+ * lanes (the query too, so padding adds nothing to a distance). Laid out as: the query, the vectors, the distances.
  */
 export class L2Vectors {
   /** Floats per vector in memory: the dimension rounded up to four lanes. */
   private readonly stride: number;
   private readonly exports: Exports;
-  private readonly query: Float32Array;
-  private readonly out: Float32Array;
-  private readonly vectors: Float32Array;
+  private query!: Float32Array;
+  private vectors!: Float32Array;
+  private out!: Float32Array;
+  private size = 0;
 
-  private constructor(instance: { readonly exports: unknown }, readonly dimension: number, readonly count: number) {
+  private constructor(instance: { readonly exports: unknown }, readonly dimension: number) {
     this.exports = instance.exports as unknown as Exports;
     this.stride = Math.ceil(dimension / 4) * 4;
-    const outAt = align16(this.stride * 4);
-    const vectorsAt = align16(outAt + count * 4);
-    const bytes = vectorsAt + count * this.stride * 4;
-    const memory = this.exports.memory;
-    if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
-    this.query = new Float32Array(memory.buffer, 0, this.stride);
-    this.out = new Float32Array(memory.buffer, outAt, count);
-    this.vectors = new Float32Array(memory.buffer, vectorsAt, count * this.stride);
+  }
+
+  /** Room for `count` vectors of `dimension` floats (zeros), or undefined where the kernel cannot run. */
+  static create(dimension: number, count: number): L2Vectors | undefined {
+    const module = kernelModule();
+    if (!module || !Number.isInteger(dimension) || dimension < 1) return undefined;
+    const made = new L2Vectors(new WebAssembly.Instance(module), dimension);
+    return made.resize(count) ? made : undefined;
   }
 
   /** `vectors` (`dimension` floats each, one after another) in the kernel's memory, or undefined where it cannot run. */
   static of(vectors: Float32Array, dimension: number): L2Vectors | undefined {
-    const module = kernelModule();
-    if (!module || !Number.isInteger(dimension) || dimension < 1 || vectors.length % dimension !== 0) return undefined;
-    let copy: L2Vectors;
-    try {
-      copy = new L2Vectors(new WebAssembly.Instance(module), dimension, vectors.length / dimension);
-    } catch {
-      return undefined; // more than a WebAssembly memory can hold (4 GiB)
-    }
-    if (copy.stride === dimension) copy.vectors.set(vectors);
+    if (vectors.length % dimension !== 0) return undefined;
+    const copy = L2Vectors.create(dimension, vectors.length / dimension);
+    if (!copy) return undefined;
+    const plain = copy.unpadded();
+    if (plain) plain.set(vectors);
     else for (let i = 0; i < copy.count; i++) copy.vectors.set(vectors.subarray(i * dimension, (i + 1) * dimension), i * copy.stride);
     return copy;
   }
@@ -85,15 +82,52 @@ export class L2Vectors {
     return count * Math.ceil(dimension / 4) * 4 * 4;
   }
 
-  /** Vectors `from` .. `from + count` as they were given (a view: valid while this lives), where they lie unpadded. */
+  get count(): number {
+    return this.size;
+  }
+
+  /**
+   * Makes room for `count` vectors; the first of those held stay where they were. False when no WebAssembly memory
+   * can hold them (4 GiB). The views given out before (`unpadded`, `vectorsAt`, `distances`) are no longer valid.
+   */
+  resize(count: number): boolean {
+    if (!Number.isInteger(count) || count < 0) return false;
+    const vectorsAt = align16(this.stride * 4);
+    const outAt = vectorsAt + count * this.stride * 4;
+    const bytes = outAt + count * 4;
+    const memory = this.exports.memory;
+    try {
+      if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
+    } catch {
+      return false;
+    }
+    this.size = count;
+    this.query = new Float32Array(memory.buffer, 0, this.stride);
+    this.vectors = new Float32Array(memory.buffer, vectorsAt, count * this.stride);
+    this.out = new Float32Array(memory.buffer, outAt, count);
+    return true;
+  }
+
+  /** All the vectors, one after another, to read or write: where they lie unpadded (the dimension a multiple of four). */
+  unpadded(): Float32Array | undefined {
+    return this.stride === this.dimension ? this.vectors : undefined;
+  }
+
+  /**
+   * Vectors `from` .. `from + count` as they were put, where they lie unpadded (after `resize` to fewer, those
+   * beyond the new count too, while nothing wrote over them): a view, valid until the next `resize`.
+   */
   vectorsAt(from: number, count: number): Float32Array | undefined {
-    return this.stride === this.dimension ? this.vectors.subarray(from * this.stride, (from + count) * this.stride) : undefined;
+    const at = this.vectors.byteOffset + from * this.stride * 4;
+    const { buffer } = this.exports.memory;
+    if (this.stride !== this.dimension || at + count * this.stride * 4 > buffer.byteLength) return undefined;
+    return new Float32Array(buffer, at, count * this.stride);
   }
 
   /** The squared distance from `query` to each vector, in order: a view into the kernel's memory, valid until the next call. */
   distances(query: Float32Array): Float32Array {
     this.query.fill(0).set(query.subarray(0, this.dimension));
-    this.exports.l2(this.query.byteOffset, this.vectors.byteOffset, this.out.byteOffset, this.count, this.stride * 4);
+    this.exports.l2(this.query.byteOffset, this.vectors.byteOffset, this.out.byteOffset, this.size, this.stride * 4);
     return this.out;
   }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../store/db';
-import { type ChunkSpan, layerVectors, type ReuseChunk, vectorCount } from '../store/vectorStore';
+import { type ChunkSpan, layerVectors, type ReadVectors, vectorCount } from '../store/vectorStore';
 import type { VectorHit } from '../store/vectors';
 import { L2Vectors } from './l2Kernel';
 import type { Layer } from './types';
@@ -85,8 +85,15 @@ export class VectorCopies {
     const others = [...this.takings].filter(([l, t]) => l !== layer && t.generation === this.generation && t.ready);
     const held = others.reduce((sum, [, t]) => sum + L2Vectors.bytesFor(t.ready!.vectors.dimension, t.ready!.vectors.count), 0);
     if (held + L2Vectors.bytesFor(this.dimension, await vectorCount(this.db, layer)) > this.maxBytes) return undefined;
-    const { rowids, vectors, chunks } = await layerVectors(this.db, layer, this.dimension, before && unchangedChunks(before));
-    const copy = L2Vectors.of(vectors, this.dimension);
+    // read into the stale copy's memory, where the vectors that cannot have changed already are (nothing searches a
+    // stale copy; kNearest runs whole between two reads), else into a new one
+    let filled: L2Vectors | undefined;
+    const into = (count: number): Float32Array | undefined => {
+      filled = before?.vectors.resize(count) ? before.vectors : L2Vectors.create(this.dimension, count);
+      return filled?.unpadded();
+    };
+    const { rowids, vectors, chunks } = await layerVectors(this.db, layer, this.dimension, { into, ...(before ? { reuse: unchangedChunks(before) } : {}) });
+    const copy = filled?.unpadded() === vectors ? filled : L2Vectors.of(vectors, this.dimension);
     return copy && { rowids, vectors: copy, ...(chunks ? { chunks } : {}) };
   }
 }
@@ -97,7 +104,7 @@ export class VectorCopies {
  * that was not the latest then, with the same validity and rowids now, holds the same vectors. The latest one
  * may have had a vector deleted and another written into the same slot (an exchange embedded again): read again.
  */
-function unchangedChunks(before: LayerCopy): ReuseChunk | undefined {
+function unchangedChunks(before: LayerCopy): ReadVectors['reuse'] {
   const spans = before.chunks;
   if (!spans || spans.length === 0) return undefined;
   const latest = spans[spans.length - 1]!.id;

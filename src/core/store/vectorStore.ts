@@ -87,22 +87,27 @@ export interface ChunkSpan {
   readonly count: number;
 }
 
-/** The vectors of a chunk read before, when its validity and rowids are as they were then (none of its slots changed). */
-export type ReuseChunk = (chunk: { readonly id: number; readonly validity: Uint8Array; readonly rowids: Uint8Array }) => Float32Array | undefined;
+/** How a layer's vectors are read (layerVectors). */
+export interface ReadVectors {
+  /** The vectors of a chunk read before, when they cannot have changed since: not read again. */
+  readonly reuse?: (chunk: { readonly id: number; readonly validity: Uint8Array; readonly rowids: Uint8Array }) => Float32Array | undefined;
+  /** Where to put `count` vectors (count × dimension floats); a new array when it gives none. */
+  readonly into?: (count: number) => Float32Array | undefined;
+}
 
 /**
  * Every vector `layer` holds (of `dimension` floats) with its rowid, for a searcher's copy of the layer
  * (search/vectorCopies.ts); those of exchanges gone but not yet swept too, as a KNN over the table finds them.
  * Read from the tables vec0 keeps them in, a chunk of 1,024 vectors a row (sqlite-vec 0.1.9's layout, checked
  * as it is read): ~0.15 s at 50,000 100-d vectors, against ~0.6 s through the vec0 table's row-by-row scan,
- * which is what is read when the layout is not as expected. vec0 writes a vector into a free slot and clears a
- * deleted one's, so a chunk whose slots are as they were holds the same vectors: `reuse` gives them, unread.
+ * which is what is read when the layout is not as expected. `reuse` may give a chunk's vectors from a read
+ * before, and `into` the array to read into, which may be where those lie: vectors only move down in it.
  */
-export async function layerVectors(db: Db, layer: Layer, dimension: number, reuse?: ReuseChunk): Promise<LayerVectors> {
-  return (await fromVecChunks(db, VECTOR_TABLES[layer], dimension, reuse)) ?? fromVecScan(db, VECTOR_TABLES[layer], dimension);
+export async function layerVectors(db: Db, layer: Layer, dimension: number, how: ReadVectors = {}): Promise<LayerVectors> {
+  return (await fromVecChunks(db, VECTOR_TABLES[layer], dimension, how)) ?? fromVecScan(db, VECTOR_TABLES[layer], dimension, how);
 }
 
-async function fromVecChunks(db: Db, table: string, dimension: number, reuse?: ReuseChunk): Promise<LayerVectors | undefined> {
+async function fromVecChunks(db: Db, table: string, dimension: number, { reuse, into }: ReadVectors): Promise<LayerVectors | undefined> {
   const chunks = await db
     .all<{ chunk_id: number; size: number; validity: Uint8Array; rowids: Uint8Array }>(`SELECT chunk_id, size, validity, rowids FROM ${table}_chunks ORDER BY chunk_id`)
     .catch(() => undefined);
@@ -117,7 +122,7 @@ async function fromVecChunks(db: Db, table: string, dimension: number, reuse?: R
   const stored = await db.get<{ c: number }>(`SELECT count(*) AS c FROM ${table}_rowids`).catch(() => undefined);
   if (stored?.c !== count) return undefined;
   const rowids = new Float64Array(count);
-  const vectors = new Float32Array(count * dimension);
+  const vectors = into?.(count) ?? new Float32Array(count * dimension);
   const spans: ChunkSpan[] = [];
   let at = 0;
   for (const [k, c] of chunks.entries()) {
@@ -126,7 +131,7 @@ async function fromVecChunks(db: Db, table: string, dimension: number, reuse?: R
     spans.push(span);
     const known = reuse?.(span);
     if (known?.length === span.count * dimension) {
-      vectors.set(known, at * dimension);
+      if (known.buffer !== vectors.buffer || known.byteOffset !== vectors.byteOffset + at * dimension * 4) vectors.set(known, at * dimension);
       for (let i = 0; i < c.size; i++) if (valid(c, i)) rowids[at++] = Number(ids.getBigInt64(i * 8, true));
       continue;
     }
@@ -148,10 +153,10 @@ async function fromVecChunks(db: Db, table: string, dimension: number, reuse?: R
   return { rowids, vectors, chunks: spans };
 }
 
-async function fromVecScan(db: Db, table: string, dimension: number): Promise<LayerVectors> {
+async function fromVecScan(db: Db, table: string, dimension: number, { into }: ReadVectors): Promise<LayerVectors> {
   const rows = await db.all<{ rowid: number; embedding: Uint8Array }>(`SELECT rowid, embedding FROM ${table}`);
   const rowids = new Float64Array(rows.length);
-  const vectors = new Float32Array(rows.length * dimension);
+  const vectors = into?.(rows.length) ?? new Float32Array(rows.length * dimension);
   for (const [i, row] of rows.entries()) {
     if (row.embedding.byteLength !== dimension * 4) throw new RecallError('bad-argument', `${table} holds ${row.embedding.byteLength / 4}-d vectors, not ${dimension}-d`);
     rowids[i] = row.rowid;
