@@ -35,6 +35,11 @@ const WORDS = (
   'lexer compiler music guitar chord melody rhythm travel train ticket hotel museum invoice payment refund tax'
 ).split(' ');
 
+/** A query of three of WORDS, drawn by `next`. */
+function threeWords(next: () => number): string {
+  return Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+}
+
 /** `count` distilled exchanges, each about a few random words. */
 function exchanges(count: number): FixtureExchange[] {
   const next = random(7);
@@ -106,7 +111,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const next = random(11);
     let bounded = 0;
     for (let q = 0; q < 40; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       const [vector] = await embedder.embed([text]);
       const exact = await nearest(fx.store.db, 'vec_core', vector!, K);
       let fast: VectorHit[] = [];
@@ -162,7 +167,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const knn = (sql: string[]) => sql.filter((s) => /FROM vector_rows r /.test(s)).length;
     let unsure = 0;
     for (let q = 0; q < 30; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       let r: SearchResult | undefined;
       let beside: string[] = [];
       // both connections the searcher reads through: a KNN started on either one counts
@@ -185,7 +190,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const apart = /SELECT n, conversation_id FROM exchanges/;
     let fusedSearches = 0;
     for (let q = 0; q < 30; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       let r: SearchResult | undefined;
       const sql = await statementsOf(fx.store.db, async () => {
         r = await searcher.search({ text });
@@ -235,7 +240,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.equal(await copies.warm('core'), true);
     const next = random(31);
     for (let q = 0; q < 40; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       const [vector] = await embedder.embed([text]);
       for (const k of [10, K]) {
         const exact = await nearest(fx.store.db, 'vec_core', vector!, k);
@@ -251,7 +256,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const next = random(37);
     let fused = 0;
     for (let q = 0; q < 30; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       let r: SearchResult | undefined;
       const sql = await statementsOf(fx.store.db, async () => {
         r = await warmed.search({ text });
@@ -271,7 +276,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const next = random(41);
     let knn = 0;
     for (let q = 0; q < 20; q++) {
-      const text = Array.from({ length: 3 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
+      const text = threeWords(next);
       const sql = await statementsOf(fx.store.db, () => searcher.search({ text }));
       assert.deepEqual(sql.filter((s) => /_vector_chunks00|SELECT rowid, embedding/.test(s)), [], text);
       if (sql.some((s) => /FROM vector_rows r /.test(s))) {
