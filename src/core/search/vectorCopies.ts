@@ -29,7 +29,7 @@ interface Taking {
  * A searcher's copies of the store's vector layers in memory, each searched exactly by a scan of all its
  * vectors (l2Kernel.ts: ~0.6 ms at 50,000 100-d, against 5-9 ms for vec0's). Only a searcher that is warmed
  * (one that lives: the extension's, the MCP server's, `eval`'s) takes copies, of the layers it warmed; a
- * one-shot search does not pay ~0.3 s (50,000 100-d) for a copy it would scan once. A copy is of the store as
+ * one-shot search does not pay ~0.2 s (50,000 100-d) for a copy it would scan once. A copy is of the store as
  * it was: when the store changes it is taken again, on first need, while searches ask vec0 (nothing waits for
  * a copy but `warm`). It costs the layer's vectors once more in memory (MAX_COPY_BYTES).
  */
