@@ -4,7 +4,7 @@ import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/inde
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
-import { addToLexicon, FANOUT, forEachPair, lexiconProblems, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
+import { addLivePostings, addToLexicon, FANOUT, forEachPair, lexiconProblems, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
 
@@ -31,6 +31,30 @@ describe('lexicon postings', () => {
     const read: Array<[number, number]> = [];
     forEachPair(writer.finish(), (n, count) => read.push([n, count]));
     assert.deepEqual(read, pairs);
+  });
+
+  test("a search's gathering adds the live postings only, multi-byte varints included, and lists each row once", () => {
+    const encode = (pairs: Array<[number, number]>): Buffer => {
+      const writer = new VarintWriter();
+      let last = 0;
+      for (const [n, count] of pairs) {
+        writer.push(n - last).push(count);
+        last = n;
+      }
+      return writer.finish();
+    };
+    const segmentOf = new Int32Array(20_000).fill(2);
+    segmentOf[300] = 3; // indexed again since: its posting in segment 2 is dead
+    const counts = new Float64Array(20_000);
+    const holding = new Int32Array(20_000);
+    let held = addLivePostings(encode([[5, 1], [300, 9], [16_500, 200]]), 2, segmentOf, counts, holding, 0);
+    assert.deepEqual([...holding.subarray(0, held)], [5, 16_500]);
+    assert.deepEqual([counts[5], counts[300], counts[16_500]], [1, 0, 200]);
+    // a second chunk of the same term adds to the counts and lists only the rows not held yet
+    segmentOf[7] = 3;
+    held = addLivePostings(encode([[7, 2], [300, 4], [16_500, 1]]), 3, segmentOf, counts, holding, held);
+    assert.deepEqual([...holding.subarray(0, held)], [5, 16_500, 7, 300]);
+    assert.deepEqual([counts[5], counts[7], counts[300], counts[16_500]], [1, 2, 4, 200]);
   });
 });
 

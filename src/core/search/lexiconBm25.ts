@@ -1,6 +1,6 @@
 import { indexTerm } from '../indexTerms';
 import type { Db } from '../store/db';
-import { forEachPair, type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
+import { addLivePostings, type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
 import type { SqlFilter } from './filters';
 import { fts5Idf } from './idf';
 import type { Scored } from './lexical';
@@ -204,19 +204,11 @@ function withLengthNorms(docs: LexiconDocs): Docs {
 
 /**
  * Adds the live postings of one term's chunks to `counts` (by row number) and lists the row numbers holding it
- * in `holding`; returns how many (its document frequency). A posting is live while its exchange's segment is the
- * chunk's (not deleted, not indexed again since). The hot loop of a search, on typed arrays.
+ * in `holding`; returns how many (its document frequency). The hot loop of a search, on typed arrays.
  */
 function gather(chunks: readonly PostingChunk[], segmentOf: Int32Array, counts: Float64Array, holding: Int32Array): number {
   let held = 0;
-  for (const chunk of chunks) {
-    const segment = chunk.segment;
-    forEachPair(chunk.postings, (n, count) => {
-      if (segmentOf[n] !== segment) return;
-      if (counts[n] === 0) holding[held++] = n;
-      counts[n] += count;
-    });
-  }
+  for (const chunk of chunks) held = addLivePostings(chunk.postings, chunk.segment, segmentOf, counts, holding, held);
   return held;
 }
 

@@ -291,6 +291,37 @@ export function forEachPair(bytes: Uint8Array, each: (first: number, second: num
   }
 }
 
+/**
+ * A search's hot loop (lexiconBm25.ts, gather): adds the live postings of one chunk of `segment` to `counts` (by
+ * row number) and lists the row numbers seen for the first time in `holding` from `held` on; returns the new
+ * `held`. A posting is live while its exchange's segment (`segmentOf`) is the chunk's. It repeats forEachPair's
+ * decoding inline on purpose: through forEachPair's callback, shared with the merges, the loop ran ~0.3 ms slower
+ * a search at 50K exchanges (a megamorphic call per posting).
+ */
+export function addLivePostings(bytes: Uint8Array, segment: number, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
+  let i = 0;
+  let n = 0;
+  while (i < bytes.length) {
+    let b = bytes[i++]!;
+    let gap = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
+      b = bytes[i++]!;
+      gap += (b & 127) * scale;
+    }
+    b = bytes[i++]!;
+    let count = b & 127;
+    for (let scale = 128; b & 128; scale *= 128) {
+      b = bytes[i++]!;
+      count += (b & 127) * scale;
+    }
+    n += gap;
+    if (segmentOf[n] !== segment) continue;
+    if (counts[n] === 0) holding[held++] = n;
+    counts[n] += count;
+  }
+  return held;
+}
+
 /** Unsigned LEB128 varints into a growing buffer. */
 export class VarintWriter {
   private bytes = new Uint8Array(64);
