@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { RoomAssignment } from '../../src/core/distill/types';
 import { RecallError } from '../../src/core/errors';
 import { confidenceOf, confidencesByRank } from '../../src/core/search/confidence';
 import { buildFilter } from '../../src/core/search/filters';
@@ -9,8 +10,9 @@ import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
 import { ftsExpression } from '../../src/core/search/terms';
 import { readLexiconDocs } from '../../src/core/store/lexicon';
+import { refreshRooms } from '../../src/core/store/roomStats';
 import type { Store } from '../../src/core/store/store';
-import { CONVERSATIONS, type Fixture, openFixture, writeConversation } from './searchFixture';
+import { CONVERSATIONS, distillFixture, type Fixture, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 
 describe('searcher (lexical) on the hand-made fixture', () => {
   let fx: Fixture;
@@ -322,3 +324,43 @@ async function segments(store: Store): Promise<number> {
   return (await store.db.get<{ c: number }>('SELECT count(*) AS c FROM lexicon_segments'))!.c;
 }
 
+
+describe('the rooms a hit shows', () => {
+  const assigned = (key: string, label: string, relevance: number): RoomAssignment => ({ type: 'concept', key, label, relevance });
+  const brewing = assigned('brewing', 'Brewing', 0.9);
+  const boilers = assigned('boilers', 'Boilers', 0.5);
+  const alpha = assigned('zz-alpha', 'Alpha', 0.5); // its id after Boilers', its label before
+  const descaling = assigned('descaling', 'Descaling', 0.95);
+  const exchange = (key: string, rooms: RoomAssignment[]): FixtureConversation['exchanges'][number] => ({
+    key,
+    text: `User: the kettle ${key}\nAssistant: noted.`,
+    startedAt: '2025-03-01T10:00:00Z',
+    distilled: { core: `Kettle note ${key}.`, context: '', rooms },
+  });
+  const conv = (file: string, exchanges: FixtureConversation['exchanges']): FixtureConversation => ({ file, agent: 'codex', project: '/p/tea', exchanges });
+
+  test('shown rooms only (enough exchanges and conversations), most relevant first, a tie by label; a store change shows a room grown since', async () => {
+    const fx = await openFixture([
+      conv('t1.jsonl', [exchange('k1', [boilers, brewing, alpha, descaling]), exchange('k2', [brewing, boilers, alpha])]),
+      conv('t2.jsonl', [exchange('k3', [brewing, boilers, alpha])]),
+    ]);
+    try {
+      await refreshRooms(fx.store.db);
+      const searcher = createSearcher(fx.store);
+      const roomsOf = async () => {
+        const r = await searcher.search({ text: 'kettle k1', mode: 'verbatim/bm25' });
+        assert.equal(fx.keys.get(r.hits[0]!.exchangeId), 'k1');
+        return r.hits[0]!.rooms.map((room) => room.label);
+      };
+      // Descaling holds one exchange: a facet, not a chip
+      assert.deepEqual(await roomsOf(), ['Brewing', 'Alpha', 'Boilers']);
+      const grown = [conv('t3.jsonl', [exchange('k4', [descaling]), exchange('k5', [descaling])])];
+      for (const c of grown) await writeConversation(fx.store, fx.dir, c, fx.ids, fx.keys);
+      await distillFixture(fx.store, grown);
+      await refreshRooms(fx.store.db);
+      assert.deepEqual(await roomsOf(), ['Descaling', 'Brewing', 'Alpha', 'Boilers']);
+    } finally {
+      await fx.store.close();
+    }
+  });
+});

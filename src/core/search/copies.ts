@@ -1,6 +1,6 @@
 import type { SavedCopy } from '../model';
 import type { Db } from '../store/db';
-import { type HitRow, loadHitRows } from './hits';
+import { type HitRow, loadHitRows, NO_ROOMS } from './hits';
 import { ftsColumnPhrase } from './terms';
 
 /**
@@ -44,7 +44,7 @@ export async function nearCopiesOf(db: Db, exchange: ExchangeText & { readonly e
      ORDER BY s.path, e.line_start LIMIT ?5`,
     [phrase, exchange.exchangeId, SPACES, exchange.prompt, MAX_CANDIDATES],
   );
-  const rows = await loadHitRows(db, found.map((f) => f.n));
+  const rows = await loadHitRows(db, found.map((f) => f.n), NO_ROOMS); // rooms are not listed for a copy
   return found
     .map((f) => rows.get(f.n))
     .filter((row): row is HitRow => row !== undefined && sameExchange(exchange, row))

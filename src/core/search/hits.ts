@@ -1,4 +1,3 @@
-import type { RoomType } from '../distill/types';
 import type { Db } from '../store/db';
 import { ROOM_SHOWN } from '../store/roomStats';
 import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
@@ -26,7 +25,7 @@ interface Row extends ExchangeRow {
   title: string | null;
   core: string | null;
   context: string | null;
-  /** JSON: [[id, type, label], ...], shown rooms, most relevant first. */
+  /** JSON: [[room id, relevance], ...], every room of the exchange, shown or not (roomsShown picks). */
   rooms: string;
   /** JSON: [[path, how, lines], ...] by path. */
   files: string;
@@ -37,18 +36,43 @@ interface Row extends ExchangeRow {
 /** Row numbers are passed as one JSON array (json_each), so any count binds as a single parameter. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))';
 
+/** The rooms big enough to be shown as chips (ROOM_SHOWN), by id. */
+export type ShownRooms = ReadonlyMap<string, HitRoom>;
+
+/** For readers that show no room chips. */
+export const NO_ROOMS: ShownRooms = new Map();
+
 /**
- * The hits' rows, each with its rooms and files as JSON arrays: one statement, as each statement is a round
- * trip through the driver's thread pool (~0.15 ms). Each array is aggregated from an ordered subquery, which
- * SQLite reads in its order (an aggregate query cannot flatten a subquery that has an ORDER BY).
+ * The rooms shown as chips: a few hundred (258 of 3,161 rooms at 50K exchanges), read once per store change by
+ * the searcher, so the hit rows' statement reads only each exchange's links, not the rooms table (~0.1 ms a search).
  */
-export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<number, HitRow>> {
+export async function readShownRooms(db: Db): Promise<ShownRooms> {
+  const rows = await db.all<HitRoom>(`SELECT r.id, r.type, r.label FROM rooms r WHERE ${ROOM_SHOWN}`);
+  return new Map(rows.map((r) => [r.id, { id: r.id, type: r.type, label: r.label }]));
+}
+
+/** An exchange's rooms among those shown, most relevant first, then by label. */
+function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: ShownRooms): HitRoom[] {
+  const found: Array<{ readonly room: HitRoom; readonly relevance: number }> = [];
+  for (const [id, relevance] of links) {
+    const room = shown.get(id);
+    if (room) found.push({ room, relevance });
+  }
+  found.sort((a, b) => b.relevance - a.relevance || (a.room.label < b.room.label ? -1 : a.room.label > b.room.label ? 1 : 0));
+  return found.map((f) => f.room);
+}
+
+/**
+ * The hits' rows, each with its room links and files as JSON arrays: one statement, as each statement is a
+ * round trip through the driver's thread pool (~0.15 ms). Each array is aggregated from an ordered subquery,
+ * which SQLite reads in its order (an aggregate query cannot flatten a subquery that has an ORDER BY). Rooms
+ * come from `shown` (readShownRooms).
+ */
+export async function loadHitRows(db: Db, ns: readonly number[], shown: ShownRooms): Promise<Map<number, HitRow>> {
   const rows = await db.all<Row>(
     `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, e.conversation_id, c.project,
        e.started_at, e.date_precision, e.prompt, e.verbatim, c.title, d.core, d.context,
-       (SELECT json_group_array(json_array(id, type, label)) FROM (
-          SELECT r.id, r.type, r.label FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
-          WHERE er.exchange_n = e.n AND ${ROOM_SHOWN} ORDER BY er.relevance DESC, r.label)) AS rooms,
+       (SELECT json_group_array(json_array(room_id, relevance)) FROM exchange_rooms WHERE exchange_n = e.n) AS rooms,
        (SELECT json_group_array(json_array(path, how, lines)) FROM (
           SELECT path, how, lines FROM files_touched WHERE exchange_n = e.n ORDER BY path)) AS files,
        (SELECT json_group_array(json_array(path, line_start, line_end)) FROM (
@@ -60,7 +84,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
   );
   const out = new Map<number, HitRow>();
   for (const r of rows) {
-    const rooms = JSON.parse(r.rooms) as Array<[string, RoomType, string]>;
+    const rooms = JSON.parse(r.rooms) as Array<[string, number]>;
     const files = JSON.parse(r.files) as Array<[string, string, string | null]>;
     const copies = JSON.parse(r.copies) as Array<[string, number, number]>;
     out.set(r.n, {
@@ -71,7 +95,7 @@ export async function loadHitRows(db: Db, ns: readonly number[]): Promise<Map<nu
       ...(r.title ? { title: r.title } : {}),
       ...(r.core !== null ? { core: r.core } : {}),
       ...(r.context !== null ? { context: r.context } : {}),
-      rooms: rooms.map(([id, type, label]) => ({ id, type, label })),
+      rooms: roomsShown(rooms, shown),
       filesTouched: files.map(([path, how, lines]) => toFileTouch({ path, how, lines })),
       copies: copies.map(([file, lineStart, lineEnd]) => ({ file, lineStart, lineEnd })),
     });

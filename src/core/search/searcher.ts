@@ -9,7 +9,7 @@ import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, parseFusion, type SignalList } from './fusion';
 import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
-import { conversationsOf, firstPrompts, type HitRow, loadHitRows, rowNumbersOf } from './hits';
+import { conversationsOf, firstPrompts, type HitRow, loadHitRows, readShownRooms, rowNumbersOf, type ShownRooms } from './hits';
 import { bm25, type Scored } from './lexical';
 import { LexiconBm25 } from './lexiconBm25';
 import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } from './modes';
@@ -90,6 +90,18 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return known;
   }
 
+  /** The rooms shown as chips, read once since the store last changed. */
+  let shownRooms: Promise<ShownRooms> | undefined;
+  function roomsShown(): Promise<ShownRooms> {
+    if (!shownRooms) {
+      const reading = (shownRooms = readShownRooms(db));
+      reading.catch(() => {
+        if (shownRooms === reading) shownRooms = undefined; // a failed read is asked again
+      });
+    }
+    return shownRooms;
+  }
+
   /** Why vectors of `layer` cannot be used now, or undefined when they can. */
   async function findVectorObstacle(layer: Layer): Promise<VectorObstacle | undefined> {
     if (!embedder) return { reason: 'no-model', text: options.embedderNotice ?? 'No embedding model is configured' };
@@ -130,7 +142,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   function hitRowTexts(rows: Map<number, HitRow>): TextsOf {
     return async (ns) => {
       const texts = new Map<number, string>();
-      for (const [n, row] of await loadHitRows(db, ns)) {
+      for (const [n, row] of await loadHitRows(db, ns, await roomsShown())) {
         rows.set(n, row);
         texts.set(n, row.verbatim);
       }
@@ -202,7 +214,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
   /** The hit rows of `ns`: those read already, the others loaded (and kept in `read`). */
   async function rowsOf(ns: readonly number[], read: Map<number, HitRow>): Promise<Map<number, HitRow>> {
     const unread = ns.filter((n) => !read.has(n));
-    if (unread.length > 0) for (const [n, row] of await loadHitRows(db, unread)) read.set(n, row);
+    if (unread.length > 0) for (const [n, row] of await loadHitRows(db, unread, await roomsShown())) read.set(n, row);
     return read;
   }
 
@@ -266,6 +278,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     if (await stats.refresh()) {
       obstacles.clear();
       knn.storeChanged();
+      shownRooms = undefined;
+      void roomsShown(); // read beside the search's first statements, ready when its hit rows are
     }
   }
 
