@@ -16,7 +16,7 @@ import { lexicalFallback, modeSignals, parseMode, type SignalSpec, signalName } 
 import { IDF_FLOOR, TermStats } from './idf';
 import { type TextsOf, withProximity } from './proximity';
 import { NearestVectors } from './nearestVectors';
-import { makeSnippet } from './snippet';
+import { makeSnippet, type Snippet } from './snippet';
 import { queryTerms } from './terms';
 import type { Confidence, FusionName, Hit, Layer, ModeName, SavedCopy, SearchQuery, SearchResult, Searcher, WordsOnlyReason } from './types';
 import { vectorSearch } from './vector';
@@ -183,6 +183,15 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     readonly read: Map<number, HitRow>;
     /** Row numbers of the exchanges the user said "not these" about. */
     readonly excluded: ReadonlySet<number>;
+    /** The snippets made so far, by row number (selective's first hit is explained again). */
+    readonly snippets: Map<number, Snippet>;
+  }
+
+  /** The snippet of `row` for this search, made once. */
+  function snippetOf(row: HitRow, c: ShapeContext): Snippet {
+    let snippet = c.snippets.get(row.n);
+    if (!snippet) c.snippets.set(row.n, (snippet = makeSnippet(row.verbatim, c.terms)));
+    return snippet;
   }
 
   /**
@@ -233,7 +242,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     const first = kept[0];
     const row = first && (await rowsOf([first.n], c.read)).get(first.n);
     if (!row) return 'low';
-    const coverage = coverageOf(makeSnippet(row.verbatim, c.terms).matchedTerms, c.terms, await stats.idf(c.terms));
+    const coverage = coverageOf(snippetOf(row, c).matchedTerms, c.terms, await stats.idf(c.terms));
     return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
   }
 
@@ -250,7 +259,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     for (const [i, f] of kept.entries()) {
       const row = rows.get(f.n);
       if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
-      const snippet = makeSnippet(row.verbatim, terms);
+      const snippet = snippetOf(row, c);
       const coverage = coverageOf(snippet.matchedTerms, terms, idf);
       const { n: _n, verbatim: _v, ...shown } = row;
       const opening = openings.get(row.conversationId);
@@ -342,7 +351,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter, known, read)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
       };
-      const context = { terms, limit, perConversation, known, read, excluded };
+      const context: ShapeContext = { terms, limit, perConversation, known, read, excluded, snippets: new Map() };
 
       let ranking: Ranking | undefined;
       const lists: SignalList[] = [];
