@@ -20,29 +20,25 @@ async function segments(store: Store): Promise<Array<{ id: number; docs: number 
 }
 
 describe('lexicon postings', () => {
-  test('pairs of varints read back as written, one byte to seven, row numbers as running sums', () => {
-    const pairs: Array<[number, number]> = [[0, 1], [127, 127], [128, 128], [16_383, 16_384], [2 ** 21, 3], [2 ** 31 + 5, 2 ** 35], [2 ** 48 - 1, 2]];
+  /** (row number, count) pairs as a segment stores them: row number deltas and counts, varints. */
+  const encode = (pairs: ReadonlyArray<readonly [number, number]>): Buffer => {
     const writer = new VarintWriter();
     let last = 0;
     for (const [n, count] of pairs) {
       writer.push(n - last).push(count);
       last = n;
     }
+    return writer.finish();
+  };
+
+  test('pairs of varints read back as written, one byte to seven, row numbers as running sums', () => {
+    const pairs: Array<[number, number]> = [[0, 1], [127, 127], [128, 128], [16_383, 16_384], [2 ** 21, 3], [2 ** 31 + 5, 2 ** 35], [2 ** 48 - 1, 2]];
     const read: Array<[number, number]> = [];
-    forEachPair(writer.finish(), (n, count) => read.push([n, count]));
+    forEachPair(encode(pairs), (n, count) => read.push([n, count]));
     assert.deepEqual(read, pairs);
   });
 
   test("a search's gathering adds the live postings only, multi-byte varints included, and lists each row once", () => {
-    const encode = (pairs: Array<[number, number]>): Buffer => {
-      const writer = new VarintWriter();
-      let last = 0;
-      for (const [n, count] of pairs) {
-        writer.push(n - last).push(count);
-        last = n;
-      }
-      return writer.finish();
-    };
     const segmentOf = new Int32Array(20_000).fill(2);
     segmentOf[300] = 3; // indexed again since: its posting in segment 2 is dead
     const counts = new Float64Array(20_000);

@@ -270,23 +270,11 @@ export async function readPostings(db: Db, terms: readonly string[], prefixes: r
 
 /** Calls `each` with every pair of a varint stream (row number deltas resolved: `first` is absolute). */
 export function forEachPair(bytes: Uint8Array, each: (first: number, second: number) => void): void {
-  // most varints here are one byte (row number gaps and counts are small): their loop never runs
-  let i = 0;
   let n = 0;
-  while (i < bytes.length) {
-    let b = bytes[i++]!;
-    let gap = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      gap += (b & 127) * scale;
-    }
-    b = bytes[i++]!;
-    let second = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      second += (b & 127) * scale;
-    }
-    n += gap;
+  for (let i = 0; i < bytes.length; ) {
+    n += readVarint(bytes, i);
+    const second = readVarint(bytes, varintEnd);
+    i = varintEnd;
     each(n, second);
   }
 }
@@ -294,32 +282,36 @@ export function forEachPair(bytes: Uint8Array, each: (first: number, second: num
 /**
  * A search's hot loop (lexiconBm25.ts, gather): adds the live postings of one chunk of `segment` to `counts` (by
  * row number) and lists the row numbers seen for the first time in `holding` from `held` on; returns the new
- * `held`. A posting is live while its exchange's segment (`segmentOf`) is the chunk's. It repeats forEachPair's
- * decoding inline on purpose: through forEachPair's callback, shared with the merges, the loop ran ~0.3 ms slower
- * a search at 50K exchanges (a megamorphic call per posting).
+ * `held`. A posting is live while its exchange's segment (`segmentOf`) is the chunk's. Not through forEachPair:
+ * its callback, shared with the merges, made the loop ~0.3 ms slower a search at 50K exchanges (a megamorphic
+ * call per posting).
  */
 export function addLivePostings(bytes: Uint8Array, segment: number, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
-  let i = 0;
   let n = 0;
-  while (i < bytes.length) {
-    let b = bytes[i++]!;
-    let gap = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      gap += (b & 127) * scale;
-    }
-    b = bytes[i++]!;
-    let count = b & 127;
-    for (let scale = 128; b & 128; scale *= 128) {
-      b = bytes[i++]!;
-      count += (b & 127) * scale;
-    }
-    n += gap;
+  for (let i = 0; i < bytes.length; ) {
+    n += readVarint(bytes, i);
+    const count = readVarint(bytes, varintEnd);
+    i = varintEnd;
     if (segmentOf[n] !== segment) continue;
     if (counts[n] === 0) holding[held++] = n;
     counts[n] += count;
   }
   return held;
+}
+
+/** Where the last readVarint stopped (module state: returning the position with the value would allocate). */
+let varintEnd = 0;
+
+/** The unsigned LEB128 varint at `at` of `bytes`; sets varintEnd past it. Most are one byte: the loop never runs. */
+function readVarint(bytes: Uint8Array, at: number): number {
+  let b = bytes[at++]!;
+  let value = b & 127;
+  for (let scale = 128; b & 128; scale *= 128) {
+    b = bytes[at++]!;
+    value += (b & 127) * scale;
+  }
+  varintEnd = at;
+  return value;
 }
 
 /** Unsigned LEB128 varints into a growing buffer. */
