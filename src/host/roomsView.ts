@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { headline, NARROW_HEADLINE } from '../core/format';
 import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
 import { AGENT_NAMES, ROOM_TYPES, type RoomType } from '../core/model';
+import { compareText } from '../core/order';
 import { relativeDate, shortDate } from '../core/time';
 import type { FileHistoryIndex } from './fileHistoryIndex';
 import type { IndexService } from './indexService';
@@ -131,7 +132,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
     const files = out.filter((r) => r.type === 'file').sort((a, b) => {
       const [ca, la] = rank(a);
       const [cb, lb] = rank(b);
-      return cb - ca || (lb < la ? -1 : lb > la ? 1 : 0);
+      return cb - ca || compareText(lb, la);
     });
     let i = 0;
     return out.map((r) => (r.type === 'file' ? files[i++]! : r));

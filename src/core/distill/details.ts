@@ -1,3 +1,4 @@
+import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
 import { type WordRarity, words } from './wordRarity';
@@ -73,7 +74,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
 }
 
 function byScore(a: readonly [string, number], b: readonly [string, number]): number {
-  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return b[1] - a[1] || compareText(a[0], b[0]);
 }
 
 /** Cut long details at a word boundary (a prefix stays a verbatim substring) and trim punctuation. */

@@ -1,5 +1,6 @@
 import { memoize } from '../memo';
 import type { TouchKind } from '../model';
+import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
 import { normaliseKey } from './rooms';
@@ -80,7 +81,7 @@ export function proposeRooms(input: DistillInput, parts: readonly VerbatimPart[]
  */
 function fileRoom(input: DistillInput): RoomAssignment | undefined {
   const ranked = input.filesTouched.filter((f) => f.how !== 'mention' || f.path.includes('/')).sort(
-    (a, b) => FILE_RELEVANCE[b.how] - FILE_RELEVANCE[a.how] || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    (a, b) => FILE_RELEVANCE[b.how] - FILE_RELEVANCE[a.how] || compareText(a.path, b.path),
   );
   const top = ranked[0];
   return top ? { type: 'file', key: top.path, label: fileLabel(top.path), relevance: FILE_RELEVANCE[top.how] } : undefined;
@@ -196,7 +197,7 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     const label = mostUsed(t.surfaces);
     scored.push({ key: named.keyedBy.get(k) ?? label, label, score });
   }
-  scored.sort((a, b) => b.score - a.score || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  scored.sort((a, b) => b.score - a.score || compareText(a.label, b.label));
   return scored.slice(0, MAX_CONCEPTS).map(({ key, label, score }, i) => ({
     type: 'concept',
     key,

@@ -1,3 +1,4 @@
+import { compareText } from '../order';
 import type { Db } from '../store/db';
 import { ROOM_SHOWN } from '../store/roomStats';
 import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
@@ -48,7 +49,7 @@ export const NO_ROOMS: ShownRooms = new Map();
  */
 export async function readShownRooms(db: Db): Promise<ShownRooms> {
   const rows = await db.all<HitRoom>(`SELECT r.id, r.type, r.label FROM rooms r WHERE ${ROOM_SHOWN}`);
-  return new Map(rows.map((r) => [r.id, { id: r.id, type: r.type, label: r.label }]));
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 /** An exchange's rooms among those shown, most relevant first, then by label. */
@@ -58,7 +59,7 @@ function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: Show
     const room = shown.get(id);
     if (room) found.push({ room, relevance });
   }
-  found.sort((a, b) => b.relevance - a.relevance || (a.room.label < b.room.label ? -1 : a.room.label > b.room.label ? 1 : 0));
+  found.sort((a, b) => b.relevance - a.relevance || compareText(a.room.label, b.room.label));
   return found.map((f) => f.room);
 }
 
