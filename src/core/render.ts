@@ -40,7 +40,7 @@ const LABELS = new Set(LINE_LABELS.map(([label]) => label.trim()));
 
 /** Whether `text[start, end)` is the word of a role label at a line start (`User` of `User:`, `tool` of `[tool]`). */
 export function isRoleLabelWord(text: string, start: number, end: number): boolean {
-  const line = text[start - 1] === '[' ? start - 1 : start;
+  const line = start > 0 && text[start - 1] === '[' ? start - 1 : start;
   return (line === 0 || text[line - 1] === '\n') && LABELS.has(text.slice(line, end + 1));
 }
 

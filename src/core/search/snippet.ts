@@ -96,7 +96,9 @@ function wantedOf(term: string): Wanted {
  * tens of kilobytes, and a case-insensitive Unicode regular expression was ten times slower.
  */
 function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
-  if (wanted.length === 0) return [];
+  // One array filled one way: three kinds of array here made densestWindow's loads megamorphic (V8 deopts)
+  const out: Match[] = [];
+  if (wanted.length === 0) return out;
   let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
   if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
@@ -113,10 +115,12 @@ function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
     }
   }
-  return [...byStart]
-    .sort((a, b) => a[0] - b[0])
-    .slice(0, MAX_MATCHES)
-    .map(([start, m]) => ({ start, end: m.end, term: wanted[m.rank]!.key }));
+  for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
+    if (out.length === MAX_MATCHES) break;
+    const m = byStart.get(start)!;
+    out.push({ start, end: m.end, term: wanted[m.rank]!.key });
+  }
+  return out;
 }
 
 /**
