@@ -96,7 +96,7 @@ function wantedOf(term: string): Wanted {
  * tens of kilobytes, and a case-insensitive Unicode regular expression was ten times slower.
  */
 function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
-  // One array filled one way: three kinds of array here made densestWindow's loads megamorphic (V8 deopts)
+  // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
   let lower = text.toLowerCase();
