@@ -5,17 +5,20 @@
 
 export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
-  | 'continue' | 'opencode' | 'cursor';
+  | 'continue' | 'opencode' | 'cursor'
+  | 'copilot-cli' | 'qwen-code' | 'amp';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
+  'copilot-cli', 'qwen-code', 'amp',
 ];
 
 /** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
 export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
+  'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp',
 };
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
