@@ -114,7 +114,7 @@ function touchesFromToolCall(
       ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'] ?? input['absolute_path'])
       : undefined;
   if (typeof filePath === 'string') {
-    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
     else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
   }

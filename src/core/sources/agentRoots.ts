@@ -97,3 +97,8 @@ export function defaultQwenRoots(env: NodeJS.ProcessEnv = process.env): string[]
 export function defaultAmpRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'amp', 'threads')];
 }
+
+/** Pi: `~/.pi/agent/sessions/` (`PI_CODING_AGENT_DIR` replaces `~/.pi/agent`; `%USERPROFILE%\.pi` on Windows). */
+export function defaultPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['PI_CODING_AGENT_DIR'] || path.join(os.homedir(), '.pi', 'agent'), 'sessions')];
+}

@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
 import {
-  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultQwenRoots, defaultUserDataDirs,
-  editorAgentRoots,
+  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultPiRoots, defaultQwenRoots,
+  defaultUserDataDirs, editorAgentRoots,
 } from './agentRoots';
 import { readHead } from './head';
 import { OPENCODE_DB_RE } from './opencode';
@@ -92,6 +92,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultCopilotCliRoots(env),
       ...defaultQwenRoots(env),
       ...defaultAmpRoots(env),
+      ...defaultPiRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,

@@ -10,6 +10,7 @@ import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { copilotCliAdapter } from './copilotCli';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
 import { openCodeAdapter, openCodeDbAdapter } from './opencode';
+import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
 
@@ -19,8 +20,9 @@ import { specstoryAdapter } from './specstory';
  * markdown ones by path.
  */
 export const ADAPTERS: readonly SourceAdapter[] = [
-  // Qwen Code's records carry Claude Code's fields (uuid, sessionId, cwd, type user): told apart before it
-  qwenAdapter, qwenDocumentAdapter,
+  // told apart before the older agents' sniffers take them: Qwen Code's records carry Claude Code's fields (uuid,
+  // sessionId, cwd, type user), Pi's `message` entries look like a legacy Codex rollout's items
+  qwenAdapter, qwenDocumentAdapter, piAdapter,
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
