@@ -28,7 +28,9 @@ const EDIT_TOOLS = new Set([
   // Continue's; OpenCode's
   'edit_existing_file', 'single_find_and_replace', 'multi_edit', 'edit', 'multiedit',
 ]);
-const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write']);
+const WRITE_TOOLS = new Set([
+  'Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write', /* Copilot CLI */ 'create',
+]);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -109,10 +111,10 @@ function touchesFromToolCall(
   const input = call.input as Record<string, unknown> | string | undefined;
   const filePath =
     typeof input === 'object' && input !== null
-      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'])
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'] ?? input['absolute_path'])
       : undefined;
   if (typeof filePath === 'string') {
-    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
     else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
   }
@@ -141,6 +143,11 @@ function readRange(tool: string, input: Record<string, unknown>): LineRange[] {
   const start = input['startLine'];
   const end = input['endLine'];
   if (typeof start === 'number' && typeof end === 'number' && end >= start) return [{ start: Math.max(1, start), end }];
+  // Copilot CLI's view `view_range`, Amp's Read `read_range`: [first, last], 1-based; a last of -1 reads to the end (unknown)
+  const range = input['view_range'] ?? input['read_range'];
+  if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[1] >= range[0]) {
+    return [{ start: Math.max(1, range[0]), end: range[1] }];
+  }
   return [];
 }
 

@@ -5,17 +5,20 @@
 
 export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
-  | 'continue' | 'opencode' | 'cursor';
+  | 'continue' | 'opencode' | 'cursor'
+  | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
+  'copilot-cli', 'qwen-code', 'amp', 'pi',
 ];
 
 /** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
 export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
+  'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
 };
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
@@ -24,6 +27,11 @@ export interface ToolCall {
   readonly name: string;
   /** Parsed input object (Codex `arguments` strings are JSON-decoded when possible). */
   readonly input: unknown;
+  /**
+   * The lines the call reads, when its adapter read them by the agent's own convention (Pi's `read` counts its
+   * offset from 1 where OpenCode's `read` counts from 0): taken instead of the input's offset and limit.
+   */
+  readonly lines?: readonly LineRange[];
 }
 
 /** Line ranges an edit touched, when the transcript records them (Claude Code `structuredPatch`). */

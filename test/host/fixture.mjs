@@ -11,6 +11,8 @@
 //   <dir>/xdg/data/opencode/opencode.db   OpenCode's database (WAL) under XDG_DATA_HOME: a session whose directory is
 //                           the workspace and one of another project
 //   <dir>/agents/continue   CONTINUE_GLOBAL_DIR: sessions/<id>.json (workspaceDirectory = the workspace) and sessions.json
+//   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
+//                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -72,13 +74,22 @@ export function materializeFixture(dir) {
   write(continueSession, continueFixture(workspace));
   write(join(continueHome, 'sessions/sessions.json'), `${JSON.stringify([{ sessionId: '6a1f0c3e-continue-fixture', title: 'VAT after the coupon', dateCreated: '1791450000000', workspaceDirectory: pathToFileURL(workspace).href }], null, 2)}\n`);
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, expected: EXPECTED };
+  // the terminal agents' own folders, empty until live.test.ts writes into them
+  const copilotHome = join(dir, 'agents/copilot');
+  const qwenHome = join(dir, 'agents/qwen');
+  const ampThreads = join(xdgDataHome, 'amp/threads');
+  for (const d of [join(copilotHome, 'session-state'), join(qwenHome, 'projects'), ampThreads]) mkdirSync(d, { recursive: true });
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
     ...fixture,
     manifest,
-    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'), AGENT_RECALL_FIXTURE: manifest },
+    env: {
+      CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'),
+      COPILOT_HOME: copilotHome, QWEN_RUNTIME_DIR: qwenHome, AGENT_RECALL_FIXTURE: manifest,
+    },
   };
 }
 
