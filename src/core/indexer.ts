@@ -13,7 +13,7 @@ import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
 import { shortenStringsPast, type SourceAdapter } from './sources/adapter';
-import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
+import { type DiscoveredSource, discoverSources, type DiscoverOptions, unreadableRoots } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
 import { databaseState } from './sources/walDatabase';
@@ -73,6 +73,8 @@ export interface IndexReport {
   readonly embedNotice?: string;
   /** Why distillation waits (a gate declined), for the user. */
   readonly distillNote?: string;
+  /** Folders the user named as roots (`extraRoots`) that are not folders (mistyped, removed): nothing was read there. */
+  readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
   readonly cancelled: boolean;
 }
 
@@ -90,6 +92,7 @@ export async function indexWorkspace(
   token: CancellationSignal = NEVER_CANCELLED,
 ): Promise<IndexReport> {
   onProgress({ phase: 'discover', done: 0, total: 0 });
+  const unreadable = await unreadableRoots(options.discover.extraRoots);
   const sources = await discoverSources(options.discover);
   const report = await indexSources(store, sources, options.segment, onProgress, token);
   const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
@@ -102,6 +105,7 @@ export async function indexWorkspace(
     ...(distill ? { distill } : {}),
     ...embed,
     ...(chosen.note ? { distillNote: chosen.note } : {}),
+    ...(unreadable.length ? { unreadableRoots: unreadable } : {}),
     cancelled: token.isCancellationRequested,
   };
 }

@@ -99,6 +99,20 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
   };
 }
 
+/**
+ * The roots the user named (`extraRoots`) that are not folders, each with why: a missing agent folder is normal
+ * (the agent is not installed), a folder the user named and mistyped must be said, not read as "nothing there".
+ */
+export async function unreadableRoots(roots: readonly string[]): Promise<Array<{ root: string; reason: string }>> {
+  const out: Array<{ root: string; reason: string }> = [];
+  for (const root of roots) {
+    const st = await stat(root).catch((err: NodeJS.ErrnoException) => err);
+    if (st instanceof Error) out.push({ root, reason: st.code === 'ENOENT' ? 'no such folder' : `cannot be read (${st.code ?? st.message})` });
+    else if (!st.isDirectory()) out.push({ root, reason: 'not a folder' });
+  }
+  return out;
+}
+
 /** The folders outside the workspace a discovery reads (what live indexing watches). */
 export function transcriptRoots(d: DiscoverOptions): string[] {
   return [...new Set([...d.claudeRoots, ...d.codexRoots, ...(d.agentRoots ?? []), ...d.extraRoots])];
