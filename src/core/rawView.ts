@@ -4,7 +4,9 @@ import type { AgentKind } from './model';
 import { obj, shortenStringsPast } from './sources/adapter';
 import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
+import { isKiloDb } from './sources/kiloPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
 
@@ -39,7 +41,7 @@ export interface RawLocator {
 /** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
 export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   const positioned = POSITIONED[e.agent];
-  if (positioned) return positionedView(e, positioned);
+  if (positioned && (positioned.handles?.(e.file) ?? true)) return positionedView(e, positioned);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, shortenStringsPast: shortenStringsPast(adapter) }).lines;
@@ -68,6 +70,8 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
  * how to read those records again, what to call them and what to say when the conversation is gone.
  */
 interface PositionedSource {
+  /** Whether the agent's file is of this kind (an agent with other files whose lines place an exchange); all when absent. */
+  handles?(file: string): boolean;
   /** The conversation's records in order, `header` of them before position 1; undefined when it is gone. */
   read(e: RawLocator): Promise<{ readonly records: readonly unknown[]; readonly header: number } | undefined>;
   describe(e: RawLocator): string;
@@ -95,6 +99,25 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // Kilo Code's OpenCode-based storage; its legacy task histories are one-line documents (below)
+  kilo: {
+    handles: (file) => isKiloDb(file) || /[\\/]kilo[\\/]storage[\\/]session[\\/]/.test(file),
+    read: async (e) => {
+      const records = await openCodeSessionRecords(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Kilo Code session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
+    gone: (e) => `The Kilo Code session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the thread's row, then each element of its messages, decompressed
+  zed: {
+    read: async (e) => {
+      const records = await readZedThread(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
+    gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

@@ -1,14 +1,15 @@
 import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { claudeCodeAdapter } from './claudeCode';
-import { clineAdapter, rooCodeAdapter } from './cline';
+import { clineAdapter, kiloLegacyAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
 import { continueAdapter } from './continue';
 import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
-import { openCodeAdapter, openCodeDbAdapter } from './opencode';
+import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
 import { specstoryAdapter } from './specstory';
+import { zedAdapter } from './zed';
 
 /**
  * Every supported agent format (an agent with two file forms has an adapter per form). Adapters whose
@@ -19,4 +20,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
+  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter,
 ];
