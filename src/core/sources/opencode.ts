@@ -37,14 +37,14 @@ const SILENT_PARTS = new Set(['step-start', 'step-finish', 'snapshot', 'patch', 
 const PLACEHOLDER_TITLE_RE = /^(?:New|Child) session - \d{4}-/;
 const DIRECTORY_RE = /"directory"\s*:\s*("(?:[^"\\]|\\.)*")/;
 
+/** How the agent is named in messages about its database. */
+const DB_OWNER: Partial<Record<AgentKind, string>> = { opencode: 'OpenCode', kilo: 'Kilo Code' };
+
 export const openCodeAdapter: SourceAdapter = filesAdapter('opencode');
 export const openCodeDbAdapter: SourceAdapter = databaseAdapter('opencode', isOpenCodeDb);
 /** Kilo Code since it was rebuilt on OpenCode's core (its CLI and its new VS Code extension share the database). */
 export const kiloAdapter: SourceAdapter = filesAdapter('kilo');
 export const kiloDbAdapter: SourceAdapter = databaseAdapter('kilo', isKiloDb);
-
-/** How the agent is named in messages about its database. */
-const DB_OWNER: Partial<Record<AgentKind, string>> = { opencode: 'OpenCode', kilo: 'Kilo Code' };
 
 /** The JSON-file layout of OpenCode's storage (`opencode/storage/...`) or Kilo's (`kilo/storage/...`). */
 function filesAdapter(agent: AgentKind): SourceAdapter {
