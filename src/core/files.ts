@@ -29,6 +29,8 @@ const EDIT_TOOLS = new Set([
   'edit_existing_file', 'single_find_and_replace', 'multi_edit', 'edit', 'multiedit',
 ]);
 const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write']);
+/** A write tool's `command` that changes part of a file (Kiro's `write`: `strReplace`, `insert`, `append`; else `create`). */
+const EDIT_COMMANDS = new Set(['str_replace', 'strReplace', 'insert', 'append']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -114,7 +116,7 @@ function touchesFromToolCall(
   if (typeof filePath === 'string') {
     if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
-    else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
+    else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
   // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
   const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';

@@ -5,6 +5,8 @@ import { obj, shortenStringsPast } from './sources/adapter';
 import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
 import { isKiloDb } from './sources/kiloPaths';
+import { readKiroConversation } from './sources/kiroDb';
+import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
@@ -109,6 +111,17 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `Kilo Code session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The Kilo Code session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // Kiro CLI's database: the conversation's newest row, then each entry of its history; its JSONL sessions place
+  // exchanges by their lines
+  kiro: {
+    handles: (file) => path.basename(file) === KIRO_DB_NAME,
+    read: async (e) => {
+      const records = await readKiroConversation(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Kiro CLI conversation ${e.sessionId}: its newest row and the entries of its history (as Agent Recall reads them)`,
+    gone: (e) => `The Kiro CLI conversation ${e.sessionId} is no longer in ${e.file}`,
   },
   // the thread's row, then each element of its messages, decompressed
   zed: {

@@ -7,6 +7,8 @@ import { continueAdapter } from './continue';
 import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
+import { kiroAdapter } from './kiro';
+import { kiroDbAdapter } from './kiroCli';
 import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
 import { specstoryAdapter } from './specstory';
 import { zedAdapter } from './zed';
@@ -20,5 +22,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
-  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter,
+  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter,
 ];
