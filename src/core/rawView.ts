@@ -6,6 +6,7 @@ import { readCursorComposers } from './sources/cursorDb';
 import { arraySpans } from './sources/jsonSpans';
 import { isKiloDb } from './sources/kiloPaths';
 import { readKiroConversation } from './sources/kiroDb';
+import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
 import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
 import { readZedThread } from './sources/zedDb';
@@ -115,12 +116,15 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   // Kiro CLI's database: the conversation's newest row, then each entry of its history; its JSONL sessions place
   // exchanges by their lines
   kiro: {
-    handles: (file) => path.basename(file) === KIRO_DB_NAME,
+    handles: (file) => path.basename(file) === KIRO_DB_NAME || isKiroIdeSession(file),
     read: async (e) => {
-      const records = await readKiroConversation(e.file, e.sessionId);
+      const records = isKiroIdeSession(e.file) ? await readKiroIdeSession(e.file) : await readKiroConversation(e.file, e.sessionId);
       return records.length ? { records, header: 0 } : undefined;
     },
-    describe: (e) => `Kiro CLI conversation ${e.sessionId}: its newest row and the entries of its history (as Agent Recall reads them)`,
+    describe: (e) =>
+      isKiroIdeSession(e.file)
+        ? `Kiro session ${e.sessionId}: the session and its history entries with their executions (as Agent Recall reads them)`
+        : `Kiro CLI conversation ${e.sessionId}: its newest row and the entries of its history (as Agent Recall reads them)`,
     gone: (e) => `The Kiro CLI conversation ${e.sessionId} is no longer in ${e.file}`,
   },
   // the thread's row, then each element of its messages, decompressed

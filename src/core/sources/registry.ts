@@ -9,6 +9,8 @@ import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { geminiAdapter, geminiLogAdapter } from './gemini';
 import { kiroAdapter } from './kiro';
 import { kiroDbAdapter } from './kiroCli';
+import { kiroIdeAdapter } from './kiroIde';
+import { kiroIdeChatAdapter } from './kiroIdeChat';
 import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
 import { specstoryAdapter } from './specstory';
 import { zedAdapter } from './zed';
@@ -22,5 +24,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
-  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter,
+  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
 ];
