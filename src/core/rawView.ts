@@ -15,8 +15,9 @@ import { ADAPTERS } from './sources/registry';
 
 /**
  * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
- * every exchange is on line 1), Cursor's database rows, or an OpenCode session (its session, message and
- * part files, or its database rows). The raw view is a read-only document of the
+ * every exchange is on line 1), Cursor's database rows, an OpenCode or Kilo Code session (its session, message
+ * and part files, or its database rows), a Zed thread's row, a Kiro CLI conversation's row or a Kiro IDE session
+ * with its execution logs. The raw view is a read-only document of the
  * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
  * opened as the file itself at the exchange's lines.
  */

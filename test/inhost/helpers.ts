@@ -73,6 +73,9 @@ export interface Fixture {
   /** Cursor's chat database and OpenCode's (both WAL), written by test/host/cursorDb.mjs and opencodeDb.mjs. */
   readonly cursorDb: string;
   readonly openCodeDb: string;
+  /** A legacy Kilo Code task folder and a Kiro IDE session file, both in code-server's own global storage. */
+  readonly kiloTask: string;
+  readonly kiroSession: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 
