@@ -8,7 +8,7 @@ import {
 } from './agentRoots';
 import { readHead } from './head';
 import { KILO_DB_RE } from './kiloPaths';
-import { KIRO_DB_NAME, isKiroIdeChat } from './kiroPaths';
+import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
 import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';

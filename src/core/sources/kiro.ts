@@ -18,15 +18,18 @@ import { appendText, hasContent, isoFromAny, newMessage } from './message';
 type JsonRecord = Record<string, unknown>;
 
 const KINDS = new Set(['Prompt', 'AssistantMessage', 'ToolResults']);
+const CLI_SESSION_RE = /[\\/]\.kiro[\\/]sessions[\\/]cli[\\/][^\\/]+\.jsonl$/;
 
 export const kiroAdapter: SourceAdapter = {
   agent: 'kiro',
   lineFormat: 'jsonl',
   sideFiles: (file) => [sidecarName(file)],
   matchesPath: (file) => file.endsWith('.jsonl'),
+  claimsPath: (file) => CLI_SESSION_RE.test(file),
+  // elsewhere (a folder given with --root) by its records
   sniff: (head) => {
     const first = headRecords(head)[0];
-    return !!first && typeof first['kind'] === 'string' && KINDS.has(first['kind']) && obj(first['data']) !== undefined && 'version' in first;
+    return !!first && typeof first['kind'] === 'string' && KINDS.has(first['kind']) && obj(first['data']) !== undefined;
   },
   probeProject: () => undefined,
   // the project is in the side file, not the records

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Conversation, Message } from '../model';
 import { arr, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { resultText } from './kiro';
-import { readKiroGroups, kiroFingerprints } from './kiroDb';
+import { kiroFingerprints, readKiroGroups } from './kiroDb';
 import { KIRO_DB_NAME } from './kiroPaths';
 import { kiroToolTouches } from './kiroTools';
 import { recordLines } from './lines';

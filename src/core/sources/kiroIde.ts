@@ -48,8 +48,8 @@ export const kiroIdeAdapter: SourceAdapter = {
   lineFormat: 'files',
   readRecords: async (file) => recordLines(await readKiroIdeSession(file)),
   recordsState: sessionState,
-  matchesPath: isSession,
-  claimsPath: isSession,
+  matchesPath: isKiroIdeSession,
+  claimsPath: isKiroIdeSession,
   sniff: () => false,
   probeProject: (head) => {
     const m = DIRECTORY_RE.exec(head.map((l) => l.text).join('\n'));
@@ -61,10 +61,6 @@ export const kiroIdeAdapter: SourceAdapter = {
 };
 
 export function isKiroIdeSession(file: string): boolean {
-  return isSession(file);
-}
-
-function isSession(file: string): boolean {
   return SESSION_RE.test(file) && path.basename(file) !== INDEX_FILE;
 }
 

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import type { Conversation, LineRange, Message, TouchKind } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { recordLines } from './lines';
 import { appendText, hasContent, isoFromAny, parseToolArguments, spanMessage } from './message';
 import { readZedGroups, ZED_DB_NAME, zedFingerprints } from './zedDb';
-import { recordLines } from './lines';
 
 /**
  * Zed's agent threads (zedDb.ts reads them): a `{thread}` record starts a conversation, a `{message}` record per
