@@ -28,7 +28,9 @@ const EDIT_TOOLS = new Set([
   // Continue's; OpenCode's
   'edit_existing_file', 'single_find_and_replace', 'multi_edit', 'edit', 'multiedit',
 ]);
-const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write']);
+const WRITE_TOOLS = new Set([
+  'Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write', /* Copilot CLI */ 'create',
+]);
 /** A write tool's `command` that changes part of a file (Kiro's `write`: `strReplace`, `insert`, `append`; else `create`). */
 const EDIT_COMMANDS = new Set(['str_replace', 'strReplace', 'insert', 'append']);
 
@@ -111,10 +113,10 @@ function touchesFromToolCall(
   const input = call.input as Record<string, unknown> | string | undefined;
   const filePath =
     typeof input === 'object' && input !== null
-      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'])
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'] ?? input['absolute_path'])
       : undefined;
   if (typeof filePath === 'string') {
-    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
     else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
@@ -143,6 +145,11 @@ function readRange(tool: string, input: Record<string, unknown>): LineRange[] {
   const start = input['startLine'];
   const end = input['endLine'];
   if (typeof start === 'number' && typeof end === 'number' && end >= start) return [{ start: Math.max(1, start), end }];
+  // Copilot CLI's view `view_range`, Amp's Read `read_range`: [first, last], 1-based; a last of -1 reads to the end (unknown)
+  const range = input['view_range'] ?? input['read_range'];
+  if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[1] >= range[0]) {
+    return [{ start: Math.max(1, range[0]), end: range[1] }];
+  }
   return [];
 }
 

@@ -391,20 +391,25 @@ interface SourceRead {
  */
 async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
-  const { handle, st: fileSt } = await openTranscript(file);
+  const { handle, st: firstSt } = await openTranscript(file);
   try {
+    let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
     const sideNames = sideFileNames(adapter, file);
-    const st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
+    let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
     const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
     const fromLine = resumed?.resumeLine ?? (replay ? prev!.nextLine : 1);
-    const read = await readLines(handle, fromOffset, fileSt.size, fromLine, {
-      holdBackPartial: adapter.lineFormat === 'jsonl',
-      isComplete: parsesAsJson,
-      shortenStringsPast: shortenStringsPast(adapter),
-    });
+    const options = { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson, shortenStringsPast: shortenStringsPast(adapter) };
+    let read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
+    // a document rewritten whole, caught mid-write (Amp, Cline, Continue write in place): read once more after a pause
+    if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
+      await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
+      fileSt = await handle.stat();
+      st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
+      read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
+    }
     const { chunk } = read;
     const hash = async (start: number, length: number): Promise<string> => {
       const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
@@ -417,6 +422,22 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
   } finally {
     await handle.close();
   }
+}
+
+/** How long a JSON document caught half-written is given to be finished before it is read again (once). */
+const HALF_WRITTEN_PAUSE_MS = 150;
+
+/**
+ * A JSON document ends with its closing `}` or `]`; one cut short by a writer mid-rewrite (almost always) does not.
+ * An oversized last line cannot be told: it is taken as it is (its parse says what it is).
+ */
+function endsLikeDocument(lines: readonly SourceLine[]): boolean {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line.oversized) return true;
+    if (line.text.trim() !== '') return /[}\]]\s*$/.test(line.text);
+  }
+  return false;
 }
 
 /**

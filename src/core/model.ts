@@ -6,11 +6,13 @@
 export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
   | 'continue' | 'opencode' | 'cursor'
+  | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
   | 'kilo' | 'kiro' | 'zed';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
+  'copilot-cli', 'qwen-code', 'amp', 'pi',
   'kilo', 'kiro', 'zed',
 ];
 
@@ -18,6 +20,7 @@ export const AGENT_KINDS: readonly AgentKind[] = [
 export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
+  'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
   kilo: 'Kilo Code', kiro: 'Kiro', zed: 'Zed',
 };
 
@@ -27,6 +30,11 @@ export interface ToolCall {
   readonly name: string;
   /** Parsed input object (Codex `arguments` strings are JSON-decoded when possible). */
   readonly input: unknown;
+  /**
+   * The lines the call reads, when its adapter read them by the agent's own convention (Pi's `read` counts its
+   * offset from 1 where OpenCode's `read` counts from 0): taken instead of the input's offset and limit.
+   */
+  readonly lines?: readonly LineRange[];
 }
 
 /** Line ranges an edit touched, when the transcript records them (Claude Code `structuredPatch`). */

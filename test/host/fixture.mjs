@@ -15,6 +15,8 @@
 //   <dir>/user/User/globalStorage/kiro.kiroagent/   a Kiro IDE session (as if this editor were Kiro): workspace-sessions/
 //                           <base64 of the workspace>/<id>.json + sessions.json, and its execution log under
 //                           <sha256 of the workspace, 32 hex>/414d1636299d2b9e4ce7e17fb11f63e9/
+//   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
+//                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -76,19 +78,28 @@ export function materializeFixture(dir) {
   write(continueSession, continueFixture(workspace));
   write(join(continueHome, 'sessions/sessions.json'), `${JSON.stringify([{ sessionId: '6a1f0c3e-continue-fixture', title: 'VAT after the coupon', dateCreated: '1791450000000', workspaceDirectory: pathToFileURL(workspace).href }], null, 2)}\n`);
 
+  // the terminal agents' own folders, empty until live.test.ts writes into them
+  const copilotHome = join(dir, 'agents/copilot');
+  const qwenHome = join(dir, 'agents/qwen');
+  const ampThreads = join(xdgDataHome, 'amp/threads');
+  for (const d of [join(copilotHome, 'session-state'), join(qwenHome, 'projects'), ampThreads]) mkdirSync(d, { recursive: true });
+
   const kiloTask = join(dir, 'user/User/globalStorage/kilocode.kilo-code/tasks/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
   write(join(kiloTask, 'api_conversation_history.json'), kiloFixture(workspace));
   write(join(kiloTask, 'ui_messages.json'), JSON.stringify([{ ts: Date.parse('2026-10-08T13:00:00.000Z'), type: 'say', say: 'text', text: 'Does checkoutSummary accept the coupon code in lower case?' }]));
   const kiroStorage = join(dir, 'user/User/globalStorage/kiro.kiroagent');
   const kiroSession = writeKiroFixture(kiroStorage, workspace);
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, kiloTask, kiroSession, expected: EXPECTED };
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, kiloTask, kiroSession, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
     ...fixture,
     manifest,
-    env: { CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'), AGENT_RECALL_FIXTURE: manifest },
+    env: {
+      CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'),
+      COPILOT_HOME: copilotHome, QWEN_RUNTIME_DIR: qwenHome, AGENT_RECALL_FIXTURE: manifest,
+    },
   };
 }
 

@@ -431,5 +431,66 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    {
+      agent: 'copilot-cli', id: 'd2f4a6c8-0b1e-4d3f-9a5c-7e9b1d3f5a62', daysAgo: 24, hour: 14, title: 'Close the database on shutdown',
+      turns: [
+        {
+          prompt: 'Deploys sometimes leave larder.sqlite-wal behind and the next start is slow. Close the database cleanly when the server gets SIGTERM.',
+          steps: [
+            { tool: 'view', input: { path: file('src/server.ts'), view_range: [1, 14] }, result: "1. import express from 'express';\n...\n13. app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));" },
+            { tool: 'edit', input: { path: file('src/server.ts'), old_str: "app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));",
+              new_str: "const server = app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));\nprocess.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" },
+              result: `File ${file('src/server.ts')} updated with changes.`,
+              diff: { line: 13, old: "app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));",
+                new: "const server = app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));\nprocess.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" } },
+            { text: 'On SIGTERM `src/server.ts` now stops accepting connections, waits for the open requests, then calls `db.close()`, which checkpoints the WAL into larder.sqlite and removes larder.sqlite-wal before the process exits.' },
+          ],
+        },
+        {
+          prompt: 'Does a second SIGTERM during that wait do anything bad?',
+          minutes: 3,
+          steps: [
+            { tool: 'bash', input: { command: 'grep -n "SIGTERM" src/server.ts', description: 'Find the signal handler' }, result: "14:process.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" },
+            { text: 'It calls `server.close` again, which only reports that the server is already closing; `db.close()` still runs once, from the first callback. If the orchestrator escalates to SIGKILL the WAL stays behind, but SQLite replays it on the next start, so no data is lost.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'qwen-code', id: 'f5a7c9e1-3b5d-4f7a-8c9e-1b3d5f7a9c24', daysAgo: 10, hour: 10, title: 'Reorder the shopping list',
+      turns: [
+        {
+          prompt: 'Users want to drag shopping list items into their own order. Add a position to list items and a PATCH /list/:id/position route.',
+          steps: [
+            { tool: 'read_file', input: { absolute_path: file('src/routes/shoppingList.ts') }, result: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, id').all()));" },
+            { tool: 'edit', input: { file_path: file('src/routes/shoppingList.ts'), old_string: "ORDER BY done, id", new_string: "ORDER BY done, position, id" },
+              result: `The file: ${file('src/routes/shoppingList.ts')} has been updated.`, diff: { line: 6, old: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, id').all()));", new: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, position, id').all()));" } },
+            { text: 'List items get a `position` column (set to the id for existing rows), `GET /list` orders by `done, position, id`, and `PATCH /list/:id/position` with `{ position }` moves one item; done items still sort last.' },
+          ],
+        },
+        {
+          prompt: 'What happens to positions when an item is deleted? Do we need to renumber?',
+          minutes: 4,
+          steps: [
+            { text: 'No renumbering is needed: positions only have to sort, not be contiguous, so a deleted item just leaves a gap. The PATCH route places a moved item between its new neighbours, so the list keeps its order without touching the other rows.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'amp', id: 'T-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', daysAgo: 8, hour: 15, title: 'Strip scripts from imported recipes',
+      turns: [
+        {
+          prompt: 'Imported recipe bodies can contain HTML with <script> tags, and RecipeCard renders the body. Sanitise the body when a recipe is saved.',
+          steps: [
+            { tool: 'Read', input: { path: file('src/routes/recipes.ts'), read_range: [1, 20] }, result: "recipesRouter.post('/', (req, res) => { const { title, servings, body } = req.body; ... })" },
+            { tool: 'edit_file', input: { path: file('src/routes/recipes.ts'), old_str: 'const { title, servings, body } = req.body;', new_str: 'const { title, servings } = req.body;\n  const body = sanitizeHtml(String(req.body.body ?? \'\'), { allowedTags: [\'p\', \'ul\', \'ol\', \'li\', \'strong\', \'em\'] });' },
+              result: 'ok', diff: { line: 12, old: '  const { title, servings, body } = req.body;', new: "  const { title, servings } = req.body;\n  const body = sanitizeHtml(String(req.body.body ?? ''), { allowedTags: ['p', 'ul', 'ol', 'li', 'strong', 'em'] });" } },
+            { tool: 'Bash', input: { cmd: 'npm test' }, result: 'tests 9, pass 9, fail 0' },
+            { text: '`POST /recipes` in `src/routes/recipes.ts` now runs the body through `sanitizeHtml`, keeping only paragraphs, lists and emphasis; scripts, styles and event attributes are dropped before the recipe is stored. All 9 tests pass.' },
+          ],
+        },
+      ],
+    },
   ];
 }

@@ -85,6 +85,11 @@ export interface SourceAdapter {
    * (`[]`: the document is that array). When the document is one line, "open raw" shows them pretty-printed.
    */
   readonly recordsPath?: readonly string[];
+  /**
+   * Where the agent keeps the same session in the form it writes now (Copilot CLI's `session-state/<id>/events.jsonl`
+   * for an older `session-state/<id>.jsonl`): when that file exists, this one is not read.
+   */
+  preferredCopy?(file: string): string | undefined;
   /** Cheap test on the path alone: could this file be one of ours? */
   matchesPath(file: string): boolean;
   /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */

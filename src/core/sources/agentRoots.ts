@@ -43,8 +43,8 @@ export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platfo
 
 /**
  * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code / legacy Kilo Code tasks
- * live, Cursor's chat database (a file; present only in Cursor's user-data folder) and the Kiro IDE's agent
- * storage (only in Kiro's).
+ * live, Cursor's chat database (a file; present only in Cursor's user-data folder), Amp's older threads and the Kiro
+ * IDE's agent storage (only in Kiro's).
  */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');
@@ -55,6 +55,8 @@ export function editorAgentRoots(userDataDir: string): string[] {
     path.join(global, 'saoudrizwan.claude-dev', 'tasks'),
     path.join(global, 'rooveterinaryinc.roo-cline', 'tasks'),
     path.join(global, 'state.vscdb'),
+    // Amp's VS Code extension kept its threads here before it moved them to Amp's own data folder
+    path.join(global, 'sourcegraph.amp', 'threads3'),
     path.join(global, 'kilocode.kilo-code', 'tasks'),
     path.join(global, 'kiro.kiroagent'),
   ];
@@ -73,6 +75,35 @@ export function defaultContinueRoots(env: NodeJS.ProcessEnv = process.env): stri
 /** OpenCode: `$XDG_DATA_HOME/opencode`, by default `~/.local/share/opencode` on every platform (xdg-basedir). */
 export function defaultOpenCodeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'opencode')];
+}
+
+/**
+ * GitHub Copilot CLI: `~/.copilot/session-state/` (`%USERPROFILE%\.copilot` on Windows; `COPILOT_HOME` replaces
+ * `~/.copilot`); builds up to 0.0.421 kept it under `$XDG_CONFIG_HOME/.copilot` when that was set.
+ */
+export function defaultCopilotCliRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const roots = [path.join(env['COPILOT_HOME'] || path.join(os.homedir(), '.copilot'), 'session-state')];
+  if (env['XDG_CONFIG_HOME']) roots.push(path.join(env['XDG_CONFIG_HOME'], '.copilot', 'session-state'));
+  return roots;
+}
+
+/**
+ * Qwen Code: `~/.qwen/projects/<project>/chats/*.jsonl`, and the JSON documents of older versions under
+ * `~/.qwen/tmp/<hash>/chats/` (`QWEN_RUNTIME_DIR` replaces `~/.qwen` for both).
+ */
+export function defaultQwenRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const base = env['QWEN_RUNTIME_DIR'] || path.join(os.homedir(), '.qwen');
+  return [path.join(base, 'projects'), path.join(base, 'tmp')];
+}
+
+/** Amp: `$XDG_DATA_HOME/amp/threads`, by default `~/.local/share/amp/threads` (the same under the home folder everywhere). */
+export function defaultAmpRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'amp', 'threads')];
+}
+
+/** Pi: `~/.pi/agent/sessions/` (`PI_CODING_AGENT_DIR` replaces `~/.pi/agent`; `%USERPROFILE%\.pi` on Windows). */
+export function defaultPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['PI_CODING_AGENT_DIR'] || path.join(os.homedir(), '.pi', 'agent'), 'sessions')];
 }
 
 /**

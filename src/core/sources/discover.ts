@@ -3,8 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
 import {
-  defaultContinueRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots, defaultUserDataDirs, defaultZedRoots,
-  editorAgentRoots,
+  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
+  defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
 } from './agentRoots';
 import { readHead } from './head';
 import { KILO_DB_RE } from './kiloPaths';
@@ -92,6 +92,10 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultGeminiRoots(env),
       ...defaultContinueRoots(env),
       ...defaultOpenCodeRoots(env),
+      ...defaultCopilotCliRoots(env),
+      ...defaultQwenRoots(env),
+      ...defaultAmpRoots(env),
+      ...defaultPiRoots(env),
       ...defaultKiloRoots(env),
       ...defaultKiroRoots(env),
       ...defaultZedRoots(env),
@@ -148,6 +152,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
+    const preferred = adapter.preferredCopy?.(file);
+    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) continue;
     const recorded =
       adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
     // a session that records no project, in a folder the user named for this workspace, is this workspace's
@@ -180,7 +186,7 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData)) continue;
+      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir)) continue;
       if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
       else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
@@ -209,6 +215,14 @@ export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
   const base = path.basename(dir);
   if (base === 'kilo') return names.some((n) => n === 'storage' || KILO_DB_RE.test(n));
   return base === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
+}
+
+/**
+ * A Copilot CLI session's folder (`session-state/<id>/`): its log and `workspace.yaml` are in it, its subfolders
+ * (`checkpoints/`, the `files/` the agent made) hold no transcripts, so they are not walked (nor watched).
+ */
+export function isCopilotCliSession(dir: string): boolean {
+  return path.basename(path.dirname(dir)) === 'session-state';
 }
 
 /**
