@@ -47,6 +47,18 @@ export function keyWords(raw: string): string[] {
 
 const VERSION_MARK_RE = /^v\d+$/;
 
+/**
+ * The keys a label could name a one-word concept room by, most specific first: its first written word with its
+ * camelCase parts joined (`GitHub Actions` → `github`, the key of "Github"), then the first word its key splits
+ * off (`GeminiClient` → `gemini`). store/roomFamilies.ts files a room under the first of these that is a room.
+ */
+export function leadingNames(label: string): string[] {
+  const first = label.normalize('NFKC').trim().split(/\s+/u)[0] ?? '';
+  const joined = keyWords(first.replace(/[-_.]+/gu, ' ').toLowerCase()).join('');
+  const lead = keyWords(label)[0];
+  return [...new Set([stem(joined), ...(lead !== undefined ? [lead] : [])])].filter(Boolean);
+}
+
 function normalisePath(raw: string): string {
   return raw.normalize('NFKC').trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/{2,}/g, '/').toLowerCase();
 }

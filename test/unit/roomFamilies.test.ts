@@ -137,3 +137,18 @@ test("a file room holds its project's exchanges that touched the file: README.md
     await store.close();
   }
 });
+
+test('one name written two ways is one room, named as its family wrote it: "GitHub" (keyed git_hub) in the room of "Github"', async () => {
+  const store = await Store.open(path.join(tempDir('families-'), 'g.sqlite'));
+  try {
+    const a = await addConversation(store, 'a', P, ['Push to GitHub', 'GitHub login fails', 'Set up the SSH key']);
+    const b = await addConversation(store, 'b', P, ['GitHub Actions again']);
+    for (const x of [a[0]!, a[1]!, b[0]!]) await distill(store, x.n, P, [concept('GitHub')]);
+    // the distiller files a name under the name, labelled by the phrase that carries it (offlineRooms.ts nameRooms)
+    await distill(store, a[2]!.n, P, [{ type: 'concept', key: 'Github', label: 'Github SSH', relevance: 0.9 }]);
+    await refreshRooms(store.db);
+    assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => [r.label, r.count, r.conversations]), [['GitHub', 4, 2]]);
+  } finally {
+    await store.close();
+  }
+});

@@ -220,6 +220,7 @@ async function fileTouches(db: Db, roomId: string): Promise<{ c: number; conv: n
 export interface RoomListing {
   readonly id: string;
   readonly type: RoomType;
+  readonly key: string;
   readonly label: string;
   readonly project: string | null;
   /** Labels of the rooms shown as part of it (roomFamilies.ts). */
@@ -235,7 +236,7 @@ export async function roomListings(db: Db, includeSmall = false): Promise<RoomLi
   const out: RoomListing[] = [];
   for (const r of await listRooms(db, 'size', '', includeSmall)) {
     out.push({
-      id: r.id, type: r.type, label: r.label, project: r.project ?? null, aliases: r.aliases, exchanges: r.count,
+      id: r.id, type: r.type, key: r.key, label: r.label, project: r.project ?? null, aliases: r.aliases, exchanges: r.count,
       conversations: r.conversations, lastActivity: r.lastAt ?? null, exchangeIds: await roomExchangeIds(db, r.id),
     });
   }

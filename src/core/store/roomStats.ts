@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import { assignFamilies } from './roomFamilies';
+import { assignFamilies, nameHeads } from './roomFamilies';
 
 /**
  * The rooms read model's numbers: how many exchanges and conversations each room holds, when it was last
@@ -24,22 +24,24 @@ const LINKS_OF_FAMILY = 'x.room_id IN (SELECT rooms.id UNION ALL SELECT m.id FRO
 /**
  * Recounts the dirty rooms (and the heads of dirty members) and relabels them with the label their own exchanges
  * used most (ties: the first in sort order), assigns the families of the concept rooms that are new or were
- * recounted (roomFamilies.ts) and recounts the heads that gained or lost a member, then removes rooms no
- * exchange belongs to any more. Returns how many rooms were recounted.
+ * recounted (roomFamilies.ts), recounts the heads that gained or lost a member and names them, then removes rooms
+ * no exchange belongs to any more. Returns how many rooms were recounted (a room recounted twice counts twice).
  */
 export async function refreshRooms(db: Db): Promise<number> {
   await db.run(`UPDATE rooms SET dirty = 1 WHERE dirty = 0 AND id IN (SELECT family FROM rooms WHERE dirty = 1 AND family IS NOT NULL)`);
   const changed = await db.all<{ id: string; key: string; project: string | null; fresh: number }>(
     "SELECT id, key, project, exchanges = 0 AS fresh FROM rooms WHERE dirty = 1 AND type = 'concept'",
   );
-  let recounted = await recount(db);
-  if (await assignFamilies(db, changed.map((r) => ({ ...r, fresh: r.fresh === 1 })))) recounted += await recount(db);
+  const recounted = await recount(db);
+  if (await assignFamilies(db, changed.map((r) => ({ ...r, fresh: r.fresh === 1 })))) recounted.push(...(await recount(db)));
+  await nameHeads(db, recounted);
   await db.run('DELETE FROM rooms WHERE exchanges = 0 AND dirty = 0');
-  return recounted;
+  return recounted.length;
 }
 
-async function recount(db: Db): Promise<number> {
-  const done = await db.run(
+/** Recounts and relabels the dirty rooms; returns their ids. */
+async function recount(db: Db): Promise<string[]> {
+  const done = await db.all<{ id: string }>(
     `UPDATE rooms SET
        exchanges = (SELECT count(DISTINCT x.exchange_n) FROM exchange_rooms x WHERE ${LINKS_OF_FAMILY}),
        conversations = (SELECT count(DISTINCT e.conversation_id) FROM exchange_rooms x JOIN exchanges e ON e.n = x.exchange_n
@@ -48,9 +50,9 @@ async function recount(db: Db): Promise<number> {
        label = coalesce((SELECT x.label FROM exchange_rooms x WHERE x.room_id = rooms.id AND x.label IS NOT NULL
                          GROUP BY x.label ORDER BY count(*) DESC, x.label LIMIT 1), label),
        dirty = 0
-     WHERE dirty = 1`,
+     WHERE dirty = 1 RETURNING id`,
   );
-  return done.changes;
+  return done.map((r) => r.id);
 }
 
 /** Marks every room dirty and assigns every family again (after a repair rebuilt what the counts are taken from). */
