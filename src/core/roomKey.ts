@@ -26,7 +26,7 @@ export function normaliseKey(type: RoomType, raw: string): string {
 }
 
 /** The words of a concept's name as its key has them (split, lower-cased, stemmed), in the order written. */
-export function keyWords(raw: string): string[] {
+function keyWords(raw: string): string[] {
   return raw
     .normalize('NFKC')
     // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
