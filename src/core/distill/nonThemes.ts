@@ -51,6 +51,9 @@ export function isReferenceTail(lowerWord: string): boolean {
   return REFERENCE_TAILS.has(lowerWord);
 }
 
+/** Lower-case first, then an underscore or a capital somewhere: lower camelCase or snake_case. */
+const IDENTIFIER_SHAPE_RE = /^\p{Ll}[^_\p{Lu}]*[_\p{Lu}]/u;
+
 /**
  * An identifier in lower camelCase or snake_case that names a value or an action rather than a thing: a field
  * of a reference or count (`user_id`, `bot_id`), a predicate or an amount (`is_active`, `maxStates`), a
@@ -58,7 +61,8 @@ export function isReferenceTail(lowerWord: string): boolean {
  * things (`sessionMiddleware`, `p5Instance`, `google_search`) are not.
  */
 export function namesValueOrAction(identifier: string): boolean {
-  if (!/^\p{Ll}/u.test(identifier)) return false;
+  // a plain word (most words of prose) is no identifier: one test, not a split
+  if (!IDENTIFIER_SHAPE_RE.test(identifier)) return false;
   const parts = identifier
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
@@ -83,6 +87,7 @@ const SCRIPTS: ReadonlyArray<readonly [string, RegExp]> = [
 
 /** The script of a word's first letter. */
 export function scriptOf(word: string): string {
+  if (/^[A-Za-z]/.test(word)) return 'Latin'; // most words: no Unicode property lookup
   for (const [name, re] of SCRIPTS) if (re.test(word)) return name;
   return 'other';
 }

@@ -186,7 +186,7 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       const next = seq[i + 1];
       if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
       // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
-      if (namesValueOrAction(w.surface) || namesValueOrAction(next.surface)) continue;
+      if (w.valueOrAction || next.valueOrAction) continue;
       if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
       else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
     }
@@ -269,7 +269,7 @@ const HEX_ID_RE = /^[0-9a-f]{7,}$/i;
  */
 function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name' | undefined {
   if (w.lower.length < 3) return undefined;
-  if (IDENTIFIER_RE.test(w.surface)) return namesValueOrAction(w.surface) ? undefined : 'identifier';
+  if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
   if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
   const singular = w.lower.replace(/(?<=[^s])s$/, '');
@@ -324,6 +324,8 @@ interface ContentWord {
   readonly code: boolean;
   /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
   readonly via?: string;
+  /** An identifier of a value or an action (`user_id`, `add_turn`: nonThemes.ts), in no theme. */
+  readonly valueOrAction: boolean;
 }
 
 /** Prepositions that join the two nouns of a noun phrase in the corpus's languages ("rate of change"). */
@@ -382,7 +384,8 @@ function contentWords(text: string): ContentWord[] {
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
     const titled = capital(i) && joined(i) && capital(i - 1);
     const code = spans.some(([from, to]) => start > from && end < to);
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, ...(via ? { via } : {}) });
+    const valueOrAction = namesValueOrAction(surface);
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
     connector = undefined;
     lastEnd = possessive ? -1 : end;
   }
