@@ -199,7 +199,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await evalCommand(memory, values, io);
       case 'rooms': {
         for (const room of await memory.roomListings(values.all ?? false)) {
-          io.out(json ? JSON.stringify(room) : `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}`);
+          const also = room.aliases.length ? `  (also: ${room.aliases.join(', ')})` : '';
+          const line = `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}${also}  [${room.project ?? 'no project'}]`;
+          io.out(json ? JSON.stringify(room) : line);
         }
         return 0;
       }
