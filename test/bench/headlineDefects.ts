@@ -54,7 +54,7 @@ const FILLER_RE = new RegExp(
 
 export function hasFillerOpener(e: Pick<CheckedExchange, 'core' | 'prompt'>): boolean {
   const { answer } = headlineParts(e);
-  return FILLER_RE.test(answer.replace(/^[\s"'“*_]+/u, ''));
+  return FILLER_RE.test(answer.replace(/^[\s"'“*_]+/u, '').replace(/’/gu, "'"));
 }
 
 /** Verbs of the progress titles agents show while they work (Copilot's thinking headers, Codex's preambles). */
@@ -79,15 +79,16 @@ export function hasNarration(e: Pick<CheckedExchange, 'core' | 'prompt'>): boole
 const EMPTY_SPAN_RE = /(?<!`)``(?!`)/g;
 /** What a lost span leaves in a sentence: an article before a verb or conjunction, a preposition before one, lone commas. */
 const BROKEN_TEXT_RES = [
-  /(?<![\w-])(?:the|a|an)\s+(?:is|are|was|were|has|have|and|or|to|of|in|with|for|from|on)\b/iu,
+  // an article before a verb or conjunction: "The is a Redis directory" ("Option A and", "the to-do list": English)
+  /(?:(?<![\w-])(?:[Tt]he|an?)|(?:^|[.!?→]\s+)An?)\s+(?:is|are|was|were|has|have|and|or|to|of|in|with|for|from|on)\b(?!-)/u,
   // not "asked for and", "plugged-in and", "to and from": a preposition that ends a phrase is English
   /(?<![\w-])(?:to|of|with|from|into|named|called)\s+(?:and|or|but|is|are|was|were)\b(?!\s+(?:from|to)\b)/iu,
   /\(\s*[,;]|,\s*,|\(\s+\)|\s[,;](?=\s|$)/u,
 ];
 
 export function hasDroppedSpan(e: Pick<CheckedExchange, 'core' | 'verbatim'>): boolean {
+  if (BROKEN_TEXT_RES.some((re) => re.test(e.core))) return true;
   const core = e.core.toLowerCase();
-  if (BROKEN_TEXT_RES.some((re) => re.test(core))) return true;
   // the words on both sides of an empty span in the source, joined in the headline
   const plain = flat(core.replace(/[`*_]/g, ''));
   for (const m of e.verbatim.matchAll(EMPTY_SPAN_RE)) {
