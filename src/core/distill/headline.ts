@@ -26,11 +26,11 @@ const JOINER = ' → ';
 const REQUEST_DECAY = 0.4;
 const OUTCOME_DECAY = 0.3;
 
-/** A word's weight: its rarity in English, raised by how often the exchange's prose and tool calls use it. */
+/** How often the exchange's prose and tool calls use each content word (see topicWeight). */
 type TopicWeights = ReadonlyMap<string, number>;
 
 export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
-  const topic = topicWeights(prompt, parts, stats);
+  const topic = topicWeights(prompt, parts);
   const asked = pickRequest(prompt, topic, stats);
   // a piece of a conversation without the human's words or an answer (tool calls alone): its first call
   const answered = parts.some((p) => p.kind === 'assistant');
@@ -196,20 +196,20 @@ function failure(parts: readonly VerbatimPart[]): string | undefined {
 
 /* ---- ranking ---- */
 
-/**
- * Each content word's weight: its IDF in English times 1 + ln(uses in the exchange), uses counted in the
- * human's and the assistant's words and the tool calls (not tool output, which repeats what it prints).
- */
-function topicWeights(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity): TopicWeights {
+/** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
+function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
   const uses = new Map<string, number>();
   const count = (text: string): void => {
-    for (const w of words(text.slice(0, 20_000))) if (!isStopWord(w)) uses.set(w, (uses.get(w) ?? 0) + 1);
+    for (const w of words(text.slice(0, 20_000))) uses.set(w, (uses.get(w) ?? 0) + 1);
   };
   count(prompt);
   for (const p of parts) if (p.kind === 'assistant' || p.kind === 'tool') count(p.text);
-  const weights = new Map<string, number>();
-  for (const [w, n] of uses) weights.set(w, stats.idf(w) * (1 + Math.log(n)));
-  return weights;
+  return uses;
+}
+
+/** A word's weight in the exchange: its IDF in English times 1 + ln(its uses in the exchange). */
+function topicWeight(word: string, topic: TopicWeights, stats: WordRarity): number {
+  return stats.idf(word) * (1 + Math.log(topic.get(word) ?? 1));
 }
 
 function contentWords(text: string): string[] {
@@ -229,7 +229,7 @@ function bestSentence(candidates: readonly ProseSentence[], topic: TopicWeights,
   for (const [i, s] of candidates.entries()) {
     const content = new Set(contentWords(s.text.slice(0, room)));
     let info = 0;
-    for (const w of content) info += topic.get(w) ?? stats.idf(w);
+    for (const w of content) info += topicWeight(w, topic, stats);
     const score = (info * proseShare(s.text) ** 2 * (GERUND_OPENER_RE.test(s.text) ? 0.5 : 1)) / (1 + decay * i);
     if (score > bestScore) {
       bestScore = score;
