@@ -121,6 +121,16 @@ test('bare prompts: the task comes from the assistant\'s own statement of it', (
   assert.match(log, /^sqlite3\.OperationalError: table user_profiles has no column named first_name/, log);
 });
 
+test('bare prompts: a task the assistant restated and then only announced is said once', () => {
+  const core = headline('Implement the plan', "Assistant: I'll implement the throttle removal and file logging plan step by step.\n[tool] Edit app/throttle.py");
+  assert.equal(core, 'implement the throttle removal and file logging plan step by step');
+});
+
+test('symbols a terminal or an agent UI draws before a line are no words of the request', () => {
+  const core = headline("⎿  Stop hook prevented the continuation of the session", 'Assistant: Those are Claude Code hooks from your Sisyphus configuration.');
+  assert.match(core, /^Stop hook prevented/, core);
+});
+
 test('repeats: the same prompt that failed twice in different ways gives two headlines', () => {
   const a = headline('Create a simple hello.py file with a hello_world function', '[error] litellm.APIError: APIError: OpenAIException - Your request was blocked.');
   const b = headline('Create a simple hello.py file with a hello_world function', "[error] Repo-map can't include /home/me/OpenCoder/notes.txt\nHas it been deleted from the file system?");

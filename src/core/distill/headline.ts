@@ -248,6 +248,8 @@ function withoutColon(text: string): string {
 
 /** Request and outcome within the budget; when both do not fit, the outcome (what was done) keeps the larger share. */
 function compose(request: string, outcome: string, maxTokens: number): string {
+  // the task the assistant restated and then only announced is said once
+  if (sameWords(request, outcome)) return cutHeadline(request, maxTokens);
   if (!outcome) return cutHeadline(request, maxTokens);
   if (!request) return cutHeadline(outcome, maxTokens);
   const whole = `${request}${JOINER}${outcome}`;
@@ -259,6 +261,10 @@ function compose(request: string, outcome: string, maxTokens: number): string {
   if (!/\p{L}{2}/u.test(requestPart)) return cutHeadline(outcome, maxTokens);
   const rest = MAX_HEADLINE_CHARS - requestPart.length - JOINER.length;
   return `${requestPart}${JOINER}${cutHeadline(outcome, maxTokens - wordTokens(requestPart) - 1, rest)}`;
+}
+
+function sameWords(a: string, b: string): boolean {
+  return words(a).join(' ') === words(b).join(' ');
 }
 
 /**

@@ -48,6 +48,8 @@ export function cleanProse(text: string): string {
   );
 }
 
+/** Symbols a terminal or an agent's UI draws before a line (`⎿`, `●`, `•`, `→`): not words of the sentence. */
+const LEADING_SYMBOLS_RE = /^(?:[\p{So}\p{Sm}•·▪‣◦]+\s*)+/u;
 /** A capitalised -ing word opening a line without a full stop: a progress title ("Analyzing runtime error"). */
 const PROGRESS_TITLE_RE = /^\p{Lu}\p{Ll}+ing\b(?:(?![.!?](?:\s|$)).)*$/u;
 
@@ -61,7 +63,7 @@ export function proseSentences(text: string): ProseSentence[] {
   for (const line of cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\p{Ll})/u)) {
     const heading = line.trimStart().startsWith(HEADING);
     for (const piece of line.split(/(?<=[.!?。！？])\s+/u)) {
-      const s = oneLine(piece.replace(HEADING, ''));
+      const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
       if (s.split(' ').length < 3 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
       out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
     }
