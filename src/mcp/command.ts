@@ -70,7 +70,7 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
       err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
       // while the client starts up; a failure here is met again, and reported, by the first search
       memory.warm().catch(() => undefined);
-      await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
+      await serveStdio(memory, { redact: options.redact ?? false }, packageVersion(), err);
       return 0;
     } finally {
       await memory.close();

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RecallError } from '../core/errors';
+import { LineTransport } from './lineTransport';
 import { fileHistoryInput, readExchangeInput, recentInput, searchInput } from './schemas';
 import type { ScopedMemory } from './scopedMemory';
 import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from './tools';
@@ -72,15 +72,18 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
   return server;
 }
 
-/** Serves `memory` on stdin/stdout until the client closes the connection. Logs go to stderr only. */
-export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string): Promise<void> {
+/**
+ * Serves `memory` on stdin/stdout until the client ends its input and every request read is answered.
+ * What the server could not serve (a line too long, not JSON, no JSON-RPC message) is answered on stdout
+ * and told on stderr, through `log`.
+ */
+export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string, log: (line: string) => void): Promise<void> {
   const server = createMcpServer(memory, options, version);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
-  await server.connect(new StdioServerTransport());
-  // the client ending stdin ends the session (the transport itself only watches for errors)
-  process.stdin.once('end', () => void server.close());
+  server.server.onerror = (error) => log(`agent-recall mcp: ${error.message}`);
+  await server.connect(new LineTransport());
   await closed;
 }
 
