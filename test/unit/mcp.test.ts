@@ -197,20 +197,32 @@ describe('agent-recall mcp over stdio', () => {
     }
   });
 
-  test('--redact replaces secrets in what the tools return', async () => {
+  test('secrets are replaced in what the tools return unless --no-redact', async () => {
     const secret = PLANTED[0]!.secret;
-    const plain = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-    assert.ok(text(plain).includes(secret), 'without --redact the text is verbatim');
-    const redacting = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
+    // no flag: redacted, as the extension's server is (its setting defaults on)
+    const r = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
+    assert.ok(!text(r).includes(secret));
+    assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
+    const hits = await shop.call('search', { query: 'deploy key rate limiter' });
+    assert.ok(!JSON.stringify(hits).includes(secret));
+    assert.match(shop.stderr(), /serving .*, secrets redacted/);
+    // --redact is still accepted, and means the same
+    const explicit = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
     try {
-      const r = await redacting.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-      assert.ok(!text(r).includes(secret));
-      assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
-      const hits = await redacting.call('search', { query: 'deploy key rate limiter' });
-      assert.ok(!JSON.stringify(hits).includes(secret));
+      assert.ok(!text(await explicit.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret));
     } finally {
-      await redacting.close();
+      await explicit.close();
     }
+    const plain = await connect(['--db', db, '--workspace', '/p/shop', '--no-redact']);
+    try {
+      assert.ok(text(await plain.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret), 'with --no-redact the text is verbatim');
+      assert.match(plain.stderr(), /secrets NOT redacted \(--no-redact\)/);
+    } finally {
+      await plain.close();
+    }
+    const both = spawnSync(process.execPath, [CLI, 'mcp', '--db', db, '--redact', '--no-redact'], { encoding: 'utf8' });
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /give --redact \(the default\) or --no-redact, not both/);
   });
 });
 
