@@ -71,7 +71,7 @@ export async function readForAgent(index: IndexService, config: Pick<Config, 'mc
   const verbatim = clean(e.verbatim);
   // the answer around the verbatim text, with the widest fence the text could need
   const frame = countTokens(`${head}\n${quoteBlock(files, fenceFor(files + verbatim))}\n`);
-  const body = cutToTokens(verbatim, Math.max(50, budget - frame));
+  const body = cutToTokens(verbatim, Math.max(50, budget - frame), undefined, budget);
   return `${head}\n${quoteBlock(files + body.text)}${body.cut ? `\n${body.marker}` : ''}`;
 }
 

@@ -117,7 +117,8 @@ export class MemoryTools {
       // and a token for each of the three joins, where pieces counted apart can merge into another token
       const frame = countTokens(`${head}\n${quoteBlock(`${about}\n`, fenceFor(`${about}\n${verbatim}`))}\n`) + JOINS;
       // the stored count is the stored text's: of no use once cleaning changed it
-      const body = cutToTokens(verbatim, Math.max(50, (input.maxTokens ?? DEFAULT_TOKENS) - frame), verbatim === e.verbatim ? e.verbatimTokens : undefined);
+      const asked = input.maxTokens ?? DEFAULT_TOKENS;
+      const body = cutToTokens(verbatim, Math.max(50, asked - frame), verbatim === e.verbatim ? e.verbatimTokens : undefined, asked);
       return {
         text: `${head}\n${quoteBlock(`${about}\n${body.text}`)}${body.cut ? `\n${body.marker}` : ''}`,
         data: {

@@ -113,7 +113,7 @@ describe('agent-recall mcp over stdio', () => {
 
     const long = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 300 });
     assert.ok(countTokens(text(long)) <= 300, `${countTokens(text(long))} tokens`);
-    assert.match(text(long), /… \[cut at \d+ tokens; \d+ more characters\]$/);
+    assert.match(text(long), /… \[cut at 300 tokens; \d+ more characters\]$/, 'the marker names the budget asked for');
     assert.equal(long.structuredContent?.['cut'], true);
   });
 

@@ -114,6 +114,6 @@ describe('agent-recall mcp quotes transcript text', () => {
   test('shown characters count against the token budget', async () => {
     const r = await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 300 });
     assert.ok(countTokens(text(r)) <= 300, `${countTokens(text(r))} tokens`);
-    assert.match(text(r), /\n`{3,}\n… \[cut at \d+ tokens; \d+ more characters\]$/, 'the cut is said after the quote, in the tool\'s words');
+    assert.match(text(r), /\n`{3,}\n… \[cut at 300 tokens; \d+ more characters\]$/, 'the cut is said after the quote, in the tool\'s words');
   });
 });
