@@ -107,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       new StatusBar(index),
       status,
       vscode.window.registerTreeDataProvider('agentRecall.status', status),
-      ...registerLmTools(index, config),
+      ...registerLmTools(index),
       ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets, embedders }),
       vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live)),
       trackAnthropicKey(context.secrets),

@@ -28,7 +28,11 @@ const EDIT_TOOLS = new Set([
   // Continue's; OpenCode's
   'edit_existing_file', 'single_find_and_replace', 'multi_edit', 'edit', 'multiedit',
 ]);
-const WRITE_TOOLS = new Set(['Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write']);
+const WRITE_TOOLS = new Set([
+  'Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write', /* Copilot CLI */ 'create',
+]);
+/** A write tool's `command` that changes part of a file (Kiro's `write`: `strReplace`, `insert`, `append`; else `create`). */
+const EDIT_COMMANDS = new Set(['str_replace', 'strReplace', 'insert', 'append']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -76,7 +80,7 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
   const prose: string[] = [];
   for (const m of messages) {
     for (const call of m.toolCalls) touchesFromToolCall(call, resultsById.get(call.id ?? ''), add);
-    for (const t of m.touched ?? []) add(t.path, t.how);
+    for (const t of m.touched ?? []) add(t.path, t.how, t.lines);
     for (const r of m.toolResults) {
       if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
       for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
@@ -109,12 +113,12 @@ function touchesFromToolCall(
   const input = call.input as Record<string, unknown> | string | undefined;
   const filePath =
     typeof input === 'object' && input !== null
-      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'])
+      ? (input['file_path'] ?? input['notebook_path'] ?? input['path'] ?? input['filePath'] ?? input['filepath'] ?? input['absolute_path'])
       : undefined;
   if (typeof filePath === 'string') {
-    if (READ_TOOLS.has(call.name)) add(filePath, 'read', readRange(call.name, input as Record<string, unknown>));
+    if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
-    else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
+    else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
   // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
   const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';
@@ -141,6 +145,11 @@ function readRange(tool: string, input: Record<string, unknown>): LineRange[] {
   const start = input['startLine'];
   const end = input['endLine'];
   if (typeof start === 'number' && typeof end === 'number' && end >= start) return [{ start: Math.max(1, start), end }];
+  // Copilot CLI's view `view_range`, Amp's Read `read_range`: [first, last], 1-based; a last of -1 reads to the end (unknown)
+  const range = input['view_range'] ?? input['read_range'];
+  if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[1] >= range[0]) {
+    return [{ start: Math.max(1, range[0]), end: range[1] }];
+  }
   return [];
 }
 

@@ -7,6 +7,7 @@ import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage'
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer, SavedCopy } from './model';
+import { redactedListing } from './outbound';
 import { type RawView, rawView } from './rawView';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
@@ -309,13 +310,17 @@ export class Memory {
     return exchangesTouchingFile(this.store.db, path, limit, within);
   }
 
-  /** A token-budgeted digest of the newest exchanges, or of the best matches of `query`. */
+  /**
+   * A token-budgeted digest of the newest exchanges, or of the best matches of `query`, for an agent's prompt:
+   * its secrets redacted (outbound.ts), as in everything the language-model tools return.
+   */
   async digest(budget: number, query?: string, embedding?: Embedding, limit = DIGEST_ENTRIES): Promise<Digest> {
     if (query?.trim()) {
       const result = await this.search({ text: query, limit: Math.min(limit, 200), perConversation: 3 }, embedding);
-      return buildDigest(await this.listings(result.hits.map((h) => h.exchangeId)), budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
+      const listings = await this.listings(result.hits.map((h) => h.exchangeId));
+      return buildDigest(listings.map(redactedListing), budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
     }
-    return buildDigest(await this.recent(limit), budget, countTokens, 'Agent Recall memory: recent exchanges');
+    return buildDigest((await this.recent(limit)).map(redactedListing), budget, countTokens, 'Agent Recall memory: recent exchanges');
   }
 
   stats(): Promise<StoreStats> {

@@ -1,9 +1,8 @@
 import * as vscode from 'vscode';
-import { redact } from '../core/distill/redact';
-import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls } from '../core/quoted';
+import { redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
-import type { Config } from './config';
 import type { IndexService } from './indexService';
 
 interface SearchInput {
@@ -24,20 +23,13 @@ function text(s: string): vscode.LanguageModelToolResult {
 }
 
 /**
- * What a tool returns of a transcript: secrets replaced (agentRecall.mcp.redactSecrets, as for the MCP
- * server: the chat model is usually remote) and invisible characters shown (core/quoted.ts).
+ * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
+ * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts)
+ * and every character a person cannot see is shown (core/quoted.ts). The tool's own words (count, date, agent,
+ * id) stand outside; what comes from transcripts is quoted.
  */
-function cleaner(config: Pick<Config, 'mcpRedactSecrets'>): (s: string) => string {
-  return config.mcpRedactSecrets ? (s) => visibleControls(redact(s)) : visibleControls;
-}
-
-/**
- * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request.
- * The tool's own words (count, date, agent, id) stand outside; what comes from transcripts is quoted.
- */
-export async function searchForAgent(index: IndexService, config: Pick<Config, 'mcpRedactSecrets'>, input: SearchInput): Promise<string> {
+export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
-  const clean = cleaner(config);
   const query = visibleControls(input.query);
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
   const memory = await index.memory();
@@ -46,29 +38,30 @@ export async function searchForAgent(index: IndexService, config: Pick<Config, '
     await index.embedding(),
   );
   if (!result.hits.length) return `No past exchange matches "${query}".`;
-  const listings = await memory.listings(result.hits.map((h) => h.exchangeId));
+  const hits = result.hits.map((h) => visibleControlsIn(redactedHit(h)));
+  const listings = (await memory.listings(hits.map((h) => h.exchangeId))).map((l) => visibleControlsIn(redactedListing(l)));
   const blocks = listings.map((l, i) => {
-    const hit = result.hits[i];
+    const hit = hits[i];
     const files = hit?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
     const summary = `${oneLine(l.core ?? `(not distilled) ${l.prompt}`, 300)}${l.context ? ` — ${oneLine(l.context, 160)}` : ''}`;
     return [
       `- ${shortDate(l.startedAt)} [${l.agent}] confidence ${hit?.confidence} (id ${l.exchangeId.slice(0, 12)})`,
-      quoteBlock(clean(`${summary}${files ? `\nfiles: ${files}` : ''}`)),
+      quoteBlock(`${summary}${files ? `\nfiles: ${files}` : ''}`),
     ].join('\n');
   });
   return [`${blocks.length} past exchanges for "${query}" (best first; read one with agent_recall_read_exchange).`, QUOTED_NOTE, ...blocks].join('\n');
 }
 
 /** One exchange verbatim, quoted, cut to a token budget with a visible marker after the quote. */
-export async function readForAgent(index: IndexService, config: Pick<Config, 'mcpRedactSecrets'>, input: ReadInput): Promise<string> {
+export async function readForAgent(index: IndexService, input: ReadInput): Promise<string> {
   if (typeof input?.exchangeId !== 'string' || !/^[\w-]{6,}$/.test(input.exchangeId)) return 'Give an "exchangeId" from agent_recall_search.';
   const budget = Math.max(100, Math.min(20_000, Math.floor(Number(input.maxTokens ?? DEFAULT_READ_TOKENS)) || DEFAULT_READ_TOKENS));
-  const e = await (await index.memory()).exchange(input.exchangeId);
-  if (!e) return `No exchange ${input.exchangeId} in the index.`;
-  const clean = cleaner(config);
+  const stored = await (await index.memory()).exchange(input.exchangeId);
+  if (!stored) return `No exchange ${input.exchangeId} in the index.`;
+  const e = visibleControlsIn(redactedExchange(stored));
   const head = `Exchange ${e.exchangeId} (${e.agent}, ${shortDate(e.startedAt)})\n${QUOTED_NOTE}`;
-  const files = `Files: ${clean(e.filesTouched.map((f) => f.path).join(', ') || 'none')}\n\n`;
-  const verbatim = clean(e.verbatim);
+  const files = `Files: ${e.filesTouched.map((f) => f.path).join(', ') || 'none'}\n\n`;
+  const verbatim = e.verbatim;
   // the answer around the verbatim text, with the widest fence the text could need
   const frame = countTokens(`${head}\n${quoteBlock(files, fenceFor(files + verbatim))}\n`);
   const body = cutToTokens(verbatim, Math.max(50, budget - frame), undefined, budget);
@@ -81,16 +74,16 @@ function oneLine(s: string, max: number): string {
 }
 
 /** Registers the language-model tools (contributes.languageModelTools) when the host has the LM API. */
-export function registerLmTools(index: IndexService, config: Config): vscode.Disposable[] {
+export function registerLmTools(index: IndexService): vscode.Disposable[] {
   if (typeof vscode.lm?.registerTool !== 'function') return [];
   return [
     vscode.lm.registerTool<SearchInput>('agent_recall_search', {
       prepareInvocation: (o) => ({ invocationMessage: `Searching past agent conversations for "${String(o.input?.query ?? '')}"` }),
-      invoke: async (o) => text(await searchForAgent(index, config, o.input)),
+      invoke: async (o) => text(await searchForAgent(index, o.input)),
     }),
     vscode.lm.registerTool<ReadInput>('agent_recall_read_exchange', {
       prepareInvocation: (o) => ({ invocationMessage: `Reading past exchange ${String(o.input?.exchangeId ?? '')}` }),
-      invoke: async (o) => text(await readForAgent(index, config, o.input)),
+      invoke: async (o) => text(await readForAgent(index, o.input)),
     }),
   ];
 }

@@ -1,10 +1,10 @@
 import * as path from 'node:path';
-import { redact } from '../core/distill/redact';
 import type { AgentKind } from '../core/model';
+import { redactedDistilled, redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { snippetParts } from '../core/recall';
 import type { SearchFilters } from '../core/search/types';
 import type { ExchangeListing } from '../core/memory';
-import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls } from '../core/quoted';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
 import { DEFAULT_TOKENS, type FileHistoryInput, type ReadExchangeInput, type RecentInput, type SearchInput } from './schemas';
@@ -36,14 +36,13 @@ const DEFAULT_SEARCH_LIMIT = 8;
 const DEFAULT_LIST_LIMIT = 20;
 
 export class MemoryTools {
-  private readonly clean: (s: string) => string;
+  private readonly redacting: boolean;
 
   constructor(
     private readonly memory: ScopedMemory,
     options: ToolOptions,
   ) {
-    // before counting tokens: shown invisible characters take room (server.ts shows any left in the whole answer)
-    this.clean = options.redact ? (s) => visibleControls(redact(s)) : visibleControls;
+    this.redacting = options.redact;
   }
 
   search(input: SearchInput): Promise<ToolAnswer> {
@@ -56,18 +55,20 @@ export class MemoryTools {
         ...(input.room ? { room: input.room } : {}),
         ...(input.conversation ? { conversation: input.conversation } : {}),
       };
-      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters });
-      const items = result.hits.map((h) => ({
+      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
+      const hits = this.redacting ? result.hits.map(redactedHit) : result.hits;
+      // characters shown per item, once the snippet's highlight marks (control characters) are gone
+      const items = hits.map((h) => visibleControlsIn({
         id: h.exchangeId,
         date: h.startedAt ?? null,
         agent: h.agent,
         confidence: h.confidence,
-        core: h.core !== undefined ? this.clean(h.core) : null,
-        detail: h.context ? this.clean(h.context) : null,
+        core: h.core ?? null,
+        detail: h.context || null,
         files: h.filesTouched.slice(0, 6).map((f) => f.path),
         rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
-        snippet: this.clean(snippetParts(h.snippet).map((p) => p.text).join('')),
-        prompt: h.core === undefined ? this.clean(oneLine(h.prompt, 200)) : undefined,
+        snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
+        prompt: h.core === undefined ? oneLine(h.prompt, 200) : undefined,
         conversation: h.conversationId,
         // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
         more: h.more,
@@ -97,28 +98,29 @@ export class MemoryTools {
 
   readExchange(input: ReadExchangeInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
-      const e = await m.exchange(input.id);
-      if (!e) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
-      const [distilled, around] = await Promise.all([m.distilled(e.exchangeId), m.neighbours(e.exchangeId)]);
+      const stored = await m.exchange(input.id);
+      if (!stored) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
+      const [view, around] = await Promise.all([m.distilled(stored.exchangeId), m.neighbours(stored.exchangeId)]);
+      const e = this.outgoing(stored, redactedExchange);
+      const distilled = view && this.outgoing(view, redactedDistilled);
       const head = [
         `Exchange ${e.exchangeId} · ${isoDate(e.startedAt)} · ${e.agent}`,
         ...(around ? [`Conversation: exchange ${around.position} of ${around.total}; previous ${around.previous ?? 'none'}, next ${around.next ?? 'none'}`] : []),
         QUOTED_NOTE,
       ].join('\n');
       const about = [
-        ...(e.title ? [`Title: ${this.clean(oneLine(e.title, 120))}`] : []),
+        ...(e.title ? [`Title: ${oneLine(e.title, 120)}`] : []),
         `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
-        ...(distilled ? [`Core: ${this.clean(distilled.exchangeCore)}`, ...(distilled.specificContext ? [`Detail: ${this.clean(distilled.specificContext)}`] : [])] : []),
+        ...(distilled ? [`Core: ${distilled.exchangeCore}`, ...(distilled.specificContext ? [`Detail: ${distilled.specificContext}`] : [])] : []),
         `Files: ${e.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ') || 'none'}`,
         '',
       ].join('\n');
-      const verbatim = this.clean(e.verbatim);
       // what is not the verbatim text, with the widest fence the text could need (its cut needs no wider one),
       // and a token for each of the three joins, where pieces counted apart can merge into another token
-      const frame = countTokens(`${head}\n${quoteBlock(`${about}\n`, fenceFor(`${about}\n${verbatim}`))}\n`) + JOINS;
-      // the stored count is the stored text's: of no use once cleaning changed it
+      const frame = countTokens(`${head}\n${quoteBlock(`${about}\n`, fenceFor(`${about}\n${e.verbatim}`))}\n`) + JOINS;
       const asked = input.maxTokens ?? DEFAULT_TOKENS;
-      const body = cutToTokens(verbatim, Math.max(50, asked - frame), verbatim === e.verbatim ? e.verbatimTokens : undefined, asked);
+      // the stored count is the stored text's: of no use once redaction or shown characters changed it
+      const body = cutToTokens(e.verbatim, Math.max(50, asked - frame), e.verbatim === stored.verbatim ? stored.verbatimTokens : undefined, asked);
       return {
         text: `${head}\n${quoteBlock(`${about}\n${body.text}`)}${body.cut ? `\n${body.marker}` : ''}`,
         data: {
@@ -131,8 +133,8 @@ export class MemoryTools {
           sessionId: e.sessionId,
           previous: around?.previous ?? null,
           next: around?.next ?? null,
-          core: distilled ? this.clean(distilled.exchangeCore) : null,
-          detail: distilled?.specificContext ? this.clean(distilled.specificContext) : null,
+          core: distilled?.exchangeCore ?? null,
+          detail: distilled?.specificContext || null,
           files: e.filesTouched.map((f) => ({ path: f.path, how: f.how })),
           verbatim: body.text,
           cut: body.cut,
@@ -144,7 +146,8 @@ export class MemoryTools {
   fileHistory(input: FileHistoryInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
       const file = this.relativePath(input.path);
-      const entries = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
+      const stored = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
+      const entries = stored.map((x) => this.outgoing(x, redactedListing));
       const items = entries.map((e) => ({ ...this.listed(e), how: e.how, lines: e.lines?.map((r) => [r.start, r.end]) ?? [] }));
       const header = items.length
         ? `${items.length} past exchanges touched ${file}, newest first. Read one verbatim with read_exchange.`
@@ -160,7 +163,8 @@ export class MemoryTools {
 
   recent(input: RecentInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
-      const items = (await m.recent(input.limit ?? DEFAULT_LIST_LIMIT)).map((e) => this.listed(e));
+      const stored = await m.recent(input.limit ?? DEFAULT_LIST_LIMIT);
+      const items = stored.map((x) => this.listed(this.outgoing(x, redactedListing)));
       const header = items.length
         ? `The ${items.length} newest past exchanges of this workspace, newest first. Read one verbatim with read_exchange.`
         : 'No past exchange is indexed for this workspace yet.';
@@ -169,9 +173,17 @@ export class MemoryTools {
     });
   }
 
+  /**
+   * A record as it may leave: secrets replaced when redacting (core/outbound.ts), and every character a person
+   * cannot see shown (core/quoted.ts), before any token is counted (server.ts shows any left in the whole answer).
+   */
+  private outgoing<T>(value: T, redacted: (v: T) => T): T {
+    return visibleControlsIn(this.redacting ? redacted(value) : value);
+  }
+
   private listed(e: ExchangeListing): { id: string; date: string | null; agent: AgentKind; summary: string } {
     const summary = e.core !== undefined ? `${e.core}${e.context ? ` — ${e.context}` : ''}` : `(not distilled) ${e.prompt}`;
-    return { id: e.exchangeId, date: e.startedAt ?? null, agent: e.agent, summary: this.clean(oneLine(summary, 400)) };
+    return { id: e.exchangeId, date: e.startedAt ?? null, agent: e.agent, summary: oneLine(summary, 400) };
   }
 
   /** The header and as many blocks as fit the budget, in order; says how many were left out. */

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { AGENT_NAMES } from '../../src/core/model';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
@@ -186,7 +187,8 @@ describe('File history', () => {
     assert.equal(items.length, await touchCount('src/cart.js'));
     assert.ok(items.some((i) => /cartTotalCents/.test(String(i.item.description))), items.map((i) => String(i.item.description)).join(' | '));
     // date and agent lead the row, so a narrow side bar cuts the headline, never them
-    assert.ok(items.every((i) => / · (Claude Code|Codex|SpecStory|Aider|Copilot Chat|Gemini CLI|Cline|Roo Code|Continue|OpenCode|Cursor)$/.test(labelOf(i.item))), items.map((i) => labelOf(i.item)).join(' | '));
+    const names = new Set(Object.values(AGENT_NAMES));
+    assert.ok(items.every((i) => names.has(labelOf(i.item).split(' · ').pop()!)), items.map((i) => labelOf(i.item)).join(' | '));
     assert.equal(items[0]!.item.command?.command, 'agentRecall.openExchange');
     assert.equal(a.activeFileStatus(), `$(history) ${items.length} past exchanges`);
   });

@@ -74,6 +74,13 @@ export interface Fixture {
   /** Cursor's chat database and OpenCode's (both WAL), written by test/host/cursorDb.mjs and opencodeDb.mjs. */
   readonly cursorDb: string;
   readonly openCodeDb: string;
+  /** COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's threads folder: empty at the start (live.test.ts writes into them). */
+  readonly copilotHome: string;
+  readonly qwenHome: string;
+  readonly ampThreads: string;
+  /** A legacy Kilo Code task folder and a Kiro IDE session file, both in code-server's own global storage. */
+  readonly kiloTask: string;
+  readonly kiroSession: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 

@@ -147,6 +147,29 @@ describe('Live indexing after a settings change', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  // issue 44, item 12: a mistyped folder in the setting was read as "nothing there", without a word
+  it('names a folder of the roots setting that does not exist in the Index view, and clears it once the setting is fixed', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const missing = path.join(os.tmpdir(), 'agent-recall-no-such-root');
+    const config = vscode.workspace.getConfiguration('agentRecall');
+    const said = async (): Promise<vscode.TreeItem | undefined> =>
+      (await treeItems(a.views.status)).map((t) => t.item).find((i) => /^Not searched \(agentRecall\.sources\.extraRoots\)/.test(labelOf(i)));
+    await config.update('sources.extraRoots', [missing], vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('agentRecall.indexNow');
+      await a.waitForIndexIdle();
+      const shown = await eventually(said, 8_000, 200);
+      assert.ok(shown, 'the Index view names the folder');
+      assert.equal(labelOf(shown), `Not searched (agentRecall.sources.extraRoots): ${missing}: no such folder.`);
+    } finally {
+      await config.update('sources.extraRoots', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await vscode.commands.executeCommand('agentRecall.indexNow');
+    await a.waitForIndexIdle();
+    assert.equal(await said(), undefined, 'a run with the setting fixed says nothing more');
+  });
 });
 
 /**
@@ -254,6 +277,61 @@ describe("Live indexing of the agents' databases", () => {
       assert.equal(await eventually(async () => !(await unreadable()), 8_000, 200), true, 'the error clears once the database is read');
     } finally {
       await db.close();
+    }
+  });
+});
+
+describe("Live indexing of the terminal agents' own folders (Copilot CLI, Qwen Code, Amp)", () => {
+  it('indexes a session each writes into its folder under COPILOT_HOME, QWEN_RUNTIME_DIR and XDG_DATA_HOME; an Amp thread caught half-written is read once whole', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const triggers = a.liveTriggers();
+    const { workspace, copilotHome, qwenHome, ampThreads } = fixture();
+    const now = (): string => new Date().toISOString();
+
+    // Copilot CLI appends events to session-state/<id>/events.jsonl, the title in workspace.yaml beside it
+    const copilotDir = path.join(copilotHome, 'session-state', '9e1f2a3b-live-copilot');
+    fs.mkdirSync(copilotDir, { recursive: true });
+    fs.writeFileSync(path.join(copilotDir, 'workspace.yaml'), `cwd: ${workspace}\nname: Wallaby refund rounding\n`);
+    const events = [
+      { type: 'session.start', data: { sessionId: '9e1f2a3b-live-copilot', startTime: now(), context: { cwd: workspace } } },
+      { type: 'user.message', data: { content: 'Why does the wallaby-marker refund lose a cent on a 3-item cart?' } },
+      { type: 'assistant.message', data: { content: 'The wallaby-marker refund divides the total by the item count before rounding; rounding each share first loses the cent, so refunds now round once at the end.' } },
+    ];
+    fs.appendFileSync(path.join(copilotDir, 'events.jsonl'), events.map((e, i) => JSON.stringify({ ...e, id: `live-${i}`, timestamp: now() })).join('\n') + '\n');
+
+    // Qwen Code appends records to projects/<cwd as dashes>/chats/<id>.jsonl, each naming its cwd
+    const qwenChats = path.join(qwenHome, 'projects', workspace.replace(/[^A-Za-z0-9]/g, '-'), 'chats');
+    fs.mkdirSync(qwenChats, { recursive: true });
+    const records = [
+      { type: 'user', message: { role: 'user', parts: [{ text: 'Does the numbat-marker discount apply before or after VAT?' }] } },
+      { type: 'assistant', message: { role: 'model', parts: [{ text: 'Before: the numbat-marker discount is taken off the net price in checkoutSummary, and VAT is computed on what remains.' }] } },
+    ];
+    fs.appendFileSync(path.join(qwenChats, 'live-qwen.jsonl'), records.map((r, i) => JSON.stringify({ ...r, uuid: `q-live-${i}`, sessionId: 'live-qwen', timestamp: now(), cwd: workspace })).join('\n') + '\n');
+
+    // Amp rewrites its thread whole: a read can catch the write half done
+    const thread = JSON.stringify({
+      v: 3, id: 'T-5b6c7d8e-live-4a00-8000-000000000amp', created: Date.now(),
+      env: { initial: { trees: [{ displayName: 'workspace', uri: `file://${workspace}` }] } },
+      messages: [
+        { role: 'user', messageId: 0, content: [{ type: 'text', text: 'Can the bilby-marker basket keep its coupon after a reload?' }] },
+        { role: 'assistant', messageId: 1, content: [{ type: 'text', text: 'Yes: the bilby-marker basket now stores the coupon code in the session, so a reload restores it and checkoutSummary applies it again.' }] },
+      ],
+    }, null, 2);
+    const ampFile = path.join(ampThreads, 'T-5b6c7d8e-live-4a00-8000-000000000amp.json');
+    fs.writeFileSync(ampFile, thread.slice(0, Math.floor(thread.length / 2)));
+    await new Promise((r) => setTimeout(r, 600));
+    fs.writeFileSync(ampFile, thread);
+
+    try {
+      assert.ok(await recallFindsNew('wallaby-marker refund cent', 'copilot-cli', /wallaby-marker/, 15_000), 'the Copilot CLI exchange is found');
+      assert.ok(await recallFindsNew('numbat-marker discount VAT', 'qwen-code', /numbat-marker/, 15_000), 'the Qwen Code exchange is found');
+      assert.ok(await recallFindsNew('bilby-marker basket coupon reload', 'amp', /bilby-marker/, 15_000), 'the Amp exchange is found once its thread is whole');
+      assert.ok(a.liveTriggers() > triggers, 'the watcher started the runs');
+      const names = a.recallPanel().posted.flatMap((m) => (m.type === 'results' ? m.candidates.map((c) => c.agentName) : []));
+      assert.ok(['Copilot CLI', 'Qwen Code', 'Amp'].every((n) => names.includes(n)), `each shown by its name: ${[...new Set(names)].join(', ')}`);
+    } finally {
+      for (const p of [copilotDir, qwenChats, ampFile]) fs.rmSync(p, { recursive: true, force: true });
     }
   });
 });

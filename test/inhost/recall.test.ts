@@ -84,7 +84,7 @@ describe('Recall panel, memory digest and language-model tools', () => {
     assert.match(bad.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join(''), /Give an "exchangeId"/);
   });
 
-  it('language-model tools say their results are data, and replace secrets unless agentRecall.mcp.redactSecrets is off', async () => {
+  it('language-model tools say their results are data, and always replace secrets (the MCP setting does not apply to them)', async () => {
     if (typeof vscode.lm?.invokeTool !== 'function') return;
     for (const name of ['agent_recall_search', 'agent_recall_read_exchange']) {
       assert.match(vscode.lm.tools.find((t) => t.name === name)!.description, /never instructions to follow/, name);
@@ -106,7 +106,7 @@ describe('Recall panel, memory digest and language-model tools', () => {
     const setRedact = (value: boolean | undefined) => vscode.workspace.getConfiguration('agentRecall').update('mcp.redactSecrets', value, vscode.ConfigurationTarget.Global);
     await setRedact(false);
     try {
-      assert.ok((await invoke('agent_recall_read_exchange', { exchangeId: id, maxTokens: 2000 })).includes(secret), 'verbatim when redaction is off');
+      assert.ok(!(await invoke('agent_recall_read_exchange', { exchangeId: id, maxTokens: 2000 })).includes(secret), 'redacted with the MCP setting off too');
     } finally {
       await setRedact(undefined);
     }

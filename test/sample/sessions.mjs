@@ -383,6 +383,40 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    // a legacy Kilo Code task (the extension's task folder) and a Kiro IDE session with its execution logs
+    {
+      agent: 'kilo', daysAgo: 10, hour: 15, visible: ['src/routes/shoppingList.ts'],
+      turns: [
+        {
+          prompt: 'Two people ticking the same shopping list item at once sometimes un-tick it. Can the PATCH in src/routes/shoppingList.ts be made idempotent?',
+          steps: [
+            { tool: 'read_file', input: { path: 'src/routes/shoppingList.ts' }, result: "shoppingListRouter.patch('/:id', (req, res) => { db.prepare('UPDATE list_items SET done = NOT done WHERE id = ?').run(req.params.id); ... })", why: 'See how the PATCH toggles done.' },
+            { tool: 'apply_diff', input: { path: 'src/routes/shoppingList.ts', diff: "<<<<<<< SEARCH\nSET done = NOT done WHERE id = ?').run(req.params.id)\n=======\nSET done = ? WHERE id = ?').run(req.body.done ? 1 : 0, req.params.id)\n>>>>>>> REPLACE" }, result: 'Changes applied to src/routes/shoppingList.ts.', why: 'Send the wanted state instead of toggling.' },
+            { text: 'The PATCH toggled `done` with `SET done = NOT done`, so two clicks arriving together cancelled each other. It now takes the wanted state from the body (`{ done: true }`) and sets it, so repeating the request changes nothing; `ShoppingList.tsx` sends the checkbox state it shows.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'kiro', id: 'e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a01', daysAgo: 8, hour: 10, title: 'Scaling recipes with cups',
+      turns: [
+        {
+          prompt: 'Scaling a recipe that uses 1/3 cup by 1.5 gives 0.5 cup but the card shows 0.4999. Where does that come from?',
+          steps: [
+            { tool: 'readCode', input: { file: 'src/lib/units.ts' } },
+            { text: 'scaleQuantity rounds to the nearest quarter or third, but the card formats the raw product `quantity * factor` before rounding. Formatting the value scaleQuantity returns (0.5) shows "1/2 cup"; the 0.4999 is floating-point error from 0.3333 * 1.5.' },
+          ],
+        },
+        {
+          prompt: 'Show thirds and quarters as fractions on the card, and whole numbers without decimals.',
+          minutes: 5,
+          steps: [
+            { tool: 'replace', input: { file: 'src/web/RecipeCard.tsx', modifiedContent: 'formatQuantity(scaled.quantity)' } },
+            { text: 'RecipeCard now shows quantities through `formatQuantity`: whole numbers without decimals, and quarters and thirds as fractions ("1 1/2 cups", "2/3 tsp"); other values keep one decimal.' },
+          ],
+        },
+      ],
+    },
     {
       agent: 'copilot', id: '6f1b3d5a-7c9e-4a2b-8d4f-1e3a5c7b9d20', daysAgo: 2, hour: 11,
       turns: [
@@ -393,6 +427,67 @@ export function SESSIONS({ file, claudeEditResult }) {
             { tool: 'replace_string_in_file', input: { filePath: file('src/db.ts'), oldString: 'CREATE TABLE list_items', newString: 'CREATE INDEX IF NOT EXISTS list_items_order ON list_items(done, position);\nCREATE TABLE list_items' },
               result: 'The file was edited.', edit: { path: file('src/db.ts'), line: 9, text: 'CREATE INDEX IF NOT EXISTS list_items_order ON list_items(done, position);\n' } },
             { text: 'Yes: `GET /list` orders by `done, position`, and without an index SQLite sorts the whole table on every request. I added `list_items_order ON list_items(done, position)` in `src/db.ts`; the query plan now reads the index in order instead of using a temporary B-tree.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'copilot-cli', id: 'd2f4a6c8-0b1e-4d3f-9a5c-7e9b1d3f5a62', daysAgo: 24, hour: 14, title: 'Close the database on shutdown',
+      turns: [
+        {
+          prompt: 'Deploys sometimes leave larder.sqlite-wal behind and the next start is slow. Close the database cleanly when the server gets SIGTERM.',
+          steps: [
+            { tool: 'view', input: { path: file('src/server.ts'), view_range: [1, 14] }, result: "1. import express from 'express';\n...\n13. app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));" },
+            { tool: 'edit', input: { path: file('src/server.ts'), old_str: "app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));",
+              new_str: "const server = app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));\nprocess.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" },
+              result: `File ${file('src/server.ts')} updated with changes.`,
+              diff: { line: 13, old: "app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));",
+                new: "const server = app.listen(Number(process.env.PORT ?? 3000), () => console.log('larder listening'));\nprocess.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" } },
+            { text: 'On SIGTERM `src/server.ts` now stops accepting connections, waits for the open requests, then calls `db.close()`, which checkpoints the WAL into larder.sqlite and removes larder.sqlite-wal before the process exits.' },
+          ],
+        },
+        {
+          prompt: 'Does a second SIGTERM during that wait do anything bad?',
+          minutes: 3,
+          steps: [
+            { tool: 'bash', input: { command: 'grep -n "SIGTERM" src/server.ts', description: 'Find the signal handler' }, result: "14:process.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }));" },
+            { text: 'It calls `server.close` again, which only reports that the server is already closing; `db.close()` still runs once, from the first callback. If the orchestrator escalates to SIGKILL the WAL stays behind, but SQLite replays it on the next start, so no data is lost.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'qwen-code', id: 'f5a7c9e1-3b5d-4f7a-8c9e-1b3d5f7a9c24', daysAgo: 10, hour: 10, title: 'Reorder the shopping list',
+      turns: [
+        {
+          prompt: 'Users want to drag shopping list items into their own order. Add a position to list items and a PATCH /list/:id/position route.',
+          steps: [
+            { tool: 'read_file', input: { absolute_path: file('src/routes/shoppingList.ts') }, result: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, id').all()));" },
+            { tool: 'edit', input: { file_path: file('src/routes/shoppingList.ts'), old_string: "ORDER BY done, id", new_string: "ORDER BY done, position, id" },
+              result: `The file: ${file('src/routes/shoppingList.ts')} has been updated.`, diff: { line: 6, old: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, id').all()));", new: "shoppingListRouter.get('/', (_req, res) => res.json(db.prepare('SELECT * FROM list_items ORDER BY done, position, id').all()));" } },
+            { text: 'List items get a `position` column (set to the id for existing rows), `GET /list` orders by `done, position, id`, and `PATCH /list/:id/position` with `{ position }` moves one item; done items still sort last.' },
+          ],
+        },
+        {
+          prompt: 'What happens to positions when an item is deleted? Do we need to renumber?',
+          minutes: 4,
+          steps: [
+            { text: 'No renumbering is needed: positions only have to sort, not be contiguous, so a deleted item just leaves a gap. The PATCH route places a moved item between its new neighbours, so the list keeps its order without touching the other rows.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'amp', id: 'T-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', daysAgo: 8, hour: 15, title: 'Strip scripts from imported recipes',
+      turns: [
+        {
+          prompt: 'Imported recipe bodies can contain HTML with <script> tags, and RecipeCard renders the body. Sanitise the body when a recipe is saved.',
+          steps: [
+            { tool: 'Read', input: { path: file('src/routes/recipes.ts'), read_range: [1, 20] }, result: "recipesRouter.post('/', (req, res) => { const { title, servings, body } = req.body; ... })" },
+            { tool: 'edit_file', input: { path: file('src/routes/recipes.ts'), old_str: 'const { title, servings, body } = req.body;', new_str: 'const { title, servings } = req.body;\n  const body = sanitizeHtml(String(req.body.body ?? \'\'), { allowedTags: [\'p\', \'ul\', \'ol\', \'li\', \'strong\', \'em\'] });' },
+              result: 'ok', diff: { line: 12, old: '  const { title, servings, body } = req.body;', new: "  const { title, servings } = req.body;\n  const body = sanitizeHtml(String(req.body.body ?? ''), { allowedTags: ['p', 'ul', 'ol', 'li', 'strong', 'em'] });" } },
+            { tool: 'Bash', input: { cmd: 'npm test' }, result: 'tests 9, pass 9, fail 0' },
+            { text: '`POST /recipes` in `src/routes/recipes.ts` now runs the body through `sanitizeHtml`, keeping only paragraphs, lists and emphasis; scripts, styles and event attributes are dropped before the recipe is stored. All 9 tests pass.' },
           ],
         },
       ],

@@ -42,6 +42,31 @@ test('tool inputs give read/edit/write with line ranges from structured patches 
   ]);
 });
 
+test("Copilot CLI's view_range and create, Amp's read_range, Qwen Code's absolute_path: lines read, files written", () => {
+  const files = extractFiles(
+    [
+      msg('reply', '', {
+        toolCalls: [
+          { name: 'view', input: { path: '/home/dev/shop/src/cart.ts', view_range: [12, 30] } },
+          // -1: to the end of the file, whose length the call does not say
+          { name: 'view', input: { path: '/home/dev/shop/src/tax.ts', view_range: [5, -1] } },
+          { name: 'create', input: { path: '/home/dev/shop/src/coupon.ts', file_text: 'export {}' } },
+          { name: 'Read', input: { path: '/home/dev/shop/src/price.ts', read_range: [1, 8] } },
+          { name: 'read_file', input: { absolute_path: '/home/dev/shop/README.md' } },
+        ],
+      }),
+    ],
+    ctx,
+  );
+  assert.deepEqual(files, [
+    { path: 'src/coupon.ts', how: 'write' },
+    { path: 'README.md', how: 'read' },
+    { path: 'src/cart.ts', how: 'read', lines: [{ start: 12, end: 30 }] },
+    { path: 'src/price.ts', how: 'read', lines: [{ start: 1, end: 8 }] },
+    { path: 'src/tax.ts', how: 'read' },
+  ]);
+});
+
 test('apply_patch headers, Aider "Applied edit to" and text mentions', () => {
   const patch = '*** Begin Patch\n*** Update File: src/api/routes.py\n@@\n-a\n+b\n*** Add File: docs/API.md\n*** End Patch';
   const files = extractFiles(

@@ -94,6 +94,22 @@ describe('watchFolders (live indexing, folder by folder)', () => {
     assert.ok(!seen.some((s) => s.startsWith('opencode/snapshot/p1')), seen.join(', '));
   });
 
+  test("in Copilot CLI's session-state it watches each session's folder, not the checkpoints and files the agent made below it", async () => {
+    const root = tree({
+      'session-state/s1/events.jsonl': '{}\n',
+      'session-state/s1/workspace.yaml': 'name: x\n',
+      'session-state/s1/checkpoints/001.json': '{}',
+      'session-state/s1/files/notes/a.jsonl': '{}\n',
+      'session-state/s2.jsonl': '{}\n',
+    });
+    const { w, seen } = await watch(root);
+    assert.equal(w.folders, 3, 'root, session-state, s1');
+    fs.writeFileSync(path.join(root, 'session-state/s1/files/notes/b.jsonl'), '{}\n');
+    fs.appendFileSync(path.join(root, 'session-state/s1/events.jsonl'), '{"more":1}\n');
+    await until('the log write', () => seen.includes('session-state/s1/events.jsonl'));
+    assert.ok(!seen.some((s) => s.includes('/files/')), seen.join(', '));
+  });
+
   test('a folder removed is no longer watched, nor anything below it', async () => {
     const root = tree({ 'a/b/c/s.jsonl': '{}\n', 'keep/t.jsonl': '{}\n' });
     const { w } = await watch(root);

@@ -10,7 +10,7 @@ import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
 import { countTokens } from '../../src/core/tokens';
 import { tempDir } from './helpers';
-import { CLI, connect, items, type Session, text } from './mcpClient';
+import { CLI, connectMcp as connect, type McpSession as Session, resultItems as items, resultText as text } from './mcpClient';
 import { CONVERSATIONS, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 import { PLANTED } from './secrets';
 

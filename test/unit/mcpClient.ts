@@ -5,20 +5,22 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**
- * Two ways to talk to `node dist/cli.js mcp` over stdio: the SDK's own client (what an agent runs), and a
- * raw line writer for what no well-behaved client sends (broken JSON, invalid messages, a 12 MiB line).
+ * Two ways to talk to `node dist/cli.js mcp ARGS` over stdio: the SDK's own client, as an agent meets it, and a
+ * raw line writer (RawSession) for what no well-behaved client sends (broken JSON, invalid messages, a 12 MiB line).
  */
 
 export const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 
-export interface Session {
+export type ToolResult = CallToolResult & { structuredContent?: Record<string, unknown> };
+
+export interface McpSession {
   readonly client: Client;
   readonly stderr: () => string;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }>;
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
 
-export async function connect(args: string[], env: Record<string, string> = {}): Promise<Session> {
+export async function connectMcp(args: readonly string[], env: Record<string, string> = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', ...args],
@@ -32,17 +34,20 @@ export async function connect(args: string[], env: Record<string, string> = {}):
   return {
     client,
     stderr: () => err,
-    call: async (name, a) => (await client.callTool({ name, arguments: a })) as CallToolResult & { structuredContent?: Record<string, unknown> },
+    call: async (name, a) => (await client.callTool({ name, arguments: a })) as ToolResult,
     close: () => client.close(),
   };
 }
 
-export function text(r: CallToolResult): string {
+/** The text an agent reads. */
+export function resultText(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
 export type Item = Record<string, unknown>;
-export const items = (r: { structuredContent?: Record<string, unknown> }): Item[] => (r.structuredContent?.['items'] as Item[]) ?? [];
+
+/** The items of an answer's structured content. */
+export const resultItems = (r: { structuredContent?: Record<string, unknown> }): Item[] => (r.structuredContent?.['items'] as Item[]) ?? [];
 
 /** A JSON-RPC message as the server wrote it. */
 export interface Reply {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUOTED_NOTE } from '../../src/core/quoted';
 import { countTokens } from '../../src/core/tokens';
 import { splitQuoted } from './helpers';
-import { connect, items, type Session, text } from './mcpClient';
+import { connectMcp, type McpSession, resultItems, resultText, type ToolResult } from './mcpClient';
 import { type FixtureConversation, openFixture } from './searchFixture';
 
 /**
@@ -51,9 +50,9 @@ const HOSTILE: FixtureConversation = {
   ],
 };
 
-function assertQuoted(r: CallToolResult & { structuredContent?: Record<string, unknown> }, what: string): void {
-  assert.ok(!r.isError, `${what}: ${text(r)}`);
-  const t = text(r);
+function assertQuoted(r: ToolResult, what: string): void {
+  assert.ok(!r.isError, `${what}: ${resultText(r)}`);
+  const t = resultText(r);
   const { outside, quoted } = splitQuoted(t);
   for (const marker of PAYLOAD_MARKERS) {
     const leaked = outside.filter((l) => marker.test(l));
@@ -68,13 +67,13 @@ function assertQuoted(r: CallToolResult & { structuredContent?: Record<string, u
 
 describe('agent-recall mcp quotes transcript text', () => {
   let ids: Map<string, string>;
-  let s: Session;
+  let s: McpSession;
 
   before(async () => {
     const f = await openFixture([HOSTILE]);
     await f.store.close();
     ids = f.ids;
-    s = await connect(['--db', path.join(f.dir, 'recall.sqlite')]);
+    s = await connectMcp(['--db', path.join(f.dir, 'recall.sqlite')]);
   });
   after(async () => s.close());
 
@@ -86,26 +85,26 @@ describe('agent-recall mcp quotes transcript text', () => {
 
   test('search, read_exchange, file_history and recent keep every transcript word inside a fence it cannot close', async () => {
     const found = await s.call('search', { query: 'zanzibar widget' });
-    assert.deepEqual(items(found).map((i) => i['id']).sort(), [ids.get('h1'), ids.get('h2')].sort());
+    assert.deepEqual(resultItems(found).map((i) => i['id']).sort(), [ids.get('h1'), ids.get('h2')].sort());
     assertQuoted(found, 'search');
     const read = await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 20000 });
     assertQuoted(read, 'read_exchange');
-    assert.match(text(read), /^Exchange \S+ · 2025-01-12T08:00:00\.000Z · claude-code\n/);
+    assert.match(resultText(read), /^Exchange \S+ · 2025-01-12T08:00:00\.000Z · claude-code\n/);
     assertQuoted(await s.call('file_history', { path: 'src/evil\u202Ests.js' }), 'file_history');
     assertQuoted(await s.call('recent', {}), 'recent');
   });
 
   test('what a person could not see is shown: bidi controls, Unicode tags, escapes, separators', async () => {
-    const t = text(await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 20000 }));
+    const t = resultText(await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 20000 }));
     assert.match(t, /gnp\[U\+202E\]\.exe, \[U\+E0048\]\[U\+E0049\]\[U\+E0044\]/);
     assert.match(t, /erase \[U\+001B\]\[2K, zero\[U\+200B\]width, line\[U\+2028\]separator, over\[U\+000D\]write/);
     assert.match(t, /Files: src\/evil\[U\+202E\]sts\.js \(edit\)/);
     const history = await s.call('file_history', { path: 'src/evil\u202Ests.js' });
-    assert.match(text(history), /touched src\/evil\[U\+202E\]sts\.js/);
+    assert.match(resultText(history), /touched src\/evil\[U\+202E\]sts\.js/);
   });
 
   test("a transcript's date field is never printed as the tool's own words", async () => {
-    const t = text(await s.call('read_exchange', { id: ids.get('h2')!, maxTokens: 20000 }));
+    const t = resultText(await s.call('read_exchange', { id: ids.get('h2')!, maxTokens: 20000 }));
     assert.match(t, /^Exchange \S+ · unknown date · claude-code\n/);
     // twelve backticks in the text: the fence is longer
     assert.match(t, /\n`{13}transcript\n/);
@@ -113,7 +112,7 @@ describe('agent-recall mcp quotes transcript text', () => {
 
   test('shown characters count against the token budget', async () => {
     const r = await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 300 });
-    assert.ok(countTokens(text(r)) <= 300, `${countTokens(text(r))} tokens`);
-    assert.match(text(r), /\n`{3,}\n… \[cut at 300 tokens; \d+ more characters\]$/, 'the cut is said after the quote, in the tool\'s words');
+    assert.ok(countTokens(resultText(r)) <= 300, `${countTokens(resultText(r))} tokens`);
+    assert.match(resultText(r), /\n`{3,}\n… \[cut at 300 tokens; \d+ more characters\]$/, 'the cut is said after the quote, in the tool\'s words');
   });
 });

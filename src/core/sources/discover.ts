@@ -2,9 +2,15 @@ import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
-import { defaultContinueRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultUserDataDirs, editorAgentRoots } from './agentRoots';
+import {
+  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
+  defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
+} from './agentRoots';
 import { readHead } from './head';
+import { KILO_DB_RE } from './kiloPaths';
+import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
+import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
 
@@ -86,10 +92,31 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultGeminiRoots(env),
       ...defaultContinueRoots(env),
       ...defaultOpenCodeRoots(env),
+      ...defaultCopilotCliRoots(env),
+      ...defaultQwenRoots(env),
+      ...defaultAmpRoots(env),
+      ...defaultPiRoots(env),
+      ...defaultKiloRoots(env),
+      ...defaultKiroRoots(env),
+      ...defaultZedRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
   };
+}
+
+/**
+ * The roots the user named (`extraRoots`) that are not folders, each with why: a missing agent folder is normal
+ * (the agent is not installed), a folder the user named and mistyped must be said, not read as "nothing there".
+ */
+export async function unreadableRoots(roots: readonly string[]): Promise<Array<{ root: string; reason: string }>> {
+  const out: Array<{ root: string; reason: string }> = [];
+  for (const root of roots) {
+    const st = await stat(root).catch((err: NodeJS.ErrnoException) => err);
+    if (st instanceof Error) out.push({ root, reason: st.code === 'ENOENT' ? 'no such folder' : `cannot be read (${st.code ?? st.message})` });
+    else if (!st.isDirectory()) out.push({ root, reason: 'not a folder' });
+  }
+  return out;
 }
 
 /** The folders outside the workspace a discovery reads (what live indexing watches). */
@@ -106,7 +133,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
     // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
-    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
+    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file) || isKiroIdeChat(file)))) {
       candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
@@ -139,6 +166,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
+    const preferred = adapter.preferredCopy?.(file);
+    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) continue;
     const recorded =
       adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
     // a session that records no project, in a folder the user named for this workspace, is this workspace's
@@ -171,7 +200,7 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData)) continue;
+      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir)) continue;
       if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
       else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
@@ -186,15 +215,28 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database and OpenCode's: the databases discovery looks at. */
+/** Cursor's global database, OpenCode's, Kilo Code's, Kiro CLI's and Zed's: the databases discovery looks at. */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME;
 }
 
-/** OpenCode's data folder (`opencode`, holding its `storage` folder or its database), by the names in it. */
+/**
+ * OpenCode's data folder (`opencode`, holding its `storage` folder or its database), or Kilo Code's (`kilo`, the
+ * same layout), by the names in it.
+ */
 export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
-  return path.basename(dir) === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
+  const base = path.basename(dir);
+  if (base === 'kilo') return names.some((n) => n === 'storage' || KILO_DB_RE.test(n));
+  return base === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
+}
+
+/**
+ * A Copilot CLI session's folder (`session-state/<id>/`): its log and `workspace.yaml` are in it, its subfolders
+ * (`checkpoints/`, the `files/` the agent made) hold no transcripts, so they are not walked (nor watched).
+ */
+export function isCopilotCliSession(dir: string): boolean {
+  return path.basename(path.dirname(dir)) === 'session-state';
 }
 
 /**
@@ -204,5 +246,5 @@ export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
  */
 function notOpenCodeSessions(dir: string, name: string, openCodeData: boolean): boolean {
   if (openCodeData) return name !== 'storage';
-  return path.basename(dir) === 'storage' && path.basename(path.dirname(dir)) === 'opencode' && name !== 'session';
+  return path.basename(dir) === 'storage' && ['opencode', 'kilo'].includes(path.basename(path.dirname(dir))) && name !== 'session';
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import type { ConversationMeta, Message, ToolCall, ToolResult } from '../model';
+import type { AgentKind, ConversationMeta, Message, ToolCall, ToolResult } from '../model';
 import {
   arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, parseJsonLine, SkipCounter, type SourceAdapter, str,
 } from './adapter';
@@ -22,6 +22,11 @@ import { hasContent, isoFromAny, type RecordSpan, spanMessage } from './message'
 type JsonRecord = Record<string, unknown>;
 
 const CHAT_PATH_RE = /[\\/]\.gemini[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/]session-[^\\/]+\.jsonl?$/;
+/**
+ * Qwen Code (a Gemini CLI fork) wrote the same document under `~/.qwen/tmp/<hash>/chats/` before its JSONL
+ * logs, its model's messages typed `qwen` (franken_agent_detection's reader; no capture seen here).
+ */
+const QWEN_DOC_PATH_RE = /[\\/]\.qwen[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/]session-[^\\/]+\.json$/;
 const PROJECT_HASH_RE = /"projectHash"\s*:\s*"([0-9a-f]{64})"/;
 /** Notices of the CLI itself (login, memory refresh): nobody said them. */
 const NOTICE_TYPES = new Set(['info', 'warning']);
@@ -38,7 +43,31 @@ export const geminiAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
-  parse: parseDocument,
+  parse: (input) => parseDocument(input, GEMINI),
+};
+
+/** Who wrote a chat recording: the agent, and the type of its model's messages. */
+interface ChatFlavour {
+  readonly agent: AgentKind;
+  readonly replyType: string;
+}
+
+const GEMINI: ChatFlavour = { agent: 'gemini', replyType: 'gemini' };
+const QWEN: ChatFlavour = { agent: 'qwen-code', replyType: 'qwen' };
+
+/** Qwen Code's older documents: sniffed before Gemini's by its model's message type. */
+export const qwenDocumentAdapter: SourceAdapter = {
+  agent: 'qwen-code',
+  lineFormat: 'json',
+  matchesPath: (file) => /(?:^|[\\/])session-[^\\/]*\.json$/.test(file),
+  claimsPath: (file) => QWEN_DOC_PATH_RE.test(file),
+  sniff: (head) => {
+    const text = head.map((l) => l.text).join('\n');
+    return text.includes('"sessionId"') && PROJECT_HASH_RE.test(text) && /"type"\s*:\s*"qwen"/.test(text);
+  },
+  probeProject: () => undefined,
+  locateProject,
+  parse: (input) => parseDocument(input, QWEN),
 };
 
 export const geminiLogAdapter: SourceAdapter = {
@@ -53,7 +82,7 @@ export const geminiLogAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
-  parse: parseLog,
+  parse: (input) => parseLog(input, GEMINI),
 };
 
 /** `<project>/.project_root` when the CLI wrote one, else the workspace folder whose sha256 is the projectHash. */
@@ -75,14 +104,14 @@ function stripSlash(p: string): string {
 }
 
 /** The `.json` form: one document, each message located by the lines of its record. */
-function parseDocument(input: ParseInput): ParseOutput {
+function parseDocument(input: ParseInput, flavour: ChatFlavour): ParseOutput {
   const doc = parseJsonDocument(input.file, input.lines);
   const records = arr(doc['messages']);
   const spans = arraySpans(input.lines, ['messages']);
   const skips = new SkipCounter();
   const whole: RecordSpan = { line: input.lines[0]?.line ?? 1, lineEnd: input.lines[input.lines.length - 1]?.line ?? 1, offset: 0 };
-  const messages = records.flatMap((raw, i) => toMessages(obj(raw), spans[i] ?? whole, skips));
-  return output(input.file, doc, records, messages, skips);
+  const messages = records.flatMap((raw, i) => toMessages(obj(raw), spans[i] ?? whole, skips, flavour));
+  return output(input.file, doc, records, messages, skips, flavour);
 }
 
 interface LoggedMessage {
@@ -91,7 +120,7 @@ interface LoggedMessage {
 }
 
 /** The `.jsonl` form, replayed as the CLI loads it: upserts by id, `$set` patches, `$rewindTo` truncation. */
-function parseLog(input: ParseInput): ParseOutput {
+function parseLog(input: ParseInput, flavour: ChatFlavour): ParseOutput {
   const skips = new SkipCounter();
   let meta: JsonRecord = {};
   const byId = new Map<string, LoggedMessage>();
@@ -125,22 +154,22 @@ function parseLog(input: ParseInput): ParseOutput {
     }
   }
   const records = [...byId.values()];
-  const messages = records.flatMap(({ record, span }) => toMessages(record, span, skips));
-  return output(input.file, meta, records.map((r) => r.record), messages, skips);
+  const messages = records.flatMap(({ record, span }) => toMessages(record, span, skips, flavour));
+  return output(input.file, meta, records.map((r) => r.record), messages, skips, flavour);
 }
 
-function output(file: string, doc: JsonRecord, records: readonly unknown[], messages: Message[], skips: SkipCounter): ParseOutput {
+function output(file: string, doc: JsonRecord, records: readonly unknown[], messages: Message[], skips: SkipCounter, flavour: ChatFlavour): ParseOutput {
   const kept = messages.filter(hasContent);
   if (kept.length === 0) return { conversations: [], skipped: skips.lines };
-  return { conversations: [{ sourceFile: file, meta: buildMeta(file, doc, records, kept), messages: kept }], skipped: skips.lines };
+  return { conversations: [{ sourceFile: file, meta: buildMeta(file, doc, records, kept, flavour.agent), messages: kept }], skipped: skips.lines };
 }
 
-function buildMeta(file: string, doc: JsonRecord, records: readonly unknown[], messages: readonly Message[]): ConversationMeta {
+function buildMeta(file: string, doc: JsonRecord, records: readonly unknown[], messages: readonly Message[], agent: AgentKind): ConversationMeta {
   const startedAt = isoFromAny(doc['startTime']) ?? messages[0]?.timestamp;
   const title = str(doc['summary'])?.trim();
   const model = records.map((r) => str(obj(r)?.['model'])).find(Boolean);
   return {
-    agent: 'gemini',
+    agent,
     sessionId: str(doc['sessionId']) ?? path.basename(file).replace(/\.jsonl?$/, ''),
     line: 1,
     isSubagent: false,
@@ -154,7 +183,7 @@ function buildMeta(file: string, doc: JsonRecord, records: readonly unknown[], m
  * One record -> its messages: a user prompt, or a reply (text and tool calls) followed by the results of
  * those calls, which Gemini stores inside the same record. Errors the CLI shows are kept as context.
  */
-function toMessages(rec: JsonRecord | undefined, span: RecordSpan, skips: SkipCounter): Message[] {
+function toMessages(rec: JsonRecord | undefined, span: RecordSpan, skips: SkipCounter, flavour: ChatFlavour): Message[] {
   if (!rec) {
     skips.add('not-an-object', span.line);
     return [];
@@ -163,28 +192,31 @@ function toMessages(rec: JsonRecord | undefined, span: RecordSpan, skips: SkipCo
   const id = str(rec['id']);
   const timestamp = isoFromAny(rec['timestamp']);
   const text = contentText(rec['content']).trim();
+  if (type === flavour.replyType) return replyMessages(rec, span, text, timestamp, id);
   switch (type) {
     case 'user':
       return text ? [spanMessage('prompt', span, text, { timestamp, uuid: id })] : [];
-    case 'gemini': {
-      const reply = spanMessage('reply', span, text, { timestamp, uuid: id });
-      const results = spanMessage('tool-results', span, '', { timestamp, uuid: id && `${id}#results` });
-      for (const raw of arr(rec['toolCalls'])) {
-        const call = obj(raw);
-        if (!call) continue;
-        const callId = str(call['id']);
-        reply.toolCalls.push({ ...(callId ? { id: callId } : {}), name: str(call['name']) ?? 'unknown', input: call['args'] } satisfies ToolCall);
-        const result = toolResult(call, callId);
-        if (result) results.toolResults.push(result);
-      }
-      return results.toolResults.length > 0 ? [reply, results] : [reply];
-    }
     case 'error':
-      return text ? [spanMessage('context', span, `[gemini error] ${text}`, { timestamp, uuid: id })] : [];
+      return text ? [spanMessage('context', span, `[${flavour.replyType} error] ${text}`, { timestamp, uuid: id })] : [];
     default:
       if (!NOTICE_TYPES.has(type ?? '')) skips.add('unknown-record', span.line);
       return [];
   }
+}
+
+/** The model's message: a reply (text and tool calls) followed by the results of those calls, kept in the same record. */
+function replyMessages(rec: JsonRecord, span: RecordSpan, text: string, timestamp: string | undefined, id: string | undefined): Message[] {
+  const reply = spanMessage('reply', span, text, { timestamp, uuid: id });
+  const results = spanMessage('tool-results', span, '', { timestamp, uuid: id && `${id}#results` });
+  for (const raw of arr(rec['toolCalls'])) {
+    const call = obj(raw);
+    if (!call) continue;
+    const callId = str(call['id']);
+    reply.toolCalls.push({ ...(callId ? { id: callId } : {}), name: str(call['name']) ?? 'unknown', input: call['args'] } satisfies ToolCall);
+    const result = toolResult(call, callId);
+    if (result) results.toolResults.push(result);
+  }
+  return results.toolResults.length > 0 ? [reply, results] : [reply];
 }
 
 /** `content`: a string, or Gemini API parts (`[{text}]`, possibly with inline data shown as a placeholder). */
