@@ -4,6 +4,7 @@ import { modelName, type SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES, type AgentKind } from '../core/model';
+import { visible } from '../core/visible';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
@@ -50,16 +51,18 @@ function unreadable(s: IndexSummary): vscode.TreeItem {
   return item(
     `${counted(s.sourcesWithErrors, 'transcript')} could not be read`,
     'error',
-    first ? path.basename(first.path) : undefined,
-    failed.length ? failed.map((f) => `${f.path}: ${f.error}`).join('\n\n') : undefined,
+    first ? visible(path.basename(first.path)) : undefined,
+    failed.length ? visible(failed.map((f) => `${f.path}: ${f.error}`).join('\n\n'), { lines: true }) : undefined,
   );
 }
 
 export function summaryItems(s: IndexSummary, progress: string | undefined): vscode.TreeItem[] {
   const items: vscode.TreeItem[] = [];
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
-  if (s.state === 'error' && s.message) items.push(item('Indexing failed', 'error', s.message, s.message));
-  else if (s.message) items.push(item(s.message, 'warning'));
+  // a message may quote a transcript's path
+  const message = s.message && visible(s.message);
+  if (s.state === 'error' && message) items.push(item('Indexing failed', 'error', message, message));
+  else if (message) items.push(item(message, 'warning'));
   const total = item(counted(s.exchanges, 'exchange'), 'history', `in ${counted(s.conversations, 'conversation')}`);
   total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
   items.push(total);
