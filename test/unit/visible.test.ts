@@ -13,7 +13,8 @@ const HIDDEN: Array<[string, string]> = [
   ['\u2066', 'LRI'], ['\u2067', 'RLI'], ['\u2068', 'FSI'], ['\u2069', 'PDI'], ['\u200E', 'LRM'], ['\u200F', 'RLM'], ['\u061C', 'ALM'],
   ['\u200B', 'zero-width space'], ['\u200C', 'ZWNJ'], ['\u200D', 'ZWJ'], ['\u2060', 'word joiner'], ['\uFEFF', 'BOM'], ['\u00AD', 'soft hyphen'],
   ['\u0000', 'NUL'], ['\u001B', 'ESC'], ['\u0007', 'BEL'], ['\u007F', 'DEL'], ['\u0085', 'NEL'], ['\u009B', 'CSI'],
-  ['\u2028', 'line separator'], ['\u2029', 'paragraph separator'], ['\u{E0041}', 'tag A'], ['\uFE00', 'variation selector 1'], ['\uD800', 'lone surrogate'],
+  ['\u2028', 'line separator'], ['\u2029', 'paragraph separator'], ['\u{E0041}', 'tag A'], ['\uFE00', 'variation selector 1'], ['\uD800', 'lone high surrogate'], ['\uDC00', 'lone low surrogate'],
+  ['\u{E0100}', 'variation selector 17'], ['\u{1D173}', 'musical symbol begin beam'],
 ];
 
 test('every bidirectional, zero-width, control, separator and tag character is written as ⟨U+XXXX⟩ between Latin letters', () => {
