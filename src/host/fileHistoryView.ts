@@ -48,9 +48,10 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`, vscode.TreeItemCollapsibleState.None);
     item.description = headline(e, NARROW_HEADLINE);
     const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
-    item.tooltip = new vscode.MarkdownString().appendText(`${visible(e.core ?? e.prompt, { lines: true })}
+    // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
+    item.tooltip = `${visible(e.core ?? e.prompt, { lines: true })}
 
-${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`);
+${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`;
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;

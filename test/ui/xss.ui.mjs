@@ -70,7 +70,8 @@ describe('Hostile transcripts render inert', function () {
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
     await input.fill('');
-    await input.pressSequentially('xylophone widget', { delay: 20 });
+    // onerror: the snippet shows the markup around it
+    await input.pressSequentially('xylophone widget onerror', { delay: 20 });
     const hit = frame.locator('.candidate', { hasText: 'xylophone' }).first();
     await hit.waitFor({ timeout: 15_000 });
     await page.waitForTimeout(500);
@@ -119,7 +120,11 @@ describe('Hostile transcripts render inert', function () {
     const chips = await app.locator('.files .file').allTextContents();
     assert.ok(chips.some((c) => c.includes(SPOOFED_SHOWN)), `the file chip names the file as stored: ${chips.join(' | ')}`);
     assertVisible((await app.textContent()) ?? '', 'the viewer');
-    assertVisible((await app.locator('h1').textContent()) ?? '', "the viewer's title");
+    const title = (await app.locator('h1').textContent()) ?? '';
+    assertVisible(title, "the viewer's title");
+    // its tab title is the same headline, cut shorter
+    const tabs = (await page.locator('.tabs-container .tab').allTextContents()).join(' | ');
+    assert.ok(tabs.includes(title.slice(0, 20)) && !RAW_HIDDEN.test(tabs), `the viewer's tab title draws no hidden character: ${JSON.stringify(tabs)}`);
     assert.deepEqual(await payloadsThatRan(page), []);
     assert.deepEqual(logger.hits, [], 'nothing was loaded from the payloads\' URLs');
   });
@@ -175,6 +180,16 @@ describe('Hostile transcripts render inert', function () {
     await screenshot(page, 'xss-file-history');
     assert.equal(await history.locator('.monaco-list-row').locator('img, script, iframe, a[href]').count(), 0, 'tree rows are text');
     assertVisible((await row.textContent()) ?? '', 'the File History row');
+    // its tooltip holds the distilled core, transcript text: the characters it is, and no link made of it
+    const tooltip = page.locator('.workbench-hover', { hasText: 'xylophone' }).first();
+    for (let i = 0; i < 5 && !(await tooltip.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await row.hover();
+      await tooltip.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    assertVisible((await tooltip.textContent()) ?? '', 'the File History tooltip');
+    assert.equal(await tooltip.locator('img, script, iframe, svg, a').count(), 0, 'no element was made from it');
+    await page.mouse.move(0, 0);
     // the hover on './cart.js' lists the exchanges that touched it, the hostile one among them
     await quickOpen(page, 'checkout.js');
     const path = page.locator('.editor-instance .view-lines .view-line span span', { hasText: /^'\.\/cart\.js'$/ }).first();
