@@ -70,24 +70,29 @@ describe('Hostile transcripts render inert', function () {
     const input = frame.locator('#query');
     await input.waitFor({ timeout: 30_000 });
     await input.fill('');
-    // onerror: the snippet shows the markup around it
-    await input.pressSequentially('xylophone widget onerror', { delay: 20 });
+    await input.pressSequentially('xylophone widget', { delay: 20 });
     const hit = frame.locator('.candidate', { hasText: 'xylophone' }).first();
     await hit.waitFor({ timeout: 15_000 });
     await page.waitForTimeout(500);
     await screenshot(page, 'xss-recall-panel');
+    const results = frame.locator('#results');
     try {
       const text = (await hit.textContent()) ?? '';
-      const all = (await frame.locator('#results').textContent()) ?? '';
+      const all = (await results.textContent()) ?? '';
       assert.match(all, /\[LINK-terminal\]\(command:workbench\.action\.terminal\.new\)/, 'the link is shown as text');
-      assert.match(all, /onerror="window\.__xss='img'">/, 'the markup is shown as text');
       assertVisible(text, 'the candidate');
       assert.ok(!RAW_HIDDEN.test(all), 'no candidate draws a hidden character');
       assertVisible((await hit.locator('.headline').textContent()) ?? '', 'its headline');
       const files = await hit.locator('.files .file').allTextContents();
       assert.ok(files.some((f) => f.includes(SPOOFED_SHOWN)), `the file chip names the file as it is stored: ${files.join(' | ')}`);
-      const results = frame.locator('#results');
       assert.equal(await results.locator('img, script, iframe, svg, a, details').count(), 0, 'no element was created from transcript text');
+      // the markup lies beyond the first snippet's window (the hidden characters come first): words of it move the window there
+      await input.fill('');
+      await input.pressSequentially('xylophone img onerror', { delay: 20 });
+      await results.locator('.candidate', { hasText: 'onerror=' }).first().waitFor({ timeout: 15_000 });
+      const markup = (await results.textContent()) ?? '';
+      assert.ok(markup.includes(`<img src="${logger.url}/img" onerror=`), `the markup is shown as text: ${markup.slice(0, 600)}`);
+      assert.equal(await results.locator('img, script, iframe, svg, a, details').count(), 0, 'no element was created from the markup');
       assert.deepEqual(await payloadsThatRan(page), []);
     } finally {
       // the viewer the next tests read opens whatever this one found
