@@ -4,6 +4,7 @@ import { modelName, type SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES, type AgentKind } from '../core/model';
+import { visible } from '../core/visible';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
@@ -50,8 +51,8 @@ function unreadable(s: IndexSummary): vscode.TreeItem {
   return item(
     `${counted(s.sourcesWithErrors, 'transcript')} could not be read`,
     'error',
-    first ? path.basename(first.path) : undefined,
-    failed.length ? failed.map((f) => `${f.path}: ${f.error}`).join('\n\n') : undefined,
+    first ? visible(path.basename(first.path)) : undefined,
+    failed.length ? visible(failed.map((f) => `${f.path}: ${f.error}`).join('\n\n'), { lines: true }) : undefined,
   );
 }
 
@@ -74,8 +75,10 @@ const FOLD_AGENTS_ABOVE = 3;
 export function summaryItems(s: IndexSummary, progress: string | undefined): vscode.TreeItem[] {
   const items: vscode.TreeItem[] = [];
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
-  if (s.state === 'error' && s.message) items.push(item('Indexing failed', 'error', s.message, s.message));
-  else if (s.message) items.push(item(s.message, 'warning'));
+  // a message may quote a transcript's path
+  const message = s.message && visible(s.message);
+  if (s.state === 'error' && message) items.push(item('Indexing failed', 'error', message, message));
+  else if (message) items.push(item(message, 'warning'));
   const agents = Object.entries(s.byAgent).map(([agent, n]) => item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
   items.push(new TotalItem(s, agents));
   if (s.exchanges > 0) {

@@ -2,11 +2,15 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api, fixture, recallFinds, settledSummary } from './helpers';
 
-/** Runs "Open Raw Transcript at This Exchange" for an exchange; the editor it opened and its selected text. */
+/**
+ * Runs "Open Raw Transcript at This Exchange" for an exchange; the editor it opened and its selected text. Every
+ * format opens in the language that links nothing (issue 44 item 1; the UI tests Ctrl+click its links).
+ */
 async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor; selected: string }> {
   await vscode.commands.executeCommand('agentRecall.openTranscript', exchangeId);
   const editor = vscode.window.activeTextEditor;
   assert.ok(editor, 'an editor opened');
+  assert.equal(editor.document.languageId, 'agent-recall-transcript');
   return { editor, selected: editor.document.getText(editor.selection) };
 }
 
