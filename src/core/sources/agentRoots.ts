@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { editorUserDataDirs } from '../editorFolders';
 
 /**
  * Where the editor agents keep their sessions by default. VS Code-family editors (VS Code, Insiders,
@@ -26,19 +27,12 @@ export function userDataDirOf(storageDir: string): string | undefined {
 }
 
 /**
- * The user-data folders of VS Code, VS Code Insiders and Cursor where the platform puts them (for the CLI,
- * which has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
- * Support/Code` (macOS), `%APPDATA%\\Code` (Windows); `Cursor` beside them.
+ * The user-data folders of VS Code and its forks where the platform puts them (for the CLI, which has no
+ * extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application Support/Code`
+ * (macOS), `%APPDATA%\\Code` (Windows); Insiders, VSCodium, Cursor, Windsurf, Kiro and Trae beside them.
  */
 export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
-  const home = os.homedir();
-  const base =
-    platform === 'win32'
-      ? env['APPDATA'] || path.join(home, 'AppData', 'Roaming')
-      : platform === 'darwin'
-        ? path.join(home, 'Library', 'Application Support')
-        : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor'), path.join(base, 'Kiro')];
+  return editorUserDataDirs(env, platform);
 }
 
 /**
