@@ -9,6 +9,7 @@ import { readKiroConversation } from './sources/kiroDb';
 import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
 import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readTraeSession } from './sources/traeDb';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
@@ -136,6 +137,15 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
     gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the session's entry in the storage value, then each of its messages
+  trae: {
+    read: async (e) => {
+      const records = await readTraeSession(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Trae session ${e.sessionId}: its entry and its messages (as Agent Recall reads them)`,
+    gone: (e) => `The Trae session ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

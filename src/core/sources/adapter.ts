@@ -94,6 +94,12 @@ export interface SourceAdapter {
   matchesPath(file: string): boolean;
   /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */
   claimsPath?(file: string): boolean;
+  /**
+   * For a file at a path other programs use too (VS Code's own `workspaceStorage/<id>/state.vscdb`): whether it holds
+   * the agent's sessions, checked without opening it as a database. Asked once its project is known to be the
+   * workspace's, so only the workspace's own files are looked into.
+   */
+  holdsSessions?(file: string): Promise<boolean>;
   /** Test on the first lines of a candidate file: is it really one of ours? */
   sniff(head: readonly SourceLine[]): boolean;
   /** The project (working directory) the file's records say it belongs to, from its first lines. */

@@ -28,7 +28,8 @@ export function userDataDirOf(storageDir: string): string | undefined {
 /**
  * The user-data folders of VS Code, VS Code Insiders and Cursor where the platform puts them (for the CLI,
  * which has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
- * Support/Code` (macOS), `%APPDATA%\\Code` (Windows); `Cursor` beside them.
+ * Support/Code` (macOS), `%APPDATA%\\Code` (Windows); `Cursor`, `Kiro` and Trae's (`Trae`, `Trae CN`, `TRAE SOLO CN`)
+ * beside them.
  */
 export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
   const home = os.homedir();
@@ -38,13 +39,16 @@ export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platfo
       : platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support')
         : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor'), path.join(base, 'Kiro')];
+  return [
+    path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor'), path.join(base, 'Kiro'),
+    path.join(base, 'Trae'), path.join(base, 'Trae CN'), path.join(base, 'TRAE SOLO CN'),
+  ];
 }
 
 /**
  * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code / legacy Kilo Code tasks
- * live, Cursor's chat database (a file; present only in Cursor's user-data folder), Amp's older threads and the Kiro
- * IDE's agent storage (only in Kiro's).
+ * live (and Trae's workspace databases), Cursor's chat database (a file; present only in Cursor's user-data folder; in
+ * Trae's, Trae's global database), Amp's older threads and the Kiro IDE's agent storage (only in Kiro's).
  */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');

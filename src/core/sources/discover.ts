@@ -162,7 +162,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
       found.set(file, { path: file, adapter: claimed, ...(options.workspaceRoots.length > 0 ? { within: options.workspaceRoots } : {}) });
       continue;
     }
-    const head = await readHead(file).catch(() => undefined);
+    // a database is never read as lines: its head tells nothing, and a workspace's storage holds hundreds of them
+    const head = claimed?.lineFormat === 'sqlite' ? [] : await readHead(file).catch(() => undefined);
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
@@ -173,6 +174,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // a session that records no project, in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
+    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
   }
   return [...found.values()].sort((a, b) => a.path.localeCompare(b.path));
@@ -184,8 +186,8 @@ function isSubagentPath(file: string): boolean {
 
 /**
  * Calls `onFile` for every file below `dir`. VS Code's `workspaceStorage` holds every extension's
- * per-workspace state; only its `chatSessions` folders (and `workspace.json`) are of interest, so the
- * rest of it is not walked.
+ * per-workspace state; only its `chatSessions` folders and each workspace's `state.vscdb` (Trae keeps its chats
+ * there) are of interest, so the rest of it is not walked.
  */
 async function walk(dir: string, onFile: (file: string) => void, depth: number): Promise<void> {
   if (depth < 0) return;
@@ -201,8 +203,10 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir)) continue;
-      if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
-      else await walk(full, onFile, depth - 1);
+      if (storage) {
+        await walk(path.join(full, 'chatSessions'), onFile, 0);
+        if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));
+      } else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
   }
 }

@@ -17,6 +17,7 @@ import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from '
 import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
+import { traeAdapter, traeGlobalAdapter } from './trae';
 import { zedAdapter } from './zed';
 
 /**
@@ -33,4 +34,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
+  traeAdapter, traeGlobalAdapter,
 ];
