@@ -9,6 +9,7 @@ import { readKiroConversation } from './sources/kiroDb';
 import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
 import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readConversation } from './sources/openHands';
 import { readTraeSession } from './sources/traeDb';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
@@ -146,6 +147,15 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `Trae session ${e.sessionId}: its entry and its messages (as Agent Recall reads them)`,
     gone: (e) => `The Trae session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the conversation's state, then each of its event files
+  openhands: {
+    read: async (e) => {
+      const records = await readConversation(e.file).catch(() => []);
+      return records.length > 1 ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `OpenHands conversation ${e.sessionId}: its state and its events (as Agent Recall reads them)`,
+    gone: (e) => `The OpenHands conversation ${e.sessionId} is no longer in ${path.dirname(e.file)}`,
   },
 };
 

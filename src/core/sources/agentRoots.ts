@@ -151,3 +151,11 @@ export function defaultZedRoots(env: NodeJS.ProcessEnv = process.env, platform: 
         : path.join(env['FLATPAK_XDG_DATA_HOME'] || env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'zed');
   return [path.join(data, 'threads')];
 }
+
+/**
+ * OpenHands CLI: `$OPENHANDS_CONVERSATIONS_DIR`, else `conversations/` in `$OPENHANDS_PERSISTENCE_DIR`, by default
+ * `~/.openhands` on every platform (Python's `expanduser`).
+ */
+export function defaultOpenHandsRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [env['OPENHANDS_CONVERSATIONS_DIR'] || path.join(env['OPENHANDS_PERSISTENCE_DIR'] || path.join(os.homedir(), '.openhands'), 'conversations')];
+}

@@ -5,11 +5,13 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
+  defaultOpenHandsRoots,
 } from './agentRoots';
 import { readHead } from './head';
 import { KILO_DB_RE } from './kiloPaths';
 import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
+import { isOpenHandsConversation } from './openHands';
 import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
@@ -99,6 +101,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultKiloRoots(env),
       ...defaultKiroRoots(env),
       ...defaultZedRoots(env),
+      ...defaultOpenHandsRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -198,11 +201,14 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     return; // a missing or unreadable root is normal (agent not installed)
   }
   const storage = path.basename(dir) === 'workspaceStorage';
-  const openCodeData = isOpenCodeData(dir, entries.map((e) => e.name));
+  const names = entries.map((e) => e.name);
+  const openCodeData = isOpenCodeData(dir, names);
+  // an OpenHands conversation's events are read with its state file, not walked as sources
+  const conversation = isOpenHandsConversation(names);
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir)) continue;
+      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
       if (storage) {
         await walk(path.join(full, 'chatSessions'), onFile, 0);
         if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));

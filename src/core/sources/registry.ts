@@ -14,6 +14,7 @@ import { kiroDbAdapter } from './kiroCli';
 import { kiroIdeAdapter } from './kiroIde';
 import { kiroIdeChatAdapter } from './kiroIdeChat';
 import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
+import { openHandsAdapter } from './openHands';
 import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
@@ -34,5 +35,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
-  traeAdapter, traeGlobalAdapter,
+  traeAdapter, traeGlobalAdapter, openHandsAdapter,
 ];
