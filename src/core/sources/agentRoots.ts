@@ -159,3 +159,8 @@ export function defaultZedRoots(env: NodeJS.ProcessEnv = process.env, platform: 
 export function defaultOpenHandsRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [env['OPENHANDS_CONVERSATIONS_DIR'] || path.join(env['OPENHANDS_PERSISTENCE_DIR'] || path.join(os.homedir(), '.openhands'), 'conversations')];
 }
+
+/** Kimi Code: `sessions/` in `$KIMI_CODE_HOME`, by default `~/.kimi-code` on every platform. */
+export function defaultKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['KIMI_CODE_HOME'] || path.join(os.homedir(), '.kimi-code'), 'sessions')];
+}

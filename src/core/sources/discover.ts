@@ -5,9 +5,10 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
-  defaultOpenHandsRoots,
+  defaultOpenHandsRoots, defaultKimiRoots,
 } from './agentRoots';
 import { readHead } from './head';
+import { isKimiSession, isKimiSubagent } from './kimi';
 import { KILO_DB_RE } from './kiloPaths';
 import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
@@ -102,6 +103,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultKiroRoots(env),
       ...defaultZedRoots(env),
       ...defaultOpenHandsRoots(env),
+      ...defaultKimiRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -184,7 +186,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
 }
 
 function isSubagentPath(file: string): boolean {
-  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file));
+  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file)) || isKimiSubagent(file);
 }
 
 /**
@@ -209,6 +211,7 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
+      if (isKimiSession(names) && e.name !== 'agents') continue;
       if (storage) {
         await walk(path.join(full, 'chatSessions'), onFile, 0);
         if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));

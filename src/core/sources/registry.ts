@@ -9,6 +9,7 @@ import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { copilotCliAdapter } from './copilotCli';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
+import { kimiAdapter } from './kimi';
 import { kiroAdapter } from './kiro';
 import { kiroDbAdapter } from './kiroCli';
 import { kiroIdeAdapter } from './kiroIde';
@@ -29,7 +30,7 @@ import { zedAdapter } from './zed';
 export const ADAPTERS: readonly SourceAdapter[] = [
   // told apart before the older agents' sniffers take them: Qwen Code's records carry Claude Code's fields (uuid,
   // sessionId, cwd, type user), Pi's `message` entries look like a legacy Codex rollout's items
-  qwenAdapter, qwenDocumentAdapter, piAdapter,
+  qwenAdapter, qwenDocumentAdapter, piAdapter, kimiAdapter,
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
