@@ -11,6 +11,7 @@ import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
 import { readConversation } from './sources/openHands';
 import { readTraeSession } from './sources/traeDb';
+import { readWarpConversation } from './sources/warp';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
@@ -156,6 +157,15 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `OpenHands conversation ${e.sessionId}: its state and its events (as Agent Recall reads them)`,
     gone: (e) => `The OpenHands conversation ${e.sessionId} is no longer in ${path.dirname(e.file)}`,
+  },
+  // the conversation, then each of its prompts' rows (Warp keeps no answers there)
+  warp: {
+    read: async (e) => {
+      const records = await readWarpConversation(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Warp conversation ${e.sessionId}: its prompts' rows (as Agent Recall reads them)`,
+    gone: (e) => `The Warp conversation ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

@@ -164,3 +164,19 @@ export function defaultOpenHandsRoots(env: NodeJS.ProcessEnv = process.env): str
 export function defaultKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['KIMI_CODE_HOME'] || path.join(os.homedir(), '.kimi-code'), 'sessions')];
 }
+
+/**
+ * Warp's state folder, where its `warp.sqlite` is (warpdotdev/warp `crates/warp_core/src/paths.rs`): `$XDG_STATE_HOME`
+ * (default `~/.local/state`) + `warp-terminal` on Linux; on macOS its app-group container
+ * `~/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable`, else
+ * `~/Library/Application Support/dev.warp.Warp-Stable`; `%LOCALAPPDATA%\\warp\\Warp\\data` on Windows. Stable channel.
+ */
+export function defaultWarpRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = os.homedir();
+  if (platform === 'win32') return [path.join(env['LOCALAPPDATA'] || path.join(home, 'AppData', 'Local'), 'warp', 'Warp', 'data')];
+  if (platform === 'darwin') {
+    const support = path.join('Library', 'Application Support', 'dev.warp.Warp-Stable');
+    return [path.join(home, 'Library', 'Group Containers', '2BBY89MBSN.dev.warp', support), path.join(home, support)];
+  }
+  return [path.join(env['XDG_STATE_HOME'] || path.join(home, '.local', 'state'), 'warp-terminal')];
+}

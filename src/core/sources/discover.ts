@@ -5,7 +5,7 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
-  defaultOpenHandsRoots, defaultKimiRoots,
+  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots,
 } from './agentRoots';
 import { readHead } from './head';
 import { isKimiSession, isKimiSubagent } from './kimi';
@@ -13,6 +13,7 @@ import { KILO_DB_RE } from './kiloPaths';
 import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
 import { isOpenHandsConversation } from './openHands';
+import { WARP_DB_NAME } from './warp';
 import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
@@ -104,6 +105,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultZedRoots(env),
       ...defaultOpenHandsRoots(env),
       ...defaultKimiRoots(env),
+      ...defaultWarpRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -228,10 +230,10 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database, OpenCode's, Kilo Code's, Kiro CLI's and Zed's: the databases discovery looks at. */
+/** Cursor's global database (and Trae's), OpenCode's, Kilo Code's, Kiro CLI's, Zed's and Warp's: the databases discovery looks at. */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME;
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME || name === WARP_DB_NAME;
 }
 
 /**

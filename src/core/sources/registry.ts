@@ -20,6 +20,7 @@ import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
 import { traeAdapter, traeGlobalAdapter } from './trae';
+import { warpAdapter } from './warp';
 import { zedAdapter } from './zed';
 
 /**
@@ -36,5 +37,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
-  traeAdapter, traeGlobalAdapter, openHandsAdapter,
+  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter,
 ];
