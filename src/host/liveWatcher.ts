@@ -194,14 +194,16 @@ export class LiveWatcher extends Disposable {
 }
 
 /**
- * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files and the agents' databases (OpenCode's, a write to
- * it or its log); in VS Code's workspaceStorage (every extension's state) only the chat session folders and each
+ * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files, Antigravity's notes and the agents' databases
+ * (OpenCode's, a write to it or its log); in VS Code's workspaceStorage (every extension's state) only the chat session folders and each
  * workspace's own database (Trae's chats), so other extensions' writes do not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
   if (/[\\/]workspaceStorage$/.test(root)) {
     return (/\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name)) || /^[^\\/]+[\\/]state\.vscdb$/.test(name);
   }
+  // Antigravity's notes beside its log are read with it
+  if (/[\\/]brain$/.test(root) && /\.md$/.test(name)) return true;
   return /\.(?:jsonl?|chat)$/.test(name) || isAgentDatabaseWrite(name);
 }
 

@@ -180,3 +180,12 @@ export function defaultWarpRoots(env: NodeJS.ProcessEnv = process.env, platform:
   }
   return [path.join(env['XDG_STATE_HOME'] || path.join(home, '.local', 'state'), 'warp-terminal')];
 }
+
+/**
+ * Antigravity: the `brain/` folders of its IDE (`~/.gemini/antigravity`) and of its CLI (`~/.gemini/antigravity-cli`),
+ * under the home folder on every platform; each conversation's text log and notes are there.
+ */
+export function defaultAntigravityRoots(): string[] {
+  const gemini = path.join(os.homedir(), '.gemini');
+  return [path.join(gemini, 'antigravity', 'brain'), path.join(gemini, 'antigravity-cli', 'brain')];
+}

@@ -5,7 +5,7 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
-  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots,
+  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots,
 } from './agentRoots';
 import { readHead } from './head';
 import { isKimiSession, isKimiSubagent } from './kimi';
@@ -106,6 +106,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultOpenHandsRoots(env),
       ...defaultKimiRoots(env),
       ...defaultWarpRoots(env),
+      ...defaultAntigravityRoots(),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,

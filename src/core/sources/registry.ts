@@ -1,6 +1,7 @@
 import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { ampAdapter } from './amp';
+import { antigravityAdapter } from './antigravity';
 import { claudeCodeAdapter } from './claudeCode';
 import { clineAdapter, kiloLegacyAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
@@ -37,5 +38,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
-  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter,
+  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter, antigravityAdapter,
 ];
