@@ -189,3 +189,8 @@ export function defaultAntigravityRoots(): string[] {
   const gemini = path.join(os.homedir(), '.gemini');
   return [path.join(gemini, 'antigravity', 'brain'), path.join(gemini, 'antigravity-cli', 'brain')];
 }
+
+/** Junie: `sessions/` in `$JUNIE_HOME`, by default `.junie` in the home folder (the JVM's `user.home`) on every platform. */
+export function defaultJunieRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['JUNIE_HOME'] || path.join(os.homedir(), '.junie'), 'sessions')];
+}

@@ -5,9 +5,10 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
-  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots,
+  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots, defaultJunieRoots,
 } from './agentRoots';
 import { readHead } from './head';
+import { isJunieSessionDir } from './junie';
 import { isKimiSession, isKimiSubagent } from './kimi';
 import { KILO_DB_RE } from './kiloPaths';
 import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
@@ -107,6 +108,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultKimiRoots(env),
       ...defaultWarpRoots(env),
       ...defaultAntigravityRoots(),
+      ...defaultJunieRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -214,7 +216,7 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
-      if (isKimiSession(names) && e.name !== 'agents') continue;
+      if ((isKimiSession(names) && e.name !== 'agents') || isJunieSessionDir(path.basename(dir))) continue;
       if (storage) {
         await walk(path.join(full, 'chatSessions'), onFile, 0);
         if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));

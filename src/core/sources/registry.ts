@@ -10,6 +10,7 @@ import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { copilotCliAdapter } from './copilotCli';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
+import { junieAdapter } from './junie';
 import { kimiAdapter } from './kimi';
 import { kiroAdapter } from './kiro';
 import { kiroDbAdapter } from './kiroCli';
@@ -38,5 +39,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
-  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter, antigravityAdapter,
+  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter, antigravityAdapter, junieAdapter,
 ];
