@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFile, cp, readFile } from 'node:fs/promises';
+import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -65,4 +65,26 @@ test("Junie: found by layout (its task folders not walked), tied to its project 
   assert.equal(watchesSubfolder(path.join(sessions, ID), ['events.jsonl', 'task-251118-093001-a1b2'], 'task-251118-093001-a1b2'), false);
   assert.deepEqual(defaultJunieRoots({}), [path.join(os.homedir(), '.junie', 'sessions')]);
   assert.deepEqual(defaultJunieRoots({ JUNIE_HOME: '/j' }), [path.join('/j', 'sessions')]);
+});
+
+test('Junie: a session indexed before sessions/index.jsonl named its project is read whole again once it does, its first exchange tied to the project too', async () => {
+  const { sessions, log } = await copyHome();
+  const index = path.join(sessions, 'index.jsonl');
+  const named = await readFile(index, 'utf8');
+  await writeFile(index, '');
+  const store = await Store.open(path.join(tempDir('junie-store-'), 's.sqlite'));
+  const root = { workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots: [], extraRoots: [sessions], includeSubagents: true };
+  try {
+    assert.deepEqual((await indexSources(store, await discoverSources(root), segment)).failed, []);
+    const first = async (): Promise<unknown> => (await store.getExchange((await store.listExchanges())[0]!.exchangeId))!.filesTouched;
+    assert.deepEqual(await first(), [{ path: `${HARBOUR}/src/gauges/list.ts`, how: 'edit' }, { path: `${HARBOUR}/test/gauges/list.test.ts`, how: 'write' }], 'no project yet: absolute paths');
+    await writeFile(index, named);
+    await appendFile(log, 'mpt":"Run the whole test suite once more.","delivery":"Delivered"}\n');
+    const found = await discoverSources(root);
+    assert.equal(found[0]!.project, HARBOUR);
+    assert.deepEqual((await indexSources(store, found, segment)).failed, []);
+    assert.deepEqual(await first(), [{ path: 'src/gauges/list.ts', how: 'edit' }, { path: 'test/gauges/list.test.ts', how: 'write' }]);
+  } finally {
+    await store.close();
+  }
 });
