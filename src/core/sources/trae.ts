@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import type { Conversation, Message } from '../model';
-import { num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { num, obj, type ParseInput, type ParseOutput, type SourceAdapter, str } from './adapter';
 import { workspaceFolderOf } from './copilot';
+import { type GroupSpan, parseRecordGroups } from './groupedRecords';
 import { recordLines } from './lines';
-import { appendText, hasContent, spanMessage } from './message';
+import { appendText, spanMessage } from './message';
 import { holdsTraeSessions, isTraeGlobalDb, isWorkspaceStateDb, readTraeGroups, traeFingerprints } from './traeDb';
 
 /**
@@ -51,34 +52,19 @@ export const traeGlobalAdapter: SourceAdapter = {
 };
 
 function parse(input: ParseInput): ParseOutput {
-  const skips = new SkipCounter();
-  const conversations: Conversation[] = [];
-  let current: { conversation: Conversation; firstLine: number } | undefined;
-  for (const line of input.lines) {
-    const rec = parseJsonLine(line, skips);
-    if (!rec) continue;
-    const header = obj(rec['session']);
-    if (header) {
-      current = undefined;
-      // an entry of the list that is not a session: counted, the other sessions go on
-      if (rec['damaged'] !== undefined) skips.add('malformed-json', line.line);
-      else conversations.push((current = { conversation: startConversation(input.file, header), firstLine: line.line }).conversation);
-      continue;
-    }
-    const message = obj(rec['message']);
-    if (!current || !message) {
-      skips.add(current && 'message' in rec ? 'not-an-object' : 'unknown-record', line.line);
-      continue;
-    }
-    const position = line.line - current.firstLine + 1;
-    const made = traeMessage(message, current.conversation.meta.sessionId, { line: position, lineEnd: position, offset: line.offset });
-    if (made === 'unknown') skips.add('unknown-record', line.line);
-    else if (hasContent(made)) current.conversation.messages.push(made);
-    // a session that names no model: the first its messages name
-    const model = str(message['model']);
-    if (model && current.conversation.meta.model === undefined) current.conversation.meta = { ...current.conversation.meta, model };
-  }
-  return { conversations: conversations.filter((c) => c.messages.length > 0), skipped: skips.lines };
+  return parseRecordGroups(input, {
+    header: 'session',
+    open: (header) => ({ conversation: startConversation(input.file, header) }),
+    item: (rec, { conversation }, span) => {
+      const message = obj(rec['message']);
+      if (!message) return 'message' in rec ? 'not-an-object' : 'unknown-record';
+      const made = traeMessage(message, conversation.meta.sessionId, span);
+      // a session that names no model: the first its messages name
+      const model = str(message['model']);
+      if (model && conversation.meta.model === undefined) conversation.meta = { ...conversation.meta, model };
+      return made === 'unknown' ? 'unknown-record' : [made];
+    },
+  });
 }
 
 function startConversation(file: string, header: JsonRecord): Conversation {
@@ -98,7 +84,7 @@ function startConversation(file: string, header: JsonRecord): Conversation {
   };
 }
 
-function traeMessage(message: JsonRecord, sessionId: string, span: { line: number; lineEnd: number; offset: number }): Message | 'unknown' {
+function traeMessage(message: JsonRecord, sessionId: string, span: GroupSpan): Message | 'unknown' {
   const role = str(message['role'])?.trim().toLowerCase();
   // the session and the message's place in it: the same session in the workspace's and the global database is one memory
   const extra = { timestamp: traeTime(message['timestamp']), uuid: `${sessionId}#${span.line - 1}` };

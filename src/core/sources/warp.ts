@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { Conversation } from '../model';
-import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, type RecordGroupRead, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, obj, type ParseInput, type ParseOutput, type RecordGroupRead, type SourceAdapter, str } from './adapter';
+import { parseRecordGroups } from './groupedRecords';
 import { recordLines } from './lines';
 import { spanMessage } from './message';
 import { readAnySnapshot } from './walDatabase';
@@ -87,44 +88,27 @@ function inputValue(input: string | null): unknown {
 }
 
 function parse(input: ParseInput): ParseOutput {
-  const skips = new SkipCounter();
-  const conversations: Conversation[] = [];
-  let current: { conversation: Conversation; firstLine: number } | undefined;
-  for (const line of input.lines) {
-    const rec = parseJsonLine(line, skips);
-    if (!rec) continue;
-    const header = obj(rec['conversation']);
-    if (header) {
-      const project = str(header['project']);
-      const conversation: Conversation = {
-        sourceFile: input.file,
-        meta: { agent: 'warp', sessionId: str(header['id']) ?? '', line: 1, isSubagent: false, ...(project ? { project } : {}) },
-        messages: [],
-      };
-      conversations.push(conversation);
-      current = { conversation, firstLine: line.line };
-      continue;
-    }
-    const query = obj(rec['query']);
-    if (!current || !query) {
-      skips.add('unknown-record', line.line);
-      continue;
-    }
-    const text = queryText(query['input']);
-    if (text === undefined) {
-      skips.add(Array.isArray(query['input']) ? 'unknown-record' : 'malformed-json', line.line);
-      continue;
-    }
-    const position = line.line - current.firstLine + 1;
-    const id = str(query['exchange_id']);
-    const timestamp = utcTime(str(query['start_ts']));
-    current.conversation.messages.push(spanMessage('prompt', { line: position, lineEnd: position, offset: line.offset }, text, { timestamp, uuid: id }));
-    const meta = current.conversation.meta;
-    const model = str(query['model_id']);
-    if (model && meta.model === undefined) current.conversation.meta = { ...meta, model };
-    if (current.conversation.meta.startedAt === undefined && timestamp) current.conversation.meta = { ...current.conversation.meta, startedAt: timestamp };
-  }
-  return { conversations: conversations.filter((c) => c.messages.length > 0), skipped: skips.lines };
+  return parseRecordGroups(input, {
+    header: 'conversation',
+    open: (header) => ({ conversation: startConversation(input.file, header) }),
+    item: (rec, { conversation }, span) => {
+      const query = obj(rec['query']);
+      if (!query) return 'unknown-record';
+      const text = queryText(query['input']);
+      if (text === undefined) return Array.isArray(query['input']) ? 'unknown-record' : 'malformed-json';
+      const timestamp = utcTime(str(query['start_ts']));
+      const model = str(query['model_id']);
+      // the conversation's model and start: its first prompt's
+      if (model && conversation.meta.model === undefined) conversation.meta = { ...conversation.meta, model };
+      if (timestamp && conversation.meta.startedAt === undefined) conversation.meta = { ...conversation.meta, startedAt: timestamp };
+      return [spanMessage('prompt', span, text, { timestamp, uuid: str(query['exchange_id']) })];
+    },
+  });
+}
+
+function startConversation(file: string, header: Record<string, unknown>): Conversation {
+  const project = str(header['project']);
+  return { sourceFile: file, meta: { agent: 'warp', sessionId: str(header['id']) ?? '', line: 1, isSubagent: false, ...(project ? { project } : {}) }, messages: [] };
 }
 
 /** The prompt's text: its `Query` items' `text`; undefined when the input holds none (a later kind of input). */
