@@ -9,8 +9,8 @@ import * as path from 'node:path';
  * in the home folder (`~/.vscode-server/data`, `~/.cursor-server/data`, …), which has the same layout.
  */
 
-/** Product folder names: VS Code, Insiders, VSCodium, Cursor, Windsurf, Kiro, Trae (the last five install from Open VSX). */
-export const EDITOR_PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf', 'Kiro', 'Trae'] as const;
+/** Product folder names: VS Code, Insiders, VSCodium, Cursor, Windsurf, Kiro, Trae and its Chinese and SOLO editions (all but the first two install from Open VSX). */
+export const EDITOR_PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf', 'Kiro', 'Trae', 'Trae CN', 'TRAE SOLO CN'] as const;
 
 /** The remote servers' data folders, under the home folder of the remote host. */
 const REMOTE_SERVERS = ['.vscode-server', '.vscode-server-insiders', '.vscodium-server', '.cursor-server', '.windsurf-server'];
