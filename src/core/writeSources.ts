@@ -27,6 +27,11 @@ export interface SourcesPass {
 /** A write group closes at this many parsed bytes or sources (measured: 4 MB / 64 sources halves write time). */
 const GROUP_BYTES = 4 * 1024 * 1024;
 const GROUP_SOURCES = 64;
+/**
+ * The first group is small and each next one twice as large, up to GROUP_BYTES: the first exchanges are searchable
+ * as soon as one source is parsed, not after the first 4 MB.
+ */
+const FIRST_GROUP_BYTES = 128 * 1024;
 /** Sources read ahead of the one being parsed here; with workers, sources given out per thread beyond those written. */
 const READ_AHEAD = 4;
 const AHEAD_PER_THREAD = 3;
@@ -70,6 +75,7 @@ export async function writeSources(
   // Parsed sources wait here until a group is large enough to be worth one transaction.
   let group: Array<{ src: DiscoveredSource; prepared: PreparedSource }> = [];
   let groupBytes = 0;
+  let groupLimit = FIRST_GROUP_BYTES;
   let writing: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
     if (group.length === 0) return;
@@ -122,10 +128,11 @@ export async function writeSources(
       }
       group.push({ src, prepared: got.prepared });
       groupBytes += got.prepared.bytes;
-      if (groupBytes >= GROUP_BYTES || group.length >= GROUP_SOURCES) {
+      if (groupBytes >= groupLimit || group.length >= GROUP_SOURCES) {
         // the write runs on SQLite's thread while the next sources are parsed; one write in flight
         await writing;
         writing = flush();
+        groupLimit = Math.min(GROUP_BYTES, groupLimit * 2);
       }
     } catch (err) {
       await fail(src.path, src.adapter.agent, err);
