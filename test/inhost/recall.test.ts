@@ -39,6 +39,22 @@ describe('Recall panel, memory digest and language-model tools', () => {
     }
   });
 
+  it('says, while a run distills and embeds what it stored, that every exchange is searchable by its words already', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentRecall.recall');
+    const from = a.recallPanel().posted.length;
+    // a rebuild reads every transcript again: their exchanges are stored anew and distilled again
+    await vscode.commands.executeCommand('agentRecall.rebuildIndex');
+    await a.waitForIndexIdle();
+    const notes = a.recallPanel().posted.slice(from).flatMap((m) => (m.type === 'status' && m.status.background ? [m.status.background] : []));
+    const distilling = notes.find((n) => /Distilling them in the background/.test(n));
+    assert.ok(distilling, `background notes: ${JSON.stringify(notes)}`);
+    assert.match(distilling, /^All \d+ exchanges are searchable by their words\./);
+    const last = a.recallPanel().posted.filter((m) => m.type === 'status').pop();
+    assert.ok(last?.type === 'status' && last.status.background === undefined && !last.status.indexing, 'the note goes when the run ends');
+    await settledSummary(fixture().expected.exchanges);
+  });
+
   it('opens the panel on a room from the Rooms view context menu', async () => {
     const a = await api();
     await vscode.commands.executeCommand('agentRecall.recallInRoom', { kind: 'room', room: { id: 'concept:coupon', label: 'Coupon codes' } });
