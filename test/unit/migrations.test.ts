@@ -55,7 +55,7 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
   }
 }
 
-/** The verbatim indexes as the writer of versions 5 to 12 filled them: three FTS columns, and the lexicon from v11. */
+/** The verbatim indexes as the writer of versions 5 to 13 filled them: three FTS columns, and the lexicon from v11. */
 async function indexAsWrittenAt(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>, version: number): Promise<void> {
   await insertThreeColumnRows(db, rows);
   if (version >= 11) await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
@@ -99,25 +99,30 @@ for (let version = 1; version < SCHEMA_VERSION; version++) {
   });
 }
 
-test('version 13 keeps the prompt column of the verbatim full-text table alone, its text as it was', async () => {
-  const file = path.join(tempDir(), 'v12.sqlite');
-  await writeStoreAt(12, file);
-  const before = await Db.open(file);
-  const prompts = await before.all<{ n: number; prompt: string }>('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid');
-  await before.close();
-  await (await Memory.open(file)).close();
-  const db = await Db.open(file);
-  try {
-    assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('exchanges_fts')")).map((c) => c.name), ['prompt']);
-    assert.deepEqual(await db.all('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid'), prompts);
-    assert.deepEqual(await db.all(`SELECT rowid AS n FROM exchanges_fts WHERE exchanges_fts MATCH 'prompt : "coupon total"'`), [{ n: 1 }]);
-    // an exchange deleted leaves the table with it
-    await db.run('DELETE FROM exchanges WHERE n = 1');
-    assert.deepEqual(await db.all('SELECT rowid AS n FROM exchanges_fts'), [{ n: 2 }]);
-  } finally {
-    await db.close();
-  }
-});
+// v14 follows the room families (v13) on main; on the indexing branch it was written as v13 beside them
+for (const from of [12, 13]) {
+  test(`version 14 keeps the prompt column of the verbatim full-text table alone, its text as it was (from ${from})`, async () => {
+    const file = path.join(tempDir(), `v${from}.sqlite`);
+    await writeStoreAt(from, file);
+    const before = await Db.open(file);
+    const prompts = await before.all<{ n: number; prompt: string }>('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid');
+    await before.close();
+    await (await Memory.open(file)).close();
+    const db = await Db.open(file);
+    try {
+      assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('exchanges_fts')")).map((c) => c.name), ['prompt']);
+      // the room families' column (v13) is there whichever version the store came from
+      assert.ok((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('rooms')")).some((c) => c.name === 'family'));
+      assert.deepEqual(await db.all('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid'), prompts);
+      assert.deepEqual(await db.all(`SELECT rowid AS n FROM exchanges_fts WHERE exchanges_fts MATCH 'prompt : "coupon total"'`), [{ n: 1 }]);
+      // an exchange deleted leaves the table with it
+      await db.run('DELETE FROM exchanges WHERE n = 1');
+      assert.deepEqual(await db.all('SELECT rowid AS n FROM exchanges_fts'), [{ n: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+}
 
 test('a store from a newer schema is refused with a message that says what to do', async () => {
   const file = path.join(tempDir(), 'new.sqlite');

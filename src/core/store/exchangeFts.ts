@@ -6,7 +6,7 @@ import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
 
 /**
  * The verbatim indexes of the exchanges a transaction adds, from text computed in JavaScript (indexText.ts),
- * which SQL triggers cannot compute: `exchanges_fts` (the prompt alone, schema v13: near copies, copies.ts) keeps
+ * which SQL triggers cannot compute: `exchanges_fts` (the prompt alone, schema v14: near copies, copies.ts) keeps
  * its own copy of that text, and the lexicon (lexicon.ts), which BM25 on verbatim reads, gets each exchange's
  * terms. Deleting an exchange deletes its FTS row by trigger (schema v5) and records it in the lexicon (v11). An
  * exchange's prompt and verbatim are never updated in place.
@@ -51,7 +51,7 @@ const LEXICON_BATCH = 2000;
 const LEXICON_PAGE = 500;
 
 /**
- * Builds the lexicon from the text the three-column `exchanges_fts` of schema v5 to v12 holds (the v11
+ * Builds the lexicon from the text the three-column `exchanges_fts` of schema v5 to v13 holds (the v11
  * migration): no verbatim is read again. Call inside a transaction. `progress` hears how many of the exchanges
  * are in: 0 first, then after each segment.
  */

@@ -3,9 +3,9 @@ import { ftsFields } from './ftsText';
 import { resetFtsTable } from './ftsReset';
 
 /**
- * The verbatim full-text table as schema versions 5 to 12 had it: three columns (`prompt`, `said`, `tools`,
+ * The verbatim full-text table as schema versions 5 to 13 had it: three columns (`prompt`, `said`, `tools`,
  * ftsText.ts), its own copy of the whole text. Only the migrations of those versions write it (v5 fills it, v11
- * builds the lexicon from its text); v13 keeps its prompt column alone (schema.ts).
+ * builds the lexicon from its text); v14 keeps its prompt column alone (schema.ts).
  */
 export async function fillThreeColumnFts(db: Db): Promise<void> {
   await resetFtsTable(db, 'exchanges_fts');

@@ -3,6 +3,7 @@ import type { Db } from './db';
 import { buildLexicon } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
+import { markAllRoomsDirty, refreshRooms } from './roomStats';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -323,12 +324,29 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    // Room families (issue 39, store/roomFamilies.ts): a concept room whose key holds a one-word room's key of
+    // its project ("Gemini CLI", "Gemini") is shown as part of it; the member keeps the head's id. Families are
+    // found by key within a project (rooms_scope), members by head (rooms_family); every room's family is
+    // assigned here and the heads recounted.
+    version: 13,
+    sql: `
+      ALTER TABLE rooms ADD COLUMN family TEXT;
+      CREATE INDEX rooms_family ON rooms(family) WHERE family IS NOT NULL;
+      CREATE INDEX rooms_scope ON rooms(type, project, key);
+    `,
+    run: async (db) => {
+      await markAllRoomsDirty(db);
+      await refreshRooms(db);
+    },
+  },
+  {
     // The verbatim full-text table keeps the prompt column alone (issue 41): BM25 on verbatim reads the lexicon
     // (v11), and the table serves only near-copy detection (search/copies.ts: a phrase of the prompt column).
     // Its copy of what was said and what the tools did was a third of the store at 50K exchanges and most of the
     // time an index run spent writing. The prompts' index text is kept as it was (computed in JavaScript:
-    // ftsText.ts), in one segment. The pages freed stay in the file for the rows to come.
-    version: 13,
+    // ftsText.ts), in one segment. The pages freed stay in the file for the rows to come. (Written on a branch as v13
+    // beside the room families; a store at v13 is one with room families.)
+    version: 14,
     sql: `
       CREATE TEMP TABLE fts_prompts AS SELECT rowid AS n, prompt FROM exchanges_fts;
       DROP TABLE exchanges_fts;
