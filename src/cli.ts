@@ -17,9 +17,11 @@ const USAGE = `Usage: agent-recall <command> [options]
 
 Commands:
   index  --db FILE (--workspace DIR | --root DIR...) [--root DIR...] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
+         [--threads N]
          Index the transcripts of a workspace (the agents' own folders, sessions kept by recorded cwd, as in
          VS Code) and every transcript under the roots, distill them (offline distiller) and, with
-         --embed-model, embed what is distilled (see embed).
+         --embed-model, embed what is distilled (see embed). A large run parses and distills on --threads worker
+         threads (default: the cores, at most 4; 0: this thread only).
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).
@@ -87,6 +89,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             discover: workspaceRoots.length
               ? defaultDiscovery({ workspaceRoots, extraRoots: roots })
               : { workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots: roots, includeSubagents: true },
+            ...(values.threads !== undefined ? { parallel: { threads: intOption(values.threads, 0) } } : {}),
             segment: {
               minChars: intOption(values['min-chars'], DEFAULT_SEGMENT_OPTIONS.minChars),
               maxPlies: intOption(values['max-plies'], DEFAULT_SEGMENT_OPTIONS.maxPlies),
@@ -279,6 +282,7 @@ function parseCommandLine(args: string[]) {
         workspace: { type: 'string' },
         'min-chars': { type: 'string' },
         'max-plies': { type: 'string' },
+        threads: { type: 'string' },
         limit: { type: 'string' },
         distiller: { type: 'string' },
         'dry-run': { type: 'boolean' },

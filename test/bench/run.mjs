@@ -3,12 +3,16 @@
 // Separate from the tests: it takes minutes and its numbers depend on the machine (noted in the output).
 //
 //   node test/bench/run.mjs [--corpus DIR] [--queries FILE] [--scales 1000,10000,50000,100000]
-//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,quality,scale,host]
+//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,stages,quality,scale,host]
+//                           [--baseline DIR]
 //
 // Defaults: ../shared/corpus and ../shared/eval/dev-queries.jsonl beside the repo, the built-in model (what the
 // extension searches with by default; built by esbuild.mjs), output in bench-results/ (git-ignored).
 // Prints markdown tables; writes bench-results/bench-<date>.json with the machine facts and every figure.
 // `host`: activation and first-recall time in a real VS Code (test/bench/hostTiming.mjs, also runnable alone).
+// `stages`: a first index stage by stage against the floor of reading and JSON-parsing the same files, with the first
+// answerable search, the event loop's longest stall and peak RSS (test/bench/indexStages.mjs, also runnable alone;
+// --baseline DIR: another built checkout, measured in turn with this one).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,8 @@ const { values } = parseArgs({
     out: { type: 'string', default: join(ROOT, 'bench-results') },
     runs: { type: 'string', default: '3' },
     'embed-model': { type: 'string', default: 'built-in' },
-    only: { type: 'string', default: 'index,quality,scale,host' },
+    only: { type: 'string', default: 'index,stages,quality,scale,host' },
+    baseline: { type: 'string' },
   },
 });
 const sections = new Set(values.only.split(','));
@@ -130,6 +135,17 @@ try {
   const c = stats.compression;
   say();
   say(`Compression (cl100k, corpus totals): ${c.verbatimTokens} / ${c.distilledTokens} = **${c.ratio}x**; per-item mean ${c.meanItemRatio}x; mean distilled tokens ${c.meanDistilledTokens}.`);
+
+  // ---- stages: a first index stage by stage, against the read-and-parse floor measured in the same run
+  if (sections.has('stages')) {
+    step('stages');
+    const { measureStages, report } = await import('./indexStages.mjs');
+    result.stages = await measureStages({ corpus: values.corpus, runs, baseline: values.baseline, print: step });
+    say();
+    say('## A first index, stage by stage, against the floor');
+    say();
+    for (const line of report(result.stages)) say(line);
+  }
 
   // ---- host: activation and first recall in code-server driven by Chromium (the UI tests' harness)
   if (sections.has('host')) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
+import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
@@ -125,7 +126,7 @@ describe('lexicon segments', () => {
     try {
       await fx.store.db.run('DELETE FROM lexicon_segments');
       assert.deepEqual(await lexiconProblems(fx.store.db), ['2 exchanges are not in the lexicon (BM25\'s index)']);
-      await addToLexicon(fx.store.db, [{ n: 999, fields: { prompt: 'ghost', said: 'ghost', tools: '' } }]);
+      await addToLexicon(fx.store.db, [{ n: 999, doc: termCounts({ prompt: 'ghost', said: 'ghost', tools: '' }) }]);
       assert.ok((await lexiconProblems(fx.store.db)).includes('1 lexicon documents have no exchange'));
       const report = await fx.store.check();
       assert.ok(report.problems.some((p) => /not in the lexicon/.test(p)));

@@ -9,6 +9,7 @@ import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
 import { ftsExpression } from '../../src/core/search/terms';
+import { ftsFields } from '../../src/core/store/ftsText';
 import { readLexiconDocs } from '../../src/core/store/lexicon';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import type { Store } from '../../src/core/store/store';
@@ -229,10 +230,17 @@ describe('BM25 on verbatim over the lexicon', () => {
   test("scores are FTS5's bm25() over the same words, in the same order", async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }, ...CONVERSATIONS]);
     try {
+      // the reference: FTS5 over the same searchable text, in the three columns the lexicon counts (ftsText.ts)
+      await fx.store.db.exec(`CREATE VIRTUAL TABLE temp.reference USING fts5(prompt, said, tools, tokenize='porter unicode61')`);
+      const rows = await fx.store.db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges');
+      for (const r of rows) {
+        const f = ftsFields(r.prompt, r.verbatim);
+        await fx.store.db.run('INSERT INTO temp.reference(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)', [r.n, f.prompt, f.said, f.tools]);
+      }
       const lexicon = new LexiconBm25(fx.store.db);
       for (const words of [['zeppelin', 'gearbox'], ['sprocket', 'gearbox', 'question'], ['login', 'error'], ['migrations', 'tested']]) {
         const fts = await fx.store.db.all<{ n: number; score: number }>(
-          'SELECT rowid AS n, -bm25(exchanges_fts) AS score FROM exchanges_fts WHERE exchanges_fts MATCH ? ORDER BY bm25(exchanges_fts), rowid LIMIT 100',
+          'SELECT rowid AS n, -bm25(reference) AS score FROM temp.reference WHERE reference MATCH ? ORDER BY bm25(reference), rowid LIMIT 100',
           [ftsExpression(words)!],
         );
         const ours = await lexicon.search(words, 100);
