@@ -42,7 +42,7 @@ test('one default search: one change check, conversations read with the continua
   const fx = await openFixture([conversation('one.jsonl', 'claude-code'), conversation('two.jsonl', 'codex')]);
   try {
     await refreshRooms(fx.store.db); // an index run counts the rooms' exchanges: shown from 3 in 2 conversations
-    const searcher = createSearcher(fx.store);
+    const searcher = createSearcher(fx.reads);
     const query = { text: 'login error page' };
     const first = await searcher.search(query); // counts the store and caches the words' statistics
     const sql = await statementsOf(fx.store.db, () => searcher.search(query));
@@ -77,7 +77,7 @@ test('the one change check sees another connection\'s writes: the next search sc
   const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
   const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
   try {
-    const searcher = createSearcher(fx.store);
+    const searcher = createSearcher(fx.reads);
     const query = { text: 'zeppelin gadget', mode: 'verbatim/bm25' as const, perConversation: 600, limit: 50 };
     const before = await searcher.search(query);
     assert.equal(before.hits.length, 4);
@@ -113,7 +113,7 @@ describe('the second connection: the continuations beside proximity\'s reading',
       const reader = await fx.store.reader();
       assert.ok(reader, 'the reader opens');
       const onReader = await statementsOf(reader, async () => {
-        const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.store).search(query));
+        const onDb = await statementsOf(fx.store.db, () => createSearcher(fx.reads).search(query));
         // a first search finds the store changed (from nothing): what it read ahead is read again after the check
         const checked = onDb.findIndex((s) => /data_version/.test(s));
         assert.equal(onDb.filter((s, i) => i > checked && /\blexicon_postings\b/.test(s)).length, 1, 'one statement reads the postings');
@@ -130,7 +130,7 @@ describe('the second connection: the continuations beside proximity\'s reading',
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     const other = await Store.open(path.join(fx.dir, 'recall.sqlite'));
     try {
-      const searcher = createSearcher(fx.store);
+      const searcher = createSearcher(fx.reads);
       await fx.store.reader(); // opened before, as after any earlier search
       const scores = (r: SearchResult) => r.hits.map((h) => [h.exchangeId, h.score]);
       await fx.store.db.snapshot(async () => {
@@ -161,7 +161,7 @@ describe('the second connection: the continuations beside proximity\'s reading',
 test('warming runs a few searches, once a searcher (the code they run stays compiled); warming again runs none', async () => {
   const fx = await openFixture([conversation('one.jsonl', 'claude-code')]);
   try {
-    const searcher = createSearcher(fx.store);
+    const searcher = createSearcher(fx.reads);
     const postings = (sql: string[]) => sql.filter((s) => /\blexicon_postings\b/.test(s)).length;
     assert.ok(postings(await statementsOf(fx.store.db, () => searcher.warm())) >= 5, 'searches ran');
     assert.equal(postings(await statementsOf(fx.store.db, () => searcher.warm())), 0);

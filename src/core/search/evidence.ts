@@ -1,6 +1,5 @@
-import type { Db } from '../store/db';
+import type { SearchReads } from '../store/searchReads';
 import type { Fused } from './fusion';
-import { headTexts } from './headTexts';
 import { makeSnippet } from './snippet';
 
 /**
@@ -14,11 +13,11 @@ import { makeSnippet } from './snippet';
 export const EVIDENCE_DEPTH = 50;
 export const EVIDENCE_CHARS = 16_000;
 
-export async function demoteWordless(db: Db, terms: readonly string[], fused: readonly Fused[]): Promise<Fused[]> {
+export async function demoteWordless(reads: SearchReads, terms: readonly string[], fused: readonly Fused[]): Promise<Fused[]> {
   const head = fused.slice(0, EVIDENCE_DEPTH);
   const vectorOnly = head.filter((f) => !f.parts.some((p) => p.signal.startsWith('bm25(')));
   if (terms.length === 0 || vectorOnly.length === 0) return [...fused];
-  const rows = await headTexts(db, vectorOnly.map((f) => f.n), EVIDENCE_CHARS);
+  const rows = await reads.headTexts(vectorOnly.map((f) => f.n), EVIDENCE_CHARS);
   const wordless = new Set(rows.filter((r) => makeSnippet(r.text, terms).matchedTerms.length === 0).map((r) => r.n));
   if (wordless.size === 0) return [...fused];
   const moved = head.filter((f) => wordless.has(f.n));

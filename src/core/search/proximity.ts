@@ -1,6 +1,6 @@
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
-import type { Scored } from './lexical';
+import type { Scored } from './fusion';
 
 /**
  * Proximity evidence for multi-word queries, a second stage after BM25 on verbatim. BM25 scores each word

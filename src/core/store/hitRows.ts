@@ -1,9 +1,13 @@
 import { compareText } from '../order';
-import type { Db } from '../store/db';
-import { ROOM_SHOWN } from '../store/roomStats';
-import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
-import type { ExchangeSummary, FileTouch, SavedCopy } from '../model';
-import type { HitRoom } from './types';
+import type { ExchangeSummary, FileTouch, HitRoom, SavedCopy } from '../model';
+import type { Db } from './db';
+import { ROOM_SHOWN } from './roomStats';
+import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from './rows';
+
+/**
+ * The exchanges as search reads them, by row number: what a hit shows, which conversation a candidate is of, a
+ * conversation's first prompt, the head of a text. Search ranks with these (search/searcher.ts); the SQL is here.
+ */
 
 /** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
 export interface HitRow extends ExchangeSummary {
@@ -118,7 +122,7 @@ export async function conversationsOf(db: Db, ns: readonly number[], known: Read
   }
   if (missing.length === 0) return out;
   const rows = await db.all<{ n: number; conversation_id: string }>(
-    `SELECT n, conversation_id FROM exchanges INDEXED BY exchanges_place WHERE n ${IN_LIST}`, // not the rows: continuation.ts
+    `SELECT n, conversation_id FROM exchanges INDEXED BY exchanges_place WHERE n ${IN_LIST}`, // not the rows: continuations.ts
     [JSON.stringify(missing)],
   );
   for (const r of rows) out.set(r.n, r.conversation_id);
@@ -140,4 +144,9 @@ export async function rowNumbersOf(db: Db, ids: readonly string[]): Promise<Set<
   if (ids.length === 0) return new Set();
   const rows = await db.all<{ n: number }>(`SELECT n FROM exchanges WHERE id ${IN_LIST}`, [JSON.stringify(ids)]);
   return new Set(rows.map((r) => r.n));
+}
+
+/** The first `chars` characters of the verbatim text of exchanges `ns` (second-stage evidence reads no more). */
+export function headTexts(db: Db, ns: readonly number[], chars: number): Promise<Array<{ n: number; text: string }>> {
+  return db.all<{ n: number; text: string }>(`SELECT n, substr(verbatim, 1, ${chars}) AS text FROM exchanges WHERE n ${IN_LIST}`, [JSON.stringify(ns)]);
 }
