@@ -56,7 +56,7 @@ export class Candidates {
     const hits = await this.lexicon.search(terms, k, filter);
     const [near, requests] = await Promise.all([
       // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
-      terms.length < 2 ? hits : this.stats.idf(terms).then((idf) => withProximity(c.texts, terms, idf, hits)),
+      terms.length < 2 ? hits : this.stats.idf(terms).then((idf) => withProximity(c.proximityForms, terms, idf, hits)),
       requestsOf(this.reads, hits, c.conversations),
     ]);
     return afterRequests(near, requests);

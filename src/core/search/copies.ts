@@ -1,5 +1,5 @@
 import type { SavedCopy } from '../model';
-import { type HitRow, NO_ROOMS } from '../store/hitRows';
+import { type ExchangeText, NO_ROOMS } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 
 /**
@@ -15,11 +15,6 @@ import type { SearchReads } from '../store/searchReads';
  */
 export const SAME_LINES = 0.9;
 
-export interface ExchangeText {
-  readonly prompt: string;
-  readonly verbatim: string;
-}
-
 export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
   return a.prompt.trim() === b.prompt.trim() && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
 }
@@ -32,11 +27,12 @@ export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
 export async function nearCopiesOf(reads: SearchReads, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
   const found = await reads.samePromptExchanges(exchange.exchangeId, exchange.prompt);
   if (found.length === 0) return [];
-  const rows = await reads.hitRows(found, NO_ROOMS); // rooms are not listed for a copy
-  return found
-    .map((n) => rows.get(n))
-    .filter((row): row is HitRow => row !== undefined && sameExchange(exchange, row))
-    .flatMap((row) => [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies]);
+  const [texts, rows] = await Promise.all([reads.exchangeTexts(found), reads.hitRows(found, NO_ROOMS)]); // rooms are not listed for a copy
+  return found.flatMap((n) => {
+    const text = texts.get(n);
+    const row = rows.get(n);
+    return text && row && sameExchange(exchange, text) ? [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies] : [];
+  });
 }
 
 /**

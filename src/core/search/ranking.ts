@@ -12,7 +12,7 @@ export type Ranking = Capped<Fused> & { readonly folded: ReadonlyMap<number, rea
 /**
  * Fuses the signals' lists and keeps at most N hits per conversation, each exchange once: a hit that is the
  * same exchange as a candidate above it (copies.ts) is folded into that one, and the next candidate takes its
- * place. The candidates above are those kept and those the cap left out whose rows were read already (the
+ * place. The candidates above are those kept and those the cap left out whose texts were read already (the
  * first RERANK_DEPTH, proximity's), so that a conversation saved twice does not come back through its copy
  * once the cap has left its original out, nor the copy of an exchange the user said "not these" about. Where
  * vectors took part, a fused hit holding no query word goes below those that hold one.
@@ -21,15 +21,15 @@ export async function rank(reads: SearchReads, stats: TermStats, lists: readonly
   const { terms, perConversation, limit, excluded } = c.ask;
   const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
   const semantic = lists.some((l) => l.mechanism === 'vector');
-  const fused = lists.length > 1 && semantic ? await demoteWordless(reads, terms, merged) : merged;
+  const fused = lists.length > 1 && semantic ? await demoteWordless((ns) => c.evidenceOf(ns), terms, merged) : merged;
   const conversation = await reads.conversationsOf(fused.map((f) => f.n), c.conversations);
   const folded = new Map<number, number[]>();
   for (let candidates = fused; ; ) {
     const capped = capPerConversation(candidates, conversation, perConversation, limit);
     const last = capped.kept.at(-1);
     const above = last ? candidates.slice(0, candidates.indexOf(last) + 1).map((f) => f.n) : [];
-    const rows = await c.rowsOf([...excluded, ...capped.kept.map((f) => f.n)]);
-    const copies = copiesAmong([...excluded, ...above], (n) => rows.get(n));
+    const texts = await c.textsOf([...excluded, ...capped.kept.map((f) => f.n)]);
+    const copies = copiesAmong([...excluded, ...above], (n) => texts.get(n));
     if (copies.size === 0) return { ...capped, folded };
     for (const [copy, original] of copies) if (!excluded.has(original)) folded.set(original, [...(folded.get(original) ?? []), copy]);
     candidates = candidates.filter((f) => !copies.has(f.n));

@@ -11,6 +11,7 @@ import { modeSignals, parseMode } from './modes';
 import { NearestVectors } from './nearestVectors';
 import { type SearchPlan, SignalPlanner, withoutModel } from './plan';
 import { rank, type Ranking } from './ranking';
+import { RecentTexts } from './recentTexts';
 import { type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
@@ -79,6 +80,7 @@ class StoreSearcher implements Searcher {
   private readonly knn: NearestVectors;
   private readonly planner: SignalPlanner;
   private readonly candidates: Candidates;
+  private readonly recent = new RecentTexts();
   /** The rooms shown as chips, read once since the store last changed. */
   private shownRooms: Promise<ShownRooms> | undefined;
   /** Whether `warm` ran the warm-up searches (once a searcher: the code they run stays compiled). */
@@ -137,7 +139,7 @@ class StoreSearcher implements Searcher {
     const filter = exchangeFilter(query.filters);
     const excluded = await this.reads.rowNumbersOf(query.exclude ?? []);
     const k = candidateCount(q.limit, q.perConversation) + excluded.size;
-    const c = new SearchContext(this.reads, () => this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded });
+    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded });
     const listOf = async (spec: SearchPlan['specs'][number]): Promise<SignalList> => this.candidates.list(spec, { k, filter, queryVector }, c);
 
     let ranking: Ranking | undefined;
@@ -156,7 +158,7 @@ class StoreSearcher implements Searcher {
       for (const spec of plan.specs.slice(lists.length)) lists.push(await listOf(spec));
       ranking = await rank(this.reads, this.stats, lists, q.fusion, c);
     }
-    const answer = await explain(this.reads, this.stats, ranking, c);
+    const answer = await explain(this.stats, ranking, c);
     return {
       hits: answer.hits,
       mode: q.mode,
@@ -188,6 +190,7 @@ class StoreSearcher implements Searcher {
     if (await this.stats.refresh()) {
       this.planner.storeChanged();
       this.knn.storeChanged();
+      this.recent.storeChanged();
       this.shownRooms = undefined;
       void this.roomsShown(); // read beside the search's first statements, ready when its hit rows are
     }

@@ -1,11 +1,11 @@
 import type { HitRow } from '../store/hitRows';
-import type { SearchReads } from '../store/searchReads';
 import { type ConfidenceEvidence, confidenceOf, confidencesByRank } from './confidence';
 import type { Fused } from './fusion';
 import type { TermStats } from './idf';
 import { IDF_FLOOR } from './lexiconBm25';
 import type { Ranking } from './ranking';
 import type { SearchContext } from './searchContext';
+import type { Snippet } from './snippet';
 import type { Confidence, Hit, SavedCopy } from './types';
 
 /** A ranking's hits as shown, with the confidence of the whole answer (the first hit's). */
@@ -17,50 +17,67 @@ export interface Explained {
 /**
  * Explains every kept hit: its row as shown, snippet, the query words it holds, what the cap left out of its
  * conversation (and the conversation's first prompt when it has no title), where else it was saved, and its
- * confidence among the others.
+ * confidence among the others. What the hits show is read while their snippets are made (the texts were read
+ * for proximity).
  */
-export async function explain(reads: SearchReads, stats: TermStats, { kept, left, folded }: Ranking, c: SearchContext): Promise<Explained> {
+export async function explain(stats: TermStats, { kept, left, folded }: Ranking, c: SearchContext): Promise<Explained> {
   const { terms } = c.ask;
-  const rows = await c.rowsOf(kept.map((f) => f.n));
-  const untitled = kept.map((f) => rows.get(f.n)).filter((r) => r && !r.title && left.has(r.conversationId)).map((r) => r!.conversationId);
-  const openings = untitled.length === 0 ? new Map<string, string>() : await reads.firstPrompts([...new Set(untitled)]);
+  const ns = kept.map((f) => f.n);
+  const reading = c.rowsOf([...ns, ...[...folded.values()].flat()]);
+  reading.catch(() => undefined); // awaited below; a failure is reported there
+  const texts = await c.textsOf(ns);
+  const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
+  const snippets = ns.map((n) => {
+    const text = texts.get(n);
+    return text && c.snippetOf(n, text.verbatim);
+  });
+  const rows = await reading;
   const top = kept[0]?.score ?? 0;
   const margin = marginOf(kept);
-  const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
   const shaped: Array<{ hit: Omit<Hit, 'confidence'>; evidence: ConfidenceEvidence }> = [];
   for (const [i, f] of kept.entries()) {
     const row = rows.get(f.n);
-    if (!row) continue; // deleted between ranking and loading (a concurrent re-index)
-    const snippet = c.snippetOf(row);
-    const coverage = coverageOf(snippet.matchedTerms, terms, idf);
-    const { n: _n, verbatim: _v, ...shown } = row;
-    const opening = openings.get(row.conversationId);
-    shaped.push({
-      hit: {
-        ...shown,
-        score: f.score,
-        parts: f.parts,
-        snippet: snippet.text,
-        matchedTerms: telling(snippet.matchedTerms, idf),
-        more: left.get(row.conversationId) ?? 0,
-        ...(opening !== undefined ? { firstPrompt: opening } : {}),
-        copies: savedCopies(row, folded.get(f.n) ?? [], rows),
-      },
-      evidence: { coverage, position: i + 1, relative: top > 0 ? f.score / top : 0, margin },
-    });
+    const snippet = snippets[i];
+    if (!row || !snippet) continue; // deleted between ranking and loading (a concurrent re-index)
+    const evidence = { coverage: coverageOf(snippet.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin };
+    shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
   const labels = confidencesByRank(shaped.map((s) => s.evidence));
   const hits: Hit[] = shaped.map((s, i) => ({ ...s.hit, confidence: labels[i]! }));
   return { hits, confidence: hits[0]?.confidence ?? 'low' };
 }
 
+/** A kept hit as shown, but for its confidence: its row, why it matched, what its conversation had left out. */
+function shownHit(
+  row: HitRow,
+  f: Fused,
+  snippet: Snippet,
+  idf: ReadonlyMap<string, number>,
+  left: ReadonlyMap<string, number>,
+  folded: readonly number[],
+  rows: ReadonlyMap<number, HitRow>,
+): Omit<Hit, 'confidence'> {
+  const { n: _n, firstPrompt, ...shown } = row;
+  const opening = left.has(row.conversationId) ? firstPrompt : undefined;
+  return {
+    ...shown,
+    score: f.score,
+    parts: f.parts,
+    snippet: snippet.text,
+    matchedTerms: telling(snippet.matchedTerms, idf),
+    more: left.get(row.conversationId) ?? 0,
+    ...(opening !== undefined ? { firstPrompt: opening } : {}),
+    copies: savedCopies(row, folded, rows),
+  };
+}
+
 /** The label `explain` gives a ranking's first hit, from that hit alone (selective asks before explaining). */
 export async function firstConfidence(stats: TermStats, kept: readonly Fused[], c: SearchContext): Promise<Confidence> {
   const first = kept[0];
-  const row = first && (await c.rowsOf([first.n])).get(first.n);
-  if (!row) return 'low';
+  const text = first && (await c.textsOf([first.n])).get(first.n);
+  if (!text) return 'low';
   const { terms } = c.ask;
-  const coverage = coverageOf(c.snippetOf(row).matchedTerms, terms, await stats.idf(terms));
+  const coverage = coverageOf(c.snippetOf(first.n, text.verbatim).matchedTerms, terms, await stats.idf(terms));
   return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
 }
 

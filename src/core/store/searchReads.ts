@@ -1,7 +1,7 @@
 import type { Layer } from '../model';
 import { type CandidatePlace, candidatePlaces } from './continuations';
 import { distilledMatches, type FtsMatch, samePromptExchanges } from './ftsSearch';
-import { conversationsOf, firstPrompts, headTexts, type HitRow, loadHitRows, readShownRooms, rowNumbersOf, type ShownRooms } from './hitRows';
+import { conversationsOf, type ExchangeText, exchangeTexts, type HitRow, loadHitRows, readShownRooms, rowNumbersOf, type ShownRooms } from './hitRows';
 import { type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from './lexicon';
 import { type ExchangeFilter, passingFilter } from './searchFilter';
 import { changeStamp } from './sharing';
@@ -60,7 +60,12 @@ export class SearchReads {
     return readShownRooms(this.store.db);
   }
 
-  /** What hits show of exchanges `ns`, with their rooms among `shown`. */
+  /** What was asked in exchanges `ns`, and their whole verbatim texts. */
+  exchangeTexts(ns: readonly number[]): Promise<Map<number, ExchangeText>> {
+    return exchangeTexts(this.store.db, ns);
+  }
+
+  /** What hits show of exchanges `ns` (all but their texts), with their rooms among `shown`. */
   hitRows(ns: readonly number[], shown: ShownRooms): Promise<Map<number, HitRow>> {
     return loadHitRows(this.store.db, ns, shown);
   }
@@ -78,19 +83,9 @@ export class SearchReads {
     return candidatePlaces((await this.store.reader()) ?? this.store.db, ns);
   }
 
-  /** The prompt each conversation began with (to name an untitled one). */
-  firstPrompts(conversationIds: readonly string[]): Promise<Map<string, string>> {
-    return firstPrompts(this.store.db, conversationIds);
-  }
-
   /** The row numbers of exchanges `ids`. */
   rowNumbersOf(ids: readonly string[]): Promise<Set<number>> {
     return rowNumbersOf(this.store.db, ids);
-  }
-
-  /** The first `chars` characters of each exchange's verbatim text. */
-  headTexts(ns: readonly number[], chars: number): Promise<Array<{ n: number; text: string }>> {
-    return headTexts(this.store.db, ns, chars);
   }
 
   /** The other exchanges asked with exchange `exchangeId`'s very prompt (candidates for its near copies). */
