@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
-import type { DistillInput, Distiller } from './core/distill/distiller';
+import { type DistillInput, type Distiller, distillerInput } from './core/distill/distiller';
 import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
@@ -159,7 +159,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
           const batch = await memory.pendingDistillation(limit > 0 ? limit : 20, distiller);
-          const outcomes = await distiller.distill(batch, { isCancellationRequested: false });
+          const outcomes = await distiller.distill(batch.map(distillerInput), { isCancellationRequested: false });
           for (const o of outcomes) {
             const e = batch.find((b) => b.n === o.n) as DistillInput;
             const row = o.ok
@@ -199,7 +199,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await evalCommand(memory, values, io);
       case 'rooms': {
         for (const room of await memory.roomListings(values.all ?? false)) {
-          io.out(json ? JSON.stringify(room) : `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}`);
+          const also = room.aliases.length ? `  (also: ${room.aliases.join(', ')})` : '';
+          const line = `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}${also}  [${room.project ?? 'no project'}]`;
+          io.out(json ? JSON.stringify(room) : line);
         }
         return 0;
       }

@@ -31,6 +31,8 @@ const EDIT_TOOLS = new Set([
 const WRITE_TOOLS = new Set([
   'Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write', /* Copilot CLI */ 'create',
 ]);
+/** A write tool's `command` that changes part of a file (Kiro's `write`: `strReplace`, `insert`, `append`; else `create`). */
+const EDIT_COMMANDS = new Set(['str_replace', 'strReplace', 'insert', 'append']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -78,7 +80,7 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
   const prose: string[] = [];
   for (const m of messages) {
     for (const call of m.toolCalls) touchesFromToolCall(call, resultsById.get(call.id ?? ''), add);
-    for (const t of m.touched ?? []) add(t.path, t.how);
+    for (const t of m.touched ?? []) add(t.path, t.how, t.lines);
     for (const r of m.toolResults) {
       if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
       for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
@@ -116,7 +118,7 @@ function touchesFromToolCall(
   if (typeof filePath === 'string') {
     if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
-    else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
+    else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
   // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
   const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';

@@ -12,7 +12,7 @@ import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
-import { shortenStringsPast, type SourceAdapter } from './sources/adapter';
+import { shortenStringsPast, sideFileNames, type SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions, unreadableRoots } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
@@ -398,7 +398,8 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
   const { handle, st: firstSt } = await openTranscript(file);
   try {
     let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
-    let st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
+    const sideNames = sideFileNames(adapter, file);
+    let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
@@ -410,7 +411,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
       await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
       fileSt = await handle.stat();
-      st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
+      st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
       read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
     }
     const { chunk } = read;
@@ -420,7 +421,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     };
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
-    const side = adapter.sideFiles ? await readSideFiles(file, adapter.sideFiles) : undefined;
+    const side = sideNames ? await readSideFiles(file, sideNames) : undefined;
     return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
   } finally {
     await handle.close();

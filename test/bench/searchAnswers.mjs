@@ -5,7 +5,8 @@
 // aside. The variants are the CLI's defaults (words only; `--embed-model built-in`: the extension's default), the
 // other modes and fusions, and each filter, over the same queries; filters take their values from the store (its
 // most common agent, project and touched file, its longest conversation, the median start time), `--exclude` the
-// first two hits of the words-only answer. In process (the build's compiled Memory, DIR/out from `tsc -p .`): one
+// first two hits of the words-only answer; `redact-model` asks for snippets cut from the redacted text (no CLI
+// flag: what MCP and the language-model tools ask). In process (the build's compiled Memory, DIR/out from `tsc -p .`): one
 // store opened per variant, its queries in order, as one `search` after another in a living process. `--fresh`:
 // the two default variants only, one `DIR/dist/cli.js search --json` process per query (first searches, cold).
 // Compare two builds with `cmp` on their outputs.
@@ -71,6 +72,8 @@ const VARIANTS = [
   { name: 'conversation', args: ['--conversation', conversation], query: { filters: { conversation } } },
   { name: 'per-conversation-1-limit-30', args: ['--per-conversation', '1', '--limit', '30'], query: { perConversation: 1, limit: 30 } },
   { name: 'exclude', args: [], query: {}, exclude: true },
+  // what leaves the store (MCP --redact, the language-model tools): snippets cut from the redacted text
+  { name: 'redact-model', args: [], query: { redact: true }, model: true },
 ];
 
 function print(variant, id, result) {

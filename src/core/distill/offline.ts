@@ -29,7 +29,7 @@ const TAIL_CHARS = 20_000;
 const CORE_JOINER = ' → ';
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-9';
+export const OFFLINE_PROMPT_VERSION = 'offline-11';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';

@@ -1,3 +1,4 @@
+import { redact } from '../distill/redact';
 import type { ExchangeText, HitRow, ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import type { FormsOf } from './proximity';
@@ -11,6 +12,8 @@ export interface SearchAsk {
   readonly perConversation: number;
   /** Row numbers of the exchanges the user said "not these" about. */
   readonly excluded: ReadonlySet<number>;
+  /** Snippets shown are cut from the redacted text (SearchQuery.redact). */
+  readonly redact: boolean;
 }
 
 /**
@@ -94,6 +97,14 @@ export class SearchContext {
     }
     return out;
   };
+
+  /**
+   * The snippet a hit shows: its own, or for an answer that leaves the store, one cut from the redacted text (a
+   * window can open inside a key block); what it matched is the stored text's all the same.
+   */
+  shownSnippet(n: number, verbatim: string): string {
+    return this.ask.redact ? makeSnippet(redact(verbatim), this.ask.terms).text : this.snippetOf(n, verbatim).text;
+  }
 
   /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */
   snippetOf(n: number, verbatim: string): Snippet {

@@ -66,7 +66,7 @@ export function createSearcher(reads: SearchReads, embedder?: Embedder, options:
 }
 
 /** What a query asks, its defaults filled in and checked. */
-interface ParsedQuery extends Omit<SearchAsk, 'excluded'> {
+interface ParsedQuery extends Omit<SearchAsk, 'excluded' | 'redact'> {
   readonly mode: ModeName;
   readonly fusionName: FusionName;
   readonly fusion: Fusion;
@@ -139,7 +139,7 @@ class StoreSearcher implements Searcher {
     const filter = exchangeFilter(query.filters);
     const excluded = await this.reads.rowNumbersOf(query.exclude ?? []);
     const k = candidateCount(q.limit, q.perConversation) + excluded.size;
-    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded });
+    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded, redact: query.redact ?? false });
     const listOf = async (spec: SearchPlan['specs'][number]): Promise<SignalList> => this.candidates.list(spec, { k, filter, queryVector }, c);
 
     let ranking: Ranking | undefined;

@@ -29,7 +29,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
   const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
   const snippets = ns.map((n) => {
     const text = texts.get(n);
-    return text && c.snippetOf(n, text.verbatim);
+    return text && { matched: c.snippetOf(n, text.verbatim), shown: c.shownSnippet(n, text.verbatim) };
   });
   const rows = await reading;
   const top = kept[0]?.score ?? 0;
@@ -39,7 +39,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
     const row = rows.get(f.n);
     const snippet = snippets[i];
     if (!row || !snippet) continue; // deleted between ranking and loading (a concurrent re-index)
-    const evidence = { coverage: coverageOf(snippet.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin };
+    const evidence = { coverage: coverageOf(snippet.matched.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin };
     shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
   const labels = confidencesByRank(shaped.map((s) => s.evidence));
@@ -51,7 +51,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
 function shownHit(
   row: HitRow,
   f: Fused,
-  snippet: Snippet,
+  snippet: { readonly matched: Snippet; readonly shown: string },
   idf: ReadonlyMap<string, number>,
   left: ReadonlyMap<string, number>,
   folded: readonly number[],
@@ -63,8 +63,8 @@ function shownHit(
     ...shown,
     score: f.score,
     parts: f.parts,
-    snippet: snippet.text,
-    matchedTerms: telling(snippet.matchedTerms, idf),
+    snippet: snippet.shown,
+    matchedTerms: telling(snippet.matched.matchedTerms, idf),
     more: left.get(row.conversationId) ?? 0,
     ...(opening !== undefined ? { firstPrompt: opening } : {}),
     copies: savedCopies(row, folded, rows),

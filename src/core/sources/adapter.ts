@@ -74,11 +74,12 @@ export interface SourceAdapter {
    */
   readonly replaysLog?: boolean;
   /**
-   * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`):
-   * read with it and passed as `side`. They are the agent's bookkeeping, not the conversation: one that is
-   * missing or does not parse costs only what it would have added.
+   * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`; for
+   * Kiro's `<id>.jsonl` its `<id>.json`, named from the transcript's): read with it and passed as `side`. They are
+   * the agent's bookkeeping, not the conversation: one that is missing or does not parse costs only what it would
+   * have added.
    */
-  readonly sideFiles?: readonly string[];
+  readonly sideFiles?: readonly string[] | ((file: string) => readonly string[]);
   /**
    * A `json` document's records: the key path of the array whose elements the conversation is made of
    * (`[]`: the document is that array). When the document is one line, "open raw" shows them pretty-printed.
@@ -109,6 +110,11 @@ export interface SourceAdapter {
    */
   locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
   parse(input: ParseInput): ParseOutput;
+}
+
+/** The names of the side files an adapter reads beside `file` (none when it reads none). */
+export function sideFileNames(adapter: SourceAdapter, file: string): readonly string[] | undefined {
+  return typeof adapter.sideFiles === 'function' ? adapter.sideFiles(file) : adapter.sideFiles;
 }
 
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */

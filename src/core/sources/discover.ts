@@ -3,11 +3,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
 import {
-  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultPiRoots, defaultQwenRoots,
-  defaultUserDataDirs, editorAgentRoots,
+  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
+  defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
 } from './agentRoots';
 import { readHead } from './head';
+import { KILO_DB_RE } from './kiloPaths';
+import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
+import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
 
@@ -93,6 +96,9 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultQwenRoots(env),
       ...defaultAmpRoots(env),
       ...defaultPiRoots(env),
+      ...defaultKiloRoots(env),
+      ...defaultKiroRoots(env),
+      ...defaultZedRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -127,7 +133,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
     // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
-    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
+    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file) || isKiroIdeChat(file)))) {
       candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
@@ -209,15 +215,20 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database and OpenCode's: the databases discovery looks at. */
+/** Cursor's global database, OpenCode's, Kilo Code's, Kiro CLI's and Zed's: the databases discovery looks at. */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME;
 }
 
-/** OpenCode's data folder (`opencode`, holding its `storage` folder or its database), by the names in it. */
+/**
+ * OpenCode's data folder (`opencode`, holding its `storage` folder or its database), or Kilo Code's (`kilo`, the
+ * same layout), by the names in it.
+ */
 export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
-  return path.basename(dir) === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
+  const base = path.basename(dir);
+  if (base === 'kilo') return names.some((n) => n === 'storage' || KILO_DB_RE.test(n));
+  return base === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
 }
 
 /**
@@ -235,5 +246,5 @@ export function isCopilotCliSession(dir: string): boolean {
  */
 function notOpenCodeSessions(dir: string, name: string, openCodeData: boolean): boolean {
   if (openCodeData) return name !== 'storage';
-  return path.basename(dir) === 'storage' && path.basename(path.dirname(dir)) === 'opencode' && name !== 'session';
+  return path.basename(dir) === 'storage' && ['opencode', 'kilo'].includes(path.basename(path.dirname(dir))) && name !== 'session';
 }

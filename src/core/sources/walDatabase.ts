@@ -1,4 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { RecallError } from '../errors';
 import { Db } from '../store/db';
 import { openTranscript } from './lines';
@@ -99,4 +101,54 @@ export async function readSnapshot<T>(file: string, agent: string, read: (db: Db
   } finally {
     await db.close().catch(() => undefined);
   }
+}
+
+/** How many times a rollback-journal database is copied before a run gives up on it (it is being written). */
+const COPY_TRIES = 3;
+const COPY_RETRY_MS = 100;
+
+/**
+ * Runs `read` on an agent's database as one snapshot, whatever its journal mode: a WAL database as readSnapshot
+ * does; one in rollback-journal mode (which even a reader's lock would hold its writer off: Kiro CLI's) from a copy
+ * of its file taken without any lock, when no write was under way (no `-journal` beside it before or after the copy,
+ * and its size and time unchanged by the copy), the copy read and removed.
+ */
+export async function readAnySnapshot<T>(file: string, agent: string, read: (db: Db) => Promise<T>): Promise<T> {
+  if (await inWalMode(file)) return readSnapshot(file, agent, read);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-recall-db-'));
+  try {
+    for (let i = 0; i < COPY_TRIES; i++) {
+      const copy = await quietCopy(file, path.join(dir, path.basename(file)));
+      if (!copy) {
+        await new Promise((resolve) => setTimeout(resolve, COPY_RETRY_MS));
+        continue;
+      }
+      const db = await Db.open(copy, { readonly: true }).catch((err: Error) => {
+        throw new RecallError('source-unreadable', `Cannot open a copy of ${agent}'s database ${file}: ${err.message}`);
+      });
+      try {
+        return await read(db);
+      } catch (err) {
+        throw new RecallError('source-unreadable', `Cannot read ${agent}'s database ${file}: ${(err as Error).message}; it is read again on the next run.`);
+      } finally {
+        await db.close().catch(() => undefined);
+      }
+    }
+    throw new RecallError('source-unreadable', `${agent}'s database ${file} was being written each time it was copied; it is read again on the next run.`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a rollback-journal database to `to` when no write is under way across the copy; undefined when one was. */
+async function quietCopy(file: string, to: string): Promise<string | undefined> {
+  const journal = `${file}-journal`;
+  const exists = (f: string): Promise<boolean> => stat(f).then(() => true, () => false);
+  if (await exists(journal)) return undefined;
+  const before = await stat(file);
+  if (!before.isFile()) throw new RecallError('source-unreadable', `${file} is not a regular file.`);
+  await copyFile(file, to);
+  const after = await stat(file);
+  if ((await exists(journal)) || after.size !== before.size || after.mtimeMs !== before.mtimeMs) return undefined;
+  return to;
 }
