@@ -3,8 +3,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { embedStore } from '../../src/core/embed/stage';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
@@ -13,6 +11,7 @@ import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
 import { countTokens } from '../../src/core/tokens';
 import { tempDir } from './helpers';
+import { CLI, connectMcp, type McpSession } from './mcpClient';
 import { CONVERSATIONS, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 import { PLANTED } from './secrets';
 
@@ -20,34 +19,6 @@ import { PLANTED } from './secrets';
  * The MCP server as an agent meets it: `node dist/cli.js mcp` spawned over stdio by the SDK's own client,
  * against stores written through the real Store (and, for the concurrency test, by a real `index` run).
  */
-
-const CLI = path.resolve(__dirname, '../../../dist/cli.js');
-
-interface Session {
-  readonly client: Client;
-  readonly stderr: () => string;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }>;
-  close(): Promise<void>;
-}
-
-async function connect(args: string[], env: Record<string, string> = {}): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...args],
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stderr: 'pipe',
-  });
-  let err = '';
-  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const client = new Client({ name: 'agent-recall-test', version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => err,
-    call: async (name, a) => (await client.callTool({ name, arguments: a })) as CallToolResult & { structuredContent?: Record<string, unknown> },
-    close: () => client.close(),
-  };
-}
 
 function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -73,14 +44,14 @@ const LONG: FixtureConversation = {
 describe('agent-recall mcp over stdio', () => {
   let db: string;
   let ids: Map<string, string>;
-  let shop: Session;
+  let shop: McpSession;
 
   before(async () => {
     const f = await openFixture([...CONVERSATIONS, LONG]);
     await f.store.close();
     db = path.join(f.dir, 'recall.sqlite');
     ids = f.ids;
-    shop = await connect(['--db', db, '--workspace', '/p/shop']);
+    shop = await connectMcp(['--db', db, '--workspace', '/p/shop']);
   });
   after(async () => shop.close());
 
@@ -213,14 +184,14 @@ describe('agent-recall mcp over stdio', () => {
     assert.equal((await shop.call('read_exchange', { id: blogId })).isError, true);
     assert.ok(items(await shop.call('recent', { limit: 100 })).every((i) => i['id'] !== blogId && i['id'] !== ids.get('c2')));
     // a sibling folder whose name starts the same is another workspace too
-    const shopping = await connect(['--db', db, '--workspace', '/p/sho']);
+    const shopping = await connectMcp(['--db', db, '--workspace', '/p/sho']);
     try {
       assert.deepEqual(items(await shopping.call('recent', { limit: 100 })), []);
     } finally {
       await shopping.close();
     }
     // the same file without a workspace: the user named the file, so all of it
-    const whole = await connect(['--db', db]);
+    const whole = await connectMcp(['--db', db]);
     try {
       assert.equal(items(await whole.call('search', { query: 'gardening blog tomatoes' }))[0]?.['id'], blogId);
     } finally {
@@ -232,7 +203,7 @@ describe('agent-recall mcp over stdio', () => {
     const secret = PLANTED[0]!.secret;
     const plain = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
     assert.ok(text(plain).includes(secret), 'without --redact the text is verbatim');
-    const redacting = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
+    const redacting = await connectMcp(['--db', db, '--workspace', '/p/shop', '--redact']);
     try {
       const r = await redacting.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
       assert.ok(!text(r).includes(secret));
@@ -257,10 +228,10 @@ describe('agent-recall mcp finds the workspace store', () => {
     await writeConversation(store, path.dirname(file), { ...CONVERSATIONS[0]!, project: workspace });
     await store.close();
 
-    const s = await connect(['--workspace', workspace], { HOME: home });
+    const s = await connectMcp(['--workspace', workspace], { HOME: home });
     try {
       assert.equal(items(await s.call('recent', {})).length, 3);
-      assert.match(s.stderr(), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.match(await s.stderrMatching(/serving/), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     } finally {
       await s.close();
     }
@@ -297,7 +268,7 @@ describe('agent-recall mcp beside an index run', () => {
     const seeded = spawnSync(process.execPath, [CLI, 'index', '--root', first, '--db', db, '--workspace', workspace, '--quiet'], { encoding: 'utf8' });
     assert.equal(seeded.status, 0, seeded.stderr);
 
-    const s = await connect(['--db', db, '--workspace', workspace]);
+    const s = await connectMcp(['--db', db, '--workspace', workspace]);
     try {
       const indexer = spawn(process.execPath, [CLI, 'index', '--root', transcripts, '--db', db, '--workspace', workspace, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
       let indexErr = '';
@@ -374,15 +345,15 @@ describe('agent-recall mcp with an embedding model', () => {
   const MEANING_ONLY = 'vegetables harvest';
   let keys: Map<string, string>;
   let db: string;
-  let words: Session;
-  let semantic: Session;
+  let words: McpSession;
+  let semantic: McpSession;
 
   before(async () => {
     const built = spawnSync(process.execPath, [path.join(ROOT, 'test/model/buildStaticModel.mjs')], { cwd: ROOT, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`building the test model failed: ${built.stderr || built.error?.message}`);
     ({ db, keys } = await embeddedStore());
-    words = await connect(['--db', db]);
-    semantic = await connect(['--db', db, '--embed-model', MODEL]);
+    words = await connectMcp(['--db', db]);
+    semantic = await connectMcp(['--db', db, '--embed-model', MODEL]);
   });
   after(async () => {
     await words?.close();
@@ -402,10 +373,10 @@ describe('agent-recall mcp with an embedding model', () => {
     return { db: path.join(f.dir, 'recall.sqlite'), keys: f.keys };
   }
 
-  const ranked = async (s: Session, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
+  const ranked = async (s: McpSession, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
 
   test('searches by meaning too where the words are not decisive; the words-only server cannot place the hit', async () => {
-    assert.match(semantic.stderr(), /searching with local:wink-static-100d too/);
+    assert.match(await semantic.stderrMatching(/searching with/), /searching with local:wink-static-100d too/);
     assert.deepEqual(await ranked(words, MEANING_ONLY), []);
     assert.equal((await ranked(semantic, MEANING_ONLY))[0], 'c1');
     // a confident lexical answer stays the words' answer
@@ -414,11 +385,11 @@ describe('agent-recall mcp with an embedding model', () => {
 
   test('a hub model that is not downloaded: words only, one line on stderr, nothing fetched', async () => {
     const cache = tempDir('recall-model-cache-');
-    const s = await connect(['--db', db, '--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache', cache]);
+    const s = await connectMcp(['--db', db, '--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache', cache]);
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
       assert.deepEqual(await ranked(s, 'login error'), await ranked(words, 'login error'));
-      const lines = s.stderr().split('\n').filter((l) => /words only/.test(l));
+      const lines = (await s.stderrMatching(/words only/)).split('\n').filter((l) => /words only/.test(l));
       assert.equal(lines.length, 1, s.stderr());
       // the offline path's own message (a download attempt would fail with a network error instead)
       assert.match(lines[0]!, /Xenova\/all-MiniLM-L6-v2.*never downloads/);
@@ -433,9 +404,9 @@ describe('agent-recall mcp with an embedding model', () => {
     const cache = tempDir('recall-model-cache-');
     cpSync(MODEL, path.join(cache, ...hubId.split('/')), { recursive: true });
     const hub = await embeddedStore(hubId);
-    const s = await connect(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
+    const s = await connectMcp(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
     try {
-      assert.match(s.stderr(), new RegExp(`searching with ${hubId} too`));
+      assert.match(await s.stderrMatching(/searching with/), new RegExp(`searching with ${hubId} too`));
       const first = items(await s.call('search', { query: MEANING_ONLY }))[0];
       assert.equal(hub.keys.get(String(first?.['id'])), 'c1');
     } finally {
@@ -444,10 +415,10 @@ describe('agent-recall mcp with an embedding model', () => {
   });
 
   test('a model folder that does not load: words only, with the reason', async () => {
-    const s = await connect(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
+    const s = await connectMcp(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
-      assert.match(s.stderr(), /searching by words only\. .*does not exist/);
+      assert.match(await s.stderrMatching(/words only/), /searching by words only\. .*does not exist/);
     } finally {
       await s.close();
     }
