@@ -3,7 +3,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { embedStore } from '../../src/core/embed/stage';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
 import { AGENT_KINDS } from '../../src/core/model';
@@ -11,7 +10,7 @@ import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
 import { countTokens } from '../../src/core/tokens';
 import { tempDir } from './helpers';
-import { CLI, connectMcp, type McpSession } from './mcpClient';
+import { CLI, connectMcp as connect, type McpSession as Session, resultItems as items, resultText as text } from './mcpClient';
 import { CONVERSATIONS, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 import { PLANTED } from './secrets';
 
@@ -19,13 +18,6 @@ import { PLANTED } from './secrets';
  * The MCP server as an agent meets it: `node dist/cli.js mcp` spawned over stdio by the SDK's own client,
  * against stores written through the real Store (and, for the concurrency test, by a real `index` run).
  */
-
-function text(r: CallToolResult): string {
-  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
-
-type Item = Record<string, unknown>;
-const items = (r: { structuredContent?: Record<string, unknown> }): Item[] => (r.structuredContent?.['items'] as Item[]) ?? [];
 
 const LONG: FixtureConversation = {
   file: 'long-session.jsonl',
@@ -44,14 +36,14 @@ const LONG: FixtureConversation = {
 describe('agent-recall mcp over stdio', () => {
   let db: string;
   let ids: Map<string, string>;
-  let shop: McpSession;
+  let shop: Session;
 
   before(async () => {
     const f = await openFixture([...CONVERSATIONS, LONG]);
     await f.store.close();
     db = path.join(f.dir, 'recall.sqlite');
     ids = f.ids;
-    shop = await connectMcp(['--db', db, '--workspace', '/p/shop']);
+    shop = await connect(['--db', db, '--workspace', '/p/shop']);
   });
   after(async () => shop.close());
 
@@ -121,7 +113,7 @@ describe('agent-recall mcp over stdio', () => {
 
     const long = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 300 });
     assert.ok(countTokens(text(long)) <= 300, `${countTokens(text(long))} tokens`);
-    assert.match(text(long), /… \[cut at \d+ tokens; \d+ more characters\]$/);
+    assert.match(text(long), /… \[cut at 300 tokens; \d+ more characters\]$/, 'the marker names the budget asked for');
     assert.equal(long.structuredContent?.['cut'], true);
   });
 
@@ -162,6 +154,11 @@ describe('agent-recall mcp over stdio', () => {
       ['search', { query: 'x', limit: 2.5 }, /limit/],
       ['search', { query: 'x', agent: ['windsurf'] }, /agent/],
       ['search', { query: 'x', since: 'last tuesday' }, /ISO date/],
+      // Date would roll these over to another day and filter from there
+      ['search', { query: 'x', since: '2025-02-30' }, /2025-02-30 is not a real date: February 2025 has 28 days/],
+      ['search', { query: 'x', until: '2024-04-31T10:00:00Z' }, /April 2024 has 30 days/],
+      ['search', { query: 'x', since: '2025-13-01' }, /there is no month 13/],
+      ['search', { query: 'x', since: '2025-01-31T24:30:00Z' }, /time of day is out of range/],
       ['search', { query: 'x', maxTokens: 10 }, /maxTokens/],
       ['read_exchange', { id: 'DROP TABLE' }, /exchange id/],
       ['read_exchange', { id: 'ffffffffffffffff' }, /No exchange ffffffffffffffff in this workspace's memory/],
@@ -174,8 +171,9 @@ describe('agent-recall mcp over stdio', () => {
       assert.equal(r.isError, true, `${tool} ${JSON.stringify(args)} should fail`);
       assert.match(text(r), message, `${tool} ${JSON.stringify(args)}`);
     }
-    // still serving after all that
+    // still serving after all that; a leap day is a real date
     assert.ok(!(await shop.call('recent', {})).isError);
+    assert.ok(!(await shop.call('search', { query: 'x', since: '2024-02-29', until: '2024-02-29T23:59:59+01:00' })).isError);
   });
 
   test('never returns another workspace\'s exchanges', async () => {
@@ -184,14 +182,14 @@ describe('agent-recall mcp over stdio', () => {
     assert.equal((await shop.call('read_exchange', { id: blogId })).isError, true);
     assert.ok(items(await shop.call('recent', { limit: 100 })).every((i) => i['id'] !== blogId && i['id'] !== ids.get('c2')));
     // a sibling folder whose name starts the same is another workspace too
-    const shopping = await connectMcp(['--db', db, '--workspace', '/p/sho']);
+    const shopping = await connect(['--db', db, '--workspace', '/p/sho']);
     try {
       assert.deepEqual(items(await shopping.call('recent', { limit: 100 })), []);
     } finally {
       await shopping.close();
     }
     // the same file without a workspace: the user named the file, so all of it
-    const whole = await connectMcp(['--db', db]);
+    const whole = await connect(['--db', db]);
     try {
       assert.equal(items(await whole.call('search', { query: 'gardening blog tomatoes' }))[0]?.['id'], blogId);
     } finally {
@@ -199,20 +197,32 @@ describe('agent-recall mcp over stdio', () => {
     }
   });
 
-  test('--redact replaces secrets in what the tools return', async () => {
+  test('secrets are replaced in what the tools return unless --no-redact', async () => {
     const secret = PLANTED[0]!.secret;
-    const plain = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-    assert.ok(text(plain).includes(secret), 'without --redact the text is verbatim');
-    const redacting = await connectMcp(['--db', db, '--workspace', '/p/shop', '--redact']);
+    // no flag: redacted, as the extension's server is (its setting defaults on)
+    const r = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
+    assert.ok(!text(r).includes(secret));
+    assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
+    const hits = await shop.call('search', { query: 'deploy key rate limiter' });
+    assert.ok(!JSON.stringify(hits).includes(secret));
+    assert.match(await shop.stderrMatching(/serving/), /serving .*, secrets redacted/);
+    // --redact is still accepted, and means the same
+    const explicit = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
     try {
-      const r = await redacting.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-      assert.ok(!text(r).includes(secret));
-      assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
-      const hits = await redacting.call('search', { query: 'deploy key rate limiter' });
-      assert.ok(!JSON.stringify(hits).includes(secret));
+      assert.ok(!text(await explicit.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret));
     } finally {
-      await redacting.close();
+      await explicit.close();
     }
+    const plain = await connect(['--db', db, '--workspace', '/p/shop', '--no-redact']);
+    try {
+      assert.ok(text(await plain.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret), 'with --no-redact the text is verbatim');
+      assert.match(await plain.stderrMatching(/serving/), /secrets NOT redacted \(--no-redact\)/);
+    } finally {
+      await plain.close();
+    }
+    const both = spawnSync(process.execPath, [CLI, 'mcp', '--db', db, '--redact', '--no-redact'], { encoding: 'utf8' });
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /give --redact \(the default\) or --no-redact, not both/);
   });
 });
 
@@ -228,7 +238,7 @@ describe('agent-recall mcp finds the workspace store', () => {
     await writeConversation(store, path.dirname(file), { ...CONVERSATIONS[0]!, project: workspace });
     await store.close();
 
-    const s = await connectMcp(['--workspace', workspace], { HOME: home });
+    const s = await connect(['--workspace', workspace], { HOME: home });
     try {
       assert.equal(items(await s.call('recent', {})).length, 3);
       assert.match(await s.stderrMatching(/serving/), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
@@ -268,7 +278,7 @@ describe('agent-recall mcp beside an index run', () => {
     const seeded = spawnSync(process.execPath, [CLI, 'index', '--root', first, '--db', db, '--workspace', workspace, '--quiet'], { encoding: 'utf8' });
     assert.equal(seeded.status, 0, seeded.stderr);
 
-    const s = await connectMcp(['--db', db, '--workspace', workspace]);
+    const s = await connect(['--db', db, '--workspace', workspace]);
     try {
       const indexer = spawn(process.execPath, [CLI, 'index', '--root', transcripts, '--db', db, '--workspace', workspace, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
       let indexErr = '';
@@ -334,8 +344,8 @@ function claudeSession(cwd: string, session: number, n: number): string {
 test('the MCP SDK stays out of the extension host: only dist/cli.js bundles it', () => {
   const { readFileSync } = require('node:fs') as typeof import('node:fs');
   const extension = readFileSync(path.resolve(__dirname, '../../../dist/extension.js'), 'utf8');
-  assert.doesNotMatch(extension, /modelcontextprotocol|StdioServerTransport|ZodError/);
-  assert.match(readFileSync(CLI, 'utf8'), /StdioServerTransport/);
+  assert.doesNotMatch(extension, /modelcontextprotocol|McpServer = class|JSONRPCMessageSchema|ZodError/);
+  assert.match(readFileSync(CLI, 'utf8'), /McpServer = class/);
 });
 
 describe('agent-recall mcp with an embedding model', () => {
@@ -345,15 +355,15 @@ describe('agent-recall mcp with an embedding model', () => {
   const MEANING_ONLY = 'vegetables harvest';
   let keys: Map<string, string>;
   let db: string;
-  let words: McpSession;
-  let semantic: McpSession;
+  let words: Session;
+  let semantic: Session;
 
   before(async () => {
     const built = spawnSync(process.execPath, [path.join(ROOT, 'test/model/buildStaticModel.mjs')], { cwd: ROOT, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`building the test model failed: ${built.stderr || built.error?.message}`);
     ({ db, keys } = await embeddedStore());
-    words = await connectMcp(['--db', db]);
-    semantic = await connectMcp(['--db', db, '--embed-model', MODEL]);
+    words = await connect(['--db', db]);
+    semantic = await connect(['--db', db, '--embed-model', MODEL]);
   });
   after(async () => {
     await words?.close();
@@ -373,7 +383,7 @@ describe('agent-recall mcp with an embedding model', () => {
     return { db: path.join(f.dir, 'recall.sqlite'), keys: f.keys };
   }
 
-  const ranked = async (s: McpSession, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
+  const ranked = async (s: Session, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
 
   test('searches by meaning too where the words are not decisive; the words-only server cannot place the hit', async () => {
     assert.match(await semantic.stderrMatching(/searching with/), /searching with local:wink-static-100d too/);
@@ -385,7 +395,7 @@ describe('agent-recall mcp with an embedding model', () => {
 
   test('a hub model that is not downloaded: words only, one line on stderr, nothing fetched', async () => {
     const cache = tempDir('recall-model-cache-');
-    const s = await connectMcp(['--db', db, '--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache', cache]);
+    const s = await connect(['--db', db, '--embed-model', 'Xenova/all-MiniLM-L6-v2', '--model-cache', cache]);
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
       assert.deepEqual(await ranked(s, 'login error'), await ranked(words, 'login error'));
@@ -404,7 +414,7 @@ describe('agent-recall mcp with an embedding model', () => {
     const cache = tempDir('recall-model-cache-');
     cpSync(MODEL, path.join(cache, ...hubId.split('/')), { recursive: true });
     const hub = await embeddedStore(hubId);
-    const s = await connectMcp(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
+    const s = await connect(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
     try {
       assert.match(await s.stderrMatching(/searching with/), new RegExp(`searching with ${hubId} too`));
       const first = items(await s.call('search', { query: MEANING_ONLY }))[0];
@@ -415,7 +425,7 @@ describe('agent-recall mcp with an embedding model', () => {
   });
 
   test('a model folder that does not load: words only, with the reason', async () => {
-    const s = await connectMcp(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
+    const s = await connect(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
       assert.match(await s.stderrMatching(/words only/), /searching by words only\. .*does not exist/);
