@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
 import { type DistillInput, type Distiller, distillerInput } from './core/distill/distiller';
-import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
 import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
@@ -150,15 +149,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           }
           return 0;
         }
-        const distiller: Distiller =
-          name === 'anthropic'
-            ? new AnthropicDistiller({
-                ...anthropicEnv(),
-                ...(values.model ? { model: values.model } : {}),
-                concurrency,
-                batchSize,
-              })
-            : memory.offlineDistiller();
+        const distiller: Distiller = name === 'anthropic' ? anthropicDistiller({ ...(values.model ? { model: values.model } : {}), concurrency, batchSize }) : memory.offlineDistiller();
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
           const batch = await memory.pendingDistillation(limit > 0 ? limit : 20, distiller);
@@ -271,6 +262,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
  * Options and positionals. After `--` everything is a positional, so a query may start with `-`
  * (`search --db F -- -d`); an unknown option is a bad argument (exit 2) whose message says so.
  */
+/**
+ * The Anthropic distiller, required when asked for: its SDK (1.4 MB) is then read and compiled by a run that
+ * distils with it, not by every command (an MCP server's first answer waited ~40 ms for it).
+ */
+function anthropicDistiller(options: { model?: string; concurrency: number; batchSize: number }): Distiller {
+  const { AnthropicDistiller, anthropicEnv } = require('./core/distill/anthropic') as typeof import('./core/distill/anthropic');
+  return new AnthropicDistiller({ ...anthropicEnv(), ...options });
+}
+
 function parseCommandLine(args: string[]) {
   try {
     return parseArgs({

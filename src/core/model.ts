@@ -271,6 +271,23 @@ export interface ScorePart {
   readonly score: number;
 }
 
+/** What a search may be limited to (every filter given must hold). */
+export interface SearchFilters {
+  readonly agents?: readonly AgentKind[];
+  /** ISO timestamps, inclusive. */
+  readonly since?: string;
+  readonly until?: string;
+  /** Workspace-relative path of a touched file. */
+  readonly file?: string;
+  /** Room id. */
+  readonly room?: string;
+  /** Conversation id: only its exchanges, and all of its matches (the per-conversation cap does not apply). */
+  readonly conversation?: string;
+  readonly project?: string;
+  /** Only exchanges whose project lies inside one of these folders (a workspace's boundary). */
+  readonly within?: readonly string[];
+}
+
 export interface HitRoom {
   readonly id: string;
   readonly type: RoomType;

@@ -78,7 +78,7 @@ describe('lexicon segments', () => {
       assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [FANOUT], `${FANOUT} one-exchange segments merged into one`);
       const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
       const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
-      const hits = await new LexiconBm25(fx.store.db).search(['alpha', 'gamma'], 10);
+      const hits = await new LexiconBm25(fx.reads).search(['alpha', 'gamma'], 10);
       assert.equal(hits.length, FANOUT, 'every exchange is still found');
       assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
       assert.equal((await readLexiconDocs(fx.store.db)).count, FANOUT);
@@ -93,7 +93,7 @@ describe('lexicon segments', () => {
       { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('old', 'zeppelin hangar')] },
     ]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       assert.equal((await lexicon.search(['zeppelin'], 10)).length, 1);
       const rowOf = async (key: string) => (await fx.store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [[...fx.keys].find(([, k]) => k === key)![0]]))!.n;
       const oldRow = await rowOf('old');
@@ -132,7 +132,7 @@ describe('lexicon segments', () => {
       assert.ok(report.problems.some((p) => /not in the lexicon/.test(p)));
       await fx.store.repair();
       assert.deepEqual(await lexiconProblems(fx.store.db), []);
-      assert.equal((await new LexiconBm25(fx.store.db).search(['beta'], 10)).length, 1);
+      assert.equal((await new LexiconBm25(fx.reads).search(['beta'], 10)).length, 1);
     } finally {
       await fx.store.close();
     }
@@ -150,7 +150,7 @@ describe('lexicon queries', () => {
       },
     ]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
       const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
       const found = async (text: string) => new Set((await lexicon.search(queryTerms(text), 10)).map((h) => keyOf.get(h.n)));

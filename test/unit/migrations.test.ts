@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
-import { requestsOf } from '../../src/core/search/continuation';
+import { candidatePlaces } from '../../src/core/store/continuations';
 import { Db } from '../../src/core/store/db';
 import { indexText } from '../../src/core/indexText';
 import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
@@ -191,8 +191,8 @@ test('schema 12 marks the exchanges no human spoke in (an empty or blank prompt)
     assert.deepEqual(await db.all('SELECT n, asked FROM exchanges ORDER BY n'), [
       { n: 1, asked: 1 }, { n: 2, asked: 1 }, { n: 3, asked: 0 }, { n: 4, asked: 0 },
     ]);
-    const hits = [3, 4, 1, 2].map((n) => ({ n, score: 1 }));
-    assert.deepEqual([...(await requestsOf(db, hits))], [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
+    const places = await candidatePlaces(db, [3, 4, 1, 2]);
+    assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
     assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchanges' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name),
       ['exchanges_order', 'exchanges_place', 'exchanges_source', 'exchanges_time']);
   } finally {

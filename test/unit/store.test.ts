@@ -11,6 +11,7 @@ import { MMAP_BYTES, type ParseWrite, Store, type WriteResult } from '../../src/
 import { SCHEMA_VERSION } from '../../src/core/store/schema';
 import { conversation, msg, resetLines, tempDir } from './helpers';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
+import { SearchReads } from '../../src/core/store/searchReads';
 import { queryTerms } from '../../src/core/search/terms';
 
 const opts = { minChars: 10, maxPlies: 20 };
@@ -66,7 +67,7 @@ test('writes exchanges with FTS rows, files, skips; reads them back by id and pr
     assert.equal(shown?.exchangeId, first!.exchangeId);
     assert.match(shown!.verbatim, /Intl\.Segmenter/);
     assert.deepEqual(shown!.filesTouched, [{ path: 'src/polyfills.ts', how: 'mention' }]);
-    const hits = await new LexiconBm25(store.db).search(queryTerms('segmenter'), 10);
+    const hits = await new LexiconBm25(new SearchReads(store)).search(queryTerms('segmenter'), 10);
     assert.equal(hits.length, 1, 'BM25 on verbatim (the lexicon) finds the verbatim term');
     assert.deepEqual(await store.check(), { ok: true, problems: [] });
   } finally {
