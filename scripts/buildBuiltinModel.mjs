@@ -21,7 +21,7 @@ export const BUILTIN_DIR = path.join(ROOT, 'dist/models/word-vectors-100d');
 const FORMAT = 1;
 /** Bump when the vectors change for the same inputs: existing builds are redone, and stores re-embed (it is in the model id). */
 const BUILDER = 1;
-// The most frequent 200K words: on the dev queries as good as all 321K (README, "The built-in model") at 62 % of the size;
+// The most frequent 200K words: on the dev queries as good as all 321K (docs/search.md, "The built-in model") at 62 % of the size;
 // developer words sit in the long tail (json is rank 115,950, sqlite 168,383), so 100K is worse (0.888 against 0.896).
 export const BUILTIN_VOCAB = 200_000;
 /** transformers.js truncates at the test model's model_max_length; the same cut keeps the two models' vectors equal. */

@@ -158,7 +158,7 @@ export interface Exchange {
   readonly endedAt?: string;
   /** The human prompt text ('' for continuation pieces). */
   readonly prompt: string;
-  /** The verbatim rendering (see README, "Verbatim rendering"). */
+  /** The verbatim rendering (see docs/architecture.md, "Verbatim rendering"). */
   readonly verbatim: string;
   readonly messages: readonly Message[];
   readonly filesTouched: readonly FileTouch[];

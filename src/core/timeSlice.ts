@@ -1,7 +1,7 @@
 /**
  * Long JavaScript work on the extension host's thread (the lexicon built for a whole store, its merges) gives
  * the event loop back every few milliseconds, so VS Code and the other extensions stay responsive: a migration
- * at 50,000 exchanges otherwise held it for up to a second at a time (README, "BM25 on verbatim: the lexicon").
+ * at 50,000 exchanges otherwise held it for up to a second at a time (docs/search.md, "BM25 on verbatim: the lexicon").
  */
 export class TimeSlice {
   private started = performance.now();

@@ -37,7 +37,7 @@ async function main(): Promise<number> {
     // kill -9 while indexing: before each run every source is marked stale, so each run re-reads everything
     // and a kill within the measured length of a whole run lands while it works (without that, runs after
     // the first had nothing to do). The files stay whole: cut apart, two files holding the same conversation
-    // would differ in which of them holds a duplicated exchange (see README, Duplicates), whatever the kills.
+    // would differ in which of them holds a duplicated exchange (see docs/architecture.md, Duplicates), whatever the kills.
     const root = path.join(work, 'kill-root');
     copyTree(corpus, root);
     const expected = await cleanContents(root, work);

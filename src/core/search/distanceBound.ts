@@ -6,7 +6,7 @@ import type { Layer } from './types';
  * A distance bound for exact KNN, from a sample of the layer's vectors. sqlite-vec's KNN keeps its k best
  * by comparing every candidate with the list so far, so k costs more than the scan: at 50,000 100-d
  * vectors k = 100 takes 9.4 ms, k = 1,000 (a filtered search) 86 ms. With `distance <= bound` in the query
- * only the vectors within the bound reach that list: 5.5 and 9.0 ms, the same rows (README, "KNN strategy").
+ * only the vectors within the bound reach that list: 5.5 and 9.0 ms, the same rows (docs/search.md, "KNN strategy").
  *
  * The bound is the j-th smallest distance from the query to the m sampled vectors (SAMPLE_SIZE, evenly
  * spread over the layer). The k nearest of N vectors hold about mu = k * m / N of the sampled ones (a

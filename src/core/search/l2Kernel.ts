@@ -2,7 +2,7 @@
  * l2Kernel.wat assembled (wabt; test/unit/l2Kernel.test.ts assembles the source again and compares): the
  * squared distances from one query to every vector of a layer, four float32 lanes at a time. 50,000 100-d
  * vectors take ~0.6 ms on this 2-core machine, against ~4 ms for the same loop in JavaScript and 5-9 ms for
- * sqlite-vec 0.1.9's scan, whose prebuilt vec0 has no SIMD code (README, "KNN strategy").
+ * sqlite-vec 0.1.9's scan, whose prebuilt vec0 has no SIMD code (docs/search.md, "KNN strategy").
  */
 const WASM =
   'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcPAgZtZW1vcnkCAAJsMgAACpwBAZkBAgJ/AnsCQANAIAUgA08NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAh' +

@@ -18,7 +18,7 @@ import { queryTerms } from './terms';
 import type { FusionName, ModeName, SearchQuery, SearchResult, Searcher } from './types';
 
 /**
- * Chosen by measurement on the dev queries (README, "Choosing the default"). Without a model: BM25 on
+ * Chosen by measurement on the dev queries (docs/search.md, "Choosing the default"). Without a model: BM25 on
  * verbatim. With one (semantic search turned on): BM25 on verbatim fused with the distilled layer's vectors,
  * selectively — BM25's answer alone when it is confident, the fusion where it is not — which beat BM25 alone
  * with both models measurable here, while every fusion of all queries fell short of it.
@@ -33,7 +33,7 @@ const MAX_LIMIT = 200;
  * What `warm` searches for, results unused: several words and one, confident and unsure answers (the second
  * signal and its fusion), a code name and a path, so that every stage of a search has run; and a question in
  * each script words.ts reads its own way (Cyrillic, Chinese, Korean), whose first search otherwise pays for
- * the segmenter's dictionary and for code V8 had not yet seen (README, "Latency", thirteenth pass).
+ * the segmenter's dictionary and for code V8 had not yet seen (docs/search-log.md, "Latency passes", thirteenth pass).
  */
 const WARM_UP_QUERIES = [
   'why does the build fail after the update',
@@ -112,7 +112,7 @@ class StoreSearcher implements Searcher {
     if (this.exercised) return;
     this.exercised = true;
     // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a
-    // warm process takes ~7 (README, "Latency"). A few searches here compile the path the user's first ones take.
+    // warm process takes ~7 (docs/search-log.md, "Latency passes"). A few searches here compile the path the user's first ones take.
     for (const text of WARM_UP_QUERIES) await this.search({ text }).catch(() => undefined);
   }
 
@@ -147,7 +147,7 @@ class StoreSearcher implements Searcher {
     if (plan.specs[0]?.mechanism === 'vector') await embedQuery();
     if (q.fusion.kind === 'selective' && plan.specs.length > 1) {
       // The first signal alone first: when its answer is confident the others only blur it (they help where
-      // it is unsure), and are not run (README, "Choosing the default"). Not started beside it either: vec0's
+      // it is unsure), and are not run (docs/search.md, "Choosing the default"). Not started beside it either: vec0's
       // scan cannot be interrupted, so a KNN started for a confident query would run to its end for nothing.
       lists.push(await listOf(plan.specs[0]!));
       const alone = await rank(this.reads, this.stats, lists, q.fusion, c);

@@ -68,7 +68,7 @@ export interface Searcher {
    * Reads now what the next search would otherwise read on its way, once per store change: the word index's
    * exchange lengths, whether vectors can be used, the default mode's vector samples (distance bounds), and
    * the second connection. For a front end, when the store has opened or an index run has ended: at 50,000
-   * exchanges a search that reads them waits ~80 ms more (README, "Latency").
+   * exchanges a search that reads them waits ~80 ms more (docs/search-log.md, "Latency passes").
    */
   warm(): Promise<void>;
 }

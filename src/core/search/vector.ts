@@ -21,7 +21,7 @@ export interface VectorSearchOptions {
 
 /**
  * Vector search on one layer: exact KNN over the layer's vectors (brute force, made cheaper by `knn`, not
- * approximate; README, "KNN strategy"), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
+ * approximate; docs/search.md, "KNN strategy"), scored by cosine similarity (vectors are unit length: cos = 1 - d²/2).
  * Vectors whose text is gone (not yet swept) are skipped; verbatim chunks score their exchange by the
  * best chunk. A zero query vector (no known word) finds nothing rather than everything equally.
  */

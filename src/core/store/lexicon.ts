@@ -6,7 +6,7 @@ import type { Db } from './db';
  * The lexicon: BM25's own index over what people said (the verbatim index's three columns, ftsText.ts), so a
  * search reads each query term's postings once and scores them in JavaScript, instead of FTS5 scoring every
  * matching row through bm25() (about 1.5 µs a row, and a walk of every word's postings per statement: most of a
- * search at 50K exchanges; README, "BM25 on verbatim: the lexicon"). FTS5 stays for phrase queries and the distilled layers.
+ * search at 50K exchanges; docs/search.md, "BM25 on verbatim: the lexicon"). FTS5 stays for phrase queries and the distilled layers.
  *
  * Like FTS5 it is a set of segments, one per write transaction that adds exchanges: a segment holds its
  * exchanges' lengths (words) and, per term, the exchanges holding it with the term's count in each

@@ -310,7 +310,7 @@ const MIGRATIONS: readonly Migration[] = [
     // What a search asks of ~100 candidates (their conversation, whether a human spoke, their place in it:
     // continuation.ts) is read from two narrow indexes, by conversation (which also serves Previous/Next and the
     // listing, as exchanges_conversation did) and by row number, not from the rows: a row holds the exchange's
-    // whole text, and reading 100 of them cost a search at 50K exchanges ~2 ms more (README, "Latency").
+    // whole text, and reading 100 of them cost a search at 50K exchanges ~2 ms more (docs/search-log.md, "Latency passes").
     // `asked` is a column, not an expression, as this SQLite (3.39) reads an indexed expression from the
     // table. Whitespace is ASCII here and Unicode in the writer (isAsked): a prompt of Unicode spaces alone
     // was never seen.

@@ -74,7 +74,7 @@ export interface WriteResult {
 /**
  * Reads go through a memory map of the store's first GiB (SQLite's mmap I/O) instead of a read() call and a copy
  * per page: a search at 50K exchanges walks megabytes of FTS5 posting lists, which then cost ~0.2 ms of system
- * time instead of ~1 ms (README, "Latency"). Writes still go through write(). The file never shrinks while
+ * time instead of ~1 ms (docs/search-log.md, "Latency passes"). Writes still go through write(). The file never shrinks while
  * open (nothing runs VACUUM), so no mapped page goes away under a reader.
  */
 export const MMAP_BYTES = 1 << 30;
