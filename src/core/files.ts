@@ -78,7 +78,7 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
   const prose: string[] = [];
   for (const m of messages) {
     for (const call of m.toolCalls) touchesFromToolCall(call, resultsById.get(call.id ?? ''), add);
-    for (const t of m.touched ?? []) add(t.path, t.how);
+    for (const t of m.touched ?? []) add(t.path, t.how, t.lines);
     for (const r of m.toolResults) {
       if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
       for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');

@@ -12,7 +12,7 @@ import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
-import { shortenStringsPast, type SourceAdapter } from './sources/adapter';
+import { shortenStringsPast, sideFilesOf, type SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
@@ -393,8 +393,9 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
+    const sides = sideFilesOf(adapter, file);
     let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
-    let st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
+    let st = sides ? await withSideFiles(file, fileSt, sides) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
@@ -406,7 +407,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
       await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
       fileSt = await handle.stat();
-      st = adapter.sideFiles ? await withSideFiles(file, fileSt, adapter.sideFiles) : fileSt;
+      st = sides ? await withSideFiles(file, fileSt, sides) : fileSt;
       read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
     }
     const { chunk } = read;
@@ -416,7 +417,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     };
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
-    const side = adapter.sideFiles ? await readSideFiles(file, adapter.sideFiles) : undefined;
+    const side = sides ? await readSideFiles(file, sides) : undefined;
     return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
   } finally {
     await handle.close();

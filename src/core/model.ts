@@ -6,12 +6,14 @@
 export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
   | 'continue' | 'opencode' | 'cursor'
-  | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi';
+  | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
+  | 'goose' | 'crush' | 'factory-droid';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
   'copilot-cli', 'qwen-code', 'amp', 'pi',
+  'goose', 'crush', 'factory-droid',
 ];
 
 /** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
@@ -19,6 +21,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
   'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
+  goose: 'Goose', crush: 'Crush', 'factory-droid': 'Factory Droid',
 };
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
@@ -75,9 +78,10 @@ export interface Message {
   readonly uuid?: string;
   /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
-   * messages), when the message itself does not carry the tool call.
+   * messages), when the message itself does not carry the tool call; or what its adapter reads from a tool whose
+   * name alone does not say it (Goose's `text_editor` commands), with the lines when the input gives them.
    */
-  touched?: ReadonlyArray<{ readonly path: string; readonly how: TouchKind }>;
+  touched?: ReadonlyArray<{ readonly path: string; readonly how: TouchKind; readonly lines?: readonly LineRange[] }>;
 }
 
 /**

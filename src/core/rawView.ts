@@ -2,7 +2,11 @@ import * as path from 'node:path';
 import { RecallError } from './errors';
 import type { AgentKind } from './model';
 import { obj, shortenStringsPast } from './sources/adapter';
+import { isCrushDatabase } from './sources/crush';
+import { readCrushSession } from './sources/crushDb';
 import { readCursorComposers } from './sources/cursorDb';
+import { isGooseDatabase } from './sources/goose';
+import { readGooseSession } from './sources/gooseDb';
 import { arraySpans } from './sources/jsonSpans';
 import { openCodeSessionRecords } from './sources/opencode';
 import { readSideFile, splitLines } from './sources/lines';
@@ -10,8 +14,8 @@ import { ADAPTERS } from './sources/registry';
 
 /**
  * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
- * every exchange is on line 1), Cursor's database rows, or an OpenCode session (its session, message and
- * part files, or its database rows). The raw view is a read-only document of the
+ * every exchange is on line 1), Cursor's, Goose's or Crush's database rows, or an OpenCode session (its session,
+ * message and part files, or its database rows). The raw view is a read-only document of the
  * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
  * opened as the file itself at the exchange's lines.
  */
@@ -39,7 +43,7 @@ export interface RawLocator {
 /** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
 export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   const positioned = POSITIONED[e.agent];
-  if (positioned) return positionedView(e, positioned);
+  if (positioned && (positioned.covers?.(e.file) ?? true)) return positionedView(e, positioned);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, shortenStringsPast: shortenStringsPast(adapter) }).lines;
@@ -68,6 +72,8 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
  * how to read those records again, what to call them and what to say when the conversation is gone.
  */
 interface PositionedSource {
+  /** Which of the agent's files are read this way (all when not said): Goose's database, not its older JSONL files. */
+  covers?(file: string): boolean;
   /** The conversation's records in order, `header` of them before position 1; undefined when it is gone. */
   read(e: RawLocator): Promise<{ readonly records: readonly unknown[]; readonly header: number } | undefined>;
   describe(e: RawLocator): string;
@@ -95,6 +101,25 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the session, then its messages (the fields Agent Recall reads)
+  goose: {
+    covers: isGooseDatabase,
+    read: async (e) => {
+      const records = await readGooseSession(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Goose session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
+    gone: (e) => `The Goose session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  crush: {
+    covers: isCrushDatabase,
+    read: async (e) => {
+      const records = await readCrushSession(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Crush session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
+    gone: (e) => `The Crush session ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

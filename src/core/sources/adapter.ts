@@ -76,9 +76,10 @@ export interface SourceAdapter {
   /**
    * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`):
    * read with it and passed as `side`. They are the agent's bookkeeping, not the conversation: one that is
-   * missing or does not parse costs only what it would have added.
+   * missing or does not parse costs only what it would have added. A function names them by the transcript's own
+   * name (Factory Droid's `<id>.settings.json` beside `<id>.jsonl`).
    */
-  readonly sideFiles?: readonly string[];
+  readonly sideFiles?: readonly string[] | ((file: string) => readonly string[]);
   /**
    * A `json` document's records: the key path of the array whose elements the conversation is made of
    * (`[]`: the document is that array). When the document is one line, "open raw" shows them pretty-printed.
@@ -109,6 +110,12 @@ export interface SourceAdapter {
    */
   locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
   parse(input: ParseInput): ParseOutput;
+}
+
+/** The names of the side files read beside `file` (in its folder), or undefined when its adapter reads none. */
+export function sideFilesOf(adapter: SourceAdapter, file: string): readonly string[] | undefined {
+  const names = adapter.sideFiles;
+  return typeof names === 'function' ? names(file) : names;
 }
 
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */

@@ -5,7 +5,10 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultPiRoots, defaultQwenRoots,
   defaultUserDataDirs, editorAgentRoots,
+  defaultCrushRoots, defaultFactoryDroidRoots, defaultGooseRoots,
 } from './agentRoots';
+import { crushDatabasesListedIn, isCrushDatabase, isCrushRegistry, isDefaultCrushDatabase } from './crush';
+import { isGooseDatabase } from './goose';
 import { readHead } from './head';
 import { OPENCODE_DB_RE } from './opencode';
 import { insideAny } from './paths';
@@ -93,6 +96,9 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultQwenRoots(env),
       ...defaultAmpRoots(env),
       ...defaultPiRoots(env),
+      ...defaultGooseRoots(env),
+      ...defaultCrushRoots(env),
+      ...defaultFactoryDroidRoots(),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -112,8 +118,9 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
 
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
-    // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
-    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
+    // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts,
+    // but for the database Crush keeps in a project's `.crush` folder
+    if (file.endsWith('.jsonl') || isDefaultCrushDatabase(file) || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
       candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
@@ -129,6 +136,16 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // a root may be one file (Cursor's database)
     if ((await stat(root).catch(() => undefined))?.isFile()) visit(root, false, false);
     else await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
+  }
+
+  // Crush lists each project's database, wherever its data directory is, in its projects.json
+  const listedProject = new Map<string, string>();
+  for (const file of [...candidates.keys()].filter(isCrushRegistry)) {
+    for (const db of await crushDatabasesListedIn(file)) {
+      if (!(await stat(db.file).catch(() => undefined))?.isFile()) continue;
+      if (!candidates.has(db.file)) candidates.set(db.file, false);
+      listedProject.set(db.file, db.project);
+    }
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
@@ -149,7 +166,9 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     const preferred = adapter.preferredCopy?.(file);
     if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) continue;
     const recorded =
-      adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
+      adapter.probeProject(head) ??
+      (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
+      listedProject.get(file);
     // a session that records no project, in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
@@ -195,10 +214,10 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database and OpenCode's: the databases discovery looks at. */
+/** Cursor's global database, OpenCode's, Goose's and Crush's: the databases discovery looks at (by path: Goose's name is common). */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name);
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || isGooseDatabase(file) || isCrushDatabase(file);
 }
 
 /** OpenCode's data folder (`opencode`, holding its `storage` folder or its database), by the names in it. */

@@ -68,6 +68,13 @@ export function isoFromAny(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Unix seconds (Goose, Crush) as ISO 8601; a value that large is taken for milliseconds (a writer that used them). */
+export function isoFromUnixSeconds(v: unknown): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined;
+  const ms = v > 1e11 ? v : v * 1000;
+  return ms < 8.64e15 ? new Date(ms).toISOString() : undefined;
+}
+
 /** A tool call's `arguments` as the JSON string it usually is; invalid JSON is kept as text, so a model that
  *  wrote a broken call still gets it recorded. */
 export function parseToolArguments(args: unknown): unknown {
