@@ -38,6 +38,10 @@ export class LiveWatcher extends Disposable {
     const ws = this.register(vscode.workspace.createFileSystemWatcher('**/{.specstory/history/*.md,.aider.chat.history.md}'));
     this.register(ws.onDidChange(() => this.schedule()));
     this.register(ws.onDidCreate(() => this.schedule()));
+    // Crush keeps a project's database inside it: a write to it (or to its log) starts a run like any agent database's
+    const crush = this.register(vscode.workspace.createFileSystemWatcher('**/.crush/{crush.db,crush.db-wal}'));
+    this.register(crush.onDidChange((uri) => this.changed(uri.fsPath)));
+    this.register(crush.onDidCreate((uri) => this.changed(uri.fsPath)));
     this.register({
       dispose: () => {
         clearTimeout(this.timer);
@@ -124,9 +128,9 @@ export class LiveWatcher extends Disposable {
       gone: () => this.lost(root),
     });
     this.watchers.set(root, w);
-    // OpenCode's database lies in its data folder
+    // OpenCode's database lies in its data folder, Goose's in its sessions folder
     void w.ready.then(async () => {
-      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabase(name)) await this.written(path.join(root, name));
+      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabase(path.join(root, name))) await this.written(path.join(root, name));
     });
   }
 
@@ -187,13 +191,14 @@ export class LiveWatcher extends Disposable {
 }
 
 /**
- * JSONL and JSON transcripts and the agents' databases (OpenCode's, a write to it or its log); in VS Code's
+ * JSONL and JSON transcripts and the agents' databases (OpenCode's, Goose's: a write to it or its log; by their
+ * path, `name` being relative to the root); in VS Code's
  * workspaceStorage (every extension's state) only the chat session folders, so other extensions' writes do
  * not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
   if (/[\\/]workspaceStorage$/.test(root)) return /\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name);
-  return /\.jsonl?$/.test(name) || isAgentDatabaseWrite(name);
+  return /\.jsonl?$/.test(name) || isAgentDatabaseWrite(path.join(root, name));
 }
 
 /** A write to the database `file` (the root) or to its write-ahead log, by a name in its folder. */

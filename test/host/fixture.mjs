@@ -13,6 +13,8 @@
 //   <dir>/agents/continue   CONTINUE_GLOBAL_DIR: sessions/<id>.json (workspaceDirectory = the workspace) and sessions.json
 //   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
 //                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
+//   <dir>/xdg/data/goose/sessions, <dir>/xdg/data/crush, <dir>/home/.factory/sessions   Goose's, Crush's and Factory
+//                           Droid's folders (HOME is <dir>/home): empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -79,6 +81,8 @@ export function materializeFixture(dir) {
   const qwenHome = join(dir, 'agents/qwen');
   const ampThreads = join(xdgDataHome, 'amp/threads');
   for (const d of [join(copilotHome, 'session-state'), join(qwenHome, 'projects'), ampThreads]) mkdirSync(d, { recursive: true });
+  // Goose's sessions folder and Crush's global data folder under XDG_DATA_HOME, Factory Droid's under HOME (<dir>/home)
+  for (const d of [join(xdgDataHome, 'goose/sessions'), join(xdgDataHome, 'crush'), join(dir, 'home/.factory/sessions')]) mkdirSync(d, { recursive: true });
 
   const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
