@@ -1,14 +1,14 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
-import type { DistillInput, Distiller } from './core/distill/distiller';
+import { type DistillInput, type Distiller, distillerInput } from './core/distill/distiller';
 import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
 import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
-import { defaultDiscovery } from './core/sources/discover';
+import { defaultDiscovery, unreadableRoots } from './core/sources/discover';
 import { embedCommand, evalCommand, type Io, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
 /** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
@@ -65,6 +65,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   const json = values.json ?? false;
 
   if (command === 'check') return check(db, values.repair ?? false, json, io);
+  // before the store is opened (or created): a mistyped root is an error, not an index of nothing
+  if (command === 'index') {
+    const missing = await unreadableRoots((values.root ?? []).map((r) => path.resolve(r)));
+    if (missing.length) throw new RecallError('bad-argument', missing.map((m) => `index --root ${m.root}: ${m.reason}.`).join('\n'));
+  }
 
   const memory = await Memory.open(db, { onMigration: migrationPrinter(io) });
   try {
@@ -154,7 +159,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
           const batch = await memory.pendingDistillation(limit > 0 ? limit : 20, distiller);
-          const outcomes = await distiller.distill(batch, { isCancellationRequested: false });
+          const outcomes = await distiller.distill(batch.map(distillerInput), { isCancellationRequested: false });
           for (const o of outcomes) {
             const e = batch.find((b) => b.n === o.n) as DistillInput;
             const row = o.ok
@@ -194,7 +199,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         return await evalCommand(memory, values, io);
       case 'rooms': {
         for (const room of await memory.roomListings(values.all ?? false)) {
-          io.out(json ? JSON.stringify(room) : `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}`);
+          const also = room.aliases.length ? `  (also: ${room.aliases.join(', ')})` : '';
+          const line = `${String(room.exchanges).padStart(4)} ex ${String(room.conversations).padStart(3)} conv  ${room.type.padEnd(8)} ${room.label}${also}  [${room.project ?? 'no project'}]`;
+          io.out(json ? JSON.stringify(room) : line);
         }
         return 0;
       }

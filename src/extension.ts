@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const hover = new FileHover(files);
     const codeLens = new AgentCodeLens(files, config);
     const fileHistory = new FileHistoryView(files);
-    const rooms = new RoomsView(index, files);
+    const rooms = new RoomsView(index);
     const live = new LiveWatcher(index, config);
     const activeFile = new ActiveFileStatus(files);
     const recall = new RecallPanel(context.extensionUri, index, viewer);

@@ -31,6 +31,8 @@ const EDIT_TOOLS = new Set([
 const WRITE_TOOLS = new Set([
   'Write', 'write_file', 'create_file', 'write_to_file', /* Continue */ 'create_new_file', /* OpenCode */ 'write', /* Copilot CLI */ 'create',
 ]);
+/** A write tool's `command` that changes part of a file (Kiro's `write`: `strReplace`, `insert`, `append`; else `create`). */
+const EDIT_COMMANDS = new Set(['str_replace', 'strReplace', 'insert', 'append']);
 
 const EXTENSIONS = [
   'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonl', 'jsonc', 'py', 'pyi', 'ipynb', 'rs', 'go',
@@ -116,7 +118,7 @@ function touchesFromToolCall(
   if (typeof filePath === 'string') {
     if (READ_TOOLS.has(call.name)) add(filePath, 'read', call.lines ?? readRange(call.name, input as Record<string, unknown>));
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
-    else if (WRITE_TOOLS.has(call.name)) add(filePath, 'write', result?.editedLines ?? []);
+    else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
   // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
   const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';
@@ -166,9 +168,14 @@ export function mentionsIn(text: string): string[] {
   return out;
 }
 
+/** Members of the runtime's global objects whose names end like a file: `console.log`, `process.env`. */
+const GLOBAL_MEMBER_RE = /^(?:console|process|window|document|globalThis|Math|JSON)\.\w+$/;
+
 function looksLikePath(token: string, text: string, index: number): boolean {
   // URLs, e-mail-like and version-like tokens are not files.
   if (text.slice(Math.max(0, index - 3), index) === '://' || /^[\d.]+$/.test(token)) return false;
+  // code, not a file: a call (`log.info(`, `print.sh(`) or a global's member (`grep -rn "console.log" src`)
+  if (text[index + token.length] === '(' || GLOBAL_MEMBER_RE.test(token)) return false;
   const base = token.split(/[\\/]/).pop() ?? '';
   const stem = base.slice(0, base.lastIndexOf('.'));
   // `e.g.md`-style accidents: a bare name needs a stem of 2+ chars with a letter, or a directory part.

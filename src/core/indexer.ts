@@ -12,8 +12,8 @@ import { RecallError } from './errors';
 import type { ConversationMeta, Exchange } from './model';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
-import { shortenStringsPast, sideFilesOf, type SourceAdapter } from './sources/adapter';
-import { type DiscoveredSource, discoverSources, type DiscoverOptions } from './sources/discover';
+import { shortenStringsPast, sideFileNames, type SourceAdapter } from './sources/adapter';
+import { type DiscoveredSource, discoverSources, type DiscoverOptions, unreadableRoots } from './sources/discover';
 import { insideAny } from './sources/paths';
 import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
 import { databaseState } from './sources/walDatabase';
@@ -73,6 +73,8 @@ export interface IndexReport {
   readonly embedNotice?: string;
   /** Why distillation waits (a gate declined), for the user. */
   readonly distillNote?: string;
+  /** Folders the user named as roots (`extraRoots`) that are not folders (mistyped, removed): nothing was read there. */
+  readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
   readonly cancelled: boolean;
 }
 
@@ -90,6 +92,7 @@ export async function indexWorkspace(
   token: CancellationSignal = NEVER_CANCELLED,
 ): Promise<IndexReport> {
   onProgress({ phase: 'discover', done: 0, total: 0 });
+  const unreadable = await unreadableRoots(options.discover.extraRoots);
   const sources = await discoverSources(options.discover);
   const report = await indexSources(store, sources, options.segment, onProgress, token);
   const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
@@ -102,6 +105,7 @@ export async function indexWorkspace(
     ...(distill ? { distill } : {}),
     ...embed,
     ...(chosen.note ? { distillNote: chosen.note } : {}),
+    ...(unreadable.length ? { unreadableRoots: unreadable } : {}),
     cancelled: token.isCancellationRequested,
   };
 }
@@ -393,9 +397,9 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
-    const sides = sideFilesOf(adapter, file);
     let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
-    let st = sides ? await withSideFiles(file, fileSt, sides) : fileSt;
+    const sideNames = sideFileNames(adapter, file);
+    let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
     const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
@@ -407,7 +411,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
       await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
       fileSt = await handle.stat();
-      st = sides ? await withSideFiles(file, fileSt, sides) : fileSt;
+      st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
       read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
     }
     const { chunk } = read;
@@ -417,7 +421,7 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     };
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
-    const side = sides ? await readSideFiles(file, sides) : undefined;
+    const side = sideNames ? await readSideFiles(file, sideNames) : undefined;
     return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
   } finally {
     await handle.close();

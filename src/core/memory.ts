@@ -7,7 +7,9 @@ import { embedStore, type EmbedProgress, type EmbedReport } from './embed/stage'
 import { storedVectorSpace } from './store/vectorStore';
 import { indexWorkspace, type IndexOptions, type IndexProgress, type IndexReport, offlineDistiller } from './indexer';
 import type { DistilledView, ExchangeSummary, Layer, SavedCopy } from './model';
+import { redactedListing } from './outbound';
 import { type RawView, rawView } from './rawView';
+import { type RoomProject, roomTree } from './roomTree';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
 import { buildFilter } from './search/filters';
@@ -56,7 +58,7 @@ import { countTokens } from './tokens';
  *   search     search(query, embedding?), searcher(embedding?), hasVectors()
  *   recall     recall(request, embedding?) -> candidates shaped for display; moreLikeThis(id) -> query text
  *   read       exchange(id), rawView(id), distilled(id), neighbours(id), listings(ids), recent(n), list(page),
- *              rooms(sort, filter), roomExchanges(room), fileTouchCounts(), fileHistory(path),
+ *              rooms(sort, filter), roomTree(sort, filter, folders), roomExchanges(room), fileTouchCounts(), fileHistory(path),
  *              digest(budget, query?), stats(), counts(), compression(), distillerUsage(), check(), repair()
  *
  * `embedding` is what a front end has loaded (an embedder, or a notice why none): the searcher built on it
@@ -291,6 +293,11 @@ export class Memory {
     return listRooms(this.store.db, sort, filter);
   }
 
+  /** The Rooms view's model: rooms by project, then type, each type's long tail folded unless a filter narrows them. */
+  async roomTree(sort: RoomSort = 'recency', filter = '', workspaceFolders: readonly string[] = []): Promise<RoomProject[]> {
+    return roomTree(await listRooms(this.store.db, sort, filter), { sort, fold: !filter.trim(), workspaceFolders });
+  }
+
   /** The rooms of the tree (every room with `includeSmall`), largest first, with their exchanges' ids (CLI `rooms`). */
   roomListings(includeSmall = false): Promise<RoomListing[]> {
     return roomListings(this.store.db, includeSmall);
@@ -309,13 +316,17 @@ export class Memory {
     return exchangesTouchingFile(this.store.db, path, limit, within);
   }
 
-  /** A token-budgeted digest of the newest exchanges, or of the best matches of `query`. */
+  /**
+   * A token-budgeted digest of the newest exchanges, or of the best matches of `query`, for an agent's prompt:
+   * its secrets redacted (outbound.ts), as in everything the language-model tools return.
+   */
   async digest(budget: number, query?: string, embedding?: Embedding, limit = DIGEST_ENTRIES): Promise<Digest> {
     if (query?.trim()) {
       const result = await this.search({ text: query, limit: Math.min(limit, 200), perConversation: 3 }, embedding);
-      return buildDigest(await this.listings(result.hits.map((h) => h.exchangeId)), budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
+      const listings = await this.listings(result.hits.map((h) => h.exchangeId));
+      return buildDigest(listings.map(redactedListing), budget, countTokens, `Agent Recall memory: "${query.trim()}"`);
     }
-    return buildDigest(await this.recent(limit), budget, countTokens, 'Agent Recall memory: recent exchanges');
+    return buildDigest((await this.recent(limit)).map(redactedListing), budget, countTokens, 'Agent Recall memory: recent exchanges');
   }
 
   stats(): Promise<StoreStats> {
@@ -349,6 +360,7 @@ const DIGEST_ENTRIES = 2000;
 
 export type { RawView } from './rawView';
 export type { MigrationProgress };
+export type { RoomProject, RoomTypeGroup } from './roomTree';
 export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };

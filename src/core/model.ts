@@ -7,12 +7,14 @@ export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
   | 'continue' | 'opencode' | 'cursor'
   | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
+  | 'kilo' | 'kiro' | 'zed'
   | 'goose' | 'crush' | 'factory-droid';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
   'copilot-cli', 'qwen-code', 'amp', 'pi',
+  'kilo', 'kiro', 'zed',
   'goose', 'crush', 'factory-droid',
 ];
 
@@ -21,6 +23,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI',
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
   'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
+  kilo: 'Kilo Code', kiro: 'Kiro', zed: 'Zed',
   goose: 'Goose', crush: 'Crush', 'factory-droid': 'Factory Droid',
 };
 
@@ -78,10 +81,10 @@ export interface Message {
   readonly uuid?: string;
   /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
-   * messages), when the message itself does not carry the tool call; or what its adapter reads from a tool whose
-   * name alone does not say it (Goose's `text_editor` commands), with the lines when the input gives them.
+   * messages), when the message itself does not carry the tool call; or what its adapter read from tool inputs
+   * files.ts does not know (Kiro's, Zed's, Goose's `text_editor` commands), with the lines those inputs name.
    */
-  touched?: ReadonlyArray<{ readonly path: string; readonly how: TouchKind; readonly lines?: readonly LineRange[] }>;
+  touched?: readonly RecordedTouch[];
 }
 
 /**
@@ -179,6 +182,13 @@ export interface ExchangeSummary {
 }
 
 export type TouchKind = 'read' | 'edit' | 'write' | 'mention';
+
+/** A file as a message's source records touching it: the path as written (files.ts resolves it), with the lines when named. */
+export interface RecordedTouch {
+  readonly path: string;
+  readonly how: TouchKind;
+  readonly lines?: readonly LineRange[];
+}
 
 export interface FileTouch {
   /** Workspace-relative POSIX path when inside the workspace, otherwise the absolute path as recorded. */

@@ -8,14 +8,20 @@ import { readCursorComposers } from './sources/cursorDb';
 import { isGooseDatabase } from './sources/goose';
 import { readGooseSession } from './sources/gooseDb';
 import { arraySpans } from './sources/jsonSpans';
+import { isKiloDb } from './sources/kiloPaths';
+import { readKiroConversation } from './sources/kiroDb';
+import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
+import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
 
 /**
  * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
- * every exchange is on line 1), Cursor's, Goose's or Crush's database rows, or an OpenCode session (its session,
- * message and part files, or its database rows). The raw view is a read-only document of the
+ * every exchange is on line 1), Cursor's, Goose's or Crush's database rows, an OpenCode or Kilo Code session (its
+ * session, message and part files, or its database rows), a Zed thread's row, a Kiro CLI conversation's row or a
+ * Kiro IDE session with its execution logs. The raw view is a read-only document of the
  * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
  * opened as the file itself at the exchange's lines.
  */
@@ -43,7 +49,7 @@ export interface RawLocator {
 /** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
 export async function rawView(e: RawLocator): Promise<RawView | undefined> {
   const positioned = POSITIONED[e.agent];
-  if (positioned && (positioned.covers?.(e.file) ?? true)) return positionedView(e, positioned);
+  if (positioned && (positioned.handles?.(e.file) ?? true)) return positionedView(e, positioned);
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, shortenStringsPast: shortenStringsPast(adapter) }).lines;
@@ -72,8 +78,8 @@ export async function rawView(e: RawLocator): Promise<RawView | undefined> {
  * how to read those records again, what to call them and what to say when the conversation is gone.
  */
 interface PositionedSource {
-  /** Which of the agent's files are read this way (all when not said): Goose's database, not its older JSONL files. */
-  covers?(file: string): boolean;
+  /** Whether the agent's file is of this kind (an agent with other files whose lines place an exchange); all when absent. */
+  handles?(file: string): boolean;
   /** The conversation's records in order, `header` of them before position 1; undefined when it is gone. */
   read(e: RawLocator): Promise<{ readonly records: readonly unknown[]; readonly header: number } | undefined>;
   describe(e: RawLocator): string;
@@ -102,9 +108,42 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
   },
+  // Kilo Code's OpenCode-based storage; its legacy task histories are one-line documents (below)
+  kilo: {
+    handles: (file) => isKiloDb(file) || /[\\/]kilo[\\/]storage[\\/]session[\\/]/.test(file),
+    read: async (e) => {
+      const records = await openCodeSessionRecords(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Kilo Code session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
+    gone: (e) => `The Kilo Code session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // Kiro CLI's database: the conversation's newest row, then each entry of its history; its JSONL sessions place
+  // exchanges by their lines
+  kiro: {
+    handles: (file) => path.basename(file) === KIRO_DB_NAME || isKiroIdeSession(file),
+    read: async (e) => {
+      const records = isKiroIdeSession(e.file) ? await readKiroIdeSession(e.file) : await readKiroConversation(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) =>
+      isKiroIdeSession(e.file)
+        ? `Kiro session ${e.sessionId}: the session and its history entries with their executions (as Agent Recall reads them)`
+        : `Kiro CLI conversation ${e.sessionId}: its newest row and the entries of its history (as Agent Recall reads them)`,
+    gone: (e) => `The Kiro CLI conversation ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the thread's row, then each element of its messages, decompressed
+  zed: {
+    read: async (e) => {
+      const records = await readZedThread(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
+    gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
+  },
   // the session, then its messages (the fields Agent Recall reads)
   goose: {
-    covers: isGooseDatabase,
+    handles: isGooseDatabase,
     read: async (e) => {
       const records = await readGooseSession(e.file, e.sessionId);
       return records.length ? { records, header: 0 } : undefined;
@@ -113,7 +152,7 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     gone: (e) => `The Goose session ${e.sessionId} is no longer in ${e.file}`,
   },
   crush: {
-    covers: isCrushDatabase,
+    handles: isCrushDatabase,
     read: async (e) => {
       const records = await readCrushSession(e.file, e.sessionId);
       return records.length ? { records, header: 0 } : undefined;

@@ -17,8 +17,6 @@ export function storedPathOf(uri: vscode.Uri): string | undefined {
  */
 export class FileHistoryIndex extends Disposable {
   private counts = new Map<string, FileTouchCount>();
-  /** Stored paths by their lower-cased form: file rooms are keyed that way (core/distill/rooms.ts). */
-  private byRoomKey = new Map<string, string>();
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
   private loading: Promise<void> | undefined;
@@ -34,7 +32,6 @@ export class FileHistoryIndex extends Disposable {
     this.loading = (async () => {
       const memory = await this.index.memory();
       this.counts = new Map((await memory.fileTouchCounts()).map((c) => [c.path, c]));
-      this.byRoomKey = new Map([...this.counts.keys()].map((p) => [p.toLowerCase(), p]));
       this.changed.fire();
     })().catch(() => undefined);
     return this.loading;
@@ -46,11 +43,6 @@ export class FileHistoryIndex extends Disposable {
 
   countOf(path: string): FileTouchCount | undefined {
     return this.counts.get(path);
-  }
-
-  /** The stored path a file room's key stands for, when exchanges touched it. */
-  pathOfRoomKey(key: string): string | undefined {
-    return this.byRoomKey.get(key);
   }
 
   /**

@@ -209,11 +209,13 @@ export class IndexService extends Disposable {
         (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), token),
       );
       const note = report.distillNote;
+      const roots = unreadableRootsNote(report);
       if (report.embedNotice) log.warn(report.embedNotice);
       this.lastReport = report;
       this.lastIndexedAt = new Date();
-      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : note;
+      this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : [roots, note].filter(Boolean).join(' ') || undefined;
       if (note) log.info(note);
+      if (roots) log.warn(roots);
       for (const f of report.failed) log.warn(`Could not index ${f.path}: ${f.error}`);
       log.info(
         `Indexed ${report.parsed}/${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed), ` +
@@ -300,4 +302,11 @@ export class IndexService extends Disposable {
   transcriptRoots(): string[] {
     return watchedTranscriptRoots(this.config, this.storageDir);
   }
+}
+
+/** The configured extra roots that could not be searched, for the Index view and the log; undefined when none. */
+function unreadableRootsNote(report: IndexReport): string | undefined {
+  const roots = report.unreadableRoots ?? [];
+  if (roots.length === 0) return undefined;
+  return `Not searched (agentRecall.sources.extraRoots): ${roots.map((r) => `${r.root}: ${r.reason}`).join('; ')}.`;
 }

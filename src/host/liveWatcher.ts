@@ -102,12 +102,12 @@ export class LiveWatcher extends Disposable {
   }
 
   /**
-   * A root that is one file is a database (Cursor's): its folder is watched for its own names only, since a
-   * WAL database's writes land in its -wal file beside it. VS Code's own state.vscdb (no chats, written
-   * often) is left alone.
+   * A root that is one file is a database (Cursor's, or the one `KILO_DB` names): its folder is watched for its own
+   * names only, since a WAL database's writes land in its -wal file beside it. VS Code's own state.vscdb (no chats,
+   * written often) is left alone.
    */
   private async watchDatabase(file: string, generation: number): Promise<void> {
-    const chats = await namesChatTable(file).catch(() => false);
+    const chats = path.basename(file) !== 'state.vscdb' || (await namesChatTable(file).catch(() => false));
     if (!chats || generation !== this.generation) return;
     await this.written(file);
     this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
@@ -191,14 +191,13 @@ export class LiveWatcher extends Disposable {
 }
 
 /**
- * JSONL and JSON transcripts and the agents' databases (OpenCode's, Goose's: a write to it or its log; by their
- * path, `name` being relative to the root); in VS Code's
- * workspaceStorage (every extension's state) only the chat session folders, so other extensions' writes do
- * not trigger indexing.
+ * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files and the agents' databases (OpenCode's, Goose's: a
+ * write to it or its log; by their path, `name` being relative to the root); in VS Code's workspaceStorage (every
+ * extension's state) only the chat session folders, so other extensions' writes do not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
   if (/[\\/]workspaceStorage$/.test(root)) return /\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name);
-  return /\.jsonl?$/.test(name) || isAgentDatabaseWrite(path.join(root, name));
+  return /\.(?:jsonl?|chat)$/.test(name) || isAgentDatabaseWrite(path.join(root, name));
 }
 
 /** A write to the database `file` (the root) or to its write-ahead log, by a name in its folder. */

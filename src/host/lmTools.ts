@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { countTokens } from '../core/tokens';
 import { digestLine } from '../core/digest';
+import { redactedExchange, redactedHit, redactedListing } from '../core/outbound';
 import type { IndexService } from './indexService';
 
 interface SearchInput {
@@ -20,7 +21,10 @@ function text(s: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(s)]);
 }
 
-/** Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. */
+/**
+ * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
+ * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts).
+ */
 export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
@@ -30,10 +34,11 @@ export async function searchForAgent(index: IndexService, input: SearchInput): P
     await index.embedding(),
   );
   if (!result.hits.length) return `No past exchange matches "${input.query}".`;
-  const listings = await memory.listings(result.hits.map((h) => h.exchangeId));
+  const hits = result.hits.map(redactedHit);
+  const listings = (await memory.listings(hits.map((h) => h.exchangeId))).map(redactedListing);
   const lines = listings.map((l, i) => {
-    const files = result.hits[i]?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
-    return `${digestLine(l)} [confidence ${result.hits[i]?.confidence}]${files ? ` files: ${files}` : ''}`;
+    const files = hits[i]?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
+    return `${digestLine(l)} [confidence ${hits[i]?.confidence}]${files ? ` files: ${files}` : ''}`;
   });
   return [`${lines.length} past exchanges for "${input.query}" (best first; read one with agent_recall_read_exchange):`, ...lines].join('\n');
 }
@@ -42,8 +47,9 @@ export async function searchForAgent(index: IndexService, input: SearchInput): P
 export async function readForAgent(index: IndexService, input: ReadInput): Promise<string> {
   if (typeof input?.exchangeId !== 'string' || !/^[\w-]{6,}$/.test(input.exchangeId)) return 'Give an "exchangeId" from agent_recall_search.';
   const budget = Math.max(100, Math.min(20_000, Math.floor(Number(input.maxTokens ?? DEFAULT_READ_TOKENS)) || DEFAULT_READ_TOKENS));
-  const e = await (await index.memory()).exchange(input.exchangeId);
-  if (!e) return `No exchange ${input.exchangeId} in the index.`;
+  const stored = await (await index.memory()).exchange(input.exchangeId);
+  if (!stored) return `No exchange ${input.exchangeId} in the index.`;
+  const e = redactedExchange(stored);
   const head = `Exchange ${e.exchangeId} (${e.agent}, ${e.startedAt ?? 'unknown date'}, files: ${e.filesTouched.map((f) => f.path).join(', ') || 'none'})\n\n`;
   let body = e.verbatim;
   if (countTokens(head + body) > budget) {

@@ -1,22 +1,27 @@
 import * as vscode from 'vscode';
 import { headline, NARROW_HEADLINE } from '../core/format';
-import type { ExchangeListing, RoomSort, RoomSummary } from '../core/memory';
-import { AGENT_NAMES, ROOM_TYPES, type RoomType } from '../core/model';
-import { compareText } from '../core/order';
+import type { ExchangeListing, RoomProject, RoomSort, RoomSummary, RoomTypeGroup } from '../core/memory';
+import { AGENT_NAMES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
-import type { FileHistoryIndex } from './fileHistoryIndex';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 
 export type RoomNode =
-  | { readonly kind: 'type'; readonly type: RoomType; readonly rooms: readonly RoomSummary[] }
+  | { readonly kind: 'project'; readonly project: RoomProject; readonly first: boolean }
+  | { readonly kind: 'type'; readonly scope: string; readonly group: RoomTypeGroup }
+  | { readonly kind: 'more'; readonly scope: string; readonly group: RoomTypeGroup }
   | { readonly kind: 'room'; readonly room: RoomSummary }
   | { readonly kind: 'exchange'; readonly roomId: string; readonly exchange: ExchangeListing };
 
 const TYPE_LABELS: Record<RoomType, string> = { file: 'Files', concept: 'Concepts', workflow: 'Workflows' };
 const TYPE_ICONS: Record<RoomType, string> = { file: 'file-code', concept: 'lightbulb', workflow: 'gear' };
 
-/** The "Rooms" view: room types → rooms (label, count) → exchanges (core, date), sorted and filtered. */
+const rooms = (n: number): string => `${n} room${n === 1 ? '' : 's'}`;
+
+/**
+ * The "Rooms" view: core's room tree (core/roomTree.ts) as it is — projects (when rooms of more than one), room
+ * types, the largest or most recent rooms with the rest under "N more…", then a room's exchanges.
+ */
 export class RoomsView extends Disposable implements vscode.TreeDataProvider<RoomNode> {
   private readonly changed = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.changed.event;
@@ -24,16 +29,12 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
   private filterText = '';
   readonly view: vscode.TreeView<RoomNode>;
 
-  constructor(
-    private readonly index: IndexService,
-    private readonly files?: FileHistoryIndex,
-  ) {
+  constructor(private readonly index: IndexService) {
     super();
     this.view = this.register(vscode.window.createTreeView('agentRecall.rooms', { treeDataProvider: this, showCollapseAll: true }));
     this.register(index.onDidChange(() => {
       if (index.currentState === 'idle') this.changed.fire();
     }));
-    if (files) this.register(files.onDidChange(() => this.changed.fire()));
     void vscode.commands.executeCommand('setContext', 'agentRecall.roomSort', this.sortBy);
   }
 
@@ -68,18 +69,36 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
 
   getTreeItem(node: RoomNode): vscode.TreeItem {
     switch (node.kind) {
+      case 'project': {
+        const p = node.project;
+        const state = node.first ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(p.label, state);
+        item.description = `${rooms(p.rooms)} · ${relativeDate(p.lastAt)}`;
+        item.tooltip = `${p.project ?? 'Exchanges whose agent recorded no project folder'}: ${rooms(p.rooms)}, last ${shortDate(p.lastAt)}`;
+        item.iconPath = new vscode.ThemeIcon(p.project !== undefined ? 'root-folder' : 'question');
+        item.id = `project:${p.project ?? ''}`;
+        return item;
+      }
       case 'type': {
-        const item = new vscode.TreeItem(TYPE_LABELS[node.type], vscode.TreeItemCollapsibleState.Expanded);
-        item.description = `${node.rooms.length} room${node.rooms.length === 1 ? '' : 's'}`;
-        item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.type]);
-        item.id = `type:${node.type}`;
+        const n = node.group.first.length + node.group.more.length;
+        const item = new vscode.TreeItem(TYPE_LABELS[node.group.type], vscode.TreeItemCollapsibleState.Expanded);
+        item.description = rooms(n);
+        item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.group.type]);
+        item.id = `type:${node.scope}:${node.group.type}`;
+        return item;
+      }
+      case 'more': {
+        const item = new vscode.TreeItem(`${node.group.more.length} more…`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.tooltip = `The other ${rooms(node.group.more.length)} of this type, in the same order (sort by size or recency)`;
+        item.id = `more:${node.scope}:${node.group.type}`;
         return item;
       }
       case 'room': {
         const r = node.room;
         const item = new vscode.TreeItem(r.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.description = `${r.count} · ${relativeDate(r.lastAt)}`;
-        item.tooltip = `${r.label} (${r.type}: ${r.key}): ${r.count} exchange${r.count === 1 ? '' : 's'}, last ${shortDate(r.lastAt)}`;
+        const also = r.aliases.length ? `\nAlso: ${r.aliases.join(', ')}` : '';
+        item.tooltip = `${r.label} (${r.type}: ${r.key}): ${r.count} exchange${r.count === 1 ? '' : 's'}, last ${shortDate(r.lastAt)}${also}`;
         item.contextValue = 'room';
         item.id = `room:${r.id}`;
         return item;
@@ -101,44 +120,34 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
     const memory = await this.index.memory().catch(() => undefined);
     if (!memory) return [];
     if (!node) {
-      const rooms = this.asFileHistory(await memory.rooms(this.sortBy, this.filterText));
-      this.view.message = rooms.length || !this.filterText ? undefined : `No room matches "${this.filterText}".`;
-      return ROOM_TYPES.map((type) => ({ kind: 'type' as const, type, rooms: rooms.filter((r) => r.type === type) })).filter(
-        (t) => t.rooms.length > 0,
-      );
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+      const projects = await memory.roomTree(this.sortBy, this.filterText, folders);
+      this.view.message = projects.length || !this.filterText ? undefined : `No room matches "${this.filterText}".`;
+      if (projects.length === 1) return typeNodes(projects[0]!);
+      return projects.map((project, i) => ({ kind: 'project' as const, project, first: i === 0 }));
     }
-    if (node.kind === 'type') return node.rooms.map((room) => ({ kind: 'room' as const, room }));
-    if (node.kind === 'room') {
-      const file = node.room.type === 'file' ? this.files?.pathOfRoomKey(node.room.key) : undefined;
-      if (file) return (await this.files!.entries(file, 200)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
-      return (await memory.roomExchanges(node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
+    switch (node.kind) {
+      case 'project':
+        return typeNodes(node.project);
+      case 'type':
+        return [
+          ...node.group.first.map((room) => ({ kind: 'room' as const, room })),
+          ...(node.group.more.length ? [{ kind: 'more' as const, scope: node.scope, group: node.group }] : []),
+        ];
+      case 'more':
+        return node.group.more.map((room) => ({ kind: 'room' as const, room }));
+      case 'room':
+        return (await memory.roomExchanges(node.room.id)).map((exchange) => ({ kind: 'exchange' as const, roomId: node.room.id, exchange }));
+      default:
+        return [];
     }
-    return [];
-  }
-
-  /**
-   * A file room holds every exchange that touched its file, as the File History view and the explorer badge
-   * count them (the distiller files an exchange under its main file only, which made the counts disagree).
-   */
-  private asFileHistory(rooms: RoomSummary[]): RoomSummary[] {
-    if (!this.files) return rooms;
-    const out = rooms.map((r) => {
-      const file = r.type === 'file' ? this.files!.pathOfRoomKey(r.key) : undefined;
-      const c = file ? this.files!.countOf(file) : undefined;
-      return c ? { ...r, count: c.count, ...(c.lastAt ? { lastAt: c.lastAt } : {}) } : r;
-    });
-    const rank = (r: RoomSummary): [number, string] => (this.sortBy === 'size' ? [r.count, r.lastAt ?? ''] : [0, r.lastAt ?? '']);
-    // the store sorted by its counts: re-sort file rooms by theirs (other types keep the store's order)
-    const files = out.filter((r) => r.type === 'file').sort((a, b) => {
-      const [ca, la] = rank(a);
-      const [cb, lb] = rank(b);
-      return cb - ca || compareText(lb, la);
-    });
-    let i = 0;
-    return out.map((r) => (r.type === 'file' ? files[i++]! : r));
   }
 
   getParent(): undefined {
     return undefined;
   }
+}
+
+function typeNodes(project: RoomProject): RoomNode[] {
+  return project.types.map((group) => ({ kind: 'type' as const, scope: project.project ?? '', group }));
 }

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { redact } from '../core/distill/redact';
 import type { AgentKind } from '../core/model';
+import { redactedDistilled, redactedExchange, redactedHit, redactedListing } from '../core/outbound';
 import { snippetParts } from '../core/recall';
 import type { SearchFilters } from '../core/search/types';
 import type { ExchangeListing } from '../core/memory';
@@ -30,14 +30,12 @@ const DEFAULT_SEARCH_LIMIT = 8;
 const DEFAULT_LIST_LIMIT = 20;
 
 export class MemoryTools {
-  private readonly clean: (s: string) => string;
   private readonly redacting: boolean;
 
   constructor(
     private readonly memory: ScopedMemory,
     options: ToolOptions,
   ) {
-    this.clean = options.redact ? redact : (s) => s;
     this.redacting = options.redact;
   }
 
@@ -51,18 +49,19 @@ export class MemoryTools {
         ...(input.room ? { room: input.room } : {}),
         ...(input.conversation ? { conversation: input.conversation } : {}),
       };
-      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters });
-      const items = result.hits.map((h) => ({
+      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
+      const hits = this.redacting ? result.hits.map(redactedHit) : result.hits;
+      const items = hits.map((h) => ({
         id: h.exchangeId,
         date: h.startedAt ?? null,
         agent: h.agent,
         confidence: h.confidence,
-        core: h.core !== undefined ? this.clean(h.core) : null,
-        detail: h.context ? this.clean(h.context) : null,
+        core: h.core ?? null,
+        detail: h.context || null,
         files: h.filesTouched.slice(0, 6).map((f) => f.path),
         rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
-        snippet: this.clean(snippetParts(h.snippet).map((p) => p.text).join('')),
-        prompt: h.core === undefined ? this.clean(oneLine(h.prompt, 200)) : undefined,
+        snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
+        prompt: h.core === undefined ? oneLine(h.prompt, 200) : undefined,
         conversation: h.conversationId,
         // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
         more: h.more,
@@ -87,20 +86,22 @@ export class MemoryTools {
 
   readExchange(input: ReadExchangeInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
-      const e = await m.exchange(input.id);
-      if (!e) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
-      const [distilled, around] = await Promise.all([m.distilled(e.exchangeId), m.neighbours(e.exchangeId)]);
+      const stored = await m.exchange(input.id);
+      if (!stored) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
+      const [view, around] = await Promise.all([m.distilled(stored.exchangeId), m.neighbours(stored.exchangeId)]);
+      const e = this.redacting ? redactedExchange(stored) : stored;
+      const distilled = view && this.redacting ? redactedDistilled(view) : view;
       const head = [
-        `Exchange ${e.exchangeId} · ${e.startedAt ?? 'unknown date'} · ${e.agent}${e.title ? ` · "${this.clean(oneLine(e.title, 120))}"` : ''}`,
+        `Exchange ${e.exchangeId} · ${e.startedAt ?? 'unknown date'} · ${e.agent}${e.title ? ` · "${oneLine(e.title, 120)}"` : ''}`,
         `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
         ...(around ? [`Conversation: exchange ${around.position} of ${around.total}; previous ${around.previous ?? 'none'}, next ${around.next ?? 'none'}`] : []),
-        ...(distilled ? [`Core: ${this.clean(distilled.exchangeCore)}`, ...(distilled.specificContext ? [`Detail: ${this.clean(distilled.specificContext)}`] : [])] : []),
+        ...(distilled ? [`Core: ${distilled.exchangeCore}`, ...(distilled.specificContext ? [`Detail: ${distilled.specificContext}`] : [])] : []),
         `Files: ${e.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ') || 'none'}`,
         '',
       ].join('\n');
       const budget = (input.maxTokens ?? DEFAULT_TOKENS) - countTokens(head);
       // redaction changes the text, so the stored count is used only for the verbatim text itself
-      const body = cutToTokens(this.clean(e.verbatim), Math.max(50, budget), this.redacting ? undefined : e.verbatimTokens);
+      const body = cutToTokens(e.verbatim, Math.max(50, budget), this.redacting ? undefined : e.verbatimTokens);
       return {
         text: `${head}\n${body.text}`,
         data: {
@@ -113,8 +114,8 @@ export class MemoryTools {
           sessionId: e.sessionId,
           previous: around?.previous ?? null,
           next: around?.next ?? null,
-          core: distilled ? this.clean(distilled.exchangeCore) : null,
-          detail: distilled?.specificContext ? this.clean(distilled.specificContext) : null,
+          core: distilled?.exchangeCore ?? null,
+          detail: distilled?.specificContext || null,
           files: e.filesTouched.map((f) => ({ path: f.path, how: f.how })),
           verbatim: body.text,
           cut: body.cut,
@@ -126,7 +127,8 @@ export class MemoryTools {
   fileHistory(input: FileHistoryInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
       const file = this.relativePath(input.path);
-      const entries = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
+      const stored = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
+      const entries = this.redacting ? stored.map(redactedListing) : stored;
       const items = entries.map((e) => ({ ...this.listed(e), how: e.how, lines: e.lines?.map((r) => [r.start, r.end]) ?? [] }));
       const header = items.length
         ? `${items.length} past exchanges touched ${file}, newest first. Read one verbatim with read_exchange.`
@@ -140,7 +142,8 @@ export class MemoryTools {
 
   recent(input: RecentInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
-      const items = (await m.recent(input.limit ?? DEFAULT_LIST_LIMIT)).map((e) => this.listed(e));
+      const stored = await m.recent(input.limit ?? DEFAULT_LIST_LIMIT);
+      const items = (this.redacting ? stored.map(redactedListing) : stored).map((e) => this.listed(e));
       const header = items.length
         ? `The ${items.length} newest past exchanges of this workspace, newest first. Read one verbatim with read_exchange.`
         : 'No past exchange is indexed for this workspace yet.';
@@ -151,7 +154,7 @@ export class MemoryTools {
 
   private listed(e: ExchangeListing): { id: string; date: string | null; agent: AgentKind; summary: string } {
     const summary = e.core !== undefined ? `${e.core}${e.context ? ` — ${e.context}` : ''}` : `(not distilled) ${e.prompt}`;
-    return { id: e.exchangeId, date: e.startedAt ?? null, agent: e.agent, summary: this.clean(oneLine(summary, 400)) };
+    return { id: e.exchangeId, date: e.startedAt ?? null, agent: e.agent, summary: oneLine(summary, 400) };
   }
 
   /** The header and as many blocks as fit the budget, in order; says how many were left out. */

@@ -11,6 +11,10 @@
 //   <dir>/xdg/data/opencode/opencode.db   OpenCode's database (WAL) under XDG_DATA_HOME: a session whose directory is
 //                           the workspace and one of another project
 //   <dir>/agents/continue   CONTINUE_GLOBAL_DIR: sessions/<id>.json (workspaceDirectory = the workspace) and sessions.json
+//   <dir>/user/User/globalStorage/kilocode.kilo-code/tasks/<id>/   a legacy Kilo Code task (cwd in its environment details)
+//   <dir>/user/User/globalStorage/kiro.kiroagent/   a Kiro IDE session (as if this editor were Kiro): workspace-sessions/
+//                           <base64 of the workspace>/<id>.json + sessions.json, and its execution log under
+//                           <sha256 of the workspace, 32 hex>/414d1636299d2b9e4ce7e17fb11f63e9/
 //   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
 //                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/xdg/data/goose/sessions, <dir>/xdg/data/crush, <dir>/home/.factory/sessions   Goose's, Crush's and Factory
@@ -27,9 +31,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 10,
-  exchanges: 19,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1, continue: 1 },
+  conversations: 12,
+  exchanges: 21,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1, continue: 1, kilo: 1, kiro: 1 },
 };
 
 export function materializeFixture(dir) {
@@ -84,7 +88,13 @@ export function materializeFixture(dir) {
   // Goose's sessions folder and Crush's global data folder under XDG_DATA_HOME, Factory Droid's under HOME (<dir>/home)
   for (const d of [join(xdgDataHome, 'goose/sessions'), join(xdgDataHome, 'crush'), join(dir, 'home/.factory/sessions')]) mkdirSync(d, { recursive: true });
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, expected: EXPECTED };
+  const kiloTask = join(dir, 'user/User/globalStorage/kilocode.kilo-code/tasks/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
+  write(join(kiloTask, 'api_conversation_history.json'), kiloFixture(workspace));
+  write(join(kiloTask, 'ui_messages.json'), JSON.stringify([{ ts: Date.parse('2026-10-08T13:00:00.000Z'), type: 'say', say: 'text', text: 'Does checkoutSummary accept the coupon code in lower case?' }]));
+  const kiroStorage = join(dir, 'user/User/globalStorage/kiro.kiroagent');
+  const kiroSession = writeKiroFixture(kiroStorage, workspace);
+
+  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, kiloTask, kiroSession, expected: EXPECTED };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
@@ -265,4 +275,36 @@ function clineFixture(ws) {
     { role: 'assistant', content: [{ type: 'text', text: 'cartTotalCents now throws a RangeError naming the SKU when a line has a negative quantity, before anything is summed.' },
       { type: 'tool_use', id: 'toolu_cl2', name: 'replace_in_file', input: { path: 'src/cart.js', diff: '------- SEARCH\nfor (const line of lines)\n=======\nfor (const line of lines) { if (line.quantity < 0) throw new RangeError(line.sku);\n+++++++ REPLACE' } }] },
   ]);
+}
+
+/** A legacy Kilo Code task (a Roo Code fork): the history on one line, no `ts`, the workspace in its environment details. */
+function kiloFixture(ws) {
+  const env = `<environment_details>\n# Current Mode\n<slug>code</slug>\n<model>anthropic/claude-sonnet-4</model>\n\n# Current Workspace Directory (${ws}) Files\nsrc/\n</environment_details>`;
+  return JSON.stringify([
+    { role: 'user', content: [{ type: 'text', text: '<task>\nDoes checkoutSummary accept the coupon code in lower case, like welcome10?\n</task>' }, { type: 'text', text: env }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Reading the checkout.' }, { type: 'tool_use', id: 'toolu_kl1', name: 'read_file', input: { path: 'src/checkout.js' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_kl1', content: [{ type: 'text', text: "const percent = coupon === 'WELCOME10' ? 10 : 0;" }] }, { type: 'text', text: env }] },
+    { role: 'assistant', content: [{ type: 'text', text: "No: checkoutSummary compares the code with === 'WELCOME10', so welcome10 typed in lower case gets no discount; upper-casing the code before the comparison would accept it." }] },
+  ]);
+}
+
+/** A Kiro IDE session, its index and the execution log that holds what the agent said and read. */
+function writeKiroFixture(storage, ws) {
+  const sessionId = 'd4e5f6a7-b8c9-4d0e-9f1a-2b3c4d5e6f70';
+  const folder = join(storage, 'workspace-sessions', Buffer.from(ws).toString('base64'));
+  write(join(folder, 'sessions.json'), JSON.stringify([{ sessionId, title: 'Coupon rounding', dateCreated: String(Date.parse('2026-10-09T10:00:00.000Z')), workspaceDirectory: ws }], null, 2));
+  const session = join(folder, `${sessionId}.json`);
+  write(session, JSON.stringify({
+    sessionId, title: 'Coupon rounding', workspaceDirectory: ws,
+    history: [
+      { message: { role: 'user', content: '<kiro-ide-message>How is the cart total rounded when the coupon leaves a fraction of a cent?</kiro-ide-message>', id: 'kiro-m1' } },
+      { message: { role: 'assistant', content: '', id: 'kiro-m2' }, executionId: 'kiro-exec-1' },
+    ],
+  }, null, 2));
+  const hash = createHash('sha256').update(ws).digest('hex').slice(0, 32);
+  write(join(storage, hash, '414d1636299d2b9e4ce7e17fb11f63e9', 'b1c2d3e4f5a6'), JSON.stringify({ executionId: 'kiro-exec-1', actions: [
+    { actionId: 'kiro-a1', actionType: 'readCode', input: { file: 'src/cart.js' } },
+    { actionId: 'kiro-a2', actionType: 'say', output: { message: 'cartTotalCents rounds once, with Math.round after the coupon percentage is taken off the exact subtotal, so a fraction of a cent left by the coupon rounds half up to a whole cent.' } },
+  ] }));
+  return session;
 }

@@ -1,6 +1,7 @@
 // Builders for invented agent transcripts in the formats the agents write (see the transcript notes):
 // Claude Code session JSONL, Codex CLI rollouts (envelope layout), SpecStory markdown, Aider histories, Copilot
-// Chat session documents, Gemini CLI sessions, Cline task histories and Continue sessions.
+// Chat session documents, Gemini CLI sessions, Cline and legacy Kilo Code task histories, Continue sessions and Kiro IDE
+// sessions.
 // Used for the test fixtures (JSONL sessions must carry the temp workspace path as their cwd, so they are
 // generated at run time) and for the `npm start` sample. Output is deterministic for the same input.
 import { createHash } from 'node:crypto';
@@ -282,4 +283,41 @@ export function continueSession({ sessionId, title, workspace, start, turns }) {
   }
   const session = `${JSON.stringify({ sessionId, title, workspaceDirectory: workspace, history }, null, 2)}\n`;
   return { session, index: { sessionId, title, dateCreated: String(Date.parse(start)), workspaceDirectory: workspace } };
+}
+
+/**
+ * A legacy Kilo Code task (`<ud>/User/globalStorage/kilocode.kilo-code/tasks/<uuid>/`): Cline's history with Kilo's
+ * wording of the workspace line and no `ts` (so its date is the first UI message's), and that UI message.
+ */
+export function kiloTask({ cwd, start, turns, visible = [] }) {
+  const history = JSON.parse(clineTask({ cwd, start, turns, visible })).map(({ ts: _ts, ...m }) => m);
+  const text = JSON.stringify(history).replaceAll('# Current Working Directory (', '# Current Workspace Directory (');
+  const ui = JSON.stringify([{ ts: Date.parse(start), type: 'say', say: 'text', text: turns[0]?.prompt ?? '' }]);
+  return { id: ids(`${cwd}:${start}:kilo`).uuid(), history: text, ui };
+}
+
+/**
+ * A Kiro IDE session (`<Kiro ud>/User/globalStorage/kiro.kiroagent/`): the session document under
+ * `workspace-sessions/<base64 of the workspace>/`, its `sessions.json`, and one execution log per answer under
+ * `<sha256 of the workspace, 32 hex>/414d1636299d2b9e4ce7e17fb11f63e9/` holding what the agent said and did.
+ * Returns the files by their path under `kiro.kiroagent`.
+ */
+export function kiroIdeSession({ workspace, sessionId, title, start, turns }) {
+  const id = ids(sessionId);
+  const folder = `workspace-sessions/${Buffer.from(workspace).toString('base64')}`;
+  const logs = `${createHash('sha256').update(workspace).digest('hex').slice(0, 32)}/414d1636299d2b9e4ce7e17fb11f63e9`;
+  const files = {};
+  const history = [];
+  for (const turn of turns) {
+    history.push({ message: { role: 'user', content: `<kiro-ide-message>${turn.prompt}</kiro-ide-message>`, id: id.uuid() } });
+    const executionId = id.uuid();
+    const actions = turn.steps.map((step) => ('text' in step
+      ? { actionId: id.uuid(), actionType: 'say', output: { message: step.text } }
+      : { actionId: id.uuid(), actionType: step.tool, input: { file: step.input.file, ...(step.input.modifiedContent ? { modifiedContent: step.input.modifiedContent } : {}) } }));
+    files[`${logs}/${id.hex(32)}`] = JSON.stringify({ executionId, workflowType: 'chat-agent', actions });
+    history.push({ message: { role: 'assistant', content: '', id: id.uuid() }, executionId });
+  }
+  files[`${folder}/${sessionId}.json`] = `${JSON.stringify({ sessionId, title, workspaceDirectory: workspace, history }, null, 2)}\n`;
+  files[`${folder}/sessions.json`] = `${JSON.stringify([{ sessionId, title, dateCreated: String(Date.parse(start)), workspaceDirectory: workspace }], null, 2)}\n`;
+  return files;
 }

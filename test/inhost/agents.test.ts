@@ -10,7 +10,7 @@ async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor;
   return { editor, selected: editor.document.getText(editor.selection) };
 }
 
-describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode and Continue sessions', () => {
+describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode, Continue, Kilo Code and Kiro sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -74,6 +74,27 @@ describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode and C
     assert.ok(editor.document.lineCount > 20, 'pretty-printed, not one line');
     assert.match(selected, /Make it throw a RangeError[\s\S]*throws a RangeError naming the SKU/);
     assert.ok(!selected.includes('Does cartTotalCents reject'), 'not the first exchange');
+  });
+
+  it("reads a legacy Kilo Code task from this editor's global storage (its workspace from the environment details) as Kilo Code's and finds it through the recall command", async () => {
+    const found = await recallFinds('coupon code in lower case welcome10', 'kilo');
+    assert.ok(found, 'a Kilo Code candidate');
+    assert.equal(found.agentName, 'Kilo Code');
+    assert.ok(found.files.some((f) => f.path === 'src/checkout.js' && f.how === 'read'), JSON.stringify(found.files));
+  });
+
+  it("reads a Kiro IDE session from the editor's kiro.kiroagent storage with its execution log, finds it through the recall command and opens it raw at its records", async () => {
+    const found = await recallFinds('fraction of a cent left by the coupon rounds half up', 'kiro');
+    assert.ok(found, 'a Kiro candidate');
+    assert.equal(found.agentName, 'Kiro');
+    assert.ok(found.files.some((f) => f.path === 'src/cart.js'), JSON.stringify(found.files));
+    const hit = (await (await api()).search({ text: 'cart total rounded fraction of a cent coupon', limit: 20 })).hits.find((h) => h.agent === 'kiro');
+    assert.ok(hit, 'the Kiro exchange');
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [2, 3], 'positions of its history entries (1 is the session)');
+    const { editor, selected } = await openRaw(hit.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.match(editor.document.lineAt(0).text, /^\/\/ Kiro session d4e5f6a7-/);
+    assert.match(selected, /kiro-ide-message[\s\S]*"executionId": "kiro-exec-1"[\s\S]*rounds half up/);
   });
 
   it("reads OpenCode's database under XDG_DATA_HOME (its sessions of this workspace only), finds it through the recall command and opens it raw at its records", async () => {

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { AGENT_NAMES } from '../../src/core/model';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
@@ -186,7 +187,8 @@ describe('File history', () => {
     assert.equal(items.length, await touchCount('src/cart.js'));
     assert.ok(items.some((i) => /cartTotalCents/.test(String(i.item.description))), items.map((i) => String(i.item.description)).join(' | '));
     // date and agent lead the row, so a narrow side bar cuts the headline, never them
-    assert.ok(items.every((i) => / · (Claude Code|Codex|SpecStory|Aider|Copilot Chat|Gemini CLI|Cline|Roo Code|Continue|OpenCode|Cursor)$/.test(labelOf(i.item))), items.map((i) => labelOf(i.item)).join(' | '));
+    const names = new Set(Object.values(AGENT_NAMES));
+    assert.ok(items.every((i) => names.has(labelOf(i.item).split(' · ').pop()!)), items.map((i) => labelOf(i.item)).join(' | '));
     assert.equal(items[0]!.item.command?.command, 'agentRecall.openExchange');
     assert.equal(a.activeFileStatus(), `$(history) ${items.length} past exchanges`);
   });
@@ -236,6 +238,73 @@ describe('Rooms tree', () => {
     const all = await treeItems(rooms);
     const counts = await Promise.all(all.map(async (t) => Number(String((await treeItems(rooms, t.node))[0]!.item.description).split(' ')[0])));
     assert.ok(counts.every((c) => c > 0));
+    rooms.setSort('recency');
+  });
+});
+
+describe('Rooms tree of several projects and many rooms (issue 39)', () => {
+  const elsewhere = '/elsewhere/other-repo';
+  type Saved = { n: number; core: string; context: string; rooms: Array<{ id: string; type: 'concept' | 'file' | 'workflow'; key: string; label: string; relevance: number; project?: string }> };
+  const saved: Saved[] = [];
+  const save = (s: Store, r: Saved, extra: Saved['rooms']) =>
+    saveDistillBatch(s.db, [{
+      n: r.n, distiller: 'inhost', promptVersion: 't', contentHash: `tree${r.n}`, tokens: 12, cache: false, filesTouched: [],
+      value: { exchangeCore: r.core, specificContext: r.context, rooms: [] }, rooms: [...r.rooms, ...extra],
+    }]);
+  before(async () => {
+    await settledSummary(fixture().expected.exchanges);
+    // twelve concept rooms of the workspace and one of another project, each on three exchanges of two conversations
+    await withStore(async (s) => {
+      const rows = await s.db.all<{ n: number; c: string }>('SELECT e.n, e.conversation_id AS c FROM exchanges e JOIN distilled d ON d.exchange_n = e.n ORDER BY e.n');
+      const conversations = [...new Set(rows.map((r) => r.c))].slice(0, 2);
+      const three = [...rows.filter((r) => r.c === conversations[0]).slice(0, 2), ...rows.filter((r) => r.c === conversations[1]).slice(0, 1)];
+      assert.equal(three.length, 3);
+      const room = (i: number, project: string) => ({ id: `tree:${project}:${i}`, type: 'concept' as const, key: `topic${i}`, label: `Topic ${String(i).padStart(2, '0')}`, relevance: 0.5, project });
+      for (const { n } of three) {
+        const d = (await s.db.get<{ core: string; context: string }>('SELECT core, context FROM distilled WHERE exchange_n = ?', [n]))!;
+        const rooms = await s.db.all<Saved['rooms'][number] & { project: string | null }>(
+          'SELECT r.id, r.type, r.key, coalesce(x.label, r.label) AS label, x.relevance, r.project FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id WHERE x.exchange_n = ?',
+          [n],
+        );
+        const own = { n, ...d, rooms: rooms.map(({ project, ...r }) => ({ ...r, ...(project !== null ? { project } : {}) })) };
+        saved.push(own);
+        await save(s, own, [...Array.from({ length: 12 }, (_, k) => room(k, fixture().workspace)), room(99, elsewhere)]);
+      }
+      await refreshRooms(s.db);
+    });
+  });
+  after(async () => {
+    // the exchanges as they were: their objects, rooms and full-text facets
+    await withStore(async (s) => {
+      for (const r of saved) await save(s, r, []);
+      await refreshRooms(s.db);
+    });
+  });
+
+  it("shows the workspace's project first, then the other; a type's long tail under \"N more…\"", async () => {
+    const rooms = (await api()).views.rooms;
+    rooms.setSort('size');
+    const projects = await treeItems(rooms);
+    assert.deepEqual(projects.slice(0, 2).map((p) => labelOf(p.item)), [path.basename(fixture().workspace), 'other-repo']);
+    assert.equal(projects[0]!.item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    assert.equal(projects[1]!.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    const concepts = (await treeItems(rooms, projects[0]!.node)).find((t) => labelOf(t.item) === 'Concepts');
+    assert.ok(concepts);
+    const shown = await treeItems(rooms, concepts.node);
+    const more = shown[shown.length - 1]!;
+    const total = Number(/^(\d+) rooms$/.exec(String(concepts.item.description))?.[1]);
+    assert.equal(labelOf(more.item), `${total - (shown.length - 1)} more…`);
+    assert.ok(shown.length - 1 < total && total >= 12, `${shown.length - 1} of ${total} shown`);
+    const folded = await treeItems(rooms, more.node);
+    assert.equal(folded.length, total - (shown.length - 1));
+    assert.ok(folded.every((r) => r.item.contextValue === 'room'));
+    // largest first: no folded room is larger than the last shown one
+    const count = (t: { item: vscode.TreeItem }) => Number(String(t.item.description).split(' ')[0]);
+    assert.ok(folded.every((r) => count(r) <= count(shown[shown.length - 2]!)));
+    // the other project holds its own room only
+    const other = await treeItems(rooms, projects[1]!.node);
+    const otherRooms = await treeItems(rooms, other[0]!.node);
+    assert.deepEqual(otherRooms.map((r) => labelOf(r.item)), ['Topic 99']);
     rooms.setSort('recency');
   });
 });

@@ -103,7 +103,12 @@ describe('File rooms agree with the File History and the explorer badge', () => 
     await settledSummary(fixture().expected.exchanges);
     // the distiller files an exchange under its main file only: fewer exchanges are in the room than touched the file
     await withStore(async (s) => {
-      await s.db.run("INSERT OR IGNORE INTO rooms(id, type, key, label) VALUES ('file:test-checkout', 'file', ?, ?)", [file, file]);
+      // a file room of the project its exchanges ran in (the fixture's: the workspace)
+      await s.db.run(
+        `INSERT OR IGNORE INTO rooms(id, type, key, label, project) SELECT 'file:test-checkout', 'file', ?1, ?1, c.project
+         FROM files_touched f JOIN exchanges e ON e.n = f.exchange_n JOIN conversations c ON c.id = e.conversation_id WHERE f.path = ?1 LIMIT 1`,
+        [file],
+      );
       await s.db.run(
         `INSERT OR IGNORE INTO exchange_rooms(exchange_n, room_id, relevance)
          SELECT exchange_n, 'file:test-checkout', 0.9 FROM files_touched WHERE path = ? LIMIT 1`,

@@ -77,6 +77,9 @@ export interface Fixture {
   readonly copilotHome: string;
   readonly qwenHome: string;
   readonly ampThreads: string;
+  /** A legacy Kilo Code task folder and a Kiro IDE session file, both in code-server's own global storage. */
+  readonly kiloTask: string;
+  readonly kiroSession: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 

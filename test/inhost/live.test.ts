@@ -173,6 +173,29 @@ describe('Live indexing after a settings change', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  // issue 44, item 12: a mistyped folder in the setting was read as "nothing there", without a word
+  it('names a folder of the roots setting that does not exist in the Index view, and clears it once the setting is fixed', async () => {
+    const a = await api();
+    await a.waitForIndexIdle();
+    const missing = path.join(os.tmpdir(), 'agent-recall-no-such-root');
+    const config = vscode.workspace.getConfiguration('agentRecall');
+    const said = async (): Promise<vscode.TreeItem | undefined> =>
+      (await treeItems(a.views.status)).map((t) => t.item).find((i) => /^Not searched \(agentRecall\.sources\.extraRoots\)/.test(labelOf(i)));
+    await config.update('sources.extraRoots', [missing], vscode.ConfigurationTarget.Global);
+    try {
+      await vscode.commands.executeCommand('agentRecall.indexNow');
+      await a.waitForIndexIdle();
+      const shown = await eventually(said, 8_000, 200);
+      assert.ok(shown, 'the Index view names the folder');
+      assert.equal(labelOf(shown), `Not searched (agentRecall.sources.extraRoots): ${missing}: no such folder.`);
+    } finally {
+      await config.update('sources.extraRoots', undefined, vscode.ConfigurationTarget.Global);
+    }
+    await vscode.commands.executeCommand('agentRecall.indexNow');
+    await a.waitForIndexIdle();
+    assert.equal(await said(), undefined, 'a run with the setting fixed says nothing more');
+  });
 });
 
 /**

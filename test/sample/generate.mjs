@@ -1,13 +1,14 @@
 // Generates the `npm start` sample: a workspace (.cache/sample-workspace, an invented web app) and invented
-// transcripts of eleven agents spread over the last six weeks:
+// transcripts of thirteen agents spread over the last six weeks:
 //   Claude Code sessions  .cache/sample-agents/claude/projects/<enc>/<id>.jsonl   (CLAUDE_CONFIG_DIR)
 //   Codex CLI rollouts    .cache/sample-agents/codex/sessions/YYYY/MM/DD/*.jsonl  (CODEX_HOME)
 //   SpecStory exports     <workspace>/.specstory/history/*.md
 //   Aider history         <workspace>/.aider.chat.history.md
 //   Gemini CLI sessions   .cache/sample-agents/gemini/.gemini/tmp/<sha256 of the workspace>/chats/*.json  (GEMINI_CLI_HOME)
 //   Continue sessions     .cache/sample-agents/continue/sessions/<id>.json + sessions.json  (CONTINUE_GLOBAL_DIR)
-//   Copilot Chat, Cline   .cache/sample-agents/editor/User/{workspaceStorage,globalStorage}/...: what the two write
-//                         into the editor's own user data; copied into code-server's --user-data-dir at start
+//   Copilot Chat, Cline,  .cache/sample-agents/editor/User/{workspaceStorage,globalStorage}/...: what they write
+//   Kilo Code (legacy),   into the editor's own user data (Kiro's, as if the editor were Kiro); copied into
+//   Kiro IDE              code-server's --user-data-dir at start
 //   Copilot CLI sessions  .cache/sample-agents/copilot/session-state/<id>/events.jsonl + workspace.yaml  (COPILOT_HOME)
 //   Qwen Code sessions    .cache/sample-agents/qwen/projects/<enc>/chats/<id>.jsonl  (QWEN_RUNTIME_DIR)
 //   Amp threads           .cache/sample-agents/amp-data/amp/threads/T-*.json: copied into the run's XDG_DATA_HOME at start
@@ -20,13 +21,13 @@ import { pathToFileURL } from 'node:url';
 import { ROOT } from '../host/codeServer.mjs';
 import {
   aiderHistory, claudeEditResult, claudeProjectDir, claudeSession, clineTask, codexRollout, codexRolloutPath, continueSession, copilotSession,
-  geminiSession, specstoryFileName, specstoryMarkdown,
+  geminiSession, kiloTask, kiroIdeSession, specstoryFileName, specstoryMarkdown,
 } from '../host/transcripts.mjs';
 import { ampThread, copilotCliSession, qwenProjectDir, qwenSession } from '../host/cliTranscripts.mjs';
 import { APP_FILES } from './app.mjs';
 import { SESSIONS } from './sessions.mjs';
 
-const VERSION = '4';
+const VERSION = '5';
 const DAY = 24 * 3600 * 1000;
 
 export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = {}) {
@@ -82,6 +83,14 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
     } else if (s.agent === 'cline') {
       write(join(editorData, 'User/globalStorage/saoudrizwan.claude-dev/tasks', String(Date.parse(start)), 'api_conversation_history.json'),
         clineTask({ cwd: workspace, start, turns: s.turns, visible: s.visible }));
+    } else if (s.agent === 'kilo') {
+      const task = kiloTask({ cwd: workspace, start, turns: s.turns, visible: s.visible });
+      const dir = join(editorData, 'User/globalStorage/kilocode.kilo-code/tasks', task.id);
+      write(join(dir, 'api_conversation_history.json'), task.history);
+      write(join(dir, 'ui_messages.json'), task.ui);
+    } else if (s.agent === 'kiro') {
+      const files = kiroIdeSession({ workspace, sessionId: s.id, title: s.title, start, turns: s.turns });
+      for (const [rel, text] of Object.entries(files)) write(join(editorData, 'User/globalStorage/kiro.kiroagent', rel), text);
     } else if (s.agent === 'continue') {
       const { session, index } = continueSession({ sessionId: s.id, title: s.title, workspace: pathToFileURL(workspace).href, start, turns: s.turns });
       write(join(continueHome, 'sessions', `${s.id}.json`), session);

@@ -383,6 +383,40 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    // a legacy Kilo Code task (the extension's task folder) and a Kiro IDE session with its execution logs
+    {
+      agent: 'kilo', daysAgo: 10, hour: 15, visible: ['src/routes/shoppingList.ts'],
+      turns: [
+        {
+          prompt: 'Two people ticking the same shopping list item at once sometimes un-tick it. Can the PATCH in src/routes/shoppingList.ts be made idempotent?',
+          steps: [
+            { tool: 'read_file', input: { path: 'src/routes/shoppingList.ts' }, result: "shoppingListRouter.patch('/:id', (req, res) => { db.prepare('UPDATE list_items SET done = NOT done WHERE id = ?').run(req.params.id); ... })", why: 'See how the PATCH toggles done.' },
+            { tool: 'apply_diff', input: { path: 'src/routes/shoppingList.ts', diff: "<<<<<<< SEARCH\nSET done = NOT done WHERE id = ?').run(req.params.id)\n=======\nSET done = ? WHERE id = ?').run(req.body.done ? 1 : 0, req.params.id)\n>>>>>>> REPLACE" }, result: 'Changes applied to src/routes/shoppingList.ts.', why: 'Send the wanted state instead of toggling.' },
+            { text: 'The PATCH toggled `done` with `SET done = NOT done`, so two clicks arriving together cancelled each other. It now takes the wanted state from the body (`{ done: true }`) and sets it, so repeating the request changes nothing; `ShoppingList.tsx` sends the checkbox state it shows.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'kiro', id: 'e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a01', daysAgo: 8, hour: 10, title: 'Scaling recipes with cups',
+      turns: [
+        {
+          prompt: 'Scaling a recipe that uses 1/3 cup by 1.5 gives 0.5 cup but the card shows 0.4999. Where does that come from?',
+          steps: [
+            { tool: 'readCode', input: { file: 'src/lib/units.ts' } },
+            { text: 'scaleQuantity rounds to the nearest quarter or third, but the card formats the raw product `quantity * factor` before rounding. Formatting the value scaleQuantity returns (0.5) shows "1/2 cup"; the 0.4999 is floating-point error from 0.3333 * 1.5.' },
+          ],
+        },
+        {
+          prompt: 'Show thirds and quarters as fractions on the card, and whole numbers without decimals.',
+          minutes: 5,
+          steps: [
+            { tool: 'replace', input: { file: 'src/web/RecipeCard.tsx', modifiedContent: 'formatQuantity(scaled.quantity)' } },
+            { text: 'RecipeCard now shows quantities through `formatQuantity`: whole numbers without decimals, and quarters and thirds as fractions ("1 1/2 cups", "2/3 tsp"); other values keep one decimal.' },
+          ],
+        },
+      ],
+    },
     {
       agent: 'copilot', id: '6f1b3d5a-7c9e-4a2b-8d4f-1e3a5c7b9d20', daysAgo: 2, hour: 11,
       turns: [

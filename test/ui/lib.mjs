@@ -18,8 +18,8 @@ export const session = {};
 
 const WORKBENCH_TIMEOUT = 90_000;
 
-/** A new page with the workbench of the fixture workspace, rendered (activity bar and status bar). */
-export async function openWorkbench({ width = 1400, height = 900 } = {}) {
+/** A new page with the workbench of the fixture workspace (or `folder`), rendered (activity bar and status bar). */
+export async function openWorkbench({ width = 1400, height = 900, folder = session.workspace } = {}) {
   const page = await session.browser.newPage({ viewport: { width, height } });
   page.pageErrors = [];
   page.on('pageerror', (e) => page.pageErrors.push(String(e)));
@@ -30,7 +30,7 @@ export async function openWorkbench({ width = 1400, height = 900 } = {}) {
     if (/Content Security Policy/i.test(m.text())) page.cspViolations.push(m.text());
   });
   if (session.payload) await enableSmokeTestDriver(page);
-  await page.goto(workbenchUrl(session.url, session.workspace, session.payload));
+  await page.goto(workbenchUrl(session.url, folder, session.payload));
   await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: WORKBENCH_TIMEOUT });
   await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: WORKBENCH_TIMEOUT });
   return page;

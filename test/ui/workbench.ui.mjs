@@ -31,7 +31,7 @@ describe('Agent Recall in the workbench', function () {
     await screenshot(page, 'index-view');
     assert.match(text, /^\d+ exchanges\s*in \d+ conversations/);
     // each agent by the name people call it (the fixture's agents)
-    const names = { 'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI', cline: 'Cline', cursor: 'Cursor', opencode: 'OpenCode', continue: 'Continue' };
+    const names = { 'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI', cline: 'Cline', cursor: 'Cursor', opencode: 'OpenCode', continue: 'Continue', kilo: 'Kilo Code', kiro: 'Kiro' };
     for (const agent of Object.keys(session.fixture.expected.byAgent)) await waitForTreeItem(index, names[agent] ?? agent, 5_000);
   });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli';
@@ -86,4 +87,18 @@ test('a query that starts with "-" follows "--"; without it the unknown option i
   const dashed = spawnSync(process.execPath, [cli, 'search', '--db', db, '--json', '--', '-d', '--limit'], { encoding: 'utf8' });
   assert.equal(dashed.status, 0, dashed.stderr);
   assert.ok(Array.isArray((JSON.parse(dashed.stdout) as { hits: unknown }).hits), 'the words after -- were the query, not options');
+});
+
+/** Issue 44, item 12: a mistyped root answered "Indexed 0 of 0" with exit code 0, and created a store. */
+test('index --root on a folder that does not exist (or a file) is a bad argument, and no store is created', () => {
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  const dir = tempDir();
+  const db = path.join(dir, 'x.sqlite');
+  const r = spawnSync(process.execPath, [cli, 'index', '--db', db, '--root', path.join(dir, 'no-such-folder'), '--root', FIXTURES], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /index --root .*no-such-folder: no such folder\./);
+  assert.ok(!existsSync(db), 'nothing was indexed, no store made');
+  const file = spawnSync(process.execPath, [cli, 'index', '--db', db, '--root', cli], { encoding: 'utf8' });
+  assert.equal(file.status, 2);
+  assert.match(file.stderr, /index --root .*cli\.js: not a folder\./);
 });

@@ -236,5 +236,7 @@ test("the editor's user-data folder from the extension's own storage folders; th
     path.join(ud, 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks'),
     path.join(ud, 'User', 'globalStorage', 'state.vscdb'),
     path.join(ud, 'User', 'globalStorage', 'sourcegraph.amp', 'threads3'),
+    path.join(ud, 'User', 'globalStorage', 'kilocode.kilo-code', 'tasks'),
+    path.join(ud, 'User', 'globalStorage', 'kiro.kiroagent'),
   ]);
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexSources } from '../../src/core/indexer';
@@ -115,6 +115,36 @@ test("Cursor: a chat database in rollback-journal mode is never opened and says 
       assert.deepEqual(await readCursorRecords(vscodeDb), [], wal ? 'WAL' : 'rollback journal');
     } finally {
       await w2.close();
+    }
+  }
+});
+
+/**
+ * Issue 44, item 12: a 0-byte state.vscdb was passed over without a word. In Cursor's user-data folder it is
+ * said (it is where Cursor's chats live); VS Code's own, which holds no chats, is still passed over.
+ */
+test("Cursor: an empty or zeroed state.vscdb in Cursor's user-data folder is reported as such; VS Code's own is passed over", async () => {
+  for (const [kind, bytes, message] of [
+    ['empty', Buffer.alloc(0), /^Cursor's database .*state\.vscdb is empty \(0 bytes\)/],
+    ['zeroed', Buffer.alloc(4096), /^Cursor's database .*state\.vscdb is damaged: its header is all zeros/],
+  ] as const) {
+    for (const editor of ['Cursor', 'Code']) {
+      const global = path.join(tempDir('editors-'), editor, 'User', 'globalStorage');
+      await mkdir(global, { recursive: true });
+      const db = path.join(global, 'state.vscdb');
+      await writeFile(db, bytes);
+      const store = await Store.open(path.join(tempDir('cursor-store-'), 's.sqlite'));
+      try {
+        const report = await indexSources(store, [{ path: db, adapter: cursorAdapter }], segment);
+        if (editor === 'Cursor') {
+          assert.equal(report.failed.length, 1, `${kind} in ${editor}`);
+          assert.match(report.failed[0]!.error, message);
+        } else {
+          assert.deepEqual(report.failed, [], `${kind} in VS Code's folder holds no chats`);
+        }
+      } finally {
+        await store.close();
+      }
     }
   }
 });

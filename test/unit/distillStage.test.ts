@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
+import type { DistillInput } from '../../src/core/distill/distiller';
 import { OfflineDistiller } from '../../src/core/distill/offline';
 import { contentHash, distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
 import { countPendingDistillation, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
-import type { Store } from '../../src/core/store/store';
-import { FIXTURES } from './helpers';
-import { CountingDistiller, fixtureStore } from './distillHelpers';
+import { Store } from '../../src/core/store/store';
+import { FIXTURES, tempDir } from './helpers';
+import { CountingDistiller, fixtureStore, simpleObject } from './distillHelpers';
+import { leak } from './secretCorpus';
+import { SESSION_SECRETS, secretSession } from './secretSession';
 
 const MINUTE = 60_000;
 
@@ -221,6 +226,30 @@ test('a distiller that throws fails its batch (recorded, retried later) instead 
     assert.equal(report.failed, total);
     const errors = await store.db.all<{ last_error: string }>('SELECT DISTINCT last_error FROM distill_failures');
     assert.deepEqual(errors, [{ last_error: 'counting failed: socket hang up' }]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('every distiller is given the exchanges with their secrets redacted, so no object can keep one (issue 44)', async () => {
+  const dir = tempDir('distill-secrets-');
+  writeFileSync(path.join(dir, 'session.jsonl'), secretSession('/home/dev/shop'));
+  const seen: DistillInput[] = [];
+  const recorder = new CountingDistiller('model-a', (e) => {
+    seen.push(e);
+    return { n: e.n, ok: true, value: simpleObject(e) };
+  });
+  const store = await Store.open(path.join(dir, 'd.sqlite'));
+  try {
+    await indexWorkspace(store, {
+      discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [dir], includeSubagents: true },
+      segment: { minChars: 100, maxPlies: 20 },
+      distiller: recorder,
+    });
+    assert.equal(seen.length, 5);
+    const given = seen.map((e) => `${e.prompt}\n${e.verbatim}`).join('\n');
+    assert.deepEqual(SESSION_SECRETS.filter((s) => leak(given, s.secret) !== undefined).map((s) => s.what), []);
+    assert.match(given, /\[REDACTED:private-key\]/);
   } finally {
     await store.close();
   }

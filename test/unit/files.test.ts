@@ -90,6 +90,22 @@ test('mentions skip URLs, versions and abbreviations', () => {
   ]);
 });
 
+test("code in an agent's shell command is no file: `console.log`, `process.env`, a call", () => {
+  // issue 39: a grep for console.log listed `console.log` as a file the exchange touched
+  const files = extractFiles(
+    [
+      msg('reply', '', {
+        toolCalls: [
+          { name: 'Bash', input: { command: 'grep -rn "console.log" src/ && node -e "console.log(process.env.HOME)"' } },
+          { name: 'Bash', input: { command: 'python -c "import app; app.run.sh()" && tail -n 20 logs/server.log' } },
+        ],
+      }),
+    ],
+    ctx,
+  );
+  assert.deepEqual(files.map((f) => f.path), ['logs/server.log']);
+});
+
 test('paths normalise to workspace-relative POSIX, Windows included', () => {
   assert.equal(normalisePath('/home/dev/shop/src/a.ts', ctx), 'src/a.ts');
   assert.equal(normalisePath('./src/a.ts:12-20', ctx), 'src/a.ts');

@@ -120,3 +120,21 @@ test('CLI index --workspace reads the agents\' default folders, as VS Code does'
     }
   }
 });
+
+/**
+ * Issue 44, item 12: an extra root that does not exist (a mistyped `agentRecall.sources.extraRoots`) was read as
+ * "nothing there". The report names it, for the Index view and the log, and the other roots are still read.
+ */
+test('an index run names the extra roots that are not folders, and reads the others', async () => {
+  const memory = await Memory.open(path.join(tempDir(), 'm.sqlite'));
+  try {
+    const missing = path.join(tempDir(), 'no-such-folder');
+    const report = await memory.index({ ...OPTIONS, discover: { ...OPTIONS.discover, extraRoots: [missing, FIXTURES] }, distiller: false });
+    assert.deepEqual(report.unreadableRoots, [{ root: missing, reason: 'no such folder' }]);
+    assert.ok(report.exchangesWritten > 0, 'the fixtures root is read');
+    const clean = await memory.index({ ...OPTIONS, distiller: false });
+    assert.equal(clean.unreadableRoots, undefined);
+  } finally {
+    await memory.close();
+  }
+});

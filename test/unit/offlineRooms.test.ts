@@ -186,3 +186,77 @@ test('a kind of file is no topic: no "py file", "configuration files" or "home d
   for (const l of labels) assert.doesNotMatch(l, /\b(?:file|files|directory)$/iu, JSON.stringify(labels));
   assert.ok(labels.includes('likeness workflow'), JSON.stringify(labels));
 });
+
+test('an identifier of a value or an action is no topic: no user_id, bot_id, add_turn, is_active or maxStates room', () => {
+  const labels = concepts(
+    exchange(
+      'The bot_id check fails: add_turn stores the user_id of the bot. Also is_active is never reset and maxStates is 10.',
+      'add_turn now stores the user_id of the sender, not the bot_id. is_active is reset in `reset_state`, and maxStates stays 10.',
+      'The GeminiClient keeps the user IDs it saw; the sessionMiddleware and the ContextStore are unchanged.',
+    ),
+  );
+  for (const l of labels) assert.doesNotMatch(l, /user_id|bot_id|add_turn|is_active|maxStates|reset_state|user IDs/u, JSON.stringify(labels));
+  // the names of things stay themes: types and components
+  const things = concepts(
+    exchange('The GeminiClient drops the sessionMiddleware cookie.', 'GeminiClient now keeps it: the sessionMiddleware runs before the GeminiClient call.'),
+  );
+  assert.deepEqual([...things].sort(), ['GeminiClient', 'sessionMiddleware'], JSON.stringify(things));
+});
+
+test('a redaction marker is never a room: no REDACTED_EMAIL from [REDACTED_EMAIL] or a bare REDACTED_EMAIL', () => {
+  const labels = concepts(
+    exchange(
+      'Send the YubiKey report to [REDACTED_EMAIL] and to REDACTED_EMAIL, and cc [REDACTED:email] too.',
+      'The YubiKey report goes to [REDACTED_EMAIL]; REDACTED_EMAIL is on copy. [USER] gets the YubiKey notice.',
+    ),
+  );
+  for (const l of labels) assert.doesNotMatch(l, /redacted|^user$/iu, JSON.stringify(labels));
+  assert.ok(labels.some((l) => l.startsWith('YubiKey')), JSON.stringify(labels));
+});
+
+test('words of another script quoted in an English exchange are no room: a bot reply "Скажи конкретніше" is no topic', () => {
+  const quoted = concepts(
+    exchange(
+      'For some reason the bot answered "Скажи конкретніше..." on a basic request. Look into the ContinuousMonitor.',
+      'The reply "Скажи конкретніше" comes from the fallback in the ContinuousMonitor: the tool call returned nothing, so "Скажи конкретніше" was sent.',
+    ),
+  );
+  assert.ok(!quoted.some((l) => /скажи|конкретніше/iu.test(l)), JSON.stringify(quoted));
+  assert.ok(quoted.includes('ContinuousMonitor'), JSON.stringify(quoted));
+  // an exchange written in that script keeps its themes, and Latin names in it too
+  const ukrainian = concepts(
+    exchange(
+      'Модель контексту зламана у Docker. Виправ модель контексту.',
+      'Модель контексту тепер працює у Docker: Docker збирає образ заново, модель контексту читає кеш.',
+    ),
+  );
+  assert.ok(ukrainian.some((l) => /модель контексту/iu.test(l)), JSON.stringify(ukrainian));
+  assert.ok(ukrainian.includes('Docker'), JSON.stringify(ukrainian));
+});
+
+test('a chat variable is no room, in the answer as in the prompt', () => {
+  const labels = concepts(
+    exchange(
+      'The coupon rounding fails, see #terminalSelection',
+      'The output of #terminalSelection shows the coupon rounding in `cartTotal`; #terminalSelection and #terminalLastCommand agree.',
+    ),
+  );
+  assert.ok(!labels.some((l) => /terminal/iu.test(l)), JSON.stringify(labels));
+});
+
+test("a file room is a file of the exchange's project, named by its path there; none when the project is unknown", () => {
+  const rarity = englishRarity();
+  const fileRooms = (extra: Partial<DistillInput>) =>
+    distillOffline(distillInput('Update the docs.', 'Assistant: The docs are updated.', extra), rarity).rooms.filter((r) => r.type === 'file').map((r) => r.key);
+  const edit = (path: string) => ({ path, how: 'edit' as const });
+  assert.deepEqual(fileRooms({ filesTouched: [edit('docs/README.md')] }), ['docs/README.md']);
+  // no project recorded: whose README.md it is, nobody knows (the corpus merged 17 exchanges of unrelated repositories)
+  assert.deepEqual(fileRooms({ project: undefined, filesTouched: [edit('README.md')] }), []);
+  // a file outside the project (another machine's folders, the system's, the home folder's) founds no room;
+  // the project's own file does, though it was worked on less
+  assert.deepEqual(
+    fileRooms({ filesTouched: [edit('/home/[USER]/Gemini-Playground/index.html'), edit('/boot/refind_linux.conf'), edit('~/.gemini/settings.json'), { path: 'src/app.ts', how: 'read' }] }),
+    ['src/app.ts'],
+  );
+  assert.deepEqual(fileRooms({ filesTouched: [edit('../other/README.md'), edit('C:/Users/me/notes.md')] }), []);
+});

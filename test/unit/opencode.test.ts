@@ -192,3 +192,27 @@ test('OpenCode SQLite: a database in rollback-journal mode is never opened and s
     await store.close();
   }
 });
+
+/** Issue 44, item 12: an empty or zeroed opencode.db was reported as "uses a rollback journal". */
+test('OpenCode SQLite: an empty, zeroed or foreign opencode.db is reported as what it is, not as a rollback journal', async () => {
+  const cases: Array<[string, Buffer, RegExp]> = [
+    ['empty', Buffer.alloc(0), /^OpenCode's database .*opencode\.db is empty \(0 bytes\)/],
+    ['zeroed', Buffer.alloc(8192), /^OpenCode's database .*opencode\.db is damaged: its header is all zeros/],
+    ['foreign', Buffer.from('PK\x03\x04 a zip archive, not a database'.padEnd(4096, '.')), /^OpenCode's database .*opencode\.db is not a SQLite database/],
+  ];
+  for (const [kind, bytes, message] of cases) {
+    const data = path.join(tempDir(), 'opencode');
+    await mkdir(data, { recursive: true });
+    const file = path.join(data, 'opencode.db');
+    await writeFile(file, bytes);
+    const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+    try {
+      const report = await indexSources(store, await discover([data]), segment);
+      assert.deepEqual(report.failed.map((f) => f.path), [file], kind);
+      assert.match(report.failed[0]!.error, message, kind);
+      assert.doesNotMatch(report.failed[0]!.error, /rollback journal/, kind);
+    } finally {
+      await store.close();
+    }
+  }
+});

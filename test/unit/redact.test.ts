@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { redact, redactSecrets } from '../../src/core/distill/redact';
-import { NEAR_MISSES, PLANTED, PLANTED_IN_CONTEXT } from './secrets';
+import { BY_CONTEXT, NEAR_MISSES, NOT_CREDENTIALS, PLANTED, PLANTED_IN_CONTEXT } from './secrets';
 
 test('redacts every planted provider key and reports its kind', () => {
   for (const p of PLANTED) {
@@ -59,11 +59,48 @@ test('redaction is idempotent', () => {
 
 test('no pattern is quadratic: 200 KB adversarial runs redact in well under a second each', () => {
   // `a.a.a.…` took over a minute with an unbounded URL scheme pattern
-  for (const unit of ['a.', 'a-', 'sk-', 'eyJa.', 'A=', 'ghp_', 'x:', 'a:b@', 'Bearer ', '"password": "']) {
+  for (const unit of [
+    'a.', 'a-', 'sk-', 'eyJa.', 'A=', 'ghp_', 'x:', 'a:b@', 'Bearer ', '"password": "',
+    // issue 44's rules: key blocks and tails, client flags, config lines, calls, accounts
+    '-----BEGIN PRIVATE KEY-----\n', 'AAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n', 'AAAAAAAAAAAAAAAA ', 'docker login x ', 'mysql x ',
+    'redis-cli x ', 'password = x', 'password: a&', 'setApiKey("', 'auth=("aaaa", ', 'machine a login b password ', '--password ', 'a\\n',
+    'AC0123456789abcdef0123456789abcdef, ', `-----BEGIN PRIVATE KEY-----\n${'A'.repeat(64)}\n`,
+  ]) {
     const text = unit.repeat(Math.ceil(200_000 / unit.length));
     const t0 = performance.now();
     redactSecrets(text);
     const ms = performance.now() - t0;
     assert.ok(ms < 1_000, `${JSON.stringify(unit)} x ${text.length / unit.length}: ${ms.toFixed(0)} ms`);
+  }
+});
+
+test('secrets known by where they stand (issue 44): beside their account, in a client\'s flags, a config line, a .netrc, a call', () => {
+  for (const p of BY_CONTEXT) {
+    const r = redactSecrets(p.line);
+    assert.equal(r.text, p.redacted, `${p.kind}: ${JSON.stringify(p.line)}`);
+    assert.ok(r.found[p.kind as keyof typeof r.found], `${p.kind} counted in ${JSON.stringify(r.found)}`);
+    for (const part of p.secret.split('\n')) assert.ok(!r.text.includes(part));
+  }
+});
+
+test('hashes, ids, colours and account ids beside credential-like names stay (issue 44)', () => {
+  for (const line of NOT_CREDENTIALS) assert.equal(redact(line), line, `false positive (${JSON.stringify(redactSecrets(line).found)})`);
+});
+
+test('a private key is redacted as a block wherever an excerpt of it starts or stops, as long as it shows a BEGIN or END line', () => {
+  // (an excerpt of body lines alone is not recognisable: search cuts its excerpts from redacted text)
+  const lines = BY_CONTEXT.find((p) => p.kind === 'private-key')!.secret.split('\n');
+  const block = ['-----BEGIN OPENSSH PRIVATE KEY-----', ...lines, '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+  const text = `please install it:\n${block}\nRotate it after the release.`;
+  // every window of the text, as an excerpt shows it (white space run together, `…` where it was cut)
+  for (let from = 0; from < text.length; from += 7) {
+    for (const to of [from + 60, from + 240]) {
+      const window = `${from > 0 ? '…' : ''}${text.slice(from, to).replace(/\s+/g, ' ')}${to < text.length ? '…' : ''}`;
+      if (!window.includes('KEY-----')) continue;
+      const r = redact(window);
+      for (const line of lines) {
+        for (let i = 0; i + 16 <= line.length; i++) assert.ok(!r.includes(line.slice(i, i + 16)), `${JSON.stringify(window)} -> ${JSON.stringify(r)}`);
+      }
+    }
   }
 });

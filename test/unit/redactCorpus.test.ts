@@ -6,31 +6,13 @@ import type { DistillInput } from '../../src/core/distill/distiller';
 import { planDistillation } from '../../src/core/distill/plan';
 import { redact, redactSecrets } from '../../src/core/distill/redact';
 import { messageReply, startFakeAnthropic, type FakeAnthropic } from './anthropicServer';
-import { embeddings, SECRET_FORMATS, type SecretFormat } from './secretCorpus';
+import { embeddings, leak, SECRET_FORMATS, type SecretFormat } from './secretCorpus';
 import { NEAR_MISSES } from './secrets';
 
 /**
  * Issue 18: of 35 secret formats, 12 reached the LLM endpoint verbatim. Every format of the corpus, in every
  * context, must leave nothing of the secret: not the whole, and no 12-character piece of it either.
  */
-
-const WINDOW = 12;
-
-/** The first piece of `secret` (WINDOW characters, or all of a shorter one) that survives in `text`. */
-function leak(text: string, secret: string): string | undefined {
-  const parts = secret.split('\n').filter((p) => !/^-----/.test(p));
-  for (const part of parts) {
-    if (part.length <= WINDOW) {
-      if (text.includes(part)) return part;
-      continue;
-    }
-    for (let i = 0; i + WINDOW <= part.length; i++) {
-      const piece = part.slice(i, i + WINDOW);
-      if (text.includes(piece)) return piece;
-    }
-  }
-  return undefined;
-}
 
 const cases = SECRET_FORMATS.flatMap((f) => embeddings(f).map((e) => ({ f, ...e })));
 

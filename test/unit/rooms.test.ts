@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { normaliseKey, RoomRegistry, roomId, stem, withinOneEdit } from '../../src/core/distill/rooms';
+import { RoomRegistry, roomId, withinOneEdit } from '../../src/core/distill/rooms';
+import { normaliseKey, stem } from '../../src/core/roomKey';
 import type { RoomAssignment } from '../../src/core/distill/types';
 
 const concept = (key: string, relevance = 0.8, label = key): RoomAssignment => ({ type: 'concept', key, label, relevance });
@@ -15,6 +16,18 @@ test('a word after a digit starts a camelCase part: p5Instance is the room of "p
   assert.equal(normaliseKey('concept', 'H264Decoder'), normaliseKey('concept', 'h264 decoder'));
   assert.equal(normaliseKey('concept', 'E2E'), 'e2e');
   assert.equal(normaliseKey('concept', 'E2E testing'), normaliseKey('concept', 'e2e tests'));
+});
+
+test('near duplicates seen on the corpus are one key: p5Instance / p5instance, MarkdownV2 / Markdown, sudo_prompt_v2 / v3', () => {
+  assert.equal(normaliseKey('concept', 'p5instance'), normaliseKey('concept', 'p5Instance'));
+  assert.equal(normaliseKey('concept', 'ec2instance'), normaliseKey('concept', 'EC2 instance'));
+  assert.equal(normaliseKey('concept', 'MarkdownV2'), normaliseKey('concept', 'Markdown'));
+  assert.equal(normaliseKey('concept', 'Markdown v2'), normaliseKey('concept', 'markdown'));
+  assert.equal(normaliseKey('concept', 'sudo_prompt_v2'), normaliseKey('concept', 'sudo_prompt_v3'));
+  // codes stay whole, and a leading version mark is a name of its own
+  for (const code of ['e2e', 'k8s', 'i18n', '2fa', 'p2p']) assert.equal(normaliseKey('concept', code), code);
+  assert.notEqual(normaliseKey('concept', 'V8 engine'), normaliseKey('concept', 'engine'));
+  assert.equal(normaliseKey('concept', 'V2'), 'v2');
 });
 
 test('plurals and inflections of one word merge; word order does not matter', () => {

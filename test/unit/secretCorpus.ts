@@ -91,5 +91,31 @@ export function embeddings(f: SecretFormat): Array<{ context: string; text: stri
   ];
   if (!multiline) out.push({ context: 'url', text: `GET https://api.example.com/v1/items?${f.name}=${f.secret}&page=2 200` });
   if (f.name === '_authToken') out.push({ context: 'npmrc', text: `//registry.npmjs.org/:_authToken=${f.secret}` });
+  // issue 44: the auth token beside its account SID, as Twilio's quickstarts pass them (no name says "token")
+  if (f.format === 'Twilio auth token') {
+    const sid = 'AC7a1e9c03f4b8d2e6a5c19f70b3d84e2c'; // written out: the account id stays, and shares no piece with the secrets
+    out.push({ context: 'client', text: `client = Client("${sid}", "${f.secret}")` }, { context: 'curl', text: `curl -X POST https://api.twilio.com/2010-04-01/Accounts/${sid}/Messages.json -u ${sid}:${f.secret}` });
+  }
   return out;
+}
+
+const WINDOW = 12;
+
+/**
+ * The first piece of `secret` that survives in `text`: any WINDOW characters of it (or all of a shorter one),
+ * so a cut or partly redacted secret counts too; a PEM block's BEGIN/END lines are no secret and are skipped.
+ */
+export function leak(text: string, secret: string): string | undefined {
+  const parts = secret.split('\n').filter((p) => !/^-----/.test(p));
+  for (const part of parts) {
+    if (part.length <= WINDOW) {
+      if (text.includes(part)) return part;
+      continue;
+    }
+    for (let i = 0; i + WINDOW <= part.length; i++) {
+      const piece = part.slice(i, i + WINDOW);
+      if (text.includes(piece)) return piece;
+    }
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
-import { type WordRarity, words } from './wordRarity';
+import { GENERIC_RANK, type WordRarity, words } from './wordRarity';
 import type { PartKind, VerbatimPart } from './verbatimParts';
 
 /**
@@ -26,8 +26,9 @@ const ERROR_RE = /\b[\w.]*(?:Error|Exception|error|ERROR|FAIL|FAILED|Fatal|fatal
 const PATH_RE = /(?<![\w.@…-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|(?<![\w.@/…-])[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
 const IDENT_RE =
   /(?<![\w.…-])(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+|--[a-z][\w-]{2,})(?![\w-])/g;
+/** A number with a unit, a version, or a number of 3+ digits; never a piece of a longer one ("0.0.1" of 127.0.0.1). */
 const NUMBER_RE =
-  /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|KB|GB|kB|%|px|rem|tokens|x|req\/s|rps)(?![\w])|\bv?\d+\.\d+\.\d+\b|\b\d{3,}\b/g;
+  /(?<![\d.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|KB|GB|kB|%|px|rem|tokens|x|req\/s|rps)(?![\w])|(?<![\w.])v?\d+\.\d+\.\d+(?![.\d])|(?<![\w.])\d{3,}(?![\w.])/g;
 
 const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts?: readonly PartKind[] }> = [
   { kind: 'code', re: CODE_SPAN_RE, group: 1, parts: ['user', 'assistant'] },
@@ -95,12 +96,17 @@ function acceptable(detail: string, project: string | undefined): boolean {
   return words(detail).some((w) => !isStopWord(w));
 }
 
-/** IDF of the detail's rarest content word: one rare token makes a detail distinctive. */
+/**
+ * IDF of the detail's rarest content word: one rare token makes a detail distinctive. A number is no word of
+ * the language: alone ("2024", "8080", "1.2.0") it counts as a generic word, since it names nothing by itself.
+ */
 function distinctiveness(detail: string, stats: WordRarity): number {
   let best = 0;
-  for (const w of words(detail)) if (!isStopWord(w)) best = Math.max(best, stats.idf(w));
-  return best;
+  for (const w of words(detail)) if (!isStopWord(w) && !/^\d+$/.test(w)) best = Math.max(best, stats.idf(w));
+  return best || NUMBER_IDF;
 }
+
+const NUMBER_IDF = 1 + Math.log(1 + GENERIC_RANK / 50);
 
 function repetitionBonus(verbatim: string, detail: string): number {
   let count = 0;

@@ -1,5 +1,6 @@
 import type { CancellationSignal } from '../cancellation';
 import type { DistilledExchange, DistillInput } from '../model';
+import { redact } from './redact';
 
 export type { DistillInput } from '../model';
 
@@ -35,4 +36,14 @@ export interface Distiller {
   /** True when distilling sends text off the machine (needs the user's opt-in, redaction first). */
   readonly remote: boolean;
   distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]>;
+}
+
+/**
+ * What every distiller is given: the exchange with its secrets redacted (redact.ts). A distilled object is
+ * made of its input's words (the offline distiller copies a detail verbatim, cut to a few tokens, where a
+ * token's prefix no longer looks like one), so what a distiller never sees it cannot store, and no core,
+ * detail or room can hold a secret for search, `recent` or an agent to return.
+ */
+export function distillerInput(e: DistillInput): DistillInput {
+  return { ...e, prompt: redact(e.prompt), verbatim: redact(e.verbatim) };
 }

@@ -2,8 +2,9 @@ import { memoize } from '../memo';
 import type { TouchKind } from '../model';
 import { compareText } from '../order';
 import type { DistillInput } from './distiller';
+import { CHAT_VARIABLE, isRedaction, isReferenceTail, namesValueOrAction, ScriptTally, withoutReferences } from './nonThemes';
 import { isStopWord } from './stopWords';
-import { normaliseKey } from './rooms';
+import { normaliseKey } from '../roomKey';
 import { THEME_WORD_RANK, type WordRarity } from './wordRarity';
 import type { RoomAssignment } from './types';
 import type { VerbatimPart } from './verbatimParts';
@@ -60,8 +61,7 @@ const WORKFLOWS: readonly Workflow[] = [
   { key: 'lint', label: 'Lint & format', inPrompt: true, re: /\b(?:eslint|prettier|ruff|flake8|pylint|clippy|rustfmt|gofmt|biome)\b/i },
 ];
 
-/** A chat variable in a prompt (`#terminalLastCommand`, `#file:src/a.ts`): a reference, not a theme. */
-export const CHAT_VARIABLE = /(^|\s)#([a-z]\w*)(?::(\S+))?/giu;
+export { CHAT_VARIABLE };
 
 /** A prompt about something broken, in the languages of the corpus. */
 const TROUBLE_RE = /error|bug|fail|broken|crash|exception|traceback|doesn't work|not working|ошибк|не работает|сломал|fallo|falla|no funciona|erreur|fehler/iu;
@@ -77,14 +77,23 @@ export function proposeRooms(input: DistillInput, parts: readonly VerbatimPart[]
 
 /**
  * The file most worked on: written or edited before read before mentioned. A bare mentioned name
- * (`Nuxt.js`, `README.md` in prose) is too often not a file of the project to found a room on.
+ * (`Nuxt.js`, `README.md` in prose) is too often not a file of the project to found a room on. A file room is
+ * a file of the exchange's project, named by its path in the project: an exchange whose project is unknown
+ * founds none (its `README.md` is any repository's), nor does a file outside its project (an absolute or
+ * home path: another machine's folders, `/boot/…`, `~/.config/…`).
  */
 function fileRoom(input: DistillInput): RoomAssignment | undefined {
-  const ranked = input.filesTouched.filter((f) => f.how !== 'mention' || f.path.includes('/')).sort(
+  if (input.project === undefined) return undefined;
+  const ranked = input.filesTouched.filter((f) => inProject(f.path) && (f.how !== 'mention' || f.path.includes('/'))).sort(
     (a, b) => FILE_RELEVANCE[b.how] - FILE_RELEVANCE[a.how] || compareText(a.path, b.path),
   );
   const top = ranked[0];
   return top ? { type: 'file', key: top.path, label: fileLabel(top.path), relevance: FILE_RELEVANCE[top.how] } : undefined;
+}
+
+/** A path as files.ts stores a file inside the project: relative, not climbing out of it. */
+function inProject(path: string): boolean {
+  return !/^(?:[/\\~]|[a-z]:|\.\.(?:[/\\]|$))/i.test(path);
 }
 
 /** A path short enough for the rooms tree: its last segments, led by an ellipsis when cut. */
@@ -128,6 +137,8 @@ interface Theme {
   named: number;
   readonly idf: number;
   readonly words: number;
+  /** Its first word, lower-cased: the script it is written in (nonThemes.ts ScriptTally). */
+  readonly first: string;
 }
 
 /**
@@ -142,13 +153,15 @@ interface Theme {
  */
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
   const themes = new Map<string, Theme>();
+  const scripts = new ScriptTally();
   const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled'): void => {
     const key = conceptKey(surface);
-    if (!key) return;
+    if (!key || lowerWords.some(isRedaction)) return;
     let t = themes.get(key);
     if (!t) {
       const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
-      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length }));
+      const first = lowerWords[0]!;
+      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length, first }));
     }
     t.tf++;
     t.inPrompt ||= inPrompt;
@@ -159,9 +172,10 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   // lower-case uses in prose (not opening a sentence, not code), by key: the word's uses as a common word
   const plain = new Map<string, number>();
   const count = (text: string, inPrompt: boolean): void => {
-    const seq = contentWords(text);
+    const seq = contentWords(withoutReferences(text));
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
+      if (!w.code) scripts.add(w.lower, inPrompt);
       if (!w.initial && !w.code && w.surface === w.lower) {
         const key = conceptKey(w.lower);
         plain.set(key, (plain.get(key) ?? 0) + 1);
@@ -171,11 +185,13 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
       const next = seq[i + 1];
       if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+      // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
+      if (w.valueOrAction || next.valueOrAction) continue;
       if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
       else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
     }
   };
-  count(prompt.slice(0, 8_000).replace(CHAT_VARIABLE, '$1'), true);
+  count(prompt.slice(0, 8_000), true);
   // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
   let budget = 12_000;
   for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
@@ -187,8 +203,10 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
   // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
-  // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed")
-  const isTheme = (k: string, t: Theme): boolean => (t.tf >= 2 || t.inPrompt) && (t.sure || t.named > (plain.get(k) ?? 0));
+  // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed"); words of another script
+  // than the exchange's are quoted text (nonThemes.ts)
+  const isTheme = (k: string, t: Theme): boolean =>
+    (t.tf >= 2 || t.inPrompt) && (t.sure || t.named > (plain.get(k) ?? 0)) && scripts.allows(t.first);
   const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
@@ -251,7 +269,8 @@ const HEX_ID_RE = /^[0-9a-f]{7,}$/i;
  */
 function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name' | undefined {
   if (w.lower.length < 3) return undefined;
-  if (IDENTIFIER_RE.test(w.surface) || (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface))) return 'identifier';
+  if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
+  if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
   const singular = w.lower.replace(/(?<=[^s])s$/, '');
   return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK ? 'name' : undefined;
@@ -265,7 +284,8 @@ const FILE_HEADS = new Set(['file', 'files', 'folder', 'folders', 'directory', '
 
 /**
  * Two content words, at least one of them not generic, none a single letter, neither an adverb or a
- * superlative ("loads successfully", "latest model": the name, if any, is the rest), not a kind of file.
+ * superlative ("loads successfully", "latest model": the name, if any, is the rest), not a kind of file, not
+ * a reference field ("user IDs", "chat id": nonThemes.ts).
  */
 function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
   return (
@@ -273,6 +293,7 @@ function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
     b.length >= 2 &&
     a !== b &&
     !FILE_HEADS.has(b) &&
+    !isReferenceTail(b) &&
     !(rarity.isGeneric(a) && rarity.isGeneric(b)) &&
     !rarity.isAdverbOrSuperlative(a) &&
     !rarity.isAdverbOrSuperlative(b)
@@ -303,6 +324,8 @@ interface ContentWord {
   readonly code: boolean;
   /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
   readonly via?: string;
+  /** An identifier of a value or an action (`user_id`, `add_turn`: nonThemes.ts), in no theme. */
+  readonly valueOrAction: boolean;
 }
 
 /** Prepositions that join the two nouns of a noun phrase in the corpus's languages ("rate of change"). */
@@ -361,7 +384,8 @@ function contentWords(text: string): ContentWord[] {
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
     const titled = capital(i) && joined(i) && capital(i - 1);
     const code = spans.some(([from, to]) => start > from && end < to);
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, ...(via ? { via } : {}) });
+    const valueOrAction = namesValueOrAction(surface);
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
     connector = undefined;
     lastEnd = possessive ? -1 : end;
   }

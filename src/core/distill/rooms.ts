@@ -1,24 +1,12 @@
 import { stableId } from '../ids';
 import type { RoomAssignment, RoomType, StoredRoom } from '../model';
+import { normaliseKey } from '../roomKey';
 
 /**
- * Room identity and key normalisation (paper 3.2: rooms are deduplicated by a hash of type, key and
- * project). Keys are machine forms used only for identity; labels stay human.
- *
- * What merges (decided here, tested in test/unit/rooms.test.ts):
- * - case, separators and camelCase: `Auth Service`, `auth-service`, `auth_service`, `AuthService` → `auth_service`
- *   (`p5Instance` → `instance_p5`, `E2E` stays `e2e`);
- * - plurals and common inflections (Latin script): `Services`, `authenticating`, `authentication`,
- *   `authenticated` each reduce to one stem, so each family is one room; so do a long -ct verb's act and
- *   agent: `fact extraction`, `fact extractor`, `extracts facts`;
- * - word order: `timeout retry` and `retry timeout` → `retry_timeout` (tokens are sorted);
- * - one-letter typos between long keys (≥ 8 chars) of the same type and project, against rooms already known
- *   (LLM distillers only, see RoomRegistry).
- * What does not merge: abbreviations and synonyms (`auth` vs `authentication`, `db` vs `database`). Telling
- * them apart needs knowledge a deterministic rule does not have (`auth` may be `author`), and a wrong merge
- * hides exchanges in the wrong room, which is worse than one alias too many.
- * File rooms are keyed by the workspace-relative path, lower-cased, never stemmed: `auth.ts` and
- * `auth.test.ts` are different files.
+ * Room identity (paper 3.2: rooms are deduplicated by a hash of type, key and project). Keys are machine forms
+ * used only for identity (core/roomKey.ts says what merges); labels stay human. One-letter typos between long
+ * keys (≥ 8 chars) of the same type and project merge against rooms already known (LLM distillers only, see
+ * RoomRegistry).
  */
 
 /** An exchange's rooms as stored: the offline distiller's concept candidates (4), a file and a workflow room. */
@@ -26,51 +14,6 @@ export const MAX_ROOMS_PER_EXCHANGE = 6;
 
 /** Rooms of a type and project whose keys differ by one edit merge only when keys are at least this long. */
 const TYPO_MIN_LENGTH = 8;
-
-/** Splits camelCase and separators, lower-cases, stems; '' when nothing word-like is left. */
-export function normaliseKey(type: RoomType, raw: string): string {
-  if (type === 'file') return normalisePath(raw);
-  const tokens = raw
-    .normalize('NFKC')
-    // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
-    .replace(/(\p{Lu}{2,})s(?!\p{L})/gu, '$1')
-    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-    // a word after a digit (`p5Instance`, `H264Decoder`), not a code's last letter (`E2E`)
-    .replace(/(\p{N})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .map(stem);
-  return [...new Set(tokens)].sort().join('_');
-}
-
-function normalisePath(raw: string): string {
-  return raw.normalize('NFKC').trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/{2,}/g, '/').toLowerCase();
-}
-
-/**
- * A light, deterministic stemmer for identity only (never shown): plurals and -ing/-ed/-ation/-ctor/-e
- * endings of words in Latin script. Other scripts are lower-cased only: a wrong stem there would merge unrelated rooms.
- */
-export function stem(token: string): string {
-  if (!/^[a-z]+$/.test(token) || token.length <= 3) return token;
-  let t = token;
-  if (t.endsWith('ies') && t.length > 4) t = t.slice(0, -3) + 'y';
-  else if (t.endsWith('sses')) t = t.slice(0, -2);
-  else if (/(x|ch|sh)es$/.test(t)) t = t.slice(0, -2);
-  else if (t.endsWith('s') && !/(ss|us|is)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 6 && t.endsWith('ation')) t = t.slice(0, -3);
-  // an agent in -ctor is the room of its act in -ction: extractor → extraction, collector → collection (long
-  // words only: a factor is no faction); the act keeps its ending, as "production" is not "product"
-  else if (t.length > 8 && t.endsWith('ctor')) t = `${t.slice(0, -2)}ion`;
-  else if (t.length > 5 && t.endsWith('ing')) t = t.slice(0, -3);
-  else if (t.length > 4 && t.endsWith('ed')) t = t.slice(0, -2);
-  // undouble after a cut suffix (embedding → embedd → embed) and drop a final e (cache/caching → cach)
-  if (/([b-df-hj-np-tv-z])\1$/.test(t) && !/(ll|ss|zz)$/.test(t)) t = t.slice(0, -1);
-  if (t.length > 4 && t.endsWith('e')) t = t.slice(0, -1);
-  return t;
-}
 
 export function roomId(type: RoomType, key: string, project: string | undefined): string {
   return stableId('room', type, key, project ?? '');

@@ -12,7 +12,7 @@ import {
 } from '../store/distilledStore';
 import { refreshRooms } from '../store/roomStats';
 import { countTokens } from '../tokens';
-import type { Distiller, DistillInput, DistillOutcome } from './distiller';
+import { type Distiller, type DistillInput, distillerInput, type DistillOutcome } from './distiller';
 import { RoomRegistry } from './rooms';
 import { distilledText } from './types';
 
@@ -131,12 +131,13 @@ export async function distillPending(
 }
 
 /**
- * A distiller reports per exchange and should not throw; one that does (a bug, a network stack that
- * escaped its own handling) fails the batch's exchanges, to be retried with backoff, instead of the run.
+ * Every distiller is given the exchanges with their secrets redacted (distillerInput). A distiller reports
+ * per exchange and should not throw; one that does (a bug, a network stack that escaped its own handling)
+ * fails the batch's exchanges, to be retried with backoff, instead of the run.
  */
 async function callDistiller(distiller: Distiller, batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
   try {
-    return await distiller.distill(batch, token);
+    return await distiller.distill(batch.map(distillerInput), token);
   } catch (err) {
     const error = `${distiller.name} failed: ${err instanceof Error ? err.message : String(err)}`;
     return batch.map((e) => ({ n: e.n, ok: false, error }));

@@ -34,8 +34,9 @@ export function buildFilter(filters: SearchFilters | undefined): SqlFilter | und
     params.push(filters.file);
   }
   if (filters.room) {
-    parts.push('EXISTS (SELECT 1 FROM exchange_rooms r WHERE r.exchange_n = e.n AND r.room_id = ?)');
-    params.push(filters.room);
+    // the room's own links and its family members' (store/roomFamilies.ts)
+    parts.push('EXISTS (SELECT 1 FROM exchange_rooms r WHERE r.exchange_n = e.n AND r.room_id IN (SELECT ? UNION ALL SELECT m.id FROM rooms m WHERE m.family = ?))');
+    params.push(filters.room, filters.room);
   }
   if (filters.conversation) {
     parts.push('e.conversation_id = ?');

@@ -37,7 +37,7 @@ interface Row extends ExchangeRow {
 /** Row numbers are passed as one JSON array (json_each), so any count binds as a single parameter. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))';
 
-/** The rooms big enough to be shown as chips (ROOM_SHOWN), by id. */
+/** The rooms big enough to be shown as chips (ROOM_SHOWN), by the id of each room linked to (a family's member: its head). */
 export type ShownRooms = ReadonlyMap<string, HitRoom>;
 
 /** For readers that show no room chips. */
@@ -48,11 +48,14 @@ export const NO_ROOMS: ShownRooms = new Map();
  * the searcher, so the hit rows' statement reads only each exchange's links, not the rooms table (~0.1 ms a search).
  */
 export async function readShownRooms(db: Db): Promise<ShownRooms> {
-  const rows = await db.all<HitRoom>(`SELECT r.id, r.type, r.label FROM rooms r WHERE ${ROOM_SHOWN}`);
-  return new Map(rows.map((r) => [r.id, r]));
+  const rows = await db.all<HitRoom & { link: string }>(
+    `SELECT r.id AS link, r.id, r.type, r.label FROM rooms r WHERE ${ROOM_SHOWN}
+     UNION ALL SELECT m.id, r.id, r.type, r.label FROM rooms r JOIN rooms m ON m.family = r.id WHERE ${ROOM_SHOWN}`,
+  );
+  return new Map(rows.map(({ link, ...room }) => [link, room]));
 }
 
-/** An exchange's rooms among those shown, most relevant first, then by label. */
+/** An exchange's rooms among those shown, most relevant first, then by label; a family once. */
 function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: ShownRooms): HitRoom[] {
   const found: Array<{ readonly room: HitRoom; readonly relevance: number }> = [];
   for (const [id, relevance] of links) {
@@ -60,7 +63,7 @@ function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: Show
     if (room) found.push({ room, relevance });
   }
   found.sort((a, b) => b.relevance - a.relevance || compareText(a.room.label, b.room.label));
-  return found.map((f) => f.room);
+  return found.filter((f, i) => found.findIndex((o) => o.room.id === f.room.id) === i).map((f) => f.room);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { redact } from '../distill/redact';
 import type { Embedder } from '../embed/embedder';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
@@ -190,6 +191,8 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     readonly excluded: ReadonlySet<number>;
     /** The snippets made so far, by row number (selective's first hit is explained again). */
     readonly snippets: Map<number, Snippet>;
+    /** Snippets shown are cut from the redacted text (SearchQuery.redact). */
+    readonly redact: boolean;
   }
 
   /** The snippet of `row` for this search, made once. */
@@ -273,7 +276,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
           ...shown,
           score: f.score,
           parts: f.parts,
-          snippet: snippet.text,
+          snippet: c.redact ? makeSnippet(redact(row.verbatim), terms).text : snippet.text,
           matchedTerms: telling(snippet.matchedTerms, idf),
           more: left.get(row.conversationId) ?? 0,
           ...(opening !== undefined ? { firstPrompt: opening } : {}),
@@ -356,7 +359,7 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
         const hits = spec.mechanism === 'vector' && !queryVector ? [] : (await runSignal(spec, terms, queryVector, k, filter, known, read)).filter((h) => !excluded.has(h.n));
         return { signal: signalName(spec), mechanism: spec.mechanism, hits };
       };
-      const context: ShapeContext = { terms, limit, perConversation, known, read, excluded, snippets: new Map() };
+      const context: ShapeContext = { terms, limit, perConversation, known, read, excluded, snippets: new Map(), redact: query.redact ?? false };
 
       let ranking: Ranking | undefined;
       const lists: SignalList[] = [];

@@ -48,6 +48,12 @@ export interface SearchQuery {
   readonly filters?: SearchFilters;
   /** Exchange ids the user said "not these" about: removed before the per-conversation cap, so they never take a slot. */
   readonly exclude?: readonly string[];
+  /**
+   * Snippets for answers that leave the store (MCP, language-model tools): cut from the text with its secrets
+   * redacted, since a window can open inside a key block or right after a password's name. Ranking and
+   * matched terms are those of the text as stored.
+   */
+  readonly redact?: boolean;
 }
 
 export interface SearchResult {

@@ -74,10 +74,10 @@ export interface SourceAdapter {
    */
   readonly replaysLog?: boolean;
   /**
-   * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`):
-   * read with it and passed as `side`. They are the agent's bookkeeping, not the conversation: one that is
-   * missing or does not parse costs only what it would have added. A function names them by the transcript's own
-   * name (Factory Droid's `<id>.settings.json` beside `<id>.jsonl`).
+   * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`; for
+   * Kiro's `<id>.jsonl` its `<id>.json`, for Factory Droid's its `<id>.settings.json`, named from the transcript's):
+   * read with it and passed as `side`. They are the agent's bookkeeping, not the conversation: one that is missing
+   * or does not parse costs only what it would have added.
    */
   readonly sideFiles?: readonly string[] | ((file: string) => readonly string[]);
   /**
@@ -112,10 +112,9 @@ export interface SourceAdapter {
   parse(input: ParseInput): ParseOutput;
 }
 
-/** The names of the side files read beside `file` (in its folder), or undefined when its adapter reads none. */
-export function sideFilesOf(adapter: SourceAdapter, file: string): readonly string[] | undefined {
-  const names = adapter.sideFiles;
-  return typeof names === 'function' ? names(file) : names;
+/** The names of the side files an adapter reads beside `file` (none when it reads none). */
+export function sideFileNames(adapter: SourceAdapter, file: string): readonly string[] | undefined {
+  return typeof adapter.sideFiles === 'function' ? adapter.sideFiles(file) : adapter.sideFiles;
 }
 
 /** Lines longer than this are skipped (counted) rather than parsed: nothing useful is that large. */

@@ -38,12 +38,13 @@ export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platfo
       : platform === 'darwin'
         ? path.join(home, 'Library', 'Application Support')
         : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor')];
+  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor'), path.join(base, 'Kiro')];
 }
 
 /**
- * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code tasks live,
- * Cursor's chat database (a file; present only in Cursor's user-data folder), and Amp's older threads.
+ * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code / legacy Kilo Code tasks
+ * live, Cursor's chat database (a file; present only in Cursor's user-data folder), Amp's older threads and the Kiro
+ * IDE's agent storage (only in Kiro's).
  */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');
@@ -56,6 +57,8 @@ export function editorAgentRoots(userDataDir: string): string[] {
     path.join(global, 'state.vscdb'),
     // Amp's VS Code extension kept its threads here before it moved them to Amp's own data folder
     path.join(global, 'sourcegraph.amp', 'threads3'),
+    path.join(global, 'kilocode.kilo-code', 'tasks'),
+    path.join(global, 'kiro.kiroagent'),
   ];
 }
 
@@ -101,6 +104,48 @@ export function defaultAmpRoots(env: NodeJS.ProcessEnv = process.env): string[] 
 /** Pi: `~/.pi/agent/sessions/` (`PI_CODING_AGENT_DIR` replaces `~/.pi/agent`; `%USERPROFILE%\.pi` on Windows). */
 export function defaultPiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['PI_CODING_AGENT_DIR'] || path.join(os.homedir(), '.pi', 'agent'), 'sessions')];
+}
+
+/**
+ * Kilo Code (its CLI and its VS Code extension since 2026): `$XDG_DATA_HOME/kilo`, by default `~/.local/share/kilo`
+ * on every platform (xdg-basedir, as OpenCode), and the database `KILO_DB` names (absolute, or in that folder).
+ */
+export function defaultKiloRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  const data = path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'kilo');
+  const db = env['KILO_DB'];
+  return [data, ...(db && db !== ':memory:' ? [path.isAbsolute(db) ? db : path.join(data, db)] : [])];
+}
+
+/**
+ * Kiro CLI: its JSONL sessions in `~/.kiro/sessions/cli/`, and its database `data.sqlite3` in its data folder
+ * `kiro-cli` (`$XDG_DATA_HOME`, by default `~/.local/share`, on Linux; `~/Library/Application Support` on macOS and
+ * `%LOCALAPPDATA%` on Windows, where the Rust `dirs` crate puts it: not confirmed from a capture).
+ */
+export function defaultKiroRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = os.homedir();
+  const data =
+    platform === 'win32'
+      ? env['LOCALAPPDATA'] || path.join(home, 'AppData', 'Local')
+      : platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support')
+        : env['XDG_DATA_HOME'] || path.join(home, '.local', 'share');
+  return [path.join(home, '.kiro', 'sessions', 'cli'), path.join(data, 'kiro-cli')];
+}
+
+/**
+ * Zed's agent threads: `threads/` in Zed's data folder (not `~/.config/zed`): `$FLATPAK_XDG_DATA_HOME` or
+ * `$XDG_DATA_HOME` (default `~/.local/share`) + `zed` on Linux, `~/Library/Application Support/Zed` on macOS,
+ * `%LOCALAPPDATA%\\Zed` on Windows.
+ */
+export function defaultZedRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = os.homedir();
+  const data =
+    platform === 'win32'
+      ? path.join(env['LOCALAPPDATA'] || path.join(home, 'AppData', 'Local'), 'Zed')
+      : platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support', 'Zed')
+        : path.join(env['FLATPAK_XDG_DATA_HOME'] || env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'zed');
+  return [path.join(data, 'threads')];
 }
 
 /**

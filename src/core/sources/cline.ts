@@ -1,48 +1,62 @@
 import * as path from 'node:path';
 import type { AgentKind, ConversationMeta, Message } from '../model';
-import { arr, obj, type ParseInput, type ParseOutput, parseJsonArray, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, jsonOrUndefined, obj, type ParseInput, type ParseOutput, parseJsonArray, SkipCounter, type SourceAdapter, str } from './adapter';
 import { sideTouches, TASK_METADATA, UI_MESSAGES } from './clineSide';
 import { arraySpans } from './jsonSpans';
 import { readSideFile } from './lines';
 import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
 
 /**
- * Cline and Roo Code (a fork: the same task files): `<ud>/User/globalStorage/saoudrizwan.claude-dev/tasks/
- * <taskId>/` and `.../rooveterinaryinc.roo-cline/tasks/<taskId>/`. `api_conversation_history.json` is the
+ * Cline, Roo Code and the legacy Kilo Code extension (forks: the same task files): `<ud>/User/globalStorage/
+ * saoudrizwan.claude-dev/tasks/<taskId>/`, `.../rooveterinaryinc.roo-cline/tasks/<taskId>/` and
+ * `.../kilocode.kilo-code/tasks/<taskId>/` (VS Code writes the folder lower-case; Kilo's tasks stopped appearing
+ * there when Kilo moved to its OpenCode-based database, kilo.ts). `api_conversation_history.json` is the
  * conversation as sent to the model: an Anthropic message array (`{role, content: string | [text | tool_use |
  * tool_result]}`) written whole, on one line, at every save. User turns carry what the extension injected:
  * `<environment_details>` (context, not the human's words), tool results as text (`[read_file for 'x']
  * Result:`), the human's words wrapped in `<task>`, `<feedback>`, `<answer>` or `<user_message>`.
  * Project: Roo's `history_item.json` `workspace`, Cline's `state/taskHistory.json` `cwdOnTaskInitialization`,
- * else the `# Current Working Directory (…)` the extension itself wrote into the first environment details.
+ * else the `# Current Working Directory (…)` (Kilo: `Current Workspace Directory (…)`) the extension itself wrote
+ * into the first environment details. Kilo's task ids are UUIDs and its history may carry no `ts`: its start is
+ * then the first UI message's time (`ui_messages.json`), a session date.
  * Locator: the file is one line, so an exchange's lines are 1–1 and its byte offset is the message's.
  */
 
 type JsonRecord = Record<string, unknown>;
 
 const HISTORY_FILE = 'api_conversation_history.json';
-const ROO_DIR_RE = /[\\/]rooveterinaryinc\.roo-cline[\\/]/i;
+/** The fork's extension folder (Cline: any other); VS Code lower-cases it on disk. */
+const FORK_DIR_RE: Partial<Record<AgentKind, RegExp>> = {
+  'roo-code': /[\\/]rooveterinaryinc\.roo-cline[\\/]/i,
+  kilo: /[\\/]kilocode\.kilo-code[\\/]/i,
+};
 const HUMAN_TAGS = ['task', 'feedback', 'answer', 'user_message'];
 const HUMAN_RE = new RegExp(`<(${HUMAN_TAGS.join('|')})>\\s*([\\s\\S]*?)\\s*</\\1>`, 'g');
 const ENV_RE = /<environment_details>[\s\S]*?(?:<\/environment_details>|$)/g;
 const THINKING_RE = /<thinking>[\s\S]*?<\/thinking>\s*/g;
 const TOOL_RESULT_RE = /^\[[\w-]+(?: for [^\]]*)?\] Result:/;
-const CWD_RE = /# Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)/;
+const CWD_RE = /(?:# )?Current (?:Working Directory|Workspace Directory) \(([^)\n]+)\)/;
 /** Task ids of Cline are the epoch milliseconds the task started at. */
 const EPOCH_ID_RE = /^\d{13}$/;
 
 export const clineAdapter: SourceAdapter = adapterFor('cline');
 export const rooCodeAdapter: SourceAdapter = adapterFor('roo-code');
+export const kiloLegacyAdapter: SourceAdapter = adapterFor('kilo');
+
+/** Whose task a history file is, by the extension folder it lies in. */
+function taskAgent(file: string): AgentKind {
+  const fork = Object.entries(FORK_DIR_RE).find(([, re]) => re.test(file));
+  return (fork?.[0] as AgentKind | undefined) ?? 'cline';
+}
 
 function adapterFor(agent: AgentKind): SourceAdapter {
-  const isRoo = agent === 'roo-code';
   return {
     agent,
     lineFormat: 'json',
     sideFiles: [UI_MESSAGES, TASK_METADATA],
     recordsPath: [],
     matchesPath: (file) => path.basename(file) === HISTORY_FILE,
-    claimsPath: (file) => path.basename(file) === HISTORY_FILE && ROO_DIR_RE.test(file) === isRoo,
+    claimsPath: (file) => path.basename(file) === HISTORY_FILE && taskAgent(file) === agent,
     sniff: () => false,
     probeProject: () => undefined,
     locateProject,
@@ -96,13 +110,19 @@ function parse(agent: AgentKind, input: ParseInput): ParseOutput {
     if (touched && holder) holder.touched = [...(holder.touched ?? []), ...touched];
   }
   if (messages.length === 0) return { conversations: [], skipped: skips.lines };
-  return { conversations: [{ sourceFile: input.file, meta: buildMeta(agent, input.file, messages), messages }], skipped: skips.lines };
+  return { conversations: [{ sourceFile: input.file, meta: buildMeta(agent, input.file, messages, input.side), messages }], skipped: skips.lines };
 }
 
-function buildMeta(agent: AgentKind, file: string, messages: readonly Message[]): ConversationMeta {
+function buildMeta(agent: AgentKind, file: string, messages: readonly Message[], side: ParseInput['side']): ConversationMeta {
   const taskId = path.basename(path.dirname(file));
-  const startedAt = EPOCH_ID_RE.test(taskId) ? isoFromAny(Number(taskId)) : messages[0]?.timestamp;
+  const startedAt = EPOCH_ID_RE.test(taskId) ? isoFromAny(Number(taskId)) : (messages[0]?.timestamp ?? firstUiTime(side));
   return { agent, sessionId: taskId, line: 1, isSubagent: false, ...(startedAt ? { startedAt } : {}) };
+}
+
+/** The time of the task's first UI message (its task prompt), when the history itself has none. */
+function firstUiTime(side: ParseInput['side']): string | undefined {
+  const first = obj(arr(jsonOrUndefined(side?.get(UI_MESSAGES)))[0]);
+  return isoFromAny(first?.['ts']);
 }
 
 /** The blocks of a message's content: a string is one text block. */

@@ -5,7 +5,7 @@ import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 import { uriToPath } from './copilot';
 import type { RecordGroupRead } from './adapter';
 import { openTranscript, readSideFile, recordLines, type SourceLine } from './lines';
-import { readSnapshot } from './walDatabase';
+import { databaseHeader, readSnapshot } from './walDatabase';
 
 /**
  * Reading Cursor's chat database, `<ud>/User/globalStorage/state.vscdb`: table `cursorDiskKV`, keys
@@ -159,7 +159,18 @@ async function readRows(file: string, composerIds: string | null): Promise<{ com
  * when the database holds no chats (VS Code's own `state.vscdb`, which may well be in rollback-journal mode).
  */
 function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T | undefined> {
-  return readSnapshot(file, 'Cursor', async (db) => ((await db.get(HAS_TABLE_SQL)) ? read(db) : undefined), namesChatTable);
+  return readSnapshot(file, 'Cursor', async (db) => ((await db.get(HAS_TABLE_SQL)) ? read(db) : undefined), mayHoldChats);
+}
+
+/**
+ * Whether a `state.vscdb` that cannot be read is Cursor's, to be reported: it names Cursor's chat table, or it
+ * lies in Cursor's own user-data folder and is empty or damaged (then nothing in it says whose it is). VS Code's
+ * own holds no chats and is passed over.
+ */
+async function mayHoldChats(file: string): Promise<boolean> {
+  if (await namesChatTable(file)) return true;
+  const userData = path.basename(path.dirname(path.dirname(path.dirname(file))));
+  return /^Cursor( |$)/.test(userData) && (await databaseHeader(file)) !== 'rollback-journal';
 }
 
 /** The folder a composer records as its workspace (recent Cursor versions). */

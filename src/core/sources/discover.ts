@@ -3,14 +3,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SourceAdapter } from './adapter';
 import {
-  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultOpenCodeRoots, defaultPiRoots, defaultQwenRoots,
-  defaultUserDataDirs, editorAgentRoots,
+  defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
+  defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
   defaultCrushRoots, defaultFactoryDroidRoots, defaultGooseRoots,
 } from './agentRoots';
 import { crushDatabasesListedIn, isCrushDatabase, isCrushRegistry, isDefaultCrushDatabase } from './crush';
 import { isGooseDatabase } from './goose';
 import { readHead } from './head';
+import { KILO_DB_RE } from './kiloPaths';
+import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
+import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
 
@@ -96,6 +99,9 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultQwenRoots(env),
       ...defaultAmpRoots(env),
       ...defaultPiRoots(env),
+      ...defaultKiloRoots(env),
+      ...defaultKiroRoots(env),
+      ...defaultZedRoots(env),
       ...defaultGooseRoots(env),
       ...defaultCrushRoots(env),
       ...defaultFactoryDroidRoots(),
@@ -103,6 +109,20 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
   };
+}
+
+/**
+ * The roots the user named (`extraRoots`) that are not folders, each with why: a missing agent folder is normal
+ * (the agent is not installed), a folder the user named and mistyped must be said, not read as "nothing there".
+ */
+export async function unreadableRoots(roots: readonly string[]): Promise<Array<{ root: string; reason: string }>> {
+  const out: Array<{ root: string; reason: string }> = [];
+  for (const root of roots) {
+    const st = await stat(root).catch((err: NodeJS.ErrnoException) => err);
+    if (st instanceof Error) out.push({ root, reason: st.code === 'ENOENT' ? 'no such folder' : `cannot be read (${st.code ?? st.message})` });
+    else if (!st.isDirectory()) out.push({ root, reason: 'not a folder' });
+  }
+  return out;
 }
 
 /** The folders outside the workspace a discovery reads (what live indexing watches). */
@@ -120,7 +140,11 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
     // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts,
     // but for the database Crush keeps in a project's `.crush` folder
-    if (file.endsWith('.jsonl') || isDefaultCrushDatabase(file) || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file)))) {
+    if (
+      file.endsWith('.jsonl') ||
+      isDefaultCrushDatabase(file) ||
+      (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file) || isKiroIdeChat(file)))
+    ) {
       candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
@@ -214,15 +238,26 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database, OpenCode's, Goose's and Crush's: the databases discovery looks at (by path: Goose's name is common). */
+/**
+ * Cursor's global database, OpenCode's, Kilo Code's, Kiro CLI's, Zed's, Goose's and Crush's: the databases discovery
+ * looks at (Goose's by its path: its name is common).
+ */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || isGooseDatabase(file) || isCrushDatabase(file);
+  return (
+    name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME ||
+    isGooseDatabase(file) || isCrushDatabase(file)
+  );
 }
 
-/** OpenCode's data folder (`opencode`, holding its `storage` folder or its database), by the names in it. */
+/**
+ * OpenCode's data folder (`opencode`, holding its `storage` folder or its database), or Kilo Code's (`kilo`, the
+ * same layout), by the names in it.
+ */
 export function isOpenCodeData(dir: string, names: readonly string[]): boolean {
-  return path.basename(dir) === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
+  const base = path.basename(dir);
+  if (base === 'kilo') return names.some((n) => n === 'storage' || KILO_DB_RE.test(n));
+  return base === 'opencode' && names.some((n) => n === 'storage' || OPENCODE_DB_RE.test(n));
 }
 
 /**
@@ -240,5 +275,5 @@ export function isCopilotCliSession(dir: string): boolean {
  */
 function notOpenCodeSessions(dir: string, name: string, openCodeData: boolean): boolean {
   if (openCodeData) return name !== 'storage';
-  return path.basename(dir) === 'storage' && path.basename(path.dirname(dir)) === 'opencode' && name !== 'session';
+  return path.basename(dir) === 'storage' && ['opencode', 'kilo'].includes(path.basename(path.dirname(dir))) && name !== 'session';
 }

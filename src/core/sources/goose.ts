@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { stableId } from '../ids';
-import type { Conversation, ConversationMeta, LineRange, Message, MessageKind, ToolCall, ToolResult, TouchKind } from '../model';
+import type { Conversation, ConversationMeta, LineRange, Message, MessageKind, RecordedTouch, ToolCall, ToolResult } from '../model';
 import { arr, headRecords, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { gooseFingerprints, MAX_RESULT_CHARS, readGooseGroups } from './gooseDb';
 import { recordLines, type SourceLine } from './lines';
@@ -161,7 +161,7 @@ class GooseMessages {
     const texts: string[] = [];
     const calls: ToolCall[] = [];
     const results: ToolResult[] = [];
-    const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];
+    const touched: RecordedTouch[] = [];
     let unknown = false;
     for (const raw of arr(msg['content'])) {
       const block = obj(raw);
@@ -241,7 +241,7 @@ function toolResult(block: JsonRecord): ToolResult {
  * it did by its `command` (`view` with `view_range` [first, last], 1-based; `write`; `str_replace`, `insert` after
  * `insert_line`, `undo_edit`), the newer `read` (`offset` counted from 0, `limit`), `edit` and `write` by their names.
  */
-function touchesOf(name: string, args: JsonRecord | undefined): Array<{ path: string; how: TouchKind; lines?: LineRange[] }> {
+function touchesOf(name: string, args: JsonRecord | undefined): RecordedTouch[] {
   const file = str(args?.['path']);
   if (!file) return [];
   const tool = name.includes('__') ? name.slice(name.lastIndexOf('__') + 2) : name;

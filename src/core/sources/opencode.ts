@@ -1,11 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
-import type { Conversation, ConversationMeta, Message } from '../model';
+import type { AgentKind, Conversation, ConversationMeta, Message } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { readSideFile, recordLines, type SourceLine } from './lines';
 import { appendText, hasContent, isoFromAny, spanMessage } from './message';
 import { MAX_RESULT_CHARS, openCodeFingerprints, readOpenCodeDbGroups, readOpenCodeDbRecords } from './opencodeDb';
+import { isKiloDb } from './kiloPaths';
 
 /**
  * OpenCode (`$XDG_DATA_HOME/opencode`, by default `~/.local/share/opencode` on every platform). Two layouts:
@@ -26,7 +27,8 @@ import { MAX_RESULT_CHARS, openCodeFingerprints, readOpenCodeDbGroups, readOpenC
 
 type JsonRecord = Record<string, unknown>;
 
-const SESSION_FILE_RE = /[\\/]opencode[\\/]storage[\\/]session[\\/][^\\/]+[\\/][^\\/]+\.json$/;
+/** A session file of OpenCode's storage, or of Kilo's (its fork, in its own data folder `kilo`). */
+const SESSION_FILE_RE = /[\\/](opencode|kilo)[\\/]storage[\\/]session[\\/][^\\/]+[\\/][^\\/]+\.json$/;
 /** `opencode.db`, or `opencode-<channel>.db` for another release channel. */
 export const OPENCODE_DB_RE = /^opencode(?:-[\w.-]+)?\.db$/;
 /** Parts that are bookkeeping (steps, snapshots, diffs the tool parts already name), not what was said or done. */
@@ -35,34 +37,51 @@ const SILENT_PARTS = new Set(['step-start', 'step-finish', 'snapshot', 'patch', 
 const PLACEHOLDER_TITLE_RE = /^(?:New|Child) session - \d{4}-/;
 const DIRECTORY_RE = /"directory"\s*:\s*("(?:[^"\\]|\\.)*")/;
 
-export const openCodeAdapter: SourceAdapter = {
-  agent: 'opencode',
-  lineFormat: 'files',
-  readRecords: async (file) => recordLines(await readSessionFiles(file)),
-  recordsState: sessionFilesState,
-  matchesPath: (file) => SESSION_FILE_RE.test(file),
-  claimsPath: (file) => SESSION_FILE_RE.test(file),
-  sniff: () => false,
-  probeProject: (head) => {
-    // the head of a pretty-printed file without its last newline: the field, not the whole document
-    const m = DIRECTORY_RE.exec(head.map((l) => l.text).join('\n'));
-    return m ? str(safeJson(m[1]!)) || undefined : undefined;
-  },
-  parse,
-};
+/** How the agent is named in messages about its database. */
+const DB_OWNER: Partial<Record<AgentKind, string>> = { opencode: 'OpenCode', kilo: 'Kilo Code' };
 
-export const openCodeDbAdapter: SourceAdapter = {
-  agent: 'opencode',
-  lineFormat: 'sqlite',
-  holdsManyProjects: true,
-  readRecords: async (file) => recordLines(await readOpenCodeDbRecords(file)),
-  recordGroups: { fingerprints: openCodeFingerprints, read: readOpenCodeDbGroups },
-  matchesPath: isOpenCodeDb,
-  claimsPath: isOpenCodeDb,
-  sniff: () => false,
-  probeProject: () => undefined,
-  parse,
-};
+export const openCodeAdapter: SourceAdapter = filesAdapter('opencode');
+export const openCodeDbAdapter: SourceAdapter = databaseAdapter('opencode', isOpenCodeDb);
+/** Kilo Code since it was rebuilt on OpenCode's core (its CLI and its new VS Code extension share the database). */
+export const kiloAdapter: SourceAdapter = filesAdapter('kilo');
+export const kiloDbAdapter: SourceAdapter = databaseAdapter('kilo', isKiloDb);
+
+/** The JSON-file layout of OpenCode's storage (`opencode/storage/...`) or Kilo's (`kilo/storage/...`). */
+function filesAdapter(agent: AgentKind): SourceAdapter {
+  const isOwn = (file: string): boolean => SESSION_FILE_RE.exec(file)?.[1] === (agent === 'kilo' ? 'kilo' : 'opencode');
+  return {
+    agent,
+    lineFormat: 'files',
+    readRecords: async (file) => recordLines(await readSessionFiles(file)),
+    recordsState: sessionFilesState,
+    matchesPath: isOwn,
+    claimsPath: isOwn,
+    sniff: () => false,
+    probeProject: (head) => {
+      // the head of a pretty-printed file without its last newline: the field, not the whole document
+      const m = DIRECTORY_RE.exec(head.map((l) => l.text).join('\n'));
+      return m ? str(safeJson(m[1]!)) || undefined : undefined;
+    },
+    parse: (input) => parse(agent, input),
+  };
+}
+
+/** The SQLite layout: one database of every project's sessions. */
+function databaseAdapter(agent: AgentKind, isOwn: (file: string) => boolean): SourceAdapter {
+  const owner = DB_OWNER[agent] ?? agent;
+  return {
+    agent,
+    lineFormat: 'sqlite',
+    holdsManyProjects: true,
+    readRecords: async (file) => recordLines(await readOpenCodeDbRecords(file, undefined, owner)),
+    recordGroups: { fingerprints: (file) => openCodeFingerprints(file, owner), read: (file, ids) => readOpenCodeDbGroups(file, ids, owner) },
+    matchesPath: isOwn,
+    claimsPath: isOwn,
+    sniff: () => false,
+    probeProject: () => undefined,
+    parse: (input) => parse(agent, input),
+  };
+}
 
 function isOpenCodeDb(file: string): boolean {
   return OPENCODE_DB_RE.test(path.basename(file)) && path.basename(path.dirname(file)) === 'opencode';
@@ -70,7 +89,9 @@ function isOpenCodeDb(file: string): boolean {
 
 /** A session's records, for "open raw": from its session file, or from the database by its id. */
 export async function openCodeSessionRecords(file: string, sessionId: string): Promise<unknown[]> {
-  return isOpenCodeDb(file) ? readOpenCodeDbRecords(file, sessionId) : readSessionFiles(file);
+  if (isOpenCodeDb(file)) return readOpenCodeDbRecords(file, sessionId);
+  if (isKiloDb(file)) return readOpenCodeDbRecords(file, sessionId, 'Kilo Code');
+  return readSessionFiles(file);
 }
 
 /** The JSON-file layout: the session file's record, then each message's followed by its parts'. */
@@ -146,7 +167,7 @@ interface At {
 }
 
 /** One conversation per `{session}` record, made of the message and part records after it. */
-function parse(input: ParseInput): ParseOutput {
+function parse(agent: AgentKind, input: ParseInput): ParseOutput {
   const skips = new SkipCounter();
   const conversations: Conversation[] = [];
   let session: { record: JsonRecord; firstLine: number; messages: Message[]; models: string[] } | undefined;
@@ -159,7 +180,7 @@ function parse(input: ParseInput): ParseOutput {
     closeTurn();
     const kept = session?.messages.filter(hasContent) ?? [];
     if (session && kept.length > 0) {
-      conversations.push({ sourceFile: input.file, meta: buildMeta(session.record, session.models, kept), messages: kept });
+      conversations.push({ sourceFile: input.file, meta: buildMeta(agent, session.record, session.models, kept), messages: kept });
     }
     session = undefined;
   };
@@ -188,13 +209,13 @@ function parse(input: ParseInput): ParseOutput {
   return { conversations, skipped: skips.lines };
 }
 
-function buildMeta(session: JsonRecord, models: readonly string[], messages: readonly Message[]): ConversationMeta {
+function buildMeta(agent: AgentKind, session: JsonRecord, models: readonly string[], messages: readonly Message[]): ConversationMeta {
   const title = str(session['title'])?.trim();
   const project = str(session['directory']);
   const parent = str(session['parentID']);
   const startedAt = isoFromAny(obj(session['time'])?.['created']) ?? messages[0]?.timestamp;
   return {
-    agent: 'opencode',
+    agent,
     sessionId: str(session['id']) ?? 'unknown',
     line: 1,
     // a session a task tool started for a subagent

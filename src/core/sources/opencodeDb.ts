@@ -1,9 +1,9 @@
-import { Db } from '../store/db';
 import type { RecordGroupRead } from './adapter';
 import { readSnapshot } from './walDatabase';
 
 /**
- * OpenCode's SQLite layout (`opencode.db`; `opencode-<channel>.db` for other channels, see opencode.ts):
+ * OpenCode's SQLite layout (`opencode.db`; `opencode-<channel>.db` for other channels, see opencode.ts), which
+ * Kilo Code's `kilo.db` shares (`owner`: whose database it is, for messages):
  * tables `session` (`id, project_id, parent_id, directory, title, time_created, time_updated`), `message`
  * and `part` (`id, session_id, [message_id,] time_created, data`: the JSON object without its ids). Its
  * records are rebuilt as the JSON-file layout writes them, so one parser reads both.
@@ -45,18 +45,18 @@ interface SessionRow {
 }
 
 /** Every session's records (or only `sessionId`'s), one session after another. */
-export async function readOpenCodeDbRecords(file: string, sessionId?: string): Promise<unknown[]> {
-  return (await readOpenCodeDbGroups(file, sessionId === undefined ? undefined : [sessionId])).flatMap((g) => g.records);
+export async function readOpenCodeDbRecords(file: string, sessionId?: string, owner = 'OpenCode'): Promise<unknown[]> {
+  return (await readOpenCodeDbGroups(file, sessionId === undefined ? undefined : [sessionId], owner)).flatMap((g) => g.records);
 }
 
 /**
  * Every session in the database (or only the `sessionIds`), oldest first, each as its records: a `{session}`
  * record, then each message's `{message}` record followed by its `{part}` records, in id order.
  */
-export async function readOpenCodeDbGroups(file: string, sessionIds?: readonly string[]): Promise<RecordGroupRead[]> {
+export async function readOpenCodeDbGroups(file: string, sessionIds?: readonly string[], owner = 'OpenCode'): Promise<RecordGroupRead[]> {
   const params = [sessionIds ? JSON.stringify(sessionIds) : null];
   // one snapshot: a session, its messages and their parts as of the same moment
-  const rows = await query(file, async (db) => ({
+  const rows = await readSnapshot(file, owner, async (db) => ({
     sessions: await db.all<SessionRow>(SESSION_SQL, params),
     messages: await db.all<{ id: string; session_id: string; data: string }>(MESSAGE_SQL, params),
     parts: await db.all<{ id: string; message_id: string; data: string }>(PART_SQL, params),
@@ -65,9 +65,9 @@ export async function readOpenCodeDbGroups(file: string, sessionIds?: readonly s
 }
 
 /** Each session's fingerprint by id (see SESSION_FINGERPRINT_SQL): a session changed when it did. */
-export async function openCodeFingerprints(file: string): Promise<Map<string, string>> {
+export async function openCodeFingerprints(file: string, owner = 'OpenCode'): Promise<Map<string, string>> {
   type Count = { id: string; c: number; t: number | null };
-  const rows = await query(file, async (db) => ({
+  const rows = await readSnapshot(file, owner, async (db) => ({
     sessions: await db.all<{ id: string; t: number | null; d: string | null; n: string | null }>(SESSION_FINGERPRINT_SQL),
     messages: await db.all<Count>(MESSAGE_FINGERPRINT_SQL),
     parts: await db.all<Count>(PART_FINGERPRINT_SQL),
@@ -76,11 +76,6 @@ export async function openCodeFingerprints(file: string): Promise<Map<string, st
   const messages = counts(rows.messages);
   const parts = counts(rows.parts);
   return new Map(rows.sessions.map((s) => [s.id, JSON.stringify([s.t, s.d, s.n, messages.get(s.id) ?? '0', parts.get(s.id) ?? '0'])]));
-}
-
-/** Runs `read` on the database, opened read-only, as one snapshot. */
-function query<T>(file: string, read: (db: Db) => Promise<T>): Promise<T> {
-  return readSnapshot(file, 'OpenCode', read);
 }
 
 function sessionRecords(

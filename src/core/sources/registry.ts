@@ -2,7 +2,7 @@ import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { ampAdapter } from './amp';
 import { claudeCodeAdapter } from './claudeCode';
-import { clineAdapter, rooCodeAdapter } from './cline';
+import { clineAdapter, kiloLegacyAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
 import { continueAdapter } from './continue';
 import { cursorAdapter } from './cursor';
@@ -12,10 +12,15 @@ import { crushAdapter } from './crush';
 import { factoryDroidAdapter } from './factory';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
 import { gooseDbAdapter, gooseLegacyAdapter } from './goose';
-import { openCodeAdapter, openCodeDbAdapter } from './opencode';
+import { kiroAdapter } from './kiro';
+import { kiroDbAdapter } from './kiroCli';
+import { kiroIdeAdapter } from './kiroIde';
+import { kiroIdeChatAdapter } from './kiroIdeChat';
+import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
 import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
+import { zedAdapter } from './zed';
 
 /**
  * Every supported agent format (an agent with two file forms has an adapter per form). Adapters whose
@@ -32,5 +37,6 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
+  kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
   gooseDbAdapter, crushAdapter,
 ];

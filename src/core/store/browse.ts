@@ -1,6 +1,8 @@
 import type { AgentKind, DistilledView, LineRange, RoomType, StoredRoom, TouchKind } from '../model';
+import { compareText } from '../order';
 import type { Db, Params } from './db';
 import { projectWithin } from './scope';
+import { roomMembers } from './roomMembers';
 import { ROOM_SHOWN } from './roomStats';
 import { CONVERSATION_ORDER } from './rows';
 
@@ -47,10 +49,14 @@ export interface RoomSummary {
   readonly type: RoomType;
   readonly key: string;
   readonly label: string;
-  /** Exchanges in the room. */
+  /** The project (folder) the room belongs to, when its exchanges recorded one. */
+  readonly project?: string;
+  /** Exchanges in the room (a file room: every exchange of its project that touched the file). */
   readonly count: number;
   readonly conversations: number;
   readonly lastAt?: string;
+  /** The labels of the rooms shown as part of this one (roomFamilies.ts), largest first. */
+  readonly aliases: readonly string[];
 }
 
 export type RoomSort = 'recency' | 'size';
@@ -126,13 +132,21 @@ export async function conversationNeighbours(db: Db, exchangeId: string): Promis
   };
 }
 
-function storedRoom(r: { id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number }): StoredRoom {
+interface RoomRow {
+  id: string;
+  type: RoomType;
+  key: string;
+  label: string;
+  project: string | null;
+}
+
+function storedRoom(r: RoomRow & { relevance: number }): StoredRoom {
   return { id: r.id, type: r.type, key: r.key, label: r.label, relevance: r.relevance, ...(r.project !== null ? { project: r.project } : {}) };
 }
 
 /**
  * The distilled object of one exchange (by full id), when it has been distilled: its rooms of the tree
- * (roomStats.ts) and its other room candidates as facets.
+ * (roomStats.ts; a family's member shows as its head) and its other room candidates as facets.
  */
 export async function distilledOf(db: Db, exchangeId: string): Promise<DistilledView | undefined> {
   const d = await db.get<{ n: number; core: string; context: string; distiller: string; model: string | null; prompt_version: string; tokens: number }>(
@@ -141,16 +155,19 @@ export async function distilledOf(db: Db, exchangeId: string): Promise<Distilled
     [exchangeId],
   );
   if (!d) return undefined;
-  const rooms = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; relevance: number; shown: number }>(
-    `SELECT r.id, r.type, r.key, r.label, r.project, x.relevance, ${ROOM_SHOWN} AS shown FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id
+  // m: the room linked; r: the room it shows as (its family's head, else itself), shown when big enough
+  const links = await db.all<RoomRow & { relevance: number; shown: number; head: string; headLabel: string }>(
+    `SELECT m.id, m.type, m.key, m.label, m.project, x.relevance, ${ROOM_SHOWN} AS shown, r.id AS head, r.label AS headLabel
+     FROM exchange_rooms x JOIN rooms m ON m.id = x.room_id JOIN rooms r ON r.id = coalesce(m.family, m.id)
      WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.label`,
     [d.n],
   );
+  const rooms = links.filter((l) => l.shown).map((l) => ({ ...l, id: l.head, label: l.headLabel }));
   return {
     exchangeCore: d.core,
     specificContext: d.context,
-    rooms: rooms.filter((r) => r.shown).map(storedRoom),
-    facets: rooms.filter((r) => !r.shown).map(storedRoom),
+    rooms: rooms.filter((r, i) => rooms.findIndex((o) => o.id === r.id) === i).map(storedRoom),
+    facets: links.filter((l) => !l.shown).map(storedRoom),
     distiller: d.distiller,
     ...(d.model !== null ? { model: d.model } : {}),
     promptVersion: d.prompt_version,
@@ -160,34 +177,54 @@ export async function distilledOf(db: Db, exchangeId: string): Promise<Distilled
 
 /**
  * Rooms as the tree shows them: those with at least 3 exchanges from at least 2 conversations (roomStats.ts),
- * or every room with `includeSmall`; `filter` keeps rooms whose label or key contains it (case-insensitive).
+ * or every room with `includeSmall`, never a family's member (it shows as its head); `filter` keeps rooms whose
+ * label or key, or a member's, contains it (case-insensitive). A file room counts every exchange of its project
+ * that touched its file (roomMembers.ts). Largest first by `size`, else most recent first.
  */
 export async function listRooms(db: Db, sort: RoomSort = 'recency', filter = '', includeSmall = false): Promise<RoomSummary[]> {
-  const order = sort === 'size' ? 'r.exchanges DESC, r.last_at DESC' : 'r.last_at DESC, r.exchanges DESC';
   const like = `%${filter.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  const rows = await db.all<{ id: string; type: RoomType; key: string; label: string; c: number; conv: number; last: string | null }>(
-    `SELECT r.id, r.type, r.key, r.label, r.exchanges AS c, r.conversations AS conv, r.last_at AS last FROM rooms r
-     WHERE r.exchanges > 0 AND ${includeSmall ? 'true' : ROOM_SHOWN}
-       AND (lower(r.label) LIKE ? ESCAPE '\\' OR lower(r.key) LIKE ? ESCAPE '\\')
-     ORDER BY ${order}, r.label, r.id`,
-    [like, like],
+  const matches = (alias: string): string => `(lower(${alias}.label) LIKE ?1 ESCAPE '\\' OR lower(${alias}.key) LIKE ?1 ESCAPE '\\')`;
+  const rows = await db.all<{ id: string; type: RoomType; key: string; label: string; project: string | null; c: number; conv: number; last: string | null; aliases: string }>(
+    `SELECT r.id, r.type, r.key, r.label, r.project, r.exchanges AS c, r.conversations AS conv, r.last_at AS last,
+       (SELECT json_group_array(label) FROM (SELECT m.label FROM rooms m WHERE m.family = r.id ORDER BY m.exchanges DESC, m.label)) AS aliases
+     FROM rooms r
+     WHERE r.exchanges > 0 AND r.family IS NULL AND ${includeSmall ? 'true' : ROOM_SHOWN}
+       AND (${matches('r')} OR EXISTS (SELECT 1 FROM rooms m WHERE m.family = r.id AND ${matches('m')}))`,
+    [like],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    type: r.type,
-    key: r.key,
-    label: r.label,
-    count: r.c,
-    conversations: r.conv,
-    ...(r.last !== null ? { lastAt: r.last } : {}),
-  }));
+  const rooms: RoomSummary[] = [];
+  for (const r of rows) {
+    const aliases = (JSON.parse(r.aliases) as string[]).filter((a, i, all) => a.toLowerCase() !== r.label.toLowerCase() && all.indexOf(a) === i);
+    const base = { id: r.id, type: r.type, key: r.key, label: r.label, ...(r.project !== null ? { project: r.project } : {}), aliases };
+    const touched = r.type === 'file' ? await fileTouches(db, r.id) : undefined;
+    const last = touched ? touched.last : r.last;
+    rooms.push({ ...base, count: touched?.c ?? r.c, conversations: touched?.conv ?? r.conv, ...(last !== null ? { lastAt: last } : {}) });
+  }
+  const bySize = (a: RoomSummary, b: RoomSummary): number => b.count - a.count;
+  const byRecency = (a: RoomSummary, b: RoomSummary): number => compareText(b.lastAt ?? '', a.lastAt ?? '');
+  const [first, second] = sort === 'size' ? [bySize, byRecency] : [byRecency, bySize];
+  return rooms.sort((a, b) => first(a, b) || second(a, b) || compareText(a.label, b.label) || compareText(a.id, b.id));
+}
+
+/** A file room's numbers as its project's exchanges that touched the file give them. */
+async function fileTouches(db: Db, roomId: string): Promise<{ c: number; conv: number; last: string | null } | undefined> {
+  const members = await roomMembers(db, roomId);
+  if (!members) return undefined;
+  return db.get<{ c: number; conv: number; last: string | null }>(
+    `SELECT count(*) AS c, count(DISTINCT e.conversation_id) AS conv, max(e.started_at) AS last FROM exchanges e WHERE e.n IN (${members.sql})`,
+    members.params,
+  );
 }
 
 /** A room as the CLI's `rooms` lists it, one JSON object per line. */
 export interface RoomListing {
   readonly id: string;
   readonly type: RoomType;
+  readonly key: string;
   readonly label: string;
+  readonly project: string | null;
+  /** Labels of the rooms shown as part of it (roomFamilies.ts). */
+  readonly aliases: readonly string[];
   readonly exchanges: number;
   readonly conversations: number;
   readonly lastActivity: string | null;
@@ -199,30 +236,28 @@ export async function roomListings(db: Db, includeSmall = false): Promise<RoomLi
   const out: RoomListing[] = [];
   for (const r of await listRooms(db, 'size', '', includeSmall)) {
     out.push({
-      id: r.id, type: r.type, label: r.label, exchanges: r.count, conversations: r.conversations,
-      lastActivity: r.lastAt ?? null, exchangeIds: await roomExchangeIds(db, r.id),
+      id: r.id, type: r.type, key: r.key, label: r.label, project: r.project ?? null, aliases: r.aliases, exchanges: r.count,
+      conversations: r.conversations, lastActivity: r.lastAt ?? null, exchangeIds: await roomExchangeIds(db, r.id),
     });
   }
   return out;
 }
 
-/** The ids of every exchange of one room, newest first (the CLI's `rooms` lists them with each room). */
+/** The ids of every exchange of one room (roomMembers.ts), newest first (the CLI's `rooms` lists them with each room). */
 export async function roomExchangeIds(db: Db, roomId: string): Promise<string[]> {
-  const rows = await db.all<{ id: string }>(
-    `SELECT e.id FROM exchange_rooms er JOIN exchanges e ON e.n = er.exchange_n WHERE er.room_id = ?
-     ORDER BY e.started_at DESC, e.n DESC`,
-    [roomId],
-  );
+  const members = await roomMembers(db, roomId);
+  if (!members) return [];
+  const rows = await db.all<{ id: string }>(`SELECT e.id FROM exchanges e WHERE e.n IN (${members.sql}) ORDER BY e.started_at DESC, e.n DESC`, members.params);
   return rows.map((r) => r.id);
 }
 
-/** The exchanges of one room, most relevant and newest first. */
+/** The exchanges of one room (roomMembers.ts), newest first. */
 export async function exchangesInRoom(db: Db, roomId: string, limit = 200): Promise<ExchangeListing[]> {
+  const members = await roomMembers(db, roomId);
+  if (!members) return [];
   const rows = await db.all<ListingRow>(
-    `SELECT ${LISTING_COLUMNS} FROM exchange_rooms er JOIN exchanges e ON e.n = er.exchange_n
-     JOIN conversations c ON c.id = e.conversation_id LEFT JOIN distilled d ON d.exchange_n = e.n
-     WHERE er.room_id = ? ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
-    [roomId, limit],
+    `SELECT ${LISTING_COLUMNS} FROM ${LISTING_FROM} WHERE e.n IN (${members.sql}) ORDER BY e.started_at DESC, e.n DESC LIMIT ?`,
+    [...members.params, limit],
   );
   return rows.map(toListing);
 }

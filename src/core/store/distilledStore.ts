@@ -1,5 +1,6 @@
 import type { AgentKind, DistilledExchange, DistillInput, FileTouch, RoomType, StoredRoom } from '../model';
 import type { Db, Params } from './db';
+import { resetFtsTable } from './ftsReset';
 import { type FileTouchRow, toFileTouch } from './rows';
 
 /** Store functions for the distilled layer: what is pending, the cache, results, failures, rooms. */
@@ -233,7 +234,7 @@ function roomsFacet(rooms: ReadonlyArray<Pick<StoredRoom, 'label' | 'key'>>): st
  * full-text table is derived). Runs inside the caller's transaction.
  */
 export async function rebuildDistilledFts(db: Db): Promise<void> {
-  await db.run('DELETE FROM distilled_fts');
+  await resetFtsTable(db, 'distilled_fts');
   const rows = await db.all<{ n: number; core: string; context: string }>('SELECT exchange_n AS n, core, context FROM distilled ORDER BY exchange_n');
   for (const r of rows) {
     const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path', [r.n]);

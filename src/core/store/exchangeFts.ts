@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { resetFtsTable } from './ftsReset';
 import { ftsFields } from './ftsText';
 import { TimeSlice } from '../timeSlice';
 import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
@@ -27,7 +28,7 @@ const REBUILD_BATCH = 500;
  * inside a transaction. Without `lexicon`, the FTS5 table alone (schema v5, before the lexicon's tables exist).
  */
 export async function rebuildExchangeFts(db: Db, lexicon = true): Promise<void> {
-  await db.run('DELETE FROM exchanges_fts');
+  await resetFtsTable(db, 'exchanges_fts');
   if (lexicon) await clearLexicon(db);
   for (let after = -1; ; ) {
     const rows = await db.all<{ n: number; prompt: string; verbatim: string }>(

@@ -4,7 +4,7 @@ import { rebuildExchangeFts } from './exchangeFts';
 import { describeLost, lostSources } from './ledger';
 import { lexiconProblems } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
-import { sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
+import { resetUnreadableVectorTables, sweepOrphanVectors, unmarkMissingVectors, vectorProblems } from './vectorStore';
 
 /** What `check` found: the problems in words, none when ok. */
 export interface IntegrityReport {
@@ -49,7 +49,11 @@ export async function checkIntegrity(db: Db, vectorsAvailable: boolean): Promise
   return { ok: problems.length === 0, problems };
 }
 
-/** Rebuilds the derived tables (the full-text indexes, the lexicon) and removes orphans. The verbatim rows are the truth. */
+/**
+ * Rebuilds the derived tables (the full-text indexes, the lexicon) from the rows and removes orphans; vector
+ * tables that cannot be read are made again empty, and what they held is left to the embedding stage. The
+ * verbatim rows are the truth.
+ */
 export async function repairDerived(db: Db, vectorsAvailable: boolean): Promise<void> {
   await db.transaction(async () => {
     await db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
@@ -60,6 +64,7 @@ export async function repairDerived(db: Db, vectorsAvailable: boolean): Promise<
     await refreshRooms(db);
   });
   if (vectorsAvailable) {
+    await resetUnreadableVectorTables(db);
     await sweepOrphanVectors(db);
     // Marked embedded without a vector: unmarked, so the embedding stage embeds them again.
     await unmarkMissingVectors(db);

@@ -74,6 +74,12 @@ export async function lostSources(db: Db): Promise<LostSource[]> {
   return lost;
 }
 
+/** How many exchanges the store held after its last index run, by its ledger; undefined without one. */
+export async function recordedExchanges(storeFile: string): Promise<number | undefined> {
+  const recorded = await readLedger(ledgerFile(storeFile));
+  return recorded.length === 0 ? undefined : recorded.reduce((n, e) => n + e.exchanges, 0);
+}
+
 async function readLedger(file: string): Promise<LedgerEntry[]> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { sources?: unknown };

@@ -1,4 +1,6 @@
 import type { Db, Params } from './db';
+import { recordedExchanges } from './ledger';
+import { copyLooseRows } from './looseRows';
 
 /**
  * Copies every row that can still be read from a damaged store into a fresh one, table by table, around
@@ -27,10 +29,18 @@ export async function salvageRows(from: Db, to: Db): Promise<TableSalvage[]> {
     `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
        AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT GLOB '*_fts_*' AND name NOT GLOB 'vec_*'`,
   );
-  const out: TableSalvage[] = [];
+  const read: Array<{ table: string; copied: number; damaged: boolean }> = [];
   for (const { name } of tables) {
     if (NOT_COPIED.has(name)) continue;
-    out.push(await salvageTable(from, to, name));
+    read.push(await salvageTable(from, to, name));
+  }
+  // then the rows on pages SQLite no longer reaches (their parent page was lost)
+  const loose = await copyLooseRows(from, to, new Set(read.map((t) => t.table)));
+  const out: TableSalvage[] = [];
+  for (const t of read) {
+    const copied = t.copied + (loose.get(t.table) ?? 0);
+    const lost = await knownCount(from, t.table).then((n) => (n === undefined ? undefined : Math.max(0, n - copied)));
+    out.push({ table: t.table, copied, damaged: t.damaged || (lost ?? 0) > 0, ...(lost !== undefined ? { lost } : {}) });
   }
   await reattachOrphans(to);
   await dropDangling(to);
@@ -78,7 +88,7 @@ async function reattachOrphans(to: Db): Promise<void> {
   );
 }
 
-async function salvageTable(from: Db, to: Db, table: string): Promise<TableSalvage> {
+async function salvageTable(from: Db, to: Db, table: string): Promise<{ table: string; copied: number; damaged: boolean }> {
   const info = await to.all<{ name: string; pk: number }>(`PRAGMA table_info(${quote(table)})`);
   const sourceCols = new Set(
     (await from.all<{ name: string }>(`PRAGMA table_info(${quote(table)})`).catch(() => info)).map((c) => c.name),
@@ -122,8 +132,7 @@ async function salvageTable(from: Db, to: Db, table: string): Promise<TableSalva
     if (rows.length === 0) break;
     await take(rows);
   }
-  const lost = await knownCount(from, table).then((n) => (n === undefined ? undefined : Math.max(0, n - copied)));
-  return { table, copied, damaged: damaged || (lost ?? 0) > 0, ...(lost !== undefined ? { lost } : {}) };
+  return { table, copied, damaged };
 }
 
 /**
@@ -163,7 +172,10 @@ async function nextReadable(
   return good.rows;
 }
 
-/** How many rows the damaged store says a table had, from an index kept apart from the table itself. */
+/**
+ * How many rows the damaged store says a table had, from an index kept apart from the table itself; for
+ * exchanges whose index cannot be read either, from the ledger written beside the store after each index run.
+ */
 async function knownCount(from: Db, table: string): Promise<number | undefined> {
   const counter: Record<string, string> = {
     // the full-text index keeps one size row per document, in its own b-tree
@@ -172,7 +184,8 @@ async function knownCount(from: Db, table: string): Promise<number | undefined> 
   };
   const sql = counter[table];
   if (!sql) return undefined;
-  return (await from.get<{ n: number }>(sql).catch(() => undefined))?.n;
+  const counted = (await from.get<{ n: number }>(sql).catch(() => undefined))?.n;
+  return counted ?? (table === 'exchanges' ? recordedExchanges(from.file) : undefined);
 }
 
 function quote(name: string): string {

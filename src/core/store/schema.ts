@@ -2,6 +2,7 @@ import { RecallError } from '../errors';
 import type { Db } from './db';
 import { buildLexicon, rebuildExchangeFts } from './exchangeFts';
 import { LEXICON_SCHEMA } from './lexicon';
+import { markAllRoomsDirty, refreshRooms } from './roomStats';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -320,6 +321,22 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX exchanges_order ON exchanges(conversation_id, line_start, byte_start, part, asked);
       CREATE INDEX exchanges_place ON exchanges(n, conversation_id, line_start, byte_start, part, asked);
     `,
+  },
+  {
+    // Room families (issue 39, store/roomFamilies.ts): a concept room whose key holds a one-word room's key of
+    // its project ("Gemini CLI", "Gemini") is shown as part of it; the member keeps the head's id. Families are
+    // found by key within a project (rooms_scope), members by head (rooms_family); every room's family is
+    // assigned here and the heads recounted.
+    version: 13,
+    sql: `
+      ALTER TABLE rooms ADD COLUMN family TEXT;
+      CREATE INDEX rooms_family ON rooms(family) WHERE family IS NOT NULL;
+      CREATE INDEX rooms_scope ON rooms(type, project, key);
+    `,
+    run: async (db) => {
+      await markAllRoomsDirty(db);
+      await refreshRooms(db);
+    },
   },
 ];
 

@@ -20,6 +20,7 @@ import {
 import { type LostSource, lostSources, writeLedger } from './ledger';
 import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
+import { openForSalvage } from './salvageReader';
 import { readCounts, readStats, type StoreCounts, type StoreStats } from './storeStats';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from './schema';
 import { indexExchanges } from './exchangeFts';
@@ -197,8 +198,11 @@ export class Store {
     if (!(await exists(file))) return { store: await Store.open(file) };
     const movedTo = `${file}.corrupt-${Date.now()}`;
     let salvaged: TableSalvage[] | undefined;
-    await whileAlone(file, async (damaged) => {
-      const fresh = damaged ? await salvageInto(damaged, file) : undefined;
+    await whileAlone(file, async (locked) => {
+      // A file SQLite refuses cannot be locked, nor used by anyone else: a file cut short is still read, read-only.
+      const reader = locked ? undefined : await openForSalvage(file);
+      const damaged = locked ?? reader?.db;
+      const fresh = damaged ? await salvageInto(damaged, file).finally(() => reader?.close()) : undefined;
       try {
         await rename(file, movedTo);
         for (const suffix of ['-wal', '-shm']) {
@@ -213,8 +217,12 @@ export class Store {
       }
     });
     const store = await Store.open(file);
-    // the copied rows are the truth: full-text indexes and orphans are rebuilt from them
-    if (salvaged) await store.repair();
+    if (salvaged) {
+      // the copied rows are the truth: full-text indexes and orphans are rebuilt from them
+      await store.repair();
+      // a transcript that lost some of its exchanges looks unchanged to the next run: every one is read again whole
+      await store.markAllSourcesStale();
+    }
     return { store, movedTo, ...(salvaged ? { salvaged } : {}) };
   }
 

@@ -1,7 +1,7 @@
 import { RecallError } from '../errors';
 import type { Layer } from '../model';
 import type { Db } from './db';
-import { createVectorTable, fromBlob } from './vectors';
+import { createVectorTable, fromBlob, nearest } from './vectors';
 
 /**
  * Where the store keeps its vectors: one vec0 table per layer, all in the one vector space named by
@@ -200,6 +200,9 @@ export async function sweepOrphanVectors(db: Db): Promise<number> {
 export async function vectorProblems(db: Db): Promise<string[]> {
   const problems: string[] = [];
   if (!(await storedVectorSpace(db))) return problems;
+  for (const { layer, reason } of await unreadableVectorLayers(db)) {
+    problems.push(`the ${layer} vectors cannot be read (${reason}); repair makes the table again and the embedding stage embeds them again`);
+  }
   for (const [layer, table] of Object.entries(VECTOR_TABLES) as Array<[Layer, string]>) {
     if (!(await hasVectorTable(db, layer))) continue;
     const valid = validRowids(layer);
@@ -227,6 +230,42 @@ export async function unmarkMissingVectors(db: Db): Promise<void> {
       } else {
         await db.run(`DELETE FROM vector_rows WHERE layer = ? AND exchange_n NOT IN (SELECT rowid FROM ${table})`, [layer]);
       }
+    }
+  });
+}
+
+/**
+ * The layers whose vec0 table fails a search or a read of every vector (sqlite-vec checks its chunks' sizes as it
+ * reads them), with why. Counting rows, as `vectorProblems` does, reads only the rowids and passes a damaged table.
+ */
+export async function unreadableVectorLayers(db: Db): Promise<Array<{ layer: Layer; reason: string }>> {
+  const space = await storedVectorSpace(db);
+  if (!space) return [];
+  const unreadable: Array<{ layer: Layer; reason: string }> = [];
+  for (const [layer, table] of Object.entries(VECTOR_TABLES) as Array<[Layer, string]>) {
+    if (!(await hasVectorTable(db, layer))) continue;
+    try {
+      await nearest(db, table, new Float32Array(space.dimension), 1);
+      await db.get(`SELECT count(embedding) AS c FROM ${table}`);
+    } catch (err) {
+      unreadable.push({ layer, reason: (err as Error).message });
+    }
+  }
+  return unreadable;
+}
+
+/**
+ * Drops the vec0 tables that cannot be read and makes them again, empty: their vectors are derived, so
+ * `unmarkMissingVectors` then leaves their rows to the embedding stage, which embeds them again.
+ */
+export async function resetUnreadableVectorTables(db: Db): Promise<void> {
+  const space = await storedVectorSpace(db);
+  const unreadable = await unreadableVectorLayers(db);
+  if (!space || unreadable.length === 0) return;
+  await db.transaction(async () => {
+    for (const { layer } of unreadable) {
+      await db.exec(`DROP TABLE ${VECTOR_TABLES[layer]}`);
+      await createVectorTable(db, VECTOR_TABLES[layer], space.dimension);
     }
   });
 }

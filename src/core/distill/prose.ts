@@ -1,0 +1,95 @@
+/**
+ * The prose of a text as the offline distiller reads it (offline.ts, headline.ts): Markdown gone except inline
+ * code, which stays code (`` `retry_timeout` ``), split into sentences. Headings (Markdown `#` lines and lines of
+ * bold text only, Copilot's progress titles among them) are kept apart from the sentences they head.
+ */
+
+export interface ProseSentence {
+  readonly text: string;
+  /** A title, not a statement: a Markdown heading, a line of bold text only, or a progress title ("Analyzing X"). */
+  readonly heading: boolean;
+}
+
+/** Marks the start of a heading line inside cleaned prose (a control character no transcript text keeps). */
+const HEADING = '\u0001';
+/** Two backticks with nothing between, not part of a fence: a code span the transcript lost. */
+export const EMPTY_CODE_SPAN_RE = /(?<!`)``(?!`)/;
+/** Marks a sentence that held an empty code span: it reads broken ("backup the database to and start"). */
+const BROKEN = '\u0002';
+
+/**
+ * Prose of a text without Markdown: code blocks, tables, headings, list and quote markers, emphasis marks,
+ * links (their text stays), images, HTML tags, box-drawing rules and decorations such as Claude Code's
+ * "★ Insight ────" banners. Inline code keeps its backticks; an empty one marks its sentence broken.
+ */
+export function cleanProse(text: string): string {
+  return (
+    text
+      .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+      .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
+      .replace(/^[ \t]*▌[ \t]?/gm, '')
+      .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, `\n${HEADING}`)
+      .replace(/^[ \t]{0,3}(?:[-*+>]|\d+[.)])[ \t]+/gm, '\n')
+      // a line of bold text only is a title; bold runs glued together (`**Done****Next**`) are titles each
+      .replace(/^[ \t]*(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`))
+      .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
+      .replace(/\[([^\]\n]+)\]\([^)\n]*\)/g, '$1')
+      .replace(/<\/?[a-z][^>\n]*>/gi, ' ')
+      .replace(/★?\s*[A-Z][\w ]{0,20}[─━═]{3,}[─━═\s]*/g, '\n')
+      .replace(/[─━═│┃┌┐└┘├┤┬┴┼╭╮╯╰]{2,}/g, '\n')
+      .replace(/(?<!`)``(?!`)/g, BROKEN)
+      // bold titles glued to the text after them (`**Running the suite****Summary**Full suite…`, `**Verifying**- Updated`): apart
+      .replace(/\*\*([^*\n]+)\*\*(?=\*\*|\p{Lu}|[-–—]\s|`)/gu, `\n${HEADING}$1\n`)
+      // bold marks elsewhere: a space; emphasis marks: nothing
+      .replace(/\*\*|__/g, ' ')
+      .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, '$1$2')
+      // a mark removed before punctuation left a space there (`doesn't exist**.`)
+      .replace(/[ \t]+(?=[.,;:!?](?:\s|$))/g, '')
+  );
+}
+
+/** Symbols a terminal or an agent's UI draws before a line (`⎿`, `●`, `•`, `→`): not words of the sentence. */
+const LEADING_SYMBOLS_RE = /^(?:[\p{So}\p{Sm}•·▪‣◦]+\s*)+/u;
+/** A capitalised -ing word opening a line without a full stop: a progress title ("Analyzing runtime error"). */
+const PROGRESS_TITLE_RE = /^\p{Lu}\p{Ll}+ing\b(?:(?![.!?](?:\s|$)).)*$/u;
+
+/**
+ * Prose sentences of a text (cleanProse), at least three words each, with whether each is a heading. A line
+ * break ends a sentence unless the next line goes on in lower case (a wrapped line). Sentences that held an
+ * empty code span are left out: they read broken.
+ */
+export function proseSentences(text: string): ProseSentence[] {
+  const out: ProseSentence[] = [];
+  for (const line of cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\p{Ll})/u)) {
+    const heading = line.trimStart().startsWith(HEADING);
+    for (const piece of line.split(/(?<=[.!?。！？])\s+/u)) {
+      const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
+      if (s.split(' ').length < 3 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
+      out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
+    }
+  }
+  return out;
+}
+
+/** A text's prose on one line (short texts have no sentence of three words), or '' when a lost code span broke it. */
+export function proseLine(text: string): string {
+  const prose = cleanProse(text.slice(0, 8_000));
+  return prose.includes(BROKEN) ? '' : oneLine(prose.replaceAll(HEADING, ' '));
+}
+
+/** The sentences' texts (see proseSentences). */
+export function sentences(text: string): string[] {
+  return proseSentences(text).map((s) => s.text);
+}
+
+/** Share of a sentence's space-separated pieces that are words or code spans (not log stamps, URLs, symbols). */
+export function proseShare(sentence: string): number {
+  // a code span counts as one word, whatever it holds
+  const pieces = sentence.replace(/`[^`]+`/g, 'code').split(' ');
+  const prose = pieces.filter((p) => /^[("'“‘¿¡]?(?:[\p{L}][\p{L}\p{N}'’_-]*|\d+(?:[.,]\d+)?%?)[.,;:!?)"'”’]*$/u.test(p)).length;
+  return prose / pieces.length;
+}
+
+export function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}

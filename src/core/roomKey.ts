@@ -1,0 +1,87 @@
+import type { RoomType } from './model';
+
+/**
+ * Room keys: the machine form of a room's name, for identity only (distill/rooms.ts hashes it with the type and
+ * project); labels stay human. Pure, so the store reads keys as the distiller writes them (store/roomFamilies.ts).
+ *
+ * What merges (decided here, tested in test/unit/rooms.test.ts):
+ * - case, separators and camelCase: `Auth Service`, `auth-service`, `auth_service`, `AuthService` → `auth_service`
+ *   (`p5Instance` and `p5instance` → `instance_p5`, `E2E` stays `e2e`);
+ * - a version mark after a name: `MarkdownV2`, `Markdown v2` → `markdown` (`V8 engine` keeps its `v8`);
+ * - plurals and common inflections (Latin script): `Services`, `authenticating`, `authentication`,
+ *   `authenticated` each reduce to one stem, so each family is one room; so do a long -ct verb's act and
+ *   agent: `fact extraction`, `fact extractor`, `extracts facts`;
+ * - word order: `timeout retry` and `retry timeout` → `retry_timeout` (tokens are sorted).
+ * What does not merge: abbreviations and synonyms (`auth` vs `authentication`, `db` vs `database`). Telling
+ * them apart needs knowledge a deterministic rule does not have (`auth` may be `author`), and a wrong merge
+ * hides exchanges in the wrong room, which is worse than one alias too many.
+ * File rooms are keyed by the workspace-relative path, lower-cased, never stemmed: `auth.ts` and
+ * `auth.test.ts` are different files.
+ */
+
+/** Splits camelCase and separators, lower-cases, stems; '' when nothing word-like is left. */
+export function normaliseKey(type: RoomType, raw: string): string {
+  if (type === 'file') return normalisePath(raw);
+  return [...new Set(keyWords(raw))].sort().join('_');
+}
+
+/** The words of a concept's name as its key has them (split, lower-cased, stemmed), in the order written. */
+function keyWords(raw: string): string[] {
+  return raw
+    .normalize('NFKC')
+    // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
+    .replace(/(\p{Lu}{2,})s(?!\p{L})/gu, '$1')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    // a word after a digit (`p5Instance`, `H264Decoder`), not a code's last letter (`E2E`)
+    .replace(/(\p{N})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .toLowerCase()
+    // the same in lower case: `p5instance` is `p5Instance` (three letters at least: `e2e`, `k8s`, `2fa` stay whole)
+    .replace(/(\p{N})(\p{Ll}{3,})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    // a version mark after a name is the name (`MarkdownV2`, `sudo_prompt_v3`); one that leads stays (`V8 engine`)
+    .filter((t, i) => i === 0 || !VERSION_MARK_RE.test(t))
+    .map(stem);
+}
+
+const VERSION_MARK_RE = /^v\d+$/;
+
+/**
+ * The keys a label could name a one-word concept room by, most specific first: its first written word with its
+ * camelCase parts joined (`GitHub Actions` → `github`, the key of "Github"), then the first word its key splits
+ * off (`GeminiClient` → `gemini`). store/roomFamilies.ts files a room under the first of these that is a room.
+ */
+export function leadingNames(label: string): string[] {
+  const first = label.normalize('NFKC').trim().split(/\s+/u)[0] ?? '';
+  const joined = keyWords(first.replace(/[-_.]+/gu, ' ').toLowerCase()).join('');
+  const lead = keyWords(label)[0];
+  return [...new Set([stem(joined), ...(lead !== undefined ? [lead] : [])])].filter(Boolean);
+}
+
+function normalisePath(raw: string): string {
+  return raw.normalize('NFKC').trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/{2,}/g, '/').toLowerCase();
+}
+
+/**
+ * A light, deterministic stemmer for identity only (never shown): plurals and -ing/-ed/-ation/-ctor/-e
+ * endings of words in Latin script. Other scripts are lower-cased only: a wrong stem there would merge unrelated rooms.
+ */
+export function stem(token: string): string {
+  if (!/^[a-z]+$/.test(token) || token.length <= 3) return token;
+  let t = token;
+  if (t.endsWith('ies') && t.length > 4) t = t.slice(0, -3) + 'y';
+  else if (t.endsWith('sses')) t = t.slice(0, -2);
+  else if (/(x|ch|sh)es$/.test(t)) t = t.slice(0, -2);
+  else if (t.endsWith('s') && !/(ss|us|is)$/.test(t)) t = t.slice(0, -1);
+  if (t.length > 6 && t.endsWith('ation')) t = t.slice(0, -3);
+  // an agent in -ctor is the room of its act in -ction: extractor → extraction, collector → collection (long
+  // words only: a factor is no faction); the act keeps its ending, as "production" is not "product"
+  else if (t.length > 8 && t.endsWith('ctor')) t = `${t.slice(0, -2)}ion`;
+  else if (t.length > 5 && t.endsWith('ing')) t = t.slice(0, -3);
+  else if (t.length > 4 && t.endsWith('ed')) t = t.slice(0, -2);
+  // undouble after a cut suffix (embedding → embedd → embed) and drop a final e (cache/caching → cach)
+  if (/([b-df-hj-np-tv-z])\1$/.test(t) && !/(ll|ss|zz)$/.test(t)) t = t.slice(0, -1);
+  if (t.length > 4 && t.endsWith('e')) t = t.slice(0, -1);
+  return t;
+}

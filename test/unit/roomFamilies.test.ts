@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { RoomRegistry } from '../../src/core/distill/rooms';
+import type { RoomAssignment } from '../../src/core/distill/types';
+import type { FileTouch } from '../../src/core/model';
+import { buildFilter } from '../../src/core/search/filters';
+import { readShownRooms } from '../../src/core/search/hits';
+import { conversationKey, segmentConversation } from '../../src/core/segment';
+import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
+import { saveDistillBatch } from '../../src/core/store/distilledStore';
+import { refreshRooms } from '../../src/core/store/roomStats';
+import { Store } from '../../src/core/store/store';
+import { conversation, msg, resetLines, tempDir } from './helpers';
+
+// Rooms as a person browses them (issue 39): a project's near-duplicate labels shown as one room, and every
+// room scoped to its project.
+
+/** One conversation of `project` with one exchange per prompt (its own source file); returns the rows. */
+async function addConversation(store: Store, session: string, project: string, prompts: readonly string[]): Promise<Array<{ n: number; id: string }>> {
+  resetLines();
+  const messages = prompts.flatMap((p, i) => [
+    msg('prompt', `${p} (question ${i} of ${session})`, { timestamp: `2026-10-0${1 + i}T10:00:00Z` }),
+    msg('reply', `Answer ${i} of ${session}: done, and the change is covered by a test.`, { timestamp: `2026-10-0${1 + i}T10:01:00Z` }),
+  ]);
+  const base = conversation(messages, project);
+  const conv = { ...base, sourceFile: `/tmp/${session}.jsonl`, meta: { ...base.meta, sessionId: session } };
+  const seg = segmentConversation(conv, { minChars: 10, maxPlies: 20 });
+  await store.writeParse({
+    state: {
+      path: conv.sourceFile, agent: 'claude-code', size: 100, mtimeMs: 1, headHash: session, anchorHash: 'a',
+      parsedOffset: 100, nextLine: 99, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
+    },
+    full: true, fromOffset: 0, fromLine: 1,
+    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
+    exchanges: seg.exchanges, dropped: seg.dropped, skipped: [],
+  });
+  return store.db.all<{ n: number; id: string }>(
+    'SELECT e.n, e.id FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE c.session_id = ? ORDER BY e.n',
+    [session],
+  );
+}
+
+const concept = (label: string): RoomAssignment => ({ type: 'concept', key: label, label, relevance: 0.8 });
+
+/** Distills exchange `n` of `project` into `rooms` (resolved as the distill stage resolves them); it touched `files`. */
+async function distill(store: Store, n: number, project: string, rooms: readonly RoomAssignment[], files: readonly FileTouch[] = []): Promise<void> {
+  // files_touched as the parse stores them (the segment finds them in tool calls)
+  for (const f of files) await store.db.run('INSERT INTO files_touched(exchange_n, path, how) VALUES (?, ?, ?)', [n, f.path, f.how]);
+  await saveDistillBatch(store.db, [{
+    n, value: { exchangeCore: `core ${n}`, specificContext: '', rooms: [] }, rooms: new RoomRegistry(false).resolve(rooms, project),
+    filesTouched: files, distiller: 'test', promptVersion: 'v1', contentHash: `h${n}`, tokens: 3, cache: false,
+  }]);
+}
+
+const P = '/home/dev/bot';
+const Q = '/home/dev/site';
+
+/** Project P: a "Markdown" room and phrases made with it, in two conversations; project Q: the phrase alone. */
+async function markdownStore(order: 'head first' | 'head last'): Promise<{ store: Store; ids: Map<string, string> }> {
+  const store = await Store.open(path.join(tempDir('families-'), 'f.sqlite'));
+  const a = await addConversation(store, 'a', P, ['Escape the Markdown', 'Fix the markdown formatting']);
+  const b = await addConversation(store, 'b', P, ['More markdown formatting', 'Structured markdown output', 'Use MarkdownV2']);
+  const c = await addConversation(store, 'c', Q, ['Markdown formatting on the site', 'Markdown formatting again']);
+  const head = async (): Promise<void> => {
+    await distill(store, a[0]!.n, P, [concept('Markdown')]);
+    await refreshRooms(store.db);
+  };
+  if (order === 'head first') await head();
+  await distill(store, a[1]!.n, P, [concept('markdown formatting')]);
+  await distill(store, b[0]!.n, P, [concept('markdown formatting')]);
+  await distill(store, b[1]!.n, P, [concept('structured markdown')]);
+  await distill(store, b[2]!.n, P, [concept('MarkdownV2')]);
+  for (const x of c) await distill(store, x.n, Q, [concept('Markdown formatting')]);
+  await refreshRooms(store.db);
+  if (order === 'head last') await head();
+  const ids = new Map([...a, ...b, ...c].map((x, i) => [['a0', 'a1', 'b0', 'b1', 'b2', 'c0', 'c1'][i]!, x.id]));
+  return { store, ids };
+}
+
+test('a phrase led by a one-word room of its project is shown in that room: "markdown formatting" and "MarkdownV2" in "Markdown"', async () => {
+  const { store, ids } = await markdownStore('head first');
+  try {
+    const rooms = await listRooms(store.db, 'size');
+    assert.deepEqual(rooms.map((r) => [r.label, r.project, r.count, r.conversations, r.aliases]), [['Markdown', P, 4, 2, ['markdown formatting']]]);
+    const head = rooms[0]!;
+    assert.deepEqual(new Set((await exchangesInRoom(store.db, head.id)).map((e) => e.exchangeId)), new Set(['a0', 'a1', 'b0', 'b2'].map((k) => ids.get(k))));
+    // "structured markdown" ends with the name: a kind of output, not the room of Markdown; Q has no Markdown room
+    assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => r.label).sort(), ['Markdown', 'Markdown formatting', 'structured markdown']);
+    // a member's exchange shows the head as its room, a search in the room finds it, and its chip is the head
+    assert.deepEqual((await distilledOf(store.db, ids.get('a1')!))?.rooms.map((r) => r.label), ['Markdown']);
+    const filter = buildFilter({ room: head.id })!;
+    const found = await store.db.all<{ id: string }>(`SELECT e.id FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE ${filter.sql}`, filter.params);
+    assert.equal(found.length, 4);
+    const shown = await readShownRooms(store.db);
+    assert.equal(shown.size, 2, 'the head and its member "markdown formatting" (MarkdownV2 is keyed "markdown" itself)');
+    assert.ok([...shown.values()].every((r) => r.id === head.id));
+    // filtering by a member's words finds its head
+    assert.deepEqual((await listRooms(store.db, 'size', 'formatting')).map((r) => r.label), ['Markdown']);
+  } finally {
+    await store.close();
+  }
+});
+
+test('families do not depend on indexing order: the head found after its members gathers them the same', async () => {
+  const first = await markdownStore('head first');
+  const last = await markdownStore('head last');
+  try {
+    const view = async (s: Store) => (await listRooms(s.db, 'size', '', true)).map((r) => [r.id, r.label, r.count, r.conversations, r.aliases]);
+    assert.deepEqual(await view(last.store), await view(first.store));
+  } finally {
+    await first.store.close();
+    await last.store.close();
+  }
+});
+
+test("a file room holds its project's exchanges that touched the file: README.md of one repository is not another's", async () => {
+  const store = await Store.open(path.join(tempDir('file-rooms-'), 'r.sqlite'));
+  try {
+    const readme = { type: 'file' as const, key: 'README.md', label: 'README.md', relevance: 0.9 };
+    const edit = (p: string): FileTouch => ({ path: p, how: 'edit' });
+    const p1 = await addConversation(store, 'p1', P, ['Document the bot', 'Install steps']);
+    const p2 = await addConversation(store, 'p2', P, ['Fix the intro', 'Badge in the docs']);
+    const q1 = await addConversation(store, 'q1', Q, ['Site readme', 'Site readme again']);
+    const q2 = await addConversation(store, 'q2', Q, ['Site docs']);
+    for (const x of [p1[0]!, p1[1]!, p2[0]!]) await distill(store, x.n, P, [readme], [edit('README.md')]);
+    // its main file was another, but it touched README.md too: it belongs in the file's room
+    await distill(store, p2[1]!.n, P, [{ ...readme, key: 'docs/badge.svg', label: 'docs/badge.svg' }], [edit('docs/badge.svg'), { path: 'README.md', how: 'read' }]);
+    for (const x of [...q1, ...q2]) await distill(store, x.n, Q, [readme], [edit('README.md')]);
+    await refreshRooms(store.db);
+
+    const files = (await listRooms(store.db, 'size')).filter((r) => r.type === 'file');
+    assert.deepEqual(files.map((r) => [r.label, r.project, r.count, r.conversations]), [['README.md', P, 4, 2], ['README.md', Q, 3, 2]]);
+    const inP = (await exchangesInRoom(store.db, files[0]!.id)).map((e) => e.exchangeId);
+    assert.deepEqual(new Set(inP), new Set([...p1, ...p2].map((x) => x.id)));
+  } finally {
+    await store.close();
+  }
+});
+
+test('one name written two ways is one room, named as its family wrote it: "GitHub" (keyed git_hub) in the room of "Github"', async () => {
+  const store = await Store.open(path.join(tempDir('families-'), 'g.sqlite'));
+  try {
+    const a = await addConversation(store, 'a', P, ['Push to GitHub', 'GitHub login fails', 'Set up the SSH key']);
+    const b = await addConversation(store, 'b', P, ['GitHub Actions again']);
+    for (const x of [a[0]!, a[1]!, b[0]!]) await distill(store, x.n, P, [concept('GitHub')]);
+    // the distiller files a name under the name, labelled by the phrase that carries it (offlineRooms.ts nameRooms)
+    await distill(store, a[2]!.n, P, [{ type: 'concept', key: 'Github', label: 'Github SSH', relevance: 0.9 }]);
+    await refreshRooms(store.db);
+    assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => [r.label, r.count, r.conversations]), [['GitHub', 4, 2]]);
+  } finally {
+    await store.close();
+  }
+});
