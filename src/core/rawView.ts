@@ -86,6 +86,14 @@ interface PositionedSource {
   gone(e: RawLocator): string;
 }
 
+/** A reader of a conversation's records, all of them positions (none before position 1), as a source's `read`. */
+function sessionRecords(read: (file: string, sessionId: string) => Promise<readonly unknown[]>): PositionedSource['read'] {
+  return async (e) => {
+    const records = await read(e.file, e.sessionId);
+    return records.length ? { records, header: 0 } : undefined;
+  };
+}
+
 const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   // the composer, then its bubbles as the database holds them (the fields Agent Recall reads)
   cursor: {
@@ -101,20 +109,14 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   },
   // the session, then each message followed by its parts
   opencode: {
-    read: async (e) => {
-      const records = await openCodeSessionRecords(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(openCodeSessionRecords),
     describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
   },
   // Kilo Code's OpenCode-based storage; its legacy task histories are one-line documents (below)
   kilo: {
     handles: (file) => isKiloDb(file) || /[\\/]kilo[\\/]storage[\\/]session[\\/]/.test(file),
-    read: async (e) => {
-      const records = await openCodeSessionRecords(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(openCodeSessionRecords),
     describe: (e) => `Kilo Code session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The Kilo Code session ${e.sessionId} is no longer in ${e.file}`,
   },
@@ -122,10 +124,7 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   // exchanges by their lines
   kiro: {
     handles: (file) => path.basename(file) === KIRO_DB_NAME || isKiroIdeSession(file),
-    read: async (e) => {
-      const records = isKiroIdeSession(e.file) ? await readKiroIdeSession(e.file) : await readKiroConversation(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords((file, id) => (isKiroIdeSession(file) ? readKiroIdeSession(file) : readKiroConversation(file, id))),
     describe: (e) =>
       isKiroIdeSession(e.file)
         ? `Kiro session ${e.sessionId}: the session and its history entries with their executions (as Agent Recall reads them)`
@@ -134,29 +133,20 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   },
   // the thread's row, then each element of its messages, decompressed
   zed: {
-    read: async (e) => {
-      const records = await readZedThread(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readZedThread),
     describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
     gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
   },
   // the session, then its messages (the fields Agent Recall reads)
   goose: {
     handles: isGooseDatabase,
-    read: async (e) => {
-      const records = await readGooseSession(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readGooseSession),
     describe: (e) => `Goose session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
     gone: (e) => `The Goose session ${e.sessionId} is no longer in ${e.file}`,
   },
   crush: {
     handles: isCrushDatabase,
-    read: async (e) => {
-      const records = await readCrushSession(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readCrushSession),
     describe: (e) => `Crush session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
     gone: (e) => `The Crush session ${e.sessionId} is no longer in ${e.file}`,
   },
