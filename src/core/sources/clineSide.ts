@@ -15,7 +15,6 @@ import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 export const UI_MESSAGES = 'ui_messages.json';
 export const TASK_METADATA = 'task_metadata.json';
 
-
 /** The `tool` values of a UI tool message that act on one file, and how. */
 const UI_TOOLS: Record<string, TouchKind> = {
   readFile: 'read',

@@ -68,7 +68,7 @@ export function isoFromAny(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Unix seconds (Goose, Crush) as ISO 8601; a value that large is taken for milliseconds (a writer that used them). */
+/** Unix seconds (Goose, Crush, Kiro CLI prompts) as ISO 8601; a value past 1e11 is taken for milliseconds (a writer that used them). */
 export function isoFromUnixSeconds(v: unknown): string | undefined {
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined;
   const ms = v > 1e11 ? v : v * 1000;
