@@ -82,6 +82,13 @@ test('Factory Droid: session_start then Anthropic-shaped messages; Droid\'s remi
   assert.equal(conv!.messages[7]!.text, 'Run the pantry tests.', 'a string content is the text');
 });
 
+test('Factory Droid: a line that is not JSON (cut short, damaged) is counted where it stands and the session read past it', async () => {
+  const damaged = [...LINES.slice(0, 8), '{"type":"message","id":"a9","message":{"role":"assis', ...LINES.slice(9)];
+  const out = await parseFile(await session(tempDir('droid-'), damaged));
+  assert.deepEqual(out.skipped, [{ line: 9, reason: 'malformed-json' }]);
+  assert.deepEqual(out.conversations[0]!.messages.map((m) => m.uuid), ['u1#context', 'u1', 'a1', 'u2#results', 'a2', 'u3#results', 'a3', 'u4', 'a4', 'u5#results', 'a5']);
+});
+
 test('Factory Droid: exchanges dated by their messages, with the files Read (its lines), Edit and Create touched', async () => {
   const [conv] = (await parseFile(await session(tempDir('droid-')))).conversations;
   const { exchanges, dropped } = segmentConversation(conv!, { ...segment, workspaceRoot: LARDER });

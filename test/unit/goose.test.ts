@@ -9,7 +9,7 @@ import { defaultGooseRoots } from '../../src/core/sources/agentRoots';
 import { type DiscoverOptions, discoverSources } from '../../src/core/sources/discover';
 import { gooseDbAdapter, gooseLegacyAdapter } from '../../src/core/sources/goose';
 import { segmentConversation } from '../../src/core/segment';
-import type { Db } from '../../src/core/store/db';
+import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
 import { addGooseMessage, buildGooseDb, type GooseMessage, insertGooseSession, text, toolRequest, toolResponse } from './gooseFixture';
 import { tempDir } from './helpers';
@@ -144,6 +144,20 @@ test('Goose database: discovered by its layout, one source of every project, the
     assert.deepEqual((await store.stats()).skippedLines, { 'malformed-json': 1, 'unknown-record': 1 }, 'the damaged row and the unknown block are counted');
   } finally {
     await store.close();
+    await db.close();
+  }
+});
+
+test('Goose database: one Goose has only begun to create (no tables yet) holds nothing and fails nothing', async () => {
+  const file = path.join(tempDir('goose-'), 'goose', 'sessions', 'sessions.db');
+  await mkdir(path.dirname(file), { recursive: true });
+  const db = await Db.open(file);
+  try {
+    await db.exec('PRAGMA journal_mode = WAL; CREATE TABLE schema_version (version INTEGER PRIMARY KEY)');
+    assert.deepEqual(await gooseDbAdapter.recordGroups!.fingerprints(file), new Map());
+    assert.deepEqual(await gooseDbAdapter.recordGroups!.read(file), []);
+    assert.deepEqual(await gooseDbAdapter.readRecords!(file), []);
+  } finally {
     await db.close();
   }
 });
