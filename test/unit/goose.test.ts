@@ -277,6 +277,28 @@ test('Goose: a legacy file outside Goose\'s folder is known by its metadata line
   }
 });
 
+test("Goose: the newer developer tools' files by their names, `read`'s lines counted from 0", () => {
+  const messages: GooseMessage[] = [
+    { role: 'user', created: T0, content: [text('Which of the pantry checks in src/pantry/expiry.ts still compare days of the month instead of whole dates?')] },
+    {
+      role: 'assistant', created: T0 + 4,
+      content: [
+        toolRequest('r1', 'developer__read', { path: FILE, offset: 9, limit: 20 }),
+        toolRequest('w1', 'developer__write', { path: `${LARDER}/src/pantry/days.ts`, content: 'export const DAY_MS = 86_400_000;\n' }),
+      ],
+    },
+    { role: 'user', created: T0 + 5, content: [toolResponse('r1', [{ type: 'text', text: 'isFresh, isStale' }]), toolResponse('w1', [{ type: 'text', text: 'written' }])] },
+    { role: 'assistant', created: T0 + 9, content: [text('isFresh and isStale both compared getDate(); both now use whole days from src/pantry/days.ts.')] },
+  ];
+  const lines = legacyFile(messages).split('\n').slice(0, -1).map((t, i) => ({ text: t, line: i + 1, offset: 0, bytes: t.length + 1 }));
+  const [conv] = gooseLegacyAdapter.parse({ file: '/x/goose/sessions/20260301_9.jsonl', lines }).conversations;
+  const { exchanges } = segmentConversation(conv!, { ...segment, workspaceRoot: LARDER });
+  assert.deepEqual(exchanges[0]!.filesTouched, [
+    { path: 'src/pantry/days.ts', how: 'write' },
+    { path: 'src/pantry/expiry.ts', how: 'read', lines: [{ start: 10, end: 29 }] },
+  ]);
+});
+
 test("Goose's sessions folder: XDG data on Linux and macOS, Block\\goose\\data on Windows, GOOSE_PATH_ROOT over both", () => {
   assert.deepEqual(defaultGooseRoots({ XDG_DATA_HOME: '/x/data' }, 'linux'), ['/x/data/goose/sessions']);
   assert.deepEqual(defaultGooseRoots({}, 'darwin'), [path.join(os.homedir(), '.local', 'share', 'goose', 'sessions')]);

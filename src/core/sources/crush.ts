@@ -3,7 +3,7 @@ import type { Conversation, ConversationMeta, Message, MessageKind, ToolCall, To
 import { arr, jsonOrUndefined, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { crushFingerprints, readCrushGroups } from './crushDb';
 import { readSideFile, recordLines, type SourceLine } from './lines';
-import { hasContent, isoFromUnixSeconds, parseToolArguments, spanMessage } from './message';
+import { hasContent, isoFromUnixSeconds, linesFromZeroOffset, parseToolArguments, spanMessage } from './message';
 
 /**
  * Crush (charmbracelet/crush): one SQLite database per project, `<project>/.crush/crush.db` (crushDb.ts); a
@@ -189,9 +189,7 @@ function toolCall(data: JsonRecord): ToolCall {
   const name = str(data['name']) ?? 'unknown';
   const input = parseToolArguments(data['input']);
   const args = obj(input);
-  const offset = num(args?.['offset']) ?? 0;
-  const limit = num(args?.['limit']);
-  const lines = name === 'view' && limit !== undefined && limit > 0 ? [{ start: offset + 1, end: offset + limit }] : undefined;
+  const lines = name === 'view' ? linesFromZeroOffset(num(args?.['offset']), num(args?.['limit'])) : undefined;
   return { ...(id ? { id } : {}), name, input, ...(lines ? { lines } : {}) };
 }
 

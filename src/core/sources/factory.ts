@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } from '../model';
 import { arr, headRecords, jsonOrUndefined, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, newMessage } from './message';
+import { appendText, hasContent, linesFromZeroOffset, newMessage } from './message';
 
 /**
  * Factory Droid (factory.ai's `droid`; its source is not public, so this follows other projects' readers, one of
@@ -165,9 +165,7 @@ function toolCall(block: JsonRecord): ToolCall {
   const name = str(block['name']) ?? 'unknown';
   const input = block['input'];
   const args = obj(input);
-  const offset = num(args?.['offset']) ?? 0;
-  const limit = num(args?.['limit']);
-  const lines = name === 'Read' && limit !== undefined && limit > 0 ? [{ start: offset + 1, end: offset + limit }] : undefined;
+  const lines = name === 'Read' ? linesFromZeroOffset(num(args?.['offset']), num(args?.['limit'])) : undefined;
   return { ...(id ? { id } : {}), name, input, ...(lines ? { lines } : {}) };
 }
 

@@ -4,7 +4,7 @@ import type { Conversation, ConversationMeta, LineRange, Message, MessageKind, R
 import { arr, headRecords, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { gooseFingerprints, MAX_RESULT_CHARS, readGooseGroups } from './gooseDb';
 import { recordLines, type SourceLine } from './lines';
-import { appendText, hasContent, isoFromUnixSeconds, spanMessage } from './message';
+import { appendText, hasContent, isoFromUnixSeconds, linesFromZeroOffset, spanMessage } from './message';
 
 /**
  * Goose (block/goose), in its sessions folder `<data>/sessions/` (data: `$XDG_DATA_HOME/goose` or
@@ -247,32 +247,28 @@ function touchesOf(name: string, args: JsonRecord | undefined): RecordedTouch[] 
   const tool = name.includes('__') ? name.slice(name.lastIndexOf('__') + 2) : name;
   const command = tool === 'text_editor' ? str(args!['command']) : tool;
   if (command === 'view') return [{ path: file, how: 'read', ...lines(viewRange(args!['view_range'])) }];
-  if (command === 'read') return [{ path: file, how: 'read', ...lines(readRange(num(args!['offset']), num(args!['limit']))) }];
+  if (command === 'read') return [{ path: file, how: 'read', ...lines(linesFromZeroOffset(num(args!['offset']), num(args!['limit']))) }];
   if (command === 'write') return [{ path: file, how: 'write' }];
   if (command === 'insert') return [{ path: file, how: 'edit', ...lines(insertedLines(num(args!['insert_line']), str(args!['new_str']))) }];
   if (command === 'str_replace' || command === 'undo_edit' || command === 'edit') return [{ path: file, how: 'edit' }];
   return [];
 }
 
-function lines(range: LineRange | undefined): { lines?: LineRange[] } {
-  return range ? { lines: [range] } : {};
+function lines(ranges: LineRange[] | undefined): { lines?: LineRange[] } {
+  return ranges ? { lines: ranges } : {};
 }
 
 /** `[first, last]`, 1-based; a last of -1 reads to the end, which is no known line. */
-function viewRange(v: unknown): LineRange | undefined {
+function viewRange(v: unknown): LineRange[] | undefined {
   const [start, end] = arr(v);
-  return typeof start === 'number' && typeof end === 'number' && end >= start && start >= 1 ? { start, end } : undefined;
-}
-
-function readRange(offset: number | undefined, limit: number | undefined): LineRange | undefined {
-  return limit !== undefined && limit > 0 ? { start: (offset ?? 0) + 1, end: (offset ?? 0) + limit } : undefined;
+  return typeof start === 'number' && typeof end === 'number' && end >= start && start >= 1 ? [{ start, end }] : undefined;
 }
 
 /** The lines `text` takes once inserted after line `after` (0: at the top). */
-function insertedLines(after: number | undefined, text: string | undefined): LineRange | undefined {
+function insertedLines(after: number | undefined, text: string | undefined): LineRange[] | undefined {
   if (after === undefined || after < 0 || !text) return undefined;
   const count = text.replace(/\n$/, '').split('\n').length;
-  return { start: after + 1, end: after + count };
+  return [{ start: after + 1, end: after + count }];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Message, MessageKind } from '../model';
+import type { LineRange, Message, MessageKind } from '../model';
 import type { SourceLine } from './lines';
 
 /** A new message starting (and, until widened, ending) at `first`; role follows from the kind. */
@@ -84,4 +84,9 @@ export function parseToolArguments(args: unknown): unknown {
   } catch {
     return args;
   }
+}
+
+/** The lines a read tool names by an `offset` counted from 0 and a `limit` (Crush's `view`, Droid's `Read`, Goose's `read`). */
+export function linesFromZeroOffset(offset: number | undefined, limit: number | undefined): LineRange[] | undefined {
+  return limit !== undefined && limit > 0 ? [{ start: (offset ?? 0) + 1, end: (offset ?? 0) + limit }] : undefined;
 }
