@@ -68,7 +68,7 @@ function main() {
   writeFileSync(ignoreFile, `${readFileSync(join(ROOT, '.vscodeignore'), 'utf8').trimEnd()}\n# native pieces for ${target} (scripts/package.mjs)\n${nativeLines(target).join('\n')}\n`);
   const out = join(ROOT, '.cache', `agent-recall-${target}.vsix`);
   const vsce = join(ROOT, 'node_modules/@vscode/vsce/vsce');
-  const r = spawnSync(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--allow-missing-repository', '--out', out], {
+  const r = spawnSync(process.execPath, [vsce, 'package', '--target', target, '--ignoreFile', ignoreFile, '--out', out], {
     cwd: ROOT,
     stdio: 'inherit',
   });

@@ -12,7 +12,7 @@ export type ViewerRequest =
   | { readonly type: 'step'; readonly direction: 'previous' | 'next' }
   | { readonly type: 'openRaw' }
   | { readonly type: 'openFile'; readonly path: string }
-  /** An http(s) link the user clicked; the host checks the scheme again and lets VS Code ask before opening. */
+  /** An http(s) link the user clicked; the host checks it again and asks the user, showing its whole URL. */
   | { readonly type: 'openLink'; readonly href: string };
 
 // host -> webview
@@ -36,15 +36,5 @@ export function isViewerRequest(m: unknown): m is ViewerRequest {
       return typeof r['href'] === 'string';
     default:
       return false;
-  }
-}
-
-/** Only http(s) links leave the viewer; everything else in a transcript (command:, vscode:, file:, javascript:) is text. */
-export function isWebLink(href: string): boolean {
-  try {
-    const u = new URL(href);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
   }
 }

@@ -184,8 +184,8 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   for (const p of c.snippet) snippet.append(p.mark ? el('mark', {}, p.text) : document.createTextNode(p.text));
   const files = el('div', { class: 'files' });
   for (const f of c.files) {
-    files.append(button([icon('file'), f.lines ? `${f.path}:${f.lines}` : f.path], () => openFile(c, f.path), {
-      class: 'file', title: `Open ${f.path}${f.lines ? ` at lines ${f.lines}` : ''} (${f.how})`,
+    files.append(button([icon('file'), f.lines ? `${f.label}:${f.lines}` : f.label], () => openFile(c, f.path), {
+      class: 'file', title: `Open ${f.label}${f.lines ? ` at lines ${f.lines}` : ''} (${f.how})`,
     }));
   }
   const rooms = el('div', { class: 'rooms' });

@@ -9,8 +9,8 @@ import type Token from 'markdown-it/lib/token.mjs';
 import type { ExchangeView, Turn, ViewerMessage, ViewerRequest } from '../src/viewerProtocol';
 import { button, el, icon } from './dom';
 
-/** Only http(s) links with a host become links. The host checks again before opening (isWebLink in
- *  viewerProtocol.ts); this side keeps its own copy because no code crosses from the host into the webview. */
+/** Only http(s) links with a host become links. The host checks again and asks before opening (linkTarget in
+ *  core/linkTarget.ts); this side keeps its own check because no code crosses from the host into the webview. */
 function isWebLink(href: string): boolean {
   try {
     const u = new URL(href);
@@ -23,8 +23,10 @@ function isWebLink(href: string): boolean {
 declare function acquireVsCodeApi(): { postMessage(m: ViewerRequest): void; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
-// html: false turns every tag into text; linkify finds bare URLs (they are filtered like any link below)
+// html: false turns every tag into text; linkify finds bare URLs that say their scheme (they are filtered
+// like any link below): only http(s)://, never a word that looks like a domain (`hello.py` is not http://hello.py)
 const markdown = new MarkdownIt({ html: false, linkify: true });
+markdown.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false }).add('ftp:', null).add('mailto:', null).add('//', null);
 
 // --- Markdown tokens -> DOM ----------------------------------------------------------------------------
 
@@ -106,7 +108,7 @@ function renderInline(tokens: readonly Token[], root: HTMLElement): void {
   }
 }
 
-/** An http(s) link: the host opens it (VS Code asks first for untrusted domains); its title is the full URL. */
+/** An http(s) link: the host opens it once the user confirmed its whole URL; its title is the full URL. */
 function webLink(href: string): HTMLAnchorElement {
   const a = el('a', { href: '#', title: href, 'data-target': href });
   a.addEventListener('click', (ev) => {
@@ -184,8 +186,8 @@ function render(v: ExchangeView): void {
   if (v.files.length) {
     const files = el('div', { class: 'files' }, 'Files: ');
     for (const f of v.files) {
-      files.append(button([icon('file'), f.lines ? `${f.path}:${f.lines}` : f.path], () => vscode.postMessage({ type: 'openFile', path: f.path }), {
-        class: `file ${f.how}`, title: `${f.how}${f.lines ? ` at lines ${f.lines}` : ''}: open ${f.path}`,
+      files.append(button([icon('file'), f.lines ? `${f.label}:${f.lines}` : f.label], () => vscode.postMessage({ type: 'openFile', path: f.path }), {
+        class: `file ${f.how}`, title: `${f.how}${f.lines ? ` at lines ${f.lines}` : ''}: open ${f.label}`,
       }));
     }
     parts.push(files);

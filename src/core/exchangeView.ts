@@ -4,17 +4,21 @@ import { AGENT_NAMES, type AgentKind, type DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
 import { approximateDate, relativeDate } from './time';
+import { visible } from './visible';
 
 /**
  * What the exchange viewer shows, already shaped for reading: a title a person recognises, a readable
  * date (and whether it is approximate), the turns as a conversation and the distilled object as a small
- * card. Transcript text stays raw here: the viewer's webview tokenizes it as Markdown and builds text nodes,
- * so nothing in it is ever markup.
+ * card. Transcript text keeps its Markdown here (the viewer's webview tokenizes it and builds text nodes, so
+ * nothing in it is ever markup) and has its hidden characters shown (visible.ts); paths a click sends back
+ * stay as stored.
  */
 export interface ExchangeView {
   readonly exchangeId: string;
   /** The conversation's title, else the distilled core, else the prompt's first line. */
   readonly title: string;
+  /** The title cut to fit an editor tab. */
+  readonly tab: string;
   /** "Sat 3 Oct 2026, 10:12 UTC", or "unknown date". */
   readonly date: string;
   /** "2 months ago". */
@@ -34,7 +38,8 @@ export interface ExchangeView {
   /** The same conversation saved in other files too (one memory, every place it was found). */
   readonly copies: readonly string[];
   readonly card?: DistilledCard;
-  readonly files: ReadonlyArray<{ readonly path: string; readonly how: string; readonly lines?: string }>;
+  /** `path` as stored (what a click opens), `label` as shown. */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly label: string; readonly how: string; readonly lines?: string }>;
   readonly turns: readonly Turn[];
 }
 
@@ -61,35 +66,36 @@ export function readableDate(iso: string | undefined): string {
 }
 
 export function exchangeView(e: StoredExchange, distilled?: DistilledView, neighbours?: Neighbours, now = Date.now()): ExchangeView {
-  const title = e.title?.trim() || headline({ ...(distilled ? { core: distilled.exchangeCore } : {}), prompt: e.prompt }, 160);
+  const named = e.title?.trim() ? { prompt: e.title } : { ...(distilled ? { core: distilled.exchangeCore } : {}), prompt: e.prompt };
   const approximate = e.startedAt ? approximateDate(e.datePrecision) : '';
   return {
     exchangeId: e.exchangeId,
-    title,
+    title: headline(named, 160),
+    tab: headline(named, 40),
     date: readableDate(e.startedAt),
     when: relativeDate(e.startedAt, now),
     ...(approximate ? { approximate } : {}),
     agent: e.agent,
     agentName: AGENT_NAMES[e.agent],
-    session: `${e.sessionId}${e.gitBranch ? ` on branch ${e.gitBranch}` : ''}${e.isSubagent ? ' (subagent)' : ''}`,
+    session: visible(`${e.sessionId}${e.gitBranch ? ` on branch ${e.gitBranch}` : ''}${e.isSubagent ? ' (subagent)' : ''}`),
     ...(neighbours && neighbours.total > 1 ? { position: `exchange ${neighbours.position} of ${neighbours.total}` } : {}),
     ...(neighbours?.previous ? { previous: neighbours.previous } : {}),
     ...(neighbours?.next ? { next: neighbours.next } : {}),
-    transcript: `${e.file}, lines ${e.lineStart}–${e.lineEnd}`,
-    copies: (e.copies ?? []).map((c) => `${c.file}, lines ${c.lineStart}–${c.lineEnd}`),
+    transcript: `${visible(e.file)}, lines ${e.lineStart}–${e.lineEnd}`,
+    copies: (e.copies ?? []).map((c) => `${visible(c.file)}, lines ${c.lineStart}–${c.lineEnd}`),
     ...(distilled
       ? {
           card: {
-            core: distilled.exchangeCore,
-            ...(distilled.specificContext ? { context: distilled.specificContext } : {}),
-            rooms: distilled.rooms.map((r) => r.label),
+            core: visible(distilled.exchangeCore, { lines: true }),
+            ...(distilled.specificContext ? { context: visible(distilled.specificContext, { lines: true }) } : {}),
+            rooms: distilled.rooms.map((r) => visible(r.label)),
             distiller: `${distilled.distiller}${distilled.model ? ` / ${distilled.model}` : ''}`,
           },
         }
       : {}),
-    files: e.filesTouched.map((f) => ({ path: f.path, how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
+    files: e.filesTouched.map((f) => ({ path: f.path, label: visible(f.path), how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
     turns: parseVerbatim(e.verbatim)
       .filter((b) => b.kind === 'tools' || b.text.trim())
-      .map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines } : { kind: b.kind, text: b.text })),
+      .map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines.map((l) => visible(l, { lines: true })) } : { kind: b.kind, text: visible(b.text, { lines: true }) })),
   };
 }

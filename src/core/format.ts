@@ -1,14 +1,17 @@
 import type { LineRange } from './model';
+import { visible } from './visible';
 
 /** How an exchange and its touched lines are written wherever they are listed (panel, trees, hovers, viewer). */
 
 /**
  * The one-line title of an exchange wherever it is listed: the distilled core, else the prompt's first
- * line, cut to `max` characters.
+ * line, cut to `max` characters (never inside a surrogate pair), its hidden characters shown (visible.ts).
  */
 export function headline(e: { readonly core?: string | undefined; readonly prompt: string }, max = 200): string {
-  const text = (e.core ?? e.prompt).trim().split('\n')[0] || '(continuation of a long exchange)';
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  const text = (e.core ?? e.prompt).trim().split(/\r?\n/)[0] || '(continuation of a long exchange)';
+  if (text.length <= max) return visible(text);
+  const cut = /[\uD800-\uDBFF]/.test(text[max - 2]!) ? max - 2 : max - 1;
+  return `${visible(text.slice(0, cut))}…`;
 }
 
 /** Headlines in trees and hovers, which are narrower than the recall panel. */

@@ -231,7 +231,7 @@ async function writeSources(
   const reads = new Map<number, Promise<{ read: SourceRead | 'unchanged' } | { err: unknown }>>();
   const startRead = (i: number): void => {
     const src = sources[i];
-    if (src) reads.set(i, readSource(src.path, known.get(src.path), src.adapter).then((read) => ({ read }), (err: unknown) => ({ err })));
+    if (src) reads.set(i, readSource(src.path, known.get(src.path), src.adapter, src.project).then((read) => ({ read }), (err: unknown) => ({ err })));
   };
   for (let i = 0; i < READ_AHEAD; i++) startRead(i);
   for (const [i, src] of sources.entries()) {
@@ -285,7 +285,7 @@ export async function indexSource(
   segment: SegmentOptions,
   project?: string,
 ): Promise<'unchanged' | { bytes: number; inserted: number; duplicates: number }> {
-  const read = await readSource(file, await store.getSource(file), adapter);
+  const read = await readSource(file, await store.getSource(file), adapter, project);
   if (read === 'unchanged') return 'unchanged';
   const prepared = prepareSource(file, adapter, segment, read, project);
   return { bytes: prepared.bytes, ...(await store.writeParse(prepared.write)) };
@@ -393,7 +393,7 @@ interface SourceRead {
  * Reads what changed in one source through one handle, held only while reading; the hashes come from the
  * bytes read when those cover the hashed range.
  */
-async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
+async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
@@ -401,7 +401,10 @@ async function readSource(file: string, prev: SourceState | undefined, adapter: 
     const sideNames = sideFileNames(adapter, file);
     let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-    const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
+    // a conversation whose project was found beside it only since (Junie's index line written after its first events) is
+    // read whole again, so its earlier exchanges are tied to that project too
+    const projectFound = project !== undefined && prev?.resumeMeta !== undefined && prev.resumeMeta.project === undefined;
+    const resumed = prev && !projectFound && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
     const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
     const fromLine = resumed?.resumeLine ?? (replay ? prev!.nextLine : 1);

@@ -251,8 +251,8 @@ export class Memory {
   }
 
   /**
-   * "Open raw" for an exchange whose file's lines do not place it (a one-line JSON document, Cursor's
-   * database): its records pretty-printed, with the exchange's lines; undefined: open the file at its lines.
+   * "Open raw": the exchange's source as inert text (its file's, or its records pretty-printed where the file's
+   * lines do not place it) with the exchange's lines; undefined when the exchange is not in the index.
    */
   async rawView(exchangeId: string): Promise<RawView | undefined> {
     const e = await this.store.getExchange(exchangeId);

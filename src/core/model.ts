@@ -8,7 +8,8 @@ export type AgentKind =
   | 'continue' | 'opencode' | 'cursor'
   | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
   | 'kilo' | 'kiro' | 'zed'
-  | 'goose' | 'crush' | 'factory-droid';
+  | 'goose' | 'crush' | 'factory-droid'
+  | 'trae' | 'openhands' | 'kimi' | 'warp' | 'antigravity' | 'junie';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
@@ -16,6 +17,7 @@ export const AGENT_KINDS: readonly AgentKind[] = [
   'copilot-cli', 'qwen-code', 'amp', 'pi',
   'kilo', 'kiro', 'zed',
   'goose', 'crush', 'factory-droid',
+  'trae', 'openhands', 'kimi', 'warp', 'antigravity', 'junie',
 ];
 
 /** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
@@ -25,6 +27,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
   kilo: 'Kilo Code', kiro: 'Kiro', zed: 'Zed',
   goose: 'Goose', crush: 'Crush', 'factory-droid': 'Factory Droid',
+  trae: 'Trae', openhands: 'OpenHands', kimi: 'Kimi Code', warp: 'Warp', antigravity: 'Antigravity', junie: 'Junie',
 };
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { RecallError } from './errors';
 import type { AgentKind } from './model';
+import { rawFileText } from './rawFile';
 import { obj, shortenStringsPast } from './sources/adapter';
 import { isCrushDatabase } from './sources/crush';
 import { readCrushSession } from './sources/crushDb';
@@ -13,21 +14,27 @@ import { readKiroConversation } from './sources/kiroDb';
 import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
 import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readConversation } from './sources/openHands';
+import { readTraeSession } from './sources/traeDb';
+import { readWarpConversation } from './sources/warp';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
+import { visible } from './visible';
 
 /**
- * "Open raw" where a source's lines do not place an exchange: a one-line JSON document (Cline's history:
- * every exchange is on line 1), Cursor's, Goose's or Crush's database rows, an OpenCode or Kilo Code session (its
- * session, message and part files, or its database rows), a Zed thread's row, a Kiro CLI conversation's row or a
- * Kiro IDE session with its execution logs. The raw view is a read-only document of the
- * source's records, pretty-printed, with the exchange's records as the lines to reveal. Everything else is
- * opened as the file itself at the exchange's lines.
+ * "Open raw": an exchange's source as text, with the exchange's lines to select, for a read-only document
+ * that makes nothing in it a link or a command. Where the file's lines place the exchange (JSONL, Markdown
+ * exports, pretty-printed JSON) it is the file's text (rawFile.ts); where they do not, the source's records
+ * pretty-printed: a one-line JSON document (Cline's history: every exchange is on line 1), Cursor's, Goose's or Crush's
+ * database rows, an OpenCode or Kilo Code session (its session, message and part files, or its database rows), a Zed
+ * thread's row, a Kiro CLI conversation's row or a Kiro IDE session with its execution logs. Hidden
+ * characters are written out (visible.ts): a bidirectional control cannot reorder what is shown, and a line
+ * or paragraph separator neither breaks a line the file does not break nor makes the editor offer to remove it.
  */
 
 export interface RawView {
-  /** The records, pretty-printed (JSON with a comment line naming where they come from). */
+  /** The text to show: the file's, or its records pretty-printed under a comment line naming where they come from. */
   readonly text: string;
   /** 1-based inclusive lines of the exchange's records in `text`. */
   readonly lineStart: number;
@@ -46,10 +53,22 @@ export interface RawLocator {
   readonly nextByteStart?: number;
 }
 
-/** The raw view of an exchange, or undefined when its file's lines place it (open the file itself). */
-export async function rawView(e: RawLocator): Promise<RawView | undefined> {
+/** The raw view of an exchange; a clear error when its source is gone. */
+export async function rawView(e: RawLocator): Promise<RawView> {
   const positioned = POSITIONED[e.agent];
-  if (positioned && (positioned.handles?.(e.file) ?? true)) return positionedView(e, positioned);
+  try {
+    const view = positioned && (positioned.handles?.(e.file) ?? true)
+      ? await positionedView(e, positioned)
+      : ((await recordsView(e)) ?? (await rawFileText(e)));
+    return { ...view, text: visible(view.text, { lines: true }) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw new RecallError('source-unreadable', `The transcript ${e.file} no longer exists; its exchanges stay in the index.`, { cause: err });
+  }
+}
+
+/** A one-line JSON document's records, pretty-printed; undefined when the file's own lines place the exchange. */
+async function recordsView(e: RawLocator): Promise<RawView | undefined> {
   const adapter = ADAPTERS.find((a) => a.agent === e.agent && a.recordsPath && a.matchesPath(e.file));
   if (!adapter?.recordsPath) return undefined;
   const lines = splitLines(Buffer.from(await readSideFile(e.file)), 0, 1, { holdBackPartial: false, shortenStringsPast: shortenStringsPast(adapter) }).lines;
@@ -149,6 +168,27 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     read: sessionRecords(readCrushSession),
     describe: (e) => `Crush session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
     gone: (e) => `The Crush session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the session's entry in the storage value, then each of its messages
+  trae: {
+    read: sessionRecords(readTraeSession),
+    describe: (e) => `Trae session ${e.sessionId}: its entry and its messages (as Agent Recall reads them)`,
+    gone: (e) => `The Trae session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the conversation's state, then each of its event files
+  openhands: {
+    read: async (e) => {
+      const records = await readConversation(e.file).catch(() => []);
+      return records.length > 1 ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `OpenHands conversation ${e.sessionId}: its state and its events (as Agent Recall reads them)`,
+    gone: (e) => `The OpenHands conversation ${e.sessionId} is no longer in ${path.dirname(e.file)}`,
+  },
+  // the conversation, then each of its prompts' rows (Warp keeps no answers there)
+  warp: {
+    read: sessionRecords(readWarpConversation),
+    describe: (e) => `Warp conversation ${e.sessionId}: its prompts' rows (as Agent Recall reads them)`,
+    gone: (e) => `The Warp conversation ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

@@ -4,6 +4,7 @@ import type { Hit, SearchFilters, SearchResult } from './search/types';
 import type { ExchangeListing } from './store/browse';
 import { formatLineRanges, headline } from './format';
 import { approximateDate, relativeDate, shortDate } from './time';
+import { visible } from './visible';
 
 /**
  * A recall session (DESIGN.md "Recall"): the user describes a vague memory, recognises the exchange among
@@ -35,13 +36,19 @@ export interface SnippetPart {
 }
 
 export interface CandidateFile {
+  /** The path as stored: what a click asks the host to open. */
   readonly path: string;
+  /** The path as shown, its hidden characters visible (visible.ts). */
+  readonly label: string;
   readonly how: string;
   /** "12–18" when the transcript recorded the touched lines. */
   readonly lines?: string;
 }
 
-/** One recall candidate, already shaped for display (views format nothing). */
+/**
+ * One recall candidate, already shaped for display (views format nothing): every text from a transcript
+ * has its hidden characters shown (visible.ts); ids and paths a click sends back stay as stored.
+ */
 export interface Candidate {
   readonly exchangeId: string;
   /** The distilled core, or the prompt when the exchange is not distilled yet. */
@@ -136,9 +143,9 @@ export function recentCandidate(l: ExchangeListing, now = Date.now()): Candidate
   return {
     exchangeId: l.exchangeId,
     headline: headline(l),
-    ...(l.title ? { title: l.title } : {}),
+    ...(l.title ? { title: visible(l.title) } : {}),
     distilled: l.core !== undefined,
-    ...(l.context ? { context: l.context } : {}),
+    ...(l.context ? { context: visible(l.context, { lines: true }) } : {}),
     when: relativeDate(l.startedAt, now),
     date: shortDate(l.startedAt),
     agent: l.agent,
@@ -196,24 +203,25 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
   return {
     exchangeId: hit.exchangeId,
     headline: headline(hit),
-    ...(hit.title ? { title: hit.title } : {}),
+    ...(hit.title ? { title: visible(hit.title) } : {}),
     distilled: hit.core !== undefined,
-    ...(hit.context ? { context: hit.context } : {}),
+    ...(hit.context ? { context: visible(hit.context, { lines: true }) } : {}),
     when: relativeDate(hit.startedAt, now),
     date: `${shortDate(hit.startedAt)}${approximateDate(hit.datePrecision) ? ' (approx.)' : ''}`,
     agent: hit.agent,
     agentName: AGENT_NAMES[hit.agent],
     files: hit.filesTouched.slice(0, 6).map((f) => ({
       path: f.path,
+      label: visible(f.path),
       how: f.how,
       ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}),
     })),
-    rooms: hit.rooms.map((r) => ({ id: r.id, label: r.label })),
+    rooms: hit.rooms.map((r) => ({ id: r.id, label: visible(r.label) })),
     confidence: hit.confidence,
-    snippet: snippetParts(hit.snippet),
+    snippet: snippetParts(hit.snippet).map((p) => ({ ...p, text: visible(p.text, { lines: true }) })),
     why: whyMatched(hit),
     ...(hit.more > 0 ? { more: { count: hit.more, conversation: { id: hit.conversationId, label: conversationLabel(hit.title, hit.firstPrompt) } } } : {}),
-    ...(hit.copies.length > 0 ? { savedIn: hit.copies.map((c) => `${c.file}, lines ${c.lineStart}–${c.lineEnd}`) } : {}),
+    ...(hit.copies.length > 0 ? { savedIn: hit.copies.map((c) => `${visible(c.file)}, lines ${c.lineStart}–${c.lineEnd}`) } : {}),
   };
 }
 
@@ -232,6 +240,15 @@ export function refiningTimes(dates: { readonly oldest?: string; readonly newest
     const since = now - TIME_DAYS[t] * 86400_000;
     return newest >= since && oldest < since;
   });
+}
+
+/**
+ * Facets as the panel's chips name them: a room's or a conversation's label is transcript text (its hidden
+ * characters shown); ids and the file path stay as they are, since they filter.
+ */
+export function shownFacets(f: Facets): Facets {
+  const shown = <T extends { readonly label: string }>(n: T): T => ({ ...n, label: visible(n.label) });
+  return { ...f, ...(f.room ? { room: shown(f.room) } : {}), ...(f.like ? { like: shown(f.like) } : {}), ...(f.conversation ? { conversation: shown(f.conversation) } : {}) };
 }
 
 /** The facets as search filters. */

@@ -55,9 +55,12 @@ export class AgentCodeLens extends Disposable implements vscode.CodeLensProvider
   }
 }
 
-/** A lens title draws `$(name)` as an icon: transcript text keeps its characters (a zero-width space after `$`). */
+/**
+ * Lens titles and quick-pick labels draw `$(name)` as an icon: transcript text keeps its characters (VS Code
+ * draws an escaped `\$(name)` as the text `$(name)`; a zero-width space would be a hidden character of our own).
+ */
 function withoutIcons(text: string): string {
-  return text.replace(/\$\(/g, '$\u200b(');
+  return text.replace(/\$\(/g, '\\$(');
 }
 
 function openCommand(title: string, entries: readonly FileHistoryEntry[]): vscode.Command {
@@ -96,7 +99,7 @@ export async function openExchanges(ids: unknown, listings: (ids: string[]) => P
     return;
   }
   const items = (await listings(ids as string[])).map((e) => ({
-    label: headline(e, NARROW_HEADLINE),
+    label: withoutIcons(headline(e, NARROW_HEADLINE)),
     description: `${e.startedAt?.slice(0, 10) ?? 'unknown date'} · ${AGENT_NAMES[e.agent]}`,
     id: e.exchangeId,
   }));

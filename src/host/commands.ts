@@ -9,6 +9,7 @@ import type { FileHistoryView } from './fileHistoryView';
 import type { IndexService } from './indexService';
 import { log, showError } from './log';
 import { showMemoryForAgent } from './memory';
+import { RawDocuments } from './rawDocuments';
 import type { RecallPanel } from './recallPanel';
 import type { RoomsView } from './roomsView';
 import { chooseSemanticModel } from './semanticSearch';
@@ -39,6 +40,8 @@ export const COMMANDS: Record<string, Handler> = {
   previousExchange: (ctx) => () => ctx.viewer.step('previous'),
   nextExchange: (ctx) => () => ctx.viewer.step('next'),
   openTranscript: (ctx) => (id) => ctx.viewer.openTranscript(typeof id === 'string' ? id : undefined),
+  // from a raw view's title the argument is its URI, from the viewer's nothing (the exchange shown)
+  revealTranscript: (ctx) => (arg) => ctx.viewer.revealTranscript(typeof arg === 'string' ? arg : RawDocuments.exchangeOf(arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri)),
   openTouchedFile: (ctx) => (id, file) => ctx.viewer.openTouchedFile(requireId(id), typeof file === 'string' ? file : undefined),
   showFileHistory: () => () => vscode.commands.executeCommand('agentRecall.fileHistory.focus'),
   sortRoomsByRecency: (ctx) => () => ctx.rooms.setSort('recency'),

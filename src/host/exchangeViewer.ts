@@ -2,11 +2,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { exchangeView } from '../core/exchangeView';
 import type { FileTouch } from '../core/model';
-import { isViewerRequest, isWebLink, type ViewerMessage, type ViewerRequest } from '../viewerProtocol';
+import { visible } from '../core/visible';
+import { isViewerRequest, type ViewerMessage, type ViewerRequest } from '../viewerProtocol';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
-import { log } from './log';
-import { RawDocuments } from './rawDocuments';
+import { log, showError } from './log';
+import { RawDocuments, revealTranscript } from './rawDocuments';
+import { openTranscriptLink } from './transcriptLinks';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
 export const VIEW_TYPE = 'agentRecall.exchange';
@@ -73,15 +75,25 @@ export class ExchangeViewer extends Disposable {
   }
 
   /**
-   * Opens the source transcript with the exchange's line range selected, beside the viewer; where lines do
-   * not place it (a one-line JSON document, Cursor's database), a read-only view of its records instead.
+   * Opens the exchange's source as a read-only raw view (rawDocuments.ts) with its lines selected, beside the
+   * viewer: the transcript's text, or its records pretty-printed where lines do not place the exchange.
    */
   async openTranscript(exchangeId = this.shown): Promise<vscode.TextEditor> {
+    const e = await this.exchangeOrShown(exchangeId);
+    const column = this.panel ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+    return this.raw.open(e.exchangeId, e.file, column);
+  }
+
+  /** Shows the exchange's transcript file where it lives (the Explorer, the system's file manager). */
+  async revealTranscript(exchangeId = this.shown): Promise<void> {
+    await revealTranscript((await this.exchangeOrShown(exchangeId)).file);
+  }
+
+  private async exchangeOrShown(exchangeId: string | undefined): Promise<{ exchangeId: string; file: string }> {
     if (!exchangeId) throw new Error('Open an exchange first.');
     const e = await (await this.index.memory()).exchange(exchangeId);
     if (!e) throw new Error(`The exchange ${exchangeId} is not in the index.`);
-    const column = this.panel ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-    return (await this.raw.open(e.exchangeId, e.file, column)) ?? openAtLines(vscode.Uri.file(e.file), e.lineStart, e.lineEnd, column);
+    return e;
   }
 
   /**
@@ -112,7 +124,7 @@ export class ExchangeViewer extends Disposable {
       const range = touch.lines?.[0];
       return openAtLines(uri, range?.start ?? 1, range?.end ?? range?.start ?? 1, viewColumn);
     }
-    void vscode.window.showInformationMessage(`Agent Recall cannot open the file${gone.length > 1 ? 's' : ''} this exchange touched: ${gone.slice(0, 4).join(', ')}${gone.length > 4 ? ', …' : ''}.`);
+    void vscode.window.showInformationMessage(`Agent Recall cannot open the file${gone.length > 1 ? 's' : ''} this exchange touched: ${visible(gone.slice(0, 4).join(', '))}${gone.length > 4 ? ', …' : ''}.`);
     return undefined;
   }
 
@@ -148,7 +160,7 @@ export class ExchangeViewer extends Disposable {
     }
     const [distilled, neighbours, copies] = await Promise.all([memory.distilled(e.exchangeId), memory.neighbours(e.exchangeId), memory.savedCopies(e)]);
     const view = exchangeView({ ...e, copies }, distilled, neighbours);
-    if (this.panel) this.panel.title = view.title.length > 40 ? `${view.title.slice(0, 39)}…` : view.title;
+    if (this.panel) this.panel.title = view.tab;
     this.post({ type: 'show', view });
   }
 
@@ -160,9 +172,7 @@ export class ExchangeViewer extends Disposable {
     try {
       await this.handle(raw);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      log.error(`Exchange viewer: ${message}`);
-      void vscode.window.showErrorMessage(message);
+      void showError(`Agent Recall: ${err instanceof Error ? err.message : String(err)}`, err);
     }
   }
 
@@ -182,10 +192,8 @@ export class ExchangeViewer extends Disposable {
         if (this.current) await this.openTouchedFile(this.current, m.path, vscode.ViewColumn.Beside);
         return;
       case 'openLink':
-        // checked again here: the webview is not trusted to have filtered it; VS Code asks before opening
-        // a link to a domain the user has not trusted
-        if (isWebLink(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
-        else log.warn(`Exchange viewer: refused to open a non-http(s) link ${m.href.slice(0, 200)}`);
+        // checked again there (the webview is not trusted to have filtered it), and asked about, every one
+        await openTranscriptLink(m.href);
         return;
     }
   }

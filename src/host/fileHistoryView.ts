@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
 import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate, shortDate } from '../core/time';
+import { visible } from '../core/visible';
 import { type FileHistoryIndex, storedPathOf } from './fileHistoryIndex';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES } from '../core/model';
@@ -36,7 +37,7 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     // viewer documents and other non-files keep the last file shown
     if (!p || p === this.current) return;
     this.current = p;
-    this.view.description = p;
+    this.view.description = visible(p);
     this.changed.fire();
     // "Recall About This File" is offered in the command palette once there is a file to recall about
     void vscode.commands.executeCommand('setContext', FILE_SHOWN, true);
@@ -47,9 +48,10 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`, vscode.TreeItemCollapsibleState.None);
     item.description = headline(e, NARROW_HEADLINE);
     const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
-    item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}
+    // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
+    item.tooltip = `${visible(e.core ?? e.prompt, { lines: true })}
 
-${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`);
+${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`;
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;
@@ -63,8 +65,8 @@ ${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`);
     }
     const entries = await this.files.entries(this.current);
     const c = this.files.countOf(this.current);
-    this.view.message = entries.length ? undefined : `No past exchange touched ${this.current}.`;
-    this.view.description = c ? `${this.current} · ${c.count}` : this.current;
+    this.view.message = entries.length ? undefined : `No past exchange touched ${visible(this.current)}.`;
+    this.view.description = c ? `${visible(this.current)} · ${c.count}` : visible(this.current);
     return entries;
   }
 }

@@ -4,6 +4,7 @@ import { escapeInline } from '../core/exchangeMarkdown';
 import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
 import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate } from '../core/time';
+import { visible } from '../core/visible';
 import { type FileHistoryIndex, storedPathOf, touchedText } from './fileHistoryIndex';
 import { AGENT_NAMES } from '../core/model';
 
@@ -26,7 +27,7 @@ export class FileHover implements vscode.HoverProvider {
       const entries = await this.files.entries(named.path, HOVER_LIMIT);
       if (token.isCancellationRequested) return undefined;
       const c = this.files.countOf(named.path);
-      const md = trusted(`**Agent Recall:** \`${escapeCode(named.path)}\` — ${escapeInline(c ? touchedText(c) : 'touched by past exchanges')}\n\n`);
+      const md = trusted(`**Agent Recall:** \`${escapeCode(visible(named.path))}\` — ${escapeInline(c ? touchedText(c) : 'touched by past exchanges')}\n\n`);
       for (const e of entries) md.appendMarkdown(`${entryLine(e)}\n`);
       parts.push(md);
       range = named.range;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { AGENT_KINDS, AGENT_NAMES } from '../core/model';
-import { refiningTimes } from '../core/recall';
+import { refiningTimes, shownFacets } from '../core/recall';
+import { visible } from '../core/visible';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
 import type { ExchangeViewer } from './exchangeViewer';
 import { modelName } from './embedderService';
@@ -44,7 +45,7 @@ export class RecallPanel extends Disposable {
   show(initial?: { text?: string; facets?: Facets }): void {
     if (!this.panel) this.panel = this.create();
     else this.panel.reveal();
-    if (initial) this.post({ type: 'setQuery', text: initial.text ?? '', facets: initial.facets ?? {} });
+    if (initial) this.post({ type: 'setQuery', text: initial.text ?? '', facets: shownFacets(initial.facets ?? {}) });
   }
 
   get isOpen(): boolean {
@@ -131,7 +132,7 @@ export class RecallPanel extends Disposable {
         // only the agents this workspace has exchanges of: a chip that can only empty the list helps nobody
         agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] })),
         times: refiningTimes(s.dates),
-        ...(s.message ? { message: s.message } : {}),
+        ...(s.message ? { message: visible(s.message) } : {}),
         semantic: s.semantic.on ? `on (${modelName(s.semantic.model)})` : s.semantic.loading ? `loading ${modelName(s.semantic.model)}` : `off: ${s.semantic.reason}`,
         ...(example ? { example } : {}),
       },
@@ -143,7 +144,7 @@ export class RecallPanel extends Disposable {
     const rooms = await (await this.index.memory()).rooms('size').catch(() => []);
     const theme = rooms.find((r) => r.type === 'concept' && r.count > 1) ?? rooms.find((r) => r.type === 'concept');
     // the label as people wrote it: lower-casing an identifier (cartTotalCents) makes a word nobody used
-    return theme ? `what did we decide about ${theme.label}` : undefined;
+    return theme ? `what did we decide about ${visible(theme.label)}` : undefined;
   }
 
   private post(m: HostMessage): void {

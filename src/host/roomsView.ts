@@ -3,6 +3,7 @@ import { headline, NARROW_HEADLINE } from '../core/format';
 import type { ExchangeListing, RoomProject, RoomSort, RoomSummary, RoomTypeGroup } from '../core/memory';
 import { AGENT_NAMES, type RoomType } from '../core/model';
 import { relativeDate, shortDate } from '../core/time';
+import { visible } from '../core/visible';
 import type { IndexService } from './indexService';
 import { Disposable } from './lifecycle';
 
@@ -54,7 +55,7 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
 
   setFilter(text: string): void {
     this.filterText = text.trim();
-    this.view.description = this.filterText ? `filter: ${this.filterText}` : undefined;
+    this.view.description = this.filterText ? `filter: ${visible(this.filterText)}` : undefined;
     this.changed.fire();
   }
 
@@ -72,9 +73,10 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
       case 'project': {
         const p = node.project;
         const state = node.first ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-        const item = new vscode.TreeItem(p.label, state);
+        // a project is the folder a transcript recorded: its name is transcript text
+        const item = new vscode.TreeItem(visible(p.label), state);
         item.description = `${rooms(p.rooms)} · ${relativeDate(p.lastAt)}`;
-        item.tooltip = `${p.project ?? 'Exchanges whose agent recorded no project folder'}: ${rooms(p.rooms)}, last ${shortDate(p.lastAt)}`;
+        item.tooltip = `${p.project !== undefined ? visible(p.project) : 'Exchanges whose agent recorded no project folder'}: ${rooms(p.rooms)}, last ${shortDate(p.lastAt)}`;
         item.iconPath = new vscode.ThemeIcon(p.project !== undefined ? 'root-folder' : 'question');
         item.id = `project:${p.project ?? ''}`;
         return item;
@@ -95,10 +97,10 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
       }
       case 'room': {
         const r = node.room;
-        const item = new vscode.TreeItem(r.label, vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(visible(r.label), vscode.TreeItemCollapsibleState.Collapsed);
         item.description = `${r.count} · ${relativeDate(r.lastAt)}`;
-        const also = r.aliases.length ? `\nAlso: ${r.aliases.join(', ')}` : '';
-        item.tooltip = `${r.label} (${r.type}: ${r.key}): ${r.count} exchange${r.count === 1 ? '' : 's'}, last ${shortDate(r.lastAt)}${also}`;
+        const also = r.aliases.length ? `\nAlso: ${r.aliases.map((a) => visible(a)).join(', ')}` : '';
+        item.tooltip = `${visible(r.label)} (${r.type}: ${visible(r.key)}): ${r.count} exchange${r.count === 1 ? '' : 's'}, last ${shortDate(r.lastAt)}${also}`;
         item.contextValue = 'room';
         item.id = `room:${r.id}`;
         return item;
@@ -107,7 +109,8 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
         const e = node.exchange;
         const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
         item.description = `${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`;
-        item.tooltip = new vscode.MarkdownString().appendText(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`);
+        // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
+        item.tooltip = visible(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`, { lines: true });
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
         item.id = `ex:${node.roomId}:${e.exchangeId}`;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { IndexEvent, IndexService } from './indexService';
+import { visible } from '../core/visible';
 import { Disposable } from './lifecycle';
 import { RECALL_KEY } from './statusView';
 
@@ -36,7 +37,7 @@ export class StatusBar extends Disposable {
     const s = e.summary;
     if (state === 'error') {
       this.item.text = '$(error) Agent Recall';
-      this.item.tooltip = `Agent Recall: ${s.message ?? 'indexing failed'}. Click for the index summary.`;
+      this.item.tooltip = `Agent Recall: ${s.message ? visible(s.message) : 'indexing failed'}. Click for the index summary.`;
       return;
     }
     this.item.text = `$(history) Recall: ${s.exchanges} exchange${s.exchanges === 1 ? '' : 's'}`;

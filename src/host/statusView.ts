@@ -4,6 +4,7 @@ import { modelName, type SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES, type AgentKind } from '../core/model';
+import { visible } from '../core/visible';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
 export class StatusViewProvider extends Disposable implements vscode.TreeDataProvider<vscode.TreeItem> {
@@ -20,7 +21,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
   }
 
   async getChildren(parent?: vscode.TreeItem): Promise<vscode.TreeItem[]> {
-    if (parent) return [];
+    if (parent) return parent instanceof TotalItem ? parent.agents : [];
     if (this.index.currentState === 'no-workspace') {
       return [item('Open a folder to index its agent transcripts', 'info')];
     }
@@ -50,20 +51,36 @@ function unreadable(s: IndexSummary): vscode.TreeItem {
   return item(
     `${counted(s.sourcesWithErrors, 'transcript')} could not be read`,
     'error',
-    first ? path.basename(first.path) : undefined,
-    failed.length ? failed.map((f) => `${f.path}: ${f.error}`).join('\n\n') : undefined,
+    first ? visible(path.basename(first.path)) : undefined,
+    failed.length ? visible(failed.map((f) => `${f.path}: ${f.error}`).join('\n\n'), { lines: true }) : undefined,
   );
 }
+
+/** The exchange count, with each agent's share as its children (folded when the list would crowd the view). */
+class TotalItem extends vscode.TreeItem {
+  constructor(s: IndexSummary, readonly agents: vscode.TreeItem[]) {
+    super(counted(s.exchanges, 'exchange'), agents.length === 0 ? vscode.TreeItemCollapsibleState.None : agents.length > FOLD_AGENTS_ABOVE ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+    // a stable id keeps the row open when the view refreshes while indexing (rows above it come and go)
+    this.id = 'agentRecall.index.total';
+    this.iconPath = new vscode.ThemeIcon('history');
+    this.description = `in ${counted(s.conversations, 'conversation')}`;
+    this.tooltip = agents.map((a) => `${a.label}: ${a.description}`).join('\n') || undefined;
+    this.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
+  }
+}
+
+/** More agents than this fold under the total, so the semantic-search and recall rows stay in sight. */
+const FOLD_AGENTS_ABOVE = 3;
 
 export function summaryItems(s: IndexSummary, progress: string | undefined): vscode.TreeItem[] {
   const items: vscode.TreeItem[] = [];
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
-  if (s.state === 'error' && s.message) items.push(item('Indexing failed', 'error', s.message, s.message));
-  else if (s.message) items.push(item(s.message, 'warning'));
-  const total = item(counted(s.exchanges, 'exchange'), 'history', `in ${counted(s.conversations, 'conversation')}`);
-  total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
-  items.push(total);
-  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
+  // a message may quote a transcript's path
+  const message = s.message && visible(s.message);
+  if (s.state === 'error' && message) items.push(item('Indexing failed', 'error', message, message));
+  else if (message) items.push(item(message, 'warning'));
+  const agents = Object.entries(s.byAgent).map(([agent, n]) => item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
+  items.push(new TotalItem(s, agents));
   if (s.exchanges > 0) {
     const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
     const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_NAMES } from '../../src/core/model';
@@ -68,7 +69,7 @@ describe('Exchange viewer', () => {
     assert.match((v.turns[0] as { text: string }).text, /^Make the coupon check case-insensitive/);
     assert.ok(v.turns.some((t) => t.kind === 'tools' && t.lines.some((l) => /\[tool\] Edit .*src\/checkout\.js/.test(l))));
     assert.ok(v.card && v.card.core.length > 5, 'the distilled object as a card');
-    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', how: 'edit', lines: '4' });
+    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', label: 'src/checkout.js', how: 'edit', lines: '4' });
   });
 
   it('steps to the next and previous exchange of the conversation in the same view, in the same group', async () => {
@@ -93,7 +94,13 @@ describe('Exchange viewer', () => {
     await vscode.commands.executeCommand('agentRecall.openExchange', id);
     await vscode.commands.executeCommand('agentRecall.openTranscript');
     const ed = vscode.window.activeTextEditor!;
-    assert.equal(ed.document.uri.fsPath, file);
+    // a read-only view of the file's text in a language that links nothing, never the file itself
+    assert.equal(ed.document.uri.scheme, 'agent-recall-raw');
+    assert.equal(ed.document.uri.path, `${vscode.Uri.file(file).path} (raw transcript)`);
+    assert.equal(ed.document.languageId, 'agent-recall-transcript');
+    const editorConfig = vscode.workspace.getConfiguration('editor', ed.document);
+    assert.deepEqual([editorConfig.get('links'), editorConfig.get('wordWrap')], [false, 'on'], 'the language detects no link and wraps long records');
+    assert.equal(ed.document.getText(), readFileSync(file, 'utf8'), 'the file\'s text as it is on disk (it has no hidden characters)');
     assert.equal(ed.selection.start.line, lineStart - 1);
     assert.match(ed.document.lineAt(lineStart - 1).text, /case-insensitive/);
   });

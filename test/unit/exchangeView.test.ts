@@ -34,7 +34,7 @@ test('shapes the exchange viewer: title, readable date, approximate dates said s
   assert.equal(v.approximate, undefined);
   assert.equal(v.position, 'exchange 2 of 3');
   assert.deepEqual(v.card, { core: 'Fixed the rounding', context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' });
-  assert.deepEqual(v.files, [{ path: 'src/a.ts', how: 'edit', lines: '4–6' }]);
+  assert.deepEqual(v.files, [{ path: 'src/a.ts', label: 'src/a.ts', how: 'edit', lines: '4–6' }]);
   assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'assistant', 'tools']);
   assert.deepEqual(v.copies, []);
   const copied = exchangeView(exchange('User: hi', { copies: [{ file: '/t/other.md', lineStart: 4, lineEnd: 9 }] }));
@@ -50,4 +50,27 @@ test('escapes one-line metadata for Markdown surfaces', () => {
   assert.equal(escapeInline('[x](javascript:alert(1))'), '\\[x\\](javascript:alert(1))');
   assert.equal(escapeInline('Array<string> & more'), 'Array\\<string\\> \\& more');
   assert.equal(escapeInline('a\n# b'), 'a # b');
+});
+
+test('shows every text from the transcript with its hidden characters written out; paths a click sends back stay as stored (issue 44 item 4)', () => {
+  const RLO = '\u202E';
+  const distilled = { exchangeCore: `Renamed evil${RLO}sts.js`, specificContext: `a\u2028b`, distiller: 'offline', promptVersion: 'x', distilledTokens: 9,
+    rooms: [{ id: 'r', type: 'file' as const, key: 'k', label: `src/evil${RLO}sts.js`, relevance: 1 }] };
+  const v = exchangeView(exchange(`User: open src/evil${RLO}sts.js\n\nAssistant: done\u200B\n[tool] Read src/evil${RLO}sts.js`, {
+    title: `Title ${RLO}x`, gitBranch: `main${RLO}`, file: `/t/s${RLO}.jsonl`, filesTouched: [{ path: `src/evil${RLO}sts.js`, how: 'edit' }],
+  }), distilled);
+  assert.equal(v.title, 'Title ⟨U+202E⟩x');
+  assert.equal(v.tab, 'Title ⟨U+202E⟩x', 'the tab title too');
+  assert.equal(exchangeView(exchange('User: x', { title: `${'x'.repeat(38)}${RLO}yz` })).tab, `${'x'.repeat(38)}⟨U+202E⟩…`, 'a tab title is cut before its characters are written out');
+  assert.deepEqual(v.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit' }]);
+  assert.deepEqual(v.card, { core: 'Renamed evil⟨U+202E⟩sts.js', context: 'a⟨U+2028⟩b', rooms: ['src/evil⟨U+202E⟩sts.js'], distiller: 'offline' });
+  assert.deepEqual(v.turns, [
+    { kind: 'user', text: 'open src/evil⟨U+202E⟩sts.js' },
+    { kind: 'assistant', text: 'done⟨U+200B⟩' },
+    { kind: 'tools', lines: ['[tool] Read src/evil⟨U+202E⟩sts.js'] },
+  ]);
+  assert.match(v.session, /on branch main⟨U\+202E⟩$/);
+  assert.match(v.transcript, /^\/t\/s⟨U\+202E⟩\.jsonl, lines/);
+  // without a title, the headline (core/format.ts) shows them too
+  assert.equal(exchangeView(exchange(`User: x`, {}), distilled).title, 'Renamed evil⟨U+202E⟩sts.js');
 });

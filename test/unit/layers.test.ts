@@ -38,7 +38,7 @@ const FORBIDDEN: ReadonlyArray<[file: string, code: string, why: RegExp]> = [
   ['webview/x.ts', "import { isWebviewMessage } from '../src/protocol'; void isWebviewMessage;", /TYPES only/],
   ['webview/x.ts', "import { readFileSync } from 'node:fs'; void readFileSync;", /nothing but the protocol/],
   ['webview/x.ts', "import type { Hit } from '../src/core/model';", /nothing but the protocol/],
-  ['webview/x.ts', "import { isWebLink } from '../src/viewerProtocol'; void isWebLink;", /TYPES only/],
+  ['webview/x.ts', "import { isViewerRequest } from '../src/viewerProtocol'; void isViewerRequest;", /TYPES only/],
 ];
 
 const ALLOWED: ReadonlyArray<[file: string, code: string]> = [

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexSource, indexSources } from '../../src/core/indexer';
+import { RAW_WHOLE_FILE_BYTES } from '../../src/core/rawFile';
 import { rawView } from '../../src/core/rawView';
 import { editorAgentRoots } from '../../src/core/sources/agentRoots';
 import { clineAdapter } from '../../src/core/sources/cline';
@@ -19,13 +21,13 @@ function view(v: { text: string; lineStart: number; lineEnd: number }): string {
 }
 
 /** Each stored exchange's raw view: the selected lines' text. */
-async function selections(store: Store, sessionId?: string): Promise<Array<{ lines: [number, number]; text: string } | undefined>> {
+async function selections(store: Store, sessionId?: string): Promise<Array<{ lines: [number, number]; text: string }>> {
   const out = [];
   for (const s of await store.listExchanges({})) {
     if (sessionId && s.sessionId !== sessionId) continue;
     const e = (await store.getExchange(s.exchangeId))!;
     const v = await rawView({ ...e, ...(await store.recordRange(e.exchangeId))! });
-    out.push(v && { lines: [v.lineStart, v.lineEnd] as [number, number], text: view(v) });
+    out.push({ lines: [v.lineStart, v.lineEnd] as [number, number], text: view(v) });
   }
   return out;
 }
@@ -83,4 +85,44 @@ test("open raw on Cursor's database: the conversation's records, the exchange's 
     await store.close();
     await writer.close();
   }
+});
+
+test('open raw on a file whose lines place the exchange: its text as on disk, hidden characters written out, line numbers kept (issue 44 items 1, 4, 5)', async () => {
+  const file = path.join(tempDir('raw-'), 'session.md');
+  const lines = [
+    '# Chat',
+    'User: run [LINK](command:workbench.action.terminal.new) and open src/evil\u202Ests.js',
+    'Assistant: a line\u2028separator, a paragraph\u2029separator, a lone\rreturn, a\u200Bzero-width space',
+    'the end',
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const before = readFileSync(file);
+  const v = await rawView({ agent: 'specstory', file, sessionId: 's', lineStart: 2, lineEnd: 3, byteStart: 7 });
+  assert.equal(v.text.split('\n').length, lines.length + 1, 'as many lines as the file: no separator became a line break');
+  assert.equal(view(v), [
+    'User: run [LINK](command:workbench.action.terminal.new) and open src/evil⟨U+202E⟩sts.js',
+    'Assistant: a line⟨U+2028⟩separator, a paragraph⟨U+2029⟩separator, a lone⟨U+000D⟩return, a⟨U+200B⟩zero-width space',
+  ].join('\n'));
+  assert.ok(!/[\u2028\u2029\u202E\u200B\r]/.test(v.text), 'no hidden character is left to draw');
+  assert.deepEqual(readFileSync(file), before, 'the file is never rewritten');
+});
+
+test('open raw on a file too large for an editor: the exchange\'s lines only, under a line saying which', async () => {
+  const file = path.join(tempDir('raw-'), 'huge.jsonl');
+  const filler = `${JSON.stringify({ type: 'user', text: 'x'.repeat(1000) })}\n`;
+  const count = Math.ceil((RAW_WHOLE_FILE_BYTES + 1) / filler.length);
+  const mine = ['{"type":"user","text":"the exchange\u2028asked"}', '{"type":"assistant","text":"and was answered"}'];
+  writeFileSync(file, `${filler.repeat(count)}${mine.join('\n')}\n${filler}`);
+  const v = await rawView({ agent: 'claude-code', file, sessionId: 's', lineStart: count + 1, lineEnd: count + 2, byteStart: filler.length * count });
+  assert.deepEqual([v.lineStart, v.lineEnd], [2, 3]);
+  assert.match(v.text.split('\n')[0]!, new RegExp(`^\\[Agent Recall\\] .*huge\\.jsonl is 3[23]\\.\\d MB, too large to show whole: its lines ${count + 1}–${count + 2} \\(the exchange\\) follow`));
+  assert.equal(view(v), mine.join('\n').replace('\u2028', '⟨U+2028⟩'));
+  // a pretty-printed record's offset may fall inside its first line: the view starts at that line's start
+  const mid = await rawView({ agent: 'claude-code', file, sessionId: 's', lineStart: count + 1, lineEnd: count + 1, byteStart: filler.length * count + 5 });
+  assert.equal(view(mid), mine[0]!.replace('\u2028', '⟨U+2028⟩'));
+});
+
+test('open raw on a transcript that is gone says so', async () => {
+  const file = path.join(tempDir('raw-'), 'deleted.jsonl');
+  await assert.rejects(rawView({ agent: 'claude-code', file, sessionId: 's', lineStart: 1, lineEnd: 2, byteStart: 0 }), /The transcript .*deleted\.jsonl no longer exists; its exchanges stay in the index\./);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Hit } from '../../src/core/search/types';
-import { facetFilters, isConversationListing, isEmptyRequest, refiningTimes, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
+import { facetFilters, isConversationListing, isEmptyRequest, refiningTimes, shownFacets, snippetParts, toCandidate, whyMatched } from '../../src/core/recall';
 import { isWebviewMessage } from '../../src/protocol';
 
 const hit: Hit = {
@@ -29,7 +29,7 @@ test('shapes a hit into a candidate: headline, date, files with lines, rooms, wh
   assert.equal(c.distilled, false);
   assert.equal(c.when, '3 days ago');
   assert.equal(c.date, '2026-11-20');
-  assert.deepEqual(c.files, [{ path: 'src/cart.js', how: 'edit', lines: '4, 9–12' }, { path: 'README.md', how: 'mention' }]);
+  assert.deepEqual(c.files, [{ path: 'src/cart.js', label: 'src/cart.js', how: 'edit', lines: '4, 9–12' }, { path: 'README.md', label: 'README.md', how: 'mention' }]);
   assert.deepEqual(c.rooms, [{ id: 'concept:cart', label: 'Cart' }]);
   assert.equal(c.why, 'Your words “cart”, “total” in the conversation and its summary');
   assert.equal(toCandidate({ ...hit, core: 'Cart test added', context: '2250 cents' }).headline, 'Cart test added');
@@ -38,6 +38,24 @@ test('shapes a hit into a candidate: headline, date, files with lines, rooms, wh
   const why = whyMatched({ matchedTerms: ['coupon'], parts: [{ signal: 'bm25(verbatim)', rank: 17, score: 3 }, { signal: 'vec(core)', rank: 2, score: 0.5 }] });
   assert.equal(why, 'Your words “coupon” in the conversation; close in meaning too');
   assert.doesNotMatch(why, /bm25|vec|#\d/, 'no signal names or ranks');
+});
+
+test('a candidate shows every text from the transcript with its hidden characters written out; ids and paths a click sends back stay (issue 44 item 4)', () => {
+  const RLO = '\u202E';
+  const c = toCandidate({
+    ...hit, prompt: `Open evil${RLO}sts.js`, title: `T${RLO}`, context: `x\u2028y`, rooms: [{ id: 'file:e', type: 'file', label: `evil${RLO}sts.js` }],
+    filesTouched: [{ path: `src/evil${RLO}sts.js`, how: 'edit' }], snippet: `…\u0001evil\u0002${RLO}sts.js…`,
+    more: 2, firstPrompt: `Open evil${RLO}sts.js`, copies: [{ file: `/t/c${RLO}.md`, lineStart: 1, lineEnd: 2 }],
+  });
+  assert.equal(c.headline, 'Open evil⟨U+202E⟩sts.js');
+  assert.equal(c.title, 'T⟨U+202E⟩');
+  assert.equal(c.context, 'x⟨U+2028⟩y');
+  assert.deepEqual(c.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit' }]);
+  assert.deepEqual(c.rooms, [{ id: 'file:e', label: 'evil⟨U+202E⟩sts.js' }]);
+  assert.deepEqual(c.snippet, [{ text: '…', mark: false }, { text: 'evil', mark: true }, { text: '⟨U+202E⟩sts.js…', mark: false }]);
+  assert.equal(c.more?.conversation.label, 'T⟨U+202E⟩');
+  assert.deepEqual(c.savedIn, ['/t/c⟨U+202E⟩.md, lines 1–2']);
+  assert.deepEqual(shownFacets({ room: { id: 'r', label: `a${RLO}` }, file: `f${RLO}` }), { room: { id: 'r', label: 'a⟨U+202E⟩' }, file: `f${RLO}` }, 'the file filters: it stays as stored');
 });
 
 test('turns facets into search filters', () => {

@@ -1,6 +1,7 @@
 import type { SourceAdapter } from './adapter';
 import { aiderAdapter } from './aider';
 import { ampAdapter } from './amp';
+import { antigravityAdapter } from './antigravity';
 import { claudeCodeAdapter } from './claudeCode';
 import { clineAdapter, kiloLegacyAdapter, rooCodeAdapter } from './cline';
 import { codexAdapter } from './codex';
@@ -12,14 +13,19 @@ import { crushAdapter } from './crush';
 import { factoryDroidAdapter } from './factory';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
 import { gooseDbAdapter, gooseLegacyAdapter } from './goose';
+import { junieAdapter } from './junie';
+import { kimiAdapter } from './kimi';
 import { kiroAdapter } from './kiro';
 import { kiroDbAdapter } from './kiroCli';
 import { kiroIdeAdapter } from './kiroIde';
 import { kiroIdeChatAdapter } from './kiroIdeChat';
 import { kiloAdapter, kiloDbAdapter, openCodeAdapter, openCodeDbAdapter } from './opencode';
+import { openHandsAdapter } from './openHands';
 import { piAdapter } from './pi';
 import { qwenAdapter } from './qwen';
 import { specstoryAdapter } from './specstory';
+import { traeAdapter, traeGlobalAdapter } from './trae';
+import { warpAdapter } from './warp';
 import { zedAdapter } from './zed';
 
 /**
@@ -30,7 +36,7 @@ import { zedAdapter } from './zed';
 export const ADAPTERS: readonly SourceAdapter[] = [
   // told apart before the older agents' sniffers take them: Qwen Code's records carry Claude Code's fields (uuid,
   // sessionId, cwd, type user), Pi's `message` entries look like a legacy Codex rollout's items
-  qwenAdapter, qwenDocumentAdapter, piAdapter,
+  qwenAdapter, qwenDocumentAdapter, piAdapter, kimiAdapter,
   // Factory Droid's nested `message` records would pass for a legacy Codex rollout's items
   factoryDroidAdapter, gooseLegacyAdapter,
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
@@ -39,4 +45,5 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
   gooseDbAdapter, crushAdapter,
+  traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter, antigravityAdapter, junieAdapter,
 ];
