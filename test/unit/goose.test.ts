@@ -271,7 +271,10 @@ test('Goose: a legacy file outside Goose\'s folder is known by its metadata line
     assert.ok(chosen.includes('Also make the shopping list skip') && chosen.includes('filters with isFresh') && !chosen.includes('Reading the comparison'));
     assert.ok(!view.text.includes('iVBORw0KGgo'), "an image's data is never read");
     await assert.rejects(rawView({ agent: 'goose', file, sessionId: '20990101_1', lineStart: 2, lineEnd: 3, byteStart: 0 }), /no longer in/);
-    assert.equal(await rawView({ agent: 'goose', file: path.join(dir, 'pantry.jsonl'), sessionId: 'pantry', lineStart: 2, lineEnd: 3, byteStart: 0 }), undefined);
+    // a JSONL file is its own text, at the exchange's lines
+    const own = await rawView({ agent: 'goose', file: path.join(dir, 'pantry.jsonl'), sessionId: 'pantry', lineStart: 2, lineEnd: 3, byteStart: 0 });
+    assert.deepEqual([own.lineStart, own.lineEnd], [2, 3]);
+    assert.equal(own.text, await readFile(path.join(dir, 'pantry.jsonl'), 'utf8'));
   } finally {
     await db.close();
   }
