@@ -64,7 +64,7 @@ const server = await startCodeServer(run.dir, {
 
 console.log(`
 Agent Recall in code-server (VS Code ${codeVersion()}), sample workspace ${sample.workspace}
-  transcripts of eleven agents: ${sample.claudeConfigDir.replace(/\/claude$/, '')} (Copilot Chat and Cline copied into the editor's user data)
+  transcripts of seventeen agents: ${sample.claudeConfigDir.replace(/\/claude$/, '')} (Copilot Chat and Cline copied into the editor's user data)
   log: ${server.log}
 
   Open ${server.url}/?folder=${encodeURIComponent(sample.workspace)}

@@ -8,6 +8,7 @@ export type AgentKind =
   | 'continue' | 'opencode' | 'cursor'
   | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
   | 'kilo' | 'kiro' | 'zed'
+  | 'goose' | 'crush' | 'factory-droid'
   | 'trae' | 'openhands' | 'kimi' | 'warp' | 'antigravity' | 'junie';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
@@ -15,6 +16,7 @@ export const AGENT_KINDS: readonly AgentKind[] = [
   'continue', 'opencode', 'cursor',
   'copilot-cli', 'qwen-code', 'amp', 'pi',
   'kilo', 'kiro', 'zed',
+  'goose', 'crush', 'factory-droid',
   'trae', 'openhands', 'kimi', 'warp', 'antigravity', 'junie',
 ];
 
@@ -24,6 +26,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
   'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
   kilo: 'Kilo Code', kiro: 'Kiro', zed: 'Zed',
+  goose: 'Goose', crush: 'Crush', 'factory-droid': 'Factory Droid',
   trae: 'Trae', openhands: 'OpenHands', kimi: 'Kimi Code', warp: 'Warp', antigravity: 'Antigravity', junie: 'Junie',
 };
 
@@ -82,9 +85,9 @@ export interface Message {
   /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
    * messages), when the message itself does not carry the tool call; or what its adapter read from tool inputs
-   * files.ts does not know (Kiro's, Zed's), with the lines those inputs name.
+   * files.ts does not know (Kiro's, Zed's, Goose's `text_editor` commands), with the lines those inputs name.
    */
-  touched?: ReadonlyArray<{ readonly path: string; readonly how: TouchKind; readonly lines?: readonly LineRange[] }>;
+  touched?: readonly RecordedTouch[];
 }
 
 /**
@@ -182,6 +185,13 @@ export interface ExchangeSummary {
 }
 
 export type TouchKind = 'read' | 'edit' | 'write' | 'mention';
+
+/** A file as a message's source records touching it: the path as written (files.ts resolves it), with the lines when named. */
+export interface RecordedTouch {
+  readonly path: string;
+  readonly how: TouchKind;
+  readonly lines?: readonly LineRange[];
+}
 
 export interface FileTouch {
   /** Workspace-relative POSIX path when inside the workspace, otherwise the absolute path as recorded. */

@@ -3,7 +3,11 @@ import { RecallError } from './errors';
 import type { AgentKind } from './model';
 import { rawFileText } from './rawFile';
 import { obj, shortenStringsPast } from './sources/adapter';
+import { isCrushDatabase } from './sources/crush';
+import { readCrushSession } from './sources/crushDb';
 import { readCursorComposers } from './sources/cursorDb';
+import { isGooseDatabase } from './sources/goose';
+import { readGooseSession } from './sources/gooseDb';
 import { arraySpans } from './sources/jsonSpans';
 import { isKiloDb } from './sources/kiloPaths';
 import { readKiroConversation } from './sources/kiroDb';
@@ -22,8 +26,8 @@ import { visible } from './visible';
  * "Open raw": an exchange's source as text, with the exchange's lines to select, for a read-only document
  * that makes nothing in it a link or a command. Where the file's lines place the exchange (JSONL, Markdown
  * exports, pretty-printed JSON) it is the file's text (rawFile.ts); where they do not, the source's records
- * pretty-printed: a one-line JSON document (Cline's history: every exchange is on line 1), Cursor's database
- * rows, an OpenCode or Kilo Code session (its session, message and part files, or its database rows), a Zed
+ * pretty-printed: a one-line JSON document (Cline's history: every exchange is on line 1), Cursor's, Goose's or Crush's
+ * database rows, an OpenCode or Kilo Code session (its session, message and part files, or its database rows), a Zed
  * thread's row, a Kiro CLI conversation's row or a Kiro IDE session with its execution logs. Hidden
  * characters are written out (visible.ts): a bidirectional control cannot reorder what is shown, and a line
  * or paragraph separator neither breaks a line the file does not break nor makes the editor offer to remove it.
@@ -101,6 +105,14 @@ interface PositionedSource {
   gone(e: RawLocator): string;
 }
 
+/** A reader of a conversation's records, all of them positions (none before position 1), as a source's `read`. */
+function sessionRecords(read: (file: string, sessionId: string) => Promise<readonly unknown[]>): PositionedSource['read'] {
+  return async (e) => {
+    const records = await read(e.file, e.sessionId);
+    return records.length ? { records, header: 0 } : undefined;
+  };
+}
+
 const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   // the composer, then its bubbles as the database holds them (the fields Agent Recall reads)
   cursor: {
@@ -116,20 +128,14 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   },
   // the session, then each message followed by its parts
   opencode: {
-    read: async (e) => {
-      const records = await openCodeSessionRecords(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(openCodeSessionRecords),
     describe: (e) => `OpenCode session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The OpenCode session ${e.sessionId} is no longer in ${e.file}`,
   },
   // Kilo Code's OpenCode-based storage; its legacy task histories are one-line documents (below)
   kilo: {
     handles: (file) => isKiloDb(file) || /[\\/]kilo[\\/]storage[\\/]session[\\/]/.test(file),
-    read: async (e) => {
-      const records = await openCodeSessionRecords(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(openCodeSessionRecords),
     describe: (e) => `Kilo Code session ${e.sessionId}: its session, message and part records (as Agent Recall reads them)`,
     gone: (e) => `The Kilo Code session ${e.sessionId} is no longer in ${e.file}`,
   },
@@ -137,10 +143,7 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   // exchanges by their lines
   kiro: {
     handles: (file) => path.basename(file) === KIRO_DB_NAME || isKiroIdeSession(file),
-    read: async (e) => {
-      const records = isKiroIdeSession(e.file) ? await readKiroIdeSession(e.file) : await readKiroConversation(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords((file, id) => (isKiroIdeSession(file) ? readKiroIdeSession(file) : readKiroConversation(file, id))),
     describe: (e) =>
       isKiroIdeSession(e.file)
         ? `Kiro session ${e.sessionId}: the session and its history entries with their executions (as Agent Recall reads them)`
@@ -149,19 +152,26 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   },
   // the thread's row, then each element of its messages, decompressed
   zed: {
-    read: async (e) => {
-      const records = await readZedThread(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readZedThread),
     describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
     gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
   },
+  // the session, then its messages (the fields Agent Recall reads)
+  goose: {
+    handles: isGooseDatabase,
+    read: sessionRecords(readGooseSession),
+    describe: (e) => `Goose session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
+    gone: (e) => `The Goose session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  crush: {
+    handles: isCrushDatabase,
+    read: sessionRecords(readCrushSession),
+    describe: (e) => `Crush session ${e.sessionId}: its session and message records (the fields Agent Recall reads)`,
+    gone: (e) => `The Crush session ${e.sessionId} is no longer in ${e.file}`,
+  },
   // the session's entry in the storage value, then each of its messages
   trae: {
-    read: async (e) => {
-      const records = await readTraeSession(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readTraeSession),
     describe: (e) => `Trae session ${e.sessionId}: its entry and its messages (as Agent Recall reads them)`,
     gone: (e) => `The Trae session ${e.sessionId} is no longer in ${e.file}`,
   },
@@ -176,10 +186,7 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
   },
   // the conversation, then each of its prompts' rows (Warp keeps no answers there)
   warp: {
-    read: async (e) => {
-      const records = await readWarpConversation(e.file, e.sessionId);
-      return records.length ? { records, header: 0 } : undefined;
-    },
+    read: sessionRecords(readWarpConversation),
     describe: (e) => `Warp conversation ${e.sessionId}: its prompts' rows (as Agent Recall reads them)`,
     gone: (e) => `The Warp conversation ${e.sessionId} is no longer in ${e.file}`,
   },

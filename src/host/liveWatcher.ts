@@ -39,6 +39,10 @@ export class LiveWatcher extends Disposable {
     const ws = this.register(vscode.workspace.createFileSystemWatcher('**/{.specstory/history/*.md,.aider.chat.history.md}'));
     this.register(ws.onDidChange(() => this.schedule()));
     this.register(ws.onDidCreate(() => this.schedule()));
+    // Crush keeps a project's database inside it: a write to it (or to its log) starts a run like any agent database's
+    const crush = this.register(vscode.workspace.createFileSystemWatcher('**/.crush/{crush.db,crush.db-wal}'));
+    this.register(crush.onDidChange((uri) => this.changed(uri.fsPath)));
+    this.register(crush.onDidCreate((uri) => this.changed(uri.fsPath)));
     this.register({
       dispose: () => {
         clearTimeout(this.timer);
@@ -125,9 +129,9 @@ export class LiveWatcher extends Disposable {
       gone: () => this.lost(root),
     });
     this.watchers.set(root, w);
-    // OpenCode's database lies in its data folder
+    // OpenCode's database lies in its data folder, Goose's in its sessions folder
     void w.ready.then(async () => {
-      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabase(name)) await this.written(path.join(root, name));
+      for (const name of await readdir(root).catch(() => [])) if (isAgentDatabase(path.join(root, name))) await this.written(path.join(root, name));
     });
   }
 
@@ -195,7 +199,7 @@ export class LiveWatcher extends Disposable {
 
 /**
  * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files, Antigravity's notes and the agents' databases
- * (OpenCode's, a write to it or its log); in VS Code's workspaceStorage (every extension's state) only the chat session folders and each
+ * (OpenCode's, Goose's: a write to it or its log; by their path, `name` being relative to the root); in VS Code's workspaceStorage (every extension's state) only the chat session folders and each
  * workspace's own database (Trae's chats), so other extensions' writes do not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
@@ -204,7 +208,7 @@ function isTranscriptChange(root: string, name: string): boolean {
   }
   // Antigravity's notes beside its log are read with it
   if (/[\\/]brain$/.test(root) && /\.md$/.test(name)) return true;
-  return /\.(?:jsonl?|chat)$/.test(name) || isAgentDatabaseWrite(name);
+  return /\.(?:jsonl?|chat)$/.test(name) || isAgentDatabaseWrite(path.join(root, name));
 }
 
 /** A write to the database `file` (the root) or to its write-ahead log, by a name in its folder. */

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
  * @typedef {{ prompt: string, steps: Step[], minutes?: number }} Turn
  */
 
-function ids(seed) {
+export function ids(seed) {
   let n = 0;
   const next = () => createHash('sha1').update(`${seed}:${n++}`).digest('hex');
   return {
@@ -22,7 +22,7 @@ function ids(seed) {
   };
 }
 
-function clock(start) {
+export function clock(start) {
   let t = Date.parse(start);
   return (seconds = 7) => new Date((t += seconds * 1000)).toISOString();
 }

@@ -17,6 +17,8 @@
 //                           <sha256 of the workspace, 32 hex>/414d1636299d2b9e4ce7e17fb11f63e9/
 //   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
 //                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
+//   <dir>/xdg/data/goose/sessions, <dir>/xdg/data/crush, <dir>/home/.factory/sessions   Goose's, Crush's and Factory
+//                           Droid's folders (HOME is <dir>/home): empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/user/User/workspaceStorage/fixture-trae/state.vscdb   a Trae session in a workspace's storage database (as if
 //                           this editor were Trae; rollback journal), workspace.json naming <dir>/workspace
 //   <dir>/agents/openhands, <dir>/agents/kimi, <dir>/agents/junie   OPENHANDS_CONVERSATIONS_DIR, KIMI_CODE_HOME and
@@ -87,6 +89,8 @@ export function materializeFixture(dir) {
   const qwenHome = join(dir, 'agents/qwen');
   const ampThreads = join(xdgDataHome, 'amp/threads');
   for (const d of [join(copilotHome, 'session-state'), join(qwenHome, 'projects'), ampThreads]) mkdirSync(d, { recursive: true });
+  // Goose's sessions folder and Crush's global data folder under XDG_DATA_HOME, Factory Droid's under HOME (<dir>/home)
+  for (const d of [join(xdgDataHome, 'goose/sessions'), join(xdgDataHome, 'crush'), join(dir, 'home/.factory/sessions')]) mkdirSync(d, { recursive: true });
 
   const kiloTask = join(dir, 'user/User/globalStorage/kilocode.kilo-code/tasks/7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
   write(join(kiloTask, 'api_conversation_history.json'), kiloFixture(workspace));

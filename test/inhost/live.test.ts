@@ -336,6 +336,107 @@ describe("Live indexing of the terminal agents' own folders (Copilot CLI, Qwen C
   });
 });
 
+/** A WAL database made elsewhere and moved into place whole: the agent's folder never sees it half made. */
+async function placeDatabase(file: string, schema: string): Promise<void> {
+  const made = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-db-')), path.basename(file));
+  const db = await Db.open(made);
+  await db.exec(`PRAGMA journal_mode = WAL; ${schema}`);
+  await db.close();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.renameSync(made, file);
+  fs.rmSync(path.dirname(made), { recursive: true, force: true });
+}
+
+/** Whether the recall panel has shown a candidate under the agent name `name`. */
+async function shownAs(name: string): Promise<boolean> {
+  return (await api()).recallPanel().posted.some((m) => m.type === 'results' && m.candidates.some((c) => c.agentName === name));
+}
+
+describe("Live indexing of Goose's database, Crush's in the workspace and Factory Droid's sessions", () => {
+  const now = Math.floor(Date.now() / 1000);
+
+  it("indexes a session Goose writes into its WAL database in its sessions folder, from a connection of its own", async () => {
+    const a = await api();
+    await quiet(a); // only the write under test starts a run
+    const triggers = a.liveTriggers();
+    const file = path.join(process.env['XDG_DATA_HOME']!, 'goose', 'sessions', 'sessions.db');
+    await placeDatabase(file, `CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
+        session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content_json TEXT NOT NULL,
+        created_timestamp INTEGER NOT NULL, timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, metadata_json TEXT)`);
+    const goose = await Db.open(file);
+    try {
+      await goose.transaction(async () => {
+        await goose.run("INSERT INTO sessions (id, name, working_dir) VALUES ('20991231_1', 'Platypus pantry', ?)", [fixture().workspace]);
+        const turns: Array<[string, string]> = [
+          ['user', 'Why does the platypus-marker pantry count tins twice when the same barcode is scanned from two shelves?'],
+          ['assistant', 'The platypus-marker pantry keyed items by shelf and barcode; it now keys them by barcode alone and sums the shelves.'],
+        ];
+        for (const [i, [role, t]] of turns.entries()) {
+          await goose.run('INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)', ['20991231_1', role, JSON.stringify([{ type: 'text', text: t }]), now + i]);
+        }
+      });
+      assert.ok(await recallFindsNew('platypus-marker pantry barcode tins', 'goose', /platypus-marker/, 15_000), 'the Goose exchange is found');
+      assert.ok(a.liveTriggers() > triggers, "the watcher of Goose's folder started the run");
+      assert.equal(await shownAs('Goose'), true);
+    } finally {
+      await goose.close();
+    }
+  });
+
+  it("indexes a session Crush writes into the database in the workspace's .crush folder", async () => {
+    const a = await api();
+    await quiet(a); // only the write under test starts a run
+    const triggers = a.liveTriggers();
+    const dir = path.join(fixture().workspace, '.crush');
+    await placeDatabase(path.join(dir, 'crush.db'), `CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT NOT NULL,
+        message_count INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, parts TEXT NOT NULL DEFAULT '[]', model TEXT,
+        created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER)`);
+    const crush = await Db.open(path.join(dir, 'crush.db'));
+    try {
+      await crush.transaction(async () => {
+        await crush.run("INSERT INTO sessions (id, title, updated_at, created_at) VALUES ('c-live', 'Echidna expiry', ?, ?)", [now, now]);
+        const turns: Array<[string, string]> = [
+          ['user', 'Should the echidna-marker expiry warning count the day of expiry as expired or as still fresh?'],
+          ['assistant', 'As still fresh: the echidna-marker warning now compares whole days, so an item expiring today shows amber, not red.'],
+        ];
+        for (const [i, [role, t]] of turns.entries()) {
+          await crush.run('INSERT INTO messages (id, session_id, role, parts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [`c-live-${i}`, 'c-live', role, JSON.stringify([{ type: 'text', data: { text: t } }]), now + i, now + i]);
+        }
+      });
+      assert.ok(await recallFindsNew('echidna-marker expiry warning day', 'crush', /echidna-marker/, 15_000), 'the Crush exchange is found');
+      assert.ok(a.liveTriggers() > triggers, 'the workspace watcher started the run');
+      assert.equal(await shownAs('Crush'), true);
+    } finally {
+      await crush.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('indexes a session Factory Droid appends under ~/.factory/sessions/<cwd with dashes>/', async () => {
+    const a = await api();
+    await quiet(a); // only the write under test starts a run
+    const triggers = a.liveTriggers();
+    const { workspace } = fixture();
+    const dir = path.join(os.homedir(), '.factory', 'sessions', workspace.replace(/[\\/]/g, '-'));
+    const stamp = (s: number): string => new Date((now + s) * 1000).toISOString();
+    fs.mkdirSync(dir, { recursive: true });
+    try {
+      fs.appendFileSync(path.join(dir, 'd1f2e3a4-live-droid.jsonl'), [
+        { type: 'session_start', id: 'd1f2e3a4-live-droid', title: 'Wombat receipts', cwd: workspace },
+        { type: 'message', id: 'dm1', timestamp: stamp(0), message: { role: 'user', content: [{ type: 'text', text: 'Can the wombat-marker receipt list the deposit on bottles as its own line?' }] } },
+        { type: 'message', id: 'dm2', timestamp: stamp(1), message: { role: 'assistant', content: [{ type: 'text', text: 'Yes: the wombat-marker receipt now prints the bottle deposit on a line of its own, after the items and before VAT.' }] } },
+      ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+      assert.ok(await recallFindsNew('wombat-marker receipt bottle deposit', 'factory-droid', /wombat-marker/, 15_000), 'the Factory Droid exchange is found');
+      assert.ok(a.liveTriggers() > triggers, "the watcher of Droid's folder started the run");
+      assert.equal(await shownAs('Factory Droid'), true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("Live indexing of Trae's chats in a workspace's storage database", () => {
   it('indexes a session Trae adds to the workspace database (a rollback-journal write, read from a copy)', async () => {
     const a = await api();

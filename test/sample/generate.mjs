@@ -1,5 +1,5 @@
 // Generates the `npm start` sample: a workspace (.cache/sample-workspace, an invented web app) and invented
-// transcripts of thirteen agents spread over the last six weeks:
+// transcripts of fourteen agents spread over the last six weeks:
 //   Claude Code sessions  .cache/sample-agents/claude/projects/<enc>/<id>.jsonl   (CLAUDE_CONFIG_DIR)
 //   Codex CLI rollouts    .cache/sample-agents/codex/sessions/YYYY/MM/DD/*.jsonl  (CODEX_HOME)
 //   SpecStory exports     <workspace>/.specstory/history/*.md
@@ -12,6 +12,7 @@
 //   Copilot CLI sessions  .cache/sample-agents/copilot/session-state/<id>/events.jsonl + workspace.yaml  (COPILOT_HOME)
 //   Qwen Code sessions    .cache/sample-agents/qwen/projects/<enc>/chats/<id>.jsonl  (QWEN_RUNTIME_DIR)
 //   Amp threads           .cache/sample-agents/amp-data/amp/threads/T-*.json: copied into the run's XDG_DATA_HOME at start
+//   Goose session         .cache/sample-agents/goose-data/goose/sessions/<id>.jsonl: copied into the run's XDG_DATA_HOME at start
 //   Kimi Code sessions    .cache/sample-agents/kimi/sessions/<workDirKey>/<id>/agents/main/wire.jsonl + state.json  (KIMI_CODE_HOME)
 //   Junie sessions        .cache/sample-agents/junie/sessions/<id>/events.jsonl + sessions/index.jsonl  (JUNIE_HOME)
 //   OpenHands CLI         .cache/sample-agents/openhands/<id>/base_state.json + events/  (OPENHANDS_CONVERSATIONS_DIR)
@@ -27,11 +28,12 @@ import {
   geminiSession, kiloTask, kiroIdeSession, specstoryFileName, specstoryMarkdown,
 } from '../host/transcripts.mjs';
 import { ampThread, copilotCliSession, qwenProjectDir, qwenSession } from '../host/cliTranscripts.mjs';
+import { gooseLegacySession } from '../host/gooseTranscript.mjs';
 import { junieSession, kimiSession, openHandsConversation } from '../host/kimiJunieOpenHands.mjs';
 import { APP_FILES } from './app.mjs';
 import { SESSIONS } from './sessions.mjs';
 
-const VERSION = '6';
+const VERSION = '7';
 const DAY = 24 * 3600 * 1000;
 
 export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = {}) {
@@ -45,11 +47,12 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
   const copilotHome = join(agents, 'copilot');
   const qwenHome = join(agents, 'qwen');
   const ampData = join(agents, 'amp-data');
+  const gooseData = join(agents, 'goose-data');
   const kimiHome = join(agents, 'kimi');
   const junieHome = join(agents, 'junie');
   const openHandsHome = join(agents, 'openhands');
   const stamp = join(agents, 'version');
-  const result = { workspace, claudeConfigDir, codexHome, geminiHome, continueHome, editorData, copilotHome, qwenHome, ampData, kimiHome, junieHome, openHandsHome };
+  const result = { workspace, claudeConfigDir, codexHome, geminiHome, continueHome, editorData, copilotHome, qwenHome, ampData, gooseData, kimiHome, junieHome, openHandsHome };
   if (!fresh && existsSync(stamp) && readFileSync(stamp, 'utf8') === VERSION) return result;
 
   rmSync(workspace, { recursive: true, force: true });
@@ -111,6 +114,8 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
       write(join(qwenHome, 'projects', qwenProjectDir(workspace), 'chats', `${s.id}.jsonl`), qwenSession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title }));
     } else if (s.agent === 'amp') {
       write(join(ampData, 'amp', 'threads', `${s.id}.json`), ampThread({ cwd: workspace, threadId: s.id, start, turns: s.turns, title: s.title }));
+    } else if (s.agent === 'goose') {
+      write(join(gooseData, 'goose', 'sessions', `${s.id}.jsonl`), gooseLegacySession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title }));
     } else if (s.agent === 'kimi') {
       const { wire, state } = kimiSession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title });
       const dir = join(kimiHome, 'sessions', 'wd_larder_5a6b7c8d9e0f', s.id);
@@ -136,11 +141,12 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
 /**
  * What code-server needs to read the sample: the agents' folders in its environment, what Copilot Chat and
  * Cline wrote into the editor's own user data copied into the run's `--user-data-dir` (`<runDir>/user`), and Amp's
- * threads into the run's XDG_DATA_HOME (`<runDir>/xdg/data`, codeServer.mjs), where Amp keeps them.
+ * threads and Goose's session into the run's XDG_DATA_HOME (`<runDir>/xdg/data`, codeServer.mjs), where they keep them.
  */
 export function sampleEnv(sample, runDir) {
   cpSync(sample.editorData, join(runDir, 'user'), { recursive: true });
   cpSync(sample.ampData, join(runDir, 'xdg/data'), { recursive: true });
+  cpSync(sample.gooseData, join(runDir, 'xdg/data'), { recursive: true });
   return {
     CLAUDE_CONFIG_DIR: sample.claudeConfigDir, CODEX_HOME: sample.codexHome, GEMINI_CLI_HOME: sample.geminiHome, CONTINUE_GLOBAL_DIR: sample.continueHome,
     COPILOT_HOME: sample.copilotHome, QWEN_RUNTIME_DIR: sample.qwenHome,

@@ -536,5 +536,20 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    // issue 40, item 7: Goose (its JSONL form, before 1.10)
+    {
+      agent: 'goose', id: '20251112_091703', daysAgo: 13, hour: 9, title: 'Weights in the unit table',
+      turns: [
+        {
+          prompt: 'Recipes imported from a baking site give flour in grams, and the shopping list shows "200 grams" and "0.2 kg" as two items. Make the unit code treat g and kg as one unit.',
+          steps: [
+            { tool: 'developer__text_editor', input: { command: 'view', path: file('src/lib/units.ts'), view_range: [1, 8] }, result: "const TO_ML: Record<string, number> = { ml: 1, l: 1000, tsp: 4.92892, tbsp: 14.7868, cup: 236.588 };\nconst ALIASES: Record<string, string> = { teaspoon: 'tsp', tablespoon: 'tbsp', cups: 'cup', litre: 'l', liter: 'l' };" },
+            { tool: 'developer__text_editor', input: { command: 'str_replace', path: file('src/lib/units.ts'), old_str: "litre: 'l', liter: 'l' };", new_str: "litre: 'l', liter: 'l', grams: 'g', gram: 'g', kilogram: 'kg', kilograms: 'kg' };\nconst TO_G: Record<string, number> = { g: 1, kg: 1000 };" }, result: `The file ${file('src/lib/units.ts')} has been edited.` },
+            { tool: 'developer__shell', input: { command: 'npm test -- test/units.test.ts' }, result: 'tests 6, pass 6, fail 0' },
+            { text: '`normaliseUnit` in `src/lib/units.ts` now maps grams and kilograms to `g` and `kg`, and `TO_G` converts both to grams, so the shopping list can add 200 g and 0.2 kg as one 400 g line; the unit tests pass.' },
+          ],
+        },
+      ],
+    },
   ];
 }

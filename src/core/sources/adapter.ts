@@ -75,7 +75,7 @@ export interface SourceAdapter {
   readonly replaysLog?: boolean;
   /**
    * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`; for
-   * Kiro's `<id>.jsonl` its `<id>.json`, named from the transcript's), or near it by a relative name (Kimi Code's
+   * Kiro's `<id>.jsonl` its `<id>.json`, for Factory Droid's its `<id>.settings.json`, named from the transcript's), or near it by a relative name (Kimi Code's
    * `../../state.json`, Antigravity's notes): read with it and passed as `side`. They are
    * the agent's bookkeeping, not the conversation: one that is missing or does not parse costs only what it would
    * have added.

@@ -143,6 +143,34 @@ export function defaultZedRoots(env: NodeJS.ProcessEnv = process.env, platform: 
 }
 
 /**
+ * Goose: the `sessions` folder of its data folder: `$XDG_DATA_HOME/goose`, by default `~/.local/share/goose`, on Linux
+ * and macOS (etcetera's XDG strategy), `%APPDATA%\\Block\\goose\\data` on Windows; `$GOOSE_PATH_ROOT/data` replaces it.
+ */
+export function defaultGooseRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const root = env['GOOSE_PATH_ROOT'];
+  if (root && path.isAbsolute(root)) return [path.join(root, 'data', 'sessions')];
+  if (platform === 'win32') return [path.join(env['APPDATA'] || path.join(os.homedir(), 'AppData', 'Roaming'), 'Block', 'goose', 'data', 'sessions')];
+  return [path.join(env['XDG_DATA_HOME'] || path.join(os.homedir(), '.local', 'share'), 'goose', 'sessions')];
+}
+
+/**
+ * Crush: its global data folder, where `projects.json` lists each project's database (crush.ts): `$CRUSH_GLOBAL_DATA`,
+ * else `$XDG_DATA_HOME/crush`, `~/.local/share/crush`; `%LOCALAPPDATA%\\crush` on Windows. A project's own
+ * `.crush/crush.db` is also found in the workspace.
+ */
+export function defaultCrushRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  if (env['CRUSH_GLOBAL_DATA']) return [env['CRUSH_GLOBAL_DATA']];
+  if (env['XDG_DATA_HOME']) return [path.join(env['XDG_DATA_HOME'], 'crush')];
+  if (platform === 'win32') return [path.join(env['LOCALAPPDATA'] || path.join(os.homedir(), 'AppData', 'Local'), 'crush')];
+  return [path.join(os.homedir(), '.local', 'share', 'crush')];
+}
+
+/** Factory Droid: `~/.factory/sessions/` (`%USERPROFILE%\\.factory\\sessions` on Windows; no variable moves it that we know of). */
+export function defaultFactoryDroidRoots(): string[] {
+  return [path.join(os.homedir(), '.factory', 'sessions')];
+}
+
+/**
  * OpenHands CLI: `$OPENHANDS_CONVERSATIONS_DIR`, else `conversations/` in `$OPENHANDS_PERSISTENCE_DIR`, by default
  * `~/.openhands` on every platform (Python's `expanduser`).
  */

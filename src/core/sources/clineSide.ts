@@ -1,4 +1,4 @@
-import type { TouchKind } from '../model';
+import type { RecordedTouch, TouchKind } from '../model';
 import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 
 /**
@@ -14,11 +14,6 @@ import { arr, jsonOrUndefined, num, obj, str } from './adapter';
 
 export const UI_MESSAGES = 'ui_messages.json';
 export const TASK_METADATA = 'task_metadata.json';
-
-export interface SideTouch {
-  readonly path: string;
-  readonly how: TouchKind;
-}
 
 /** The `tool` values of a UI tool message that act on one file, and how. */
 const UI_TOOLS: Record<string, TouchKind> = {
@@ -37,11 +32,11 @@ interface UiPoint {
 }
 
 /** The touches of each history record (by index), from the side files that are present and parse. */
-export function sideTouches(side: ReadonlyMap<string, string> | undefined, records: readonly unknown[]): Map<number, SideTouch[]> {
-  const byRecord = new Map<number, SideTouch[]>();
+export function sideTouches(side: ReadonlyMap<string, string> | undefined, records: readonly unknown[]): Map<number, RecordedTouch[]> {
+  const byRecord = new Map<number, RecordedTouch[]>();
   if (!side || records.length === 0) return byRecord;
   const last = records.length - 1;
-  const add = (i: number | undefined, touch: SideTouch): void => {
+  const add = (i: number | undefined, touch: RecordedTouch): void => {
     if (i === undefined) return;
     const list = byRecord.get(i) ?? byRecord.set(i, []).get(i)!;
     list.push(touch);

@@ -5,8 +5,11 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
+  defaultCrushRoots, defaultFactoryDroidRoots, defaultGooseRoots,
   defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots, defaultJunieRoots,
 } from './agentRoots';
+import { crushDatabasesListedIn, isCrushDatabase, isCrushRegistry, isDefaultCrushDatabase } from './crush';
+import { isGooseDatabase } from './goose';
 import { readHead } from './head';
 import { isJunieSessionDir } from './junie';
 import { isKimiSession, isKimiSubagent } from './kimi';
@@ -104,6 +107,9 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultKiloRoots(env),
       ...defaultKiroRoots(env),
       ...defaultZedRoots(env),
+      ...defaultGooseRoots(env),
+      ...defaultCrushRoots(env),
+      ...defaultFactoryDroidRoots(),
       ...defaultOpenHandsRoots(env),
       ...defaultKimiRoots(env),
       ...defaultWarpRoots(env),
@@ -142,8 +148,13 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
 
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
-    // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts
-    if (file.endsWith('.jsonl') || (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file) || isKiroIdeChat(file)))) {
+    // JSON documents and databases are looked at outside the workspace only: a project's own are not transcripts,
+    // but for the database Crush keeps in a project's `.crush` folder
+    if (
+      file.endsWith('.jsonl') ||
+      isDefaultCrushDatabase(file) ||
+      (!inWorkspace && (file.endsWith('.json') || isAgentDatabase(file) || isKiroIdeChat(file)))
+    ) {
       candidates.set(file, named || (candidates.get(file) ?? false));
       return;
     }
@@ -159,6 +170,16 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // a root may be one file (Cursor's database)
     if ((await stat(root).catch(() => undefined))?.isFile()) visit(root, false, false);
     else await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
+  }
+
+  // Crush lists each project's database, wherever its data directory is, in its projects.json
+  const listedProject = new Map<string, string>();
+  for (const file of [...candidates.keys()].filter(isCrushRegistry)) {
+    for (const db of await crushDatabasesListedIn(file)) {
+      if (!(await stat(db.file).catch(() => undefined))?.isFile()) continue;
+      if (!candidates.has(db.file)) candidates.set(db.file, false);
+      listedProject.set(db.file, db.project);
+    }
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
@@ -180,7 +201,9 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     const preferred = adapter.preferredCopy?.(file);
     if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) continue;
     const recorded =
-      adapter.probeProject(head) ?? (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined));
+      adapter.probeProject(head) ??
+      (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
+      listedProject.get(file);
     // a session that records no project, in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
@@ -233,10 +256,16 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database (and Trae's), OpenCode's, Kilo Code's, Kiro CLI's, Zed's and Warp's: the databases discovery looks at. */
+/**
+ * Cursor's global database (and Trae's), OpenCode's, Kilo Code's, Kiro CLI's, Zed's, Warp's, Goose's and Crush's:
+ * the databases discovery looks at (Goose's by its path: its name is common).
+ */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME || name === WARP_DB_NAME;
+  return (
+    name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME ||
+    name === WARP_DB_NAME || isGooseDatabase(file) || isCrushDatabase(file)
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
-import type { Conversation, ConversationMeta, Message } from '../model';
-import { arr, headRecords, jsonOrUndefined, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import type { Conversation, ConversationMeta, Message, RecordedTouch } from '../model';
+import { arr, headRecords, jsonOrUndefined, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { kiroToolTouches } from './kiroTools';
 import { readSideFile, type SourceLine } from './lines';
-import { appendText, hasContent, isoFromAny, newMessage } from './message';
+import { appendText, hasContent, isoFromAny, isoFromUnixSeconds, newMessage } from './message';
 
 /**
  * Kiro CLI's JSONL sessions: `~/.kiro/sessions/cli/<uuid>.jsonl`, each line `{version: "v1", kind, data}` with kind
@@ -90,7 +90,7 @@ function recordMessages(kind: string | undefined, data: JsonRecord, line: Source
   }
   if (kind === 'AssistantMessage') {
     const reply = newMessage('reply', line, '');
-    const touched: NonNullable<Message['touched']>[number][] = [];
+    const touched: RecordedTouch[] = [];
     for (const b of blocks) {
       if (b['kind'] === 'text') appendText(reply, (str(b['data']) ?? '').trim());
       const use = b['kind'] === 'toolUse' ? obj(b['data']) : undefined;
@@ -119,8 +119,7 @@ function recordMessages(kind: string | undefined, data: JsonRecord, line: Source
 
 /** `data.meta.timestamp`: epoch seconds (a value past 1e11 is milliseconds). */
 function promptTime(data: JsonRecord): string | undefined {
-  const t = num(obj(data['meta'])?.['timestamp']);
-  return t === undefined ? undefined : isoFromAny(t < 1e11 ? t * 1000 : t);
+  return isoFromUnixSeconds(obj(data['meta'])?.['timestamp']);
 }
 
 /** A tool result's content: a string, `{kind: text | json, data}` blocks (or `{Text}` / `{Json}`), else its JSON. */

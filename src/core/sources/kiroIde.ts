@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
-import type { ConversationMeta, LineRange, Message, TouchKind } from '../model';
+import type { ConversationMeta, Message, RecordedTouch, TouchKind } from '../model';
 import { arr, jsonOrUndefined, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { cutLongStrings } from './boundedRecords';
 import { KIRO_IDE_DIR } from './kiroPaths';
@@ -198,7 +198,7 @@ function entryMessages(entry: JsonRecord, execution: JsonRecord | undefined, ses
   if (role !== 'assistant') return undefined;
   if (isAcknowledgement(text)) return [];
   const reply = spanMessage('reply', span, '', { uuid });
-  const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];
+  const touched: RecordedTouch[] = [];
   for (const action of arr(execution?.['actions']).map(obj)) {
     if (!action) continue;
     const type = str(action['actionType']) ?? '';

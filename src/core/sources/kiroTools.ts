@@ -1,5 +1,9 @@
-import type { LineRange, TouchKind } from '../model';
+import type { RecordedTouch } from '../model';
 import { arr, obj, str } from './adapter';
+
+const READS = new Set(['read', 'fs_read']);
+const WRITES = new Set(['write', 'fs_write']);
+const CREATE_COMMANDS = new Set(['create']);
 
 /**
  * The files Kiro CLI's tools (and those of the Amazon Q Developer CLI it was renamed from) act on, from their
@@ -8,17 +12,7 @@ import { arr, obj, str } from './adapter';
  * `str_replace` / `insert` / `append` edit). Shell and AWS tools name files only in their commands (files.ts
  * finds those).
  */
-export interface KiroTouch {
-  readonly path: string;
-  readonly how: TouchKind;
-  readonly lines?: LineRange[];
-}
-
-const READS = new Set(['read', 'fs_read']);
-const WRITES = new Set(['write', 'fs_write']);
-const CREATE_COMMANDS = new Set(['create']);
-
-export function kiroToolTouches(name: string, input: unknown): KiroTouch[] {
+export function kiroToolTouches(name: string, input: unknown): RecordedTouch[] {
   const args = obj(input);
   if (!args) return [];
   if (READS.has(name)) {

@@ -1,4 +1,4 @@
-import type { Message, MessageKind } from '../model';
+import type { LineRange, Message, MessageKind } from '../model';
 import type { SourceLine } from './lines';
 
 /** A new message starting (and, until widened, ending) at `first`; role follows from the kind. */
@@ -68,6 +68,13 @@ export function isoFromAny(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Unix seconds (Goose, Crush, Kiro CLI prompts) as ISO 8601; a value past 1e11 is taken for milliseconds (a writer that used them). */
+export function isoFromUnixSeconds(v: unknown): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined;
+  const ms = v > 1e11 ? v : v * 1000;
+  return ms < 8.64e15 ? new Date(ms).toISOString() : undefined;
+}
+
 /** A tool call's `arguments` as the JSON string it usually is; invalid JSON is kept as text, so a model that
  *  wrote a broken call still gets it recorded. */
 export function parseToolArguments(args: unknown): unknown {
@@ -77,4 +84,9 @@ export function parseToolArguments(args: unknown): unknown {
   } catch {
     return args;
   }
+}
+
+/** The lines a read tool names by an `offset` counted from 0 and a `limit` (Crush's `view`, Droid's `Read`, Goose's `read`). */
+export function linesFromZeroOffset(offset: number | undefined, limit: number | undefined): LineRange[] | undefined {
+  return limit !== undefined && limit > 0 ? [{ start: (offset ?? 0) + 1, end: (offset ?? 0) + limit }] : undefined;
 }

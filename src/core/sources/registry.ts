@@ -9,7 +9,10 @@ import { continueAdapter } from './continue';
 import { cursorAdapter } from './cursor';
 import { copilotAdapter, copilotLogAdapter } from './copilot';
 import { copilotCliAdapter } from './copilotCli';
+import { crushAdapter } from './crush';
+import { factoryDroidAdapter } from './factory';
 import { geminiAdapter, geminiLogAdapter, qwenDocumentAdapter } from './gemini';
+import { gooseDbAdapter, gooseLegacyAdapter } from './goose';
 import { junieAdapter } from './junie';
 import { kimiAdapter } from './kimi';
 import { kiroAdapter } from './kiro';
@@ -34,10 +37,13 @@ export const ADAPTERS: readonly SourceAdapter[] = [
   // told apart before the older agents' sniffers take them: Qwen Code's records carry Claude Code's fields (uuid,
   // sessionId, cwd, type user), Pi's `message` entries look like a legacy Codex rollout's items
   qwenAdapter, qwenDocumentAdapter, piAdapter, kimiAdapter,
+  // Factory Droid's nested `message` records would pass for a legacy Codex rollout's items
+  factoryDroidAdapter, gooseLegacyAdapter,
   claudeCodeAdapter, codexAdapter, copilotLogAdapter, geminiLogAdapter, geminiAdapter, copilotAdapter,
   clineAdapter, rooCodeAdapter, specstoryAdapter, aiderAdapter,
   continueAdapter, cursorAdapter, openCodeAdapter, openCodeDbAdapter,
   copilotCliAdapter, ampAdapter,
   kiloLegacyAdapter, kiloAdapter, kiloDbAdapter, zedAdapter, kiroAdapter, kiroDbAdapter, kiroIdeAdapter, kiroIdeChatAdapter,
+  gooseDbAdapter, crushAdapter,
   traeAdapter, traeGlobalAdapter, openHandsAdapter, warpAdapter, antigravityAdapter, junieAdapter,
 ];

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Conversation, LineRange, Message, TouchKind } from '../model';
+import type { Conversation, LineRange, Message, RecordedTouch, TouchKind } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, type SourceAdapter, str } from './adapter';
 import { type GroupSpan, parseRecordGroups } from './groupedRecords';
 import { recordLines } from './lines';
@@ -125,7 +125,7 @@ function messagesOf(element: unknown, thread: Thread, span: GroupSpan): Message[
 function userMessages(content: readonly unknown[], thread: Thread, span: GroupSpan, at: { uuid: string }, contextAt: { uuid: string }): Message[] {
   const prompt = spanMessage('prompt', span, '', at);
   const context = spanMessage('context', span, '', contextAt);
-  const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];
+  const touched: RecordedTouch[] = [];
   for (const block of content.map(obj)) {
     if (!block) continue;
     const text = textOf(block['Text']);
@@ -146,7 +146,7 @@ function userMessages(content: readonly unknown[], thread: Thread, span: GroupSp
 function agentMessages(content: readonly unknown[], results: ReadonlyMap<string, JsonRecord>, thread: Thread, span: GroupSpan, at: { uuid: string }, resultsAt: { uuid: string }): Message[] {
   const reply = spanMessage('reply', span, '', at);
   const resultMessage = spanMessage('tool-results', span, '', resultsAt);
-  const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];
+  const touched: RecordedTouch[] = [];
   for (const block of content.map(obj)) {
     if (!block) continue;
     const text = textOf(block['Text']);
@@ -189,7 +189,7 @@ function textOf(v: unknown): string | undefined {
 }
 
 /** A file tool's touch, with the lines a read names (`start_line`/`end_line`, 1-based). */
-function toolTouch(name: string, input: JsonRecord | undefined): { path: string; how: TouchKind; lines?: LineRange[] } | undefined {
+function toolTouch(name: string, input: JsonRecord | undefined): RecordedTouch | undefined {
   const how = TOOL_TOUCH[name];
   const file = str(input?.['path']);
   if (!how || !file) return undefined;
