@@ -38,9 +38,9 @@ Commands:
   show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
   check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
   rooms  --db FILE [--all]    The rooms as the tree shows them (3+ exchanges from 2+ conversations; --all: every room).
-  mcp    --workspace DIR... | --db FILE [--redact] [--embed-model ID_OR_DIR [--model-cache DIR]]
+  mcp    --workspace DIR... | --db FILE [--no-redact] [--embed-model ID_OR_DIR [--model-cache DIR]]
          An MCP server on stdin/stdout (tools search, read_exchange, file_history, recent) over the memory the
-         extension keeps for DIR (or FILE), read-only; --redact replaces secrets in what it returns;
+         extension keeps for DIR (or FILE), read-only; secrets in what it returns are replaced (--no-redact: not);
          --embed-model (or $AGENT_RECALL_EMBED_MODEL) searches by meaning too; a hub model only if already
          downloaded (into --model-cache DIR, else the library's default cache): the server never downloads.
 

@@ -4,7 +4,7 @@ import type { ExchangeListing } from './store/browse';
 import type { StoredExchange } from './store/rows';
 
 /**
- * Hits, listings and exchanges as they leave the store for another program (the MCP server with --redact,
+ * Hits, listings and exchanges as they leave the store for another program (the MCP server unless --no-redact,
  * the language-model tools): every text a reader gets, with its secrets redacted (redact.ts). Whole fields
  * are redacted, before any cut a front end makes, so a cut never leaves a token's prefix that no longer looks
  * like one. A hit's snippet is made from the redacted text by the searcher (SearchQuery.redact), since a

@@ -45,15 +45,17 @@ export function countTokens(text: string): number {
 }
 
 /**
- * `text` cut to at most `budget` tokens (cl100k) with a visible marker saying how much was left out; whole
- * when it fits. Cut by characters in proportion first, then trimmed until it fits with the marker.
+ * `text` cut so that it and a marker saying how much was left out fit `budget` tokens (cl100k); whole, with
+ * no marker, when it fits. The marker names `asked` (the budget of the whole answer the text is part of) and is
+ * returned apart, for the caller to place (the agent tools put it after the quoted text: it is the tool's word,
+ * not the transcript's). Cut by characters in proportion first, then trimmed until both fit.
  */
-export function cutToTokens(text: string, budget: number, knownTokens?: number): { text: string; cut: boolean } {
+export function cutToTokens(text: string, budget: number, knownTokens?: number, asked = budget): { text: string; cut: boolean; marker: string } {
   // a count stored with the text spares counting it again (the cost of a long exchange is in the count)
   const total = knownTokens ?? countTokens(text);
-  if (total <= budget) return { text, cut: false };
-  const marker = (rest: number): string => `\n… [cut at ${budget} tokens; ${rest} more characters]`;
+  if (total <= budget) return { text, cut: false, marker: '' };
+  const marker = (rest: number): string => `… [cut at ${asked} tokens; ${rest} more characters]`;
   let chars = Math.floor(text.length * (budget / total));
-  while (chars > 0 && countTokens(text.slice(0, chars) + marker(text.length - chars)) > budget) chars = Math.floor(chars * 0.9);
-  return { text: text.slice(0, chars) + marker(text.length - chars), cut: true };
+  while (chars > 0 && countTokens(`${text.slice(0, chars)}\n${marker(text.length - chars)}`) > budget) chars = Math.floor(chars * 0.9);
+  return { text: text.slice(0, chars), cut: true, marker: marker(text.length - chars) };
 }

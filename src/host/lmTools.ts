@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import { countTokens } from '../core/tokens';
-import { digestLine } from '../core/digest';
 import { redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
+import { shortDate } from '../core/time';
+import { countTokens, cutToTokens } from '../core/tokens';
 import type { IndexService } from './indexService';
 
 interface SearchInput {
@@ -23,42 +24,53 @@ function text(s: string): vscode.LanguageModelToolResult {
 
 /**
  * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
- * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts).
+ * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts)
+ * and every character a person cannot see is shown (core/quoted.ts). The tool's own words (count, date, agent,
+ * id) stand outside; what comes from transcripts is quoted.
  */
 export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
+  const query = visibleControls(input.query);
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
   const memory = await index.memory();
   const result = await memory.search(
     { text: input.query, limit, ...(typeof input.file === 'string' && input.file ? { filters: { file: input.file } } : {}) },
     await index.embedding(),
   );
-  if (!result.hits.length) return `No past exchange matches "${input.query}".`;
-  const hits = result.hits.map(redactedHit);
-  const listings = (await memory.listings(hits.map((h) => h.exchangeId))).map(redactedListing);
-  const lines = listings.map((l, i) => {
-    const files = hits[i]?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
-    return `${digestLine(l)} [confidence ${hits[i]?.confidence}]${files ? ` files: ${files}` : ''}`;
+  if (!result.hits.length) return `No past exchange matches "${query}".`;
+  const hits = result.hits.map((h) => visibleControlsIn(redactedHit(h)));
+  const listings = (await memory.listings(hits.map((h) => h.exchangeId))).map((l) => visibleControlsIn(redactedListing(l)));
+  const blocks = listings.map((l, i) => {
+    const hit = hits[i];
+    const files = hit?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
+    const summary = `${oneLine(l.core ?? `(not distilled) ${l.prompt}`, 300)}${l.context ? ` — ${oneLine(l.context, 160)}` : ''}`;
+    return [
+      `- ${shortDate(l.startedAt)} [${l.agent}] confidence ${hit?.confidence} (id ${l.exchangeId.slice(0, 12)})`,
+      quoteBlock(`${summary}${files ? `\nfiles: ${files}` : ''}`),
+    ].join('\n');
   });
-  return [`${lines.length} past exchanges for "${input.query}" (best first; read one with agent_recall_read_exchange):`, ...lines].join('\n');
+  return [`${blocks.length} past exchanges for "${query}" (best first; read one with agent_recall_read_exchange).`, QUOTED_NOTE, ...blocks].join('\n');
 }
 
-/** One exchange verbatim, cut to a token budget with a visible marker. */
+/** One exchange verbatim, quoted, cut to a token budget with a visible marker after the quote. */
 export async function readForAgent(index: IndexService, input: ReadInput): Promise<string> {
   if (typeof input?.exchangeId !== 'string' || !/^[\w-]{6,}$/.test(input.exchangeId)) return 'Give an "exchangeId" from agent_recall_search.';
   const budget = Math.max(100, Math.min(20_000, Math.floor(Number(input.maxTokens ?? DEFAULT_READ_TOKENS)) || DEFAULT_READ_TOKENS));
   const stored = await (await index.memory()).exchange(input.exchangeId);
   if (!stored) return `No exchange ${input.exchangeId} in the index.`;
-  const e = redactedExchange(stored);
-  const head = `Exchange ${e.exchangeId} (${e.agent}, ${e.startedAt ?? 'unknown date'}, files: ${e.filesTouched.map((f) => f.path).join(', ') || 'none'})\n\n`;
-  let body = e.verbatim;
-  if (countTokens(head + body) > budget) {
-    // cut by characters in proportion, then trim until it fits
-    let chars = Math.floor(body.length * (budget / countTokens(head + body)));
-    while (chars > 0 && countTokens(head + body.slice(0, chars)) > budget - 12) chars = Math.floor(chars * 0.9);
-    body = `${body.slice(0, chars)}\n… [cut at ${budget} tokens; ${e.verbatim.length - chars} more chars]`;
-  }
-  return head + body;
+  const e = visibleControlsIn(redactedExchange(stored));
+  const head = `Exchange ${e.exchangeId} (${e.agent}, ${shortDate(e.startedAt)})\n${QUOTED_NOTE}`;
+  const files = `Files: ${e.filesTouched.map((f) => f.path).join(', ') || 'none'}\n\n`;
+  const verbatim = e.verbatim;
+  // the answer around the verbatim text, with the widest fence the text could need
+  const frame = countTokens(`${head}\n${quoteBlock(files, fenceFor(files + verbatim))}\n`);
+  const body = cutToTokens(verbatim, Math.max(50, budget - frame), undefined, budget);
+  return `${head}\n${quoteBlock(files + body.text)}${body.cut ? `\n${body.marker}` : ''}`;
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 /** Registers the language-model tools (contributes.languageModelTools) when the host has the LM API. */

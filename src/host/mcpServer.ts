@@ -97,7 +97,8 @@ export class McpServerProvider implements vscode.Disposable {
         '--db',
         file,
         ...this.folders.flatMap((f) => ['--workspace', f]),
-        ...(this.config.mcpRedactSecrets ? ['--redact'] : []),
+        // said either way: the CLI redacts by default, and only --no-redact turns it off
+        this.config.mcpRedactSecrets ? '--redact' : '--no-redact',
         ...this.modelArgs(),
       ],
       env: { ELECTRON_RUN_AS_NODE: '1' },

@@ -11,7 +11,10 @@ import { serveStdio } from './server';
 export interface McpOptions {
   readonly db?: string | undefined;
   readonly workspace?: readonly string[] | undefined;
+  /** On by default: the server's answers go to other agents and, through them, often to a remote model. */
   readonly redact?: boolean | undefined;
+  /** Turns redaction off (`--redact` stays accepted, as the extension and older configurations pass it). */
+  readonly 'no-redact'?: boolean | undefined;
   /** The embedding model (hub id or folder); else $AGENT_RECALL_EMBED_MODEL; else none: words-only search. */
   readonly 'embed-model'?: string | undefined;
   /** Where a hub model was downloaded (the extension's cache); the server itself never downloads. */
@@ -27,6 +30,7 @@ export function parseMcpArgs(args: string[]): McpOptions {
         db: { type: 'string' },
         workspace: { type: 'string', multiple: true },
         redact: { type: 'boolean' },
+        'no-redact': { type: 'boolean' },
         'embed-model': { type: 'string' },
         'model-cache': { type: 'string' },
       },
@@ -44,6 +48,8 @@ export function parseMcpArgs(args: string[]): McpOptions {
  */
 export async function mcpCommand(args: string[], err: (s: string) => void): Promise<number> {
   const options = parseMcpArgs(args);
+  if (options.redact && options['no-redact']) throw new RecallError('bad-argument', 'mcp: give --redact (the default) or --no-redact, not both.');
+  const redact = !options['no-redact'];
   const folders = (options.workspace ?? []).map((w) => canonicalFolder(w));
   let file: string;
   if (options.db) file = path.resolve(options.db);
@@ -66,11 +72,11 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, embedder);
     try {
-      const how = [...(options.redact ? ['secrets redacted'] : []), ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
+      const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
       err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
       // while the client starts up; a failure here is met again, and reported, by the first search
       memory.warm().catch(() => undefined);
-      await serveStdio(memory, { redact: options.redact ?? false }, packageVersion());
+      await serveStdio(memory, { redact }, packageVersion(), err);
       return 0;
     } finally {
       await memory.close();

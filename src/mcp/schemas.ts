@@ -20,11 +20,35 @@ const maxTokens = z
   .optional()
   .describe(`Token budget (cl100k) of the answer; default ${DEFAULT_TOKENS}.`);
 
-/** An ISO date (2025-01-31) or date-time (2025-01-31T12:00:00Z). */
+/** An ISO date (2025-01-31) or date-time (2025-01-31T12:00:00Z; seconds, fraction and zone optional). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/;
+
 const isoDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'expected an ISO date like 2025-01-31 or 2025-01-31T12:00:00Z')
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'not a real date');
+  .regex(ISO_DATE, 'expected an ISO date like 2025-01-31 or 2025-01-31T12:00:00Z')
+  .superRefine((v, ctx) => {
+    const problem = notOnTheCalendar(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${v} is not a real date: ${problem}` });
+  });
+
+/**
+ * Why an ISO-shaped date is not a real one, or undefined when it is. JavaScript's Date rolls 2025-02-30 over
+ * to March 2, so a filter would quietly start from another day.
+ */
+export function notOnTheCalendar(v: string): string | undefined {
+  const m = ISO_DATE.exec(v);
+  if (!m) return undefined;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, zoneHours = 0, zoneMinutes = 0] = m.slice(1).map((p) => Number(p ?? 0));
+  if (month < 1 || month > 12) return `there is no month ${month}`;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  if (day < 1 || day > days) return `${MONTHS[month - 1]} ${year} has ${days} days`;
+  if (hour > 23 || minute > 59 || second > 59) return 'the time of day is out of range';
+  if (zoneHours > 23 || zoneMinutes > 59) return 'the time zone offset is out of range';
+  return undefined;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 export const searchInput = {
   query: z.string().trim().min(1, 'query must not be empty').max(2_000).describe('What to look for: natural language or keywords.'),

@@ -1,7 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RecallError } from '../core/errors';
+import { QUOTED_DESCRIPTION, visibleControls, visibleControlsIn } from '../core/quoted';
+import { LineTransport } from './lineTransport';
 import { fileHistoryInput, readExchangeInput, recentInput, searchInput } from './schemas';
 import type { ScopedMemory } from './scopedMemory';
 import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from './tools';
@@ -9,14 +10,15 @@ import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from '
 /**
  * The MCP server over one workspace's memory (stdio): four read-only tools. The SDK validates input
  * against the schemas and turns a failed validation into an error result the agent can read; the tools
- * answer what the schemas cannot know (unknown ids) the same way.
+ * answer what the schemas cannot know (unknown ids) the same way. Every description says that what comes
+ * back is quoted transcript data (tools.ts fences it), never instructions.
  */
 
 const INSTRUCTIONS =
   'Memory of past conversations between the user and AI coding agents (Claude Code, Codex, Copilot, Gemini CLI, Aider, …) in this ' +
   'workspace. Each exchange is distilled into one sentence plus one exact detail; ids lead to the verbatim text. ' +
   'Use search for what was discussed or decided before, file_history before changing a file, recent to catch up; ' +
-  'then read_exchange for the exact words.';
+  `then read_exchange for the exact words. ${QUOTED_DESCRIPTION}`;
 
 export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string): McpServer {
   const tools = new MemoryTools(memory, options);
@@ -31,7 +33,8 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
         'Searches the memory of past exchanges with AI coding agents in this workspace. Returns distilled exchanges, best ' +
         'first: id, date, agent, confidence, a one-sentence core, one exact detail, files touched, rooms and a short ' +
         'verbatim snippet, within a token budget. Filters: agent, since/until (ISO dates), file, room, conversation (at most ' +
-        'two results come from one conversation; a result says how many more matched, and conversation asks for all of them).',
+        'two results come from one conversation; a result says how many more matched, and conversation asks for all of them). ' +
+        QUOTED_DESCRIPTION,
       inputSchema: searchInput,
       annotations: readOnly,
     },
@@ -43,7 +46,8 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       title: 'Read a past exchange verbatim',
       description:
         'One past exchange verbatim (the prompt, the replies, one line per tool call and result), cut to a token budget, ' +
-        'with its transcript location, distilled core, files touched and the ids of the previous and next exchange of its conversation.',
+        'with its transcript location, distilled core, files touched and the ids of the previous and next exchange of its conversation. ' +
+        QUOTED_DESCRIPTION,
       inputSchema: readExchangeInput,
       annotations: readOnly,
     },
@@ -53,7 +57,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
     'file_history',
     {
       title: 'Past exchanges that touched a file',
-      description: 'The past exchanges that read, edited, wrote or mentioned a file, newest first, with how and at which lines.',
+      description: `The past exchanges that read, edited, wrote or mentioned a file, newest first, with how and at which lines. ${QUOTED_DESCRIPTION}`,
       inputSchema: fileHistoryInput,
       annotations: readOnly,
     },
@@ -63,7 +67,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
     'recent',
     {
       title: 'Newest past exchanges',
-      description: 'The newest past exchanges of this workspace, distilled, newest first.',
+      description: `The newest past exchanges of this workspace, distilled, newest first. ${QUOTED_DESCRIPTION}`,
       inputSchema: recentInput,
       annotations: readOnly,
     },
@@ -72,23 +76,29 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
   return server;
 }
 
-/** Serves `memory` on stdin/stdout until the client closes the connection. Logs go to stderr only. */
-export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string): Promise<void> {
+/**
+ * Serves `memory` on stdin/stdout until the client ends its input and every request read is answered.
+ * What the server could not serve (a line too long, not JSON, no JSON-RPC message) is answered on stdout
+ * and told on stderr, through `log`.
+ */
+export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string, log: (line: string) => void): Promise<void> {
   const server = createMcpServer(memory, options, version);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
-  await server.connect(new StdioServerTransport());
-  // the client ending stdin ends the session (the transport itself only watches for errors)
-  process.stdin.once('end', () => void server.close());
+  server.server.onerror = (error) => log(`agent-recall mcp: ${error.message}`);
+  await server.connect(new LineTransport());
   await closed;
 }
 
-/** A tool's answer as an MCP result; a request it cannot serve becomes an error result with the reason. */
+/**
+ * A tool's answer as an MCP result, every character of it visible (core/quoted.ts: nothing hidden from the
+ * user reaches the agent); a request it cannot serve becomes an error result with the reason.
+ */
 async function answer(run: () => Promise<ToolAnswer>): Promise<CallToolResult> {
   try {
     const a = await run();
-    return { content: [{ type: 'text', text: a.text }], structuredContent: a.data };
+    return { content: [{ type: 'text', text: visibleControls(a.text) }], structuredContent: visibleControlsIn(a.data) };
   } catch (err) {
     const known = err instanceof ToolInputError || (err instanceof RecallError && err.code === 'bad-argument');
     const message = err instanceof Error ? err.message : String(err);

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { AgentKind } from '../core/model';
 import { redactedDistilled, redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { snippetParts } from '../core/recall';
 import type { SearchFilters } from '../core/search/types';
 import type { ExchangeListing } from '../core/memory';
@@ -11,7 +12,10 @@ import type { ScopedMemory } from './scopedMemory';
 
 /**
  * What the MCP tools answer, independent of the SDK: plain text for the agent (token-budgeted, ids to ask
- * for more) and the same items as data. Every answer is read from one snapshot of the store.
+ * for more) and the same items as data. Every answer is read from one snapshot of the store. In the text,
+ * the tool's own words (counts, ids, dates, agents, how to ask for more) stand outside, and everything that
+ * comes from a transcript (summaries, snippets, files, rooms, titles, the verbatim exchange) stands inside a
+ * fenced block it cannot close (core/quoted.ts), under a note that it is data, not instructions.
  */
 export interface ToolAnswer {
   readonly text: string;
@@ -26,6 +30,8 @@ export interface ToolOptions {
   readonly redact: boolean;
 }
 
+/** read_exchange's text joins the verbatim text to the parts around it in three places. */
+const JOINS = 3;
 const DEFAULT_SEARCH_LIMIT = 8;
 const DEFAULT_LIST_LIMIT = 20;
 
@@ -51,7 +57,8 @@ export class MemoryTools {
       };
       const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
       const hits = this.redacting ? result.hits.map(redactedHit) : result.hits;
-      const items = hits.map((h) => ({
+      // characters shown per item, once the snippet's highlight marks (control characters) are gone
+      const items = hits.map((h) => visibleControlsIn({
         id: h.exchangeId,
         date: h.startedAt ?? null,
         agent: h.agent,
@@ -66,18 +73,23 @@ export class MemoryTools {
         // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
         more: h.more,
       }));
+      const query = oneLine(visibleControls(input.query), 120);
       const header = items.length
-        ? `${items.length} past exchanges for "${oneLine(input.query, 120)}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
-        : `No past exchange in this workspace matches "${oneLine(input.query, 120)}".`;
+        ? `${items.length} past exchanges for "${query}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
+        : `No past exchange in this workspace matches "${query}".`;
       const blocks = items.map((it, i) =>
         [
           `${i + 1}. ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.confidence}`,
-          `   ${it.core ?? `(not distilled) ${it.prompt}`}`,
-          ...(it.detail ? [`   detail: ${oneLine(it.detail, 200)}`] : []),
-          ...(it.files.length ? [`   files: ${it.files.join(', ')}`] : []),
-          ...(it.rooms.length ? [`   rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
-          `   snippet: ${it.snippet}`,
-          ...(it.more > 0 ? [`   ${it.more} more in this conversation: search again with conversation ${it.conversation}`] : []),
+          quoteBlock(
+            [
+              it.core !== null ? `core: ${it.core}` : `prompt (not distilled): ${it.prompt}`,
+              ...(it.detail ? [`detail: ${oneLine(it.detail, 200)}`] : []),
+              ...(it.files.length ? [`files: ${it.files.join(', ')}`] : []),
+              ...(it.rooms.length ? [`rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
+              `snippet: ${it.snippet}`,
+            ].join('\n'),
+          ),
+          ...(it.more > 0 ? [`${it.more} more in this conversation: search again with conversation ${it.conversation}`] : []),
         ].join('\n'),
       );
       return this.budgeted(header, blocks, items, input.maxTokens, result.notice ? { notice: result.notice } : {});
@@ -89,21 +101,28 @@ export class MemoryTools {
       const stored = await m.exchange(input.id);
       if (!stored) throw new ToolInputError(`No exchange ${input.id} in this workspace's memory. Take an id from search, recent or file_history.`);
       const [view, around] = await Promise.all([m.distilled(stored.exchangeId), m.neighbours(stored.exchangeId)]);
-      const e = this.redacting ? redactedExchange(stored) : stored;
-      const distilled = view && this.redacting ? redactedDistilled(view) : view;
+      const e = this.outgoing(stored, redactedExchange);
+      const distilled = view && this.outgoing(view, redactedDistilled);
       const head = [
-        `Exchange ${e.exchangeId} · ${e.startedAt ?? 'unknown date'} · ${e.agent}${e.title ? ` · "${oneLine(e.title, 120)}"` : ''}`,
-        `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
+        `Exchange ${e.exchangeId} · ${isoDate(e.startedAt)} · ${e.agent}`,
         ...(around ? [`Conversation: exchange ${around.position} of ${around.total}; previous ${around.previous ?? 'none'}, next ${around.next ?? 'none'}`] : []),
+        QUOTED_NOTE,
+      ].join('\n');
+      const about = [
+        ...(e.title ? [`Title: ${oneLine(e.title, 120)}`] : []),
+        `Transcript: ${e.file}:${e.lineStart}-${e.lineEnd} (session ${e.sessionId})`,
         ...(distilled ? [`Core: ${distilled.exchangeCore}`, ...(distilled.specificContext ? [`Detail: ${distilled.specificContext}`] : [])] : []),
         `Files: ${e.filesTouched.map((f) => `${f.path} (${f.how})`).join(', ') || 'none'}`,
         '',
       ].join('\n');
-      const budget = (input.maxTokens ?? DEFAULT_TOKENS) - countTokens(head);
-      // redaction changes the text, so the stored count is used only for the verbatim text itself
-      const body = cutToTokens(e.verbatim, Math.max(50, budget), this.redacting ? undefined : e.verbatimTokens);
+      // what is not the verbatim text, with the widest fence the text could need (its cut needs no wider one),
+      // and a token for each of the three joins, where pieces counted apart can merge into another token
+      const frame = countTokens(`${head}\n${quoteBlock(`${about}\n`, fenceFor(`${about}\n${e.verbatim}`))}\n`) + JOINS;
+      const asked = input.maxTokens ?? DEFAULT_TOKENS;
+      // the stored count is the stored text's: of no use once redaction or shown characters changed it
+      const body = cutToTokens(e.verbatim, Math.max(50, asked - frame), e.verbatim === stored.verbatim ? stored.verbatimTokens : undefined, asked);
       return {
-        text: `${head}\n${body.text}`,
+        text: `${head}\n${quoteBlock(`${about}\n${body.text}`)}${body.cut ? `\n${body.marker}` : ''}`,
         data: {
           id: e.exchangeId,
           date: e.startedAt ?? null,
@@ -128,13 +147,15 @@ export class MemoryTools {
     return this.memory.read(async (m) => {
       const file = this.relativePath(input.path);
       const stored = await m.fileHistory(file, input.limit ?? DEFAULT_LIST_LIMIT);
-      const entries = this.redacting ? stored.map(redactedListing) : stored;
+      const entries = stored.map((x) => this.outgoing(x, redactedListing));
       const items = entries.map((e) => ({ ...this.listed(e), how: e.how, lines: e.lines?.map((r) => [r.start, r.end]) ?? [] }));
       const header = items.length
         ? `${items.length} past exchanges touched ${file}, newest first. Read one verbatim with read_exchange.`
         : `No past exchange in this workspace touched ${file} (paths are workspace-relative, like src/auth.ts).`;
       const lines = items.map(
-        (it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.how}${it.lines.length ? ` lines ${it.lines.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(',')}` : ''} · ${it.summary}`,
+        (it) =>
+          `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.how}${it.lines.length ? ` lines ${it.lines.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(',')}` : ''}\n` +
+          quoteBlock(it.summary),
       );
       return this.budgeted(header, lines, items, input.maxTokens, { path: file });
     });
@@ -143,13 +164,21 @@ export class MemoryTools {
   recent(input: RecentInput): Promise<ToolAnswer> {
     return this.memory.read(async (m) => {
       const stored = await m.recent(input.limit ?? DEFAULT_LIST_LIMIT);
-      const items = (this.redacting ? stored.map(redactedListing) : stored).map((e) => this.listed(e));
+      const items = stored.map((x) => this.listed(this.outgoing(x, redactedListing)));
       const header = items.length
         ? `The ${items.length} newest past exchanges of this workspace, newest first. Read one verbatim with read_exchange.`
         : 'No past exchange is indexed for this workspace yet.';
-      const lines = items.map((it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.summary}`);
+      const lines = items.map((it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent}\n${quoteBlock(it.summary)}`);
       return this.budgeted(header, lines, items, input.maxTokens);
     });
+  }
+
+  /**
+   * A record as it may leave: secrets replaced when redacting (core/outbound.ts), and every character a person
+   * cannot see shown (core/quoted.ts), before any token is counted (server.ts shows any left in the whole answer).
+   */
+  private outgoing<T>(value: T, redacted: (v: T) => T): T {
+    return visibleControlsIn(this.redacting ? redacted(value) : value);
   }
 
   private listed(e: ExchangeListing): { id: string; date: string | null; agent: AgentKind; summary: string } {
@@ -161,7 +190,8 @@ export class MemoryTools {
   private budgeted(header: string, blocks: readonly string[], items: readonly object[], maxTokens: number | undefined, extra: Record<string, unknown> = {}): ToolAnswer {
     const budget = maxTokens ?? DEFAULT_TOKENS;
     const notice = typeof extra['notice'] === 'string' ? `\n(${extra['notice']})` : '';
-    let used = countTokens(header + notice) + 20; // room for the "left out" line
+    const lead = `${header}${notice}${blocks.length ? `\n${QUOTED_NOTE}` : ''}`;
+    let used = countTokens(lead) + 20; // room for the "left out" line
     const shown: string[] = [];
     for (const b of blocks) {
       const t = countTokens(`${b}\n`);
@@ -172,7 +202,7 @@ export class MemoryTools {
     const left = blocks.length - shown.length;
     const tail = left > 0 ? `\n(${left} more left out to stay within ${budget} tokens; ask with a larger maxTokens or a smaller limit.)` : '';
     return {
-      text: [header + notice, ...shown].join('\n') + tail,
+      text: [lead, ...shown].join('\n') + tail,
       data: { ...extra, items: items.slice(0, shown.length), leftOut: left },
     };
   }
@@ -187,6 +217,12 @@ export class MemoryTools {
     }
     return posix;
   }
+}
+
+/** A stored date as ISO, or 'unknown date': a transcript's own time field may hold any text. */
+function isoDate(v: string | undefined): string {
+  const t = v === undefined ? Number.NaN : Date.parse(v);
+  return Number.isNaN(t) ? 'unknown date' : new Date(t).toISOString();
 }
 
 /** A date-only bound covers its whole day; a date-time is taken as given (normalised to UTC ISO). */

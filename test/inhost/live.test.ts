@@ -5,33 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
-import { api, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
-
-/** The fixture's Claude Code session file. */
-function claudeSessionFile(): string {
-  const projects = path.join(fixture().claudeConfigDir, 'projects');
-  for (const dir of fs.readdirSync(projects)) {
-    const f = fs.readdirSync(path.join(projects, dir)).find((n) => n.endsWith('.jsonl'));
-    if (f) return path.join(projects, dir, f);
-  }
-  throw new Error(`no Claude session under ${projects}`);
-}
-
-/** Appends a new prompt and reply as Claude Code writes them (same session, cwd, chained uuids). */
-function appendClaudeExchange(file: string, prompt: string, reply: string): void {
-  const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  const last = [...lines].reverse().find((r) => typeof r['uuid'] === 'string')!;
-  const base = { isSidechain: false, userType: 'external', cwd: last['cwd'], sessionId: last['sessionId'], version: last['version'], gitBranch: 'main' };
-  const now = new Date().toISOString();
-  const u1 = `${Date.now().toString(16).padStart(8, '0').slice(-8)}-aaaa-4aaa-aaaa-000000000001`;
-  const u2 = `${Date.now().toString(16).padStart(8, '0').slice(-8)}-aaaa-4aaa-aaaa-000000000002`;
-  const user = { ...base, parentUuid: last['uuid'], type: 'user', message: { role: 'user', content: prompt }, timestamp: now, uuid: u1 };
-  const assistant = {
-    ...base, parentUuid: u1, type: 'assistant', timestamp: now, uuid: u2, requestId: 'req_live',
-    message: { model: 'claude-sonnet-4-5', id: 'msg_live', type: 'message', role: 'assistant', content: [{ type: 'text', text: reply }], stop_reason: null, stop_sequence: null },
-  };
-  fs.appendFileSync(file, `${JSON.stringify(user)}\n${JSON.stringify(assistant)}\n`);
-}
+import { api, appendClaudeExchange, claudeSessionFile, eventually, fixture, labelOf, settledSummary, treeItems } from './helpers';
 
 describe('Live indexing', () => {
   it('picks up an exchange appended to a watched transcript within about a second', async () => {

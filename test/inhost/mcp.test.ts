@@ -24,6 +24,18 @@ describe('MCP server for agent mode', () => {
     assert.ok(launch.args[0]!.endsWith(path.join('dist', 'cli.js')));
   });
 
+  it('passes --no-redact when redaction is turned off (the server redacts unless told not to)', async () => {
+    const setRedact = (value: boolean | undefined) => vscode.workspace.getConfiguration('agentRecall').update('mcp.redactSecrets', value, vscode.ConfigurationTarget.Global);
+    await setRedact(false);
+    try {
+      const args = (await api()).mcp.launch()!.args;
+      assert.ok(args.includes('--no-redact') && !args.includes('--redact'), args.join(' '));
+    } finally {
+      await setRedact(undefined);
+    }
+    assert.ok((await api()).mcp.launch()!.args.includes('--redact'));
+  });
+
   describe('with semantic search on', () => {
     const setModel = (value: string | undefined) => vscode.workspace.getConfiguration('agentRecall').update('embed.model', value, vscode.ConfigurationTarget.Global);
     // changing the model starts an index run (it embeds with the new one): let it finish

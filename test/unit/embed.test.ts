@@ -102,7 +102,10 @@ describe('TransformersEmbedder on the local static model', () => {
     assert.equal(vectors.length, texts.length);
     assert.ok(elapsed > 200, `the batch should take a while to mean anything (${elapsed.toFixed(0)} ms)`);
     assert.ok(ticks >= elapsed / 10 / 4, `${ticks} ticks in ${elapsed.toFixed(0)} ms`);
-    assert.ok(maxGap < 150, `the timer stalled for ${maxGap.toFixed(0)} ms`);
+    // Work on the main thread would stall the timer for most of the batch; a loaded machine (other processes on
+    // both cores) stalls it for a while anyway, so the bound grows with the batch's time, never below 150 ms.
+    const bound = Math.max(150, elapsed / 5);
+    assert.ok(maxGap < bound, `the timer stalled for ${maxGap.toFixed(0)} ms of ${elapsed.toFixed(0)} ms (bound ${bound.toFixed(0)} ms)`);
   });
 
   test('embedded sentences in vec0: the nearest neighbour of a paraphrase is its original', async () => {

@@ -82,3 +82,23 @@ export async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<
   }
   return seen;
 }
+
+/**
+ * How a CommonMark reader splits `text` into lines outside fences and lines inside them: a fence opens
+ * with 3+ backticks and closes only at a line of as many or more backticks and nothing else (either
+ * indented by up to 3 spaces).
+ */
+export function splitQuoted(text: string): { outside: string[]; quoted: string[] } {
+  const outside: string[] = [];
+  const quoted: string[] = [];
+  let open = 0;
+  for (const line of text.split('\n')) {
+    if (open === 0) {
+      const m = /^ {0,3}(`{3,})[^`]*$/.exec(line);
+      if (m) open = m[1]!.length;
+      else outside.push(line);
+    } else if (new RegExp(`^ {0,3}\`{${open},}\\s*$`).test(line)) open = 0;
+    else quoted.push(line);
+  }
+  return { outside, quoted };
+}

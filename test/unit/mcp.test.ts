@@ -3,9 +3,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { embedStore } from '../../src/core/embed/stage';
 import { TransformersEmbedder } from '../../src/core/embed/transformersEmbedder';
 import { AGENT_KINDS } from '../../src/core/model';
@@ -13,6 +10,7 @@ import { Store } from '../../src/core/store/store';
 import { EXTENSION_STORAGE_ID, workspaceStoreFile } from '../../src/core/storeLocation';
 import { countTokens } from '../../src/core/tokens';
 import { tempDir } from './helpers';
+import { CLI, connectMcp as connect, type McpSession as Session, resultItems as items, resultText as text } from './mcpClient';
 import { CONVERSATIONS, type FixtureConversation, openFixture, writeConversation } from './searchFixture';
 import { PLANTED } from './secrets';
 
@@ -20,41 +18,6 @@ import { PLANTED } from './secrets';
  * The MCP server as an agent meets it: `node dist/cli.js mcp` spawned over stdio by the SDK's own client,
  * against stores written through the real Store (and, for the concurrency test, by a real `index` run).
  */
-
-const CLI = path.resolve(__dirname, '../../../dist/cli.js');
-
-interface Session {
-  readonly client: Client;
-  readonly stderr: () => string;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult & { structuredContent?: Record<string, unknown> }>;
-  close(): Promise<void>;
-}
-
-async function connect(args: string[], env: Record<string, string> = {}): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', ...args],
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stderr: 'pipe',
-  });
-  let err = '';
-  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const client = new Client({ name: 'agent-recall-test', version: '1.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => err,
-    call: async (name, a) => (await client.callTool({ name, arguments: a })) as CallToolResult & { structuredContent?: Record<string, unknown> },
-    close: () => client.close(),
-  };
-}
-
-function text(r: CallToolResult): string {
-  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
-
-type Item = Record<string, unknown>;
-const items = (r: { structuredContent?: Record<string, unknown> }): Item[] => (r.structuredContent?.['items'] as Item[]) ?? [];
 
 const LONG: FixtureConversation = {
   file: 'long-session.jsonl',
@@ -150,7 +113,7 @@ describe('agent-recall mcp over stdio', () => {
 
     const long = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 300 });
     assert.ok(countTokens(text(long)) <= 300, `${countTokens(text(long))} tokens`);
-    assert.match(text(long), /… \[cut at \d+ tokens; \d+ more characters\]$/);
+    assert.match(text(long), /… \[cut at 300 tokens; \d+ more characters\]$/, 'the marker names the budget asked for');
     assert.equal(long.structuredContent?.['cut'], true);
   });
 
@@ -191,6 +154,11 @@ describe('agent-recall mcp over stdio', () => {
       ['search', { query: 'x', limit: 2.5 }, /limit/],
       ['search', { query: 'x', agent: ['windsurf'] }, /agent/],
       ['search', { query: 'x', since: 'last tuesday' }, /ISO date/],
+      // Date would roll these over to another day and filter from there
+      ['search', { query: 'x', since: '2025-02-30' }, /2025-02-30 is not a real date: February 2025 has 28 days/],
+      ['search', { query: 'x', until: '2024-04-31T10:00:00Z' }, /April 2024 has 30 days/],
+      ['search', { query: 'x', since: '2025-13-01' }, /there is no month 13/],
+      ['search', { query: 'x', since: '2025-01-31T24:30:00Z' }, /time of day is out of range/],
       ['search', { query: 'x', maxTokens: 10 }, /maxTokens/],
       ['read_exchange', { id: 'DROP TABLE' }, /exchange id/],
       ['read_exchange', { id: 'ffffffffffffffff' }, /No exchange ffffffffffffffff in this workspace's memory/],
@@ -203,8 +171,9 @@ describe('agent-recall mcp over stdio', () => {
       assert.equal(r.isError, true, `${tool} ${JSON.stringify(args)} should fail`);
       assert.match(text(r), message, `${tool} ${JSON.stringify(args)}`);
     }
-    // still serving after all that
+    // still serving after all that; a leap day is a real date
     assert.ok(!(await shop.call('recent', {})).isError);
+    assert.ok(!(await shop.call('search', { query: 'x', since: '2024-02-29', until: '2024-02-29T23:59:59+01:00' })).isError);
   });
 
   test('never returns another workspace\'s exchanges', async () => {
@@ -228,20 +197,32 @@ describe('agent-recall mcp over stdio', () => {
     }
   });
 
-  test('--redact replaces secrets in what the tools return', async () => {
+  test('secrets are replaced in what the tools return unless --no-redact', async () => {
     const secret = PLANTED[0]!.secret;
-    const plain = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-    assert.ok(text(plain).includes(secret), 'without --redact the text is verbatim');
-    const redacting = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
+    // no flag: redacted, as the extension's server is (its setting defaults on)
+    const r = await shop.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
+    assert.ok(!text(r).includes(secret));
+    assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
+    const hits = await shop.call('search', { query: 'deploy key rate limiter' });
+    assert.ok(!JSON.stringify(hits).includes(secret));
+    assert.match(shop.stderr(), /serving .*, secrets redacted/);
+    // --redact is still accepted, and means the same
+    const explicit = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
     try {
-      const r = await redacting.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 });
-      assert.ok(!text(r).includes(secret));
-      assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
-      const hits = await redacting.call('search', { query: 'deploy key rate limiter' });
-      assert.ok(!JSON.stringify(hits).includes(secret));
+      assert.ok(!text(await explicit.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret));
     } finally {
-      await redacting.close();
+      await explicit.close();
     }
+    const plain = await connect(['--db', db, '--workspace', '/p/shop', '--no-redact']);
+    try {
+      assert.ok(text(await plain.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret), 'with --no-redact the text is verbatim');
+      assert.match(plain.stderr(), /secrets NOT redacted \(--no-redact\)/);
+    } finally {
+      await plain.close();
+    }
+    const both = spawnSync(process.execPath, [CLI, 'mcp', '--db', db, '--redact', '--no-redact'], { encoding: 'utf8' });
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /give --redact \(the default\) or --no-redact, not both/);
   });
 });
 
@@ -363,8 +344,8 @@ function claudeSession(cwd: string, session: number, n: number): string {
 test('the MCP SDK stays out of the extension host: only dist/cli.js bundles it', () => {
   const { readFileSync } = require('node:fs') as typeof import('node:fs');
   const extension = readFileSync(path.resolve(__dirname, '../../../dist/extension.js'), 'utf8');
-  assert.doesNotMatch(extension, /modelcontextprotocol|StdioServerTransport|ZodError/);
-  assert.match(readFileSync(CLI, 'utf8'), /StdioServerTransport/);
+  assert.doesNotMatch(extension, /modelcontextprotocol|McpServer = class|JSONRPCMessageSchema|ZodError/);
+  assert.match(readFileSync(CLI, 'utf8'), /McpServer = class/);
 });
 
 describe('agent-recall mcp with an embedding model', () => {

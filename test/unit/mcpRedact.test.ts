@@ -85,7 +85,7 @@ describe('agent-recall mcp --redact over a transcript holding twenty secrets', (
     const indexed = spawnSync(process.execPath, [CLI, 'index', '--root', transcripts, '--db', db, '--workspace', workspace, '--quiet'], { encoding: 'utf8' });
     assert.equal(indexed.status, 0, indexed.stderr);
     for (const [args, into] of [
-      [[], (a: typeof plain) => (plain = a)],
+      [['--no-redact'], (a: typeof plain) => (plain = a)],
       [['--redact'], (a: typeof plain) => (redacted = a)],
     ] as const) {
       const s = await connectMcp(['--db', db, '--workspace', workspace, ...args]);
@@ -97,7 +97,7 @@ describe('agent-recall mcp --redact over a transcript holding twenty secrets', (
     }
   });
 
-  test('without --redact the answers hold every secret whole, and some snippet starts inside a key block', () => {
+  test('with --no-redact the answers hold every secret whole, and some snippet starts inside a key block', () => {
     const all = plain.map((a) => `${resultText(a.answer)}\n${JSON.stringify(a.answer.structuredContent)}`).join('\n');
     for (const s of SESSION_SECRETS) {
       for (const line of s.secret.split('\n')) assert.ok(all.includes(line), `${s.what} is in the store as written`);
