@@ -186,7 +186,7 @@ function render(v: ExchangeView): void {
     const files = el('div', { class: 'files' }, 'Files: ');
     for (const f of v.files) {
       files.append(button([icon('file'), f.lines ? `${f.label}:${f.lines}` : f.label], () => vscode.postMessage({ type: 'openFile', path: f.path }), {
-        class: `file ${f.how}`, title: `${f.how}${f.lines ? ` at lines ${f.lines}` : ''}: open ${f.label}`,
+        class: `file ${f.how}`, title: `${f.touched}: open ${f.label}`,
       }));
     }
     parts.push(files);

@@ -1,5 +1,5 @@
 import { parseVerbatim, readableMarkdown } from './exchangeMarkdown';
-import { formatLineRanges, headline } from './format';
+import { formatLineRanges, headline, touchedPhrase } from './format';
 import { AGENT_NAMES, type AgentKind, type DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
@@ -39,7 +39,7 @@ export interface ExchangeView {
   readonly copies: readonly string[];
   readonly card?: DistilledCard;
   /** `path` as stored (what a click opens), `label` as shown. */
-  readonly files: ReadonlyArray<{ readonly path: string; readonly label: string; readonly how: string; readonly lines?: string }>;
+  readonly files: ReadonlyArray<{ readonly path: string; readonly label: string; readonly how: string; readonly lines?: string; /** "edited line 4" */ readonly touched: string }>;
   readonly turns: readonly Turn[];
 }
 
@@ -109,7 +109,7 @@ export function exchangeView(e: StoredExchange, distilled?: DistilledView, neigh
           },
         }
       : {}),
-    files: e.filesTouched.map((f) => ({ path: f.path, label: visible(f.path), how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
+    files: e.filesTouched.map((f) => ({ path: f.path, label: visible(f.path), how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}), touched: touchedPhrase(f.how, f.lines) })),
     turns: parseVerbatim(e.verbatim)
       .filter((b) => b.kind === 'tools' || b.text.trim())
       .map((b) => (b.kind === 'tools'

@@ -69,7 +69,7 @@ describe('Exchange viewer', () => {
     assert.match((v.turns[0] as { text: string }).text, /^Make the coupon check case-insensitive/);
     assert.ok(v.turns.some((t) => t.kind === 'tools' && t.lines.some((l) => /\[tool\] Edit .*src\/checkout\.js/.test(l))));
     assert.ok(v.card && v.card.distiller && v.card.core !== v.title, 'the distilled object as a card that does not repeat the title');
-    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', label: 'src/checkout.js', how: 'edit', lines: '4' });
+    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', label: 'src/checkout.js', how: 'edit', lines: '4', touched: 'edited line 4' });
   });
 
   it('steps to the next and previous exchange of the conversation in the same view, in the same group', async () => {

@@ -35,7 +35,7 @@ test('shapes the exchange viewer: title, readable date, approximate dates said s
   assert.equal(v.position, 'exchange 2 of 3');
   assert.deepEqual(v.card, { context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' }, 'the card does not repeat the title');
   assert.equal(exchangeView(exchange('User: hi', { title: 'Coupons' }), distilled).card?.core, 'Fixed the rounding', 'under a conversation title the card says the core');
-  assert.deepEqual(v.files, [{ path: 'src/a.ts', label: 'src/a.ts', how: 'edit', lines: '4–6' }]);
+  assert.deepEqual(v.files, [{ path: 'src/a.ts', label: 'src/a.ts', how: 'edit', lines: '4–6', touched: 'edited lines 4–6' }]);
   assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'assistant', 'tools']);
   assert.deepEqual(v.copies, []);
   const copied = exchangeView(exchange('User: hi', { copies: [{ file: '/t/other.md', lineStart: 4, lineEnd: 9 }] }));
@@ -63,7 +63,7 @@ test('shows every text from the transcript with its hidden characters written ou
   assert.equal(v.title, 'Title ⟨U+202E⟩x');
   assert.equal(v.tab, 'Title ⟨U+202E⟩x', 'the tab title too');
   assert.equal(exchangeView(exchange('User: x', { title: `${'x'.repeat(38)}${RLO}yz` })).tab, `${'x'.repeat(38)}⟨U+202E⟩…`, 'a tab title is cut before its characters are written out');
-  assert.deepEqual(v.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit' }]);
+  assert.deepEqual(v.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit', touched: 'edited' }]);
   assert.deepEqual(v.card, { core: 'Renamed evil⟨U+202E⟩sts.js', context: 'a⟨U+2028⟩b', rooms: ['src/evil⟨U+202E⟩sts.js'], distiller: 'offline' });
   assert.deepEqual(v.turns, [
     { kind: 'user', text: 'open src/evil⟨U+202E⟩sts.js' },
