@@ -113,6 +113,20 @@ describe('Exchange viewer', () => {
     assert.equal(ed.selection.start.line, 3);
   });
 
+  it('opens a touched file whose lines are unknown with nothing selected (issue 39: Ctrl+Enter selected line 1)', async () => {
+    const id = await exchangeIdByPrompt('case-insensitive');
+    await withStore((s) => s.db.run("INSERT OR IGNORE INTO files_touched(exchange_n, path, how) SELECT n, 'src/cart.js', 'mention' FROM exchanges WHERE id = ?", [id]));
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentRecall.openTouchedFile', id, 'src/cart.js');
+      const ed = vscode.window.activeTextEditor!;
+      assert.equal(ed.document.uri.fsPath, path.join(fixture().workspace, 'src/cart.js'));
+      assert.ok(ed.selection.isEmpty, `no lines claimed: ${JSON.stringify(ed.selection)}`);
+    } finally {
+      await withStore((s) => s.db.run("DELETE FROM files_touched WHERE path = 'src/cart.js' AND how = 'mention' AND exchange_n = (SELECT n FROM exchanges WHERE id = ?)", [id]));
+    }
+  });
+
   it('opens the edited file before a mentioned one, and never a file that no longer exists', async () => {
     const id = await exchangeIdByPrompt('case-insensitive');
     // listed before src/checkout.js (edited, lines 4): a mention, and an edit with lines of a file deleted since
