@@ -3,7 +3,7 @@ import type { Embedder } from '../embed/embedder';
 import { storedVectorSpace, VECTOR_TABLES } from '../store/vectorStore';
 import { RecallError } from '../errors';
 import type { Store } from '../store/store';
-import { type ConfidenceEvidence, confidenceOf, confidencesByRank } from './confidence';
+import { type ConfidenceEvidence, confidenceOf, confidencesByRank, SELECTIVE_TRUST } from './confidence';
 import { afterRequests, requestsOf } from './continuation';
 import { buildFilter, type SqlFilter } from './filters';
 import { demoteWordless } from './evidence';
@@ -245,13 +245,13 @@ export function createSearcher(store: Store, embedder?: Embedder, options: Searc
     return out;
   }
 
-  /** The label `explain` gives a ranking's first hit, from that hit alone (selective asks before explaining). */
+  /** Whether selective fusion may trust a ranking's first hit alone: its label by SELECTIVE_TRUST's rules. */
   async function firstConfidence(kept: readonly Fused[], c: ShapeContext): Promise<Confidence> {
     const first = kept[0];
     const row = first && (await rowsOf([first.n], c.read)).get(first.n);
     if (!row) return 'low';
     const coverage = coverageOf(snippetOf(row, c).matchedTerms, c.terms, await stats.idf(c.terms));
-    return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
+    return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) }, SELECTIVE_TRUST);
   }
 
   /** Explains every kept hit (snippet, matched words, what the cap left out of its conversation) with its confidence. */
