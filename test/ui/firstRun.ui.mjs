@@ -16,17 +16,6 @@ describe('First run and everyday use in the workbench', function () {
     await page?.close();
   });
 
-  it('opens its walkthrough the first time it runs (issue 39)', async () => {
-    const walkthrough = page.locator('.gettingStartedContainer', { hasText: 'Get started with Agent Recall' }).first();
-    await walkthrough.waitFor({ timeout: 30_000 });
-    const first = walkthrough.locator('.getting-started-step', { hasText: 'Where your memories come from' }).first();
-    const text = (await first.textContent()) ?? '';
-    for (const agent of ['Claude Code', 'Gemini CLI', 'Copilot Chat', 'Cursor', 'Zed', 'SpecStory', 'Aider']) assert.ok(text.includes(agent), `step 1 does not name ${agent}: ${text}`);
-    assert.doesNotMatch(text, /`/, 'no literal backticks');
-    await screenshot(page, 'walkthrough-first-run');
-    await runCommand(page, 'View: Close All Editors');
-  });
-
   it('gives the status item a label a screen reader reads as words (issue 39: it read Agent&nbsp;Recall… \\(built-in…\\))', async () => {
     const item = page.locator('.part.statusbar .statusbar-item', { hasText: /Recall: \d+ exchanges/ }).first();
     await item.waitFor({ timeout: 30_000 });
