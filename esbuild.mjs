@@ -62,6 +62,9 @@ const node = {
 const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [vendorApart] },
   { ...node, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [vendorApart] },
+  // The index worker threads (core/workers/pool.ts starts them from next to the bundle that loads it): parsing,
+  // token counts and offline distillation of a large run.
+  { ...node, entryPoints: ['src/core/workers/indexWorker.ts'], outfile: 'dist/indexWorker.js', plugins: [vendorApart] },
   { ...node, entryPoints: Object.fromEntries(Object.values(vendor).map(({ name, entry }) => [`vendor/${name}`, entry])), outdir: 'dist' },
   // The embedding thread, started by TransformersEmbedder from next to the bundle that loads it.
   // transformers.js is bundled in (its CJS build: the ESM one needs import.meta.url) with `sharp` replaced

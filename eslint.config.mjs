@@ -19,6 +19,35 @@ const CORE_INTERNALS = {
   message: 'Ask core/memory.ts (Memory): the store, its db handle and the pipeline stages stay inside core.',
 };
 
+/**
+ * search/ ranks and store/ reads (DESIGN.md: the schema in store/, the ranking in search/): search asks
+ * store/searchReads.ts and never holds the database handle, so a change of schema is made in store/ alone.
+ */
+const SEARCH_READS = 'search/ ranks, store/ reads: ask store/searchReads.ts (SearchReads); search never holds the database handle or writes SQL.';
+const SQLITE = [
+  { name: '@vscode/sqlite3', message: SEARCH_READS },
+  { name: 'sqlite-vec', message: SEARCH_READS },
+];
+const DB_HANDLE = { group: ['**/store/db', '**/store/store'], message: SEARCH_READS };
+
+/** require() or import() of vscode: no-restricted-imports sees import statements only. */
+const VSCODE_SYNTAX = [
+  { selector: "CallExpression[callee.name='require'][arguments.0.value='vscode']", message: VSCODE.message },
+  { selector: "ImportExpression[source.value='vscode']", message: VSCODE.message },
+];
+/** A statement run on a handle (`db.all(...)`, `this.db.get(...)`, `reader.run(...)`): the handle's methods by name. */
+const DB_METHOD = '/^(all|get|run|exec|prepare|each|insertRows|transaction|snapshot)$/';
+const DB_CALLS = [
+  { selector: `CallExpression[callee.property.name=${DB_METHOD}][callee.object.name=/^(db|reader)$/]`, message: SEARCH_READS },
+  { selector: `CallExpression[callee.property.name=${DB_METHOD}][callee.object.property.name=/^(db|reader)$/]`, message: SEARCH_READS },
+];
+
+/** What a pipeline stage may not import. */
+const STAGE = {
+  group: ['../indexer', '../recall', '../eval/*'],
+  message: 'A stage never imports the orchestration (indexer), the recall session or the evaluation above it.',
+};
+
 /** `no-restricted-imports` replaces its options per file, so each block lists every pattern that applies. */
 const restrict = (paths, ...patterns) => ({ 'no-restricted-imports': ['error', { paths, patterns }] });
 
@@ -51,23 +80,17 @@ export default tseslint.config(
     }),
   },
   {
-    files: ['src/core/search/**/*.ts', 'src/core/distill/**/*.ts', 'src/core/sources/**/*.ts'],
-    rules: restrict([VSCODE], FRONT_ENDS, FRONT_DOOR, {
-      group: ['../indexer', '../recall', '../eval/*'],
-      message: 'A stage never imports the orchestration (indexer), the recall session or the evaluation above it.',
-    }),
+    files: ['src/core/distill/**/*.ts', 'src/core/sources/**/*.ts'],
+    rules: restrict([VSCODE], FRONT_ENDS, FRONT_DOOR, STAGE),
   },
+  { files: ['src/core/search/**/*.ts'], rules: restrict([VSCODE, ...SQLITE], FRONT_ENDS, FRONT_DOOR, STAGE, DB_HANDLE) },
   {
     // no-restricted-imports sees import statements only; a require() or import() of vscode is caught here
     files: ['src/core/**/*.ts', 'src/cli.ts', 'src/searchCli.ts', 'src/mcp/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.name='require'][arguments.0.value='vscode']", message: VSCODE.message },
-        { selector: "ImportExpression[source.value='vscode']", message: VSCODE.message },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', ...VSCODE_SYNTAX] },
   },
+  // the rule's options are replaced per file too: search/ lists vscode's again
+  { files: ['src/core/search/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ...VSCODE_SYNTAX, ...DB_CALLS] } },
   { files: ['src/host/**/*.ts', 'src/extension.ts'], rules: restrict([], CORE_INTERNALS) },
   { files: ['src/cli.ts', 'src/searchCli.ts'], rules: restrict([VSCODE], CORE_INTERNALS, { group: ['**/host/*'], message: 'The CLI never imports the VS Code host.' }) },
   { files: ['src/mcp/**/*.ts'], rules: restrict([VSCODE], CORE_INTERNALS, { group: ['**/host/*', '**/extension'], message: 'The MCP server is a front end of its own: it asks core/memory.ts, never the VS Code host.' }) },

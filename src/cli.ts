@@ -2,7 +2,6 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RecallError } from './core/errors';
 import { type DistillInput, type Distiller, distillerInput } from './core/distill/distiller';
-import { AnthropicDistiller, anthropicEnv } from './core/distill/anthropic';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
 import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
@@ -17,9 +16,11 @@ const USAGE = `Usage: agent-recall <command> [options]
 
 Commands:
   index  --db FILE (--workspace DIR | --root DIR...) [--root DIR...] [--min-chars N] [--max-plies N] [--embed-model ID_OR_DIR]
+         [--threads N]
          Index the transcripts of a workspace (the agents' own folders, sessions kept by recorded cwd, as in
          VS Code) and every transcript under the roots, distill them (offline distiller) and, with
-         --embed-model, embed what is distilled (see embed).
+         --embed-model, embed what is distilled (see embed). A large run parses and distills on --threads worker
+         threads (default: the cores, at most 4; 0: this thread only).
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).
@@ -87,6 +88,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             discover: workspaceRoots.length
               ? defaultDiscovery({ workspaceRoots, extraRoots: roots })
               : { workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots: roots, includeSubagents: true },
+            ...(values.threads !== undefined ? { parallel: { threads: intOption(values.threads, 0) } } : {}),
             segment: {
               minChars: intOption(values['min-chars'], DEFAULT_SEGMENT_OPTIONS.minChars),
               maxPlies: intOption(values['max-plies'], DEFAULT_SEGMENT_OPTIONS.maxPlies),
@@ -147,15 +149,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
           }
           return 0;
         }
-        const distiller: Distiller =
-          name === 'anthropic'
-            ? new AnthropicDistiller({
-                ...anthropicEnv(),
-                ...(values.model ? { model: values.model } : {}),
-                concurrency,
-                batchSize,
-              })
-            : memory.offlineDistiller();
+        const distiller: Distiller = name === 'anthropic' ? anthropicDistiller({ ...(values.model ? { model: values.model } : {}), concurrency, batchSize }) : memory.offlineDistiller();
         if (values['dry-run']) {
           // Distil without writing: shows what the stage would store (nothing leaves the machine offline).
           const batch = await memory.pendingDistillation(limit > 0 ? limit : 20, distiller);
@@ -268,6 +262,15 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
  * Options and positionals. After `--` everything is a positional, so a query may start with `-`
  * (`search --db F -- -d`); an unknown option is a bad argument (exit 2) whose message says so.
  */
+/**
+ * The Anthropic distiller, required when asked for: its SDK (1.4 MB) is then read and compiled by a run that
+ * distils with it, not by every command (an MCP server's first answer waited ~40 ms for it).
+ */
+function anthropicDistiller(options: { model?: string; concurrency: number; batchSize: number }): Distiller {
+  const { AnthropicDistiller, anthropicEnv } = require('./core/distill/anthropic') as typeof import('./core/distill/anthropic');
+  return new AnthropicDistiller({ ...anthropicEnv(), ...options });
+}
+
 function parseCommandLine(args: string[]) {
   try {
     return parseArgs({
@@ -279,6 +282,7 @@ function parseCommandLine(args: string[]) {
         workspace: { type: 'string' },
         'min-chars': { type: 'string' },
         'max-plies': { type: 'string' },
+        threads: { type: 'string' },
         limit: { type: 'string' },
         distiller: { type: 'string' },
         'dry-run': { type: 'boolean' },

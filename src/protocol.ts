@@ -16,6 +16,11 @@ export interface IndexStatus {
   readonly indexing: boolean;
   readonly exchanges: number;
   /**
+   * While a run works on what it has stored (distillation, embedding): what it does now. Every exchange is
+   * searchable by its words already; headlines and search by meaning follow.
+   */
+  readonly background?: string;
+  /**
    * The agents the memory knows: the id a facet takes, the name a chip or the banner shows. Their chips show
    * when there are two or more (one agent's chip would change nothing).
    */

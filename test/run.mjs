@@ -5,7 +5,9 @@
 //   unit     node --test over out/test/unit/*.test.js (plain Node, temp databases)
 //   inhost   mocha suite out/test/inhost/ inside code-server's extension host (fixture workspace)
 //   ui       Playwright + Chromium on the workbench, with the packaged .vsix installed
-// Usage: node test/run.mjs [--only lint|unit|inhost|ui]
+//   package  node --test over out/test/package/: the npm package packed, installed from its tarball into an
+//            empty folder (@vscode/sqlite3 compiles there: minutes), its MCP server driven by the SDK's client
+// Usage: node test/run.mjs [--only lint|unit|inhost|ui|package]
 // Every code-server runs in its own process group and temp dirs; all are stopped on exit and on Ctrl-C.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -33,11 +35,12 @@ async function lintLayer() {
   return { passed: problems === 0 ? 1 : 0, failed: problems === 0 ? 0 : 1 };
 }
 
-function unitLayer() {
-  const dir = join(ROOT, 'out/test/unit');
+/** node --test over the compiled test files of one folder, counted from its TAP report. */
+function nodeTestLayer(folder) {
+  const dir = join(ROOT, 'out/test', folder);
   const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).map((f) => join(dir, f));
-  const tmp = mkdtempSync(join(tmpdir(), 'agent-recall-unit-'));
-  const tap = join(tmp, 'unit.tap');
+  const tmp = mkdtempSync(join(tmpdir(), `agent-recall-${folder}-`));
+  const tap = join(tmp, `${folder}.tap`);
   try {
     const r = spawnSync(
       process.execPath,
@@ -74,9 +77,10 @@ async function uiLayer() {
 
 const layers = [
   { name: 'lint', run: lintLayer },
-  { name: 'unit', run: unitLayer },
+  { name: 'unit', run: () => nodeTestLayer('unit') },
   { name: 'inhost', run: inhostLayer },
   { name: 'ui', run: uiLayer },
+  { name: 'package', run: () => nodeTestLayer('package') },
 ];
 if (only && !layers.some((l) => l.name === only)) {
   console.error(`unknown layer ${only}; one of ${layers.map((l) => l.name).join(', ')}`);

@@ -151,7 +151,8 @@ function renderBanner(): void {
   };
   const s = state.status;
   if (state.error) say(`Search failed: ${state.error}`, 'error');
-  if (s?.indexing) say(`Still indexing: ${s.exchanges} exchanges searchable so far.`, 'loading');
+  if (s?.background) say(s.background, 'loading');
+  else if (s?.indexing) say(`Still indexing: ${s.exchanges} exchanges searchable so far.`, 'loading');
   if (s?.message) say(s.message);
   if (state.notice) say(state.notice);
   else if (s && !s.semantic.startsWith('on')) say(`Semantic search ${s.semantic.replace(/\.?$/, '.')} Matching words only.`);

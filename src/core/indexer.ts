@@ -1,32 +1,30 @@
-import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { type FileHandle, stat } from 'node:fs/promises';
-import * as path from 'node:path';
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller, DistillInput } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
-import { type DistillReport, distillPending } from './distill/stage';
+import { type DistilledBatch, type DistillReport, distillPending } from './distill/stage';
 import type { Embedder } from './embed/embedder';
 import { embedStore, type EmbedReport } from './embed/stage';
 import { RecallError } from './errors';
-import type { ConversationMeta, Exchange } from './model';
-import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { Layer } from './search/types';
-import { shortenStringsPast, sideFileNames, type SourceAdapter } from './sources/adapter';
+import { prepareSource } from './prepareSource';
+import type { SegmentOptions } from './segment';
+import { readSource } from './sourceRead';
+import type { SourceAdapter } from './sources/adapter';
 import { type DiscoveredSource, discoverSources, type DiscoverOptions, unreadableRoots } from './sources/discover';
-import { insideAny } from './sources/paths';
-import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
-import { databaseState } from './sources/walDatabase';
-import { keepReplay, takeReplay } from './replays';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
-import type { ConversationRecord, ParseWrite, Store, WriteResult } from './store/store';
-import type { RecordGroup, RecordGroups, SourceState } from './store/rows';
+import type { Store } from './store/store';
 import { countTokens } from './tokens';
+import { PoolBroken, type WorkerPool } from './workers/pool';
+import { type ParallelOptions, RunWorkers } from './workers/runWorkers';
+import { type SourcesPass, writeSources } from './writeSources';
 
 /**
- * Orchestration: discover -> parse -> segment -> store -> tokens -> distill, incremental and resumable.
- * Each source is written in one transaction, so a crash leaves every file either fully at its old state
- * or fully at its new one; the distill stage picks up whatever is not distilled yet.
+ * Orchestration: discover -> parse -> segment -> store (searchable by its words from here on) -> tokens ->
+ * distill -> embed, incremental and resumable. Each source is written in one transaction, so a crash leaves
+ * every file either fully at its old state or fully at its new one; the later stages pick up whatever is not
+ * done yet. Parsing (with token counts and index text) and offline distillation run on worker threads when
+ * there is enough of them (workers/runWorkers.ts); the results are written here, in the order a run on one
+ * thread writes them, so the store is the same either way.
  */
 export interface IndexOptions {
   readonly discover: DiscoverOptions;
@@ -38,6 +36,8 @@ export interface IndexOptions {
   readonly distiller?: Distiller | false | DistillGate;
   /** The embedding stage, run last (after distillation) when an embedder is configured. */
   readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
+  /** Worker threads (default: the cores, at most 4, for work worth them). */
+  readonly parallel?: ParallelOptions;
 }
 
 /** What waits for distillation after ingestion, for a gate to weigh (count it, plan a sample's cost). */
@@ -54,6 +54,12 @@ export interface IndexProgress {
   readonly done: number;
   readonly total: number;
   readonly file?: string;
+}
+
+/** A stage's elapsed time and the process's CPU time in it (all threads: the workers' and SQLite's too). */
+export interface StageTime {
+  readonly ms: number;
+  readonly cpuMs: number;
 }
 
 export interface IndexReport {
@@ -75,15 +81,10 @@ export interface IndexReport {
   readonly distillNote?: string;
   /** Folders the user named as roots (`extraRoots`) that are not folders (mistyped, removed): nothing was read there. */
   readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
+  /** Each stage's time: discover, parse (read, parse, segment, store), tokens, distill, embed. */
+  readonly stages: Partial<Record<IndexProgress['phase'], StageTime>>;
   readonly cancelled: boolean;
 }
-
-const HEAD_HASH_BYTES = 1024;
-/** A write group closes at this many parsed bytes or sources (measured: 4 MB / 64 sources halves write time). */
-const GROUP_BYTES = 4 * 1024 * 1024;
-const GROUP_SOURCES = 64;
-/** How many sources are read ahead of the one being parsed. */
-const READ_AHEAD = 4;
 
 export async function indexWorkspace(
   store: Store,
@@ -91,23 +92,55 @@ export async function indexWorkspace(
   onProgress: (p: IndexProgress) => void = () => undefined,
   token: CancellationSignal = NEVER_CANCELLED,
 ): Promise<IndexReport> {
-  onProgress({ phase: 'discover', done: 0, total: 0 });
-  const unreadable = await unreadableRoots(options.discover.extraRoots);
-  const sources = await discoverSources(options.discover);
-  const report = await indexSources(store, sources, options.segment, onProgress, token);
-  const tokensCounted = token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token);
-  const chosen = token.isCancellationRequested ? { distiller: undefined } : await chooseDistiller(store, options.distiller);
-  const distill = chosen.distiller && !token.isCancellationRequested ? await distillPending(store.db, chosen.distiller, onProgress, token) : undefined;
-  const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
-  return {
-    ...report,
-    tokensCounted,
-    ...(distill ? { distill } : {}),
-    ...embed,
-    ...(chosen.note ? { distillNote: chosen.note } : {}),
-    ...(unreadable.length ? { unreadableRoots: unreadable } : {}),
-    cancelled: token.isCancellationRequested,
+  const workers = new RunWorkers(options.parallel);
+  const clock = new StageClock();
+  try {
+    onProgress({ phase: 'discover', done: 0, total: 0 });
+    const unreadable = await unreadableRoots(options.discover.extraRoots);
+    const sources = await discoverSources(options.discover);
+    clock.lap('discover');
+    const report = await indexSources(store, sources, options.segment, onProgress, token, workers);
+    clock.lap('parse');
+    // searchable by its words from here on; the offline distiller's workers count tokens as they distill
+    const uncounted = await store.countWithoutTokens();
+    const chosen = token.isCancellationRequested ? { distiller: undefined } : await chooseDistiller(store, options.distiller);
+    const distill = chosen.distiller && !token.isCancellationRequested ? await distillPending(store.db, chosen.distiller, onProgress, token, await offload(store, workers)) : undefined;
+    clock.lap('distill');
+    const countedWhileDistilling = uncounted - (await store.countWithoutTokens());
+    const tokensCounted = countedWhileDistilling + (token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token, workers));
+    clock.lap('tokens');
+    const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
+    clock.lap('embed');
+    return {
+      ...report,
+      tokensCounted,
+      ...(distill ? { distill } : {}),
+      ...embed,
+      ...(chosen.note ? { distillNote: chosen.note } : {}),
+      ...(unreadable.length ? { unreadableRoots: unreadable } : {}),
+      stages: clock.stages,
+      cancelled: token.isCancellationRequested,
+    };
+  } finally {
+    await workers.close();
+  }
+}
+
+/**
+ * The distill stage's workers, when its backlog is worth them: one batch per thread and one more being read. A
+ * batch's exchanges stored without a token count are counted there too (the text is in hand), as they are
+ * distilled: the count stage after it finds nothing left to do.
+ */
+async function offload(store: Store, workers: RunWorkers): Promise<{ offload?: { run: (batch: readonly DistillInput[]) => Promise<DistilledBatch>; depth: number } }> {
+  const pool = workers.for({ exchanges: await countPendingDistillation(store.db) });
+  if (!pool) return {};
+  const run = async (batch: readonly DistillInput[]): Promise<DistilledBatch> => {
+    const count = await store.uncountedBetween(batch[0]!.n, batch[batch.length - 1]!.n);
+    const { distilled, tokens } = await pool.run({ kind: 'distill', batch, count });
+    await store.setTokenCounts(tokens);
+    return distilled;
   };
+  return { offload: { run, depth: pool.size + 1 } };
 }
 
 async function chooseDistiller(store: Store, choice: IndexOptions['distiller']): Promise<{ distiller?: Distiller | undefined; note?: string }> {
@@ -142,140 +175,49 @@ export async function runEmbedStage(
   }
 }
 
-type SourcesReport = Omit<IndexReport, 'tokensCounted' | 'distill'>;
-
+/**
+ * Brings the sources up to date (writeSources.ts). `workers`: the run's threads (when not given, the pass starts
+ * and stops its own, for enough work).
+ */
 export async function indexSources(
   store: Store,
   sources: readonly DiscoveredSource[],
   segment: SegmentOptions,
   onProgress: (p: IndexProgress) => void = () => undefined,
   token: CancellationSignal = NEVER_CANCELLED,
-): Promise<SourcesReport> {
-  const first = await writeSources(store, sources, segment, onProgress, token);
-  // A file that kept an exchange was rewritten without it: the files holding a copy are read again, so it stays.
-  const orphaned = new Set(await store.releaseOrphanedCopies());
-  const again = sources.filter((s) => orphaned.has(s.path));
-  const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token) : undefined;
-  await store.writeLedger();
-  if (first.parsed + (second?.parsed ?? 0) > 0) await store.mergeSearchSegments();
-  onProgress({ phase: 'parse', done: sources.length, total: sources.length });
-  if (!second) return first;
-  return {
-    ...first,
-    parsed: first.parsed + second.parsed,
-    unchanged: first.unchanged - second.parsed,
-    failed: [...first.failed, ...second.failed],
-    bytesParsed: first.bytesParsed + second.bytesParsed,
-    exchangesWritten: first.exchangesWritten + second.exchangesWritten,
-    duplicates: first.duplicates + second.duplicates,
-    parseMs: first.parseMs + second.parseMs,
-    cancelled: second.cancelled,
-  };
-}
-
-/** One pass over the sources: each changed one read, parsed and written, in groups. */
-async function writeSources(
-  store: Store,
-  sources: readonly DiscoveredSource[],
-  segment: SegmentOptions,
-  onProgress: (p: IndexProgress) => void,
-  token: CancellationSignal,
-): Promise<SourcesReport> {
-  const started = performance.now();
-  let parsed = 0;
-  let unchanged = 0;
-  let bytesParsed = 0;
-  let exchangesWritten = 0;
-  let duplicates = 0;
-  const failed: Array<{ path: string; error: string }> = [];
-  const fail = async (path: string, agent: SourceAdapter['agent'], err: unknown): Promise<void> => {
-    const message = (err as Error).message;
-    failed.push({ path, error: message });
-    await store.recordSourceError(path, agent, message).catch(() => undefined);
-  };
-  // One read of every source's state: a lookup per file would queue behind the write in flight.
-  const known = await store.sourceStates();
-  // Parsed sources wait here until a group is large enough to be worth one transaction.
-  let group: Array<{ src: DiscoveredSource; prepared: PreparedSource }> = [];
-  let groupBytes = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const flush = async (): Promise<void> => {
-    if (group.length === 0) return;
-    const batch = group;
-    group = [];
-    groupBytes = 0;
-    let results: WriteResult[] | undefined;
-    try {
-      results = await store.writeParses(batch.map((b) => b.prepared.write));
-    } catch {
-      results = undefined; // one bad source must not cost its neighbours: retry each alone below
-    }
-    for (const [j, { src, prepared }] of batch.entries()) {
-      let r = results?.[j];
-      if (!r) {
-        try {
-          r = await store.writeParse(prepared.write);
-        } catch (err) {
-          await fail(src.path, src.adapter.agent, err);
-          continue;
-        }
-      }
-      parsed++;
-      bytesParsed += prepared.bytes;
-      exchangesWritten += r.inserted;
-      duplicates += r.duplicates;
-    }
-  };
-  // Sources are read a few ahead of the parse: a read is a chain of file system round trips, each of which
-  // waits for this thread, so one started just before a parse would still be mostly ahead of us after it.
-  const reads = new Map<number, Promise<{ read: SourceRead | 'unchanged' } | { err: unknown }>>();
-  const startRead = (i: number): void => {
-    const src = sources[i];
-    if (src) reads.set(i, readSource(src.path, known.get(src.path), src.adapter).then((read) => ({ read }), (err: unknown) => ({ err })));
-  };
-  for (let i = 0; i < READ_AHEAD; i++) startRead(i);
-  for (const [i, src] of sources.entries()) {
-    if (token.isCancellationRequested) break;
-    onProgress({ phase: 'parse', done: i, total: sources.length, file: src.path });
-    startRead(i + READ_AHEAD);
-    const got = (await reads.get(i))!;
-    reads.delete(i);
-    try {
-      if ('err' in got) throw got.err;
-      if (got.read === 'unchanged') {
-        unchanged++;
-        continue;
-      }
-      const prepared = prepareSource(src.path, src.adapter, segment, got.read, src.project, src.within);
-      group.push({ src, prepared });
-      groupBytes += prepared.bytes;
-      if (groupBytes >= GROUP_BYTES || group.length >= GROUP_SOURCES) {
-        // the write runs on SQLite's thread while the next sources are parsed here; one write in flight
-        await writing;
-        writing = flush();
-      }
-    } catch (err) {
-      await fail(src.path, src.adapter.agent, err);
-    }
+  workers?: RunWorkers,
+): Promise<SourcesPass> {
+  const own = workers ? undefined : new RunWorkers();
+  const run = workers ?? own!;
+  try {
+    const first = await writeSources(store, sources, segment, onProgress, token, run);
+    // A file that kept an exchange was rewritten without it: the files holding a copy are read again, so it stays.
+    const orphaned = new Set(await store.releaseOrphanedCopies());
+    const again = sources.filter((s) => orphaned.has(s.path));
+    const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token, run) : undefined;
+    await store.writeLedger();
+    if (first.parsed + (second?.parsed ?? 0) > 0) await store.mergeSearchSegments();
+    onProgress({ phase: 'parse', done: sources.length, total: sources.length });
+    if (!second) return first;
+    return {
+      ...first,
+      parsed: first.parsed + second.parsed,
+      unchanged: first.unchanged - second.parsed,
+      failed: [...first.failed, ...second.failed],
+      bytesParsed: first.bytesParsed + second.bytesParsed,
+      exchangesWritten: first.exchangesWritten + second.exchangesWritten,
+      duplicates: first.duplicates + second.duplicates,
+      parseMs: first.parseMs + second.parseMs,
+      cancelled: second.cancelled,
+    };
+  } finally {
+    await own?.close();
   }
-  await writing;
-  await flush();
-  return {
-    sources: sources.length,
-    parsed,
-    unchanged,
-    failed,
-    bytesParsed,
-    exchangesWritten,
-    duplicates,
-    parseMs: performance.now() - started,
-    cancelled: token.isCancellationRequested,
-  };
 }
 
 /**
- * Brings one source up to date. An appended file is parsed from the start of its last exchange (which
- * may still be growing), so appending in steps yields the same exchanges as indexing once; a truncated,
+ * Brings one source up to date on this thread. An appended file is parsed from the start of its last exchange
+ * (which may still be growing), so appending in steps yields the same exchanges as indexing once; a truncated,
  * replaced or rewritten file (or any markdown file, which tools regenerate) is re-parsed whole.
  */
 export async function indexSource(
@@ -285,304 +227,71 @@ export async function indexSource(
   segment: SegmentOptions,
   project?: string,
 ): Promise<'unchanged' | { bytes: number; inserted: number; duplicates: number }> {
-  const read = await readSource(file, await store.getSource(file), adapter);
+  const read = await readSource(file, await store.getSource(file), adapter, project);
   if (read === 'unchanged') return 'unchanged';
-  const prepared = prepareSource(file, adapter, segment, read, project);
+  const prepared = prepareSource(file, adapter, segment, read, { project });
   return { bytes: prepared.bytes, ...(await store.writeParse(prepared.write)) };
 }
 
-/** A source parsed and segmented, ready to be written. */
-interface PreparedSource {
-  readonly write: ParseWrite;
-  readonly bytes: number;
-}
+/** Exchanges read per batch of the count stage. */
+const COUNT_BATCH = 200;
 
 /**
- * Turns what was read of one source into the rows to write; writes nothing. `project` is what discovery
- * found beside the records (Copilot's workspace.json, Gemini's project root), for formats whose records
- * name none.
+ * Counts cl100k tokens of exchanges stored without a count (exchanges are counted when parsed; these are an
+ * older run's): on the workers when there are enough, a batch per thread at a time.
  */
-function prepareSource(
-  file: string,
-  adapter: SourceAdapter,
-  segment: SegmentOptions,
-  read: SourceRead,
-  project?: string,
-  within?: readonly string[],
-): PreparedSource {
-  const { st, resumed, fromOffset, fromLine, chunk } = read;
-  const full = resumed === undefined && (read.groups?.full ?? true);
-  const resume = resumed?.resumeMeta;
-  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}), ...(read.replay !== undefined ? { replay: read.replay } : {}) });
-  // kept for the next change: it is used only if what is stored then ends where this replay does
-  if (parsed.replay !== undefined) keepReplay(file, chunk.endOffset, parsed.replay);
-  const { skipped } = parsed;
-  // a file of many workspaces' sessions keeps those of this workspace, each by the project it names
-  const conversations = within ? parsed.conversations.filter((c) => c.meta.project !== undefined && insideAny(c.meta.project, within)) : parsed.conversations;
-
-  const exchanges: Exchange[] = [];
-  const dropped: DroppedExchange[] = [];
-  const records: ConversationRecord[] = [];
-  const fromPly = resumed?.resumePly ?? 0;
-  let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
-  let resumeMeta: ConversationMeta | undefined = resume;
-  const located = adapter.projectOfPath?.(file) ?? project;
-  for (const [i, conv] of conversations.entries()) {
-    if (conv.meta.project === undefined && located !== undefined) conv.meta = { ...conv.meta, project: located };
-    // only the first conversation can be the one that was open at the resume point
-    const seg = segmentConversation(conv, segment, i === 0 && resume ? fromPly : 0);
-    exchanges.push(...seg.exchanges);
-    dropped.push(...seg.dropped);
-    records.push({ key: conversationKey(conv), meta: conv.meta });
-    resumeMeta = conv.meta;
-    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
-  }
-
-  const state: SourceState = {
-    path: file,
-    agent: adapter.agent,
-    size: st.size,
-    mtimeMs: Math.floor(st.mtimeMs),
-    headHash: read.headHash,
-    anchorHash: read.anchorHash,
-    parsedOffset: chunk.endOffset,
-    nextLine: chunk.nextLine,
-    resumeOffset: resumeAt.offset,
-    resumeLine: resumeAt.line,
-    resumePly: resumeAt.ply,
-    ...(resumeMeta ? { resumeMeta } : {}),
-    pendingPartial: chunk.heldBackPartial,
-    ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
-  };
-  const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
-  return {
-    write: { state, full, fromOffset, fromLine, conversations: records, exchanges, dropped, skipped, ...replaced },
-    bytes: chunk.endOffset - fromOffset,
-  };
-}
-
-/** A database's conversations, each naming the conversation row it wrote (a group's id is its session id). */
-function withConversations(entries: RecordGroups, records: readonly ConversationRecord[]): RecordGroups {
-  const keyOf = new Map(records.map((r) => [r.meta.sessionId, r.key]));
-  return Object.fromEntries(
-    Object.entries(entries).map(([id, g]) => {
-      const conversation = g.conversation ?? keyOf.get(id);
-      return [id, conversation ? { ...g, conversation } : g];
-    }),
-  );
-}
-
-/** All a parse needs from the file: its stat, the lines from the resume point, the hashes of head and anchor. */
-interface SourceRead {
-  readonly st: Pick<Stats, 'size' | 'mtimeMs'>;
-  /** The stored state the parse resumes from; none for a whole-file parse. */
-  readonly resumed?: SourceState;
-  readonly fromOffset: number;
-  readonly fromLine: number;
-  readonly chunk: LineChunk;
-  readonly headHash: string;
-  readonly anchorHash: string;
-  readonly side?: ReadonlyMap<string, string>;
-  /** A database read conversation by conversation: each one's state after this read, and the old ones to replace. */
-  readonly groups?: { readonly entries: RecordGroups; readonly replaced: readonly RecordGroup[]; readonly full: boolean };
-  /** A replayed log's state at `fromOffset`, which the lines read continue (the parse is still whole). */
-  readonly replay?: unknown;
-}
-
-/**
- * Reads what changed in one source through one handle, held only while reading; the hashes come from the
- * bytes read when those cover the hashed range.
- */
-async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
-  if (adapter.readRecords) return readRecordSource(file, prev, adapter);
-  const { handle, st: firstSt } = await openTranscript(file);
-  try {
-    let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
-    const sideNames = sideFileNames(adapter, file);
-    let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
-    if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-    const resumed = prev && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
-    const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
-    const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
-    const fromLine = resumed?.resumeLine ?? (replay ? prev!.nextLine : 1);
-    const options = { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson, shortenStringsPast: shortenStringsPast(adapter) };
-    let read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
-    // a document rewritten whole, caught mid-write (Amp, Cline, Continue write in place): read once more after a pause
-    if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
-      await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
-      fileSt = await handle.stat();
-      st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
-      read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
-    }
-    const { chunk } = read;
-    const hash = async (start: number, length: number): Promise<string> => {
-      const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
-      return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
-    };
-    const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
-    const anchorHash = await hash(...anchorRange(chunk.endOffset));
-    const side = sideNames ? await readSideFiles(file, sideNames) : undefined;
-    return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** How long a JSON document caught half-written is given to be finished before it is read again (once). */
-const HALF_WRITTEN_PAUSE_MS = 150;
-
-/**
- * A JSON document ends with its closing `}` or `]`; one cut short by a writer mid-rewrite (almost always) does not.
- * An oversized last line cannot be told: it is taken as it is (its parse says what it is).
- */
-function endsLikeDocument(lines: readonly SourceLine[]): boolean {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (line.oversized) return true;
-    if (line.text.trim() !== '') return /[}\]]\s*$/.test(line.text);
-  }
-  return false;
-}
-
-/**
- * A source read through its adapter's `readRecords`: unchanged while its state is (a database's: neither it
- * nor its write-ahead log changed, a WAL database's new rows sitting in the log until a checkpoint; a `files`
- * source's: its `recordsState`); else its records, re-read whole.
- */
-async function readRecordSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
-  const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
-  if (prev && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs)) return 'unchanged';
-  if (adapter.recordGroups) return readRecordGroups(file, st, prev?.lastError ? undefined : prev, adapter.recordGroups);
-  const lines = await adapter.readRecords!(file);
-  const last = lines[lines.length - 1];
-  const endOffset = last ? last.offset + last.bytes : 0;
-  const chunk: LineChunk = { lines, endOffset, nextLine: lines.length + 1, heldBackPartial: false };
-  return { st, fromOffset: 0, fromLine: 1, chunk, headHash: '', anchorHash: '' };
-}
-
-/**
- * A database read conversation by conversation: the fingerprints first (so a conversation that changes while
- * we read is read again next time), then only the conversations whose fingerprint changed, numbered after
- * everything the source numbered before so their rows never collide with those kept; the old rows of the
- * conversations read again are replaced (`replaced`). A conversation gone from the database keeps what it wrote.
- * Without groups stored, every conversation is read.
- */
-async function readRecordGroups(
-  file: string,
-  st: SourceRead['st'],
-  prev: SourceState | undefined,
-  groups: NonNullable<SourceAdapter['recordGroups']>,
-): Promise<SourceRead> {
-  const fingerprints = await groups.fingerprints(file);
-  const old = prev?.recordGroups;
-  const changed = [...fingerprints.keys()].filter((id) => old?.[id]?.fingerprint !== fingerprints.get(id));
-  const read = changed.length === 0 ? [] : await groups.read(file, old ? changed : undefined);
-  const entries: Record<string, RecordGroup> = {};
-  // a conversation gone from the database keeps its exchanges, like a deleted transcript file
-  for (const [id, g] of Object.entries(old ?? {})) if (!fingerprints.has(id) || fingerprints.get(id) === g.fingerprint) entries[id] = g;
-  const fromLine = old ? prev!.nextLine : 1;
-  const fromOffset = old ? prev!.parsedOffset : 0;
-  const lines: SourceLine[] = [];
-  let nextLine = fromLine;
-  let offset = fromOffset;
-  for (const g of read) {
-    const own = recordLines(g.records, nextLine, offset);
-    const end = own.length ? own[own.length - 1]!.offset + own[own.length - 1]!.bytes : offset;
-    // one read after the fingerprints: a conversation new since then is read again next time
-    entries[g.id] = { fingerprint: fingerprints.get(g.id) ?? '', lines: [nextLine, nextLine + own.length], bytes: [offset, end] };
-    lines.push(...own);
-    nextLine += own.length;
-    offset = end;
-  }
-  const replaced = Object.entries(old ?? {}).filter(([id]) => !entries[id] || entries[id] !== old![id]).map(([, g]) => g);
-  const chunk: LineChunk = { lines, endOffset: offset, nextLine, heldBackPartial: false };
-  return { st, fromOffset, fromLine, chunk, headHash: '', anchorHash: '', groups: { entries, replaced, full: !old } };
-}
-
-/**
- * A transcript's state with its side files': they add to what its parse says (Cline's files touched), so one
- * changing alone is a change of the source. Taken before they are read: a write after that is seen next run.
- */
-async function withSideFiles(file: string, st: Pick<Stats, 'size' | 'mtimeMs'>, names: readonly string[]): Promise<{ size: number; mtimeMs: number }> {
-  const sides = await Promise.all(names.map((name) => stat(path.join(path.dirname(file), name)).catch(() => undefined)));
-  return sides.reduce((acc, s) => (s ? { size: acc.size + s.size, mtimeMs: Math.max(acc.mtimeMs, s.mtimeMs) } : acc), { size: st.size, mtimeMs: st.mtimeMs });
-}
-
-/** The side files present beside a transcript, by name; a missing or unreadable one is left out. */
-async function readSideFiles(file: string, names: readonly string[]): Promise<Map<string, string>> {
-  const side = new Map<string, string>();
-  for (const name of names) {
-    const text = await readSideFile(path.join(path.dirname(file), name)).catch(() => undefined);
-    if (text !== undefined) side.set(name, text);
-  }
-  return side;
-}
-
-async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
-  if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent) return false;
-  return onlyGrew(handle, size, prev);
-}
-
-/**
- * The kept replay of a log that only grew since it was stored: it continues from the stored end. A log
- * rewritten (VS Code's compaction to one whole state) or cut is replayed from its first line.
- */
-async function grownLogReplay(file: string, handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<unknown> {
-  if (!adapter.replaysLog || adapter.agent !== prev.agent || prev.lastError) return undefined;
-  const replay = takeReplay(file, prev.parsedOffset);
-  return replay !== undefined && (await endsLine(handle, prev.parsedOffset)) && (await onlyGrew(handle, size, prev)) ? replay : undefined;
-}
-
-/**
- * The byte before `offset` ends a line. A last line without its newline was replayed because it parsed;
- * bytes appended to it would make it another line, so its log is replayed whole.
- */
-async function endsLine(handle: FileHandle, offset: number): Promise<boolean> {
-  if (offset === 0) return true;
-  const byte = Buffer.alloc(1);
-  await handle.read(byte, 0, 1, offset - 1);
-  return byte[0] === 0x0a;
-}
-
-/** The file still starts with the bytes it had and holds them up to the stored end: appended to, not rewritten. */
-async function onlyGrew(handle: FileHandle, size: number, prev: SourceState): Promise<boolean> {
-  if (size < prev.parsedOffset) return false;
-  const head = await hashRange(handle, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
-  return head === prev.headHash && (await hashRange(handle, ...anchorRange(prev.parsedOffset))) === prev.anchorHash;
-}
-
-/** The bytes just before `offset`, whose hash detects a file rewritten in place with a longer body. */
-function anchorRange(offset: number): [start: number, length: number] {
-  const len = Math.min(HEAD_HASH_BYTES, offset);
-  return [offset - len, len];
-}
-
-async function hashRange(handle: FileHandle, start: number, length: number): Promise<string> {
-  if (length <= 0) return '';
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buf, 0, length, start);
-  return hashBytes(buf.subarray(0, bytesRead));
-}
-
-function hashBytes(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
-}
-
-/** Counts cl100k tokens of exchanges not counted yet: a separate stage, it is ~10x slower than parsing. */
 export async function countPendingTokens(
   store: Store,
   onProgress: (p: IndexProgress) => void = () => undefined,
   token: CancellationSignal = NEVER_CANCELLED,
+  workers?: RunWorkers,
 ): Promise<number> {
+  const total = await store.countWithoutTokens();
+  if (total === 0) return 0;
+  const pool = workers?.for({ exchanges: total });
   let counted = 0;
-  const total = (await store.stats()).tokensPending;
+  let afterN = 0;
+  const running: Array<Promise<Array<{ n: number; id: string; tokens: number }>>> = [];
   for (;;) {
-    if (token.isCancellationRequested) break;
-    const batch = await store.exchangesWithoutTokens(200);
-    if (batch.length === 0) break;
-    await store.setTokenCounts(batch.map((e) => ({ n: e.n, tokens: countTokens(e.verbatim) })));
-    counted += batch.length;
+    while (!token.isCancellationRequested && running.length < (pool ? pool.size + 1 : 1)) {
+      const batch = await store.exchangesWithoutTokens(COUNT_BATCH, afterN);
+      if (batch.length === 0) break;
+      afterN = batch[batch.length - 1]!.n;
+      running.push(countBatch(batch, pool));
+    }
+    const next = running.shift();
+    if (!next) break;
+    const counts = await next;
+    await store.setTokenCounts(counts);
+    counted += counts.length;
     onProgress({ phase: 'tokens', done: counted, total });
   }
   return counted;
+}
+
+async function countBatch(batch: ReadonlyArray<{ n: number; id: string; verbatim: string }>, pool: WorkerPool | undefined): Promise<Array<{ n: number; id: string; tokens: number }>> {
+  let counts: number[] | undefined;
+  if (pool) {
+    try {
+      counts = await pool.run({ kind: 'count', texts: batch.map((e) => e.verbatim) });
+    } catch (err) {
+      if (!(err instanceof PoolBroken)) throw err;
+    }
+  }
+  counts ??= batch.map((e) => countTokens(e.verbatim));
+  return batch.map((e, i) => ({ n: e.n, id: e.id, tokens: counts[i]! }));
+}
+
+/** Each stage's elapsed and CPU time, lap by lap. */
+class StageClock {
+  readonly stages: Partial<Record<IndexProgress['phase'], StageTime>> = {};
+  private at = performance.now();
+  private cpu = process.cpuUsage();
+
+  lap(stage: IndexProgress['phase']): void {
+    const used = process.cpuUsage(this.cpu);
+    this.stages[stage] = { ms: Math.round(performance.now() - this.at), cpuMs: Math.round((used.user + used.system) / 1000) };
+    this.at = performance.now();
+    this.cpu = process.cpuUsage();
+  }
 }

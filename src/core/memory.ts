@@ -12,7 +12,6 @@ import { type RawView, rawView } from './rawView';
 import { type RoomProject, roomTree } from './roomTree';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
-import { buildFilter } from './search/filters';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
@@ -40,6 +39,8 @@ import { type CompressionStats, compressionStats, countPendingDistillation, type
 import type { StoredExchange } from './store/rows';
 import type { IntegrityReport } from './store/integrity';
 import type { MigrationProgress } from './store/schema';
+import { SearchReads } from './store/searchReads';
+import { exchangeFilter } from './store/searchFilter';
 import { Store } from './store/store';
 import type { StoreCounts, StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
@@ -74,7 +75,12 @@ export interface Embedding {
 export class Memory {
   private searcherFor: { embedder: Embedder | undefined; notice: string | undefined; searcher: Searcher } | undefined;
 
-  private constructor(private readonly store: Store) {}
+  /** What search reads of the store (search/ never holds the db handle). */
+  private readonly reads: SearchReads;
+
+  private constructor(private readonly store: Store) {
+    this.reads = new SearchReads(store);
+  }
 
   /**
    * Opens (creating when missing) and migrates the memory in `file`. A damaged file raises `store-corrupt`;
@@ -184,7 +190,7 @@ export class Memory {
       this.searcherFor = {
         embedder: embedding.embedder,
         notice: embedding.notice,
-        searcher: createSearcher(this.store, embedding.embedder, embedding.notice ? { embedderNotice: embedding.notice } : {}),
+        searcher: createSearcher(this.reads, embedding.embedder, embedding.notice ? { embedderNotice: embedding.notice } : {}),
       };
     }
     return this.searcherFor!.searcher;
@@ -212,7 +218,7 @@ export class Memory {
     const inOrder = isConversationListing(request);
     if (isEmptyRequest(request) || inOrder) {
       const filters = facetFilters(request.facets ?? {}, now);
-      const where = buildFilter(filters);
+      const where = exchangeFilter(filters);
       const exclude = request.exclude ?? [];
       const limit = (request.limit ?? RECALL_CANDIDATES) + exclude.length;
       const listed = inOrder ? await exchangesInOrder(this.store.db, limit, where!) : await recentExchanges(this.store.db, limit, where);
@@ -247,7 +253,7 @@ export class Memory {
    * Asked only by readers that show it (the viewer, `show`): the near ones cost a statement (~6 ms at 50K).
    */
   async savedCopies(e: StoredExchange): Promise<SavedCopy[]> {
-    return [...(e.copies ?? []), ...(await nearCopiesOf(this.store.db, e))];
+    return [...(e.copies ?? []), ...(await nearCopiesOf(this.reads, e))];
   }
 
   /**
@@ -276,7 +282,7 @@ export class Memory {
 
   /** The newest exchanges; with `within`, only those of projects inside those folders. */
   recent(limit: number, within?: readonly string[]): Promise<ExchangeListing[]> {
-    return recentExchanges(this.store.db, limit, within ? buildFilter({ within }) : undefined);
+    return recentExchanges(this.store.db, limit, within ? exchangeFilter({ within }) : undefined);
   }
 
   /** Whether any conversation's project lies outside `folders` (or is unknown). */

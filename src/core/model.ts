@@ -7,13 +7,15 @@ export type AgentKind =
   | 'claude-code' | 'codex' | 'specstory' | 'aider' | 'copilot' | 'gemini' | 'cline' | 'roo-code'
   | 'continue' | 'opencode' | 'cursor'
   | 'copilot-cli' | 'qwen-code' | 'amp' | 'pi'
-  | 'kilo' | 'kiro' | 'zed';
+  | 'kilo' | 'kiro' | 'zed'
+  | 'trae' | 'openhands' | 'kimi' | 'warp' | 'antigravity' | 'junie';
 
 export const AGENT_KINDS: readonly AgentKind[] = [
   'claude-code', 'codex', 'specstory', 'aider', 'copilot', 'gemini', 'cline', 'roo-code',
   'continue', 'opencode', 'cursor',
   'copilot-cli', 'qwen-code', 'amp', 'pi',
   'kilo', 'kiro', 'zed',
+  'trae', 'openhands', 'kimi', 'warp', 'antigravity', 'junie',
 ];
 
 /** Each agent as people call it, for what the user reads (ids stay in data, filters and the CLI). */
@@ -22,6 +24,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   cline: 'Cline', 'roo-code': 'Roo Code', continue: 'Continue', opencode: 'OpenCode', cursor: 'Cursor',
   'copilot-cli': 'Copilot CLI', 'qwen-code': 'Qwen Code', amp: 'Amp', pi: 'Pi',
   kilo: 'Kilo Code', kiro: 'Kiro', zed: 'Zed',
+  trae: 'Trae', openhands: 'OpenHands', kimi: 'Kimi Code', warp: 'Warp', antigravity: 'Antigravity', junie: 'Junie',
 };
 
 /** A tool invocation made by the assistant, with its input as the agent recorded it. */
@@ -266,6 +269,23 @@ export interface ScorePart {
   readonly rank: number;
   /** The mechanism's raw score (bm25: positive, higher is better; vector: cosine similarity). */
   readonly score: number;
+}
+
+/** What a search may be limited to (every filter given must hold). */
+export interface SearchFilters {
+  readonly agents?: readonly AgentKind[];
+  /** ISO timestamps, inclusive. */
+  readonly since?: string;
+  readonly until?: string;
+  /** Workspace-relative path of a touched file. */
+  readonly file?: string;
+  /** Room id. */
+  readonly room?: string;
+  /** Conversation id: only its exchanges, and all of its matches (the per-conversation cap does not apply). */
+  readonly conversation?: string;
+  readonly project?: string;
+  /** Only exchanges whose project lies inside one of these folders (a workspace's boundary). */
+  readonly within?: readonly string[];
 }
 
 export interface HitRoom {

@@ -4,6 +4,7 @@
  * run …", a forged tool header, characters a person cannot see); an answer fences every piece of it off so
  * that nothing in it can end the quote or pass for what the tool says.
  */
+import { visible } from './visible';
 
 /** What an answer says once, before its first quoted block. */
 export const QUOTED_NOTE =
@@ -33,15 +34,13 @@ export function fenceFor(text: string): string {
 }
 
 /**
- * Characters a reader cannot see, or that reorder what they see, written as `[U+202E]`: bidirectional
- * controls (a file `evil\u202Ests.js` shows as `evilsj.sts`), zero-width and invisible marks, Unicode tags
- * (U+E0000–E007F spell ASCII that a model reads and a person does not), variation selectors beyond the
- * emoji ones, line and paragraph separators, and C0/C1 controls (ESC sequences, a lone carriage return that
- * overwrites a terminal line). Tabs and newlines stay; CRLF becomes LF. Joiners (U+200C/D) stay: scripts and
- * emoji need them.
+ * Transcript text for an agent with what a reader cannot see, or what reorders what they see, written as
+ * `⟨U+202E⟩` by the same rule as every other surface (`visible`, lines kept): bidirectional controls, zero-width
+ * marks, Unicode tags (U+E0000–E007F spell ASCII that a model reads and a person does not), C0/C1 controls (ESC
+ * sequences, a lone carriage return that overwrites a terminal line). CRLF becomes LF.
  */
 export function visibleControls(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(INVISIBLE, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
+  return visible(text.replace(/\r\n/g, '\n'), { lines: true });
 }
 
 /** Every string in a JSON-like value (an answer's structured data) with its invisible characters shown. */
@@ -54,5 +53,3 @@ export function visibleControlsIn<T>(value: T): T {
   return value;
 }
 
-const INVISIBLE =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u180E\u200B\u200E\u200F\u2028-\u202E\u2060-\u206F\uFEFF\uFFF9-\uFFFB]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;

@@ -10,6 +10,9 @@ import { readKiroConversation } from './sources/kiroDb';
 import { isKiroIdeSession, readKiroIdeSession } from './sources/kiroIde';
 import { KIRO_DB_NAME } from './sources/kiroPaths';
 import { openCodeSessionRecords } from './sources/opencode';
+import { readConversation } from './sources/openHands';
+import { readTraeSession } from './sources/traeDb';
+import { readWarpConversation } from './sources/warp';
 import { readZedThread } from './sources/zedDb';
 import { readSideFile, splitLines } from './sources/lines';
 import { ADAPTERS } from './sources/registry';
@@ -152,6 +155,33 @@ const POSITIONED: Partial<Record<AgentKind, PositionedSource>> = {
     },
     describe: (e) => `Zed thread ${e.sessionId}: its row and its messages, decompressed (as Agent Recall reads them)`,
     gone: (e) => `The Zed thread ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the session's entry in the storage value, then each of its messages
+  trae: {
+    read: async (e) => {
+      const records = await readTraeSession(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Trae session ${e.sessionId}: its entry and its messages (as Agent Recall reads them)`,
+    gone: (e) => `The Trae session ${e.sessionId} is no longer in ${e.file}`,
+  },
+  // the conversation's state, then each of its event files
+  openhands: {
+    read: async (e) => {
+      const records = await readConversation(e.file).catch(() => []);
+      return records.length > 1 ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `OpenHands conversation ${e.sessionId}: its state and its events (as Agent Recall reads them)`,
+    gone: (e) => `The OpenHands conversation ${e.sessionId} is no longer in ${path.dirname(e.file)}`,
+  },
+  // the conversation, then each of its prompts' rows (Warp keeps no answers there)
+  warp: {
+    read: async (e) => {
+      const records = await readWarpConversation(e.file, e.sessionId);
+      return records.length ? { records, header: 0 } : undefined;
+    },
+    describe: (e) => `Warp conversation ${e.sessionId}: its prompts' rows (as Agent Recall reads them)`,
+    gone: (e) => `The Warp conversation ${e.sessionId} is no longer in ${e.file}`,
   },
 };
 

@@ -3,6 +3,7 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { editorUserDataDirs, remoteServerDataDirs } from './editorFolders';
 
 /**
  * Where a workspace's store lives, as one rule the extension and the command line share, so that
@@ -52,27 +53,20 @@ export function workspaceStoreFile(globalStorage: string, folders: readonly stri
   return path.join(globalStorage, 'workspaces', workspaceStoreKey(folders), STORE_FILE);
 }
 
-/** Product folder names of VS Code and its forks, under the platform's application-data folder. */
-const PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf'];
-
 /**
  * The extension's global storage folders of every VS Code flavour this user may run, most specific first:
  * `$AGENT_RECALL_STORAGE` (a global storage folder given outright), a portable install, then each
- * product's user data folder on this platform, and code-server's.
+ * product's user data folder on this platform (editorFolders.ts), code-server's, and the remote servers'
+ * (a remote window's extension keeps its store on the remote host).
  */
 export function extensionStorageFolders(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string[] {
   const out: string[] = [];
   if (env['AGENT_RECALL_STORAGE']) out.push(path.resolve(env['AGENT_RECALL_STORAGE']));
   const userDirs: string[] = [];
   if (env['VSCODE_PORTABLE']) userDirs.push(path.join(env['VSCODE_PORTABLE'], 'user-data'));
-  const appData =
-    platform === 'win32'
-      ? env['APPDATA'] || path.join(home, 'AppData', 'Roaming')
-      : platform === 'darwin'
-        ? path.join(home, 'Library', 'Application Support')
-        : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  for (const product of PRODUCTS) userDirs.push(path.join(appData, product));
+  userDirs.push(...editorUserDataDirs(env, platform, home));
   userDirs.push(path.join(env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'code-server'));
+  userDirs.push(...remoteServerDataDirs(home));
   for (const dir of userDirs) out.push(path.join(dir, 'User', 'globalStorage', EXTENSION_STORAGE_ID));
   return out;
 }

@@ -23,6 +23,9 @@ const HANGUL = /^\p{Script=Hangul}+$/u;
 
 let segmenter: Intl.Segmenter | undefined;
 
+/** The word tokens of searchable text as unicode61 cuts them: runs of letters, digits and marks (lower-case first). */
+export const WORD_TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+
 /** `text` as FTS5 should tokenize it: apostrophes resolved, unspaced scripts cut into words. */
 export function searchableText(text: string): string {
   let out = APOSTROPHE.test(text) ? text.replace(ELISION, '').replace(INNER_APOSTROPHE, '') : text;

@@ -47,9 +47,10 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     // date and agent lead, so a narrow side bar cuts the headline (shown whole in the tooltip), never them
     const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`, vscode.TreeItemCollapsibleState.None);
     item.description = headline(e, NARROW_HEADLINE);
-    item.tooltip = new vscode.MarkdownString().appendText(`${visible(e.core ?? e.prompt, { lines: true })}
+    // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
+    item.tooltip = `${visible(e.core ?? e.prompt, { lines: true })}
 
-${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${touchedPhrase(e.how, e.lines)}`);
+${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${touchedPhrase(e.how, e.lines)}`;
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;

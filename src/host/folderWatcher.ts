@@ -2,6 +2,9 @@ import * as fs from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { isCopilotCliSession, isOpenCodeData, MAX_DEPTH, SKIP_DIRS } from '../core/sources/discover';
+import { isJunieSessionDir } from '../core/sources/junie';
+import { isKimiSession } from '../core/sources/kimi';
+import { isOpenHandsConversation } from '../core/sources/openHands';
 
 /** A running watch of a transcript root. */
 export interface FolderWatch {
@@ -36,13 +39,18 @@ export interface FolderEvents {
 /**
  * Which of `dir`'s subfolders can hold transcripts, by `dir`'s name and what it holds: in VS Code's
  * workspaceStorage, each workspace's `chatSessions` only (the rest is other extensions' state); in OpenCode's data
- * folder, its `storage` only (sessions, messages and parts; not its snapshots, logs or binaries); in a Copilot CLI
- * session's folder, none (its log is in it; its checkpoints and the files the agent made are below).
+ * folder, its `storage` only (sessions, messages and parts; not its snapshots, logs or binaries); in an OpenHands
+ * conversation's folder, its `events`; in a Kimi Code session's, its `agents`; in a Junie session's, none (its task
+ * folders hold the agent's state); in a Copilot CLI session's folder, none (its log is in it; its checkpoints and
+ * the files the agent made are below).
  */
 export function watchesSubfolder(dir: string, names: readonly string[], name: string): boolean {
   if (SKIP_DIRS.has(name)) return false;
   if (path.basename(path.dirname(dir)) === 'workspaceStorage') return name === 'chatSessions';
   if (isOpenCodeData(dir, names)) return name === 'storage';
+  if (isOpenHandsConversation(names)) return name === 'events';
+  if (isKimiSession(names)) return name === 'agents';
+  if (isJunieSessionDir(path.basename(dir))) return false;
   return !isCopilotCliSession(dir);
 }
 

@@ -31,6 +31,19 @@ export interface IndexSummary {
   readonly lastReport?: IndexReport;
   readonly lastIndexedAt?: Date;
   readonly message?: string;
+  /** While a run is under way: its stage, and how far it has come in it. */
+  readonly stage?: IndexStage;
+}
+
+/**
+ * A run's stage as the views say it: reading transcripts (exchanges become searchable by their words as they are
+ * written), then the background work on what is stored: token counts, distillation (the headlines), embedding
+ * (search by meaning).
+ */
+export interface IndexStage {
+  readonly phase: IndexProgress['phase'];
+  readonly done: number;
+  readonly total: number;
 }
 
 /** What changed: the state, the progress text while indexing, and the summary as it now stands. */
@@ -62,6 +75,7 @@ export class IndexService extends Disposable {
   private lastReport: IndexReport | undefined;
   private lastIndexedAt: Date | undefined;
   private progressText: string | undefined;
+  private stage: IndexStage | undefined;
   /** The store's counts as of the last read (first use, end of a run). */
   private counts: StoreStats | undefined;
   /** The first read of `counts`, while it is under way: every progress tick asks for the summary. */
@@ -173,6 +187,7 @@ export class IndexService extends Disposable {
       ...(this.lastReport ? { lastReport: this.lastReport } : {}),
       ...(this.lastIndexedAt ? { lastIndexedAt: this.lastIndexedAt } : {}),
       ...(this.message ? { message: this.message } : {}),
+      ...(this.state === 'indexing' && this.stage ? { stage: this.stage } : {}),
     };
   }
 
@@ -230,6 +245,7 @@ export class IndexService extends Disposable {
       void showError(`Agent Recall could not index: ${this.message}`, err);
     } finally {
       this.progressText = undefined;
+      this.stage = undefined;
       await this.readCounts();
       this.headline = undefined;
       this.fire();
@@ -256,6 +272,7 @@ export class IndexService extends Disposable {
             : p.phase === 'embed'
               ? `embedding ${p.done}/${p.total}`
               : `distilling ${p.done}/${p.total}`;
+    this.stage = { phase: p.phase, done: p.done, total: p.total };
     if (text !== this.progressText) {
       const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
       progress.report({ message: text, ...(increment ? { increment } : {}) });

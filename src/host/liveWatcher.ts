@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { namesChatTable } from '../core/sources/cursorDb';
 import { isAgentDatabase, isAgentDatabaseWrite } from '../core/sources/discover';
+import { holdsTraeSessions, isTraeGlobalDb, isWorkspaceStateDb } from '../core/sources/traeDb';
 import { databaseState } from '../core/sources/walDatabase';
 import { watchFolders } from './folderWatcher';
 import type { Config } from './config';
@@ -98,12 +99,12 @@ export class LiveWatcher extends Disposable {
   }
 
   /**
-   * A root that is one file is a database (Cursor's, or the one `KILO_DB` names): its folder is watched for its own
-   * names only, since a WAL database's writes land in its -wal file beside it. VS Code's own state.vscdb (no chats,
-   * written often) is left alone.
+   * A root that is one file is a database (Cursor's, Trae's global one, or the one `KILO_DB` names): its folder is
+   * watched for its own names only, since a WAL database's writes land in its -wal file beside it. VS Code's own
+   * state.vscdb (no chats, written often) is left alone.
    */
   private async watchDatabase(file: string, generation: number): Promise<void> {
-    const chats = path.basename(file) !== 'state.vscdb' || (await namesChatTable(file).catch(() => false));
+    const chats = path.basename(file) !== 'state.vscdb' || isTraeGlobalDb(file) || (await namesChatTable(file).catch(() => false));
     if (!chats || generation !== this.generation) return;
     await this.written(file);
     this.watch(file, path.dirname(file), false, (name) => isWriteTo(file, name));
@@ -147,10 +148,16 @@ export class LiveWatcher extends Disposable {
     }
   }
 
-  /** A transcript's change starts a run; a database's only when it was written (see `written`). */
+  /**
+   * A transcript's change starts a run; a database's only when it was written (see `written`), and a workspace's
+   * storage database (every VS Code window writes its own) only when it holds Trae's chats.
+   */
   private changed(file: string): void {
     if (isAgentDatabaseWrite(file)) {
-      void this.written(file.replace(/-wal$/, '')).then((yes) => yes && this.schedule());
+      const db = file.replace(/-wal$/, '');
+      void this.written(db)
+        .then(async (yes) => yes && (!isWorkspaceStateDb(db) || (await holdsTraeSessions(db).catch(() => false))))
+        .then((yes) => yes && this.schedule());
     } else this.schedule();
   }
 
@@ -187,12 +194,16 @@ export class LiveWatcher extends Disposable {
 }
 
 /**
- * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files and the agents' databases (OpenCode's, a write to
- * it or its log); in VS Code's workspaceStorage (every extension's state) only the chat session folders, so other
- * extensions' writes do not trigger indexing.
+ * JSONL and JSON transcripts, the Kiro IDE's older `.chat` files, Antigravity's notes and the agents' databases
+ * (OpenCode's, a write to it or its log); in VS Code's workspaceStorage (every extension's state) only the chat session folders and each
+ * workspace's own database (Trae's chats), so other extensions' writes do not trigger indexing.
  */
 function isTranscriptChange(root: string, name: string): boolean {
-  if (/[\\/]workspaceStorage$/.test(root)) return /\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name);
+  if (/[\\/]workspaceStorage$/.test(root)) {
+    return (/\.jsonl?$/.test(name) && /(^|[\\/])chatSessions[\\/]/.test(name)) || /^[^\\/]+[\\/]state\.vscdb$/.test(name);
+  }
+  // Antigravity's notes beside its log are read with it
+  if (/[\\/]brain$/.test(root) && /\.md$/.test(name)) return true;
   return /\.(?:jsonl?|chat)$/.test(name) || isAgentDatabaseWrite(name);
 }
 

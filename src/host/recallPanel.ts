@@ -5,7 +5,7 @@ import { visible } from '../core/visible';
 import { type Facets, type HostMessage, isWebviewMessage, type WebviewMessage } from '../protocol';
 import type { ExchangeViewer } from './exchangeViewer';
 import { modelName } from './embedderService';
-import type { IndexService, IndexSummary } from './indexService';
+import type { IndexService, IndexStage, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 import { webviewHtml, webviewRoots } from './webviewHtml';
@@ -129,6 +129,7 @@ export class RecallPanel extends Disposable {
       status: {
         indexing: s.state === 'indexing',
         exchanges: s.exchanges,
+        ...(s.stage ? backgroundNote(s.stage, s.exchanges) : {}),
         // only the agents this workspace has exchanges of: a chip that can only empty the list helps nobody
         agents: AGENT_KINDS.filter((a) => (s.byAgent[a] ?? 0) > 0).map((id) => ({ id, name: AGENT_NAMES[id] })),
         times: refiningTimes(s.dates),
@@ -157,5 +158,24 @@ export class RecallPanel extends Disposable {
   override dispose(): void {
     this.panel?.dispose();
     super.dispose();
+  }
+}
+
+/**
+ * What a run does after its exchanges are stored, for the panel's banner: they are searchable by their words
+ * already, and the work that follows in the background says what it will add.
+ */
+function backgroundNote(stage: IndexStage, exchanges: number): { background?: string } {
+  const of = stage.total > 0 ? ` (${stage.done.toLocaleString('en-US')} of ${stage.total.toLocaleString('en-US')})` : '';
+  const searchable = `All ${exchanges.toLocaleString('en-US')} exchanges are searchable by their words.`;
+  switch (stage.phase) {
+    case 'distill':
+      return { background: `${searchable} Distilling them in the background${of}: their headlines and rooms follow.` };
+    case 'tokens':
+      return { background: `${searchable} Counting their tokens in the background${of}.` };
+    case 'embed':
+      return { background: `${searchable} Embedding them in the background${of}: search by meaning follows.` };
+    default:
+      return {};
   }
 }

@@ -109,7 +109,8 @@ export class RoomsView extends Disposable implements vscode.TreeDataProvider<Roo
         const e = node.exchange;
         const item = new vscode.TreeItem(headline(e, NARROW_HEADLINE), vscode.TreeItemCollapsibleState.None);
         item.description = `${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`;
-        item.tooltip = new vscode.MarkdownString().appendText(visible(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`, { lines: true }));
+        // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
+        item.tooltip = visible(`${e.core ?? e.prompt}${e.context ? `\n\n${e.context}` : ''}`, { lines: true });
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
         item.id = `ex:${node.roomId}:${e.exchangeId}`;

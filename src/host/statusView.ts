@@ -21,7 +21,7 @@ export class StatusViewProvider extends Disposable implements vscode.TreeDataPro
   }
 
   async getChildren(parent?: vscode.TreeItem): Promise<vscode.TreeItem[]> {
-    if (parent) return [];
+    if (parent) return parent instanceof TotalItem ? parent.agents : [];
     if (this.index.currentState === 'no-workspace') {
       return [item('Open a folder to index its agent transcripts', 'info')];
     }
@@ -56,6 +56,22 @@ function unreadable(s: IndexSummary): vscode.TreeItem {
   );
 }
 
+/** The exchange count, with each agent's share as its children (folded when the list would crowd the view). */
+class TotalItem extends vscode.TreeItem {
+  constructor(s: IndexSummary, readonly agents: vscode.TreeItem[]) {
+    super(counted(s.exchanges, 'exchange'), agents.length === 0 ? vscode.TreeItemCollapsibleState.None : agents.length > FOLD_AGENTS_ABOVE ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+    // a stable id keeps the row open when the view refreshes while indexing (rows above it come and go)
+    this.id = 'agentRecall.index.total';
+    this.iconPath = new vscode.ThemeIcon('history');
+    this.description = `in ${counted(s.conversations, 'conversation')}`;
+    this.tooltip = agents.map((a) => `${a.label}: ${a.description}`).join('\n') || undefined;
+    this.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
+  }
+}
+
+/** More agents than this fold under the total, so the semantic-search and recall rows stay in sight. */
+const FOLD_AGENTS_ABOVE = 3;
+
 export function summaryItems(s: IndexSummary, progress: string | undefined): vscode.TreeItem[] {
   const items: vscode.TreeItem[] = [];
   if (s.state === 'indexing') items.push(item('Indexing…', 'sync~spin', progress));
@@ -63,10 +79,8 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   const message = s.message && visible(s.message);
   if (s.state === 'error' && message) items.push(item('Indexing failed', 'error', message, message));
   else if (message) items.push(item(message, 'warning'));
-  const total = item(counted(s.exchanges, 'exchange'), 'history', `in ${counted(s.conversations, 'conversation')}`);
-  total.command = { command: 'agentRecall.showIndexSummary', title: 'Show Index Summary' };
-  items.push(total);
-  for (const [agent, n] of Object.entries(s.byAgent)) items.push(item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
+  const agents = Object.entries(s.byAgent).map(([agent, n]) => item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
+  items.push(new TotalItem(s, agents));
   if (s.exchanges > 0) {
     const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
     const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;

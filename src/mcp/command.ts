@@ -5,6 +5,7 @@ import type { Embedder } from '../core/embed/embedder';
 import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
+import { countTokens } from '../core/tokens';
 import { ScopedMemory } from './scopedMemory';
 import { serveStdio } from './server';
 
@@ -68,21 +69,27 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   } else {
     throw new RecallError('bad-argument', 'mcp needs --workspace DIR (the folder whose memory to serve) or --db FILE.');
   }
-  const embedder = await loadModel(options, err);
+  // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
+  // client's handshake, the token counter's table (the answers' budgets; built on its first count) while both
+  // read their files, and the searcher warms after the first answer (ScopedMemory).
+  const model = loadModel(options, err);
   try {
-    const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, embedder);
+    const opening = ScopedMemory.open(file, folders.length ? folders : undefined, model);
+    countTokens(' ');
+    const memory = await opening;
     try {
-      const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
-      err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
-      // while the client starts up; a failure here is met again, and reported, by the first search
-      memory.warm().catch(() => undefined);
+      // a model that failed to load fails each search with its reason (the tool's error answer)
+      model.then((embedder) => {
+        const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
+        err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
+      }, () => undefined);
       await serveStdio(memory, { redact }, packageVersion(), err);
       return 0;
     } finally {
       await memory.close();
     }
   } finally {
-    await embedder?.dispose();
+    await (await model.catch(() => undefined))?.dispose();
   }
 }
 

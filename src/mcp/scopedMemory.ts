@@ -8,7 +8,8 @@ import { insideAny } from '../core/sources/discover';
  * The memory as the MCP server reads it: opened read-only, every answer read as one snapshot (an index run
  * writing the same file in another process is seen entirely or not at all), and, when workspace folders
  * are given, nothing from a project outside them. With an embedder, search runs its default with meaning
- * too (bm25(v)+vec(d), selective), as the extension's recall panel does.
+ * too (bm25(v)+vec(d), selective), as the extension's recall panel does. The embedder may still be loading
+ * (searches wait for it); the searcher warms after the first answer, not before it (Searcher.warm).
  */
 export class ScopedMemory {
   private constructor(
@@ -16,11 +17,14 @@ export class ScopedMemory {
     readonly file: string,
     /** Folders of the workspace; undefined: the whole store (the user named the file). */
     readonly within: readonly string[] | undefined,
-    private readonly embedder: Embedder | undefined,
+    private readonly embedder: Promise<Embedder | undefined>,
   ) {}
 
-  static async open(file: string, within?: readonly string[], embedder?: Embedder): Promise<ScopedMemory> {
-    return new ScopedMemory(await Memory.openReadOnly(file), file, within, embedder);
+  /** Whether the searcher's warm-up (Searcher.warm) was started. */
+  private warming = false;
+
+  static async open(file: string, within?: readonly string[], embedder?: Embedder | Promise<Embedder | undefined>): Promise<ScopedMemory> {
+    return new ScopedMemory(await Memory.openReadOnly(file), file, within, Promise.resolve(embedder));
   }
 
   /** Runs `fn` on one consistent snapshot of the store. */
@@ -28,14 +32,16 @@ export class ScopedMemory {
     return this.memory.read(() => fn(this));
   }
 
-  /** Reads ahead what the first search needs (Searcher.warm). */
-  warm(): Promise<void> {
-    return this.memory.searcher({ embedder: this.embedder }).warm();
-  }
-
   async search(query: SearchQuery): Promise<SearchResult> {
     const within = await this.boundary();
-    return this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query, { embedder: this.embedder });
+    const embedder = await this.embedder;
+    const result = await this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query, { embedder });
+    if (!this.warming) {
+      this.warming = true;
+      // once the first answer is on its way; a failure here is met again, and reported, by the next search
+      setImmediate(() => void this.memory.searcher({ embedder }).warm().catch(() => undefined));
+    }
+    return result;
   }
 
   /** The exchange, unless it lies outside the workspace (then it is as good as absent). */

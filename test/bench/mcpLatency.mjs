@@ -1,63 +1,104 @@
-// Latency of the MCP tools as an agent sees it: `node dist/cli.js mcp` spawned over stdio by the SDK's
-// client, each call timed from request to answer (JSON-RPC, validation, the snapshot read, token budgeting).
-// For each query of a JSONL file: search; read_exchange of its best hit; file_history of that hit's first
-// file; recent. Prints p50 / p95 / max per tool, after `--warmup` untimed rounds.
-//   node esbuild.mjs && node test/bench/mcpLatency.mjs --db STORE.sqlite --queries dev-queries.jsonl [--workspace DIR] [--runs 3]
-import { readFileSync } from 'node:fs';
+// Latency of the MCP tools as an agent sees it: `node dist/cli.js mcp` spawned over stdio by the SDK's client, each
+// call timed from request to answer (JSON-RPC, validation, the snapshot read, token budgeting).
+//   node esbuild.mjs && node test/bench/mcpLatency.mjs --db STORE.sqlite --queries dev-queries.jsonl
+//        [--workspace DIR] [--embed-model built-in|none] [--servers 5] [--calls 40] [--tools] [--json FILE] [--cli DIST/cli.js]
+// First answer: --servers fresh servers, one after another; for each, the time from spawning it to the answer of its
+// first `search` (the process's start, the handshake, opening the store, the search), and that search call alone.
+// Warm: on each server, then --calls searches (the queries of the file, in turn) timed one by one. With --tools, a
+// last server also answers read_exchange, file_history and recent for each query's best hit, after one untimed round.
+// Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { quantile } from './lib.mjs';
+import { machineFacts, median, quantile } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
     db: { type: 'string' },
     queries: { type: 'string' },
     workspace: { type: 'string' },
-    runs: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1' },
+    'embed-model': { type: 'string', default: 'built-in' },
+    servers: { type: 'string', default: '5' },
+    calls: { type: 'string', default: '40' },
+    tools: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    // another build's bundle, to compare two builds on one store
+    cli: { type: 'string', default: fileURLToPath(new URL('../../dist/cli.js', import.meta.url)) },
   },
 });
 if (!values.db || !values.queries) {
-  console.error('usage: node test/bench/mcpLatency.mjs --db STORE.sqlite --queries QUERIES.jsonl [--workspace DIR] [--runs N] [--warmup N]');
+  console.error('usage: node test/bench/mcpLatency.mjs --db STORE.sqlite --queries QUERIES.jsonl [--workspace DIR] [--embed-model built-in|none] [--servers N] [--calls N] [--tools] [--json FILE]');
   process.exit(2);
 }
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const cli = values.cli;
 const queries = readFileSync(values.queries, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
-const args = [cli, 'mcp', '--db', values.db, ...(values.workspace ? ['--workspace', values.workspace] : [])];
-const client = new Client({ name: 'mcp-latency', version: '1.0.0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+const model = values['embed-model'] === 'none' ? [] : ['--embed-model', values['embed-model']];
+const args = [cli, 'mcp', '--db', values.db, ...(values.workspace ? ['--workspace', values.workspace] : []), ...model];
 
-const times = { search: [], read_exchange: [], file_history: [], recent: [] };
-async function timed(name, args, keep) {
+/** A fresh server over stdio, and the time its handshake took from the spawn. */
+async function spawnServer() {
+  const client = new Client({ name: 'mcp-latency', version: '1.0.0' });
+  const spawned = performance.now();
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  return { client, spawned, connectMs: performance.now() - spawned };
+}
+
+async function call(client, name, args) {
   const t0 = performance.now();
   const r = await client.callTool({ name, arguments: args });
   const ms = performance.now() - t0;
   if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${r.content[0]?.text}`);
-  if (keep) times[name].push(ms);
-  return r;
+  return { r, ms };
 }
 
-const rounds = Number(values.warmup) + Number(values.runs);
-for (let round = 0; round < rounds; round++) {
-  const keep = round >= Number(values.warmup);
-  for (const query of queries) {
-    const found = await timed('search', { query }, keep);
-    const best = found.structuredContent.items[0];
-    if (best) {
-      await timed('read_exchange', { id: best.id }, keep);
-      if (best.files[0]) await timed('file_history', { path: best.files[0] }, keep);
+const servers = [];
+const warm = [];
+for (let s = 0; s < Number(values.servers); s++) {
+  const { client, spawned, connectMs } = await spawnServer();
+  const first = await call(client, 'search', { query: queries[s % queries.length] });
+  servers.push({ connectMs, firstCallMs: first.ms, firstAnswerMs: performance.now() - spawned });
+  for (let c = 0; c < Number(values.calls); c++) warm.push((await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] })).ms);
+  await client.close();
+}
+
+const tools = { read_exchange: [], file_history: [], recent: [] };
+if (values.tools) {
+  const { client } = await spawnServer();
+  for (let round = 0; round < 2; round++) {
+    for (const query of queries) {
+      const best = (await call(client, 'search', { query })).r.structuredContent.items[0];
+      const timed = async (name, a) => {
+        const { ms } = await call(client, name, a);
+        if (round > 0) tools[name].push(ms);
+      };
+      if (best) {
+        await timed('read_exchange', { id: best.id });
+        if (best.files[0]) await timed('file_history', { path: best.files[0] });
+      }
+      await timed('recent', {});
     }
-    await timed('recent', {}, keep);
   }
+  await client.close();
 }
-await client.close();
 
+const facts = machineFacts();
 const fmt = (x) => x.toFixed(1);
-console.log(`MCP tool latency over stdio, ${queries.length} queries x ${values.runs} runs (${values.warmup} warm-up), store ${values.db}${values.workspace ? `, workspace ${values.workspace}` : ''}`);
-console.log('| tool | calls | p50 ms | p95 ms | max ms |\n| --- | --- | --- | --- | --- |');
-for (const [name, xs] of Object.entries(times)) {
-  if (xs.length === 0) continue;
-  console.log(`| ${name} | ${xs.length} | ${fmt(quantile(xs, 0.5))} | ${fmt(quantile(xs, 0.95))} | ${fmt(Math.max(...xs))} |`);
-}
+const result = {
+  machine: facts,
+  db: values.db,
+  model: values['embed-model'],
+  servers: servers.length,
+  firstAnswerMs: median(servers.map((s) => s.firstAnswerMs)),
+  firstCallMs: median(servers.map((s) => s.firstCallMs)),
+  connectMs: median(servers.map((s) => s.connectMs)),
+  warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
+  tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
+};
+console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
+console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | warm search calls | p50 ms | p95 ms | max ms |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} |`);
+for (const [name, t] of Object.entries(result.tools)) console.log(`${name}: ${t.calls} calls, p50 ${fmt(t.p50)} ms, p95 ${fmt(t.p95)} ms`);
+if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

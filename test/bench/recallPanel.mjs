@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 const require = createRequire(import.meta.url);
 const { Store } = require('../../out/src/core/store/store.js');
 const { createSearcher } = require('../../out/src/core/search/searcher.js');
+const { SearchReads } = require('../../out/src/core/store/searchReads.js');
 const { toCandidate } = require('../../out/src/host/candidates.js');
 
 const { values } = parseArgs({ options: { db: { type: 'string' }, queries: { type: 'string' }, limit: { type: 'string', default: '100' } } });
@@ -19,7 +20,7 @@ if (!values.db || !values.queries) {
 const queries = readFileSync(values.queries, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query).slice(0, Number(values.limit));
 const store = await Store.open(values.db);
 const stats = await store.stats();
-const searcher = createSearcher(store);
+const searcher = createSearcher(new SearchReads(store));
 const times = [];
 for (const q of queries) {
   const words = q.split(/\s+/);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Grows a real store to a target size for latency measurements at scale: copies it, then adds replicas of its
-// conversations, exchanges (with their FTS rows, computed as the store does), files, distilled objects and their facets under new ids
+// conversations, exchanges (with their index text, computed as the store does), files, distilled objects and their facets under new ids
 // until it holds --exchanges rows. Each replica is lightly perturbed, deterministically (--seed): exact copies
 // would multiply every term's document frequency and tie every hit with its copies.
 //   - per replica, the same way in all its text (prompt, verbatim, distilled core and context, file paths):
@@ -17,8 +17,8 @@ import sqlite3 from '@vscode/sqlite3';
 import { createRequire } from 'node:module';
 
 const requireOut = createRequire(import.meta.url);
-const { ftsFields } = requireOut('../../out/src/core/store/ftsText.js');
-const { buildLexicon } = requireOut('../../out/src/core/store/exchangeFts.js');
+const { indexText } = requireOut('../../out/src/core/indexText.js');
+const { addToLexicon } = requireOut('../../out/src/core/store/lexicon.js');
 const { Db } = requireOut('../../out/src/core/store/db.js');
 const { isAsked } = requireOut('../../out/src/core/store/rows.js');
 
@@ -160,6 +160,8 @@ const distilled = (
 const pool = exchanges.flatMap((e) => e.verbatim.match(/[\p{L}_]{2,}/gu) ?? []);
 
 const copies = Math.ceil(target / base) - 1;
+// the lexicon (BM25's index) is written through the store's own functions, on a connection of their kind
+const lexicon = await Db.open(values.to);
 for (const table of ['embedding_model', 'vector_rows', 'verbatim_chunks']) await run(`DELETE FROM ${table}`).catch(() => undefined);
 let changed = 0;
 let made = 0;
@@ -180,7 +182,8 @@ for (let k = 1; k <= copies; k++) {
   conv.finalize();
   const ins = raw.prepare(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end,
     byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens, asked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const fts = raw.prepare('INSERT INTO exchanges_fts(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)');
+  const fts = raw.prepare('INSERT INTO exchanges_fts(rowid, prompt) VALUES (?, ?)');
+  const docs = [];
   await Promise.all(
     exchanges.slice(0, want).map((e) => {
       const verbatim = p.noisy(e.v, `${e.id}:v`);
@@ -192,9 +195,11 @@ for (let k = 1; k <= copies; k++) {
         p.dated(e.started_at), p.dated(e.ended_at), prompt, verbatim, e.verbatim_tokens, isAsked(prompt) ? 1 : 0,
       ], function (err) {
         if (err) return rej(err);
-        // the full-text row, as the store writes it (src/core/store/ftsText.ts, compiled by tsc into out/)
-        const f = ftsFields(prompt, verbatim);
-        fts.run([this.lastID, f.prompt, f.said, f.tools], (err2) => (err2 ? rej(err2) : res()));
+        // the index text, as the store writes it (src/core/indexText.ts, compiled by tsc into out/): the prompt's
+        // full-text row now, the lexicon's document after the commit (one segment per replica, as an index run writes)
+        const text = indexText(prompt, verbatim);
+        docs.push({ n: this.lastID, doc: text.doc });
+        fts.run([this.lastID, text.prompt], (err2) => (err2 ? rej(err2) : res()));
       }));
     }),
   );
@@ -224,11 +229,9 @@ for (let k = 1; k <= copies; k++) {
     [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, d.core, d.context, p.consistent(d.files), d.rooms]))],
   );
   await run('COMMIT');
+  await lexicon.transaction(() => addToLexicon(lexicon, docs));
   process.stderr.write(`copy ${k}/${copies}\n`);
 }
 console.log(`${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original`);
 await new Promise((res) => raw.close(res));
-// the lexicon (BM25's index), built from the full-text rows as the store's migration builds it
-const db = await Db.open(values.to);
-await db.transaction(() => buildLexicon(db));
-await db.close();
+await lexicon.close();

@@ -2,15 +2,20 @@
 // `npm run bench`: quality and speed of Agent Recall on a real corpus, through the same CLI users run.
 // Separate from the tests: it takes minutes and its numbers depend on the machine (noted in the output).
 //
-//   node test/bench/run.mjs [--corpus DIR] [--queries FILE] [--scales 1000,10000,50000,100000]
-//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,quality,scale,host]
+//   node test/bench/run.mjs [--corpus DIR] [--queries FILE] [--scales 1000,10000,50000,100000,250000]
+//                           [--out DIR] [--runs 3] [--embed-model DIR_OR_ID] [--only index,stages,quality,mcp,scale,host]
+//                           [--baseline DIR]
 //
 // Defaults: ../shared/corpus and ../shared/eval/dev-queries.jsonl beside the repo, the built-in model (what the
 // extension searches with by default; built by esbuild.mjs), output in bench-results/ (git-ignored).
 // Prints markdown tables; writes bench-results/bench-<date>.json with the machine facts and every figure.
 // `host`: activation and first-recall time in a real VS Code (test/bench/hostTiming.mjs, also runnable alone).
+// `stages`: a first index stage by stage against the floor of reading and JSON-parsing the same files, with the first
+// answerable search, the event loop's longest stall and peak RSS (test/bench/indexStages.mjs, also runnable alone;
+// --baseline DIR: another built checkout, measured in turn with this one).
+// `mcp`: the MCP server as an agent meets it, on the corpus store (test/bench/mcpLatency.mjs, also runnable alone).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,11 +27,12 @@ const { values } = parseArgs({
   options: {
     corpus: { type: 'string', default: resolve(ROOT, '../shared/corpus') },
     queries: { type: 'string', default: resolve(ROOT, '../shared/eval/dev-queries.jsonl') },
-    scales: { type: 'string', default: '1000,10000,50000,100000' },
+    scales: { type: 'string', default: '1000,10000,50000,100000,250000' },
     out: { type: 'string', default: join(ROOT, 'bench-results') },
     runs: { type: 'string', default: '3' },
     'embed-model': { type: 'string', default: 'built-in' },
-    only: { type: 'string', default: 'index,quality,scale,host' },
+    only: { type: 'string', default: 'index,stages,quality,mcp,scale,host' },
+    baseline: { type: 'string' },
   },
 });
 const sections = new Set(values.only.split(','));
@@ -131,6 +137,17 @@ try {
   say();
   say(`Compression (cl100k, corpus totals): ${c.verbatimTokens} / ${c.distilledTokens} = **${c.ratio}x**; per-item mean ${c.meanItemRatio}x; mean distilled tokens ${c.meanDistilledTokens}.`);
 
+  // ---- stages: a first index stage by stage, against the read-and-parse floor measured in the same run
+  if (sections.has('stages')) {
+    step('stages');
+    const { measureStages, report } = await import('./indexStages.mjs');
+    result.stages = await measureStages({ corpus: values.corpus, runs, baseline: values.baseline, print: step });
+    say();
+    say('## A first index, stage by stage, against the floor');
+    say();
+    for (const line of report(result.stages)) say(line);
+  }
+
   // ---- host: activation and first recall in code-server driven by Chromium (the UI tests' harness)
   if (sections.has('host')) {
     step('host');
@@ -188,6 +205,24 @@ try {
     say('Distilled against verbatim, same mechanism (mean difference of reciprocal rank, bootstrap 95% interval):');
     say();
     say(table(['mode', 'vs', 'ΔMRR', '95% CI', 'kept %'], paired));
+  }
+
+  // ---- mcp: fresh servers spawned by the SDK's client, the first answer from the spawn, then warm searches
+  if (sections.has('mcp')) {
+    step('mcp');
+    const json = join(work, 'mcp.json');
+    const r = spawnSync(process.execPath, [join(ROOT, 'test/bench/mcpLatency.mjs'), '--db', store, '--queries', values.queries, '--embed-model', model, '--json', json], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`mcpLatency failed: ${(r.stderr || '').slice(-1500)}`);
+    const m = JSON.parse(readFileSync(json, 'utf8'));
+    result.mcp = m;
+    say();
+    say(`## MCP search over stdio (the SDK's client; ${m.servers} fresh servers, medians; then ${m.warm.calls} warm calls)`);
+    say();
+    say(
+      table(['spawn -> first answer ms', 'first call ms', 'warm p50 ms', 'warm p95 ms'], [
+        { 'spawn -> first answer ms': m.firstAnswerMs, 'first call ms': m.firstCallMs, 'warm p50 ms': m.warm.p50, 'warm p95 ms': m.warm.p95 },
+      ]),
+    );
   }
 
   // ---- scale: replicate the store, then search latency of the default mode (one pass in a fresh process, query embedding included)

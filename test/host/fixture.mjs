@@ -17,6 +17,10 @@
 //                           <sha256 of the workspace, 32 hex>/414d1636299d2b9e4ce7e17fb11f63e9/
 //   <dir>/agents/copilot, <dir>/agents/qwen, <dir>/xdg/data/amp/threads   COPILOT_HOME, QWEN_RUNTIME_DIR and Amp's
 //                           threads under XDG_DATA_HOME: empty, watched from the start (live.test.ts writes sessions)
+//   <dir>/user/User/workspaceStorage/fixture-trae/state.vscdb   a Trae session in a workspace's storage database (as if
+//                           this editor were Trae; rollback journal), workspace.json naming <dir>/workspace
+//   <dir>/agents/openhands, <dir>/agents/kimi, <dir>/agents/junie   OPENHANDS_CONVERSATIONS_DIR, KIMI_CODE_HOME and
+//                           JUNIE_HOME: empty, watched from the start (live.test.ts writes sessions)
 //   <dir>/fixture.json      the paths and the expected index counts (read by the in-host tests)
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -29,9 +33,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** What indexing the fixture must produce (one conversation per transcript, each exchange > 100 chars). */
 export const EXPECTED = {
-  conversations: 12,
-  exchanges: 21,
-  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1, continue: 1, kilo: 1, kiro: 1 },
+  conversations: 13,
+  exchanges: 22,
+  byAgent: { 'claude-code': 3, codex: 2, specstory: 2, aider: 2, copilot: 2, gemini: 2, cline: 2, cursor: 2, opencode: 1, continue: 1, kilo: 1, kiro: 1, trae: 1 },
 };
 
 export function materializeFixture(dir) {
@@ -91,7 +95,21 @@ export function materializeFixture(dir) {
   const kiroStorage = join(dir, 'user/User/globalStorage/kiro.kiroagent');
   const kiroSession = writeKiroFixture(kiroStorage, workspace);
 
-  const fixture = { workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, kiloTask, kiroSession, expected: EXPECTED };
+  // Trae keeps its chats in the workspace's own storage database
+  const traeStorage = join(dir, 'user/User/workspaceStorage/fixture-trae');
+  write(join(traeStorage, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(workspace).href }));
+  const traeDb = join(traeStorage, 'state.vscdb');
+  const madeTrae = spawnSync(process.execPath, [join(HERE, 'traeDb.mjs'), traeDb], { encoding: 'utf8' });
+  if (madeTrae.status !== 0) throw new Error(`traeDb.mjs failed: ${madeTrae.stderr}`);
+  const openHandsHome = join(dir, 'agents/openhands');
+  const kimiHome = join(dir, 'agents/kimi');
+  const junieHome = join(dir, 'agents/junie');
+  for (const d of [openHandsHome, join(kimiHome, 'sessions'), join(junieHome, 'sessions')]) mkdirSync(d, { recursive: true });
+
+  const fixture = {
+    workspace, claudeConfigDir, codexHome, copilotSession, geminiSession, clineTask, cursorDb, openCodeDb, continueSession, copilotHome, qwenHome, ampThreads, kiloTask, kiroSession,
+    traeDb, openHandsHome, kimiHome, junieHome, expected: EXPECTED,
+  };
   const manifest = join(dir, 'fixture.json');
   writeFileSync(manifest, JSON.stringify(fixture, null, 2));
   return {
@@ -100,6 +118,7 @@ export function materializeFixture(dir) {
     env: {
       CLAUDE_CONFIG_DIR: claudeConfigDir, CODEX_HOME: codexHome, GEMINI_CLI_HOME: geminiHome, XDG_DATA_HOME: xdgDataHome, CONTINUE_GLOBAL_DIR: join(dir, 'agents/continue'),
       COPILOT_HOME: copilotHome, QWEN_RUNTIME_DIR: qwenHome, AGENT_RECALL_FIXTURE: manifest,
+      OPENHANDS_CONVERSATIONS_DIR: openHandsHome, KIMI_CODE_HOME: kimiHome, JUNIE_HOME: junieHome,
     },
   };
 }

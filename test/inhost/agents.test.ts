@@ -14,7 +14,7 @@ async function openRaw(exchangeId: string): Promise<{ editor: vscode.TextEditor;
   return { editor, selected: editor.document.getText(editor.selection) };
 }
 
-describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode, Continue, Kilo Code and Kiro sessions', () => {
+describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode, Continue, Kilo Code, Kiro and Trae sessions', () => {
   before(async () => {
     await settledSummary(fixture().expected.exchanges);
   });
@@ -99,6 +99,21 @@ describe('Editor agents: Copilot Chat, Gemini CLI, Cline, Cursor, OpenCode, Cont
     assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
     assert.match(editor.document.lineAt(0).text, /^\/\/ Kiro session d4e5f6a7-/);
     assert.match(selected, /kiro-ide-message[\s\S]*"executionId": "kiro-exec-1"[\s\S]*rounds half up/);
+  });
+
+  it("reads a Trae session from a workspace's storage database of this editor (rollback journal, read from a copy), finds it through the recall command and opens it raw at its messages", async () => {
+    const found = await recallFinds('VAT rounded per line or once on the whole cart one cent off', 'trae');
+    assert.ok(found, 'a Trae candidate');
+    assert.equal(found.agentName, 'Trae');
+    // its answer was in agentTaskContent (its content empty), and it names the file Agent Recall finds on disk
+    assert.ok(found.files.some((f) => f.path === 'src/checkout.js'), JSON.stringify(found.files));
+    const hit = (await (await api()).search({ text: 'checkoutSummary VAT rounded once discounted cart total', limit: 20 })).hits.find((h) => h.agent === 'trae');
+    assert.ok(hit, 'the Trae exchange');
+    assert.deepEqual([hit.lineStart, hit.lineEnd], [2, 3], 'positions of its messages (1 is the session)');
+    const { editor, selected } = await openRaw(hit.exchangeId);
+    assert.equal(editor.document.uri.scheme, 'agent-recall-raw');
+    assert.match(editor.document.lineAt(0).text, /^\/\/ Trae session 7c8d9e0f-trae-/);
+    assert.match(selected, /"role": "user"[\s\S]*one cent off[\s\S]*"agentTaskContent"[\s\S]*rounds the VAT once/);
   });
 
   it("reads OpenCode's database under XDG_DATA_HOME (its sessions of this workspace only), finds it through the recall command and opens it raw at its records", async () => {

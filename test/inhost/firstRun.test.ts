@@ -87,7 +87,14 @@ describe('First run: what the Index view says', () => {
   });
 
   it('names each agent as people do and counts its exchanges, in the singular for one', async () => {
-    const rows = await treeItems((await api()).views.status);
+    const status = (await api()).views.status;
+    const top = await treeItems(status);
+    // more agents than fit fold under the exchange count, folded
+    const total = top.find((r) => /^\d+ exchanges?$/.test(labelOf(r.item)));
+    assert.ok(total, top.map((r) => labelOf(r.item)).join(' | '));
+    assert.equal(total.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+    assert.ok(!top.some((r) => r.item.iconPath instanceof vscode.ThemeIcon && r.item.iconPath.id === 'hubot'), 'no agent row at the top level');
+    const rows = await treeItems(status, total.node);
     const byAgent = new Map(rows.filter((r) => r.item.iconPath instanceof vscode.ThemeIcon && r.item.iconPath.id === 'hubot').map((r) => [labelOf(r.item), String(r.item.description)]));
     // each agent by the name people call it, not its id: "Copilot Chat", "Gemini CLI"
     for (const [agent, n] of Object.entries(fixture().expected.byAgent)) {

@@ -81,6 +81,12 @@ export interface Fixture {
   /** A legacy Kilo Code task folder and a Kiro IDE session file, both in code-server's own global storage. */
   readonly kiloTask: string;
   readonly kiroSession: string;
+  /** A Trae session in a workspace storage database of code-server's own user data (rollback journal). */
+  readonly traeDb: string;
+  /** OPENHANDS_CONVERSATIONS_DIR, KIMI_CODE_HOME and JUNIE_HOME: empty at the start (live.test.ts writes into them). */
+  readonly openHandsHome: string;
+  readonly kimiHome: string;
+  readonly junieHome: string;
   readonly expected: { conversations: number; exchanges: number; byAgent: Record<string, number> };
 }
 

@@ -335,3 +335,79 @@ describe("Live indexing of the terminal agents' own folders (Copilot CLI, Qwen C
     }
   });
 });
+
+describe("Live indexing of Trae's chats in a workspace's storage database", () => {
+  it('indexes a session Trae adds to the workspace database (a rollback-journal write, read from a copy)', async () => {
+    const a = await api();
+    await quiet(a);
+    const triggers = a.liveTriggers();
+    const db = await Db.open(fixture().traeDb);
+    try {
+      const row = await db.get<{ v: string }>("SELECT CAST(value AS TEXT) AS v FROM ItemTable WHERE key = 'memento/icube-ai-agent-storage'");
+      const value = JSON.parse(row!.v) as { list: unknown[] };
+      const t = Date.now();
+      value.list.push({
+        sessionId: 'live-trae-session', createdAt: t, updatedAt: t, messages: [
+          { role: 'user', content: 'Why does the platypus-marker gift card lose its balance after a refund?', timestamp: t },
+          { role: 'assistant', content: 'The platypus-marker refund credits the card and then voids it in the same transaction; refunds now credit the card only, so the balance stays.', timestamp: t + 1000 },
+        ],
+      });
+      await db.run("UPDATE ItemTable SET value = ? WHERE key = 'memento/icube-ai-agent-storage'", [JSON.stringify(value)]);
+    } finally {
+      await db.close();
+    }
+    assert.ok(await recallFindsNew('platypus-marker gift card refund balance', 'trae', /platypus-marker/, 15_000), 'the new Trae session is found');
+    assert.ok(a.liveTriggers() > triggers, 'the watcher started the run');
+  });
+});
+
+describe("Live indexing of OpenHands, Kimi Code and Junie's folders", () => {
+  it('indexes a conversation each writes under OPENHANDS_CONVERSATIONS_DIR, KIMI_CODE_HOME and JUNIE_HOME, in folders made after activation', async () => {
+    const a = await api();
+    await quiet(a);
+    const triggers = a.liveTriggers();
+    const { workspace, openHandsHome, kimiHome, junieHome } = fixture();
+    const iso = new Date().toISOString();
+
+    // OpenHands: a conversation folder, its state, then one file per event
+    const conversation = path.join(openHandsHome, '5e6f7a8b9c0d4e1f8a2b3c4d5e6f7a8b');
+    fs.mkdirSync(path.join(conversation, 'events'), { recursive: true });
+    fs.writeFileSync(path.join(conversation, 'base_state.json'), JSON.stringify({ id: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', workspace: { kind: 'LocalWorkspace', working_dir: workspace } }));
+    const event = (i: number, body: Record<string, unknown>): void =>
+      fs.writeFileSync(path.join(conversation, 'events', `event-0000${i}-1a2b3c4d-0000-4000-8000-00000000000${i}.json`), JSON.stringify({ id: `oh-live-${i}`, timestamp: iso.slice(0, -1), ...body }));
+    event(0, { kind: 'MessageEvent', source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'Why does the echidna-marker invoice number skip a value after a failed payment?' }] } });
+    event(1, { kind: 'MessageEvent', source: 'agent', llm_message: { role: 'assistant', content: [{ type: 'text', text: 'The echidna-marker invoice number is taken from the sequence before the payment runs, so a failed payment burns it; it is now assigned after the payment succeeds.' }] } });
+
+    // Kimi Code: the session's main agent log, its folder named in config.update
+    const kimi = path.join(kimiHome, 'sessions', 'wd_workspace_0123456789ab', 'session_live-kimi', 'agents', 'main');
+    fs.mkdirSync(kimi, { recursive: true });
+    const t = Date.now();
+    fs.writeFileSync(path.join(kimi, 'wire.jsonl'), [
+      { type: 'metadata', protocol_version: '1.4', created_at: t },
+      { type: 'config.update', cwd: workspace, time: t },
+      { type: 'context.append_message', message: { role: 'user', content: [{ type: 'text', text: 'Can the dingo-marker voucher be combined with the WELCOME10 coupon?' }], toolCalls: [], origin: { kind: 'user' } }, time: t },
+      { type: 'context.append_loop_event', event: { type: 'step.begin', uuid: 'k-live-1', turnId: '0', step: 1 }, time: t },
+      { type: 'context.append_loop_event', event: { type: 'content.part', uuid: 'k-live-2', turnId: '0', step: 1, stepUuid: 'k-live-1', part: { type: 'text', text: 'No: checkoutSummary applies one code, and a dingo-marker voucher replaces WELCOME10 rather than stacking with it.' } }, time: t },
+    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+    // Junie: its index names the project; the session's event log
+    const junie = path.join(junieHome, 'sessions', 'session-261009-101500-live');
+    fs.mkdirSync(junie, { recursive: true });
+    fs.writeFileSync(path.join(junieHome, 'sessions', 'index.jsonl'), `${JSON.stringify({ sessionId: 'session-261009-101500-live', createdAt: t, updatedAt: t, projectDir: workspace, taskName: 'live' })}\n`);
+    fs.writeFileSync(path.join(junie, 'events.jsonl'), [
+      { kind: 'UserPromptEvent', timestampMs: t, requestId: 'j-live-1', presentablePrompt: 'Where is the quoll-marker loyalty bonus added to the cart total?' },
+      { kind: 'SessionA2uxEvent', timestampMs: t + 1, event: { state: 'COMPLETED', agentEvent: { kind: 'ResultBlockUpdatedEvent', stepId: 'j-live-s1', result: '<!-- ANSWER -->The quoll-marker loyalty bonus is subtracted in cartTotalCents in src/cart.js, after the coupon and before rounding.' } } },
+    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+    try {
+      assert.ok(await recallFindsNew('echidna-marker invoice number failed payment', 'openhands', /echidna-marker/, 15_000), 'the OpenHands exchange is found');
+      assert.ok(await recallFindsNew('dingo-marker voucher WELCOME10 coupon', 'kimi', /dingo-marker/, 15_000), 'the Kimi Code exchange is found');
+      assert.ok(await recallFindsNew('quoll-marker loyalty bonus cart total', 'junie', /quoll-marker/, 15_000), 'the Junie exchange is found');
+      assert.ok(a.liveTriggers() > triggers, 'the watcher started the runs');
+      const names = a.recallPanel().posted.flatMap((m) => (m.type === 'results' ? m.candidates.map((c) => c.agentName) : []));
+      assert.ok(['OpenHands', 'Kimi Code', 'Junie'].every((n) => names.includes(n)), `each shown by its name: ${[...new Set(names)].join(', ')}`);
+    } finally {
+      for (const p of [conversation, path.join(kimiHome, 'sessions', 'wd_workspace_0123456789ab'), junie]) fs.rmSync(p, { recursive: true, force: true });
+    }
+  });
+});

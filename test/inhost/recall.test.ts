@@ -39,6 +39,36 @@ describe('Recall panel, memory digest and language-model tools', () => {
     }
   });
 
+  it('says, while a run distills and embeds what it stored, that every exchange is searchable by its words already', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('agentRecall.recall');
+    // the test API keeps the last 20 messages posted: the notes are collected while the run goes
+    const notes = new Set<string>();
+    const collect = (): void => {
+      for (const m of a.recallPanel().posted) if (m.type === 'status' && m.status.background) notes.add(m.status.background);
+    };
+    const polling = setInterval(collect, 5);
+    try {
+      // a rebuild reads every transcript again: their exchanges are stored anew and distilled again
+      await vscode.commands.executeCommand('agentRecall.rebuildIndex');
+      await a.waitForIndexIdle();
+    } finally {
+      clearInterval(polling);
+    }
+    collect();
+    const distilling = [...notes].find((n) => /Distilling them in the background/.test(n));
+    assert.ok(distilling, `background notes: ${JSON.stringify([...notes])}`);
+    assert.match(distilling, /^All \d+ exchanges are searchable by their words\./);
+    // the last status posted (its example query is read after the run's end) says the run is over, without the note
+    const statuses = (): string => JSON.stringify(a.recallPanel().posted.flatMap((m) => (m.type === 'status' ? [[m.status.indexing, m.status.background ?? '']] : [])).slice(-4));
+    const finished = (): boolean => {
+      const last = a.recallPanel().posted.filter((m) => m.type === 'status').pop();
+      return last?.type === 'status' && last.status.background === undefined && !last.status.indexing;
+    };
+    assert.ok(await eventually(finished, 5_000), `the note goes when the run ends; last statuses: ${statuses()}`);
+    await settledSummary(fixture().expected.exchanges);
+  });
+
   it('opens the panel on a room from the Rooms view context menu', async () => {
     const a = await api();
     await vscode.commands.executeCommand('agentRecall.recallInRoom', { kind: 'room', room: { id: 'concept:coupon', label: 'Coupon codes' } });

@@ -12,6 +12,9 @@
 //   Copilot CLI sessions  .cache/sample-agents/copilot/session-state/<id>/events.jsonl + workspace.yaml  (COPILOT_HOME)
 //   Qwen Code sessions    .cache/sample-agents/qwen/projects/<enc>/chats/<id>.jsonl  (QWEN_RUNTIME_DIR)
 //   Amp threads           .cache/sample-agents/amp-data/amp/threads/T-*.json: copied into the run's XDG_DATA_HOME at start
+//   Kimi Code sessions    .cache/sample-agents/kimi/sessions/<workDirKey>/<id>/agents/main/wire.jsonl + state.json  (KIMI_CODE_HOME)
+//   Junie sessions        .cache/sample-agents/junie/sessions/<id>/events.jsonl + sessions/index.jsonl  (JUNIE_HOME)
+//   OpenHands CLI         .cache/sample-agents/openhands/<id>/base_state.json + events/  (OPENHANDS_CONVERSATIONS_DIR)
 // Sessions record the workspace path as their cwd (Copilot: workspace.json). Regenerated when missing, when the
 // generator version changes, or with --fresh. Usage: node test/sample/generate.mjs [--fresh]
 import { createHash } from 'node:crypto';
@@ -24,10 +27,11 @@ import {
   geminiSession, kiloTask, kiroIdeSession, specstoryFileName, specstoryMarkdown,
 } from '../host/transcripts.mjs';
 import { ampThread, copilotCliSession, qwenProjectDir, qwenSession } from '../host/cliTranscripts.mjs';
+import { junieSession, kimiSession, openHandsConversation } from '../host/kimiJunieOpenHands.mjs';
 import { APP_FILES } from './app.mjs';
 import { SESSIONS } from './sessions.mjs';
 
-const VERSION = '5';
+const VERSION = '6';
 const DAY = 24 * 3600 * 1000;
 
 export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = {}) {
@@ -41,8 +45,11 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
   const copilotHome = join(agents, 'copilot');
   const qwenHome = join(agents, 'qwen');
   const ampData = join(agents, 'amp-data');
+  const kimiHome = join(agents, 'kimi');
+  const junieHome = join(agents, 'junie');
+  const openHandsHome = join(agents, 'openhands');
   const stamp = join(agents, 'version');
-  const result = { workspace, claudeConfigDir, codexHome, geminiHome, continueHome, editorData, copilotHome, qwenHome, ampData };
+  const result = { workspace, claudeConfigDir, codexHome, geminiHome, continueHome, editorData, copilotHome, qwenHome, ampData, kimiHome, junieHome, openHandsHome };
   if (!fresh && existsSync(stamp) && readFileSync(stamp, 'utf8') === VERSION) return result;
 
   rmSync(workspace, { recursive: true, force: true });
@@ -61,6 +68,7 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
   const file = (rel) => join(workspace, rel);
   const aider = [];
   const continueIndex = [];
+  const junieIndex = [];
   const copilotStorage = join(editorData, 'User/workspaceStorage/sample-larder');
   write(join(copilotStorage, 'workspace.json'), JSON.stringify({ folder: pathToFileURL(workspace).href }));
   const projectHash = createHash('sha256').update(workspace).digest('hex');
@@ -103,12 +111,24 @@ export function generateSample({ fresh = false, base = join(ROOT, '.cache') } = 
       write(join(qwenHome, 'projects', qwenProjectDir(workspace), 'chats', `${s.id}.jsonl`), qwenSession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title }));
     } else if (s.agent === 'amp') {
       write(join(ampData, 'amp', 'threads', `${s.id}.json`), ampThread({ cwd: workspace, threadId: s.id, start, turns: s.turns, title: s.title }));
+    } else if (s.agent === 'kimi') {
+      const { wire, state } = kimiSession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title });
+      const dir = join(kimiHome, 'sessions', 'wd_larder_5a6b7c8d9e0f', s.id);
+      write(join(dir, 'agents', 'main', 'wire.jsonl'), wire);
+      write(join(dir, 'state.json'), state);
+    } else if (s.agent === 'junie') {
+      const { events, index } = junieSession({ cwd: workspace, sessionId: s.id, start, turns: s.turns, title: s.title });
+      write(join(junieHome, 'sessions', s.id, 'events.jsonl'), events);
+      junieIndex.push(index);
+    } else if (s.agent === 'openhands') {
+      for (const [rel, text] of Object.entries(openHandsConversation({ cwd: workspace, conversationId: s.id, start, turns: s.turns }))) write(join(openHandsHome, s.id, rel), text);
     } else {
       throw new Error(`sample session of an unknown agent: ${s.agent}`);
     }
   }
   write(join(workspace, '.aider.chat.history.md'), aiderHistory(aider));
   write(join(continueHome, 'sessions/sessions.json'), `${JSON.stringify(continueIndex, null, 2)}\n`);
+  write(join(junieHome, 'sessions', 'index.jsonl'), junieIndex.map((l) => `${l}\n`).join(''));
   write(stamp, VERSION);
   return result;
 }
@@ -124,6 +144,7 @@ export function sampleEnv(sample, runDir) {
   return {
     CLAUDE_CONFIG_DIR: sample.claudeConfigDir, CODEX_HOME: sample.codexHome, GEMINI_CLI_HOME: sample.geminiHome, CONTINUE_GLOBAL_DIR: sample.continueHome,
     COPILOT_HOME: sample.copilotHome, QWEN_RUNTIME_DIR: sample.qwenHome,
+    KIMI_CODE_HOME: sample.kimiHome, JUNIE_HOME: sample.junieHome, OPENHANDS_CONVERSATIONS_DIR: sample.openHandsHome,
   };
 }
 

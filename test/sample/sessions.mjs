@@ -492,5 +492,49 @@ export function SESSIONS({ file, claudeEditResult }) {
         },
       ],
     },
+    {
+      agent: 'kimi', id: 'session_3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e13', daysAgo: 6, hour: 11, title: 'Index the ingredients by recipe',
+      turns: [
+        {
+          prompt: 'The ingredients endpoint takes almost a second for a recipe once the table has 50,000 rows. Why, and can we fix it without changing the API?',
+          steps: [
+            { tool: 'Read', input: { path: file('src/db.ts'), line_offset: 5, n_lines: 6 }, result: '     8\t  CREATE TABLE IF NOT EXISTS ingredients (recipe_id INTEGER REFERENCES recipes(id), name TEXT, quantity REAL, unit TEXT);' },
+            { tool: 'Edit', input: { path: file('src/db.ts'), old_string: "  CREATE TABLE IF NOT EXISTS list_items", new_string: "  CREATE INDEX IF NOT EXISTS ingredients_by_recipe ON ingredients(recipe_id);\n  CREATE TABLE IF NOT EXISTS list_items" }, result: `Replaced 1 occurrence in ${file('src/db.ts')}` },
+            { tool: 'Bash', input: { command: 'npm test' }, result: 'tests 9, pass 9, fail 0' },
+            { text: '`GET /recipes/:id/ingredients` filters `ingredients` on `recipe_id`, which had no index, so SQLite scanned all 50,000 rows per request. `src/db.ts` now creates `ingredients_by_recipe ON ingredients(recipe_id)`; the lookup becomes an index search and the API is unchanged. All 9 tests pass.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'junie', id: 'session-260104-153000-lrdr', daysAgo: 4, hour: 15, title: 'Reject unknown units on the shopping list',
+      turns: [
+        {
+          prompt: 'POST /list accepts any unit string, so the list fills up with "gramms" and "pcs." duplicates. Reject units normaliseUnit does not know with a 400.',
+          steps: [
+            { tool: 'view', input: { path: file('src/routes/shoppingList.ts'), lines: [9, 16] }, result: '' },
+            { tool: 'change', input: { path: file('src/routes/shoppingList.ts'), before: '  const u = unit ? normaliseUnit(unit) : null;\n', after: "  const u = unit ? normaliseUnit(unit) : null;\n  if (unit && !u) return res.status(400).json({ error: `unknown unit ${unit}` });\n" }, result: '' },
+            { tool: 'terminal', input: { command: 'npm test' }, result: 'tests 10, pass 10, fail 0' },
+            { text: '`POST /list` in `src/routes/shoppingList.ts` now answers 400 with `unknown unit <unit>` when `normaliseUnit` returns nothing for the unit given; items without a unit are still accepted. I added a test for "gramms"; all 10 tests pass.' },
+          ],
+        },
+      ],
+    },
+    {
+      agent: 'openhands', id: '9f1b3d5e7a2c4e6f8a0b2c4d6e8f0a1b', daysAgo: 3, hour: 10, title: 'Search recipes by ingredient',
+      turns: [
+        {
+          prompt: 'Searching for "basil" does not find recipes that only list basil as an ingredient. Make /recipes/search look at ingredient names too.',
+          steps: [
+            { tool: 'file_editor', input: { command: 'view', path: file('src/db.ts'), view_range: [13, 16] }, result: "    13\texport function searchRecipes(query: string, limit = 20) {" },
+            { tool: 'file_editor', input: { command: 'str_replace', path: file('src/db.ts'), old_str: "WHERE recipes_fts MATCH ? ORDER BY bm25(recipes_fts) LIMIT ?').all(match, limit);",
+              new_str: "WHERE recipes_fts MATCH ? UNION SELECT r.* FROM recipes r JOIN ingredients i ON i.recipe_id = r.id WHERE i.name LIKE ? LIMIT ?').all(match, `%${query}%`, limit);" },
+              result: `The file ${file('src/db.ts')} has been edited.` },
+            { tool: 'terminal', input: { command: 'npm test' }, result: 'tests 10, pass 10, fail 0' },
+            { text: '`searchRecipes` in `src/db.ts` now also returns recipes with an ingredient whose name contains the query (a `LIKE` on `ingredients.name`, joined to `recipes`), so "basil" finds the pesto that only lists it as an ingredient. Full-text matches on title and body are still included; all 10 tests pass.' },
+          ],
+        },
+      ],
+    },
   ];
 }

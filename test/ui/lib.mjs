@@ -62,25 +62,36 @@ export async function waitForView(page, name, timeout = 30_000) {
 }
 
 /**
- * Waits for a tree row whose text matches; returns its text. A list renders only the rows in sight: while
- * the row is not there, the list is scrolled to its end and back to its top in turn (a short view of many
- * rows hides the last ones; the view's own rows are few).
+ * Waits for a tree row whose text matches; returns its text. A list draws only the rows in sight: while the row
+ * is not there, the focus walks the list a page at a time from its top (the focused row is always drawn; the
+ * mouse wheel missed rows when the list sat under another pane), and starts at the top again.
  */
 export async function waitForTreeItem(scope, text, timeout = 60_000) {
   const row = scope.locator('.monaco-list-row', { hasText: text }).first();
   const until = Date.now() + timeout;
   for (let tries = 1; ; tries++) {
     try {
-      await row.waitFor({ timeout: Math.max(1, Math.min(2_000, until - Date.now())) });
+      await row.waitFor({ timeout: Math.max(1, Math.min(tries === 1 ? 2_000 : 500, until - Date.now())) });
       return (await row.textContent()) ?? '';
     } catch (err) {
       if (Date.now() >= until) throw err;
       const list = scope.locator('.monaco-list').first();
       if (await list.isVisible().catch(() => false)) {
-        await list.hover().catch(() => undefined);
-        await scope.page().mouse.wheel(0, tries % 2 ? 5_000 : -5_000);
+        await list.focus().catch(() => undefined);
+        await scope.page().keyboard.press(tries % 10 === 1 ? 'Home' : 'PageDown');
       }
     }
+  }
+}
+
+/** Opens a tree row (by its text) and waits until it shows as open; retried, as a refresh can redraw it closed. */
+export async function expandTreeItem(scope, text, timeout = 15_000) {
+  const row = scope.locator('.monaco-list-row', { hasText: text }).first();
+  const until = Date.now() + timeout;
+  while ((await row.getAttribute('aria-expanded', { timeout: Math.max(1, until - Date.now()) })) !== 'true') {
+    if (Date.now() >= until) throw new Error(`the tree row ${text} did not open`);
+    await row.locator('.monaco-tl-twistie').click({ timeout: 2_000 }).catch(() => undefined);
+    await scope.page().waitForTimeout(300);
   }
 }
 

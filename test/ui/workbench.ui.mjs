@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../host/codeServer.mjs';
-import { openContainer, openWorkbench, paletteEntries, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
+import { expandTreeItem, openContainer, openWorkbench, paletteEntries, runCommand, screenshot, session, waitForTreeItem, waitForView } from './lib.mjs';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
@@ -31,8 +31,17 @@ describe('Agent Recall in the workbench', function () {
     await screenshot(page, 'index-view');
     assert.match(text, /^\d+ exchanges\s*in \d+ conversations/);
     // each agent by the name people call it (the fixture's agents)
-    const names = { 'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI', cline: 'Cline', cursor: 'Cursor', opencode: 'OpenCode', continue: 'Continue', kilo: 'Kilo Code', kiro: 'Kiro' };
-    for (const agent of Object.keys(session.fixture.expected.byAgent)) await waitForTreeItem(index, names[agent] ?? agent, 5_000);
+    const names = { 'claude-code': 'Claude Code', codex: 'Codex', specstory: 'SpecStory', aider: 'Aider', copilot: 'Copilot Chat', gemini: 'Gemini CLI', cline: 'Cline', cursor: 'Cursor', opencode: 'OpenCode', continue: 'Continue', kilo: 'Kilo Code', kiro: 'Kiro', trae: 'Trae' };
+    // more agents than fit fold under the total: a click on its twistie shows them
+    await expandTreeItem(index, new RegExp(`^${exchanges} exchanges`));
+    for (const agent of Object.keys(session.fixture.expected.byAgent)) {
+      await waitForTreeItem(index, names[agent] ?? agent, 15_000).catch(async (err) => {
+        await screenshot(page, 'index-view-agents-failed');
+        const rows = await index.locator('.monaco-list-row').allTextContents();
+        throw new Error(`Index view never showed ${names[agent] ?? agent}; it shows: ${rows.join(' | ')} (${err.message.split('\n')[0]})`);
+      });
+    }
+    await screenshot(page, 'index-view-agents');
   });
 
   it('lists its commands in the command palette', async () => {

@@ -75,18 +75,24 @@ describe('Hostile transcripts render inert', function () {
     await hit.waitFor({ timeout: 15_000 });
     await page.waitForTimeout(500);
     await screenshot(page, 'xss-recall-panel');
+    const results = frame.locator('#results');
     try {
       const text = (await hit.textContent()) ?? '';
-      const all = (await frame.locator('#results').textContent()) ?? '';
+      const all = (await results.textContent()) ?? '';
       assert.match(all, /\[LINK-terminal\]\(command:workbench\.action\.terminal\.new\)/, 'the link is shown as text');
-      assert.match(all, /onerror="window\.__xss='img'">/, 'the markup is shown as text');
       assertVisible(text, 'the candidate');
       assert.ok(!RAW_HIDDEN.test(all), 'no candidate draws a hidden character');
       assertVisible((await hit.locator('.headline').textContent()) ?? '', 'its headline');
       const files = await hit.locator('.files .file').allTextContents();
       assert.ok(files.some((f) => f.includes(SPOOFED_SHOWN)), `the file chip names the file as it is stored: ${files.join(' | ')}`);
-      const results = frame.locator('#results');
       assert.equal(await results.locator('img, script, iframe, svg, a, details').count(), 0, 'no element was created from transcript text');
+      // the markup lies beyond the first snippet's window (the hidden characters come first): words of it move the window there
+      await input.fill('');
+      await input.pressSequentially('xylophone img onerror', { delay: 20 });
+      await results.locator('.candidate', { hasText: 'onerror=' }).first().waitFor({ timeout: 15_000 });
+      const markup = (await results.textContent()) ?? '';
+      assert.ok(markup.includes(`<img src="${logger.url}/img" onerror=`), `the markup is shown as text: ${markup.slice(0, 600)}`);
+      assert.equal(await results.locator('img, script, iframe, svg, a, details').count(), 0, 'no element was created from the markup');
       assert.deepEqual(await payloadsThatRan(page), []);
     } finally {
       // the viewer the next tests read opens whatever this one found
@@ -119,7 +125,11 @@ describe('Hostile transcripts render inert', function () {
     const chips = await app.locator('.files .file').allTextContents();
     assert.ok(chips.some((c) => c.includes(SPOOFED_SHOWN)), `the file chip names the file as stored: ${chips.join(' | ')}`);
     assertVisible((await app.textContent()) ?? '', 'the viewer');
-    assertVisible((await app.locator('h1').textContent()) ?? '', "the viewer's title");
+    const title = (await app.locator('h1').textContent()) ?? '';
+    assertVisible(title, "the viewer's title");
+    // its tab title is the same headline, cut shorter
+    const tabs = (await page.locator('.tabs-container .tab').allTextContents()).join(' | ');
+    assert.ok(tabs.includes(title.slice(0, 20)) && !RAW_HIDDEN.test(tabs), `the viewer's tab title draws no hidden character: ${JSON.stringify(tabs)}`);
     assert.deepEqual(await payloadsThatRan(page), []);
     assert.deepEqual(logger.hits, [], 'nothing was loaded from the payloads\' URLs');
   });
@@ -175,6 +185,16 @@ describe('Hostile transcripts render inert', function () {
     await screenshot(page, 'xss-file-history');
     assert.equal(await history.locator('.monaco-list-row').locator('img, script, iframe, a[href]').count(), 0, 'tree rows are text');
     assertVisible((await row.textContent()) ?? '', 'the File History row');
+    // its tooltip holds the distilled core, transcript text: the characters it is, and no link made of it
+    const tooltip = page.locator('.workbench-hover', { hasText: 'xylophone' }).first();
+    for (let i = 0; i < 5 && !(await tooltip.isVisible()); i++) {
+      await page.mouse.move(0, 0);
+      await row.hover();
+      await tooltip.waitFor({ timeout: 4_000 }).catch(() => {});
+    }
+    assertVisible((await tooltip.textContent()) ?? '', 'the File History tooltip');
+    assert.equal(await tooltip.locator('img, script, iframe, svg, a').count(), 0, 'no element was made from it');
+    await page.mouse.move(0, 0);
     // the hover on './cart.js' lists the exchanges that touched it, the hostile one among them
     await quickOpen(page, 'checkout.js');
     const path = page.locator('.editor-instance .view-lines .view-line span span', { hasText: /^'\.\/cart\.js'$/ }).first();

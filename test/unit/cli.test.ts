@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli';
@@ -61,6 +61,20 @@ test('the bundled CLI runs as a program and reports bad arguments with exit code
     assert.equal(help.status, 0, `${args.join(' ')}: ${help.stderr}`);
     assert.match(help.stdout, /^Usage: agent-recall <command>/, args.join(' '));
   }
+});
+
+test('the bundled CLI compiles the Anthropic SDK only to distil with it, not for every command', () => {
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  // a preload that lists, as the process exits, every CommonJS module it loaded
+  const probe = path.join(tempDir(), 'loaded.js');
+  writeFileSync(probe, "process.on('exit', () => process.stderr.write(`\\nloaded ${JSON.stringify(Object.keys(require.cache))}\\n`));");
+  const loaded = (args: string[]): string[] => {
+    const r = spawnSync(process.execPath, ['-r', probe, cli, ...args], { encoding: 'utf8', env: { ...process.env, ANTHROPIC_API_KEY: '' } });
+    return JSON.parse(/^loaded (.*)$/m.exec(r.stderr)?.[1] ?? 'null') as string[];
+  };
+  const sdk = (files: string[]) => files.some((f) => f.endsWith(path.join('vendor', 'anthropic-sdk.js')));
+  assert.equal(sdk(loaded(['list'])), false, 'list (and mcp, search...) start without it');
+  assert.equal(sdk(loaded(['distill', '--db', path.join(tempDir(), 'x.sqlite'), '--distiller', 'anthropic'])), true, 'distill --distiller anthropic still finds it');
 });
 
 test('the bundled CLI writes all its output to a pipe before it exits, and stops quietly when the reader leaves', async () => {

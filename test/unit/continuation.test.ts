@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { requestsOf } from '../../src/core/search/continuation';
-import { conversationsOf } from '../../src/core/search/hits';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
+import { candidatePlaces } from '../../src/core/store/continuations';
+import { conversationsOf } from '../../src/core/store/hitRows';
 import { statementsOf } from './helpers';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
 
@@ -56,7 +57,7 @@ describe('an exchange no human spoke in ranks after its request', () => {
   let searcher: Searcher;
   before(async () => {
     fx = await openFixture(CONVERSATIONS);
-    searcher = createSearcher(fx.store);
+    searcher = createSearcher(fx.reads);
   });
   after(() => fx?.store.close());
   const keysOf = (hits: ReadonlyArray<{ exchangeId: string }>) => hits.map((h) => fx.keys.get(h.exchangeId));
@@ -91,10 +92,10 @@ test("the candidates' conversations and requests are read from the exchanges' in
     const rows = await db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges ORDER BY n');
     const ns = rows.map((r) => r.n);
     const key = (n: number) => fx.keys.get(rows.find((r) => r.n === n)!.id);
-    const requests = await requestsOf(db, ns.map((n) => ({ n, score: 1 })));
+    const requests = await requestsOf(fx.reads, ns.map((n) => ({ n, score: 1 })));
     assert.deepEqual([...requests].map(([n, request]) => [key(n), key(request)]), [['continuation', 'request'], ['leftover', 'unrelated']]);
     const sql = await statementsOf(db, async () => {
-      await requestsOf(db, ns.map((n) => ({ n, score: 1 })));
+      await candidatePlaces(db, ns);
       await conversationsOf(db, ns);
     });
     assert.equal(sql.length, 2);
@@ -118,7 +119,7 @@ describe('a continuation in a one-line transcript (Cline) follows its request to
   after(() => fx?.store.close());
 
   test('the request comes first, its continuation right after it', async () => {
-    const r = await createSearcher(fx.store).search({ text: 'nightly deploy workflow' });
+    const r = await createSearcher(fx.reads).search({ text: 'nightly deploy workflow' });
     assert.deepEqual(r.hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId)), ['request', 'continuation']);
   });
 });

@@ -12,7 +12,7 @@ import { CONVERSATIONS, type Fixture, openFixture } from './searchFixture';
 describe('"N more in this conversation" and the conversation filter', () => {
   let fx: Fixture;
   const keysOf = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
-  const search = (q: SearchQuery) => createSearcher(fx.store).search({ mode: 'verbatim/bm25', ...q });
+  const search = (q: SearchQuery) => createSearcher(fx.reads).search({ mode: 'verbatim/bm25', ...q });
 
   before(async () => {
     fx = await openFixture();

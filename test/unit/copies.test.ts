@@ -62,7 +62,7 @@ describe('search shows an exchange saved twice once, with where else it was save
   after(() => fx?.store.close());
 
   test('the copy is folded into the hit above it: the next exchange takes its place, and the hit lists the copy', async () => {
-    const r = await createSearcher(fx.store).search({ text: 'undo tests fail wraparound snapshot', mode: 'verbatim/bm25' });
+    const r = await createSearcher(fx.reads).search({ text: 'undo tests fail wraparound snapshot', mode: 'verbatim/bm25' });
     const keys = keysOf(r);
     assert.equal(keys.filter((k) => k === 'undo-one.md' || k === 'undo-two.md').length, 1, `one of the two, not both: ${keys}`);
     const hit = r.hits.find((h) => /^undo-/.test(fx.keys.get(h.exchangeId)!))!;
@@ -74,7 +74,7 @@ describe('search shows an exchange saved twice once, with where else it was save
   });
 
   test('"not this" on a hit leaves out its copies too', async () => {
-    const searcher = createSearcher(fx.store);
+    const searcher = createSearcher(fx.reads);
     const query = { text: 'undo tests fail wraparound snapshot', mode: 'verbatim/bm25' as const };
     const shown = (await searcher.search(query)).hits.find((h) => /^undo-/.test(fx.keys.get(h.exchangeId)!))!;
     const keys = keysOf(await searcher.search({ ...query, exclude: [shown.exchangeId] }));
@@ -82,7 +82,7 @@ describe('search shows an exchange saved twice once, with where else it was save
   });
 
   test('a copy does not come back once the cap has left its original out', async () => {
-    const r = await createSearcher(fx.store).search({ text: 'redo tests fail wraparound', mode: 'verbatim/bm25', perConversation: 2 });
+    const r = await createSearcher(fx.reads).search({ text: 'redo tests fail wraparound', mode: 'verbatim/bm25', perConversation: 2 });
     const keys = keysOf(r);
     assert.deepEqual(new Set(keys.slice(0, 2)), new Set(['r1', 'r2']), `three.md's own best matches first: ${keys}`);
     assert.ok(!keys.includes('redo-three.md'), `left out by the cap: ${keys}`);

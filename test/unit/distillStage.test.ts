@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
 import { OfflineDistiller } from '../../src/core/distill/offline';
-import { contentHash, distillPending } from '../../src/core/distill/stage';
+import { contentHash, distillOfflineBatch, distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
 import { countPendingDistillation, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
@@ -250,6 +250,36 @@ test('every distiller is given the exchanges with their secrets redacted, so no 
     const given = seen.map((e) => `${e.prompt}\n${e.verbatim}`).join('\n');
     assert.deepEqual(SESSION_SECRETS.filter((s) => leak(given, s.secret) !== undefined).map((s) => s.what), []);
     assert.match(given, /\[REDACTED:private-key\]/);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a batch whose exchange another run replaced while it was distilled is not written to that row', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    let gone: { n: number; id: string } | undefined;
+    // the batch is distilled elsewhere; meanwhile another process re-indexes its first exchange's source: the row
+    // goes (its number may be given again, here to another exchange's copy)
+    const report = await distillPending(store.db, new OfflineDistiller(), undefined, undefined, {
+      batchSize: 4,
+      offload: {
+        depth: 2,
+        run: async (batch) => {
+          if (!gone) {
+            gone = { n: batch[0]!.n, id: batch[0]!.exchangeId };
+            await store.db.run('DELETE FROM exchanges WHERE n = ?', [gone.n]);
+          }
+          return distillOfflineBatch(batch);
+        },
+      },
+    });
+    assert.ok(gone);
+    assert.equal(report.distilled, total - 1, 'every other exchange is distilled');
+    assert.equal(await count(store, `SELECT count(*) AS c FROM distilled WHERE exchange_n = ${gone.n}`), 0);
+    assert.equal(await count(store, 'SELECT count(*) AS c FROM distilled WHERE exchange_n NOT IN (SELECT n FROM exchanges)'), 0);
+    assert.equal((await store.check()).ok, true);
   } finally {
     await store.close();
   }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { RecallError } from '../../src/core/errors';
 import { fuse, parseFusion, RRF_K, type SignalList } from '../../src/core/search/fusion';
-import { ftsColumnExpression, ftsExpression, MAX_TERMS, queryTerms } from '../../src/core/search/terms';
+import { MAX_TERMS, queryTerms } from '../../src/core/search/terms';
+import { ftsColumnExpression, ftsExpression } from '../../src/core/store/ftsSearch';
 
 /**
  * Two hand-made lists whose fused orders are worked out by hand below.

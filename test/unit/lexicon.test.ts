@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
+import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
@@ -77,7 +78,7 @@ describe('lexicon segments', () => {
       assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [FANOUT], `${FANOUT} one-exchange segments merged into one`);
       const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
       const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
-      const hits = await new LexiconBm25(fx.store.db).search(['alpha', 'gamma'], 10);
+      const hits = await new LexiconBm25(fx.reads).search(['alpha', 'gamma'], 10);
       assert.equal(hits.length, FANOUT, 'every exchange is still found');
       assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
       assert.equal((await readLexiconDocs(fx.store.db)).count, FANOUT);
@@ -92,7 +93,7 @@ describe('lexicon segments', () => {
       { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('old', 'zeppelin hangar')] },
     ]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       assert.equal((await lexicon.search(['zeppelin'], 10)).length, 1);
       const rowOf = async (key: string) => (await fx.store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [[...fx.keys].find(([, k]) => k === key)![0]]))!.n;
       const oldRow = await rowOf('old');
@@ -125,13 +126,13 @@ describe('lexicon segments', () => {
     try {
       await fx.store.db.run('DELETE FROM lexicon_segments');
       assert.deepEqual(await lexiconProblems(fx.store.db), ['2 exchanges are not in the lexicon (BM25\'s index)']);
-      await addToLexicon(fx.store.db, [{ n: 999, fields: { prompt: 'ghost', said: 'ghost', tools: '' } }]);
+      await addToLexicon(fx.store.db, [{ n: 999, doc: termCounts({ prompt: 'ghost', said: 'ghost', tools: '' }) }]);
       assert.ok((await lexiconProblems(fx.store.db)).includes('1 lexicon documents have no exchange'));
       const report = await fx.store.check();
       assert.ok(report.problems.some((p) => /not in the lexicon/.test(p)));
       await fx.store.repair();
       assert.deepEqual(await lexiconProblems(fx.store.db), []);
-      assert.equal((await new LexiconBm25(fx.store.db).search(['beta'], 10)).length, 1);
+      assert.equal((await new LexiconBm25(fx.reads).search(['beta'], 10)).length, 1);
     } finally {
       await fx.store.close();
     }
@@ -149,7 +150,7 @@ describe('lexicon queries', () => {
       },
     ]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
       const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
       const found = async (text: string) => new Set((await lexicon.search(queryTerms(text), 10)).map((h) => keyOf.get(h.n)));

@@ -28,8 +28,14 @@ const emptyIndexWelcome = manifest.contributes.viewsWelcome.find(
 );
 const searchTool = manifest.contributes.languageModelTools.find((t) => /search/i.test(t.name));
 
+// the listing's tile holds ~300 characters: the description names the most used agents and counts them all
+test('the extension description says how many agents it reads, and names the most used', () => {
+  const count = Object.keys(AGENT_NAMES).length;
+  assert.match(manifest.description, new RegExp(`Reads ${count} agents`), `${count} agents are read`);
+  for (const name of ['Claude Code', 'Codex', 'Copilot Chat', 'Cursor', 'Cline', 'Gemini CLI']) assert.ok(manifest.description.includes(name), name);
+});
+
 const texts: [string, string | undefined][] = [
-  ['the extension description', manifest.description],
   ["the empty Index view's welcome", emptyIndexWelcome?.contents],
   ["the search tool's model description", searchTool?.modelDescription],
   ["the walkthrough's first step", steps[0]?.description],

@@ -205,7 +205,7 @@ describe('agent-recall mcp over stdio', () => {
     assert.match(text(r), /\[REDACTED:anthropic-key\] as the key/);
     const hits = await shop.call('search', { query: 'deploy key rate limiter' });
     assert.ok(!JSON.stringify(hits).includes(secret));
-    assert.match(shop.stderr(), /serving .*, secrets redacted/);
+    assert.match(await shop.stderrMatching(/serving/), /serving .*, secrets redacted/);
     // --redact is still accepted, and means the same
     const explicit = await connect(['--db', db, '--workspace', '/p/shop', '--redact']);
     try {
@@ -216,7 +216,7 @@ describe('agent-recall mcp over stdio', () => {
     const plain = await connect(['--db', db, '--workspace', '/p/shop', '--no-redact']);
     try {
       assert.ok(text(await plain.call('read_exchange', { id: ids.get('d1')!, maxTokens: 20000 })).includes(secret), 'with --no-redact the text is verbatim');
-      assert.match(plain.stderr(), /secrets NOT redacted \(--no-redact\)/);
+      assert.match(await plain.stderrMatching(/serving/), /secrets NOT redacted \(--no-redact\)/);
     } finally {
       await plain.close();
     }
@@ -241,7 +241,7 @@ describe('agent-recall mcp finds the workspace store', () => {
     const s = await connect(['--workspace', workspace], { HOME: home });
     try {
       assert.equal(items(await s.call('recent', {})).length, 3);
-      assert.match(s.stderr(), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.match(await s.stderrMatching(/serving/), new RegExp(`serving ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     } finally {
       await s.close();
     }
@@ -386,7 +386,7 @@ describe('agent-recall mcp with an embedding model', () => {
   const ranked = async (s: Session, query: string) => items(await s.call('search', { query })).map((i) => keys.get(String(i['id'])));
 
   test('searches by meaning too where the words are not decisive; the words-only server cannot place the hit', async () => {
-    assert.match(semantic.stderr(), /searching with local:wink-static-100d too/);
+    assert.match(await semantic.stderrMatching(/searching with/), /searching with local:wink-static-100d too/);
     assert.deepEqual(await ranked(words, MEANING_ONLY), []);
     assert.equal((await ranked(semantic, MEANING_ONLY))[0], 'c1');
     // a confident lexical answer stays the words' answer
@@ -399,7 +399,7 @@ describe('agent-recall mcp with an embedding model', () => {
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
       assert.deepEqual(await ranked(s, 'login error'), await ranked(words, 'login error'));
-      const lines = s.stderr().split('\n').filter((l) => /words only/.test(l));
+      const lines = (await s.stderrMatching(/words only/)).split('\n').filter((l) => /words only/.test(l));
       assert.equal(lines.length, 1, s.stderr());
       // the offline path's own message (a download attempt would fail with a network error instead)
       assert.match(lines[0]!, /Xenova\/all-MiniLM-L6-v2.*never downloads/);
@@ -416,7 +416,7 @@ describe('agent-recall mcp with an embedding model', () => {
     const hub = await embeddedStore(hubId);
     const s = await connect(['--db', hub.db, '--embed-model', hubId, '--model-cache', cache]);
     try {
-      assert.match(s.stderr(), new RegExp(`searching with ${hubId} too`));
+      assert.match(await s.stderrMatching(/searching with/), new RegExp(`searching with ${hubId} too`));
       const first = items(await s.call('search', { query: MEANING_ONLY }))[0];
       assert.equal(hub.keys.get(String(first?.['id'])), 'c1');
     } finally {
@@ -428,7 +428,7 @@ describe('agent-recall mcp with an embedding model', () => {
     const s = await connect(['--db', db, '--embed-model', path.join(tempDir('recall-no-model-'), 'missing')]);
     try {
       assert.deepEqual(await ranked(s, MEANING_ONLY), []);
-      assert.match(s.stderr(), /searching by words only\. .*does not exist/);
+      assert.match(await s.stderrMatching(/words only/), /searching by words only\. .*does not exist/);
     } finally {
       await s.close();
     }

@@ -16,6 +16,8 @@ export type ToolResult = CallToolResult & { structuredContent?: Record<string, u
 export interface McpSession {
   readonly client: Client;
   readonly stderr: () => string;
+  /** Stderr once it matches `re` (lines written after the handshake: the server loads its model beside it). */
+  stderrMatching(re: RegExp, timeoutMs?: number): Promise<string>;
   call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
@@ -28,12 +30,31 @@ export async function connectMcp(args: readonly string[], env: Record<string, st
     stderr: 'pipe',
   });
   let err = '';
-  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const waiting = new Set<() => void>();
+  transport.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    for (const check of waiting) check();
+  });
   const client = new Client({ name: 'agent-recall-test', version: '1.0.0' });
   await client.connect(transport);
   return {
     client,
     stderr: () => err,
+    stderrMatching: (re, timeoutMs = 20_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(check);
+          reject(new Error(`stderr did not match ${re} in ${timeoutMs} ms: ${JSON.stringify(err)}`));
+        }, timeoutMs);
+        const check = (): void => {
+          if (!re.test(err)) return;
+          clearTimeout(timer);
+          waiting.delete(check);
+          resolve(err);
+        };
+        waiting.add(check);
+        check();
+      }),
     call: async (name, a) => (await client.callTool({ name, arguments: a })) as ToolResult,
     close: () => client.close(),
   };

@@ -96,11 +96,11 @@ describe('agent-recall mcp quotes transcript text', () => {
 
   test('what a person could not see is shown: bidi controls, Unicode tags, escapes, separators', async () => {
     const t = resultText(await s.call('read_exchange', { id: ids.get('h1')!, maxTokens: 20000 }));
-    assert.match(t, /gnp\[U\+202E\]\.exe, \[U\+E0048\]\[U\+E0049\]\[U\+E0044\]/);
-    assert.match(t, /erase \[U\+001B\]\[2K, zero\[U\+200B\]width, line\[U\+2028\]separator, over\[U\+000D\]write/);
-    assert.match(t, /Files: src\/evil\[U\+202E\]sts\.js \(edit\)/);
+    assert.match(t, /gnp⟨U\+202E⟩\.exe, ⟨U\+E0048⟩⟨U\+E0049⟩⟨U\+E0044⟩/);
+    assert.match(t, /erase ⟨U\+001B⟩\[2K, zero⟨U\+200B⟩width, line⟨U\+2028⟩separator, over⟨U\+000D⟩write/);
+    assert.match(t, /Files: src\/evil⟨U\+202E⟩sts\.js \(edit\)/);
     const history = await s.call('file_history', { path: 'src/evil\u202Ests.js' });
-    assert.match(resultText(history), /touched src\/evil\[U\+202E\]sts\.js/);
+    assert.match(resultText(history), /touched src\/evil⟨U\+202E⟩sts\.js/);
   });
 
   test("a transcript's date field is never printed as the tool's own words", async () => {

@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
-import { requestsOf } from '../../src/core/search/continuation';
+import { candidatePlaces } from '../../src/core/store/continuations';
 import { Db } from '../../src/core/store/db';
-import { indexExchanges } from '../../src/core/store/exchangeFts';
+import { indexText } from '../../src/core/indexText';
+import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
+import { addToLexicon } from '../../src/core/store/lexicon';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
 import { tempDir } from './helpers';
 
@@ -34,7 +36,7 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
     await db.run(`INSERT INTO dropped_exchanges(source_id, byte_start, line_start, line_end, prompts) VALUES (1, 800, 9, 9, 1)`);
     if (version >= 5) {
       // from version 5 on the writer fills the verbatim full-text index itself (no trigger does)
-      await indexExchanges(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges'), version >= 11);
+      await indexAsWrittenAt(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges'), version);
     }
     if (version >= 2) {
       await db.run(`INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
@@ -51,6 +53,12 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
   } finally {
     await db.close();
   }
+}
+
+/** The verbatim indexes as the writer of versions 5 to 13 filled them: three FTS columns, and the lexicon from v11. */
+async function indexAsWrittenAt(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>, version: number): Promise<void> {
+  await insertThreeColumnRows(db, rows);
+  if (version >= 11) await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
 }
 
 for (let version = 1; version < SCHEMA_VERSION; version++) {
@@ -91,6 +99,31 @@ for (let version = 1; version < SCHEMA_VERSION; version++) {
   });
 }
 
+// v14 follows the room families (v13) on main; on the indexing branch it was written as v13 beside them
+for (const from of [12, 13]) {
+  test(`version 14 keeps the prompt column of the verbatim full-text table alone, its text as it was (from ${from})`, async () => {
+    const file = path.join(tempDir(), `v${from}.sqlite`);
+    await writeStoreAt(from, file);
+    const before = await Db.open(file);
+    const prompts = await before.all<{ n: number; prompt: string }>('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid');
+    await before.close();
+    await (await Memory.open(file)).close();
+    const db = await Db.open(file);
+    try {
+      assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('exchanges_fts')")).map((c) => c.name), ['prompt']);
+      // the room families' column (v13) is there whichever version the store came from
+      assert.ok((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('rooms')")).some((c) => c.name === 'family'));
+      assert.deepEqual(await db.all('SELECT rowid AS n, prompt FROM exchanges_fts ORDER BY rowid'), prompts);
+      assert.deepEqual(await db.all(`SELECT rowid AS n FROM exchanges_fts WHERE exchanges_fts MATCH 'prompt : "coupon total"'`), [{ n: 1 }]);
+      // an exchange deleted leaves the table with it
+      await db.run('DELETE FROM exchanges WHERE n = 1');
+      assert.deepEqual(await db.all('SELECT rowid AS n FROM exchanges_fts'), [{ n: 2 }]);
+    } finally {
+      await db.close();
+    }
+  });
+}
+
 test('a store from a newer schema is refused with a message that says what to do', async () => {
   const file = path.join(tempDir(), 'new.sqlite');
   const db = await Db.open(file);
@@ -127,7 +160,7 @@ test('schema 11 builds the lexicon from the full-text index, in segments, report
       WITH RECURSIVE k(i) AS (SELECT 3 UNION ALL SELECT i + 1 FROM k WHERE i < 4502)
       SELECT i, 'ex-bulk-' || i, 'c1', 1, 0, 2 * i, 2 * i + 1, 10 * i, 10 * i + 9, 1000 * i, NULL, NULL,
         'note ' || i, 'User: note ' || i || char(10) || char(10) || 'Assistant: word' || i, 4 FROM k`);
-    await indexExchanges(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > 2'), false);
+    await indexAsWrittenAt(db, await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > 2'), 10);
   } finally {
     await db.close();
   }
@@ -158,8 +191,8 @@ test('schema 12 marks the exchanges no human spoke in (an empty or blank prompt)
     assert.deepEqual(await db.all('SELECT n, asked FROM exchanges ORDER BY n'), [
       { n: 1, asked: 1 }, { n: 2, asked: 1 }, { n: 3, asked: 0 }, { n: 4, asked: 0 },
     ]);
-    const hits = [3, 4, 1, 2].map((n) => ({ n, score: 1 }));
-    assert.deepEqual([...(await requestsOf(db, hits))], [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
+    const places = await candidatePlaces(db, [3, 4, 1, 2]);
+    assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
     assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchanges' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name),
       ['exchanges_order', 'exchanges_place', 'exchanges_source', 'exchanges_time']);
   } finally {

@@ -91,7 +91,7 @@ describe('proximity in the default search', () => {
   let searcher: Searcher;
   before(async () => {
     fx = await openFixture(CONVERSATIONS);
-    searcher = createSearcher(fx.store);
+    searcher = createSearcher(fx.reads);
   });
   after(() => fx?.store.close());
 
@@ -127,7 +127,7 @@ describe('proximity reads the whole hit rows and cuts them as SQLite did', () =>
     const emoji = '😀'.repeat(Math.floor(0.6 * PROXIMITY_CHARS));
     const fx = await openFixture(CONVERSATIONS.map((c) => ({ ...c, exchanges: c.exchanges.map((e) => ({ ...e, text: e.text.replace('User: ', `User: ${emoji} `) })) })));
     try {
-      const r = await createSearcher(fx.store).search({ text: 'squash refactor branch' });
+      const r = await createSearcher(fx.reads).search({ text: 'squash refactor branch' });
       assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['together', 'scattered']);
     } finally {
       await fx.store.close();

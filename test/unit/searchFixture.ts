@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { DistilledExchange, RoomAssignment } from '../../src/core/distill/types';
 import type { AgentKind, Exchange, FileTouch } from '../../src/core/model';
 import { type DistilledRecord, saveDistillBatch } from '../../src/core/store/distilledStore';
+import { SearchReads } from '../../src/core/store/searchReads';
 import { Store } from '../../src/core/store/store';
 import { tempDir } from './helpers';
 
@@ -111,6 +112,8 @@ export const CONVERSATIONS: readonly FixtureConversation[] = [
 
 export interface Fixture {
   readonly store: Store;
+  /** What search reads of `store`. */
+  readonly reads: SearchReads;
   readonly dir: string;
   /** Fixture key -> exchange id. */
   readonly ids: Map<string, string>;
@@ -125,7 +128,7 @@ export async function openFixture(conversations: readonly FixtureConversation[] 
   const keys = new Map<string, string>();
   for (const conv of conversations) await writeConversation(store, dir, conv, ids, keys);
   await distillFixture(store, conversations);
-  return { store, dir, ids, keys };
+  return { store, reads: new SearchReads(store), dir, ids, keys };
 }
 
 /** Writes (or rewrites, replacing what the source held) one conversation through Store.writeParse. */

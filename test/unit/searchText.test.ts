@@ -7,6 +7,7 @@ import { queryTerms } from '../../src/core/search/terms';
 import type { Searcher, SearchResult } from '../../src/core/search/types';
 import { Db } from '../../src/core/store/db';
 import { migrate } from '../../src/core/store/schema';
+import { SearchReads } from '../../src/core/store/searchReads';
 import { Store } from '../../src/core/store/store';
 import { tempDir } from './helpers';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
@@ -57,7 +58,7 @@ describe('verbatim index and query words', () => {
 
   before(async () => {
     fx = await openFixture(CONVERSATIONS);
-    searcher = createSearcher(fx.store);
+    searcher = createSearcher(fx.reads);
   });
   after(() => fx?.store.close());
 
@@ -127,7 +128,7 @@ test('a version 4 store is migrated: its full-text index is rebuilt from the sto
   await db.close();
   const store = await Store.open(file);
   try {
-    const searcher = createSearcher(store);
+    const searcher = createSearcher(new SearchReads(store));
     const ids = async (text: string) => (await searcher.search({ text })).hits.map((h) => h.exchangeId);
     assert.deepEqual(await ids('assistant'), []);
     assert.deepEqual(await ids('数据库'), ['e1']);

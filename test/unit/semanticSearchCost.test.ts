@@ -107,7 +107,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('the bounded KNN finds exactly what the unbounded one finds, with the bound in the statement', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const next = random(11);
     let bounded = 0;
     for (let q = 0; q < 40; q++) {
@@ -127,7 +127,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a sample of about SAMPLE_SIZE vectors is read once, not per search', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const first = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
@@ -137,20 +137,20 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a query of another dimension (the store embedded again by another model) gets no bound', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     assert.equal(await bounds.bound('core', new Float32Array(8).fill(0.3), K), undefined);
   });
 
   test('a layer too small for the bound to pay (N * k under BOUNDED_FROM) is not even sampled', async () => {
     assert.ok(COUNT * 100 < BOUNDED_FROM && COUNT * K >= BOUNDED_FROM);
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const sql = await statementsOf(fx.store.db, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
     assert.deepEqual(sql.filter((s) => /row_number\(\)/.test(s)), []);
   });
 
   test('with a plan the store has not changed since, a search asks neither for the model nor for vector rows', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const query = { text: 'tomato curry harvest' };
     await searcher.search(query);
     const asks = (sql: string[]) => sql.filter((s) => /embedding_model|FROM vector_rows WHERE layer = \? LIMIT 1/.test(s)).length;
@@ -160,7 +160,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('selective: a confident search runs no KNN, an unsure one runs it after BM25 (vec0 cannot stop a started one)', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const reader = (await fx.store.reader())!;
     const next = random(23);
     // a KNN, from vec0 or from the layer's copy in memory, is followed by its neighbours' existence check
@@ -185,7 +185,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test("a fused search learns its vector candidates' conversations from their existence check: no statement of its own", async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const next = random(29);
     const apart = /SELECT n, conversation_id FROM exchanges/;
     let fusedSearches = 0;
@@ -204,7 +204,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
     assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
     assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', K))), 1);
@@ -215,7 +215,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test("a searcher's warm-up reads what its first search would: after it, that search reads no lengths, vector space nor layer", async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const ahead = /lexicon_segments|lexicon_deleted|embedding_model|FROM vector_rows WHERE layer = \? LIMIT 1/;
     const warming = await statementsOf(fx.store.db, () => searcher.warm());
     assert.equal(warming.filter((s) => ahead.test(s)).length, 4, warming.join('\n'));
@@ -228,7 +228,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
 
   test('an unfiltered vector search asks an index, not the exchange rows, whether its neighbours are still there', async () => {
     const [vector] = await embedder.embed(['bread flour oven']);
-    const sql = await statementsOf(fx.store.db, () => vectorSearch(fx.store.db, 'core', vector!, 100));
+    const sql = await statementsOf(fx.store.db, () => vectorSearch(fx.reads, 'core', vector!, 100));
     const check = sql.find((s) => /JOIN exchanges/.test(s))!;
     const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${check}`, ['core', '[1, 2, 3]'])).map((r) => r.detail);
     const reads = plan.filter((d) => /^SEARCH e\b/.test(d));
@@ -236,7 +236,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test("a layer's copy in memory finds the neighbours vec0 finds, in the same order, at the same distances", async () => {
-    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    const copies = new VectorCopies(fx.reads, embedder.dimension);
     assert.equal(await copies.warm('core'), true);
     const next = random(31);
     for (let q = 0; q < 40; q++) {
@@ -251,7 +251,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a searcher warmed up scans the copy: its unsure searches ask vec0 nothing, and answer as one that asks vec0', async () => {
-    const warmed = createSearcher(fx.store, embedder);
+    const warmed = createSearcher(fx.reads, embedder);
     await warmed.warm();
     const next = random(37);
     let fused = 0;
@@ -262,7 +262,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
         r = await warmed.search({ text });
       });
       // a fresh searcher has no copy yet: it asks vec0
-      const cold = await createSearcher(fx.store, embedder).search({ text });
+      const cold = await createSearcher(fx.reads, embedder).search({ text });
       assert.deepEqual(sql.filter((s) => /embedding MATCH/.test(s)), [], text);
       const ranking = (hits: readonly Hit[]) => hits.map((h) => ({ id: h.exchangeId, value: h.score }));
       sameUpToTies(ranking(r!.hits), ranking(cold.hits), 1e-5, text);
@@ -272,7 +272,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a searcher never warmed (a one-shot search) takes no copy: it asks vec0', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const next = random(41);
     let knn = 0;
     for (let q = 0; q < 20; q++) {
@@ -288,17 +288,17 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('no copy for a query of another dimension, nor for a layer larger than the memory allowed', async () => {
-    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    const copies = new VectorCopies(fx.reads, embedder.dimension);
     await copies.warm('core');
     assert.equal(copies.nearest('core', new Float32Array(8).fill(0.3), 10), undefined);
-    const small = new VectorCopies(fx.store.db, embedder.dimension, 100 * embedder.dimension * 4);
+    const small = new VectorCopies(fx.reads, embedder.dimension, 100 * embedder.dimension * 4);
     assert.equal(await small.warm('core'), false, `${COUNT} vectors, room for 100`);
     const [vector] = await embedder.embed(['bread flour oven']);
     assert.equal(small.nearest('core', vector!, 10), undefined);
   });
 
   test('a copy taken again reads only the chunks that may have changed: one with a slot deleted, and the latest', async () => {
-    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    const copies = new VectorCopies(fx.reads, embedder.dimension);
     const chunkReads = async () => (await statementsOf(fx.store.db, () => copies.warm('core'))).filter((s) => /_vector_chunks00/.test(s)).length;
     const chunks = (await fx.store.db.get<{ c: number; latest: number }>('SELECT count(*) AS c, max(chunk_id) AS latest FROM vec_core_chunks'))!;
     assert.equal(await chunkReads(), chunks.c, 'the first copy reads every chunk');
@@ -335,7 +335,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
 
   // the last four delete exchanges (the last damages vec0's chunks)
   test('after a write, a layer that shrank or grew by more than a quarter is sampled again; a small change keeps the sample', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['bread flour oven']);
     const sampling = (sql: string[]) => sql.filter((s) => /row_number\(\)/.test(s)).length;
     await bounds.bound('core', vector!, K);
@@ -349,7 +349,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a bound from a stale sample that lets through fewer than k: asked again unbounded (exact), the layer counted again next time', async () => {
-    const bounds = new DistanceBounds(fx.store.db);
+    const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['garden tomato soil']);
     assert.ok((await bounds.bound('core', vector!, K)) !== undefined, 'sampled while the layer held 1,400 vectors');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 119 FROM exchanges)');
@@ -372,7 +372,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   });
 
   test('a copy is of the store as it was: after a write vec0 answers until the copy is taken again, which holds what is left', async () => {
-    const copies = new VectorCopies(fx.store.db, embedder.dimension);
+    const copies = new VectorCopies(fx.reads, embedder.dimension);
     await copies.warm('core');
     const [vector] = await embedder.embed(['tomato curry harvest']);
     assert.equal(copies.nearest('core', vector!, 100)!.length, 100, '120 vectors');

@@ -10,6 +10,9 @@ import { Db } from '../../src/core/store/db';
 import { MMAP_BYTES, type ParseWrite, Store, type WriteResult } from '../../src/core/store/store';
 import { SCHEMA_VERSION } from '../../src/core/store/schema';
 import { conversation, msg, resetLines, tempDir } from './helpers';
+import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
+import { SearchReads } from '../../src/core/store/searchReads';
+import { queryTerms } from '../../src/core/search/terms';
 
 const opts = { minChars: 10, maxPlies: 20 };
 /** The project folder: src/polyfills.ts exists there, so the reply's mention of it is a file touched (files.ts). */
@@ -64,10 +67,8 @@ test('writes exchanges with FTS rows, files, skips; reads them back by id and pr
     assert.equal(shown?.exchangeId, first!.exchangeId);
     assert.match(shown!.verbatim, /Intl\.Segmenter/);
     assert.deepEqual(shown!.filesTouched, [{ path: 'src/polyfills.ts', how: 'mention' }]);
-    const hits = await store.db.all<{ n: number }>(
-      `SELECT rowid AS n FROM exchanges_fts WHERE exchanges_fts MATCH '"segmenter"'`,
-    );
-    assert.equal(hits.length, 1, 'porter/unicode61 FTS finds the verbatim term');
+    const hits = await new LexiconBm25(new SearchReads(store)).search(queryTerms('segmenter'), 10);
+    assert.equal(hits.length, 1, 'BM25 on verbatim (the lexicon) finds the verbatim term');
     assert.deepEqual(await store.check(), { ok: true, problems: [] });
   } finally {
     await store.close();

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { userDataDirOf } from '../../src/core/sources/agentRoots';
+import { defaultUserDataDirs, userDataDirOf } from '../../src/core/sources/agentRoots';
 import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
 import {
@@ -55,6 +55,35 @@ test('the store is looked for in the global storage of every VS Code flavour', (
   assert.ok(xdg.includes(`/x/Code - Insiders/User/globalStorage/${EXTENSION_STORAGE_ID}`));
   const mac = extensionStorageFolders({}, 'darwin', '/Users/u');
   assert.ok(mac.includes(`/Users/u/Library/Application Support/Code/User/globalStorage/${EXTENSION_STORAGE_ID}`));
+});
+
+test('the extension\'s store is found where Kiro, Trae and a Cursor remote server keep it (they differ from VS Code only by folder)', async () => {
+  const home = tempDir('recall-home-');
+  const ws = tempDir('recall-ws-');
+  const layouts = [
+    ['Kiro', path.join(home, '.config', 'Kiro')],
+    ['Trae', path.join(home, '.config', 'Trae')],
+    ['Cursor over SSH', path.join(home, '.cursor-server', 'data')],
+  ] as const;
+  for (const [editor, userData] of layouts) {
+    const file = workspaceStoreFile(path.join(userData, 'User', 'globalStorage', EXTENSION_STORAGE_ID), [ws]);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '');
+    assert.equal((await findWorkspaceStore([ws], extensionStorageFolders({}, 'linux', home)))?.file, file, editor);
+    // the editor reads its own agents' sessions from the same folder
+    assert.equal(userDataDirOf(path.dirname(file)), userData, editor);
+    rmSync(path.join(home, '.config'), { recursive: true, force: true });
+    rmSync(path.join(home, '.cursor-server'), { recursive: true, force: true });
+  }
+  const mac = extensionStorageFolders({}, 'darwin', '/Users/u');
+  assert.ok(mac.includes(`/Users/u/Library/Application Support/Trae/User/globalStorage/${EXTENSION_STORAGE_ID}`));
+  const win = extensionStorageFolders({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u');
+  assert.ok(win.some((f) => f.startsWith(path.join('C:\\Users\\u\\AppData\\Roaming', 'Kiro'))));
+});
+
+test('the command line reads the agents of every VS Code-family editor\'s user-data folder', () => {
+  const dirs = defaultUserDataDirs({ XDG_CONFIG_HOME: '/x' }, 'linux');
+  for (const product of ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf', 'Kiro', 'Trae']) assert.ok(dirs.includes(`/x/${product}`), product);
 });
 
 test('of several flavours\' stores of one workspace, the most recently written is chosen', async () => {

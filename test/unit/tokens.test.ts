@@ -43,3 +43,24 @@ test('the estimate for a long run stays within 8% of the exact count', () => {
   const path = 'path/to/some/reasonably/long/file/name/that/is/still/under/the/cap.ts';
   assert.equal(countTokens(path), exact(path, [], []).length, 'runs up to the cap are exact');
 });
+
+test('counts are js-tiktoken cl100k counts, piece by piece and remembered', () => {
+  const lite = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const encoder = new lite.Tiktoken(require('js-tiktoken/ranks/cl100k_base'));
+  const texts = [
+    'User: why does the build fail?\n\nAssistant: The `tsconfig.json` sets "strict": true, so `parseQuantity(x)` needs a type.',
+    '    indented code\n\t\tfn main() { println!("{}", 42); }\r\n\r\n\n   trailing spaces   ',
+    "they're we'll I'M you'VE it's — don’t «quotes» …ellipsis",
+    'Привет, мир! Это тест токенизации. 数据库连接失败，请检查配置。 データベースに接続できません。 안녕하세요 세계',
+    'emoji 🙂🚀👍🏽 and symbols ∑∫√ ≠ ≤ ≥ → ⇒ © ® ™',
+    'numbers 1234567890 3.14159 1e-9 0xDEADBEEF 2026-11-29T08:52:15Z',
+    `${'a'.repeat(250)} ${'ab'.repeat(120)} ${'-'.repeat(256)} ${' '.repeat(300)}end`,
+    'the model emits <|endoftext|> and <|fim_prefix|> as text',
+    'https://example.com/path/to/page?query=value&other=1#anchor src/core/store/lexicon.ts:120:5',
+  ];
+  for (const text of texts) {
+    // twice: the second count comes from remembered pieces
+    assert.equal(countTokens(text), encoder.encode(text, [], []).length, text.slice(0, 40));
+    assert.equal(countTokens(text), encoder.encode(text, [], []).length, text.slice(0, 40));
+  }
+});

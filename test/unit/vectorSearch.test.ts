@@ -54,7 +54,7 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('core/vector ranks by meaning of the distilled text; scores are cosines', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const r = await searcher.search({ text: 'growing vegetables in the garden', mode: 'core/vector' });
     assert.equal(r.semantic, true);
     assert.equal(r.notice, undefined);
@@ -66,14 +66,14 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('verbatim/vector finds undistilled exchanges through their chunks', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const r = await searcher.search({ text: 'stale cookie broke the login page', mode: 'verbatim/vector', perConversation: 5 });
     assert.equal(r.hits.length, 6);
     assert.ok(['a3', 'a1'].includes(keysOf(r)[0]!), keysOf(r).join(','));
   });
 
   test('cross-layer modes fuse both signals and report both parts', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)', fusion: 'combmnz' });
     assert.equal(keysOf(r)[0], 'c1');
     assert.deepEqual(r.hits[0]!.parts.map((p) => p.signal), ['bm25(verbatim)', 'vector(core)']);
@@ -85,8 +85,8 @@ describe('embedding stage and vector search (local static model)', () => {
   test('selective: BM25 alone when its answer is confident (the query not even embedded), the weighted fusion when not', async () => {
     let embedded = 0;
     const counting: Embedder = { ...renamed(embedder, embedder.modelId), embed: (t) => (embedded++, embedder.embed(t)) };
-    const searcher = createSearcher(fx.store, counting);
-    const lexical = createSearcher(fx.store);
+    const searcher = createSearcher(fx.reads, counting);
+    const lexical = createSearcher(fx.reads);
     const shown = (r: SearchResult) => r.hits.map((h) => [fx.keys.get(h.exchangeId), h.score, h.parts.map((p) => p.signal).join('+'), h.confidence]);
 
     // "tomatoes": c1 holds it, confidently
@@ -108,14 +108,14 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('with a model, a query that names no mode runs bm25(v)+vec(d), selectively; without one, verbatim/bm25', async () => {
-    const semantic = await createSearcher(fx.store, embedder).search({ text: 'tomatoes' });
+    const semantic = await createSearcher(fx.reads, embedder).search({ text: 'tomatoes' });
     assert.deepEqual([semantic.mode, semantic.fusion, semantic.semantic], ['bm25(v)+vec(d)', 'selective', true]);
-    const plain = await createSearcher(fx.store).search({ text: 'tomatoes' });
+    const plain = await createSearcher(fx.reads).search({ text: 'tomatoes' });
     assert.deepEqual([plain.mode, plain.semantic], ['verbatim/bm25', false]);
   });
 
   test('fused modes: a hit only the vectors found, holding no query word, goes below the hits that match', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     // a3 and c2 (not distilled) hold the words; the distilled exchanges, found by their vectors alone, hold none
     const r = await searcher.search({ text: 'stale cookie publish', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
     const keys = keysOf(r);
@@ -128,7 +128,7 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('filters and "not these" apply to vector signals too', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     const r = await searcher.search({ text: 'tomatoes garden', mode: 'core/vector', filters: { agents: ['codex'] } });
     assert.deepEqual(keysOf(r), ['b1']);
     const ex = await searcher.search({ text: 'tomatoes garden', mode: 'core/vector', exclude: [fx.ids.get('c1')!] });
@@ -138,7 +138,7 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('hostile and empty queries are inert in vector and fused modes', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     for (const text of ['', '   ', '"', 'NEAR(a b)', 'core: x', '*', '^x', "'; DROP TABLE vec_core; --", 'zqxwv', 'x'.repeat(10_000)]) {
       for (const mode of ['core/vector', 'verbatim/vector', 'bm25(v)+vec(d)', '3-signal'] as const) {
         const r = await searcher.search({ text, mode, fusion: 'adaptive' });
@@ -151,7 +151,7 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('a searcher whose model differs from the stored vectors falls back to lexical and says why', async () => {
-    const searcher = createSearcher(fx.store, renamed(embedder, 'local:other-model'));
+    const searcher = createSearcher(fx.reads, renamed(embedder, 'local:other-model'));
     const r = await searcher.search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
     assert.equal(r.semantic, false);
     assert.match(r.notice ?? '', /local:wink-static-100d.*re-index/);
@@ -163,21 +163,21 @@ describe('embedding stage and vector search (local static model)', () => {
   });
 
   test('words only, and why: no model, a model that fails on the query; nothing said when vectors took part', async () => {
-    const none = await createSearcher(fx.store).search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
+    const none = await createSearcher(fx.reads).search({ text: 'tomatoes', mode: 'bm25(v)+vec(d)' });
     assert.equal(none.wordsOnly, 'no-model');
     const failing: Embedder = { ...renamed(embedder, embedder.modelId), embed: () => Promise.reject(new Error('the model crashed')) };
-    const failed = await createSearcher(fx.store, failing).search({ text: 'tomatoes', mode: 'core/vector' });
+    const failed = await createSearcher(fx.reads, failing).search({ text: 'tomatoes', mode: 'core/vector' });
     assert.deepEqual([failed.wordsOnly, failed.semantic], ['model-failed', false]);
     assert.match(failed.notice ?? '', /the model crashed/);
-    const answer = await recall((q) => createSearcher(fx.store, failing).search({ ...q, mode: 'core/vector' }), { text: 'tomatoes' });
+    const answer = await recall((q) => createSearcher(fx.reads, failing).search({ ...q, mode: 'core/vector' }), { text: 'tomatoes' });
     assert.match(answer.notice ?? '', /the model crashed/, 'other reasons keep their own words');
-    const fine = await createSearcher(fx.store, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
+    const fine = await createSearcher(fx.reads, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
     assert.equal(fine.wordsOnly, undefined);
     assert.equal(fine.notice, undefined);
   });
 
   test('deleted and re-distilled exchanges: vectors never outlive their text, check() sees it, the stage repairs it', async () => {
-    const searcher = createSearcher(fx.store, embedder);
+    const searcher = createSearcher(fx.reads, embedder);
     // rewrite the shop conversation without a1 and a2 (a re-index of a rewritten transcript)
     const shop = CONVERSATIONS[0]!;
     await writeConversation(fx.store, fx.dir, { ...shop, exchanges: shop.exchanges.filter((x) => x.key === 'a3') });
@@ -218,10 +218,10 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.deepEqual(await storedVectorSpace(fx.store.db), { modelId: 'local:other-model', dimension: 100 });
     const rows = await fx.store.db.get<{ c: number }>("SELECT count(*) AS c FROM vector_rows WHERE layer <> 'core'");
     assert.equal(rows?.c, 0, 'other layers were dropped with the old space');
-    const r = await createSearcher(fx.store, other).search({ text: 'tomatoes garden', mode: 'core/vector' });
+    const r = await createSearcher(fx.reads, other).search({ text: 'tomatoes garden', mode: 'core/vector' });
     assert.equal(r.semantic, true);
     // the old model's name no longer matches
-    const old = await createSearcher(fx.store, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
+    const old = await createSearcher(fx.reads, embedder).search({ text: 'tomatoes', mode: 'core/vector' });
     assert.equal(old.semantic, false);
   });
 

@@ -13,6 +13,7 @@ import {
 import { refreshRooms } from '../store/roomStats';
 import { countTokens } from '../tokens';
 import { type Distiller, type DistillInput, distillerInput, type DistillOutcome } from './distiller';
+import { OfflineDistiller } from './offline';
 import { RoomRegistry } from './rooms';
 import { distilledText } from './types';
 
@@ -29,6 +30,11 @@ export interface DistillStageOptions {
   /** Stop after this many exchanges (the CLI's --limit). */
   readonly limit?: number;
   readonly now?: () => number;
+  /**
+   * Runs the offline distiller's batches elsewhere (the index workers: distillOfflineBatch there), `depth` at a
+   * time; a batch it fails is distilled here. Other distillers always run here.
+   */
+  readonly offload?: { readonly run: (batch: readonly DistillInput[]) => Promise<DistilledBatch>; readonly depth: number };
 }
 
 export interface DistillProgress {
@@ -44,6 +50,13 @@ export interface DistillReport {
   readonly failed: number;
   readonly ms: number;
   readonly cancelled: boolean;
+}
+
+/** One batch's results, ready to be written. */
+export interface DistilledBatch {
+  readonly records: DistilledRecord[];
+  readonly failures: DistillFailure[];
+  readonly cacheHits: number;
 }
 
 const DEFAULT_BATCH = 100;
@@ -65,69 +78,109 @@ export async function distillPending(
   const llm = distiller.model !== undefined;
   const registry = new RoomRegistry(llm);
   if (llm) for (const r of await knownRooms(db)) registry.add(r.type, r.key, r.project);
+  const here = (batch: readonly DistillInput[]): Promise<DistilledBatch> => distillHere(db, distiller, registry, batch, token);
+  const offload = isOffline(distiller) ? options.offload : undefined;
 
   let distilled = 0;
   let cacheHits = 0;
   let failed = 0;
+  let taken = 0;
   let afterN = 0;
+  let exhausted = false;
+  // batches being distilled, in store order: written in that order, whatever order they finish in
+  const running: Array<Promise<DistilledBatch>> = [];
   onProgress({ phase: 'distill', done: 0, total });
-  while (!token.isCancellationRequested && distilled + failed < limit) {
-    const batch = await pendingDistillation(db, Math.min(batchSize, limit - distilled - failed), afterN, now(), distiller);
-    if (batch.length === 0) break;
-    afterN = batch[batch.length - 1]!.n;
-
-    const hashes = new Map(batch.map((e) => [e.n, contentHash(e)]));
-    const outcomes: DistillOutcome[] = [];
-    let toCall: DistillInput[] = batch;
-    if (distiller.model) {
-      toCall = [];
-      for (const e of batch) {
-        const hit = await cachedDistillation(db, hashes.get(e.n)!, distiller.promptVersion, distiller.model);
-        if (hit) outcomes.push({ n: e.n, ok: true, value: hit, cached: true });
-        else toCall.push(e);
+  for (;;) {
+    while (!exhausted && !token.isCancellationRequested && taken < limit && running.length < (offload?.depth ?? 1)) {
+      const batch = await pendingDistillation(db, Math.min(batchSize, limit - taken), afterN, now(), distiller);
+      if (batch.length === 0) {
+        exhausted = true;
+        break;
       }
+      afterN = batch[batch.length - 1]!.n;
+      taken += batch.length;
+      running.push(offload ? offload.run(batch).catch(() => here(batch)) : here(batch));
     }
-    if (toCall.length > 0) outcomes.push(...(await callDistiller(distiller, toCall, token)));
-
-    const byN = new Map(batch.map((e) => [e.n, e]));
-    const records: DistilledRecord[] = [];
-    const failures: DistillFailure[] = [];
-    const answered = new Set<number>();
-    for (const o of outcomes) {
-      const input = byN.get(o.n);
-      if (!input || answered.has(o.n)) continue;
-      answered.add(o.n);
-      if (o.ok) {
-        records.push({
-          n: o.n,
-          value: o.value,
-          rooms: registry.resolve(o.value.rooms, input.project),
-          filesTouched: input.filesTouched,
-          distiller: distiller.name,
-          ...(distiller.model ? { model: distiller.model } : {}),
-          promptVersion: distiller.promptVersion,
-          contentHash: hashes.get(o.n)!,
-          tokens: countTokens(distilledText(o.value)),
-          cache: distiller.model !== undefined && !o.cached,
-        });
-        if (o.cached) cacheHits++;
-      } else {
-        failures.push({ n: o.n, distiller: distiller.name, error: o.error, ...(o.retryAfterMs ? { retryAfterMs: o.retryAfterMs } : {}) });
-      }
-    }
-    // An exchange the distiller did not answer is a failure, unless the run was cancelled under it.
-    if (!token.isCancellationRequested) {
-      for (const e of batch) {
-        if (!answered.has(e.n)) failures.push({ n: e.n, distiller: distiller.name, error: `${distiller.name} returned no result` });
-      }
-    }
-    await saveDistillBatch(db, records, failures, now());
-    distilled += records.length;
-    failed += failures.length;
+    const next = running.shift();
+    if (!next) break;
+    const { records, failures, cacheHits: hits } = await next;
+    const saved = await saveDistillBatch(db, records, failures, now());
+    distilled += saved.written;
+    failed += saved.failed;
+    cacheHits += hits;
     onProgress({ phase: 'distill', done: distilled + failed, total });
   }
   await refreshRooms(db);
   return { distilled, cacheHits, failed, ms: performance.now() - started, cancelled: token.isCancellationRequested };
+}
+
+/** The offline distiller, whose batches can run on any thread (it needs nothing of the store). */
+function isOffline(distiller: Distiller): boolean {
+  return distiller instanceof OfflineDistiller;
+}
+
+/** One batch on this thread: an LLM distiller looks in the content cache first, so no exchange text is paid for twice. */
+async function distillHere(db: Db, distiller: Distiller, registry: RoomRegistry, batch: readonly DistillInput[], token: CancellationSignal): Promise<DistilledBatch> {
+  const outcomes: DistillOutcome[] = [];
+  let toCall: readonly DistillInput[] = batch;
+  if (distiller.model) {
+    const misses: DistillInput[] = [];
+    for (const e of batch) {
+      const hit = await cachedDistillation(db, contentHash(e), distiller.promptVersion, distiller.model);
+      if (hit) outcomes.push({ n: e.n, ok: true, value: hit, cached: true });
+      else misses.push(e);
+    }
+    toCall = misses;
+  }
+  if (toCall.length > 0) outcomes.push(...(await callDistiller(distiller, toCall, token)));
+  return batchRecords(distiller, registry, batch, outcomes, token.isCancellationRequested);
+}
+
+/** The offline distiller's whole work on one batch, on any thread (an index worker's): no store is needed. */
+export async function distillOfflineBatch(batch: readonly DistillInput[]): Promise<DistilledBatch> {
+  const distiller = new OfflineDistiller();
+  return batchRecords(distiller, new RoomRegistry(false), batch, await callDistiller(distiller, batch, NEVER_CANCELLED), false);
+}
+
+/**
+ * The records and failures of one batch from what the distiller answered: rooms resolved, distilled tokens
+ * counted. An exchange the distiller did not answer is a failure, unless the run was cancelled under it.
+ */
+function batchRecords(distiller: Distiller, registry: RoomRegistry, batch: readonly DistillInput[], outcomes: readonly DistillOutcome[], cancelled: boolean): DistilledBatch {
+  const byN = new Map(batch.map((e) => [e.n, e]));
+  const records: DistilledRecord[] = [];
+  const failures: DistillFailure[] = [];
+  const answered = new Set<number>();
+  let cacheHits = 0;
+  for (const o of outcomes) {
+    const input = byN.get(o.n);
+    if (!input || answered.has(o.n)) continue;
+    answered.add(o.n);
+    if (o.ok) {
+      records.push({
+        n: o.n,
+        exchangeId: input.exchangeId,
+        value: o.value,
+        rooms: registry.resolve(o.value.rooms, input.project),
+        filesTouched: input.filesTouched,
+        distiller: distiller.name,
+        ...(distiller.model ? { model: distiller.model } : {}),
+        promptVersion: distiller.promptVersion,
+        contentHash: contentHash(input),
+        tokens: countTokens(distilledText(o.value)),
+        cache: distiller.model !== undefined && !o.cached,
+      });
+      if (o.cached) cacheHits++;
+    } else {
+      failures.push({ n: o.n, exchangeId: input.exchangeId, distiller: distiller.name, error: o.error, ...(o.retryAfterMs ? { retryAfterMs: o.retryAfterMs } : {}) });
+    }
+  }
+  if (!cancelled) {
+    for (const e of batch) {
+      if (!answered.has(e.n)) failures.push({ n: e.n, exchangeId: e.exchangeId, distiller: distiller.name, error: `${distiller.name} returned no result` });
+    }
+  }
+  return { records, failures, cacheHits };
 }
 
 /**

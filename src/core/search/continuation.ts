@@ -1,5 +1,5 @@
-import type { Db } from '../store/db';
-import type { Scored } from './lexical';
+import type { SearchReads } from '../store/searchReads';
+import type { Scored } from './fusion';
 
 /**
  * An exchange in which no human spoke (its prompt is empty: the agent carried on after a tool loop, a resumed
@@ -14,28 +14,17 @@ import type { Scored } from './lexical';
  * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
  * too and cost a target that was one: they are left alone.
  *
- * `requestsOf` reads what the candidates continue (and records every candidate's conversation in
- * `conversations`, which the per-conversation cap needs next: one statement instead of two); it depends only
- * on which exchanges are candidates, not on their order, so it runs beside proximity's reading. It reads two
- * narrow indexes and no exchange row (schema version 12): the planner would look a row number up in the table,
- * hence `INDEXED BY`, which also fails loudly should the index go.
+ * `requestsOf` reads what the candidates continue (store/continuations.ts), and records every candidate's
+ * conversation in `conversations`, which the per-conversation cap needs next: one statement instead of two. It
+ * depends only on which exchanges are candidates, not on their order, so it runs beside proximity's reading.
  * `afterRequests` then moves the continuations.
  */
-export async function requestsOf(db: Db, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Map<number, number>> {
+export async function requestsOf(reads: SearchReads, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Map<number, number>> {
   const requests = new Map<number, number>();
   if (hits.length < 2) return requests;
-  const rows = await db.all<{ n: number; conversation_id: string; request: number | null }>(
-    `SELECT e.n, e.conversation_id, CASE WHEN NOT e.asked THEN
-       (SELECT p.n FROM exchanges p
-        WHERE p.conversation_id = e.conversation_id AND p.asked
-          AND (p.line_start, p.byte_start, p.part) < (e.line_start, e.byte_start, e.part)
-        ORDER BY p.line_start DESC, p.byte_start DESC, p.part DESC LIMIT 1) END AS request
-     FROM exchanges e INDEXED BY exchanges_place WHERE e.n IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(hits.map((h) => h.n))],
-  );
-  for (const { n, conversation_id, request } of rows) {
-    conversations?.set(n, conversation_id);
-    if (request !== null) requests.set(n, request);
+  for (const { n, conversationId, request } of await reads.candidatePlaces(hits.map((h) => h.n))) {
+    conversations?.set(n, conversationId);
+    if (request !== undefined) requests.set(n, request);
   }
   return requests;
 }

@@ -1,7 +1,6 @@
 import type { SavedCopy } from '../model';
-import type { Db } from '../store/db';
-import { type HitRow, loadHitRows, NO_ROOMS } from './hits';
-import { ftsColumnPhrase } from './terms';
+import { type ExchangeText, NO_ROOMS } from '../store/hitRows';
+import type { SearchReads } from '../store/searchReads';
 
 /**
  * One exchange saved twice with a small difference: a SpecStory history exported again after the project
@@ -15,15 +14,6 @@ import { ftsColumnPhrase } from './terms';
  * again and answered differently shares far fewer.
  */
 export const SAME_LINES = 0.9;
-/** Words of a prompt its copies are looked up by (a phrase of the prompt's column): enough to be rare. */
-const PROMPT_WORDS = 32;
-/** Candidates compared at most (the prompt is one everyone types: "continue", "yes"). */
-const MAX_CANDIDATES = 50;
-
-export interface ExchangeText {
-  readonly prompt: string;
-  readonly verbatim: string;
-}
 
 export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
   return a.prompt.trim() === b.prompt.trim() && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
@@ -31,28 +21,19 @@ export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
 
 /**
  * The other exchanges that are this one (sameExchange), and their exact copies: where else the exchange was
- * saved, as search lists it on a hit (Hit.copies), for a reader of one exchange. Candidates come from the
- * verbatim index (the prompt's first words as a phrase of its prompt column), so a store of any size is not
- * read row by row; an exchange without a word in its prompt has none.
+ * saved, as search lists it on a hit (Hit.copies), for a reader of one exchange. Candidates are the exchanges
+ * asked with the same prompt (store/ftsSearch.ts: found through the verbatim index, not row by row).
  */
-export async function nearCopiesOf(db: Db, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
-  const phrase = ftsColumnPhrase(exchange.prompt, 'prompt', PROMPT_WORDS);
-  if (!phrase) return [];
-  const found = await db.all<{ n: number }>(
-    `SELECT e.n FROM exchanges_fts f JOIN exchanges e ON e.n = f.rowid JOIN sources s ON s.id = e.source_id
-     WHERE exchanges_fts MATCH ?1 AND e.id <> ?2 AND trim(e.prompt, ?3) = trim(?4, ?3)
-     ORDER BY s.path, e.line_start LIMIT ?5`,
-    [phrase, exchange.exchangeId, SPACES, exchange.prompt, MAX_CANDIDATES],
-  );
-  const rows = await loadHitRows(db, found.map((f) => f.n), NO_ROOMS); // rooms are not listed for a copy
-  return found
-    .map((f) => rows.get(f.n))
-    .filter((row): row is HitRow => row !== undefined && sameExchange(exchange, row))
-    .flatMap((row) => [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies]);
+export async function nearCopiesOf(reads: SearchReads, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
+  const found = await reads.samePromptExchanges(exchange.exchangeId, exchange.prompt);
+  if (found.length === 0) return [];
+  const [texts, rows] = await Promise.all([reads.exchangeTexts(found), reads.hitRows(found, NO_ROOMS)]); // rooms are not listed for a copy
+  return found.flatMap((n) => {
+    const text = texts.get(n);
+    const row = rows.get(n);
+    return text && row && sameExchange(exchange, text) ? [{ file: row.file, lineStart: row.lineStart, lineEnd: row.lineEnd }, ...row.copies] : [];
+  });
 }
-
-/** What String.trim removes, as far as SQLite's trim() is told (sameExchange compares trimmed prompts). */
-const SPACES = ' \t\r\n';
 
 /**
  * Among hits in rank order, each hit that is the same exchange as a hit above it (sameExchange): its row

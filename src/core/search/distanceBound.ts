@@ -1,6 +1,5 @@
-import type { Db } from '../store/db';
-import { sampleVectors, VECTOR_TABLES, vectorCount } from '../store/vectorStore';
-import { nearest, type VectorHit } from '../store/vectors';
+import type { SearchReads } from '../store/searchReads';
+import type { VectorHit } from '../store/vectors';
 import type { Layer } from './types';
 
 /**
@@ -49,16 +48,16 @@ export class DistanceBounds {
   /** Each layer's vector count since the store last changed (`storeChanged`). */
   private readonly counts = new Map<Layer, Promise<number>>();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly reads: SearchReads) {}
 
   /** The `k` vectors of `layer` nearest to `query` from vec0, nearest first: exact, bounded where a bound pays. */
   async nearest(layer: Layer, query: Float32Array, k: number): Promise<VectorHit[]> {
     const within = await this.bound(layer, query, k);
-    const knn = await nearest(this.db, VECTOR_TABLES[layer], query, k, within);
+    const knn = await this.reads.nearestVectors(layer, query, k, within);
     if (within === undefined || knn.length >= k) return knn;
     // the bound left some of the k nearest out (or the layer holds fewer): the exact answer, unbounded
     this.missed(layer);
-    return nearest(this.db, VECTOR_TABLES[layer], query, k);
+    return this.reads.nearestVectors(layer, query, k);
   }
 
   /** A bound within which the `k` vectors of `layer` nearest to `query` lie, very probably (see above). */
@@ -82,14 +81,14 @@ export class DistanceBounds {
     let taken = this.samples.get(layer);
     // a store filling up (the first index run) would otherwise keep the bound of its first vectors: loose, slow
     if (taken && drifted((await taken)?.total ?? 0, total)) taken = undefined;
-    if (!taken) this.samples.set(layer, (taken = sampleOf(this.db, layer, total)));
+    if (!taken) this.samples.set(layer, (taken = sampleOf(this.reads, layer, total)));
     return taken;
   }
 
   /** How many vectors `layer` holds, counted once since the store last changed (0 when it cannot be read). */
   count(layer: Layer): Promise<number> {
     let count = this.counts.get(layer);
-    if (!count) this.counts.set(layer, (count = vectorCount(this.db, layer).catch(() => 0)));
+    if (!count) this.counts.set(layer, (count = this.reads.vectorCount(layer).catch(() => 0)));
     return count;
   }
 
@@ -111,8 +110,8 @@ function drifted(then: number, now: number): boolean {
 }
 
 /** The layer's sample, read with the count just taken; undefined when nothing could be read (no vec0 table, say). */
-async function sampleOf(db: Db, layer: Layer, total: number): Promise<Sample | undefined> {
-  const vectors = await sampleVectors(db, layer, SAMPLE_SIZE, total).catch((): Float32Array[] => []);
+async function sampleOf(reads: SearchReads, layer: Layer, total: number): Promise<Sample | undefined> {
+  const vectors = await reads.sampleVectors(layer, SAMPLE_SIZE, total).catch((): Float32Array[] => []);
   const dimension = vectors[0]?.length ?? 0;
   if (dimension === 0 || vectors.some((v) => v.length !== dimension)) return undefined;
   const all = new Float32Array(vectors.length * dimension);

@@ -1,6 +1,11 @@
 import { RecallError } from '../errors';
-import type { Scored } from './lexical';
 import type { FusionName, Mechanism, ScorePart } from './types';
+
+/** One ranked candidate of one signal: exchange row number and the mechanism's score (higher is better). */
+export interface Scored {
+  readonly n: number;
+  readonly score: number;
+}
 
 /** One signal's ranked list, best first, as fusion sees it. */
 export interface SignalList {

@@ -1,5 +1,5 @@
-import type { Db } from '../store/db';
-import type { LexiconBm25 } from './lexiconBm25';
+import type { SearchReads } from '../store/searchReads';
+import { fts5Idf, type LexiconBm25 } from './lexiconBm25';
 
 /**
  * Per-term statistics over the verbatim layer, for adaptive fusion (seeds/003 section 4) and the second
@@ -12,19 +12,11 @@ import type { LexiconBm25 } from './lexiconBm25';
 export const ADAPTIVE_MIDPOINT = 0.5;
 export const ADAPTIVE_STEEPNESS = 8;
 
-/** FTS5's floor of a word's IDF: a word in more than half the exchanges still counts a little. */
-export const IDF_FLOOR = 1e-6;
-
-/** FTS5's IDF, floored like FTS5 does. */
-export function fts5Idf(total: number, df: number): number {
-  return Math.max(IDF_FLOOR, Math.log((total - df + 0.5) / (df + 0.5)));
-}
-
 export class TermStats {
   private stamp = '';
 
   constructor(
-    private readonly db: Db,
+    private readonly reads: SearchReads,
     private readonly lexicon: LexiconBm25,
   ) {}
 
@@ -47,13 +39,11 @@ export class TermStats {
   }
 
   /**
-   * Whether the store changed since the last call: `total_changes()` counts this connection's writes and
-   * `data_version` other connections' (both O(1), asked in one statement). When it did, the lexicon reads the
-   * exchanges' lengths and counts the words again when next asked.
+   * Whether the store changed since the last call (its change stamp, one O(1) statement). When it did, the
+   * lexicon reads the exchanges' lengths and counts the words again when next asked.
    */
   async refresh(): Promise<boolean> {
-    const now = await this.db.get<{ t: number; v: number }>('SELECT total_changes() AS t, data_version AS v FROM pragma_data_version');
-    const stamp = `${now?.t ?? 0}:${now?.v ?? 0}`;
+    const stamp = await this.reads.changeStamp();
     if (stamp === this.stamp) return false;
     this.stamp = stamp;
     this.lexicon.storeChanged();

@@ -1,13 +1,20 @@
 import { indexTerm } from '../indexTerms';
-import type { Db } from '../store/db';
-import { addLivePostings, type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from '../store/lexicon';
-import type { SqlFilter } from './filters';
-import { fts5Idf } from './idf';
-import type { Scored } from './lexical';
+import { addLivePostings, type LexiconDocs, type PostingChunk } from '../store/lexicon';
+import type { SearchReads } from '../store/searchReads';
+import type { ExchangeFilter } from '../store/searchFilter';
+import type { Scored } from './fusion';
 
 /** FTS5's bm25() parameters, kept: the ranking measured so far was FTS5's. */
 const K1 = 1.2;
 const B = 0.75;
+
+/** FTS5's floor of a word's IDF: a word in more than half the exchanges still counts a little. */
+export const IDF_FLOOR = 1e-6;
+
+/** FTS5's IDF, floored like FTS5 does. */
+export function fts5Idf(total: number, df: number): number {
+  return Math.max(IDF_FLOOR, Math.log((total - df + 0.5) / (df + 0.5)));
+}
 
 /** Candidates checked against a filter per statement, growing: most filters pass a good share of the first ones. */
 const FILTER_BATCHES = [256, 2048, 16384];
@@ -29,7 +36,7 @@ export class LexiconBm25 {
   private ahead: { readonly terms: string; readonly chunks: Promise<PostingChunk[]> } | undefined;
   private arrays: Scratch = { scores: new Float64Array(0), counts: new Float64Array(0), holding: new Int32Array(0), touched: new Int32Array(0) };
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly reads: SearchReads) {}
 
   /** The store's exchanges changed: their lengths and the terms' frequencies are read again when next asked. */
   storeChanged(): void {
@@ -57,7 +64,7 @@ export class LexiconBm25 {
 
   private lexiconDocs(): Promise<Docs> {
     if (!this.docs) {
-      const reading = readLexiconDocs(this.db).then(withLengthNorms);
+      const reading = this.reads.lexiconDocs().then(withLengthNorms);
       this.docs = reading;
       reading.catch(() => {
         if (this.docs === reading) this.docs = undefined; // a failed read is tried again
@@ -66,7 +73,7 @@ export class LexiconBm25 {
     return this.docs;
   }
 
-  async search(queryTerms: readonly string[], k: number, filter?: SqlFilter): Promise<Scored[]> {
+  async search(queryTerms: readonly string[], k: number, filter?: ExchangeFilter): Promise<Scored[]> {
     const terms = searchTerms(queryTerms);
     if (terms.length === 0) return [];
     const [docs, chunksOf] = await this.postings(terms);
@@ -131,7 +138,7 @@ export class LexiconBm25 {
   private read(terms: readonly string[]): Promise<PostingChunk[]> {
     const exact = terms.filter((t) => !t.endsWith('*'));
     const prefixes = terms.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1));
-    return readPostings(this.db, exact, prefixes);
+    return this.reads.postings(exact, prefixes);
   }
 
   /** The typed arrays a pass over postings works in, at least as long as the row numbers: zero between passes. */
@@ -144,18 +151,13 @@ export class LexiconBm25 {
   }
 
   /** The best `k` of `ranked` (best first) that pass `filter`: checked in that order, a batch per statement. */
-  private async bestPassing(ranked: readonly Scored[], k: number, filter: SqlFilter): Promise<Scored[]> {
+  private async bestPassing(ranked: readonly Scored[], k: number, filter: ExchangeFilter): Promise<Scored[]> {
     const out: Scored[] = [];
     for (let from = 0, batch = 0; from < ranked.length && out.length < k; batch++) {
       const size = FILTER_BATCHES[Math.min(batch, FILTER_BATCHES.length - 1)]!;
       const slice = ranked.slice(from, from + size);
       from += size;
-      const passing = await this.db.all<{ n: number }>(
-        `SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
-         WHERE e.n IN (SELECT value FROM json_each(?)) AND ${filter.sql}`,
-        [JSON.stringify(slice.map((h) => h.n)), ...filter.params],
-      );
-      const pass = new Set(passing.map((r) => r.n));
+      const pass = await this.reads.passing(slice.map((h) => h.n), filter);
       for (const h of slice) if (pass.has(h.n) && out.length < k) out.push(h);
     }
     return out;

@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { SearchReads } from '../store/searchReads';
 import type { VectorHit } from '../store/vectors';
 import { DistanceBounds } from './distanceBound';
 import type { Layer } from './types';
@@ -13,9 +13,9 @@ export class NearestVectors {
   private readonly copies: VectorCopies;
 
   /** `dimension`: the query embedder's. */
-  constructor(db: Db, dimension: number) {
-    this.bounds = new DistanceBounds(db);
-    this.copies = new VectorCopies(db, dimension);
+  constructor(reads: SearchReads, dimension: number) {
+    this.bounds = new DistanceBounds(reads);
+    this.copies = new VectorCopies(reads, dimension);
   }
 
   /** The `k` vectors of `layer` nearest to `query`, nearest first. */

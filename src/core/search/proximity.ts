@@ -1,6 +1,7 @@
+import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
-import type { Scored } from './lexical';
+import type { Scored } from './fusion';
 
 /**
  * Proximity evidence for multi-word queries, a second stage after BM25 on verbatim. BM25 scores each word
@@ -30,25 +31,22 @@ const MAX_NEAR_CHARS = 400;
 /** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
 const MAX_OCCURRENCES = 200;
 
-/**
- * The verbatim text of exchanges by row number, whole or at least its first PROXIMITY_CHARS characters. The
- * searcher reads the candidates' hit rows for it, which the hits shown then reuse.
- */
-export type TextsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, string>>;
+/** The proximity forms (proximityForm) of exchanges' verbatim texts, by row number. */
+export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, string>>;
 
 /**
  * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
  * re-sorted. Scores only grow, so the candidates below the depth stay below those above it.
  */
-export async function withProximity(textsOf: TextsOf, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
+export async function withProximity(formsOf: FormsOf, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
   const top = hits.slice(0, RERANK_DEPTH);
   if (terms.length < 2 || top.length < 2) return [...hits];
-  const texts = await textsOf(top.map((h) => h.n));
+  const forms = await formsOf(top.map((h) => h.n));
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
   const bonus = new Map<number, number>();
-  for (const [n, text] of texts) {
+  for (const [n, form] of forms) {
     let sum = 0;
-    for (const pair of pairsNear(firstCharacters(text, PROXIMITY_CHARS), terms)) sum += weight[pair]!;
+    for (const pair of pairsIn(form, terms)) sum += weight[pair]!;
     bonus.set(n, sum);
   }
   const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
@@ -76,14 +74,27 @@ export function firstCharacters(text: string, count: number): string {
  * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
  */
 export function pairsNear(text: string, terms: readonly string[]): Set<number> {
-  // the role labels are not what anyone said: a query's "user" is not every `User:`
-  const lower = text.replace(ROLE_LABEL_RE, ' ').toLowerCase();
+  return pairsIn(text.replace(ROLE_LABEL_RE, ' ').toLowerCase(), terms);
+}
+
+/**
+ * What proximity reads of a verbatim text: its first PROXIMITY_CHARS characters, lower-cased, without the role
+ * labels (they are not what anyone said: a query's "user" is not every `User:`).
+ */
+export function proximityForm(verbatim: string): string {
+  return firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase();
+}
+
+/** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels). */
+function pairsIn(lower: string, terms: readonly string[]): Set<number> {
   const at = new Map<string, Array<readonly [number, number]>>();
   const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(lower, t)).get(t)!;
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {
     if (wordBase(terms[i]!) === wordBase(terms[i + 1]!)) continue;
-    if (near(lower, occurrencesOf(terms[i]!), occurrencesOf(terms[i + 1]!))) found.add(i);
+    const a = occurrencesOf(terms[i]!);
+    // a word the text does not hold has no neighbour: the other is not looked for (unless another pair needs it)
+    if (a.length > 0 && near(lower, a, occurrencesOf(terms[i + 1]!))) found.add(i);
   }
   return found;
 }
@@ -161,7 +172,10 @@ function occurrences(lower: string, term: string): Array<readonly [number, numbe
  * `rewrite` are `rewrit`): close enough to FTS5's porter stemmer to tell the same word, which is all
  * proximity needs (it only looks at words BM25 already matched).
  */
-export function wordBase(word: string): string {
+export const wordBase: (word: string) => string = memoize(baseOf, 50_000);
+
+/** wordBase's rule, run once a word: proximity asks it of every occurrence that is not the query's word itself. */
+function baseOf(word: string): string {
   const m = /^(.{3,}?)(?:ations?|ings?|ers?|ies|ed|es|e|s|ly)$/u.exec(word);
   return m ? m[1]! : word;
 }

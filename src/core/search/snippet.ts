@@ -22,10 +22,9 @@ export interface Snippet {
  * porter.ts). No match: the start of the text, unmarked.
  */
 export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS): Snippet {
-  const text = /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
+  const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  const distinct = new Map(wanted.filter((w) => w.start.length > 0).map((w) => [w.key, w]));
-  const matches = findMatches(text, [...distinct.values()]);
+  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES);
   const found = new Set(matches.map((m) => m.term));
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
@@ -43,6 +42,22 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
   const tidy = withoutMarkup((from > 0 ? text[from - 1]! : '\n') + out).slice(1);
   const snippet = (from > 0 ? '…' : '') + tidy.replace(/\s+/g, ' ').trim() + (to < text.length ? '…' : '');
   return { text: snippet, matchedTerms };
+}
+
+/** Whether `verbatim` holds a word of `terms` as makeSnippet finds and marks them (`matchedTerms` not empty). */
+export function holdsQueryWord(verbatim: string, terms: readonly string[]): boolean {
+  // one match of each word is enough to know
+  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1).length > 0;
+}
+
+/** The text without the characters that mark matches (they would mark nothing). */
+function withoutMarks(verbatim: string): string {
+  return /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
+}
+
+/** Each query word looked for once (words with one key are one word); none without a start (marks alone). */
+function distinctWanted(wanted: readonly Wanted[]): Wanted[] {
+  return [...new Map(wanted.filter((w) => w.start.length > 0).map((w) => [w.key, w])).values()];
 }
 
 /** `at`, or the start of the next word when `at` falls inside one, never past `limit` (the first match). */
@@ -90,12 +105,13 @@ function wantedOf(term: string): Wanted {
 }
 
 /**
- * The words of `text` that are a wanted word, in text order, at most MAX_MATCHES; a word two wanted words
- * find marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins
- * with it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are
- * tens of kilobytes, and a case-insensitive Unicode regular expression was ten times slower.
+ * The words of `text` that are a wanted word, in text order, the first `max`; a word two wanted words find
+ * marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins with
+ * it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
+ * kilobytes, and a case-insensitive Unicode regular expression was ten times slower. Each word is looked for
+ * up to its `max`-th match only: a match after it has `max` matches before it.
  */
-function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
@@ -106,17 +122,19 @@ function findMatches(text: string, wanted: readonly Wanted[]): Match[] {
   for (const [rank, { start: st, porter }] of wanted.entries()) {
     // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
     const unspaced = isUnspacedWord(st);
-    for (let i = lower.indexOf(st); i >= 0; i = lower.indexOf(st, i + 1)) {
+    let found = 0;
+    for (let i = lower.indexOf(st); i >= 0 && found < max; i = lower.indexOf(st, i + 1)) {
       if (!unspaced && isWordCharBefore(lower, i)) continue;
       const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
       if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
       if (isRoleLabelWord(text, i, end)) continue;
+      found++;
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
     }
   }
   for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
-    if (out.length === MAX_MATCHES) break;
+    if (out.length === max) break;
     const m = byStart.get(start)!;
     out.push({ start, end: m.end, term: wanted[m.rank]!.key });
   }

@@ -1,12 +1,11 @@
 import { MAX_TERM_LENGTH } from '../indexTerms';
-import { hangulQueryWord, searchableText } from '../words';
+import { hangulQueryWord, searchableText, WORD_TOKEN } from '../words';
 
 /**
- * User text -> search terms, and terms -> a safe FTS5 expression. User text never reaches FTS5 as syntax:
- * it is cut into word tokens (letters, digits, marks) the way the index was (core/words.ts: apostrophes,
- * unspaced scripts), each token is double-quoted and the tokens are OR-joined, so `NEAR`, `core:`, `*`,
- * `^`, quotes and SQL fragments are plain words or vanish. A term ending in `*` is a prefix (Korean words
- * without their particle, see words.hangulQueryWord); no token can end in `*` otherwise.
+ * User text -> search terms: word tokens (letters, digits, marks) cut the way the index was (core/words.ts:
+ * apostrophes, unspaced scripts), so `NEAR`, `core:`, `*`, `^`, quotes and SQL fragments are plain words or
+ * vanish (store/ftsSearch.ts quotes them for FTS5). A term ending in `*` is a prefix (Korean words without their
+ * particle, see words.hangulQueryWord); no token can end in `*` otherwise.
  */
 
 /** More terms than this add cost without changing the ranking much. */
@@ -31,12 +30,10 @@ const STOPWORDS = new Set(
 const CONTRACTION =
   /(?<![\p{L}\p{N}\p{M}])(?:\p{L}+['\u2019](?:t|m|re|ve|ll|d)|(?:it|that|what|let|there|here|he|she|who|where)['\u2019]s)(?![\p{L}\p{N}\p{M}])/giu;
 
-const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
-
 /** The distinct lower-case word tokens of `text`, stopwords dropped (unless only stopwords), at most MAX_TERMS. */
 export function queryTerms(text: string): string[] {
   const seen = new Set<string>();
-  for (const m of searchableText(text.replace(CONTRACTION, ' ')).toLowerCase().matchAll(TOKEN)) {
+  for (const m of searchableText(text.replace(CONTRACTION, ' ')).toLowerCase().matchAll(WORD_TOKEN)) {
     const t = m[0];
     if (t.length > MAX_TERM_LENGTH) continue; // base64, hashes, minified code: not indexed either
     const hangul = hangulQueryWord(t);
@@ -45,33 +42,6 @@ export function queryTerms(text: string): string[] {
   const all = [...seen];
   const content = all.filter((t) => !STOPWORDS.has(t));
   return (content.length > 0 ? content : all).slice(0, MAX_TERMS);
-}
-
-/** `"a" OR "b"` (`"c"*` for a prefix term); undefined when there is nothing to search for. Terms hold no quotes (see TOKEN), quoted anyway. */
-export function ftsExpression(terms: readonly string[]): string | undefined {
-  if (terms.length === 0) return undefined;
-  return terms.map(ftsTerm).join(' OR ');
-}
-
-function ftsTerm(t: string): string {
-  const prefix = t.endsWith('*');
-  const word = prefix ? t.slice(0, -1) : t;
-  return `"${word.replace(/"/g, '""')}"${prefix ? '*' : ''}`;
-}
-
-/**
- * The first `max` words of `text`, cut as the index cut them, as one phrase of one column (`{prompt} : "a b c"`);
- * undefined when `text` has no word. Words hold no quotes (see TOKEN).
- */
-export function ftsColumnPhrase(text: string, column: string, max: number): string | undefined {
-  const words = searchableText(text).toLowerCase().match(TOKEN)?.slice(0, max);
-  return words ? `{${column}} : "${words.join(' ')}"` : undefined;
-}
-
-/** The expression restricted to some columns of the table (`{core context} : (...)`). */
-export function ftsColumnExpression(terms: readonly string[], columns: readonly string[]): string | undefined {
-  const expr = ftsExpression(terms);
-  return expr === undefined ? undefined : `{${columns.join(' ')}} : (${expr})`;
 }
 
 /**

@@ -1,6 +1,6 @@
-import type { AgentKind, Confidence, Hit, Layer } from '../model';
+import type { Confidence, Hit, Layer, SearchFilters } from '../model';
 
-export type { Confidence, Hit, HitRoom, Layer, SavedCopy, ScorePart } from '../model';
+export type { Confidence, Hit, HitRoom, Layer, SavedCopy, ScorePart, SearchFilters } from '../model';
 
 /**
  * The search contract between core/search (which ranks) and its callers (CLI, recall panel, LM tool),
@@ -20,22 +20,6 @@ export type ModeName =
  * or `selective[:<w>]` (the first signal alone when its answer is confident, else `weighted:<w>`; w = 0.8).
  */
 export type FusionName = string;
-
-export interface SearchFilters {
-  readonly agents?: readonly AgentKind[];
-  /** ISO timestamps, inclusive. */
-  readonly since?: string;
-  readonly until?: string;
-  /** Workspace-relative path of a touched file. */
-  readonly file?: string;
-  /** Room id. */
-  readonly room?: string;
-  /** Conversation id: only its exchanges, and all of its matches (the per-conversation cap does not apply). */
-  readonly conversation?: string;
-  readonly project?: string;
-  /** Only exchanges whose project lies inside one of these folders (a workspace's boundary). */
-  readonly within?: readonly string[];
-}
 
 export interface SearchQuery {
   readonly text: string;

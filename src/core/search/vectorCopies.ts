@@ -1,5 +1,5 @@
-import type { Db } from '../store/db';
-import { type ChunkSpan, layerVectors, type ReadVectors, vectorCount } from '../store/vectorStore';
+import type { SearchReads } from '../store/searchReads';
+import type { ChunkSpan, ReadVectors } from '../store/vectorStore';
 import type { VectorHit } from '../store/vectors';
 import { L2Vectors } from './l2Kernel';
 import type { Layer } from './types';
@@ -41,7 +41,7 @@ export class VectorCopies {
 
   /** `dimension`: the query embedder's; vectors of another dimension (a store embedded again since) are not copied. */
   constructor(
-    private readonly db: Db,
+    private readonly reads: SearchReads,
     private readonly dimension: number,
     private readonly maxBytes = MAX_COPY_BYTES,
   ) {}
@@ -84,7 +84,7 @@ export class VectorCopies {
   private async take(layer: Layer, before: LayerCopy | undefined): Promise<LayerCopy | undefined> {
     const others = [...this.takings].filter(([l, t]) => l !== layer && t.generation === this.generation && t.ready);
     const held = others.reduce((sum, [, t]) => sum + L2Vectors.bytesFor(t.ready!.vectors.dimension, t.ready!.vectors.count), 0);
-    if (held + L2Vectors.bytesFor(this.dimension, await vectorCount(this.db, layer)) > this.maxBytes) return undefined;
+    if (held + L2Vectors.bytesFor(this.dimension, await this.reads.vectorCount(layer)) > this.maxBytes) return undefined;
     // read into the stale copy's memory, where the vectors that cannot have changed already are (nothing searches a
     // stale copy; kNearest runs whole between two reads), else into a new one
     let filled: L2Vectors | undefined;
@@ -92,7 +92,7 @@ export class VectorCopies {
       filled = before?.vectors.resize(count) ? before.vectors : L2Vectors.create(this.dimension, count);
       return filled?.unpadded();
     };
-    const { rowids, vectors, chunks } = await layerVectors(this.db, layer, this.dimension, { into, ...(before ? { reuse: unchangedChunks(before) } : {}) });
+    const { rowids, vectors, chunks } = await this.reads.layerVectors(layer, this.dimension, { into, ...(before ? { reuse: unchangedChunks(before) } : {}) });
     const copy = filled?.unpadded() === vectors ? filled : L2Vectors.of(vectors, this.dimension);
     return copy && { rowids, vectors: copy, ...(chunks ? { chunks } : {}) };
   }

@@ -75,7 +75,8 @@ export interface SourceAdapter {
   readonly replaysLog?: boolean;
   /**
    * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`; for
-   * Kiro's `<id>.jsonl` its `<id>.json`, named from the transcript's): read with it and passed as `side`. They are
+   * Kiro's `<id>.jsonl` its `<id>.json`, named from the transcript's), or near it by a relative name (Kimi Code's
+   * `../../state.json`, Antigravity's notes): read with it and passed as `side`. They are
    * the agent's bookkeeping, not the conversation: one that is missing or does not parse costs only what it would
    * have added.
    */
@@ -94,6 +95,12 @@ export interface SourceAdapter {
   matchesPath(file: string): boolean;
   /** The path alone proves the format (an agent's own storage layout): no sniffing of the head. */
   claimsPath?(file: string): boolean;
+  /**
+   * For a file at a path other programs use too (VS Code's own `workspaceStorage/<id>/state.vscdb`): whether it holds
+   * the agent's sessions, checked without opening it as a database. Asked once its project is known to be the
+   * workspace's, so only the workspace's own files are looked into.
+   */
+  holdsSessions?(file: string): Promise<boolean>;
   /** Test on the first lines of a candidate file: is it really one of ours? */
   sniff(head: readonly SourceLine[]): boolean;
   /** The project (working directory) the file's records say it belongs to, from its first lines. */

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { editorUserDataDirs } from '../editorFolders';
 
 /**
  * Where the editor agents keep their sessions by default. VS Code-family editors (VS Code, Insiders,
@@ -26,25 +27,18 @@ export function userDataDirOf(storageDir: string): string | undefined {
 }
 
 /**
- * The user-data folders of VS Code, VS Code Insiders and Cursor where the platform puts them (for the CLI,
- * which has no extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application
- * Support/Code` (macOS), `%APPDATA%\\Code` (Windows); `Cursor` beside them.
+ * The user-data folders of VS Code and its forks where the platform puts them (for the CLI, which has no
+ * extension storage to find its editor by): `~/.config/Code` (Linux), `~/Library/Application Support/Code`
+ * (macOS), `%APPDATA%\\Code` (Windows); Insiders, VSCodium, Cursor, Windsurf, Kiro and Trae (`Trae`, `Trae CN`, `TRAE SOLO CN`) beside them.
  */
 export function defaultUserDataDirs(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
-  const home = os.homedir();
-  const base =
-    platform === 'win32'
-      ? env['APPDATA'] || path.join(home, 'AppData', 'Roaming')
-      : platform === 'darwin'
-        ? path.join(home, 'Library', 'Application Support')
-        : env['XDG_CONFIG_HOME'] || path.join(home, '.config');
-  return [path.join(base, 'Code'), path.join(base, 'Code - Insiders'), path.join(base, 'Cursor'), path.join(base, 'Kiro')];
+  return editorUserDataDirs(env, platform);
 }
 
 /**
  * The folders under a user-data folder where Copilot Chat sessions and Cline / Roo Code / legacy Kilo Code tasks
- * live, Cursor's chat database (a file; present only in Cursor's user-data folder), Amp's older threads and the Kiro
- * IDE's agent storage (only in Kiro's).
+ * live (and Trae's workspace databases), Cursor's chat database (a file; present only in Cursor's user-data folder; in
+ * Trae's, Trae's global database), Amp's older threads and the Kiro IDE's agent storage (only in Kiro's).
  */
 export function editorAgentRoots(userDataDir: string): string[] {
   const user = path.join(userDataDir, 'User');
@@ -146,4 +140,47 @@ export function defaultZedRoots(env: NodeJS.ProcessEnv = process.env, platform: 
         ? path.join(home, 'Library', 'Application Support', 'Zed')
         : path.join(env['FLATPAK_XDG_DATA_HOME'] || env['XDG_DATA_HOME'] || path.join(home, '.local', 'share'), 'zed');
   return [path.join(data, 'threads')];
+}
+
+/**
+ * OpenHands CLI: `$OPENHANDS_CONVERSATIONS_DIR`, else `conversations/` in `$OPENHANDS_PERSISTENCE_DIR`, by default
+ * `~/.openhands` on every platform (Python's `expanduser`).
+ */
+export function defaultOpenHandsRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [env['OPENHANDS_CONVERSATIONS_DIR'] || path.join(env['OPENHANDS_PERSISTENCE_DIR'] || path.join(os.homedir(), '.openhands'), 'conversations')];
+}
+
+/** Kimi Code: `sessions/` in `$KIMI_CODE_HOME`, by default `~/.kimi-code` on every platform. */
+export function defaultKimiRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['KIMI_CODE_HOME'] || path.join(os.homedir(), '.kimi-code'), 'sessions')];
+}
+
+/**
+ * Warp's state folder, where its `warp.sqlite` is (warpdotdev/warp `crates/warp_core/src/paths.rs`): `$XDG_STATE_HOME`
+ * (default `~/.local/state`) + `warp-terminal` on Linux; on macOS its app-group container
+ * `~/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable`, else
+ * `~/Library/Application Support/dev.warp.Warp-Stable`; `%LOCALAPPDATA%\\warp\\Warp\\data` on Windows. Stable channel.
+ */
+export function defaultWarpRoots(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] {
+  const home = os.homedir();
+  if (platform === 'win32') return [path.join(env['LOCALAPPDATA'] || path.join(home, 'AppData', 'Local'), 'warp', 'Warp', 'data')];
+  if (platform === 'darwin') {
+    const support = path.join('Library', 'Application Support', 'dev.warp.Warp-Stable');
+    return [path.join(home, 'Library', 'Group Containers', '2BBY89MBSN.dev.warp', support), path.join(home, support)];
+  }
+  return [path.join(env['XDG_STATE_HOME'] || path.join(home, '.local', 'state'), 'warp-terminal')];
+}
+
+/**
+ * Antigravity: the `brain/` folders of its IDE (`~/.gemini/antigravity`) and of its CLI (`~/.gemini/antigravity-cli`),
+ * under the home folder on every platform; each conversation's text log and notes are there.
+ */
+export function defaultAntigravityRoots(): string[] {
+  const gemini = path.join(os.homedir(), '.gemini');
+  return [path.join(gemini, 'antigravity', 'brain'), path.join(gemini, 'antigravity-cli', 'brain')];
+}
+
+/** Junie: `sessions/` in `$JUNIE_HOME`, by default `.junie` in the home folder (the JVM's `user.home`) on every platform. */
+export function defaultJunieRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [path.join(env['JUNIE_HOME'] || path.join(os.homedir(), '.junie'), 'sessions')];
 }

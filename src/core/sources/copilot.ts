@@ -73,7 +73,14 @@ export const copilotLogAdapter: SourceAdapter = {
 
 /** The folder (or first workspace folder) named by the `workspace.json` of the session's storage folder. */
 async function locateProject(file: string, _head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {
-  const storage = path.dirname(path.dirname(file));
+  return workspaceFolderOf(path.dirname(path.dirname(file)), workspaceRoots);
+}
+
+/**
+ * The folder a workspace's storage folder (`workspaceStorage/<id>/`) belongs to, from its `workspace.json`: the folder,
+ * or for a multi-root workspace the first of its folders inside `workspaceRoots` (else its first).
+ */
+export async function workspaceFolderOf(storage: string, workspaceRoots: readonly string[]): Promise<string | undefined> {
   const text = await readSideFile(path.join(storage, 'workspace.json')).catch(() => undefined);
   const ws = text ? obj(safeJson(text)) : undefined;
   const folder = str(ws?.['folder']);

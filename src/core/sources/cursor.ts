@@ -3,6 +3,7 @@ import type { Conversation, Message, TouchKind } from '../model';
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import { cursorFingerprints, readCursorGroups, readCursorRecords } from './cursorDb';
 import { appendText, hasContent, isoFromAny, parseToolArguments, spanMessage } from './message';
+import { isTraeGlobalDb } from './traeDb';
 
 /**
  * Cursor's chats (composer and agent) from its global database, `<ud>/User/globalStorage/state.vscdb`,
@@ -36,9 +37,12 @@ export const cursorAdapter: SourceAdapter = {
   parse,
 };
 
-/** `<ud>/User/globalStorage/state.vscdb`: the layout proves it (VS Code's own has no chats table and gives nothing). */
+/**
+ * `<ud>/User/globalStorage/state.vscdb`: the layout proves it (VS Code's own has no chats table and gives nothing),
+ * except in Trae's user-data folders, whose global database is Trae's.
+ */
 function isGlobalDatabase(file: string): boolean {
-  return path.basename(file) === 'state.vscdb' && path.basename(path.dirname(file)) === 'globalStorage';
+  return path.basename(file) === 'state.vscdb' && path.basename(path.dirname(file)) === 'globalStorage' && !isTraeGlobalDb(file);
 }
 
 function parse(input: ParseInput): ParseOutput {

@@ -5,11 +5,16 @@ import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
   defaultPiRoots, defaultQwenRoots, defaultUserDataDirs, defaultZedRoots, editorAgentRoots,
+  defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots, defaultJunieRoots,
 } from './agentRoots';
 import { readHead } from './head';
+import { isJunieSessionDir } from './junie';
+import { isKimiSession, isKimiSubagent } from './kimi';
 import { KILO_DB_RE } from './kiloPaths';
 import { isKiroIdeChat, KIRO_DB_NAME } from './kiroPaths';
 import { OPENCODE_DB_RE } from './opencode';
+import { isOpenHandsConversation } from './openHands';
+import { WARP_DB_NAME } from './warp';
 import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
@@ -99,6 +104,11 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
       ...defaultKiloRoots(env),
       ...defaultKiroRoots(env),
       ...defaultZedRoots(env),
+      ...defaultOpenHandsRoots(env),
+      ...defaultKimiRoots(env),
+      ...defaultWarpRoots(env),
+      ...defaultAntigravityRoots(),
+      ...defaultJunieRoots(env),
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
@@ -162,7 +172,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
       found.set(file, { path: file, adapter: claimed, ...(options.workspaceRoots.length > 0 ? { within: options.workspaceRoots } : {}) });
       continue;
     }
-    const head = await readHead(file).catch(() => undefined);
+    // a database is never read as lines: its head tells nothing, and a workspace's storage holds hundreds of them
+    const head = claimed?.lineFormat === 'sqlite' ? [] : await readHead(file).catch(() => undefined);
     if (!head) continue;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
     if (!adapter) continue;
@@ -174,19 +185,20 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // no project (a chat export), in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
+    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
   }
   return [...found.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
 function isSubagentPath(file: string): boolean {
-  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file));
+  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file)) || isKimiSubagent(file);
 }
 
 /**
  * Calls `onFile` for every file below `dir`. VS Code's `workspaceStorage` holds every extension's
- * per-workspace state; only its `chatSessions` folders (and `workspace.json`) are of interest, so the
- * rest of it is not walked.
+ * per-workspace state; only its `chatSessions` folders and each workspace's `state.vscdb` (Trae keeps its chats
+ * there) are of interest, so the rest of it is not walked.
  */
 async function walk(dir: string, onFile: (file: string) => void, depth: number): Promise<void> {
   if (depth < 0) return;
@@ -197,13 +209,19 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
     return; // a missing or unreadable root is normal (agent not installed)
   }
   const storage = path.basename(dir) === 'workspaceStorage';
-  const openCodeData = isOpenCodeData(dir, entries.map((e) => e.name));
+  const names = entries.map((e) => e.name);
+  const openCodeData = isOpenCodeData(dir, names);
+  // an OpenHands conversation's events are read with its state file, not walked as sources
+  const conversation = isOpenHandsConversation(names);
   for (const e of entries) {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir)) continue;
-      if (storage) await walk(path.join(full, 'chatSessions'), onFile, 0);
-      else await walk(full, onFile, depth - 1);
+      if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
+      if ((isKimiSession(names) && e.name !== 'agents') || isJunieSessionDir(path.basename(dir))) continue;
+      if (storage) {
+        await walk(path.join(full, 'chatSessions'), onFile, 0);
+        if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));
+      } else await walk(full, onFile, depth - 1);
     } else if (e.isFile()) onFile(full);
   }
 }
@@ -216,10 +234,10 @@ export function isAgentDatabaseWrite(file: string): boolean {
   return isAgentDatabase(file.replace(/-wal$/, ''));
 }
 
-/** Cursor's global database, OpenCode's, Kilo Code's, Kiro CLI's and Zed's: the databases discovery looks at. */
+/** Cursor's global database (and Trae's), OpenCode's, Kilo Code's, Kiro CLI's, Zed's and Warp's: the databases discovery looks at. */
 export function isAgentDatabase(file: string): boolean {
   const name = path.basename(file);
-  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME;
+  return name === 'state.vscdb' || OPENCODE_DB_RE.test(name) || KILO_DB_RE.test(name) || name === KIRO_DB_NAME || name === ZED_DB_NAME || name === WARP_DB_NAME;
 }
 
 /**

@@ -1,12 +1,13 @@
 import * as path from 'node:path';
 import type { Conversation, Message } from '../model';
-import { arr, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, num, obj, type ParseInput, type ParseOutput, type SourceAdapter, str } from './adapter';
+import { type GroupSpan, parseRecordGroups } from './groupedRecords';
 import { resultText } from './kiro';
 import { kiroFingerprints, readKiroGroups } from './kiroDb';
 import { KIRO_DB_NAME } from './kiroPaths';
 import { kiroToolTouches } from './kiroTools';
 import { recordLines } from './lines';
-import { appendText, hasContent, isoFromAny, spanMessage } from './message';
+import { appendText, isoFromAny, spanMessage } from './message';
 
 /**
  * Kiro CLI's conversations from its database (kiroDb.ts reads them): a `{conversation}` record starts one, a `{turn}`
@@ -41,30 +42,11 @@ function isKiroDb(file: string): boolean {
 }
 
 function parse(input: ParseInput): ParseOutput {
-  const skips = new SkipCounter();
-  const conversations: Conversation[] = [];
-  let current: { conversation: Conversation; firstLine: number } | undefined;
-  for (const line of input.lines) {
-    const rec = parseJsonLine(line, skips);
-    if (!rec) continue;
-    const header = obj(rec['conversation']);
-    if (header) {
-      current = undefined;
-      if (rec['damaged'] !== undefined) skips.add('malformed-json', line.line);
-      else conversations.push((current = { conversation: startConversation(input.file, header), firstLine: line.line }).conversation);
-      continue;
-    }
-    const turn = rec['turn'];
-    if (!current || turn === undefined) {
-      skips.add('unknown-record', line.line);
-      continue;
-    }
-    const position = line.line - current.firstLine + 1;
-    const made = turnMessages(turn, current.conversation, { line: position, lineEnd: position, offset: line.offset });
-    if (!made) skips.add('unknown-record', line.line);
-    else current.conversation.messages.push(...made.filter(hasContent));
-  }
-  return { conversations: conversations.filter((c) => c.messages.length > 0), skipped: skips.lines };
+  return parseRecordGroups(input, {
+    header: 'conversation',
+    open: (header) => ({ conversation: startConversation(input.file, header) }),
+    item: (rec, { conversation }, span) => (rec['turn'] === undefined ? 'unknown-record' : (turnMessages(rec['turn'], conversation, span) ?? 'unknown-record')),
+  });
 }
 
 function startConversation(file: string, header: JsonRecord): Conversation {
@@ -86,10 +68,8 @@ function startConversation(file: string, header: JsonRecord): Conversation {
   };
 }
 
-type Span = { line: number; lineEnd: number; offset: number };
-
 /** A history entry's messages: the user side (a prompt and/or tool results), then the assistant's reply. */
-function turnMessages(turn: unknown, conversation: Conversation, span: Span): Message[] | undefined {
+function turnMessages(turn: unknown, conversation: Conversation, span: GroupSpan): Message[] | undefined {
   const pair = Array.isArray(turn) ? turn : undefined;
   const entry = obj(turn);
   const user = obj(pair ? pair[0] : entry?.['user']);
@@ -117,7 +97,7 @@ function turnMessages(turn: unknown, conversation: Conversation, span: Span): Me
   return out;
 }
 
-function assistantMessage(assistant: JsonRecord, metadata: JsonRecord | undefined, span: Span, id: string): Message {
+function assistantMessage(assistant: JsonRecord, metadata: JsonRecord | undefined, span: GroupSpan, id: string): Message {
   const body = obj(assistant['ToolUse']) ?? obj(assistant['Response']) ?? {};
   const end = num(metadata?.['stream_end_timestamp_ms']);
   const reply = spanMessage('reply', span, '', { timestamp: isoFromAny(end), uuid: str(body['message_id']) ?? `${id}#reply` });

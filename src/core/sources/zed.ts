@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import type { Conversation, LineRange, Message, TouchKind } from '../model';
-import { arr, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, obj, type ParseInput, type ParseOutput, type SourceAdapter, str } from './adapter';
+import { type GroupSpan, parseRecordGroups } from './groupedRecords';
 import { recordLines } from './lines';
-import { appendText, hasContent, isoFromAny, parseToolArguments, spanMessage } from './message';
+import { appendText, isoFromAny, parseToolArguments, spanMessage } from './message';
 import { readZedGroups, ZED_DB_NAME, zedFingerprints } from './zedDb';
 
 /**
@@ -46,38 +47,22 @@ function isZedDb(file: string): boolean {
 
 interface Thread {
   readonly conversation: Conversation;
-  readonly firstLine: number;
   readonly roots: readonly string[];
 }
 
 function parse(input: ParseInput): ParseOutput {
-  const skips = new SkipCounter();
-  const conversations: Conversation[] = [];
-  let thread: Thread | undefined;
-  for (const line of input.lines) {
-    const rec = parseJsonLine(line, skips);
-    if (!rec) continue;
-    const header = obj(rec['thread']);
-    if (header) {
-      thread = undefined;
-      // a row whose document could not be read: counted, the other threads go on
-      if (rec['damaged'] !== undefined) skips.add('malformed-json', line.line);
-      else conversations.push((thread = startThread(input.file, header, line.line)).conversation);
-      continue;
-    }
-    if (!thread || !('message' in rec)) {
-      skips.add('unknown-record', line.line);
-      continue;
-    }
-    const position = line.line - thread.firstLine + 1;
-    const made = messagesOf(rec['message'], thread, { line: position, lineEnd: position, offset: line.offset });
-    if (made === 'unknown') skips.add('unknown-record', line.line);
-    else thread.conversation.messages.push(...made.filter(hasContent));
-  }
-  return { conversations: conversations.filter((c) => c.messages.length > 0), skipped: skips.lines };
+  return parseRecordGroups(input, {
+    header: 'thread',
+    open: (header) => startThread(input.file, header),
+    item: (rec, thread, span) => {
+      if (!('message' in rec)) return 'unknown-record';
+      const made = messagesOf(rec['message'], thread, span);
+      return made === 'unknown' ? 'unknown-record' : made;
+    },
+  });
 }
 
-function startThread(file: string, header: JsonRecord, firstLine: number): Thread {
+function startThread(file: string, header: JsonRecord): Thread {
   const roots = (str(header['folder_paths']) ?? '').split(/[\n\0]/).map((p) => p.trim()).filter(Boolean);
   const id = str(header['id']) ?? '';
   const title = (str(header['title']) ?? str(header['summary']))?.trim();
@@ -85,7 +70,6 @@ function startThread(file: string, header: JsonRecord, firstLine: number): Threa
   const startedAt = isoFromAny(header['created_at']) ?? isoFromAny(header['updated_at']);
   const model = str(obj(header['model'])?.['model']);
   return {
-    firstLine,
     roots,
     conversation: {
       sourceFile: file,
@@ -105,10 +89,8 @@ function startThread(file: string, header: JsonRecord, firstLine: number): Threa
   };
 }
 
-type Span = { line: number; lineEnd: number; offset: number };
-
 /** One element of `messages` as messages; `Resume` (a marker Zed adds when a turn is resumed) is none. */
-function messagesOf(element: unknown, thread: Thread, span: Span): Message[] | 'unknown' {
+function messagesOf(element: unknown, thread: Thread, span: GroupSpan): Message[] | 'unknown' {
   if (element === 'Resume') return [];
   const m = obj(element);
   if (!m) return 'unknown';
@@ -140,7 +122,7 @@ function messagesOf(element: unknown, thread: Thread, span: Span): Message[] | '
 }
 
 /** The human's words (Text blocks) as the prompt; what a mention inlined (a file's content) as context. */
-function userMessages(content: readonly unknown[], thread: Thread, span: Span, at: { uuid: string }, contextAt: { uuid: string }): Message[] {
+function userMessages(content: readonly unknown[], thread: Thread, span: GroupSpan, at: { uuid: string }, contextAt: { uuid: string }): Message[] {
   const prompt = spanMessage('prompt', span, '', at);
   const context = spanMessage('context', span, '', contextAt);
   const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];
@@ -161,7 +143,7 @@ function userMessages(content: readonly unknown[], thread: Thread, span: Span, a
 }
 
 /** The agent's text and tool calls as the reply; the tool results Zed stored with it as their own message. */
-function agentMessages(content: readonly unknown[], results: ReadonlyMap<string, JsonRecord>, thread: Thread, span: Span, at: { uuid: string }, resultsAt: { uuid: string }): Message[] {
+function agentMessages(content: readonly unknown[], results: ReadonlyMap<string, JsonRecord>, thread: Thread, span: GroupSpan, at: { uuid: string }, resultsAt: { uuid: string }): Message[] {
   const reply = spanMessage('reply', span, '', at);
   const resultMessage = spanMessage('tool-results', span, '', resultsAt);
   const touched: Array<{ path: string; how: TouchKind; lines?: LineRange[] }> = [];

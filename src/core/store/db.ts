@@ -15,6 +15,8 @@ const MAX_ROWS = 64;
 export class Db {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly statements = new Map<string, Promise<sqlite3.Statement>>();
+  /** The statements prepared already: run at once, without waiting a turn of the event loop's microtasks. */
+  private readonly ready = new Map<string, sqlite3.Statement>();
   private open = 0;
 
   private constructor(
@@ -43,7 +45,7 @@ export class Db {
   }
 
   async run(sql: string, params: Params = []): Promise<{ changes: number; lastID: number }> {
-    const stmt = await this.prepared(sql);
+    const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     return new Promise((resolve, reject) =>
       stmt.run(params, function (this: sqlite3.RunResult, err: Error | null) {
         if (err) reject(err);
@@ -53,7 +55,7 @@ export class Db {
   }
 
   async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
-    const stmt = await this.prepared(sql);
+    const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     // `get` leaves the statement mid-step; it must be reset, or COMMIT fails with "SQL statements in progress".
     // The reset is queued on the statement right behind the step, not from the step's callback: a second get
     // of the same statement already waiting would otherwise step on from the first one's row. The answer comes
@@ -65,7 +67,7 @@ export class Db {
   }
 
   async all<T>(sql: string, params: Params = []): Promise<T[]> {
-    const stmt = await this.prepared(sql);
+    const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     return new Promise((resolve, reject) =>
       stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
     );
@@ -140,6 +142,7 @@ export class Db {
       if (stmt) await new Promise<void>((r) => stmt.finalize(() => r()));
     }
     this.statements.clear();
+    this.ready.clear();
     await new Promise<void>((resolve, reject) => this.raw.close((err) => (err ? reject(err) : resolve())));
   }
 
@@ -153,7 +156,10 @@ export class Db {
     if (!stmt) {
       stmt = new Promise<sqlite3.Statement>((resolve, reject) => {
         const created: sqlite3.Statement = this.raw.prepare(sql, (err: Error | null) => {
-          if (!err) return resolve(created);
+          if (!err) {
+            this.ready.set(sql, created);
+            return resolve(created);
+          }
           this.statements.delete(sql);
           reject(err);
         });

@@ -7,6 +7,8 @@ import { type FileTouchRow, toFileTouch } from './rows';
 
 export interface DistilledRecord {
   readonly n: number;
+  /** The exchange row `n` held when it was read: the record is written only while it still does (see saveDistillBatch). */
+  readonly exchangeId?: string;
   readonly value: DistilledExchange;
   /** The value's rooms as resolved by rooms.ts (normalised keys, ids, project). */
   readonly rooms: readonly StoredRoom[];
@@ -22,6 +24,7 @@ export interface DistilledRecord {
 
 export interface DistillFailure {
   readonly n: number;
+  readonly exchangeId?: string;
   readonly distiller: string;
   readonly error: string;
   readonly retryAfterMs?: number;
@@ -153,18 +156,35 @@ export async function cachedDistillation(
  * Writes one batch in one transaction: distilled objects with their rooms and full-text facets, the
  * cache entries of LLM results, and the failures (each retried later with backoff). Rows travel as one
  * bound JSON parameter per table (read with json_each): a handful of statements per batch instead of
- * ten per exchange, which is most of the stage's time on the callback driver.
+ * ten per exchange, which is most of the stage's time on the callback driver. A record or failure naming its
+ * exchange is dropped when row `n` no longer holds it: another process re-indexed its source while it was being
+ * distilled (its row went, or its number went to another exchange); the new row waits for the next run.
  */
 export async function saveDistillBatch(
   db: Db,
   records: readonly DistilledRecord[],
   failures: readonly DistillFailure[] = [],
   now = Date.now(),
-): Promise<void> {
-  await db.transaction(async () => {
-    if (records.length > 0) await writeRecords(db, records, now);
-    for (const f of failures) await writeFailure(db, f, now);
+): Promise<{ readonly written: number; readonly failed: number }> {
+  return db.transaction(async () => {
+    const live = await stillHeld(db, [...records, ...failures]);
+    const held = <T extends { n: number; exchangeId?: string }>(r: T): boolean => r.exchangeId === undefined || live.has(r.n);
+    const kept = records.filter(held);
+    const failed = failures.filter(held);
+    if (kept.length > 0) await writeRecords(db, kept, now);
+    for (const f of failed) await writeFailure(db, f, now);
+    return { written: kept.length, failed: failed.length };
   });
+}
+
+/** Of the rows named with their exchange, those that still hold that exchange. */
+export async function stillHeld(db: Db, rows: ReadonlyArray<{ n: number; exchangeId?: string }>): Promise<Set<number>> {
+  const named = rows.filter((r) => r.exchangeId !== undefined).map((r) => [r.n, r.exchangeId]);
+  if (named.length === 0) return new Set();
+  const found = await db.all<{ n: number }>('SELECT e.n FROM json_each(?) j JOIN exchanges e ON e.n = j.value ->> 0 AND e.id = j.value ->> 1', [
+    JSON.stringify(named),
+  ]);
+  return new Set(found.map((r) => r.n));
 }
 
 const EACH = 'SELECT value AS v FROM json_each(?)';

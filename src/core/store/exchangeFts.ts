@@ -1,23 +1,27 @@
 import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
-import { ftsFields } from './ftsText';
+import { type IndexText, indexText, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
 import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
 
 /**
- * `exchanges_fts` holds text computed in JavaScript (ftsText.ts: labels out, words segmented), which SQL
- * triggers cannot compute; so it keeps its own copy of that text (a plain FTS5 table, not an external-content
- * one) and rows are added here, in the transaction that adds their exchanges, with the same text to the
- * lexicon (lexicon.ts), which BM25 on verbatim reads. Deleting an exchange deletes its row by trigger (schema
- * v5) and records it in the lexicon (v11). An exchange's prompt and verbatim are never updated in place.
+ * The verbatim indexes of the exchanges a transaction adds, from text computed in JavaScript (indexText.ts),
+ * which SQL triggers cannot compute: `exchanges_fts` (the prompt alone, schema v14: near copies, copies.ts) keeps
+ * its own copy of that text, and the lexicon (lexicon.ts), which BM25 on verbatim reads, gets each exchange's
+ * terms. Deleting an exchange deletes its FTS row by trigger (schema v5) and records it in the lexicon (v11). An
+ * exchange's prompt and verbatim are never updated in place.
  */
-export async function indexExchanges(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>, lexicon = true): Promise<void> {
-  const docs = rows.map((r) => ({ n: r.n, fields: ftsFields(r.prompt, r.verbatim) }));
+export async function indexExchanges(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>): Promise<void> {
+  await addIndexText(db, rows.map((r) => ({ n: r.n, text: indexText(r.prompt, r.verbatim) })));
+}
+
+/** indexExchanges with each exchange's index text already computed (where it was parsed). */
+export async function addIndexText(db: Db, rows: ReadonlyArray<{ n: number; text: IndexText }>): Promise<void> {
   await db.insertRows(
-    'INSERT INTO exchanges_fts(rowid, prompt, said, tools)',
-    docs.map((d) => [d.n, d.fields.prompt, d.fields.said, d.fields.tools]),
+    'INSERT INTO exchanges_fts(rowid, prompt)',
+    rows.map((r) => [r.n, r.text.prompt]),
   );
-  if (lexicon) await addToLexicon(db, docs);
+  await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: r.text.doc })));
 }
 
 /** Rows read per step when the whole index is rebuilt (bounded memory at any store size). */
@@ -25,18 +29,18 @@ const REBUILD_BATCH = 500;
 
 /**
  * Re-creates `exchanges_fts` and the lexicon from the stored exchanges (the verbatim rows are the truth). Call
- * inside a transaction. Without `lexicon`, the FTS5 table alone (schema v5, before the lexicon's tables exist).
+ * inside a transaction.
  */
-export async function rebuildExchangeFts(db: Db, lexicon = true): Promise<void> {
+export async function rebuildExchangeFts(db: Db): Promise<void> {
   await resetFtsTable(db, 'exchanges_fts');
-  if (lexicon) await clearLexicon(db);
+  await clearLexicon(db);
   for (let after = -1; ; ) {
     const rows = await db.all<{ n: number; prompt: string; verbatim: string }>(
       'SELECT n, prompt, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT ?',
       [after, REBUILD_BATCH],
     );
     if (rows.length === 0) return;
-    await indexExchanges(db, rows, lexicon);
+    await indexExchanges(db, rows);
     after = rows[rows.length - 1]!.n;
   }
 }
@@ -47,8 +51,9 @@ const LEXICON_BATCH = 2000;
 const LEXICON_PAGE = 500;
 
 /**
- * Builds the lexicon from the text `exchanges_fts` holds (schema v11): no verbatim is read again. Call inside a
- * transaction. `progress` hears how many of the exchanges are in: 0 first, then after each segment.
+ * Builds the lexicon from the text the three-column `exchanges_fts` of schema v5 to v13 holds (the v11
+ * migration): no verbatim is read again. Call inside a transaction. `progress` hears how many of the exchanges
+ * are in: 0 first, then after each segment.
  */
 export async function buildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
   await clearLexicon(db);
@@ -62,7 +67,10 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
       'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
       [after, LEXICON_PAGE],
     );
-    for (const r of rows) docs.push({ n: r.n, fields: { prompt: r.prompt, said: r.said, tools: r.tools } });
+    for (const r of rows) {
+      await slice.yieldIfDue();
+      docs.push({ n: r.n, doc: termCounts({ prompt: r.prompt, said: r.said, tools: r.tools }) });
+    }
     const last = rows.length < LEXICON_PAGE;
     if (docs.length > 0 && (docs.length >= LEXICON_BATCH || last)) {
       await addToLexicon(db, docs, slice);

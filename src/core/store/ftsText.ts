@@ -2,7 +2,8 @@ import { lineLabel } from '../render';
 import { searchableText } from '../words';
 
 /**
- * What the verbatim full-text index holds for one exchange: what people said and what the tools did, without
+ * The searchable text of one exchange (the lexicon's, lexicon.ts; the prompt is also `exchanges_fts`'s one
+ * column, for near copies): what people said and what the tools did, without
  * the rendering's own words. The role labels of `render.ts` (`User:`, `Assistant:`, `[tool] Name`,
  * `[result]`, `[error]`, `[context]`) and its truncation markers (`… [N more chars]`) are in every exchange:
  * indexed, a query with "user", "result" or "more" would match them all. Columns:
@@ -17,9 +18,6 @@ export interface FtsFields {
   readonly said: string;
   readonly tools: string;
 }
-
-/** The columns of `exchanges_fts`, in order. */
-export const FTS_COLUMNS = ['prompt', 'said', 'tools'] as const;
 
 /** A tool line's label is followed by the tool's name (`[tool] Read path`): the rendering's word too. */
 const TOOL_NAME = /^\S+ ?/;

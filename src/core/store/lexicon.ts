@@ -1,7 +1,6 @@
-import { countIndexTerms } from '../indexTerms';
+import type { TermCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
 import type { Db } from './db';
-import type { FtsFields } from './ftsText';
 
 /**
  * The lexicon: BM25's own index over what people said (the verbatim index's three columns, ftsText.ts), so a
@@ -40,10 +39,10 @@ export const LEXICON_SCHEMA = `
 /** Segments whose sizes share a power of FANOUT are merged when FANOUT of them are there. */
 export const FANOUT = 4;
 
-/** A document of the lexicon: an exchange's row number and its searchable fields. */
+/** A document of the lexicon: an exchange's row number and its terms (indexText.ts). */
 export interface LexiconDoc {
   readonly n: number;
-  readonly fields: FtsFields;
+  readonly doc: TermCounts;
 }
 
 /**
@@ -55,16 +54,15 @@ export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = 
   const sorted = [...docs].sort((a, b) => a.n - b.n);
   const lengths: number[] = [];
   const byTerm = new Map<string, number[]>();
-  const counts = new Map<string, number>();
-  for (const doc of sorted) {
+  for (const { n, doc } of sorted) {
     await slice.yieldIfDue();
-    counts.clear();
-    const words = countIndexTerms(doc.fields.prompt, counts) + countIndexTerms(doc.fields.said, counts) + countIndexTerms(doc.fields.tools, counts);
-    lengths.push(doc.n, words);
-    for (const [term, count] of counts) {
-      const pairs = byTerm.get(term);
-      if (pairs) pairs.push(doc.n, count);
-      else byTerm.set(term, [doc.n, count]);
+    lengths.push(n, doc.words);
+    if (doc.counts.length === 0) continue;
+    const terms = doc.terms.split(' ');
+    for (let i = 0; i < terms.length; i++) {
+      const pairs = byTerm.get(terms[i]!);
+      if (pairs) pairs.push(n, doc.counts[i]!);
+      else byTerm.set(terms[i]!, [n, doc.counts[i]!]);
     }
   }
   await writeSegment(db, sorted.length, encodePairs(lengths), byTerm, slice);

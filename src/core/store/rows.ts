@@ -63,7 +63,12 @@ export interface StoredExchange extends ExchangeSummary {
  * Cline's history holds all its exchanges on line 1), then part. Previous/Next, the in-order listing and a
  * conversation's first prompt all walk this order.
  */
-export const CONVERSATION_ORDER = 'e.line_start, e.byte_start, e.part';
+export const CONVERSATION_ORDER = conversationOrder('e');
+
+/** CONVERSATION_ORDER over the exchanges row aliased `alias` (a subquery's own). */
+export function conversationOrder(alias: string): string {
+  return `${alias}.line_start, ${alias}.byte_start, ${alias}.part`;
+}
 
 /**
  * Whether a human spoke in an exchange (its `asked` column): an empty prompt marks a continuation, the agent

@@ -1,6 +1,7 @@
 import { RecallError } from '../errors';
 import type { Db } from './db';
-import { buildLexicon, rebuildExchangeFts } from './exchangeFts';
+import { buildLexicon } from './exchangeFts';
+import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 
@@ -235,7 +236,7 @@ const MIGRATIONS: readonly Migration[] = [
         DELETE FROM exchanges_fts WHERE rowid = old.n;
       END;
     `,
-    run: (db) => rebuildExchangeFts(db, false),
+    run: fillThreeColumnFts,
   },
   {
     // Rooms a person would browse (issue 14): each exchange link keeps the words that exchange used for the
@@ -337,6 +338,27 @@ const MIGRATIONS: readonly Migration[] = [
       await markAllRoomsDirty(db);
       await refreshRooms(db);
     },
+  },
+  {
+    // The verbatim full-text table keeps the prompt column alone (issue 41): BM25 on verbatim reads the lexicon
+    // (v11), and the table serves only near-copy detection (search/copies.ts: a phrase of the prompt column).
+    // Its copy of what was said and what the tools did was a third of the store at 50K exchanges and most of the
+    // time an index run spent writing. The prompts' index text is kept as it was (computed in JavaScript:
+    // ftsText.ts), in one segment. The pages freed stay in the file for the rows to come. (Written on a branch as v13
+    // beside the room families; a store at v13 is one with room families.)
+    version: 14,
+    sql: `
+      CREATE TEMP TABLE fts_prompts AS SELECT rowid AS n, prompt FROM exchanges_fts;
+      DROP TABLE exchanges_fts;
+      CREATE VIRTUAL TABLE exchanges_fts USING fts5(prompt, tokenize='porter unicode61');
+      INSERT INTO exchanges_fts(rowid, prompt) SELECT n, prompt FROM temp.fts_prompts;
+      DROP TABLE temp.fts_prompts;
+      INSERT INTO exchanges_fts(exchanges_fts) VALUES('optimize');
+      DROP TRIGGER IF EXISTS exchanges_ad;
+      CREATE TRIGGER exchanges_ad AFTER DELETE ON exchanges BEGIN
+        DELETE FROM exchanges_fts WHERE rowid = old.n;
+      END;
+    `,
   },
 ];
 

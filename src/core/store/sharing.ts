@@ -100,3 +100,12 @@ export async function whileAlone(file: string, fn: (db: Db | undefined) => Promi
     }
   }
 }
+
+/**
+ * What changes whenever the store does: `total_changes()` counts this connection's writes and `data_version`
+ * other connections' (both O(1), asked in one statement). Equal stamps: nothing was written in between.
+ */
+export async function changeStamp(db: Db): Promise<string> {
+  const now = await db.get<{ t: number; v: number }>('SELECT total_changes() AS t, data_version AS v FROM pragma_data_version');
+  return `${now?.t ?? 0}:${now?.v ?? 0}`;
+}

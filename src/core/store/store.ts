@@ -23,7 +23,8 @@ import { salvageRows, type TableSalvage } from './salvage';
 import { openForSalvage } from './salvageReader';
 import { readCounts, readStats, type StoreCounts, type StoreStats } from './storeStats';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from './schema';
-import { indexExchanges } from './exchangeFts';
+import { addIndexText } from './exchangeFts';
+import { type IndexText, indexText } from '../indexText';
 import { mergeFtsSegments } from './ftsSegments';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
@@ -39,6 +40,14 @@ export interface ConversationRecord {
   readonly meta: ConversationMeta;
 }
 
+/** An exchange as the store keeps it: its messages live on in its rendering (`verbatim`). */
+export type WrittenExchange = Omit<Exchange, 'messages'>;
+
+/** What was computed of an exchange where it was parsed (prepareSource.ts): its index text. */
+export interface CountedText {
+  readonly index: IndexText;
+}
+
 /** Everything one parse of one source produced, written in one transaction. */
 export interface ParseWrite {
   readonly state: SourceState;
@@ -47,7 +56,9 @@ export interface ParseWrite {
   readonly fromOffset: number;
   readonly fromLine: number;
   readonly conversations: readonly ConversationRecord[];
-  readonly exchanges: readonly Exchange[];
+  readonly exchanges: readonly WrittenExchange[];
+  /** Per exchange, in order, when computed with the parse; else the index text is computed here. */
+  readonly counted?: readonly CountedText[];
   readonly dropped: readonly DroppedExchange[];
   readonly skipped: readonly SkippedLine[];
   /** Conversations of a database source read again or gone (`full` false): their old rows go first. */
@@ -424,8 +435,15 @@ export class Store {
       'ON CONFLICT(id) DO NOTHING RETURNING n, id',
     );
     const rowOf = new Map(inserted.map((r) => [r.id, r.n]));
-    const byId = new Map(ws.flatMap((w) => w.exchanges.map((e) => [e.id, e] as const)).reverse()); // the first of an id wins
-    await indexExchanges(this.db, inserted.map((r) => ({ n: r.n, prompt: byId.get(r.id)!.prompt, verbatim: byId.get(r.id)!.verbatim })));
+    // the first of an id wins
+    const byId = new Map(ws.flatMap((w) => w.exchanges.map((e, j) => [e.id, { e, index: w.counted?.[j]?.index }] as const)).reverse());
+    await addIndexText(
+      this.db,
+      inserted.map((r) => {
+        const { e, index } = byId.get(r.id)!;
+        return { n: r.n, text: index ?? indexText(e.prompt, e.verbatim) };
+      }),
+    );
     const files: Array<[number, string, string, string | null]> = [];
     const copies: Array<[string, number, number, number]> = [];
     const results = ws.map((w, i) => {
@@ -559,15 +577,32 @@ export class Store {
     return distilledOf(this.db, exchangeId);
   }
 
-  /** Exchanges whose verbatim tokens are not counted yet, oldest first. */
-  async exchangesWithoutTokens(limit: number): Promise<Array<{ n: number; verbatim: string }>> {
-    return this.db.all('SELECT n, verbatim FROM exchanges WHERE verbatim_tokens IS NULL ORDER BY n LIMIT ?', [limit]);
+  /** Exchanges whose verbatim tokens are not counted yet, oldest first, after row `afterN`. */
+  async exchangesWithoutTokens(limit: number, afterN = 0): Promise<Array<{ n: number; id: string; verbatim: string }>> {
+    return this.db.all('SELECT n, id, verbatim FROM exchanges WHERE verbatim_tokens IS NULL AND n > ? ORDER BY n LIMIT ?', [afterN, limit]);
   }
 
-  async setTokenCounts(counts: ReadonlyArray<{ n: number; tokens: number }>): Promise<void> {
-    await this.db.transaction(async () => {
-      for (const c of counts) await this.db.run('UPDATE exchanges SET verbatim_tokens = ? WHERE n = ?', [c.tokens, c.n]);
-    });
+  /** How many exchanges wait for their token count. */
+  async countWithoutTokens(): Promise<number> {
+    return (await this.db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges WHERE verbatim_tokens IS NULL'))?.c ?? 0;
+  }
+
+  /** Of the exchanges from row `first` to `last`, those whose verbatim tokens are not counted yet. */
+  async uncountedBetween(first: number, last: number): Promise<number[]> {
+    const rows = await this.db.all<{ n: number }>('SELECT n FROM exchanges WHERE n BETWEEN ? AND ? AND verbatim_tokens IS NULL', [first, last]);
+    return rows.map((r) => r.n);
+  }
+
+  /**
+   * Stores token counts, in one statement; a count goes only to row `n` still holding exchange `id` (another process
+   * may have re-indexed its source since the text was read).
+   */
+  async setTokenCounts(counts: ReadonlyArray<{ n: number; id: string; tokens: number }>): Promise<void> {
+    if (counts.length === 0) return;
+    await this.db.run(
+      `UPDATE exchanges SET verbatim_tokens = j.value ->> 2 FROM json_each(?) j WHERE exchanges.n = j.value ->> 0 AND exchanges.id = j.value ->> 1`,
+      [JSON.stringify(counts.map((c) => [c.n, c.id, c.tokens]))],
+    );
   }
 
   /** SQLite's own integrity check plus the store's invariants. */

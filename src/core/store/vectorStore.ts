@@ -1,7 +1,8 @@
 import { RecallError } from '../errors';
 import type { Layer } from '../model';
 import type { Db } from './db';
-import { createVectorTable, fromBlob, nearest } from './vectors';
+import type { ExchangeFilter } from './searchFilter';
+import { createVectorTable, fromBlob, nearest, type VectorHit } from './vectors';
 
 /**
  * Where the store keeps its vectors: one vec0 table per layer, all in the one vector space named by
@@ -68,6 +69,49 @@ function validRowids(layer: Layer): { sql: string; params: string[] } {
 export async function vectorCount(db: Db, layer: Layer): Promise<number> {
   const valid = validRowids(layer);
   return (await db.get<{ c: number }>(`SELECT count(*) AS c FROM (${valid.sql})`, valid.params))?.c ?? 0;
+}
+
+/** Whether `layer` holds a vector of a current exchange (or chunk). */
+export async function layerHasVectors(db: Db, layer: Layer): Promise<boolean> {
+  return (await db.get<{ one: number }>('SELECT 1 AS one FROM vector_rows WHERE layer = ? LIMIT 1', [layer])) !== undefined;
+}
+
+/** The `k` vectors of `layer` nearest to `query` by vec0's exact KNN, nearest first; with `within`, only those that near (vectors.ts). */
+export function nearestInLayer(db: Db, layer: Layer, query: Float32Array, k: number, within?: number): Promise<VectorHit[]> {
+  return nearest(db, VECTOR_TABLES[layer], query, k, within);
+}
+
+/** A vector's exchange: the vector's rowid (a verbatim chunk's id, or the exchange's row number) and its exchange. */
+export interface VectorExchange {
+  readonly rowid: number;
+  readonly n: number;
+  readonly conversationId: string;
+}
+
+/**
+ * The exchanges of the vectors `rowids` of `layer` that are still there (a vector whose text is gone is not yet
+ * swept) and pass `filter`. Unfiltered, only whether each exchange is still there and its conversation (which the
+ * per-conversation cap needs next: one statement instead of two), asked of an index, not of the rows, which hold
+ * their whole text (continuations.ts). A filter reads the exchange's and its conversation's columns.
+ */
+export async function vectorExchanges(db: Db, layer: Layer, rowids: readonly number[], filter?: ExchangeFilter): Promise<VectorExchange[]> {
+  const ids = JSON.stringify(rowids);
+  const joinExchange = (n: string) =>
+    filter ? `JOIN exchanges e ON e.n = ${n} JOIN conversations c ON c.id = e.conversation_id` : `JOIN exchanges e INDEXED BY exchanges_place ON e.n = ${n}`;
+  const where = filter ? `AND ${filter.sql}` : '';
+  const rows =
+    layer === 'verbatim'
+      ? await db.all<{ id: number; n: number; conversation_id: string }>(
+          `SELECT ch.id, e.n, e.conversation_id FROM verbatim_chunks ch ${joinExchange('ch.exchange_n')}
+           WHERE ch.id IN (SELECT value FROM json_each(?)) ${where}`,
+          [ids, ...(filter?.params ?? [])],
+        )
+      : await db.all<{ id: number; n: number; conversation_id: string }>(
+          `SELECT e.n AS id, e.n, e.conversation_id FROM vector_rows r ${joinExchange('r.exchange_n')}
+           WHERE r.layer = ? AND r.exchange_n IN (SELECT value FROM json_each(?)) ${where}`,
+          [layer, ids, ...(filter?.params ?? [])],
+        );
+  return rows.map((r) => ({ rowid: r.id, n: r.n, conversationId: r.conversation_id }));
 }
 
 /** A layer's vectors one after another, and the rowid of each. */

@@ -1,18 +1,19 @@
-import type { Params } from '../store/db';
-import { projectWithin } from '../store/scope';
-import type { SearchFilters } from './types';
+import type { SearchFilters } from '../model';
+import type { Db, Params } from './db';
+import { projectWithin } from './scope';
 
 /**
- * Search filters as one SQL condition over `e` (exchanges) and `c` (conversations), with bound
- * parameters. Lexical signals apply it inside their query; vector signals (vec0 cannot join) apply it
- * to their candidates afterwards.
+ * Search filters as one SQL condition over `e` (exchanges) and `c` (conversations), with bound parameters: made
+ * once a search (`exchangeFilter`), then handed back with every read that filters. Lexical signals apply it inside
+ * their statement; vector signals (vec0 cannot join) to their candidates afterwards.
  */
-export interface SqlFilter {
+export interface ExchangeFilter {
   readonly sql: string;
   readonly params: Params;
 }
 
-export function buildFilter(filters: SearchFilters | undefined): SqlFilter | undefined {
+/** `filters` as one condition; undefined when they limit nothing. */
+export function exchangeFilter(filters: SearchFilters | undefined): ExchangeFilter | undefined {
   if (!filters) return undefined;
   const parts: string[] = [];
   const params: Array<string | number> = [];
@@ -54,3 +55,12 @@ export function buildFilter(filters: SearchFilters | undefined): SqlFilter | und
   return parts.length > 0 ? { sql: parts.join(' AND '), params } : undefined;
 }
 
+/** Which of exchanges `ns` pass `filter`. */
+export async function passingFilter(db: Db, ns: readonly number[], filter: ExchangeFilter): Promise<Set<number>> {
+  const passing = await db.all<{ n: number }>(
+    `SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
+     WHERE e.n IN (SELECT value FROM json_each(?)) AND ${filter.sql}`,
+    [JSON.stringify(ns), ...filter.params],
+  );
+  return new Set(passing.map((r) => r.n));
+}

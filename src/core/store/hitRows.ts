@@ -1,17 +1,29 @@
 import { compareText } from '../order';
-import type { Db } from '../store/db';
-import { ROOM_SHOWN } from '../store/roomStats';
-import { CONVERSATION_ORDER, type ExchangeRow, toFileTouch, toSummary } from '../store/rows';
-import type { ExchangeSummary, FileTouch, SavedCopy } from '../model';
-import type { HitRoom } from './types';
+import type { ExchangeSummary, FileTouch, HitRoom, SavedCopy } from '../model';
+import type { Db } from './db';
+import { ROOM_SHOWN } from './roomStats';
+import { conversationOrder, type ExchangeRow, toFileTouch, toSummary } from './rows';
 
-/** What a hit shows about its exchange, loaded for the few exchanges that made the final list. */
+/**
+ * The exchanges as search reads them, by row number: their words (what was asked, the verbatim text), what a hit
+ * shows, which conversation a candidate is of. Search ranks with these (search/searcher.ts);
+ * the SQL is here.
+ */
+
+/** An exchange's words: what was asked, and its whole verbatim text (proximity, snippets and copies read them). */
+export interface ExchangeText {
+  readonly prompt: string;
+  readonly verbatim: string;
+}
+
+/** What a hit shows about its exchange (all but its text), loaded for the few exchanges that made the final list. */
 export interface HitRow extends ExchangeSummary {
   readonly n: number;
   readonly conversationId: string;
-  readonly verbatim: string;
   /** The conversation's title, when the agent recorded one. */
   readonly title?: string;
+  /** Without a title: the prompt the conversation began with (in the order Previous/Next walk), to name it. */
+  readonly firstPrompt?: string;
   readonly core?: string;
   readonly context?: string;
   readonly rooms: HitRoom[];
@@ -22,8 +34,8 @@ export interface HitRow extends ExchangeSummary {
 
 interface Row extends ExchangeRow {
   conversation_id: string;
-  verbatim: string;
   title: string | null;
+  first_prompt: string | null;
   core: string | null;
   context: string | null;
   /** JSON: [[room id, relevance], ...], every room of the exchange, shown or not (roomsShown picks). */
@@ -66,6 +78,12 @@ function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: Show
   return found.filter((f, i) => found.findIndex((o) => o.room.id === f.room.id) === i).map((f) => f.room);
 }
 
+/** The words of exchanges `ns`: one statement, nothing but the two columns. */
+export async function exchangeTexts(db: Db, ns: readonly number[]): Promise<Map<number, ExchangeText>> {
+  const rows = await db.all<{ n: number; prompt: string; verbatim: string }>(`SELECT n, prompt, verbatim FROM exchanges WHERE n ${IN_LIST}`, [JSON.stringify(ns)]);
+  return new Map(rows.map((r) => [r.n, { prompt: r.prompt, verbatim: r.verbatim }]));
+}
+
 /**
  * The hits' rows, each with its room links and files as JSON arrays: one statement, as each statement is a
  * round trip through the driver's thread pool (~0.15 ms). Each array is aggregated from an ordered subquery,
@@ -75,7 +93,9 @@ function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: Show
 export async function loadHitRows(db: Db, ns: readonly number[], shown: ShownRooms): Promise<Map<number, HitRow>> {
   const rows = await db.all<Row>(
     `SELECT e.n, e.id, c.agent, s.path, e.line_start, e.line_end, c.session_id, e.conversation_id, c.project,
-       e.started_at, e.date_precision, e.prompt, e.verbatim, c.title, d.core, d.context,
+       e.started_at, e.date_precision, e.prompt, c.title, d.core, d.context,
+       CASE WHEN c.title IS NULL OR c.title = '' THEN (
+         SELECT f.prompt FROM exchanges f WHERE f.conversation_id = e.conversation_id ORDER BY ${conversationOrder('f')} LIMIT 1) END AS first_prompt,
        (SELECT json_group_array(json_array(room_id, relevance)) FROM exchange_rooms WHERE exchange_n = e.n) AS rooms,
        (SELECT json_group_array(json_array(path, how, lines)) FROM (
           SELECT path, how, lines FROM files_touched WHERE exchange_n = e.n ORDER BY path)) AS files,
@@ -95,8 +115,8 @@ export async function loadHitRows(db: Db, ns: readonly number[], shown: ShownRoo
       ...toSummary(r),
       n: r.n,
       conversationId: r.conversation_id,
-      verbatim: r.verbatim,
       ...(r.title ? { title: r.title } : {}),
+      ...(r.first_prompt !== null ? { firstPrompt: r.first_prompt } : {}),
       ...(r.core !== null ? { core: r.core } : {}),
       ...(r.context !== null ? { context: r.context } : {}),
       rooms: roomsShown(rooms, shown),
@@ -121,21 +141,11 @@ export async function conversationsOf(db: Db, ns: readonly number[], known: Read
   }
   if (missing.length === 0) return out;
   const rows = await db.all<{ n: number; conversation_id: string }>(
-    `SELECT n, conversation_id FROM exchanges INDEXED BY exchanges_place WHERE n ${IN_LIST}`, // not the rows: continuation.ts
+    `SELECT n, conversation_id FROM exchanges INDEXED BY exchanges_place WHERE n ${IN_LIST}`, // not the rows: continuations.ts
     [JSON.stringify(missing)],
   );
   for (const r of rows) out.set(r.n, r.conversation_id);
   return out;
-}
-
-/** Conversation id -> the prompt of its first exchange (in the order Previous/Next walk), to name an untitled conversation. */
-export async function firstPrompts(db: Db, conversationIds: readonly string[]): Promise<Map<string, string>> {
-  const rows = await db.all<{ id: string; prompt: string | null }>(
-    `SELECT j.value AS id, (SELECT e.prompt FROM exchanges e WHERE e.conversation_id = j.value ORDER BY ${CONVERSATION_ORDER} LIMIT 1) AS prompt
-     FROM json_each(?) j`,
-    [JSON.stringify(conversationIds)],
-  );
-  return new Map(rows.filter((r) => r.prompt !== null).map((r) => [r.id, r.prompt!]));
 }
 
 /** Exchange ids -> row numbers (for "not these"). */

@@ -1,0 +1,109 @@
+import type { ConversationMeta, Exchange } from './model';
+import { indexText } from './indexText';
+import { keepReplay } from './replays';
+import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
+import type { SourceAdapter } from './sources/adapter';
+import { insideAny } from './sources/paths';
+import type { SourceRead } from './sourceRead';
+import type { ConversationRecord, CountedText, ParseWrite, WrittenExchange } from './store/store';
+import type { RecordGroups, SourceState } from './store/rows';
+
+/** A source parsed and segmented, ready to be written. */
+export interface PreparedSource {
+  readonly write: ParseWrite;
+  readonly bytes: number;
+}
+
+export interface PrepareOptions {
+  /**
+   * What discovery found beside the records (Copilot's workspace.json, Gemini's project root), for formats whose
+   * records name none.
+   */
+  readonly project?: string | undefined;
+  /** A file of many workspaces' sessions: only conversations inside these folders are kept. */
+  readonly within?: readonly string[] | undefined;
+  /**
+   * Keep a replayed log's state for its next change (replays.ts): in the thread that will parse that change. An
+   * index worker does not (its memory ends with the run); that log is replayed whole once more.
+   */
+  readonly keepReplay?: boolean;
+}
+
+/**
+ * Turns what was read of one source into the rows to write; writes nothing. Each exchange's index text
+ * (indexText.ts) is computed here too, where the exchange is in hand: in an index worker it costs the thread that
+ * writes nothing. An exchange's messages are left behind (the store keeps its rendering). Its token count waits
+ * for the stages after it is searchable (indexer.ts).
+ */
+export function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead, options: PrepareOptions = {}): PreparedSource {
+  const { project, within } = options;
+  const { st, resumed, fromOffset, fromLine, chunk } = read;
+  const full = resumed === undefined && (read.groups?.full ?? true);
+  const resume = resumed?.resumeMeta;
+  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}), ...(read.replay !== undefined ? { replay: read.replay } : {}) });
+  // kept for the next change: it is used only if what is stored then ends where this replay does
+  if (parsed.replay !== undefined && (options.keepReplay ?? true)) keepReplay(file, chunk.endOffset, parsed.replay);
+  const { skipped } = parsed;
+  // a file of many workspaces' sessions keeps those of this workspace, each by the project it names
+  const conversations = within ? parsed.conversations.filter((c) => c.meta.project !== undefined && insideAny(c.meta.project, within)) : parsed.conversations;
+
+  const exchanges: WrittenExchange[] = [];
+  const counted: CountedText[] = [];
+  const dropped: DroppedExchange[] = [];
+  const records: ConversationRecord[] = [];
+  const fromPly = resumed?.resumePly ?? 0;
+  let resumeAt = { offset: fromOffset, line: fromLine, ply: fromPly };
+  let resumeMeta: ConversationMeta | undefined = resume;
+  const located = adapter.projectOfPath?.(file) ?? project;
+  for (const [i, conv] of conversations.entries()) {
+    if (conv.meta.project === undefined && located !== undefined) conv.meta = { ...conv.meta, project: located };
+    // only the first conversation can be the one that was open at the resume point
+    const seg = segmentConversation(conv, segment, i === 0 && resume ? fromPly : 0);
+    for (const e of seg.exchanges) {
+      exchanges.push(withoutMessages(e));
+      counted.push({ index: indexText(e.prompt, e.verbatim) });
+    }
+    dropped.push(...seg.dropped);
+    records.push({ key: conversationKey(conv), meta: conv.meta });
+    resumeMeta = conv.meta;
+    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
+  }
+
+  const state: SourceState = {
+    path: file,
+    agent: adapter.agent,
+    size: st.size,
+    mtimeMs: Math.floor(st.mtimeMs),
+    headHash: read.headHash,
+    anchorHash: read.anchorHash,
+    parsedOffset: chunk.endOffset,
+    nextLine: chunk.nextLine,
+    resumeOffset: resumeAt.offset,
+    resumeLine: resumeAt.line,
+    resumePly: resumeAt.ply,
+    ...(resumeMeta ? { resumeMeta } : {}),
+    pendingPartial: chunk.heldBackPartial,
+    ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
+  };
+  const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
+  return {
+    write: { state, full, fromOffset, fromLine, conversations: records, exchanges, counted, dropped, skipped, ...replaced },
+    bytes: chunk.endOffset - fromOffset,
+  };
+}
+
+/** A database's conversations, each naming the conversation row it wrote (a group's id is its session id). */
+function withConversations(entries: RecordGroups, records: readonly ConversationRecord[]): RecordGroups {
+  const keyOf = new Map(records.map((r) => [r.meta.sessionId, r.key]));
+  return Object.fromEntries(
+    Object.entries(entries).map(([id, g]) => {
+      const conversation = g.conversation ?? keyOf.get(id);
+      return [id, conversation ? { ...g, conversation } : g];
+    }),
+  );
+}
+
+function withoutMessages(e: Exchange): WrittenExchange {
+  const { messages: _messages, ...written } = e;
+  return written;
+}

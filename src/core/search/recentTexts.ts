@@ -1,0 +1,75 @@
+import type { ExchangeText } from '../store/hitRows';
+import { proximityForm } from './proximity';
+
+/** The most characters kept, texts and their proximity forms together: about 8 MB. */
+export const MAX_RECENT_CHARS = 4_000_000;
+/** A text longer than this is read again when asked for: it would push out dozens of others. */
+const MAX_TEXT_CHARS = 200_000;
+
+interface Recent {
+  readonly text: ExchangeText;
+  form?: string;
+}
+
+/**
+ * The exchanges' texts a searcher read for its last searches, with their proximity forms (made once), kept until
+ * the store changes. The same exchanges come back search after search: as a query is typed (each prefix is a
+ * search), and in a small store (at 1,518 exchanges, half the candidates of the dev queries were an earlier query's
+ * too). The least recently used go first.
+ */
+export class RecentTexts {
+  private readonly recent = new Map<number, Recent>();
+  private chars = 0;
+
+  constructor(private readonly maxChars = MAX_RECENT_CHARS) {}
+
+  /** The text of exchange `n`, if kept. */
+  text(n: number): ExchangeText | undefined {
+    return this.touch(n)?.text;
+  }
+
+  /** Keeps the text of exchange `n`, just read. */
+  keep(n: number, text: ExchangeText): void {
+    const size = text.prompt.length + text.verbatim.length;
+    if (size > MAX_TEXT_CHARS || this.recent.has(n)) return;
+    this.recent.set(n, { text });
+    this.chars += size;
+    this.trim();
+  }
+
+  /** The proximity form of exchange `n`'s text `verbatim`: made now, or kept from before. */
+  proximityForm(n: number, verbatim: string): string {
+    const recent = this.touch(n);
+    if (!recent || recent.text.verbatim !== verbatim) return proximityForm(verbatim);
+    if (recent.form === undefined) {
+      recent.form = proximityForm(verbatim);
+      this.chars += recent.form.length;
+      this.trim();
+    }
+    return recent.form;
+  }
+
+  /** The store changed: nothing kept may be as it is now. */
+  storeChanged(): void {
+    this.recent.clear();
+    this.chars = 0;
+  }
+
+  /** The entry of `n`, made the most recently used. */
+  private touch(n: number): Recent | undefined {
+    const recent = this.recent.get(n);
+    if (recent) {
+      this.recent.delete(n);
+      this.recent.set(n, recent);
+    }
+    return recent;
+  }
+
+  private trim(): void {
+    for (const [n, recent] of this.recent) {
+      if (this.chars <= this.maxChars) return;
+      this.recent.delete(n);
+      this.chars -= recent.text.prompt.length + recent.text.verbatim.length + (recent.form?.length ?? 0);
+    }
+  }
+}

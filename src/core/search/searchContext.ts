@@ -1,0 +1,115 @@
+import { redact } from '../distill/redact';
+import type { ExchangeText, HitRow, ShownRooms } from '../store/hitRows';
+import type { SearchReads } from '../store/searchReads';
+import type { FormsOf } from './proximity';
+import type { RecentTexts } from './recentTexts';
+import { makeSnippet, type Snippet } from './snippet';
+
+/** What one search asks: its words, how many hits, how many of one conversation, and the exchanges set aside. */
+export interface SearchAsk {
+  readonly terms: readonly string[];
+  readonly limit: number;
+  readonly perConversation: number;
+  /** Row numbers of the exchanges the user said "not these" about. */
+  readonly excluded: ReadonlySet<number>;
+  /** Snippets shown are cut from the redacted text (SearchQuery.redact). */
+  readonly redact: boolean;
+}
+
+/**
+ * One search's ask and what it has read and made so far, so that nothing is read or made twice: the candidates'
+ * conversations its signals happened to read (for the per-conversation cap), the exchanges' texts read (proximity's
+ * candidates, nearly always the hits shown), the hit rows read (what the hits shown show), and the snippets made
+ * (selective's first hit is explained twice).
+ */
+export class SearchContext {
+  readonly conversations = new Map<number, string>();
+  /** The candidates' texts: proximity's, the hits' (ranking looks for copies among these: ranking.ts). */
+  private readonly texts = new Map<number, ExchangeText>();
+  /** Texts read to weigh evidence only (evidence.ts), kept for when they are asked for as candidates'. */
+  private readonly spare = new Map<number, ExchangeText>();
+  private readonly rows = new Map<number, HitRow>();
+  private readonly snippets = new Map<number, Snippet>();
+
+  constructor(
+    private readonly reads: SearchReads,
+    /** The texts the searcher's last searches read (until the store changes). */
+    private readonly recent: RecentTexts,
+    /** The rooms shown as chips, read once per store change by the searcher. */
+    private readonly shownRooms: Promise<ShownRooms>,
+    readonly ask: SearchAsk,
+  ) {}
+
+  /** The candidates' texts, with those of `ns`: read already (or spare, or recent), the others read now. */
+  async textsOf(ns: readonly number[]): Promise<ReadonlyMap<number, ExchangeText>> {
+    const unread: number[] = [];
+    for (const n of ns) {
+      if (this.texts.has(n)) continue;
+      const known = this.spare.get(n) ?? this.recent.text(n);
+      if (known) this.texts.set(n, known);
+      else unread.push(n);
+    }
+    for (const [n, text] of await this.read(unread)) this.texts.set(n, text);
+    return this.texts;
+  }
+
+  /** The texts of `ns` to weigh evidence by, read now where not read already; not made candidates' texts. */
+  async evidenceOf(ns: readonly number[]): Promise<ReadonlyMap<number, ExchangeText>> {
+    const out = new Map<number, ExchangeText>();
+    const unread: number[] = [];
+    for (const n of ns) {
+      const text = this.texts.get(n) ?? this.spare.get(n) ?? this.recent.text(n);
+      if (text) out.set(n, text);
+      else unread.push(n);
+    }
+    for (const [n, text] of await this.read(unread)) {
+      this.spare.set(n, text);
+      out.set(n, text);
+    }
+    return out;
+  }
+
+  /** The texts of `ns`, read from the store (and kept as recent). */
+  private async read(ns: readonly number[]): Promise<ReadonlyMap<number, ExchangeText>> {
+    if (ns.length === 0) return new Map();
+    const texts = await this.reads.exchangeTexts(ns);
+    for (const [n, text] of texts) this.recent.keep(n, text);
+    return texts;
+  }
+
+  /** The hit rows of `ns`: those read already, the others read now (and kept). */
+  async rowsOf(ns: readonly number[]): Promise<ReadonlyMap<number, HitRow>> {
+    const unread = ns.filter((n) => !this.rows.has(n));
+    if (unread.length > 0) for (const [n, row] of await this.reads.hitRows(unread, await this.shownRooms)) this.rows.set(n, row);
+    return this.rows;
+  }
+
+  /**
+   * Proximity's texts, in its form: its candidates' verbatim texts, kept. The hits shown are nearly always among
+   * them (all 650 of the dev queries' at 50K exchanges): one reading of each text, not two.
+   */
+  readonly proximityForms: FormsOf = async (ns) => {
+    const texts = await this.textsOf(ns);
+    const out = new Map<number, string>();
+    for (const n of ns) {
+      const text = texts.get(n);
+      if (text) out.set(n, this.recent.proximityForm(n, text.verbatim));
+    }
+    return out;
+  };
+
+  /**
+   * The snippet a hit shows: its own, or for an answer that leaves the store, one cut from the redacted text (a
+   * window can open inside a key block); what it matched is the stored text's all the same.
+   */
+  shownSnippet(n: number, verbatim: string): string {
+    return this.ask.redact ? makeSnippet(redact(verbatim), this.ask.terms).text : this.snippetOf(n, verbatim).text;
+  }
+
+  /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */
+  snippetOf(n: number, verbatim: string): Snippet {
+    let snippet = this.snippets.get(n);
+    if (!snippet) this.snippets.set(n, (snippet = makeSnippet(verbatim, this.ask.terms)));
+    return snippet;
+  }
+}

@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { type FileHandle, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { takeReplay } from './replays';
+import { sideFileNames, shortenStringsPast, type SourceAdapter } from './sources/adapter';
+import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
+import { databaseState } from './sources/walDatabase';
+import type { RecordGroup, RecordGroups, SourceState } from './store/rows';
+
+/**
+ * Reading a source for an index run: what changed since its stored state, through its adapter's way of being
+ * read (a transcript's lines from its resume point, a database's records), and the hashes that tell an appended
+ * file from a rewritten one next time. Runs on any thread (the index workers read transcripts themselves).
+ */
+
+const HEAD_HASH_BYTES = 1024;
+
+/** What the first look at a source found: unchanged since its stored state, or changed with about how much to read. */
+export type SourceChange = { readonly changed: false } | { readonly changed: true; readonly bytes: number };
+
+/**
+ * The cheap first look of an index run, stats only (nothing opened or read): whether a source changed since its
+ * stored state, by the test readSource makes, and about how many bytes reading it takes (from its resume point
+ * when it can only have grown). readSource looks again: a source that changes in between is read.
+ */
+export async function sourceChange(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<SourceChange> {
+  try {
+    if (adapter.readRecords) {
+      const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
+      return isUnchanged(prev, st) ? { changed: false } : { changed: true, bytes: st.size };
+    }
+    const fileSt = await stat(file);
+    const sideNames = sideFileNames(adapter, file);
+    const st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
+    if (isUnchanged(prev, st)) return { changed: false };
+    const appended = adapter.lineFormat === 'jsonl' && !adapter.replaysLog && prev && !prev.lastError && fileSt.size >= prev.parsedOffset;
+    return { changed: true, bytes: appended ? fileSt.size - prev.resumeOffset : fileSt.size };
+  } catch {
+    return { changed: true, bytes: 0 }; // the read says what is wrong, and records it
+  }
+}
+
+/** A source whose size and time are those stored (and whose last read did not fail) is not read again. */
+function isUnchanged(prev: SourceState | undefined, st: Pick<Stats, 'size' | 'mtimeMs'>): boolean {
+  return prev !== undefined && !prev.lastError && prev.size === st.size && prev.mtimeMs === Math.floor(st.mtimeMs);
+}
+
+/** All a parse needs from the file: its stat, the lines from the resume point, the hashes of head and anchor. */
+export interface SourceRead {
+  readonly st: Pick<Stats, 'size' | 'mtimeMs'>;
+  /** The stored state the parse resumes from; none for a whole-file parse. */
+  readonly resumed?: SourceState;
+  readonly fromOffset: number;
+  readonly fromLine: number;
+  readonly chunk: LineChunk;
+  readonly headHash: string;
+  readonly anchorHash: string;
+  readonly side?: ReadonlyMap<string, string>;
+  /** A database read conversation by conversation: each one's state after this read, and the old ones to replace. */
+  readonly groups?: { readonly entries: RecordGroups; readonly replaced: readonly RecordGroup[]; readonly full: boolean };
+  /** A replayed log's state at `fromOffset`, which the lines read continue (the parse is still whole). */
+  readonly replay?: unknown;
+}
+
+/**
+ * Reads what changed in one source through one handle, held only while reading; the hashes come from the
+ * bytes read when those cover the hashed range.
+ */
+export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SourceRead> {
+  if (adapter.readRecords) return readRecordSource(file, prev, adapter);
+  const { handle, st: firstSt } = await openTranscript(file);
+  try {
+    let fileSt: Pick<Stats, 'size' | 'mtimeMs'> = firstSt;
+    const sideNames = sideFileNames(adapter, file);
+    let st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
+    if (isUnchanged(prev, st)) return 'unchanged';
+    // a conversation whose project was found beside it only since (Junie's index line written after its first events) is
+    // read whole again, so its earlier exchanges are tied to that project too
+    const projectFound = project !== undefined && prev?.resumeMeta !== undefined && prev.resumeMeta.project === undefined;
+    const resumed = prev && !projectFound && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
+    const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
+    const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
+    const fromLine = resumed?.resumeLine ?? (replay ? prev!.nextLine : 1);
+    const options = { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson, shortenStringsPast: shortenStringsPast(adapter) };
+    let read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
+    // a document rewritten whole, caught mid-write (Amp, Cline, Continue write in place): read once more after a pause
+    if (adapter.lineFormat === 'json' && !endsLikeDocument(read.chunk.lines)) {
+      await new Promise((resolve) => setTimeout(resolve, HALF_WRITTEN_PAUSE_MS));
+      fileSt = await handle.stat();
+      st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
+      read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
+    }
+    const { chunk } = read;
+    const hash = async (start: number, length: number): Promise<string> => {
+      const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
+      return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
+    };
+    const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
+    const anchorHash = await hash(...anchorRange(chunk.endOffset));
+    const side = sideNames ? await readSideFiles(file, sideNames) : undefined;
+    return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** How long a JSON document caught half-written is given to be finished before it is read again (once). */
+const HALF_WRITTEN_PAUSE_MS = 150;
+
+/**
+ * A JSON document ends with its closing `}` or `]`; one cut short by a writer mid-rewrite (almost always) does not.
+ * An oversized last line cannot be told: it is taken as it is (its parse says what it is).
+ */
+function endsLikeDocument(lines: readonly SourceLine[]): boolean {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line.oversized) return true;
+    if (line.text.trim() !== '') return /[}\]]\s*$/.test(line.text);
+  }
+  return false;
+}
+
+/**
+ * A source read through its adapter's `readRecords`: unchanged while its state is (a database's: neither it
+ * nor its write-ahead log changed, a WAL database's new rows sitting in the log until a checkpoint; a `files`
+ * source's: its `recordsState`); else its records, re-read whole.
+ */
+async function readRecordSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<'unchanged' | SourceRead> {
+  const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
+  if (isUnchanged(prev, st)) return 'unchanged';
+  if (adapter.recordGroups) return readRecordGroups(file, st, prev?.lastError ? undefined : prev, adapter.recordGroups);
+  const lines = await adapter.readRecords!(file);
+  const last = lines[lines.length - 1];
+  const endOffset = last ? last.offset + last.bytes : 0;
+  const chunk: LineChunk = { lines, endOffset, nextLine: lines.length + 1, heldBackPartial: false };
+  return { st, fromOffset: 0, fromLine: 1, chunk, headHash: '', anchorHash: '' };
+}
+
+/**
+ * A database read conversation by conversation: the fingerprints first (so a conversation that changes while
+ * we read is read again next time), then only the conversations whose fingerprint changed, numbered after
+ * everything the source numbered before so their rows never collide with those kept; the old rows of the
+ * conversations read again are replaced (`replaced`). A conversation gone from the database keeps what it wrote.
+ * Without groups stored, every conversation is read.
+ */
+async function readRecordGroups(
+  file: string,
+  st: SourceRead['st'],
+  prev: SourceState | undefined,
+  groups: NonNullable<SourceAdapter['recordGroups']>,
+): Promise<SourceRead> {
+  const fingerprints = await groups.fingerprints(file);
+  const old = prev?.recordGroups;
+  const changed = [...fingerprints.keys()].filter((id) => old?.[id]?.fingerprint !== fingerprints.get(id));
+  const read = changed.length === 0 ? [] : await groups.read(file, old ? changed : undefined);
+  const entries: Record<string, RecordGroup> = {};
+  // a conversation gone from the database keeps its exchanges, like a deleted transcript file
+  for (const [id, g] of Object.entries(old ?? {})) if (!fingerprints.has(id) || fingerprints.get(id) === g.fingerprint) entries[id] = g;
+  const fromLine = old ? prev!.nextLine : 1;
+  const fromOffset = old ? prev!.parsedOffset : 0;
+  const lines: SourceLine[] = [];
+  let nextLine = fromLine;
+  let offset = fromOffset;
+  for (const g of read) {
+    const own = recordLines(g.records, nextLine, offset);
+    const end = own.length ? own[own.length - 1]!.offset + own[own.length - 1]!.bytes : offset;
+    // one read after the fingerprints: a conversation new since then is read again next time
+    entries[g.id] = { fingerprint: fingerprints.get(g.id) ?? '', lines: [nextLine, nextLine + own.length], bytes: [offset, end] };
+    lines.push(...own);
+    nextLine += own.length;
+    offset = end;
+  }
+  const replaced = Object.entries(old ?? {}).filter(([id]) => !entries[id] || entries[id] !== old![id]).map(([, g]) => g);
+  const chunk: LineChunk = { lines, endOffset: offset, nextLine, heldBackPartial: false };
+  return { st, fromOffset, fromLine, chunk, headHash: '', anchorHash: '', groups: { entries, replaced, full: !old } };
+}
+
+/**
+ * A transcript's state with its side files': they add to what its parse says (Cline's files touched), so one
+ * changing alone is a change of the source. Taken before they are read: a write after that is seen next run.
+ */
+async function withSideFiles(file: string, st: Pick<Stats, 'size' | 'mtimeMs'>, names: readonly string[]): Promise<{ size: number; mtimeMs: number }> {
+  const sides = await Promise.all(names.map((name) => stat(path.join(path.dirname(file), name)).catch(() => undefined)));
+  return sides.reduce((acc, s) => (s ? { size: acc.size + s.size, mtimeMs: Math.max(acc.mtimeMs, s.mtimeMs) } : acc), { size: st.size, mtimeMs: st.mtimeMs });
+}
+
+/** The side files present beside a transcript, by name; a missing or unreadable one is left out. */
+async function readSideFiles(file: string, names: readonly string[]): Promise<Map<string, string>> {
+  const side = new Map<string, string>();
+  for (const name of names) {
+    const text = await readSideFile(path.join(path.dirname(file), name)).catch(() => undefined);
+    if (text !== undefined) side.set(name, text);
+  }
+  return side;
+}
+
+async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
+  if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent) return false;
+  return onlyGrew(handle, size, prev);
+}
+
+/**
+ * The kept replay of a log that only grew since it was stored: it continues from the stored end. A log
+ * rewritten (VS Code's compaction to one whole state) or cut is replayed from its first line.
+ */
+async function grownLogReplay(file: string, handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<unknown> {
+  if (!adapter.replaysLog || adapter.agent !== prev.agent || prev.lastError) return undefined;
+  const replay = takeReplay(file, prev.parsedOffset);
+  return replay !== undefined && (await endsLine(handle, prev.parsedOffset)) && (await onlyGrew(handle, size, prev)) ? replay : undefined;
+}
+
+/**
+ * The byte before `offset` ends a line. A last line without its newline was replayed because it parsed;
+ * bytes appended to it would make it another line, so its log is replayed whole.
+ */
+async function endsLine(handle: FileHandle, offset: number): Promise<boolean> {
+  if (offset === 0) return true;
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, offset - 1);
+  return byte[0] === 0x0a;
+}
+
+/** The file still starts with the bytes it had and holds them up to the stored end: appended to, not rewritten. */
+async function onlyGrew(handle: FileHandle, size: number, prev: SourceState): Promise<boolean> {
+  if (size < prev.parsedOffset) return false;
+  const head = await hashRange(handle, 0, Math.min(HEAD_HASH_BYTES, prev.parsedOffset));
+  return head === prev.headHash && (await hashRange(handle, ...anchorRange(prev.parsedOffset))) === prev.anchorHash;
+}
+
+/** The bytes just before `offset`, whose hash detects a file rewritten in place with a longer body. */
+function anchorRange(offset: number): [start: number, length: number] {
+  const len = Math.min(HEAD_HASH_BYTES, offset);
+  return [offset - len, len];
+}
+
+async function hashRange(handle: FileHandle, start: number, length: number): Promise<string> {
+  if (length <= 0) return '';
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, start);
+  return hashBytes(buf.subarray(0, bytesRead));
+}
+
+function hashBytes(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+}

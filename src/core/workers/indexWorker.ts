@@ -1,0 +1,41 @@
+import { parentPort } from 'node:worker_threads';
+import { distillOfflineBatch } from '../distill/stage';
+import { prepareSource } from '../prepareSource';
+import { readSource } from '../sourceRead';
+import { ADAPTERS } from '../sources/registry';
+import { countTokens } from '../tokens';
+import type { IndexTask, WorkerReply } from './tasks';
+
+/**
+ * An index worker thread (pool.ts): one task at a time, answered in order. What it runs is what the indexer runs
+ * on its own thread for a small change: the same read, parse, segment and distill functions, through the
+ * adapters of the registry, so a format parses the same wherever it runs.
+ */
+const port = parentPort;
+if (!port) throw new Error('indexWorker.ts runs as a worker thread');
+
+port.on('message', (task: IndexTask) => {
+  run(task).then(
+    (result) => port.postMessage({ ok: true, result } satisfies WorkerReply),
+    (err: unknown) => port.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+  );
+});
+
+async function run(task: IndexTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'prepare': {
+      const adapter = ADAPTERS[task.adapter];
+      if (!adapter) throw new Error(`no adapter ${task.adapter}`);
+      const read = task.read ?? (await readSource(task.file, task.prev, adapter, task.project));
+      if (read === 'unchanged') return read;
+      return prepareSource(task.file, adapter, task.segment, read, { project: task.project, within: task.within, keepReplay: false });
+    }
+    case 'distill': {
+      const count = new Set(task.count);
+      const tokens = task.batch.filter((e) => count.has(e.n)).map((e) => ({ n: e.n, id: e.exchangeId, tokens: countTokens(e.verbatim) }));
+      return { distilled: await distillOfflineBatch(task.batch), tokens };
+    }
+    case 'count':
+      return task.texts.map(countTokens);
+  }
+}

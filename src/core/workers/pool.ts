@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { IndexTask, IndexTaskResult, WorkerReply } from './tasks';
+
+/**
+ * The index run's worker threads (indexWorker.ts): parsing, segmenting, token counts and offline distillation
+ * run there, so both cores work and the extension host's event loop stays free. Started on the first task, one
+ * task per thread at a time, the rest queued; a thread holds the process open only while it has a task, so a
+ * CLI that forgets `close()` still exits.
+ *
+ * A thread that cannot start or dies (a missing script, memory) fails its task and every later one with
+ * `PoolBroken`: the caller does that work on its own thread instead, so a run loses nothing to the pool.
+ */
+export class PoolBroken extends Error {}
+
+/** Threads at most: the work is CPU-bound; more threads than cores only share them, and each holds its own heap. */
+const MAX_THREADS = 4;
+
+export function defaultThreads(): number {
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return Math.max(1, Math.min(MAX_THREADS, cores));
+}
+
+/** The worker script beside this module: the bundle's (dist/indexWorker.js) or tsc's (out/src/core/workers/indexWorker.js). */
+export function workerScript(): string {
+  return path.join(__dirname, 'indexWorker.js');
+}
+
+interface Queued {
+  readonly task: IndexTask;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: Error) => void;
+}
+
+interface Thread {
+  readonly worker: Worker;
+  busy: Queued | undefined;
+}
+
+export class WorkerPool {
+  private readonly threads: Thread[] = [];
+  private readonly queue: Queued[] = [];
+  private broken: PoolBroken | undefined;
+  private closed = false;
+
+  constructor(
+    readonly size = defaultThreads(),
+    private readonly script = workerScript(),
+  ) {}
+
+  /** Runs one task on the first free thread; rejects with PoolBroken when the pool cannot run it. */
+  run<T extends IndexTask>(task: T): Promise<IndexTaskResult<T>> {
+    return new Promise<unknown>((resolve, reject) => {
+      if (this.broken || this.closed) return reject(this.broken ?? new PoolBroken('the index workers were closed'));
+      this.queue.push({ task, resolve, reject });
+      this.dispatch();
+    }) as Promise<IndexTaskResult<T>>;
+  }
+
+  /** Stops every thread (tasks still queued or running reject with PoolBroken). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failAll(new PoolBroken('the index workers were closed'));
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    this.threads.length = 0;
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.broken) {
+      let thread = this.threads.find((t) => !t.busy);
+      if (!thread && this.threads.length < this.size) thread = this.start();
+      if (!thread) return;
+      const next = this.queue.shift()!;
+      thread.busy = next;
+      thread.worker.ref();
+      thread.worker.postMessage(next.task);
+    }
+  }
+
+  private start(): Thread | undefined {
+    if (!existsSync(this.script)) {
+      this.failAll(new PoolBroken(`the index worker script ${this.script} is missing`));
+      return undefined;
+    }
+    let worker: Worker;
+    try {
+      worker = new Worker(this.script);
+    } catch (err) {
+      this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
+      return undefined;
+    }
+    const thread: Thread = { worker, busy: undefined };
+    worker.on('message', (reply: WorkerReply) => this.onReply(thread, reply));
+    worker.on('error', (err) => this.failAll(new PoolBroken(`an index worker failed: ${err.message}`)));
+    worker.on('exit', (code) => {
+      if (!this.closed) this.failAll(new PoolBroken(`an index worker stopped (exit code ${code})`));
+    });
+    worker.unref();
+    this.threads.push(thread);
+    return thread;
+  }
+
+  private onReply(thread: Thread, reply: WorkerReply): void {
+    const task = thread.busy;
+    thread.busy = undefined;
+    thread.worker.unref();
+    if (task) {
+      if (reply.ok) task.resolve(reply.result);
+      else task.reject(new Error(reply.error));
+    }
+    this.dispatch();
+  }
+
+  private failAll(err: PoolBroken): void {
+    if (!this.broken && !this.closed) for (const t of this.threads) void t.worker.terminate(); // what they still do is lost anyway
+    this.broken ??= err;
+    for (const t of this.threads) {
+      t.busy?.reject(err);
+      t.busy = undefined;
+    }
+    for (const q of this.queue.splice(0)) q.reject(err);
+  }
+}

@@ -1,0 +1,178 @@
+import { type CancellationSignal } from './cancellation';
+import { mapLimited } from './distill/pool';
+import { type PreparedSource, prepareSource } from './prepareSource';
+import type { SegmentOptions } from './segment';
+import { readSource, sourceChange, type SourceRead } from './sourceRead';
+import type { SourceAdapter } from './sources/adapter';
+import type { DiscoveredSource } from './sources/discover';
+import { ADAPTERS } from './sources/registry';
+import type { SourceState } from './store/rows';
+import type { Store, WriteResult } from './store/store';
+import { PoolBroken, type WorkerPool } from './workers/pool';
+import type { RunWorkers } from './workers/runWorkers';
+
+/** What one pass over the sources did (the index report's parse figures). */
+export interface SourcesPass {
+  readonly sources: number;
+  readonly parsed: number;
+  readonly unchanged: number;
+  readonly failed: Array<{ path: string; error: string }>;
+  readonly bytesParsed: number;
+  readonly exchangesWritten: number;
+  readonly duplicates: number;
+  readonly parseMs: number;
+  readonly cancelled: boolean;
+}
+
+/** A write group closes at this many parsed bytes or sources (measured: 4 MB / 64 sources halves write time). */
+const GROUP_BYTES = 4 * 1024 * 1024;
+const GROUP_SOURCES = 64;
+/**
+ * The first group is small and each next one twice as large, up to GROUP_BYTES: the first exchanges are searchable
+ * as soon as one source is parsed, not after the first 4 MB.
+ */
+const FIRST_GROUP_BYTES = 128 * 1024;
+/** Sources read ahead of the one being parsed here; with workers, sources given out per thread beyond those written. */
+const READ_AHEAD = 4;
+const AHEAD_PER_THREAD = 3;
+/** Sources looked at (stat'ed) at a time in the first look. */
+const LOOKS = 16;
+
+type Outcome = { readonly prepared: PreparedSource | 'unchanged' } | { readonly err: unknown };
+
+/**
+ * One pass over the sources: a first look at each (stats only) sets the unchanged ones aside; the others are
+ * read, parsed and segmented (by the worker threads when there is enough of it, else here, a few read ahead)
+ * and written in groups, one transaction each, always in discovery order: which file keeps an exchange two
+ * files hold, and so the store, does not depend on which thread finished first.
+ */
+export async function writeSources(
+  store: Store,
+  sources: readonly DiscoveredSource[],
+  segment: SegmentOptions,
+  onProgress: (p: { phase: 'parse'; done: number; total: number; file?: string }) => void,
+  token: CancellationSignal,
+  workers: RunWorkers,
+): Promise<SourcesPass> {
+  const started = performance.now();
+  let parsed = 0;
+  let bytesParsed = 0;
+  let exchangesWritten = 0;
+  let duplicates = 0;
+  const failed: Array<{ path: string; error: string }> = [];
+  const fail = async (path: string, agent: SourceAdapter['agent'], err: unknown): Promise<void> => {
+    const message = (err as Error).message;
+    failed.push({ path, error: message });
+    await store.recordSourceError(path, agent, message).catch(() => undefined);
+  };
+  // One read of every source's state: a lookup per file would queue behind the write in flight.
+  const known = await store.sourceStates();
+  const looks = await mapLimited(sources, LOOKS, (src) => sourceChange(src.path, known.get(src.path), src.adapter));
+  const changed = sources.filter((_, i) => looks[i]!.changed);
+  let unchanged = sources.length - changed.length;
+  const pool = workers.for({ bytes: looks.reduce((sum, l) => sum + (l.changed ? l.bytes : 0), 0) });
+
+  // Parsed sources wait here until a group is large enough to be worth one transaction.
+  let group: Array<{ src: DiscoveredSource; prepared: PreparedSource }> = [];
+  let groupBytes = 0;
+  let groupLimit = FIRST_GROUP_BYTES;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async (): Promise<void> => {
+    if (group.length === 0) return;
+    const batch = group;
+    group = [];
+    groupBytes = 0;
+    let results: WriteResult[] | undefined;
+    try {
+      results = await store.writeParses(batch.map((b) => b.prepared.write));
+    } catch {
+      results = undefined; // one bad source must not cost its neighbours: retry each alone below
+    }
+    for (const [j, { src, prepared }] of batch.entries()) {
+      let r = results?.[j];
+      if (!r) {
+        try {
+          r = await store.writeParse(prepared.write);
+        } catch (err) {
+          await fail(src.path, src.adapter.agent, err);
+          continue;
+        }
+      }
+      parsed++;
+      bytesParsed += prepared.bytes;
+      exchangesWritten += r.inserted;
+      duplicates += r.duplicates;
+    }
+  };
+
+  // Sources are started a few ahead of the one being written: a read is a chain of file system round trips,
+  // each of which waits for this thread, and a worker should never wait for the next source.
+  const ahead = pool ? pool.size * AHEAD_PER_THREAD : READ_AHEAD;
+  const outcomes = new Map<number, Promise<Outcome>>();
+  const start = (i: number): void => {
+    const src = changed[i];
+    if (src) outcomes.set(i, produce(src, known.get(src.path), segment, pool).then((prepared) => ({ prepared }), (err: unknown) => ({ err })));
+  };
+  for (let i = 0; i < ahead; i++) start(i);
+  for (const [i, src] of changed.entries()) {
+    if (token.isCancellationRequested) break;
+    onProgress({ phase: 'parse', done: unchanged + i, total: sources.length, file: src.path });
+    start(i + ahead);
+    const got = (await outcomes.get(i))!;
+    outcomes.delete(i);
+    try {
+      if ('err' in got) throw got.err;
+      if (got.prepared === 'unchanged') {
+        unchanged++;
+        continue;
+      }
+      group.push({ src, prepared: got.prepared });
+      groupBytes += got.prepared.bytes;
+      if (groupBytes >= groupLimit || group.length >= GROUP_SOURCES) {
+        // the write runs on SQLite's thread while the next sources are parsed; one write in flight
+        await writing;
+        writing = flush();
+        groupLimit = Math.min(GROUP_BYTES, groupLimit * 2);
+      }
+    } catch (err) {
+      await fail(src.path, src.adapter.agent, err);
+    }
+  }
+  // what was started and not taken (a cancelled run) settles before the run goes on
+  await Promise.all(outcomes.values());
+  await writing;
+  await flush();
+  return {
+    sources: sources.length,
+    parsed,
+    unchanged,
+    failed,
+    bytesParsed,
+    exchangesWritten,
+    duplicates,
+    parseMs: performance.now() - started,
+    cancelled: token.isCancellationRequested,
+  };
+}
+
+/**
+ * One source read and prepared: by a worker thread when there is a pool and the adapter is in the registry (a
+ * database source is read here, where SQLite is, and parsed there), else here. A pool that breaks costs nothing
+ * but time: the source is prepared here.
+ */
+async function produce(src: DiscoveredSource, prev: SourceState | undefined, segment: SegmentOptions, pool: WorkerPool | undefined): Promise<PreparedSource | 'unchanged'> {
+  const adapter = ADAPTERS.indexOf(src.adapter);
+  let read: SourceRead | 'unchanged' | undefined;
+  if (pool && adapter >= 0) {
+    if (src.adapter.readRecords) read = await readSource(src.path, prev, src.adapter, src.project);
+    if (read === 'unchanged') return read;
+    try {
+      return await pool.run({ kind: 'prepare', file: src.path, adapter, prev, read, segment, project: src.project, within: src.within });
+    } catch (err) {
+      if (!(err instanceof PoolBroken)) throw err;
+    }
+  }
+  read ??= await readSource(src.path, prev, src.adapter, src.project);
+  if (read === 'unchanged') return read;
+  return prepareSource(src.path, src.adapter, segment, read, { project: src.project, within: src.within });
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// A large agent history for indexing at scale (issue 41): the corpus's transcripts written again and again into a
+// temporary folder, each copy a different history to the indexer. Run `tsc -p .` first (the transcripts are the
+// files discovery finds in the corpus, out/src/core/sources/discover.js). Never commit what it writes.
+//
+//   node test/bench/growHistory.mjs CORPUS_DIR [--bytes 1e9] [--out DIR] [--seed 1]
+//
+// Prints the folder (a new temporary one unless --out) and what it holds as one JSON line. Copy k of a transcript:
+//   - lives under DIR/r<k>/ at the corpus's relative path, so discovery reads it as the same agent's;
+//   - has fresh ids: every UUID and long hex id (in the records and in its file name) replaced by one made from it
+//     and k, the same way everywhere, so sessions stay whole and no exchange id repeats across copies;
+//   - has varied words: in each text of prose (a JSON string with spaces; a markdown line that is not a heading
+//     or a marker), 8 % of the words replaced by corpus words, at least one, so no prompt or answer repeats and
+//     near-copy detection (search/copies.ts: same prompt, 90 % of lines shared) does not fold the copies.
+// Structure is kept: JSON keys and short values (types, roles, paths) are not touched; JSONL stays one record a
+// line; a pretty-printed JSON document is written pretty-printed.
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { bytes: { type: 'string', default: '1e9' }, out: { type: 'string' }, seed: { type: 'string', default: '1' } },
+});
+const corpus = positionals[0] ? resolve(positionals[0]) : undefined;
+if (!corpus) {
+  console.error('usage: growHistory.mjs CORPUS_DIR [--bytes 1e9] [--out DIR] [--seed 1]');
+  process.exit(2);
+}
+const target = Number(values.bytes);
+const seed = Number(values.seed);
+const out = values.out ? resolve(values.out) : mkdtempSync(join(tmpdir(), 'agent-recall-history-'));
+
+const { discoverSources } = createRequire(import.meta.url)(join(ROOT, 'out/src/core/sources/discover.js'));
+const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [corpus], includeSubagents: true });
+const files = sources.map((s) => ({ path: s.path, format: s.adapter.lineFormat, size: statSync(s.path).size }));
+const corpusBytes = files.reduce((a, f) => a + f.size, 0);
+const copies = Math.max(1, Math.ceil(target / corpusBytes));
+
+/** FNV-1a: a stable 32-bit hash, so every choice depends on the seed and the text only. */
+function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** mulberry32: a small seeded generator of floats in [0, 1). */
+function random(state) {
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (n, len) => n.toString(16).padStart(8, '0').repeat(Math.ceil(len / 8)).slice(0, len);
+const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const HEX_ID_RE = /\b[0-9a-f]{16,}\b/gi;
+/** An id of copy k: the same digits for the same id everywhere in the copy, a hex digit for a hex digit. */
+function freshIds(text, k) {
+  const one = (id) => {
+    let h = hash(`${seed}:${k}:${id.toLowerCase()}`);
+    return id.replace(/[0-9a-f]/gi, () => ((h = Math.imul(h ^ (h >>> 13), 0x5bd1e995) >>> 0), (h & 15).toString(16)));
+  };
+  return text.replace(UUID_RE, one).replace(HEX_ID_RE, one);
+}
+
+// Replacement words, drawn from the corpus's own prose as often as they occur there.
+const vocabulary = [];
+for (const f of files.slice(0, 200)) vocabulary.push(...(readFileSync(f.path, 'utf8').match(/\b[a-z]{3,12}\b/g) ?? []).slice(0, 2000));
+if (vocabulary.length === 0) vocabulary.push('alpha', 'beta', 'gamma');
+
+const NOISE = 0.08;
+const WORD_RE = /\b[A-Za-z]{2,}\b/g;
+/** `text` with NOISE of its words replaced by corpus words, at least one. */
+function varied(text, rand) {
+  const words = [...text.matchAll(WORD_RE)];
+  if (words.length === 0) return text;
+  const forced = Math.floor(rand() * words.length);
+  let i = -1;
+  return text.replace(WORD_RE, (w) => {
+    i++;
+    return i === forced || rand() < NOISE ? vocabulary[Math.floor(rand() * vocabulary.length)] : w;
+  });
+}
+
+/** Prose strings of a JSON value varied; keys and short values kept. */
+function variedValue(value, rand) {
+  if (typeof value === 'string') return value.length >= 12 && value.includes(' ') ? varied(value, rand) : value;
+  if (Array.isArray(value)) return value.map((v) => variedValue(v, rand));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, variedValue(v, rand)]));
+  return value;
+}
+
+/** A markdown line of prose (not a heading, a role marker, a rule, a quote of tool output, a comment). */
+const MARKER_RE = /^(?:#|_\*\*|\*\*|---|>|<!--|```)/;
+
+function copyOf(text, format, k, rand) {
+  if (format === 'markdown') return text.split('\n').map((line) => (MARKER_RE.test(line.trimStart()) || line.trim() === '' ? line : varied(line, rand))).join('\n');
+  if (format === 'json') {
+    try {
+      const doc = JSON.parse(text);
+      return JSON.stringify(variedValue(doc, rand), null, text.includes('\n') ? 2 : undefined);
+    } catch {
+      return text; // a document that does not parse is copied as it is (the indexer says what it is)
+    }
+  }
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.trim() === '') return line;
+      try {
+        return JSON.stringify(variedValue(JSON.parse(line), rand));
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
+}
+
+let written = 0;
+let count = 0;
+for (let k = 1; k <= copies && written < target; k++) {
+  for (const f of files) {
+    if (written >= target) break;
+    const rand = random(hash(`${seed}:${k}:${f.path}`));
+    const text = freshIds(copyOf(readFileSync(f.path, 'utf8'), f.format, k, rand), k);
+    const to = join(out, `r${k}`, freshIds(relative(corpus, f.path), k));
+    mkdirSync(dirname(to), { recursive: true });
+    writeFileSync(to, text);
+    written += Buffer.byteLength(text);
+    count++;
+  }
+  process.stderr.write(`copy ${k}/${copies}: ${(written / 1e6).toFixed(0)} MB\n`);
+}
+console.log(JSON.stringify({ dir: out, files: count, bytes: written, copies }));

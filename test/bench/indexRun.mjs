@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// One first index of a folder of transcripts through a build's core (its out/, compiled by tsc), as the extension
+// runs it (Memory.index: parse, segment, store, token counts, offline distillation, built-in embedding), timed stage
+// by stage. Prints one JSON line. Used by indexStages.mjs; runs any build that has the same front door, so a build
+// from before issue 41 is timed the same way:
+//   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append]
+// Stages are the progress phases the run reports (discover, parse, tokens, distill, embed), each with its elapsed
+// time and the process's CPU time (all threads). The event loop's longest stall is the longest gap between the
+// ticks of a 1 ms timer on the thread that runs the index, while it runs, as test/bench/liveWatch.mjs measures a
+// watch's. On a busy machine a gap is also time the thread waited for a core: indexStages.mjs runs an idle ticker
+// beside it for comparison. With --append, a Claude Code session of one exchange in a folder of its own is indexed
+// with the corpus; then one exchange is appended to it and the same index runs again: how long until the new
+// exchange is searchable (the run's parse stage: it is written there) and what that run read.
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: { build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' } },
+});
+const build = resolve(values.build);
+const require = createRequire(import.meta.url);
+const { Memory } = require(join(build, 'out/src/core/memory.js'));
+const { openEmbedder } = require(join(build, 'out/src/core/embed/openEmbedder.js'));
+
+// the event loop's stalls while the index runs (not while the process loads its code and the embedding model)
+let last = performance.now();
+let longestStall = 0;
+let stalls = 0;
+let watching = false;
+const ticker = setInterval(() => {
+  const now = performance.now();
+  const gap = now - last;
+  if (watching) {
+    longestStall = Math.max(longestStall, gap);
+    if (gap > 50) stalls++;
+  }
+  last = now;
+}, 1);
+
+const started = performance.now();
+const stages = {};
+let phase = 'open';
+let at = performance.now();
+let cpu = process.cpuUsage();
+const lap = (next) => {
+  const used = process.cpuUsage(cpu);
+  const s = (stages[phase] ??= { ms: 0, cpuMs: 0 });
+  s.ms += performance.now() - at;
+  s.cpuMs += (used.user + used.system) / 1000;
+  phase = next;
+  at = performance.now();
+  cpu = process.cpuUsage();
+};
+
+const memory = await Memory.open(values.db);
+const { embedder, notice } = await openEmbedder('built-in');
+if (!embedder) throw new Error(`no built-in model: ${notice}`);
+// the session an exchange is appended to (--append)
+const appendRoot = values.append ? mkdtempSync(join(tmpdir(), 'agent-recall-append-')) : undefined;
+const session = appendRoot ? join(appendRoot, 'projects', 'p', '0a0a0a0a-0000-4000-8000-000000000000.jsonl') : undefined;
+let ply = 0;
+const exchange = (word) => {
+  const record = (type, message) => {
+    ply++;
+    const uuid = `0a0a0a0a-0000-4000-8000-${String(ply).padStart(12, '0')}`;
+    const parentUuid = ply > 1 ? `0a0a0a0a-0000-4000-8000-${String(ply - 1).padStart(12, '0')}` : null;
+    return JSON.stringify({ parentUuid, isSidechain: false, userType: 'external', cwd: appendRoot, sessionId: '0a0a0a0a-0000-4000-8000-000000000000', version: '2.1.12', type, message, uuid, timestamp: new Date(Date.UTC(2026, 0, 1, 0, ply)).toISOString() });
+  };
+  return `${record('user', { role: 'user', content: `Why does the ${word} cache lose entries after a restart?` })}\n${record('assistant', {
+    model: 'claude', id: `msg_${ply}`, type: 'message', role: 'assistant',
+    content: [{ type: 'text', text: `The ${word} cache is kept in memory only; writing it to disk on shutdown and reading it back on start keeps its entries.` }],
+  })}\n`;
+};
+if (session) {
+  mkdirSync(join(appendRoot, 'projects', 'p'), { recursive: true });
+  writeFileSync(session, exchange('zebrafinch'));
+}
+const roots = [resolve(values.corpus), ...(appendRoot ? [appendRoot] : [])];
+const indexOptions = {
+  discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: roots, includeSubagents: true },
+  segment: { minChars: 100, maxPlies: 20 },
+  embed: { embedder },
+  ...(values.threads !== undefined ? { parallel: { threads: Number(values.threads) } } : {}),
+};
+lap('discover');
+watching = true;
+last = performance.now();
+const report = await memory.index(indexOptions, (p) => {
+  if (p.phase !== phase) lap(p.phase);
+});
+watching = false;
+lap('done');
+let appended;
+if (session) {
+  appendFileSync(session, exchange('quokkaberry'));
+  const t0 = performance.now();
+  let searchableMs;
+  const again = await memory.index(indexOptions, (p) => {
+    if (p.phase !== 'discover' && p.phase !== 'parse' && searchableMs === undefined) searchableMs = performance.now() - t0;
+  });
+  const runMs = performance.now() - t0;
+  const found = (await memory.search({ text: 'quokkaberry', mode: 'verbatim/bm25', limit: 3 })).hits.length;
+  appended = { searchableMs: Math.round(searchableMs ?? runMs), runMs: Math.round(runMs), parsed: again.parsed, unchanged: again.unchanged, bytesRead: again.bytesParsed, found };
+  rmSync(appendRoot, { recursive: true, force: true });
+}
+const stats = await memory.stats();
+await embedder.dispose();
+await memory.close();
+clearInterval(ticker);
+const storeBytes = ['', '-wal'].reduce((sum, s) => sum + (existsSync(values.db + s) ? statSync(values.db + s).size : 0), 0);
+const round = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { ms: Math.round(v.ms), cpuMs: Math.round(v.cpuMs) }]));
+console.log(
+  JSON.stringify({
+    wallMs: Math.round(performance.now() - started),
+    stages: round(stages),
+    exchanges: stats.exchanges,
+    distilled: stats.distilled,
+    tokensPending: stats.tokensPending,
+    bytesParsed: report.bytesParsed,
+    failed: report.failed.length,
+    storeBytes,
+    longestStallMs: Math.round(longestStall),
+    stallsOver50Ms: stalls,
+    ...(appended ? { appended } : {}),
+  }),
+);

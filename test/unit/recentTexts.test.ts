@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pairsNear, proximityForm } from '../../src/core/search/proximity';
+import { RecentTexts } from '../../src/core/search/recentTexts';
+import { createSearcher } from '../../src/core/search/searcher';
+import { MARK_END, MARK_START } from '../../src/core/search/snippet';
+import { openFixture, writeConversation } from './searchFixture';
+
+const text = (verbatim: string) => ({ prompt: 'p', verbatim });
+
+test('recent texts: the least recently used go first once the characters kept pass the bound', () => {
+  const recent = new RecentTexts(25); // prompt 1 + verbatim 9 = 10 characters a text
+  recent.keep(1, text('one......'));
+  recent.keep(2, text('two......'));
+  assert.ok(recent.text(1), 'kept, and now the most recently used');
+  recent.keep(3, text('three....'));
+  assert.equal(recent.text(2), undefined, 'the least recently used went');
+  assert.ok(recent.text(1) && recent.text(3));
+  recent.storeChanged();
+  assert.equal(recent.text(1), undefined, 'nothing kept after a change of the store');
+});
+
+test("a kept text's proximity form is proximity's own, made once", () => {
+  const recent = new RecentTexts();
+  const verbatim = 'User: Squash the refactor branch\nAssistant: Squashed.';
+  recent.keep(7, text(verbatim));
+  const form = recent.proximityForm(7, verbatim);
+  assert.equal(form, proximityForm(verbatim));
+  assert.equal(recent.proximityForm(7, verbatim), form);
+  assert.deepEqual([...pairsNear(verbatim, ['squash', 'branch'])], [0]);
+  assert.equal(recent.proximityForm(8, 'Not Kept'), 'not kept', 'a text not kept is put in its form all the same');
+});
+
+test('a searcher reads a text again once the store changed: its snippet is of the text as it is now', async () => {
+  const fx = await openFixture([]);
+  const conv = (said: string) => ({
+    file: 'c.jsonl',
+    agent: 'claude-code' as const,
+    project: '/p/c',
+    exchanges: [{ key: 'c0', text: `User: the zeppelin gearbox ${said}\nAssistant: done.`, startedAt: '2025-01-01T00:00:00Z' }],
+  });
+  try {
+    await writeConversation(fx.store, fx.dir, conv('rattles'));
+    const searcher = createSearcher(fx.reads);
+    const snippet = async () => (await searcher.search({ text: 'zeppelin gearbox', mode: 'verbatim/bm25' })).hits[0]!.snippet;
+    assert.match(await snippet(), /rattles/);
+    await writeConversation(fx.store, fx.dir, conv('squeaks'));
+    const now = await snippet();
+    assert.match(now, /squeaks/);
+    assert.ok(now.includes(`${MARK_START}zeppelin${MARK_END}`));
+  } finally {
+    await fx.store.close();
+  }
+});
