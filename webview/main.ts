@@ -186,7 +186,7 @@ function renderCandidate(c: Candidate, i: number): HTMLLIElement {
   const files = el('div', { class: 'files' });
   for (const f of c.files) {
     files.append(button([icon('file'), f.lines ? `${f.label}:${f.lines}` : f.label], () => openFile(c, f.path), {
-      class: 'file', title: `Open ${f.label}${f.lines ? ` at lines ${f.lines}` : ''} (${f.how})`,
+      class: 'file', title: `Open ${f.label} (${f.touched})`,
     }));
   }
   const rooms = el('div', { class: 'rooms' });

@@ -153,9 +153,8 @@ const TURN_ICON = { user: 'account', assistant: 'hubot', context: 'info' } as co
 
 function renderTurn(turn: Turn): HTMLElement {
   if (turn.kind === 'tools') {
-    const calls = turn.lines.filter((l) => l.startsWith('[tool] ')).length;
     const details = el('details', { class: 'tools' },
-      el('summary', {}, icon('tools'), `${calls || turn.lines.length} tool ${calls === 1 ? 'call' : 'calls'}`),
+      el('summary', {}, icon('tools'), turn.summary),
       codeBlock(turn.lines.join('\n'), ''));
     return details;
   }
@@ -179,7 +178,7 @@ function render(v: ExchangeView): void {
   const parts: HTMLElement[] = [header];
   if (v.card) {
     parts.push(el('aside', { class: 'card', 'aria-label': 'Distilled' },
-      el('div', { class: 'core' }, v.card.core),
+      ...(v.card.core ? [el('div', { class: 'core' }, v.card.core)] : []),
       ...(v.card.context ? [el('div', { class: 'context' }, v.card.context)] : []),
       el('div', { class: 'card-meta' }, [...v.card.rooms.map((r) => `# ${r}`), `distilled by ${v.card.distiller}`].join(' · '))));
   }
@@ -187,7 +186,7 @@ function render(v: ExchangeView): void {
     const files = el('div', { class: 'files' }, 'Files: ');
     for (const f of v.files) {
       files.append(button([icon('file'), f.lines ? `${f.label}:${f.lines}` : f.label], () => vscode.postMessage({ type: 'openFile', path: f.path }), {
-        class: `file ${f.how}`, title: `${f.how}${f.lines ? ` at lines ${f.lines}` : ''}: open ${f.label}`,
+        class: `file ${f.how}`, title: `${f.touched}: open ${f.label}`,
       }));
     }
     parts.push(files);

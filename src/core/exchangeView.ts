@@ -1,5 +1,5 @@
-import { parseVerbatim } from './exchangeMarkdown';
-import { formatLineRanges, headline } from './format';
+import { parseVerbatim, readableMarkdown } from './exchangeMarkdown';
+import { formatLineRanges, headline, touchedPhrase } from './format';
 import { AGENT_NAMES, type AgentKind, type DistilledView } from './model';
 import type { Neighbours } from './store/browse';
 import type { StoredExchange } from './store/rows';
@@ -39,12 +39,13 @@ export interface ExchangeView {
   readonly copies: readonly string[];
   readonly card?: DistilledCard;
   /** `path` as stored (what a click opens), `label` as shown. */
-  readonly files: ReadonlyArray<{ readonly path: string; readonly label: string; readonly how: string; readonly lines?: string }>;
+  readonly files: ReadonlyArray<{ readonly path: string; readonly label: string; readonly how: string; readonly lines?: string; /** "edited line 4" */ readonly touched: string }>;
   readonly turns: readonly Turn[];
 }
 
 export interface DistilledCard {
-  readonly core: string;
+  /** Absent when the title is the distilled core already (an exchange without a conversation title). */
+  readonly core?: string;
   readonly context?: string;
   readonly rooms: readonly string[];
   readonly distiller: string;
@@ -53,7 +54,19 @@ export interface DistilledCard {
 /** A turn of the conversation; tool calls and their outputs come as one collapsed group. */
 export type Turn =
   | { readonly kind: 'user' | 'assistant' | 'context'; readonly text: string }
-  | { readonly kind: 'tools'; readonly lines: readonly string[] };
+  | { readonly kind: 'tools'; readonly lines: readonly string[]; /** "3 tool calls", "1 tool result" */ readonly summary: string };
+
+/** What a collapsed group of tool lines holds, in words: its calls, else its outputs. */
+export function toolsSummary(lines: readonly string[]): string {
+  const calls = lines.filter((l) => l.startsWith('[tool] ')).length;
+  if (calls) return counted(calls, 'tool call');
+  const outputs = lines.filter((l) => l.startsWith('[result]') || l.startsWith('[error]')).length;
+  return outputs ? counted(outputs, 'tool output') : 'tool output';
+}
+
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 /** "Sat 3 Oct 2026, 10:12 UTC". */
 export function readableDate(iso: string | undefined): string {
@@ -68,9 +81,12 @@ export function readableDate(iso: string | undefined): string {
 export function exchangeView(e: StoredExchange, distilled?: DistilledView, neighbours?: Neighbours, now = Date.now()): ExchangeView {
   const named = e.title?.trim() ? { prompt: e.title } : { ...(distilled ? { core: distilled.exchangeCore } : {}), prompt: e.prompt };
   const approximate = e.startedAt ? approximateDate(e.datePrecision) : '';
+  const title = headline(named, 160);
+  // the card says the distilled core unless the title is that already
+  const core = distilled && headline({ core: distilled.exchangeCore, prompt: e.prompt }, 160) !== title ? visible(distilled.exchangeCore, { lines: true }) : undefined;
   return {
     exchangeId: e.exchangeId,
-    title: headline(named, 160),
+    title,
     tab: headline(named, 40),
     date: readableDate(e.startedAt),
     when: relativeDate(e.startedAt, now),
@@ -86,16 +102,18 @@ export function exchangeView(e: StoredExchange, distilled?: DistilledView, neigh
     ...(distilled
       ? {
           card: {
-            core: visible(distilled.exchangeCore, { lines: true }),
+            ...(core ? { core } : {}),
             ...(distilled.specificContext ? { context: visible(distilled.specificContext, { lines: true }) } : {}),
             rooms: distilled.rooms.map((r) => visible(r.label)),
             distiller: `${distilled.distiller}${distilled.model ? ` / ${distilled.model}` : ''}`,
           },
         }
       : {}),
-    files: e.filesTouched.map((f) => ({ path: f.path, label: visible(f.path), how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}) })),
+    files: e.filesTouched.map((f) => ({ path: f.path, label: visible(f.path), how: f.how, ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}), touched: touchedPhrase(f.how, f.lines) })),
     turns: parseVerbatim(e.verbatim)
       .filter((b) => b.kind === 'tools' || b.text.trim())
-      .map((b) => (b.kind === 'tools' ? { kind: 'tools', lines: b.lines.map((l) => visible(l, { lines: true })) } : { kind: b.kind, text: visible(b.text, { lines: true }) })),
+      .map((b) => (b.kind === 'tools'
+        ? { kind: 'tools', lines: b.lines.map((l) => visible(l, { lines: true })), summary: toolsSummary(b.lines) }
+        : { kind: b.kind, text: visible(readableMarkdown(b.text), { lines: true }) })),
   };
 }

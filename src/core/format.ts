@@ -1,4 +1,4 @@
-import type { LineRange } from './model';
+import type { LineRange, TouchKind } from './model';
 import { visible } from './visible';
 
 /** How an exchange and its touched lines are written wherever they are listed (panel, trees, hovers, viewer). */
@@ -20,5 +20,14 @@ export const NARROW_HEADLINE = 90;
 /** "3, 12–18": touched line ranges as people write them. */
 export function formatLineRanges(ranges: readonly LineRange[]): string {
   return ranges.map((r) => (r.start === r.end ? `${r.start}` : `${r.start}–${r.end}`)).join(', ');
+}
+
+const TOUCHED: Record<TouchKind, string> = { edit: 'edited', write: 'wrote', read: 'read', mention: 'mentioned' };
+
+/** "edited line 22", "edited lines 3, 12–18", "read": how an exchange touched a file, in words. */
+export function touchedPhrase(how: TouchKind, ranges: readonly LineRange[] | undefined): string {
+  if (!ranges?.length) return TOUCHED[how];
+  const one = ranges.length === 1 && ranges[0]!.start === ranges[0]!.end;
+  return `${TOUCHED[how]} ${one ? 'line' : 'lines'} ${formatLineRanges(ranges)}`;
 }
 

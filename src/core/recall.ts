@@ -2,7 +2,7 @@ import { AGENT_NAMES, type AgentKind, type Confidence } from './model';
 import { MARK_END, MARK_START } from './search/snippet';
 import type { Hit, SearchFilters, SearchResult } from './search/types';
 import type { ExchangeListing } from './store/browse';
-import { formatLineRanges, headline } from './format';
+import { formatLineRanges, headline, touchedPhrase } from './format';
 import { approximateDate, relativeDate, shortDate } from './time';
 import { visible } from './visible';
 
@@ -43,6 +43,8 @@ export interface CandidateFile {
   readonly how: string;
   /** "12–18" when the transcript recorded the touched lines. */
   readonly lines?: string;
+  /** "edited line 12", "read". */
+  readonly touched: string;
 }
 
 /**
@@ -215,6 +217,7 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
       label: visible(f.path),
       how: f.how,
       ...(f.lines?.length ? { lines: formatLineRanges(f.lines) } : {}),
+      touched: touchedPhrase(f.how, f.lines),
     })),
     rooms: hit.rooms.map((r) => ({ id: r.id, label: visible(r.label) })),
     confidence: hit.confidence,

@@ -121,8 +121,9 @@ export class ExchangeViewer extends Disposable {
         gone.push(`${touch.path} (no longer exists)`);
         continue;
       }
+      // no recorded lines: the file opens where it opens, with nothing selected (a selection would claim lines)
       const range = touch.lines?.[0];
-      return openAtLines(uri, range?.start ?? 1, range?.end ?? range?.start ?? 1, viewColumn);
+      return range ? openAtLines(uri, range.start, range.end, viewColumn) : vscode.window.showTextDocument(uri, { preview: true, viewColumn });
     }
     void vscode.window.showInformationMessage(`Agent Recall cannot open the file${gone.length > 1 ? 's' : ''} this exchange touched: ${visible(gone.slice(0, 4).join(', '))}${gone.length > 4 ? ', …' : ''}.`);
     return undefined;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
+import { headline, NARROW_HEADLINE, touchedPhrase } from '../core/format';
 import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate, shortDate } from '../core/time';
 import { visible } from '../core/visible';
@@ -47,11 +47,10 @@ export class FileHistoryView extends Disposable implements vscode.TreeDataProvid
     // date and agent lead, so a narrow side bar cuts the headline (shown whole in the tooltip), never them
     const item = new vscode.TreeItem(`${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]}`, vscode.TreeItemCollapsibleState.None);
     item.description = headline(e, NARROW_HEADLINE);
-    const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
     // plain text: a Markdown tooltip makes a link of a URL in it, even when appended as text
     item.tooltip = `${visible(e.core ?? e.prompt, { lines: true })}
 
-${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`;
+${shortDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${touchedPhrase(e.how, e.lines)}`;
     item.iconPath = new vscode.ThemeIcon(e.how === 'edit' || e.how === 'write' ? 'edit' : e.how === 'read' ? 'eye' : 'comment');
     item.command = { command: 'agentRecall.openExchange', title: 'Open Exchange', arguments: [e.exchangeId] };
     item.id = `${this.current}:${e.exchangeId}`;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { escapeInline } from '../core/exchangeMarkdown';
-import { formatLineRanges, headline, NARROW_HEADLINE } from '../core/format';
+import { headline, NARROW_HEADLINE, touchedPhrase } from '../core/format';
 import type { FileHistoryEntry } from '../core/memory';
 import { relativeDate } from '../core/time';
 import { visible } from '../core/visible';
@@ -73,6 +73,5 @@ function escapeCode(s: string): string {
 /** One hover line: a command link to the exchange with its headline (escaped), date, agent and how. */
 export function entryLine(e: FileHistoryEntry): string {
   const args = encodeURIComponent(JSON.stringify([e.exchangeId]));
-  const lines = e.lines?.length ? ` lines ${formatLineRanges(e.lines)}` : '';
-  return `- [${escapeInline(headline(e, NARROW_HEADLINE))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${e.how}${lines}`;
+  return `- [${escapeInline(headline(e, NARROW_HEADLINE))}](command:agentRecall.openExchange?${args} "Open the verbatim exchange") — ${relativeDate(e.startedAt)} · ${AGENT_NAMES[e.agent]} · ${touchedPhrase(e.how, e.lines)}`;
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { IndexEvent, IndexService } from './indexService';
 import { visible } from '../core/visible';
+import { modelName } from './embedderService';
 import { Disposable } from './lifecycle';
 import { RECALL_KEY } from './statusView';
 
@@ -24,6 +25,7 @@ export class StatusBar extends Disposable {
 
   private update(e: IndexEvent): void {
     const state = e.state;
+    this.item.accessibilityInformation = undefined;
     if (state === 'indexing') {
       this.item.text = `$(sync~spin) Agent Recall: indexing ${e.progress ?? ''}`.trim();
       this.item.tooltip = 'Agent Recall is indexing agent transcripts. Click for the index summary.';
@@ -41,10 +43,10 @@ export class StatusBar extends Disposable {
       return;
     }
     this.item.text = `$(history) Recall: ${s.exchanges} exchange${s.exchanges === 1 ? '' : 's'}`;
-    const semantic = s.semantic.on ? `semantic search on (${s.semantic.model})` : 'semantic search off';
-    this.item.tooltip = new vscode.MarkdownString().appendText(
-      `Agent Recall: ${s.exchanges} past agent exchanges in ${s.conversations} conversations; ${semantic}.\n\n` +
-        `${RECALL_KEY} recalls a past conversation. Click for the index summary.`,
-    );
+    const semantic = s.semantic.on ? `semantic search on (${modelName(s.semantic.model)})` : 'semantic search off';
+    const words = `Agent Recall: ${s.exchanges} past agent exchanges in ${s.conversations} conversations; ${semantic}.`;
+    this.item.tooltip = new vscode.MarkdownString().appendText(`${words}\n\n${RECALL_KEY} recalls a past conversation. Click for the index summary.`);
+    // a screen reader reads the item's label, else its tooltip's Markdown source (appendText's &nbsp; and \( included)
+    this.item.accessibilityInformation = { label: `${words} Click for the index summary.` };
   }
 }

@@ -97,7 +97,8 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   }
   if (s.droppedExchanges) items.push(item(`${counted(s.droppedExchanges, 'short exchange')} dropped`, 'filter'));
   if (s.sourcesWithErrors) items.push(unreadable(s));
-  if (s.lastIndexedAt) items.push(item('Last indexed', 'clock', s.lastIndexedAt.toLocaleTimeString()));
+  // short enough for a narrow side bar ("Indexed 10:27"); the date and seconds in the tooltip
+  if (s.lastIndexedAt) items.push(item('Indexed', 'clock', s.lastIndexedAt.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), `Last indexed ${s.lastIndexedAt.toLocaleString()}`));
   return items;
 }
 

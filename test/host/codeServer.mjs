@@ -127,7 +127,10 @@ export function codeServerCommand(runDir, { env = {}, settings = {} } = {}) {
   };
   const userDir = d('user');
   mkdirSync(join(userDir, 'User'), { recursive: true });
-  writeFileSync(join(userDir, 'User/settings.json'), JSON.stringify({ ...SETTINGS, ...settings }, null, 2));
+  // a fixture's own User settings (userDataDirs) are kept
+  const file = join(userDir, 'User/settings.json');
+  const before = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  writeFileSync(file, JSON.stringify({ ...SETTINGS, ...before, ...settings }, null, 2));
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VSCODE_|ELECTRON_RUN_AS_NODE$)/.test(k)));
   const fullEnv = {
     ...base,

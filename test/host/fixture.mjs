@@ -6,8 +6,8 @@
 //                           a Copilot Chat session log in chatSessions/, workspace.json naming <dir>/workspace
 //   <dir>/agents/gemini     GEMINI_CLI_HOME: .gemini/tmp/<sha256 of the workspace>/chats/session-*.json
 //   <dir>/user/User/globalStorage/saoudrizwan.claude-dev/tasks/<id>/   a Cline task (cwd in its environment details)
-//   <dir>/cursor/User/globalStorage/state.vscdb   Cursor's chat database (WAL), read because the machine settings
-//                           (<dir>/user/Machine/settings.json) name <dir>/cursor in agentRecall.sources.userDataDirs
+//   <dir>/cursor/User/globalStorage/state.vscdb   Cursor's chat database (WAL), read because the User settings
+//                           (<dir>/user/User/settings.json) name <dir>/cursor in agentRecall.sources.userDataDirs
 //   <dir>/xdg/data/opencode/opencode.db   OpenCode's database (WAL) under XDG_DATA_HOME: a session whose directory is
 //                           the workspace and one of another project
 //   <dir>/agents/continue   CONTINUE_GLOBAL_DIR: sessions/<id>.json (workspaceDirectory = the workspace) and sessions.json
@@ -65,12 +65,13 @@ export function materializeFixture(dir) {
   const clineTask = join(dir, 'user/User/globalStorage/saoudrizwan.claude-dev/tasks/1791190800000/api_conversation_history.json');
   write(clineTask, clineFixture(workspace));
 
-  // Cursor is another editor: its user-data folder is a (machine-scoped) setting
+  // Cursor is another editor: its user-data folder is a User setting (application scope: read in code-server,
+  // a remote window, from User settings; merged into the settings codeServer.mjs writes)
   const cursorDb = join(dir, 'cursor/User/globalStorage/state.vscdb');
   mkdirSync(dirname(cursorDb), { recursive: true });
   const made = spawnSync(process.execPath, [join(HERE, 'cursorDb.mjs'), cursorDb, workspace], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`cursorDb.mjs failed: ${made.stderr}`);
-  write(join(dir, 'user/Machine/settings.json'), JSON.stringify({ 'agentRecall.sources.userDataDirs': [join(dir, 'cursor')] }, null, 2));
+  write(join(dir, 'user/User/settings.json'), JSON.stringify({ 'agentRecall.sources.userDataDirs': [join(dir, 'cursor')] }, null, 2));
 
   // OpenCode reads $XDG_DATA_HOME/opencode
   const xdgDataHome = join(dir, 'xdg/data');

@@ -68,8 +68,8 @@ describe('Exchange viewer', () => {
     assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'tools', 'assistant'], 'the prompt, the tool calls, the answer');
     assert.match((v.turns[0] as { text: string }).text, /^Make the coupon check case-insensitive/);
     assert.ok(v.turns.some((t) => t.kind === 'tools' && t.lines.some((l) => /\[tool\] Edit .*src\/checkout\.js/.test(l))));
-    assert.ok(v.card && v.card.core.length > 5, 'the distilled object as a card');
-    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', label: 'src/checkout.js', how: 'edit', lines: '4' });
+    assert.ok(v.card && v.card.distiller && v.card.core !== v.title, 'the distilled object as a card that does not repeat the title');
+    assert.deepEqual(v.files.find((f) => f.path === 'src/checkout.js'), { path: 'src/checkout.js', label: 'src/checkout.js', how: 'edit', lines: '4', touched: 'edited line 4' });
   });
 
   it('steps to the next and previous exchange of the conversation in the same view, in the same group', async () => {
@@ -111,6 +111,20 @@ describe('Exchange viewer', () => {
     const ed = vscode.window.activeTextEditor!;
     assert.equal(ed.document.uri.fsPath, path.join(fixture().workspace, 'src/checkout.js'));
     assert.equal(ed.selection.start.line, 3);
+  });
+
+  it('opens a touched file whose lines are unknown with nothing selected (issue 39: Ctrl+Enter selected line 1)', async () => {
+    const id = await exchangeIdByPrompt('case-insensitive');
+    await withStore((s) => s.db.run("INSERT OR IGNORE INTO files_touched(exchange_n, path, how) SELECT n, 'src/cart.js', 'mention' FROM exchanges WHERE id = ?", [id]));
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('agentRecall.openTouchedFile', id, 'src/cart.js');
+      const ed = vscode.window.activeTextEditor!;
+      assert.equal(ed.document.uri.fsPath, path.join(fixture().workspace, 'src/cart.js'));
+      assert.ok(ed.selection.isEmpty, `no lines claimed: ${JSON.stringify(ed.selection)}`);
+    } finally {
+      await withStore((s) => s.db.run("DELETE FROM files_touched WHERE path = 'src/cart.js' AND how = 'mention' AND exchange_n = (SELECT n FROM exchanges WHERE id = ?)", [id]));
+    }
   });
 
   it('opens the edited file before a mentioned one, and never a file that no longer exists', async () => {

@@ -14,6 +14,53 @@ export const APP_FILES = {
     null,
     2,
   ) + '\n',
+  // the editor reads the sample as a TypeScript project: with these it shows no errors in the Problems panel
+  'tsconfig.json': `{
+  "compilerOptions": { "target": "es2022", "module": "nodenext", "moduleResolution": "nodenext", "strict": true, "jsx": "preserve", "noEmit": true, "types": [] },
+  "include": ["src", "test", "types"]
+}
+`,
+  'types/vendor.d.ts': `// The sample is never installed (it has no node_modules): these stand in for its dependencies' types, only as
+// far as its code uses them, so the editor shows what a real project shows: no errors.
+declare module 'express' {
+  export interface Request { body: any; params: Record<string, string>; query: Record<string, string | undefined>; session?: unknown }
+  export interface Response { json(body: unknown): Response; status(code: number): Response; end(): void; set(name: string, value: string): Response }
+  export type RequestHandler = (req: Request, res: Response, next: () => void) => void;
+  export interface Router { get(path: string, ...handlers: RequestHandler[]): Router; post(path: string, ...handlers: RequestHandler[]): Router; patch(path: string, ...handlers: RequestHandler[]): Router; delete(path: string, ...handlers: RequestHandler[]): Router }
+  export function Router(): Router;
+  interface App extends Router { use(...args: unknown[]): App; listen(port: number, ready?: () => void): { close(done?: () => void): void } }
+  function express(): App;
+  namespace express { function json(): RequestHandler }
+  export default express;
+}
+declare module 'express-session' {
+  export default function session(options: Record<string, unknown>): import('express').RequestHandler;
+}
+declare module 'express-rate-limit' {
+  export default function rateLimit(options: Record<string, unknown>): import('express').RequestHandler;
+}
+declare module 'better-sqlite3' {
+  interface Statement { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown; run(...params: unknown[]): { changes: number } }
+  export default class Database {
+    constructor(file: string);
+    pragma(statement: string): unknown;
+    exec(sql: string): void;
+    prepare(sql: string): Statement;
+    close(): void;
+  }
+}
+declare module 'node:test' {
+  export default function test(name: string, fn: () => void | Promise<void>): void;
+}
+declare module 'node:assert/strict' {
+  const assert: { equal(actual: unknown, expected: unknown, message?: string): void; deepEqual(actual: unknown, expected: unknown, message?: string): void; ok(value: unknown, message?: string): void };
+  export default assert;
+}
+declare const process: { env: Record<string, string | undefined>; on(event: string, listener: () => void): void; exit(code?: number): never };
+declare namespace JSX {
+  interface IntrinsicElements { [element: string]: Record<string, unknown> }
+}
+`,
   'README.md': `# larder
 
 Recipes and a shared shopping list for a household. \`npm run dev\` serves the API on :3000 and the web UI.

@@ -16,6 +16,15 @@ describe('First run and everyday use in the workbench', function () {
     await page?.close();
   });
 
+  it('gives the status item a label a screen reader reads as words (issue 39: it read Agent&nbsp;Recall… \\(built-in…\\))', async () => {
+    const item = page.locator('.part.statusbar .statusbar-item', { hasText: /Recall: \d+ exchanges/ }).first();
+    await item.waitFor({ timeout: 30_000 });
+    const labelled = item.locator('[aria-label]').first();
+    const label = (await item.getAttribute('aria-label')) ?? (await labelled.getAttribute('aria-label')) ?? '';
+    assert.match(label, /^Agent Recall: \d+ past agent exchanges in \d+ conversations; semantic search (on \(the built-in model\)|off)\./, label);
+    assert.doesNotMatch(label, /&nbsp;|\\/, label);
+  });
+
   it('names itself in the status bar; a click shows the summary in the Index view', async () => {
     const item = page.locator('.part.statusbar .statusbar-item', { hasText: /Recall: \d+ exchanges/ }).first();
     await item.waitFor({ timeout: 30_000 });

@@ -61,8 +61,9 @@ describe('Rooms of several projects, many rooms each', function () {
   it('groups rooms by project and folds the long tail of a type under "N more…"', async () => {
     await openContainer(page, 'Agent Recall');
     const rooms = await waitForView(page, 'Rooms');
-    // File History is empty here: fold it, so the list shows every row of the Rooms view (it renders the rows in sight)
-    await (await waitForView(page, 'File History')).locator('.pane-header').first().click();
+    // no file opened yet: no empty File History pane takes the side bar's room from the Rooms view (issue 39)
+    const history = page.locator('.part.sidebar .pane-header h3.title', { hasText: /^File History$/i });
+    assert.equal(await history.count(), 0, 'a File History pane before any file was opened');
     // projects first (the workspace holds two), each named by its folder; the most recent one open
     await waitForTreeItem(rooms, /^shop/, 180_000);
     await waitForTreeItem(rooms, /^tools/, 30_000);

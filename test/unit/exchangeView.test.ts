@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeInline, parseVerbatim } from '../../src/core/exchangeMarkdown';
-import { exchangeView, readableDate } from '../../src/core/exchangeView';
+import { escapeInline, parseVerbatim, readableMarkdown } from '../../src/core/exchangeMarkdown';
+import { exchangeView, readableDate, toolsSummary } from '../../src/core/exchangeView';
 import type { StoredExchange } from '../../src/core/store/rows';
 
 function exchange(verbatim: string, extra: Partial<StoredExchange> = {}): StoredExchange {
@@ -33,8 +33,9 @@ test('shapes the exchange viewer: title, readable date, approximate dates said s
   assert.equal(v.when, '1 month ago');
   assert.equal(v.approximate, undefined);
   assert.equal(v.position, 'exchange 2 of 3');
-  assert.deepEqual(v.card, { core: 'Fixed the rounding', context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' });
-  assert.deepEqual(v.files, [{ path: 'src/a.ts', label: 'src/a.ts', how: 'edit', lines: '4–6' }]);
+  assert.deepEqual(v.card, { context: 'Math.round', rooms: ['Rounding'], distiller: 'offline' }, 'the card does not repeat the title');
+  assert.equal(exchangeView(exchange('User: hi', { title: 'Coupons' }), distilled).card?.core, 'Fixed the rounding', 'under a conversation title the card says the core');
+  assert.deepEqual(v.files, [{ path: 'src/a.ts', label: 'src/a.ts', how: 'edit', lines: '4–6', touched: 'edited lines 4–6' }]);
   assert.deepEqual(v.turns.map((t) => t.kind), ['user', 'assistant', 'tools']);
   assert.deepEqual(v.copies, []);
   const copied = exchangeView(exchange('User: hi', { copies: [{ file: '/t/other.md', lineStart: 4, lineEnd: 9 }] }));
@@ -62,15 +63,73 @@ test('shows every text from the transcript with its hidden characters written ou
   assert.equal(v.title, 'Title ⟨U+202E⟩x');
   assert.equal(v.tab, 'Title ⟨U+202E⟩x', 'the tab title too');
   assert.equal(exchangeView(exchange('User: x', { title: `${'x'.repeat(38)}${RLO}yz` })).tab, `${'x'.repeat(38)}⟨U+202E⟩…`, 'a tab title is cut before its characters are written out');
-  assert.deepEqual(v.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit' }]);
+  assert.deepEqual(v.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit', touched: 'edited' }]);
   assert.deepEqual(v.card, { core: 'Renamed evil⟨U+202E⟩sts.js', context: 'a⟨U+2028⟩b', rooms: ['src/evil⟨U+202E⟩sts.js'], distiller: 'offline' });
   assert.deepEqual(v.turns, [
     { kind: 'user', text: 'open src/evil⟨U+202E⟩sts.js' },
     { kind: 'assistant', text: 'done⟨U+200B⟩' },
-    { kind: 'tools', lines: ['[tool] Read src/evil⟨U+202E⟩sts.js'] },
+    { kind: 'tools', lines: ['[tool] Read src/evil⟨U+202E⟩sts.js'], summary: '1 tool call' },
   ]);
   assert.match(v.session, /on branch main⟨U\+202E⟩$/);
   assert.match(v.transcript, /^\/t\/s⟨U\+202E⟩\.jsonl, lines/);
   // without a title, the headline (core/format.ts) shows them too
   assert.equal(exchangeView(exchange(`User: x`, {}), distilled).title, 'Renamed evil⟨U+202E⟩sts.js');
+});
+
+test('tool groups say what they hold with the right number: "1 tool call", "2 tool calls", outputs alone as outputs', () => {
+  assert.equal(toolsSummary(['[tool] Read a']), '1 tool call');
+  assert.equal(toolsSummary(['[tool] Read a', '[result] x', '[tool] Edit a']), '2 tool calls');
+  assert.equal(toolsSummary(['[result] ok']), '1 tool output', 'a lone output is no "1 tool calls"');
+  assert.equal(toolsSummary(['[result] ok', '[error] no']), '2 tool outputs');
+  const v = exchangeView(exchange('User: x\n\n[result] ok\n\nAssistant: done'));
+  assert.deepEqual(v.turns[1], { kind: 'tools', lines: ['[result] ok'], summary: '1 tool output' });
+});
+
+test("an export's run-together bold titles get a paragraph each; empty code fences go; code stays as written (issue 39)", () => {
+  // as SpecStory exports Copilot's thinking titles and tool calls
+  const exported = [
+    '**Inspecting context_store.py for SQLite****Investigating SQLite concurrency issues**',
+    '',
+    'I plan to add retries.**Correcting parameter name****Analyzing SQLite**',
+    '```',
+    '',
+    '```',
+    '**Adjusting import order**',
+    '```python',
+    '```',
+    '**Preparing final response**Simultaneous writes timed out.',
+    '```',
+    '```',
+    'Done: `a****b` stays.',
+    '```',
+    'x = "**a****b**"',
+    '```',
+  ].join('\n');
+  assert.equal(readableMarkdown(exported), [
+    '**Inspecting context_store.py for SQLite**',
+    '',
+    '**Investigating SQLite concurrency issues**',
+    '',
+    'I plan to add retries.',
+    '',
+    '**Correcting parameter name**',
+    '',
+    '**Analyzing SQLite**',
+    '',
+    '**Adjusting import order**',
+    '',
+    '**Preparing final response**',
+    '',
+    'Simultaneous writes timed out.',
+    '',
+    'Done: `a****b` stays.',
+    '```',
+    'x = "**a****b**"',
+    '```',
+  ].join('\n'));
+  const v = exchangeView(exchange(`User: why locked?\n\nAssistant: ${exported}`));
+  const answer = v.turns[1] as { text: string };
+  assert.doesNotMatch(answer.text.split('Done')[0]!, /\*\*\*\*/, 'no literal asterisks outside code');
+  assert.doesNotMatch(answer.text, /```\n\n```/, 'no empty fence');
+  assert.equal(readableMarkdown('plain **bold** text\n\n    indented ****'), 'plain **bold** text\n\n    indented ****');
 });

@@ -160,6 +160,16 @@ test('project: the workspace folder whose sha256 is the projectHash; another wor
   assert.deepEqual(await discoverSources({ ...options, workspaceRoots: [path.join(path.dirname(home), 'other')] }), []);
 });
 
+test("one project rule for every agent: a Gemini CLI session of another project in a folder the user named is not this workspace's (issue 39)", async () => {
+  const { home, file } = await geminiHome('elsewhere');
+  const options = { claudeRoots: [], codexRoots: [], agentRoots: [], extraRoots: [home], includeSubagents: true };
+  // its projectHash is another folder's and no .project_root names one: it was attributed to the workspace
+  assert.deepEqual(await discoverSources({ ...options, workspaceRoots: ['/home/dev/tidepool'] }), []);
+  await writeFile(path.join(home, 'tmp', 'elsewhere', '.project_root'), '/home/dev/tidepool/app\n');
+  const found = await discoverSources({ ...options, workspaceRoots: ['/home/dev/tidepool'] });
+  assert.deepEqual(found.map((s) => [s.path, s.project]), [[file, '/home/dev/tidepool/app']], 'where its records place it, it counts');
+});
+
 test('project: a slug folder names its project in .project_root', async () => {
   const { home, file } = await geminiHome('tidepool');
   await writeFile(path.join(home, 'tmp', 'tidepool', '.project_root'), '/home/dev/tidepool\n');

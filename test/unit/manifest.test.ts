@@ -16,8 +16,12 @@ const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
     viewsWelcome: { view: string; contents: string; when?: string }[];
     languageModelTools: { name: string; modelDescription: string }[];
     menus: { commandPalette: { command: string; when: string }[] };
+    walkthroughs: { steps: { id: string; description: string; media: { markdown?: string } }[] }[];
+    configuration: { properties: Record<string, { scope?: string }> };
   };
 };
+const steps = manifest.contributes.walkthroughs[0]!.steps;
+const walkthroughPage = (id: string): string => readFileSync(path.join(ROOT, steps.find((st) => st.id === id)!.media.markdown!), 'utf8');
 
 const emptyIndexWelcome = manifest.contributes.viewsWelcome.find(
   (w) => w.view === 'agentRecall.status' && w.when === 'workspaceFolderCount > 0',
@@ -34,6 +38,8 @@ test('the extension description says how many agents it reads, and names the mos
 const texts: [string, string | undefined][] = [
   ["the empty Index view's welcome", emptyIndexWelcome?.contents],
   ["the search tool's model description", searchTool?.modelDescription],
+  ["the walkthrough's first step", steps[0]?.description],
+  ["the walkthrough's first page", walkthroughPage('sources')],
 ];
 
 for (const [where, text] of texts) {
@@ -47,4 +53,27 @@ for (const [where, text] of texts) {
 test('"Recall About This File" is offered in the command palette only once the File History view shows a file (it failed with "Open a file first.")', () => {
   const entry = manifest.contributes.menus.commandPalette.find((m) => m.command === 'agentRecall.recallAboutFile');
   assert.equal(entry?.when, 'agentRecall.fileHistoryShowsFile', 'the context key fileHistoryView.ts sets');
+});
+
+test('walkthrough steps show no Markdown code spans, which VS Code draws as literal backticks there (issue 39)', () => {
+  assert.deepEqual(steps.filter((st) => st.description.includes('`')).map((st) => st.id), []);
+});
+
+test("the walkthrough's example queries are about the sample workspace's conversations (issue 39)", () => {
+  const sample = readFileSync(path.join(ROOT, 'test/sample/sessions.mjs'), 'utf8').toLowerCase();
+  const examples = [...walkthroughPage('recall').matchAll(/^- \*(.+)\*$/gm)].map((m) => m[1]!);
+  assert.equal(examples.length, 3);
+  for (const example of examples) {
+    const words = example.toLowerCase().match(/[a-z0-9/]{4,}/g) ?? [];
+    const found = words.filter((w) => sample.includes(w.replace(/s$/, '')));
+    assert.ok(found.length >= words.length * 0.6, `"${example}": only ${found.join(', ')} are in the sample`);
+  }
+});
+
+test('folders to read transcripts from are User settings that remote windows read too, never machine-scoped (issue 39)', () => {
+  const props = manifest.contributes.configuration.properties;
+  const folders = ['sources.extraRoots', 'sources.claudeCode.roots', 'sources.codex.roots', 'sources.userDataDirs'].map((k) => `agentRecall.${k}`);
+  // machine: a value in User settings is ignored in a remote window (0 sources, silently); application: User
+  // settings only, so a workspace cannot point indexing elsewhere either
+  assert.deepEqual(folders.map((k) => props[k]?.scope), folders.map(() => 'application'));
 });

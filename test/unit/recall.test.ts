@@ -29,7 +29,7 @@ test('shapes a hit into a candidate: headline, date, files with lines, rooms, wh
   assert.equal(c.distilled, false);
   assert.equal(c.when, '3 days ago');
   assert.equal(c.date, '2026-11-20');
-  assert.deepEqual(c.files, [{ path: 'src/cart.js', label: 'src/cart.js', how: 'edit', lines: '4, 9–12' }, { path: 'README.md', label: 'README.md', how: 'mention' }]);
+  assert.deepEqual(c.files, [{ path: 'src/cart.js', label: 'src/cart.js', how: 'edit', lines: '4, 9–12', touched: 'edited lines 4, 9–12' }, { path: 'README.md', label: 'README.md', how: 'mention', touched: 'mentioned' }]);
   assert.deepEqual(c.rooms, [{ id: 'concept:cart', label: 'Cart' }]);
   assert.equal(c.why, 'Your words “cart”, “total” in the conversation and its summary');
   assert.equal(toCandidate({ ...hit, core: 'Cart test added', context: '2250 cents' }).headline, 'Cart test added');
@@ -50,7 +50,7 @@ test('a candidate shows every text from the transcript with its hidden character
   assert.equal(c.headline, 'Open evil⟨U+202E⟩sts.js');
   assert.equal(c.title, 'T⟨U+202E⟩');
   assert.equal(c.context, 'x⟨U+2028⟩y');
-  assert.deepEqual(c.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit' }]);
+  assert.deepEqual(c.files, [{ path: `src/evil${RLO}sts.js`, label: 'src/evil⟨U+202E⟩sts.js', how: 'edit', touched: 'edited' }]);
   assert.deepEqual(c.rooms, [{ id: 'file:e', label: 'evil⟨U+202E⟩sts.js' }]);
   assert.deepEqual(c.snippet, [{ text: '…', mark: false }, { text: 'evil', mark: true }, { text: '⟨U+202E⟩sts.js…', mark: false }]);
   assert.equal(c.more?.conversation.label, 'T⟨U+202E⟩');

@@ -1,5 +1,5 @@
 import type { HitRow } from '../store/hitRows';
-import { type ConfidenceEvidence, confidenceOf, confidencesByRank } from './confidence';
+import { type ConfidenceEvidence, confidenceOf, confidencesByRank, SELECTIVE_TRUST } from './confidence';
 import type { Fused } from './fusion';
 import type { TermStats } from './idf';
 import { IDF_FLOOR } from './lexiconBm25';
@@ -78,7 +78,7 @@ export async function firstConfidence(stats: TermStats, kept: readonly Fused[], 
   if (!text) return 'low';
   const { terms } = c.ask;
   const coverage = coverageOf(c.snippetOf(first.n, text.verbatim).matchedTerms, terms, await stats.idf(terms));
-  return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) });
+  return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept) }, SELECTIVE_TRUST);
 }
 
 /** Where else the exchange of `row` was saved: its exact copies, and the near copies folded into it with theirs. */

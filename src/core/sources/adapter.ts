@@ -116,6 +116,12 @@ export interface SourceAdapter {
    * the head names none; `workspaceRoots` are the candidates a hash is checked against.
    */
   locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
+  /**
+   * The file is of a form that records no project at all (Copilot Chat's "Chat: Export Chat…"): found in a
+   * folder the user named for this workspace, it is this workspace's. Every other session counts only where
+   * its records place it, whatever the agent.
+   */
+  recordsNoProject?(file: string): boolean;
   parse(input: ParseInput): ParseOutput;
 }
 

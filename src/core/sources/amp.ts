@@ -3,6 +3,7 @@ import type { ConversationMeta, Message, MessageKind, ToolResult } from '../mode
 import { arr, obj, type ParseInput, type ParseOutput, parseJsonDocument, SkipCounter, type SourceAdapter, str } from './adapter';
 import { uriToPath } from './copilot';
 import { arraySpans } from './jsonSpans';
+import { readSideFile } from './lines';
 import { appendText, hasContent, isoFromAny, type RecordSpan, spanMessage } from './message';
 import { diffHunkRanges } from './unifiedDiff';
 
@@ -38,10 +39,12 @@ export const ampAdapter: SourceAdapter = {
   },
   // the document's first lines hold `env` only when it is small: the parse takes the project from the whole of it
   probeProject: (head) => projectFromText(head.map((l) => l.text).join('\n')),
+  // beyond the head (a one-line document, `env` after the messages): read as far as a side file is
+  locateProject: async (file) => projectFromText(await readSideFile(file).catch(() => '')),
   parse,
 };
 
-/** The workspace root as the head of the document names it (the parse reads the whole `env`). */
+/** The workspace root as the document's text names it (the parse reads the whole `env`). */
 function projectFromText(text: string): string | undefined {
   const m = /"trees"\s*:\s*\[\s*\{[^\]]*?"uri"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(text);
   if (!m) return undefined;

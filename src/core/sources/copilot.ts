@@ -44,6 +44,8 @@ export const copilotAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
+  // an export, saved anywhere: not in a chatSessions folder, whose workspace.json names the project
+  recordsNoProject: (file) => !SESSIONS_DIR_RE.test(file),
   parse: (input) => {
     const doc = parseJsonDocument(input.file, input.lines);
     return toOutput(input, doc, arraySpans(input.lines, ['requests']), new SkipCounter());

@@ -204,8 +204,9 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
       adapter.probeProject(head) ??
       (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
       listedProject.get(file);
-    // a session that records no project, in a folder the user named for this workspace, is this workspace's
-    const project = recorded ?? (named ? options.workspaceRoots[0] : undefined);
+    // one rule for every agent: a session counts where its records place it; only a file of a form that records
+    // no project (a chat export), in a folder the user named for this workspace, is this workspace's
+    const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);
     if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
     if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });

@@ -68,7 +68,8 @@ async function locateProject(file: string): Promise<string | undefined> {
   const session = path.dirname(path.dirname(path.dirname(file)));
   const state = obj(jsonOrUndefined(await readSideFile(path.join(session, 'state.json')).catch(() => undefined)));
   if (str(state?.['workDir'])) return str(state!['workDir']);
-  const index = await readSideFile(path.join(path.dirname(path.dirname(session)), 'session_index.jsonl')).catch(() => '');
+  // <home>/sessions/<workDirKey>/<id>: the index is in <home>
+  const index = await readSideFile(path.join(path.dirname(path.dirname(path.dirname(session))), 'session_index.jsonl')).catch(() => '');
   const id = path.basename(session);
   let workDir: string | undefined;
   for (const line of index.split('\n')) {
