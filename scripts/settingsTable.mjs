@@ -27,7 +27,8 @@ export function settingsTable(manifest) {
   const lines = ['| setting | default | what it does |', '| --- | --- | --- |'];
   for (const [id, p] of rows) {
     const what = cell(p.markdownDescription ?? p.description ?? '');
-    const scope = p.scope === 'machine' ? ' *(user settings only)*' : '';
+    // machine and application scopes are read from User settings only: a workspace cannot set them
+    const scope = p.scope === 'machine' || p.scope === 'application' ? ' *(user settings only)*' : '';
     lines.push(`| \`${id}\` | ${shown(p.default)} | ${what}${scope} |`);
   }
   return lines.join('\n');
