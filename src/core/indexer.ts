@@ -62,15 +62,8 @@ export interface StageTime {
   readonly cpuMs: number;
 }
 
-export interface IndexReport {
-  readonly sources: number;
-  readonly parsed: number;
-  readonly unchanged: number;
-  readonly failed: Array<{ path: string; error: string }>;
-  readonly bytesParsed: number;
-  readonly exchangesWritten: number;
-  readonly duplicates: number;
-  readonly parseMs: number;
+/** A run's report: its pass over the sources (parse figures), then each later stage's. */
+export interface IndexReport extends SourcesPass {
   readonly tokensCounted: number;
   /** Absent when the stage did not run (cancelled before it, or no distiller). */
   readonly distill?: DistillReport;
@@ -83,7 +76,6 @@ export interface IndexReport {
   readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
   /** Each stage's time: discover, parse (read, parse, segment, store), tokens, distill, embed. */
   readonly stages: Partial<Record<IndexProgress['phase'], StageTime>>;
-  readonly cancelled: boolean;
 }
 
 export async function indexWorkspace(
