@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, TouchKind } from '../model';
-import { headRecords, jsonOrUndefined, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { headRecords, jsonOrUndefined, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import { uriToPath } from './copilot';
 import { readSideFile, type SourceLine } from './lines';
-import { hasContent, isoFromAny, newMessage } from './message';
+import { isoFromAny, newMessage } from './message';
 
 /**
  * Google Antigravity, its plain-text parts only (read from deja-vu's reader and its tests, and agentsview's; no capture):
@@ -65,24 +66,14 @@ async function locateProject(file: string): Promise<string | undefined> {
   return workspace ? (uriToPath(workspace) ?? workspace) : undefined;
 }
 
-class TranscriptParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class TranscriptParser extends JsonlConversationParser {
   private project: string | undefined;
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
+  protected override finish(): void {
     this.addNotes();
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
   }
 
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const content = str(rec['content']) ?? '';
     const time = isoFromAny(rec['created_at']);
     const step = rec['step_index'];
@@ -135,7 +126,7 @@ class TranscriptParser {
     return m;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const resume = this.input.resume;
     const project = resume?.project ?? this.project;
     const startedAt = resume?.startedAt ?? messages.find((m) => m.timestamp)?.timestamp;

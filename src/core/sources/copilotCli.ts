@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } from '../model';
-import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import { readFlatYaml } from './flatYaml';
 import { readSideFile, type SourceLine } from './lines';
-import { appendText, hasContent, newMessage, parseToolArguments } from './message';
+import { appendText, newMessage, parseToolArguments } from './message';
 import { diffHunkRanges } from './unifiedDiff';
 
 /**
@@ -79,27 +80,14 @@ interface LogFacts {
 }
 
 /** One pass over the events: consecutive assistant events make one reply, consecutive results one message. */
-class EventLogParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class EventLogParser extends JsonlConversationParser {
   private readonly facts: LogFacts = {};
   /** Calls by id, to complete a request's call from its start event. */
   private readonly calls = new Map<string, BuiltCall>();
   /** Calls recorded without an id (some builds' start events), oldest first, until a result answers them. */
   private readonly unanswered: ToolCall[] = [];
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
-  }
-
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const type = str(rec['type']) ?? '';
     const data = obj(rec['data']);
     if (!data) return this.skips.add('unknown-record', line.line);
@@ -215,7 +203,7 @@ class EventLogParser {
     return m;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const f = this.facts;
     const resume = this.input.resume;
     const workspace = readFlatYaml(this.input.side?.get(WORKSPACE_FILE) ?? '');

@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } from '../model';
-import { arr, headRecords, jsonOrUndefined, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, jsonOrUndefined, num, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, linesFromZeroOffset, newMessage } from './message';
+import { appendText, linesFromZeroOffset, newMessage } from './message';
 
 /**
  * Factory Droid (factory.ai's `droid`; its source is not public, so this follows other projects' readers, one of
@@ -55,23 +56,10 @@ interface DroidFacts {
   subagent?: boolean;
 }
 
-class DroidSessionParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class DroidSessionParser extends JsonlConversationParser {
   private readonly facts: DroidFacts = {};
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
-  }
-
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const type = str(rec['type']) ?? '';
     if (type === 'session_start') {
       const title = (str(rec['title']) ?? str(rec['sessionTitle']))?.trim();
@@ -135,7 +123,7 @@ class DroidSessionParser {
     return m;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const f = this.facts;
     const resume = this.input.resume;
     const settings = obj(jsonOrUndefined(this.input.side?.get(settingsName(this.input.file))));

@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolCall } from '../model';
-import { arr, headRecords, jsonOrUndefined, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, jsonOrUndefined, num, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import { readSideFile, type SourceLine } from './lines';
-import { hasContent, isoFromAny, newMessage, parseToolArguments } from './message';
+import { isoFromAny, newMessage, parseToolArguments } from './message';
 
 /**
  * Kimi Code (MoonshotAI/kimi-code, `packages/agent-core/src/agent/records/types.ts`, `loop/events.ts`,
@@ -85,29 +86,19 @@ interface KimiFacts {
   startedAt?: string;
 }
 
-class KimiWireParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class KimiWireParser extends JsonlConversationParser {
   private readonly facts: KimiFacts = {};
   /** The reply each open step fills, by its uuid. */
   private readonly steps = new Map<string, Message>();
   /** Tool results already read (a result may be recorded as a loop event and as a context message). */
   private readonly results = new Set<string>();
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
+  protected override finish(): void {
     // a streamed reply is its parts joined as they came
     for (const m of this.messages) m.text = m.text.trim();
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
   }
 
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const type = str(rec['type']) ?? '';
     const time = isoFromAny(num(rec['time']));
     switch (type) {
@@ -209,7 +200,7 @@ class KimiWireParser {
     return m;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const file = this.input.file;
     const resume = this.input.resume;
     const session = path.basename(path.dirname(path.dirname(path.dirname(file))));

@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import type { ConversationMeta, LineRange, Message, MessageKind, ToolCall, ToolResult } from '../model';
-import { arr, headRecords, num, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, num, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, isoFromAny, newMessage } from './message';
+import { appendText, isoFromAny, newMessage } from './message';
 
 /**
  * Pi (badlogic/pi-mono `packages/coding-agent`, `docs/session.md`, `src/core/session-manager.ts`):
@@ -42,23 +43,10 @@ interface PiFacts {
   parentSessionId?: string;
 }
 
-class PiSessionParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class PiSessionParser extends JsonlConversationParser {
   private readonly facts: PiFacts = {};
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
-  }
-
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const type = str(rec['type']) ?? '';
     switch (type) {
       case 'session':
@@ -166,7 +154,7 @@ class PiSessionParser {
     return this.input.resume?.sessionId ?? this.facts.sessionId;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const f = this.facts;
     const resume = this.input.resume;
     const identity = resume

@@ -1,8 +1,9 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolResult } from '../model';
-import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, obj, type SourceAdapter, str } from './adapter';
+import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
-import { appendText, hasContent, newMessage } from './message';
+import { appendText, newMessage } from './message';
 import { diffHunkRanges } from './unifiedDiff';
 
 /**
@@ -45,24 +46,11 @@ interface ChatFacts {
 }
 
 /** One pass over a chat log: consecutive model records make one reply, consecutive results one message. */
-class ChatLogParser {
-  private readonly skips = new SkipCounter();
-  private readonly messages: Message[] = [];
+class ChatLogParser extends JsonlConversationParser {
   private readonly facts: ChatFacts = {};
   private readonly seen = new Set<string>();
 
-  constructor(private readonly input: ParseInput) {}
-
-  run(): ParseOutput {
-    for (const line of this.input.lines) this.consume(line);
-    const messages = this.messages.filter(hasContent);
-    const conversations = messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(messages), messages }];
-    return { conversations, skipped: this.skips.lines };
-  }
-
-  private consume(line: SourceLine): void {
-    const rec = parseJsonLine(line, this.skips);
-    if (!rec) return;
+  protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const uuid = str(rec['uuid']);
     if (uuid !== undefined) {
       // a resumed session may write a record again with its uuid
@@ -131,7 +119,7 @@ class ChatLogParser {
     return m;
   }
 
-  private buildMeta(messages: readonly Message[]): ConversationMeta {
+  protected buildMeta(messages: readonly Message[]): ConversationMeta {
     const f = this.facts;
     const resume = this.input.resume;
     // resumed mid-file: the identity was fixed when the head was parsed (the conversation key derives from it)
