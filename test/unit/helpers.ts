@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { RecallError } from '../../src/core/errors';
 import type { Db } from '../../src/core/store/db';
+import { conversationKey, segmentConversation } from '../../src/core/segment';
+import type { Store } from '../../src/core/store/store';
 import type { Conversation, Message, MessageKind, ToolCall, ToolResult } from '../../src/core/model';
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
@@ -101,4 +103,27 @@ export function splitQuoted(text: string): { outside: string[]; quoted: string[]
     else quoted.push(line);
   }
   return { outside, quoted };
+}
+
+/**
+ * `messages` written as conversation `session` of `project` (its own source file) into `store`, as one full parse;
+ * returns its exchanges' row numbers and ids in order.
+ */
+export async function storeConversation(store: Store, session: string, messages: Message[], project?: string): Promise<Array<{ n: number; id: string }>> {
+  const base = conversation(messages, project);
+  const conv = { ...base, sourceFile: `/tmp/${session}.jsonl`, meta: { ...base.meta, sessionId: session } };
+  const seg = segmentConversation(conv, { minChars: 10, maxPlies: 20 });
+  await store.writeParse({
+    state: {
+      path: conv.sourceFile, agent: 'claude-code', size: 100, mtimeMs: 1, headHash: session, anchorHash: 'a',
+      parsedOffset: 100, nextLine: 99, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
+    },
+    full: true, fromOffset: 0, fromLine: 1,
+    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
+    exchanges: seg.exchanges, dropped: seg.dropped, skipped: [],
+  });
+  return store.db.all<{ n: number; id: string }>(
+    'SELECT e.n, e.id FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE c.session_id = ? ORDER BY e.n',
+    [session],
+  );
 }

@@ -6,12 +6,11 @@ import type { RoomAssignment } from '../../src/core/distill/types';
 import type { FileTouch } from '../../src/core/model';
 import { exchangeFilter } from '../../src/core/store/searchFilter';
 import { readShownRooms } from '../../src/core/store/hitRows';
-import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
-import { conversation, msg, resetLines, tempDir } from './helpers';
+import { msg, resetLines, storeConversation, tempDir } from './helpers';
 
 // Rooms as a person browses them (issue 39): a project's near-duplicate labels shown as one room, and every
 // room scoped to its project.
@@ -23,22 +22,7 @@ async function addConversation(store: Store, session: string, project: string, p
     msg('prompt', `${p} (question ${i} of ${session})`, { timestamp: `2026-10-0${1 + i}T10:00:00Z` }),
     msg('reply', `Answer ${i} of ${session}: done, and the change is covered by a test.`, { timestamp: `2026-10-0${1 + i}T10:01:00Z` }),
   ]);
-  const base = conversation(messages, project);
-  const conv = { ...base, sourceFile: `/tmp/${session}.jsonl`, meta: { ...base.meta, sessionId: session } };
-  const seg = segmentConversation(conv, { minChars: 10, maxPlies: 20 });
-  await store.writeParse({
-    state: {
-      path: conv.sourceFile, agent: 'claude-code', size: 100, mtimeMs: 1, headHash: session, anchorHash: 'a',
-      parsedOffset: 100, nextLine: 99, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
-    },
-    full: true, fromOffset: 0, fromLine: 1,
-    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
-    exchanges: seg.exchanges, dropped: seg.dropped, skipped: [],
-  });
-  return store.db.all<{ n: number; id: string }>(
-    'SELECT e.n, e.id FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE c.session_id = ? ORDER BY e.n',
-    [session],
-  );
+  return storeConversation(store, session, messages, project);
 }
 
 const concept = (label: string): RoomAssignment => ({ type: 'concept', key: label, label, relevance: 0.8 });

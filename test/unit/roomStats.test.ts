@@ -3,12 +3,11 @@ import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
-import { conversationKey, segmentConversation } from '../../src/core/segment';
 import { listRooms, roomListings } from '../../src/core/store/browse';
 import { type DistilledRecord, saveDistillBatch } from '../../src/core/store/distilledStore';
 import { MIN_ROOM_CONVERSATIONS, MIN_ROOM_EXCHANGES, refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
-import { conversation, FIXTURES, msg, resetLines, tempDir } from './helpers';
+import { FIXTURES, msg, resetLines, storeConversation, tempDir } from './helpers';
 
 /** `count` exchanges in conversation `session` (its own source file), each with a distinct prompt. */
 async function addConversation(store: Store, session: string, count: number): Promise<number[]> {
@@ -18,23 +17,7 @@ async function addConversation(store: Store, session: string, count: number): Pr
     messages.push(msg('prompt', `Question ${i} of ${session}: why does the session middleware drop cookies?`));
     messages.push(msg('reply', `Answer ${i} of ${session}: the session middleware ran after the router, so cookies were never set.`));
   }
-  const base = conversation(messages);
-  const conv = { ...base, sourceFile: `/tmp/${session}.jsonl`, meta: { ...base.meta, sessionId: session } };
-  const seg = segmentConversation(conv, { minChars: 10, maxPlies: 20 });
-  await store.writeParse({
-    state: {
-      path: conv.sourceFile, agent: 'claude-code', size: 100, mtimeMs: 1, headHash: session, anchorHash: 'a',
-      parsedOffset: 100, nextLine: 99, resumeOffset: 0, resumeLine: 1, resumePly: 0, pendingPartial: false,
-    },
-    full: true, fromOffset: 0, fromLine: 1,
-    conversations: [{ key: conversationKey(conv), meta: conv.meta }],
-    exchanges: seg.exchanges, dropped: seg.dropped, skipped: [],
-  });
-  const rows = await store.db.all<{ n: number }>(
-    'SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE c.session_id = ? ORDER BY e.n',
-    [session],
-  );
-  return rows.map((r) => r.n);
+  return (await storeConversation(store, session, messages)).map((r) => r.n);
 }
 
 function record(n: number, label: string): DistilledRecord {
