@@ -7,6 +7,7 @@ import { distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace } from '../../src/core/indexer';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
+import { rng } from '../unit/probes';
 
 /**
  * Measures the offline distiller on a corpus of real transcripts:
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
       `SELECT e.n, e.id, c.agent, e.verbatim, e.verbatim_tokens, d.core, d.context, d.tokens
        FROM exchanges e JOIN distilled d ON d.exchange_n = e.n JOIN conversations c ON c.id = e.conversation_id ORDER BY e.n`,
     );
-    const rand = mulberry32(seed);
+    const rand = rng(seed);
     const picked = new Set<number>();
     while (picked.size < Math.min(samples, all.length)) picked.add(Math.floor(rand() * all.length));
     for (const i of [...picked].sort((a, b) => a - b)) {
@@ -113,16 +114,6 @@ function cpuMs(u: NodeJS.CpuUsage): number {
 function numberArg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-/** A small seeded PRNG: the same seed picks the same sample. */
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 main().catch((err: unknown) => {

@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { hash, random } from './lib.mjs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,23 +41,6 @@ const sources = await discoverSources({ workspaceRoots: [], claudeRoots: [], cod
 const files = sources.map((s) => ({ path: s.path, format: s.adapter.lineFormat, size: statSync(s.path).size }));
 const corpusBytes = files.reduce((a, f) => a + f.size, 0);
 const copies = Math.max(1, Math.ceil(target / corpusBytes));
-
-/** FNV-1a: a stable 32-bit hash, so every choice depends on the seed and the text only. */
-function hash(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** mulberry32: a small seeded generator of floats in [0, 1). */
-function random(state) {
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (n, len) => n.toString(16).padStart(8, '0').repeat(Math.ceil(len / 8)).slice(0, len);
 const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;

@@ -7,6 +7,7 @@ import { indexWorkspace } from '../../src/core/indexer';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { type CheckedExchange, checkHeadlines, DEFECTS, type HeadlineReport } from './headlineDefects';
+import { rng } from '../unit/probes';
 
 /**
  * The headline check of issue 39 over a whole store or corpus: how many headlines (distilled cores) have each
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       for (const e of current) if (defects.get(e.id)?.includes(show as never)) process.stdout.write(`${e.agent.padEnd(12)} ${e.core}${redistill ? `\n${' '.repeat(9)}was ${byId.get(e.id)?.core}` : ''}\n`);
     }
     if (samples > 0) {
-      const rand = mulberry32(seed);
+      const rand = rng(seed);
       const picked = new Set<number>();
       while (picked.size < Math.min(samples, current.length)) picked.add(Math.floor(rand() * current.length));
       const byId = new Map(stored.map((e) => [e.id, e]));
@@ -111,16 +112,6 @@ function numberArg(name: string, fallback: number): number {
 function stringArg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** A small seeded PRNG: the same seed picks the same sample. */
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 main().catch((err: unknown) => {

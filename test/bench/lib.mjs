@@ -20,6 +20,23 @@ export function mean(xs) {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
+/** FNV-1a: a stable 32-bit hash, so every choice depends on the seed and the text only. */
+export function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** mulberry32: a small seeded generator of floats in [0, 1). */
+export function random(state) {
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** Percentile bootstrap 95% interval of the mean of `xs` (paired differences), seeded for repeatability. */
 export function bootstrapMeanCI(xs, iterations = 2000, seed = 42) {
   let state = seed >>> 0;

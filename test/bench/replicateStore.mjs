@@ -13,6 +13,7 @@
 // Usage (after `tsc -p .`): node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
 import { copyFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { hash, random } from './lib.mjs';
 import sqlite3 from '@vscode/sqlite3';
 import { createRequire } from 'node:module';
 
@@ -39,23 +40,6 @@ const RENAME = 0.2;
 const RENUMBER = 0.2;
 const DATE_RE = /\d{4}-\d{2}-\d{2}/g;
 const WORD_RE = /(\d{4}-\d{2}-\d{2})|[\p{L}\p{N}_]+/gu;
-
-/** FNV-1a: a fast, stable 32-bit hash, so every choice depends on the seed and the text only. */
-function hash(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** mulberry32: a small seeded generator of floats in [0, 1). */
-function random(state) {
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const isIdentifier = (w) => /[a-z][A-Z]|_/.test(w) || (/\d/.test(w) && /\p{L}/u.test(w));
 
