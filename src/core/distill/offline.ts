@@ -63,11 +63,12 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
   const specificContext = pickDetail(details, exchangeCore, room);
+  const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
   return {
     exchangeCore,
     specificContext,
     rooms: proposeRooms(input, parts, stats),
-    searchTerms: searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`),
+    ...(terms ? { searchTerms: terms } : {}),
   };
 }
 
