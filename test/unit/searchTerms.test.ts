@@ -15,6 +15,7 @@ const BODY = [
   'Assistant: Let me look at the services.',
   '[tool] Bash logread | grep gl_screen',
   '[result] zzyzxqq polling every 5 seconds deadbeefcafe1234',
+  '[error] ssh: connect to host [REDACTED_IP] port 22: Connection refused',
   'Assistant: I removed the obsolete wireguard rules from the firewall, and gl_screen no longer polls.',
 ].join('\n');
 
@@ -24,7 +25,8 @@ test('search terms: the distinctive words the headline lacks, from what was said
   assert.equal(terms[0], 'gl_screen');
   for (const w of ['wireguard', 'firewall', 'router', 'logread']) assert.ok(terms.includes(w), `${w} in ${terms.join(' ')}`);
   // words of a tool's output alone, hashes, bare numbers, function words and what the headline says are no terms
-  for (const w of ['zzyzxqq', 'deadbeefcafe1234', '5', 'the', 'from', 'stop', 'screen', 'service']) assert.ok(!terms.includes(w), `${w} in ${terms.join(' ')}`);
+  // a tool's name and a redaction marker neither
+  for (const w of ['zzyzxqq', 'deadbeefcafe1234', '5', 'the', 'from', 'stop', 'screen', 'service', 'bash', 'redacted_ip']) assert.ok(!terms.includes(w), `${w} in ${terms.join(' ')}`);
 });
 
 test("search terms: the human's words outweigh the assistant's of the same rarity", () => {

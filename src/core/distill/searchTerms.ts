@@ -11,7 +11,7 @@ import { type WordRarity, words } from './wordRarity';
  * searched in the `all-facets` layer, not counted in the distilled text's tokens.
  *
  * Words are weighed as the headline weighs them (IDF in English × (1 + ln uses)), from what people and agents said
- * and did: the human's prompt, the assistant's text, tool calls and errors; tool results (file contents, listings,
+ * and did: the human's prompt, the assistant's text, tool calls (without the tool's name) and errors; tool results (file contents, listings,
  * logs) are left out, as most of their rare words are nobody's topic. The human's words count double: the person
  * remembers what they asked in their own words.
  */
@@ -35,7 +35,11 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
     }
   };
   count(prompt, true);
-  for (const p of parts) if (p.kind === 'assistant' || p.kind === 'tool' || p.kind === 'error') count(p.text, false);
+  for (const p of parts) {
+    if (p.kind === 'assistant' || p.kind === 'error') count(p.text, false);
+    // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
+    else if (p.kind === 'tool') count(p.text.replace(/^\S+\s*/u, ''), false);
+  }
   const already = new Set(words(said));
   const ranked = [...uses]
     .filter(([w]) => !already.has(w))
@@ -52,10 +56,10 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   return kept.join(' ');
 }
 
-/** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker. */
+/** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker (`[REDACTED_IP]`). */
 function isTerm(w: string): boolean {
   if (w.length < 2 || w.length > MAX_WORD_CHARS || isStopWord(w)) return false;
   if (/^[\d_]+$/u.test(w)) return false;
   if (/^(?=[a-f\d]*\d)(?=[a-f\d]*[a-f])[a-f\d]{8,}$/u.test(w)) return false;
-  return w !== 'redacted';
+  return !/^redacted(?:_|$)/u.test(w);
 }
