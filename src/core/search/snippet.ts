@@ -52,7 +52,8 @@ export function holdsQueryWord(verbatim: string, terms: readonly string[]): bool
 
 /** The text without the characters that mark matches (they would mark nothing). */
 function withoutMarks(verbatim: string): string {
-  return /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
+  // two includes() scan a text of tens of kilobytes several times faster than the character class
+  return verbatim.includes(MARK_START) || verbatim.includes(MARK_END) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
 }
 
 /** Each query word looked for once (words with one key are one word); none without a start (marks alone). */
