@@ -56,11 +56,9 @@ export async function assignFamilies(db: Db, changed: readonly ChangedRoom[] | '
     for (const id of [family, room.family]) if (id !== null) dirty.add(id);
   }
   if (changes.length === 0) return 0;
-  await db.run(
-    `UPDATE rooms SET family = (SELECT json_extract(j.value, '$[1]') FROM json_each(?1) j WHERE json_extract(j.value, '$[0]') = rooms.id)
-     WHERE id IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))`,
-    [JSON.stringify(changes)],
-  );
+  // a join, each change looked up by the room's key: a subquery per room scanned every change (quadratic: a first
+  // index of 1 GB, ~40K rooms, spent minutes of SQLite's thread here)
+  await db.run(`UPDATE rooms SET family = j.value ->> 1 FROM json_each(?) j WHERE rooms.id = j.value ->> 0`, [JSON.stringify(changes)]);
   await db.run('UPDATE rooms SET dirty = 1 WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify([...dirty])]);
   return changes.length;
 }
@@ -88,7 +86,9 @@ async function headsOf(db: Db, candidates: readonly Candidate[]): Promise<Map<st
   const wanted = [...new Set(candidates.flatMap((c) => leadingNames(c.label).map((name) => scoped(c.project, name))))];
   if (wanted.length === 0) return new Map();
   const rows = await db.all<{ id: string; key: string; project: string | null }>(
-    `SELECT r.id, r.key, r.project FROM json_each(?) j JOIN rooms r ON r.type = 'concept' AND r.project IS json_extract(j.value, '$[0]')
+    // CROSS JOIN: the wanted names outer, each a lookup in rooms_scope; SQLite chose to scan every concept room and
+    // parse the whole JSON again for each (quadratic: minutes at ~60K rooms)
+    `SELECT r.id, r.key, r.project FROM json_each(?) j CROSS JOIN rooms r ON r.type = 'concept' AND r.project IS json_extract(j.value, '$[0]')
        AND r.key = json_extract(j.value, '$[1]')`,
     [`[${wanted.join(',')}]`],
   );
