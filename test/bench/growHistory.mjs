@@ -50,6 +50,7 @@ const HEX_ID_RE = /\b[0-9a-f]{16,}\b/gi;
 /** An id of copy k: the same digits for the same id everywhere in the copy, a hex digit for a hex digit. */
 function freshIds(text, k) {
   const one = (id) => {
+    if (/^\d+$/.test(id)) return id; // a number (a time, a count), not an id: a letter in it would break a JSON document
     let h = hash(`${seed}:${k}:${id.toLowerCase()}`);
     return id.replace(/[0-9a-f]/gi, () => ((h = Math.imul(h ^ (h >>> 13), 0x5bd1e995) >>> 0), (h & 15).toString(16)));
   };
