@@ -10,7 +10,8 @@ export function memoize<T>(fn: (key: string) => T, max: number): (key: string) =
     if (value === undefined && !known.has(key)) {
       if (known.size >= max) known.clear();
       value = fn(key);
-      known.set(detached(key), typeof value === 'string' ? (detached(value) as T) : value);
+      if (typeof value === 'string') value = detached(value) as T;
+      known.set(detached(key), value);
     }
     return value as T;
   };
