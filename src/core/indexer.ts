@@ -101,6 +101,8 @@ export async function indexWorkspace(
     const countedWhileDistilling = uncounted - (await store.countWithoutTokens());
     const tokensCounted = countedWhileDistilling + (token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token, workers));
     clock.lap('tokens');
+    // the embedding runs here: the threads' heaps (their tables, what they parsed) are let go before it
+    await workers.close();
     const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
     clock.lap('embed');
     return {

@@ -126,7 +126,7 @@ export class Memory {
   // ---- pipeline
 
   index(options: IndexOptions, onProgress?: (p: IndexProgress) => void, token: CancellationSignal = NEVER_CANCELLED): Promise<IndexReport> {
-    return indexWorkspace(this.store, options, onProgress, token);
+    return this.store.unmappedWhile(() => indexWorkspace(this.store, options, onProgress, token));
   }
 
   /** The distill stage on its own: every exchange without a distilled object (resumable, `limit` stops early). */

@@ -11,7 +11,9 @@
 //     and k, the same way everywhere, so sessions stay whole and no exchange id repeats across copies;
 //   - has varied words: in each text of prose (a JSON string with spaces; a markdown line that is not a heading
 //     or a marker), 8 % of the words replaced by corpus words, at least one, so no prompt or answer repeats and
-//     near-copy detection (search/copies.ts: same prompt, 90 % of lines shared) does not fold the copies.
+//     near-copy detection (search/copies.ts: same prompt, 90 % of lines shared) does not fold the copies;
+//   - has moved dates: every date and time in it (ISO and file-name forms, epoch milliseconds, a Codex
+//     sessions/YYYY/MM/DD folder) k days earlier, so the copies are a history of different days.
 // Structure is kept: JSON keys and short values (types, roles, paths) are not touched; JSONL stays one record a
 // line; a pretty-printed JSON document is written pretty-printed.
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,7 @@ const HEX_ID_RE = /\b[0-9a-f]{16,}\b/gi;
 /** An id of copy k: the same digits for the same id everywhere in the copy, a hex digit for a hex digit. */
 function freshIds(text, k) {
   const one = (id) => {
+    if (/^\d+$/.test(id)) return id; // a number (a time, a count), not an id: a letter in it would break a JSON document
     let h = hash(`${seed}:${k}:${id.toLowerCase()}`);
     return id.replace(/[0-9a-f]/gi, () => ((h = Math.imul(h ^ (h >>> 13), 0x5bd1e995) >>> 0), (h & 15).toString(16)));
   };
@@ -73,11 +76,38 @@ function varied(text, rand) {
   });
 }
 
-/** Prose strings of a JSON value varied; keys and short values kept. */
-function variedValue(value, rand) {
+const DAY_MS = 86_400_000;
+const DATE_TIME_RE = /\b(\d{4})-(\d{2})-(\d{2})([T _])(\d{2})([:-])(\d{2})/g;
+const DATE_DIR_RE = /([/\\])(20\d{2})\1(\d{2})\1(\d{2})(?=[/\\])/g;
+const pad = (n) => String(n).padStart(2, '0');
+/** A date `days` earlier, in the form it was written in. */
+function movedDate(date, days) {
+  const d = new Date(date.getTime() - days * DAY_MS);
+  return { y: d.getUTCFullYear(), m: pad(d.getUTCMonth() + 1), d: pad(d.getUTCDate()) };
+}
+/** `text` with its dates and times `days` earlier (the time of day kept). */
+function movedDates(text, days) {
+  return text
+    .replace(DATE_TIME_RE, (all, y, m, d, sep, hh, tsep, mm) => {
+      const at = new Date(Date.UTC(+y, +m - 1, +d));
+      if (Number.isNaN(at.getTime())) return all;
+      const to = movedDate(at, days);
+      return `${to.y}-${to.m}-${to.d}${sep}${hh}${tsep}${mm}`;
+    })
+    .replace(DATE_DIR_RE, (all, sep, y, m, d) => {
+      const to = movedDate(new Date(Date.UTC(+y, +m - 1, +d)), days);
+      return `${sep}${to.y}${sep}${to.m}${sep}${to.d}`;
+    });
+}
+/** Epoch milliseconds (2017 to 2036) `days` earlier; any other number kept. */
+const movedEpoch = (n, days) => (Number.isInteger(n) && n > 1.5e12 && n < 2.1e12 ? n - days * DAY_MS : n);
+
+/** Prose strings of a JSON value varied; keys and short values kept; epoch milliseconds moved `days` earlier. */
+function variedValue(value, rand, days) {
+  if (typeof value === 'number') return movedEpoch(value, days);
   if (typeof value === 'string') return value.length >= 12 && value.includes(' ') ? varied(value, rand) : value;
-  if (Array.isArray(value)) return value.map((v) => variedValue(v, rand));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, variedValue(v, rand)]));
+  if (Array.isArray(value)) return value.map((v) => variedValue(v, rand, days));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, variedValue(v, rand, days)]));
   return value;
 }
 
@@ -89,7 +119,7 @@ function copyOf(text, format, k, rand) {
   if (format === 'json') {
     try {
       const doc = JSON.parse(text);
-      return JSON.stringify(variedValue(doc, rand), null, text.includes('\n') ? 2 : undefined);
+      return JSON.stringify(variedValue(doc, rand, k), null, text.includes('\n') ? 2 : undefined);
     } catch {
       return text; // a document that does not parse is copied as it is (the indexer says what it is)
     }
@@ -99,7 +129,7 @@ function copyOf(text, format, k, rand) {
     .map((line) => {
       if (line.trim() === '') return line;
       try {
-        return JSON.stringify(variedValue(JSON.parse(line), rand));
+        return JSON.stringify(variedValue(JSON.parse(line), rand, k));
       } catch {
         return line;
       }
@@ -113,8 +143,8 @@ for (let k = 1; k <= copies && written < target; k++) {
   for (const f of files) {
     if (written >= target) break;
     const rand = random(hash(`${seed}:${k}:${f.path}`));
-    const text = freshIds(copyOf(readFileSync(f.path, 'utf8'), f.format, k, rand), k);
-    const to = join(out, `r${k}`, freshIds(relative(corpus, f.path), k));
+    const text = movedDates(freshIds(copyOf(readFileSync(f.path, 'utf8'), f.format, k, rand), k), k);
+    const to = join(out, `r${k}`, movedDates(freshIds(relative(corpus, f.path), k), k));
     mkdirSync(dirname(to), { recursive: true });
     writeFileSync(to, text);
     written += Buffer.byteLength(text);

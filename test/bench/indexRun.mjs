@@ -11,7 +11,7 @@
 // beside it for comparison. With --append, a Claude Code session of one exchange in a folder of its own is indexed
 // with the corpus; then one exchange is appended to it and the same index runs again: how long until the new
 // exchange is searchable (the run's parse stage: it is written there) and what that run read.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -30,12 +30,33 @@ let last = performance.now();
 let longestStall = 0;
 let stalls = 0;
 let watching = false;
+// where the stalls and the memory are: each stage's longest stall and stalls over 50 ms, and the process's peak
+// resident memory (all threads) with this thread's heap at that moment, sampled every 100 ms
+const stallsBy = {};
+const memory = { peakRssMb: 0, phase: '', heapMb: 0, externalMb: 0 };
+const peakRssBy = {};
+let sampled = 0;
 const ticker = setInterval(() => {
   const now = performance.now();
   const gap = now - last;
   if (watching) {
     longestStall = Math.max(longestStall, gap);
     if (gap > 50) stalls++;
+    const s = (stallsBy[phase] ??= { longestMs: 0, over50: 0 });
+    s.longestMs = Math.max(s.longestMs, Math.round(gap));
+    if (gap > 50) s.over50++;
+    if (now - sampled > 100) {
+      sampled = now;
+      const m = process.memoryUsage();
+      peakRssBy[phase] = Math.max(peakRssBy[phase] ?? 0, Math.round(m.rss / 2 ** 20));
+      if (m.rss / 2 ** 20 > memory.peakRssMb) {
+        Object.assign(memory, { peakRssMb: Math.round(m.rss / 2 ** 20), phase, heapMb: Math.round(m.heapUsed / 2 ** 20), externalMb: Math.round(m.external / 2 ** 20) });
+        // on Linux: how much of it is mapped files (the store read through SQLite's memory map) and how much the heaps'
+        const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
+        const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+        Object.assign(memory, { anonMb: Math.round(kb('RssAnon') / 1024), fileMb: Math.round(kb('RssFile') / 1024) });
+      }
+    }
   }
   last = now;
 }, 1);
@@ -55,7 +76,7 @@ const lap = (next) => {
   cpu = process.cpuUsage();
 };
 
-const memory = await Memory.open(values.db);
+const store = await Memory.open(values.db);
 const { embedder, notice } = await openEmbedder('built-in');
 if (!embedder) throw new Error(`no built-in model: ${notice}`);
 // the session an exchange is appended to (--append)
@@ -88,7 +109,7 @@ const indexOptions = {
 lap('discover');
 watching = true;
 last = performance.now();
-const report = await memory.index(indexOptions, (p) => {
+const report = await store.index(indexOptions, (p) => {
   if (p.phase !== phase) lap(p.phase);
 });
 watching = false;
@@ -98,17 +119,17 @@ if (session) {
   appendFileSync(session, exchange('quokkaberry'));
   const t0 = performance.now();
   let searchableMs;
-  const again = await memory.index(indexOptions, (p) => {
+  const again = await store.index(indexOptions, (p) => {
     if (p.phase !== 'discover' && p.phase !== 'parse' && searchableMs === undefined) searchableMs = performance.now() - t0;
   });
   const runMs = performance.now() - t0;
-  const found = (await memory.search({ text: 'quokkaberry', mode: 'verbatim/bm25', limit: 3 })).hits.length;
+  const found = (await store.search({ text: 'quokkaberry', mode: 'verbatim/bm25', limit: 3 })).hits.length;
   appended = { searchableMs: Math.round(searchableMs ?? runMs), runMs: Math.round(runMs), parsed: again.parsed, unchanged: again.unchanged, bytesRead: again.bytesParsed, found };
   rmSync(appendRoot, { recursive: true, force: true });
 }
-const stats = await memory.stats();
+const stats = await store.stats();
 await embedder.dispose();
-await memory.close();
+await store.close();
 clearInterval(ticker);
 const storeBytes = ['', '-wal'].reduce((sum, s) => sum + (existsSync(values.db + s) ? statSync(values.db + s).size : 0), 0);
 const round = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { ms: Math.round(v.ms), cpuMs: Math.round(v.cpuMs) }]));
@@ -124,6 +145,8 @@ console.log(
     storeBytes,
     longestStallMs: Math.round(longestStall),
     stallsOver50Ms: stalls,
+    stallsByStage: stallsBy,
+    memory: { ...memory, peakRssMbByStage: peakRssBy },
     ...(appended ? { appended } : {}),
   }),
 );

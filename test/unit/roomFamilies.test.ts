@@ -8,6 +8,7 @@ import { exchangeFilter } from '../../src/core/store/searchFilter';
 import { readShownRooms } from '../../src/core/store/hitRows';
 import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
+import { HEADS, SET_FAMILIES } from '../../src/core/store/roomFamilies';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import { msg, resetLines, storeConversation, tempDir } from './helpers';
@@ -132,6 +133,21 @@ test('one name written two ways is one room, named as its family wrote it: "GitH
     await distill(store, a[2]!.n, P, [{ type: 'concept', key: 'Github', label: 'Github SSH', relevance: 0.9 }]);
     await refreshRooms(store.db);
     assert.deepEqual((await listRooms(store.db, 'size', '', true)).map((r) => [r.label, r.count, r.conversations]), [['GitHub', 4, 2]]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('assigning families reads each wanted room and each change by index: no scan of rooms or of the JSON per row', async () => {
+  const dir = tempDir();
+  const store = await Store.open(path.join(dir, 'plans.sqlite'));
+  try {
+    const plan = async (sql: string): Promise<string[]> => (await store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['[]'])).map((r) => r.detail);
+    // quadratic before: rooms searched by type only, with the whole array scanned again for each room
+    assert.deepEqual(await plan(HEADS), ['SCAN j VIRTUAL TABLE INDEX 1:', 'SEARCH r USING INDEX rooms_scope (type=? AND project=? AND key=?)']);
+    const update = await plan(SET_FAMILIES);
+    assert.ok(!update.some((d) => d.includes('CORRELATED')), update.join('; '));
+    assert.match(update.join('; '), /^SCAN j VIRTUAL TABLE .*; SEARCH rooms USING (COVERING )?INDEX sqlite_autoindex_rooms_1 \(id=\?\)$/);
   } finally {
     await store.close();
   }

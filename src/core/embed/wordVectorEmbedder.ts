@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
+import { TimeSlice } from '../timeSlice';
 import type { Embedder } from './embedder';
 
 /** The setting value (and --embed-model) of the model that ships inside the extension. */
@@ -41,7 +42,7 @@ export class WordVectorEmbedder implements Embedder {
   readonly dimension: number;
   /** Each word's row, made on the first embedding: a process that loads the model but answers without it (an
    * MCP server's first, confident search) does not wait for 200,000 words to be split and mapped (~80 ms CPU). */
-  private rows: Map<string, number> | undefined;
+  private rows: Promise<Map<string, number>> | undefined;
   private disposed = false;
 
   private constructor(
@@ -84,10 +85,11 @@ export class WordVectorEmbedder implements Embedder {
     return new WordVectorEmbedder(manifest, words, weights, scales, manifest.maxTokens);
   }
 
-  embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
-    const rows = (this.rows ??= wordRows(this.wordList));
-    return Promise.resolve(texts.map((t) => this.vector(t, rows)));
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.disposed) throw disposedError();
+    const rows = await (this.rows ??= wordRows(this.wordList));
+    if (this.disposed) throw disposedError();
+    return texts.map((t) => this.vector(t, rows));
   }
 
   private vector(text: string, rows: Map<string, number>): Float32Array {
@@ -116,11 +118,18 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
-/** Word -> row: a loop, not `new Map(entries)` (200,000 pairs of arrays made it ~60 ms longer on the host's thread). */
-function wordRows(wordList: string): Map<string, number> {
+const disposedError = (): RecallError => new RecallError('model-unavailable', 'The built-in embedding model was disposed.');
+
+/**
+ * Word -> row: a loop, not `new Map(entries)` (200,000 pairs of arrays made it ~60 ms longer on the host's thread),
+ * that gives the event loop back every few milliseconds (on a busy machine the whole map held it ~200 ms).
+ */
+async function wordRows(wordList: string): Promise<Map<string, number>> {
   const rows = new Map<string, number>();
+  const slice = new TimeSlice();
   let row = 0;
   for (let start = 0; start <= wordList.length; row++) {
+    if ((row & 1023) === 0) await slice.yieldIfDue();
     const end = wordList.indexOf('\n', start);
     rows.set(wordList.slice(start, end === -1 ? wordList.length : end), row);
     if (end === -1) break;

@@ -33,6 +33,16 @@ export interface ChangedRoom {
 }
 
 const COLUMNS = 'id, key, label, project, family';
+
+/**
+ * The rooms of wanted (project, key) pairs, a JSON array: the pairs outer (CROSS JOIN), each one lookup in
+ * rooms_scope. Left to itself SQLite scanned every concept room and parsed the whole array again for each
+ * (quadratic: a first index of a 1 GB history, ~58K rooms, spent minutes of SQLite's thread here).
+ */
+export const HEADS = `SELECT r.id, r.key, r.project FROM json_each(?) j CROSS JOIN rooms r ON r.type = 'concept'
+  AND r.project IS json_extract(j.value, '$[0]') AND r.key = json_extract(j.value, '$[1]')`;
+/** New families, a JSON array of [room id, head id or null]: each looked up by the room's id (not a scan of the array per room). */
+export const SET_FAMILIES = `UPDATE rooms SET family = j.value ->> 1 FROM json_each(?) j WHERE rooms.id = j.value ->> 0`;
 /** Keys are stems joined by `_` in sorted order (core/roomKey.ts): a one-word key has none. */
 const oneWord = (key: string): boolean => !key.includes('_');
 const scoped = (project: string | null, key: string): string => JSON.stringify([project, key]);
@@ -56,11 +66,7 @@ export async function assignFamilies(db: Db, changed: readonly ChangedRoom[] | '
     for (const id of [family, room.family]) if (id !== null) dirty.add(id);
   }
   if (changes.length === 0) return 0;
-  await db.run(
-    `UPDATE rooms SET family = (SELECT json_extract(j.value, '$[1]') FROM json_each(?1) j WHERE json_extract(j.value, '$[0]') = rooms.id)
-     WHERE id IN (SELECT json_extract(value, '$[0]') FROM json_each(?1))`,
-    [JSON.stringify(changes)],
-  );
+  await db.run(SET_FAMILIES, [JSON.stringify(changes)]);
   await db.run('UPDATE rooms SET dirty = 1 WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify([...dirty])]);
   return changes.length;
 }
@@ -87,11 +93,7 @@ async function phrasesAffected(db: Db, changed: readonly ChangedRoom[]): Promise
 async function headsOf(db: Db, candidates: readonly Candidate[]): Promise<Map<string, string>> {
   const wanted = [...new Set(candidates.flatMap((c) => leadingNames(c.label).map((name) => scoped(c.project, name))))];
   if (wanted.length === 0) return new Map();
-  const rows = await db.all<{ id: string; key: string; project: string | null }>(
-    `SELECT r.id, r.key, r.project FROM json_each(?) j JOIN rooms r ON r.type = 'concept' AND r.project IS json_extract(j.value, '$[0]')
-       AND r.key = json_extract(j.value, '$[1]')`,
-    [`[${wanted.join(',')}]`],
-  );
+  const rows = await db.all<{ id: string; key: string; project: string | null }>(HEADS, [`[${wanted.join(',')}]`]);
   return new Map(rows.map((r) => [scoped(r.project, r.key), r.id]));
 }
 
