@@ -40,8 +40,8 @@ export class WordVectorEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimension: number;
   /** Each word's row, made on the first embedding: a process that loads the model but answers without it (an
-   * MCP server's first, confident search) does not wait for 200,000 words to be split and mapped (~80 ms CPU). */
-  private rows: Map<string, number> | undefined;
+   * MCP server's first, confident search) does not wait for it. */
+  private rows: WordRows | undefined;
   private disposed = false;
 
   private constructor(
@@ -86,11 +86,11 @@ export class WordVectorEmbedder implements Embedder {
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
-    const rows = (this.rows ??= wordRows(this.wordList));
+    const rows = (this.rows ??= new WordRows(this.wordList, this.scales.length));
     return Promise.resolve(texts.map((t) => this.vector(t, rows)));
   }
 
-  private vector(text: string, rows: Map<string, number>): Float32Array {
+  private vector(text: string, rows: WordRows): Float32Array {
     const dim = this.dimension;
     const sum = new Float32Array(dim);
     let count = 0;
@@ -116,17 +116,54 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
-/** Word -> row: a loop, not `new Map(entries)` (200,000 pairs of arrays made it ~60 ms longer on the host's thread). */
-function wordRows(wordList: string): Map<string, number> {
-  const rows = new Map<string, number>();
-  let row = 0;
-  for (let start = 0; start <= wordList.length; row++) {
-    const end = wordList.indexOf('\n', start);
-    rows.set(wordList.slice(start, end === -1 ? wordList.length : end), row);
-    if (end === -1) break;
-    start = end + 1;
+/**
+ * Word -> row, over the word list itself: an open-addressing hash table of rows by each line's hash. A Map of
+ * 200,000 words took ~80-230 ms to make (a string per word, and ~15 MB of heap to collect later), the largest
+ * part of an MCP server's first answer that needed the model; this takes ~10 ms and 3 MB.
+ */
+class WordRows {
+  /** Row r's word is list[starts[r], starts[r + 1] - 1): the list's lines, as `split('\n')` makes them. */
+  private readonly starts: Int32Array;
+  /** Slot -> row + 1 (0: empty); its length a power of two. */
+  private readonly slots: Int32Array;
+
+  constructor(
+    private readonly list: string,
+    rows: number,
+  ) {
+    const starts = new Int32Array(rows + 1);
+    for (let r = 1, at = list.indexOf('\n'); r < rows; r++, at = list.indexOf('\n', at + 1)) starts[r] = at + 1;
+    starts[rows] = list.length + 1;
+    let size = 1;
+    while (size < rows * 2) size *= 2;
+    const slots = new Int32Array(size);
+    // the last row first: a word listed twice finds its last row, as a Map set row by row kept it
+    for (let r = rows - 1; r >= 0; r--) {
+      let slot = rangeHash(list, starts[r]!, starts[r + 1]! - 1) & (size - 1);
+      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      slots[slot] = r + 1;
+    }
+    this.starts = starts;
+    this.slots = slots;
   }
-  return rows;
+
+  get(word: string): number | undefined {
+    const { list, starts, slots } = this;
+    const mask = slots.length - 1;
+    for (let slot = rangeHash(word, 0, word.length) & mask; ; slot = (slot + 1) & mask) {
+      const r = slots[slot]! - 1;
+      if (r < 0) return undefined;
+      const at = starts[r]!;
+      if (starts[r + 1]! - 1 - at === word.length && list.startsWith(word, at)) return r;
+    }
+  }
+}
+
+/** FNV-1a over the UTF-16 code units of s[from, to). */
+function rangeHash(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Lines of `text` as `split('\n')` counts them, without making them. */
