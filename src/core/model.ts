@@ -227,6 +227,12 @@ export interface DistilledExchange {
   readonly specificContext: string;
   /** 1–3 rooms. */
   readonly rooms: readonly RoomAssignment[];
+  /**
+   * Words the exchange is found by that core and context do not say, space-separated (the offline distiller's
+   * names, identifiers and the human's key words, distill/searchTerms.ts): searched in the `all-facets` layer,
+   * never shown, not counted in the distilled tokens.
+   */
+  readonly searchTerms?: string;
 }
 
 

@@ -1,9 +1,11 @@
 import * as path from 'node:path';
 import type { AgentKind } from '../core/model';
-import { redactedDistilled, redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { redactedDistilled, redactedExchange, redactedListing } from '../core/outbound';
+import { redact } from '../core/distill/redact';
+import { memoize } from '../core/memo';
 import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { snippetParts } from '../core/recall';
-import type { SearchFilters } from '../core/search/types';
+import type { Hit, SearchFilters } from '../core/search/types';
 import type { ExchangeListing } from '../core/memory';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
@@ -29,6 +31,15 @@ export interface ToolOptions {
   /** Replace secrets (API keys, tokens, passwords, private keys) in every returned text. */
   readonly redact: boolean;
 }
+
+/**
+ * `redact` of a hit's short fields (paths, room labels, cores), remembered: the same ones come back search after
+ * search, and each call runs every rule (tens of microseconds even for a path). At most 4,000 of at most 400
+ * characters: a few MB at worst.
+ */
+const redactShort = memoize(redact, 4_000);
+const SHORT_FIELD = 400;
+const redactField = (s: string): string => (s.length <= SHORT_FIELD ? redactShort(s) : redact(s));
 
 /** read_exchange's text joins the verbatim text to the parts around it in three places. */
 const JOINS = 3;
@@ -56,23 +67,8 @@ export class MemoryTools {
         ...(input.conversation ? { conversation: input.conversation } : {}),
       };
       const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
-      const hits = this.redacting ? result.hits.map(redactedHit) : result.hits;
       // characters shown per item, once the snippet's highlight marks (control characters) are gone
-      const items = hits.map((h) => visibleControlsIn({
-        id: h.exchangeId,
-        date: h.startedAt ?? null,
-        agent: h.agent,
-        confidence: h.confidence,
-        core: h.core ?? null,
-        detail: h.context || null,
-        files: h.filesTouched.slice(0, 6).map((f) => f.path),
-        rooms: h.rooms.map((r) => ({ id: r.id, type: r.type, label: r.label })),
-        snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
-        prompt: h.core === undefined ? oneLine(h.prompt, 200) : undefined,
-        conversation: h.conversationId,
-        // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
-        more: h.more,
-      }));
+      const items = result.hits.map((h) => visibleControlsIn(this.searchItem(h)));
       const query = oneLine(visibleControls(input.query), 120);
       const header = items.length
         ? `${items.length} past exchanges for "${query}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
@@ -171,6 +167,30 @@ export class MemoryTools {
       const lines = items.map((it) => `- ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent}\n${quoteBlock(it.summary)}`);
       return this.budgeted(header, lines, items, input.maxTokens);
     });
+  }
+
+  /**
+   * A hit as search answers it, with its secrets redacted when redacting: only the fields shown are redacted
+   * (redactedHit's rules, field by field; a distilled hit's prompt, often long, is not shown). The snippet
+   * was cut from the redacted text by the searcher.
+   */
+  private searchItem(h: Hit) {
+    const shown = this.redacting ? redactField : (s: string) => s;
+    return {
+      id: h.exchangeId,
+      date: h.startedAt ?? null,
+      agent: h.agent,
+      confidence: h.confidence,
+      core: h.core !== undefined ? shown(h.core) : null,
+      detail: (h.context !== undefined && shown(h.context)) || null,
+      files: h.filesTouched.slice(0, 6).map((f) => shown(f.path)),
+      rooms: h.rooms.map((r) => ({ id: shown(r.id), type: r.type, label: shown(r.label) })),
+      snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
+      prompt: h.core === undefined ? oneLine(shown(h.prompt), 200) : undefined,
+      conversation: h.conversationId,
+      // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
+      more: h.more,
+    };
   }
 
   /**

@@ -2,8 +2,12 @@
 // How well the distilled object alone still finds its exchange (issue 39 (b)): MRR of `core/bm25` and
 // `all-facets/bm25` as a share of `verbatim/bm25`, per fold of the queries and per agent of the target.
 // Runs the built CLI's `eval --json` (npm run build first) for each query file and mode, then regroups the ranks.
-//   node test/bench/distilledRecall.mjs --db STORE --corpus-root DIR --queries Q1.jsonl[,Q2.jsonl] [--modes M,M] [--embed-model ID] [--json]
-// Folds: a query's fold is the first byte of sha1(qid) mod 2 — fold 0 is where choices are made, fold 1 is held out.
+//   node test/bench/distilledRecall.mjs --db STORE --corpus-root DIR --queries Q1.jsonl[,Q2.jsonl] [--modes M,M] [--embed-model ID]
+//     [--folds K --seed S [--held-out F]] [--ranks] [--json]
+// Folds: a query's fold is the first byte of sha1(qid) mod 2 (fold 0 is where offline-12's choices were made, fold
+// 1 was held out); with --seed S, the first byte of sha1(`S:qid`) mod K (--folds, default 3), a split neither
+// earlier round saw; --held-out F names the fold no choice is made on (the others are pooled as "tuned on").
+// --ranks prints each query's rank per mode (misses first) to read why a target falls behind.
 // --embed-model (with `--modes default`) runs the default search (bm25(v)+vec(d), selective) instead.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,6 +22,10 @@ const { values } = parseArgs({
     queries: { type: 'string' },
     modes: { type: 'string', default: 'verbatim/bm25,core/bm25,all-facets/bm25' },
     'embed-model': { type: 'string' },
+    folds: { type: 'string' },
+    seed: { type: 'string' },
+    'held-out': { type: 'string' },
+    ranks: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -26,8 +34,11 @@ if (!values.db || !values['corpus-root'] || !values.queries) {
   process.exit(2);
 }
 
+const K = Number(values.folds ?? (values.seed === undefined ? 2 : 3));
+const heldOut = values['held-out'] === undefined ? undefined : Number(values['held-out']);
+
 export function foldOf(qid) {
-  return createHash('sha1').update(qid).digest()[0] % 2;
+  return createHash('sha1').update(values.seed === undefined ? qid : `${values.seed}:${qid}`).digest()[0] % K;
 }
 
 const AGENT_OF_FORMAT = {
@@ -59,8 +70,12 @@ const rr = (rank) => (rank ? 1 / rank : 0);
 const groups = [
   ['all', () => true],
   ...(files.length > 1 ? files.map((f) => f.split('/').pop()).map((f) => [f, (q) => q.file === f]) : []),
-  ['fold 0 (tuned on)', (q) => foldOf(q.qid) === 0],
-  ['fold 1 (held out)', (q) => foldOf(q.qid) === 1],
+  ...(values.seed === undefined
+    ? [['fold 0 (tuned on)', (q) => foldOf(q.qid) === 0], ['fold 1 (held out)', (q) => foldOf(q.qid) === 1]]
+    : [
+        ...Array.from({ length: K }, (_, k) => [`fold ${k}${k === heldOut ? ' (held out)' : ''}`, (q) => foldOf(q.qid) === k]),
+        ...(heldOut === undefined ? [] : [['folds tuned on', (q) => foldOf(q.qid) !== heldOut]]),
+      ]),
   ...[...new Set(queries.map((q) => q.format))].sort().map((f) => [`agent ${AGENT_OF_FORMAT[f] ?? f}`, (q) => q.format === f]),
 ];
 const result = groups.map(([name, keep]) => {
@@ -72,7 +87,13 @@ const result = groups.map(([name, keep]) => {
   return row;
 });
 
-if (values.json) {
+if (values.ranks) {
+  const order = (q) => -(rr(ranks.get(modes[0]).get(q.qid)) - Math.min(...modes.slice(1).map((m) => rr(ranks.get(m).get(q.qid)))));
+  for (const q of [...queries].sort((a, b) => order(a) - order(b))) {
+    const cells = modes.map((m) => `${m}=${ranks.get(m).get(q.qid) ?? '-'}`).join(' ');
+    console.log(`${q.qid} fold ${foldOf(q.qid)} ${AGENT_OF_FORMAT[q.format] ?? q.format} ${cells} | ${q.query}`);
+  }
+} else if (values.json) {
   for (const r of result) console.log(JSON.stringify(r));
 } else {
   const base = modes[0];

@@ -198,9 +198,9 @@ for (let k = 1; k <= copies; k++) {
   );
   const objects = distilled.map((d) => ({ ...d, core: p.noisy(d.c, `${d.id}:c`), context: p.noisy(d.x, `${d.id}:x`) }));
   await run(
-    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
-     SELECT c.n, ${[1, 2, 3, 4, 5, 6, 7, 8].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
-    [JSON.stringify(objects.map((d) => [d.id + tag, d.core, d.context, d.distiller, d.model, d.prompt_version, d.content_hash, d.tokens, d.created_at]))],
+    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at, terms)
+     SELECT c.n, ${[1, 2, 3, 4, 5, 6, 7, 8, 9].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(objects.map((d) => [d.id + tag, d.core, d.context, d.distiller, d.model, d.prompt_version, d.content_hash, d.tokens, d.created_at, d.terms ?? '']))],
   );
   await run(
     `INSERT INTO exchange_rooms(exchange_n, room_id, relevance)
@@ -208,9 +208,9 @@ for (let k = 1; k <= copies; k++) {
     [JSON.stringify(rooms.map((r) => [r.id + tag, r.room_id, r.relevance]))],
   );
   await run(
-    `INSERT INTO distilled_fts(rowid, core, context, files, rooms)
-     SELECT c.n, ${[1, 2, 3, 4].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
-    [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, d.core, d.context, p.consistent(d.files), d.rooms]))],
+    `INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms)
+     SELECT c.n, ${[1, 2, 3, 4, 5].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, d.core, d.context, p.consistent(d.files), d.rooms, d.terms ?? '']))],
   );
   await run('COMMIT');
   await lexicon.transaction(() => addToLexicon(lexicon, docs));

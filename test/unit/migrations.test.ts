@@ -5,6 +5,7 @@ import { Memory } from '../../src/core/memory';
 import { candidatePlaces } from '../../src/core/store/continuations';
 import { Db } from '../../src/core/store/db';
 import { indexText } from '../../src/core/indexText';
+import { indexExchanges } from '../../src/core/store/exchangeFts';
 import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
 import { addToLexicon } from '../../src/core/store/lexicon';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
@@ -55,8 +56,9 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
   }
 }
 
-/** The verbatim indexes as the writer of versions 5 to 13 filled them: three FTS columns, and the lexicon from v11. */
+/** The verbatim indexes as the writer of versions 5 to 13 filled them: three FTS columns, and the lexicon from v11; from v14, the prompt column alone. */
 async function indexAsWrittenAt(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>, version: number): Promise<void> {
+  if (version >= 14) return indexExchanges(db, rows);
   await insertThreeColumnRows(db, rows);
   if (version >= 11) await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
 }
@@ -123,6 +125,29 @@ for (const from of [12, 13]) {
     }
   });
 }
+
+test('version 15 gives the distilled objects a terms column, searched in all-facets, and refills the distilled full-text index', async () => {
+  const file = path.join(tempDir(), 'v14.sqlite');
+  await writeStoreAt(14, file);
+  const memory = await Memory.open(file);
+  try {
+    // the object written before keeps its facets (core, context, rooms), with no terms until it is distilled again
+    assert.deepEqual((await memory.search({ text: 'quokka', mode: 'all-facets/bm25' })).hits.map((h) => h.exchangeId), ['ex-one-0001']);
+    assert.deepEqual((await memory.search({ text: 'rounding', mode: 'core+rooms/bm25' })).hits.map((h) => h.exchangeId), ['ex-one-0001']);
+  } finally {
+    await memory.close();
+  }
+  const db = await Db.open(file);
+  try {
+    assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM pragma_table_info('distilled_fts')")).map((c) => c.name), ['core', 'context', 'files', 'rooms', 'terms']);
+    assert.deepEqual(await db.all('SELECT exchange_n AS n, terms FROM distilled'), [{ n: 1, terms: '' }]);
+    // a distilled row deleted still takes its full-text row along (the trigger reads the new table)
+    await db.run('DELETE FROM distilled WHERE exchange_n = 1');
+    assert.deepEqual(await db.all('SELECT rowid FROM distilled_fts'), []);
+  } finally {
+    await db.close();
+  }
+});
 
 test('a store from a newer schema is refused with a message that says what to do', async () => {
   const file = path.join(tempDir(), 'new.sqlite');

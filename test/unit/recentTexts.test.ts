@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { redact } from '../../src/core/distill/redact';
 import { pairsNear, proximityForm } from '../../src/core/search/proximity';
 import { RecentTexts } from '../../src/core/search/recentTexts';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import { openFixture, writeConversation } from './searchFixture';
+import { PLANTED } from './secrets';
 
 const text = (verbatim: string) => ({ prompt: 'p', verbatim });
 
@@ -48,6 +50,44 @@ test('a searcher reads a text again once the store changed: its snippet is of th
     const now = await snippet();
     assert.match(now, /squeaks/);
     assert.ok(now.includes(`${MARK_START}zeppelin${MARK_END}`));
+  } finally {
+    await fx.store.close();
+  }
+});
+
+test("a kept text's redacted form is redact's own, made once; a text without a secret is its own redacted form", () => {
+  const recent = new RecentTexts();
+  const secret = PLANTED[0]!.secret;
+  const withKey = `User: rotate the deploy key\nAssistant: The old key was ${secret}.`;
+  const plain = 'User: rotate the deploy key\nAssistant: Rotated.';
+  recent.keep(1, text(withKey));
+  recent.keep(2, text(plain));
+  assert.equal(recent.redacted(1, withKey), redact(withKey));
+  assert.ok(!recent.redacted(1, withKey).includes(secret), 'asked again: still redacted');
+  assert.equal(recent.redacted(2, plain), plain);
+  assert.ok(!recent.redacted(3, withKey).includes(secret), 'a text not kept is redacted all the same');
+  assert.ok(!recent.redacted(2, withKey).includes(secret), 'another text under a kept number is not taken for the kept one');
+});
+
+test('a searcher asked to redact cuts the snippet from the redacted text, first and every later time, and after the store changed', async () => {
+  const fx = await openFixture([]);
+  const secret = PLANTED[0]!.secret;
+  const conv = (said: string, file = 'c.jsonl') => ({
+    file,
+    agent: 'claude-code' as const,
+    project: '/p/c',
+    exchanges: [{ key: 'c0', text: `User: the zeppelin gearbox key\nAssistant: ${said}`, startedAt: '2025-01-01T00:00:00Z' }],
+  });
+  try {
+    await writeConversation(fx.store, fx.dir, conv('the gearbox is fine, nothing secret here.'));
+    const searcher = createSearcher(fx.reads);
+    const snippet = async (redact: boolean) => (await searcher.search({ text: 'zeppelin gearbox', mode: 'verbatim/bm25', redact })).hits[0]!.snippet;
+    assert.equal(await snippet(true), await snippet(false), 'no secret: the same snippet either way');
+    assert.equal(await snippet(true), await snippet(false));
+    await writeConversation(fx.store, fx.dir, conv(`the zeppelin gearbox key is ${secret} now.`));
+    for (let i = 0; i < 3; i++) assert.ok(!(await snippet(true)).includes(secret), `search ${i + 1} after the change`);
+    assert.ok((await snippet(false)).includes(secret), 'not redacted when not asked (the window holds the key)');
+    assert.ok(!(await snippet(true)).includes(secret));
   } finally {
     await fx.store.close();
   }

@@ -104,6 +104,9 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     assert.deepEqual(keysOf(await search({ text: 'authentication', mode: 'all-facets/bm25' })), ['a1']);
     // core holds core + context: "1062" is in b1's context only
     assert.deepEqual(keysOf(await search({ text: '1062', mode: 'core/bm25' })), ['b1']);
+    // search terms (issue 39 (b)): "orders email" is only in b1's terms, a facet of all-facets alone
+    for (const mode of ['core/bm25', 'core+files/bm25', 'core+rooms/bm25'] as const) assert.deepEqual(keysOf(await search({ text: 'orders email', mode })), [], mode);
+    assert.deepEqual(keysOf(await search({ text: 'orders email', mode: 'all-facets/bm25' })), ['b1']);
     // a3 is not distilled: the distilled layers never find it
     assert.ok(!keysOf(await search({ text: 'stale cookie', mode: 'all-facets/bm25' })).includes('a3'));
   });

@@ -19,7 +19,7 @@ export interface FixtureExchange {
   readonly files?: readonly FileTouch[];
   readonly startedAt: string;
   /** Distilled object; none = not distilled. */
-  readonly distilled?: { core: string; context: string; rooms: RoomAssignment[] };
+  readonly distilled?: { core: string; context: string; rooms: RoomAssignment[]; terms?: string };
 }
 
 export interface FixtureConversation {
@@ -82,6 +82,7 @@ export const CONVERSATIONS: readonly FixtureConversation[] = [
           core: 'Repaired a failing database migration by changing a unique index.',
           context: 'error 1062 duplicate key',
           rooms: [room('file', 'db/migrations/004.sql'), room('concept', 'database', 'Database')],
+          terms: 'orders email',
         },
       },
     ],
@@ -187,7 +188,12 @@ export async function distillFixture(store: Store, conversations: readonly Fixtu
     for (const x of conv.exchanges) {
       if (!x.distilled) continue;
       const row = await store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [`${x.key}-${conv.file}`.padEnd(24, '0')]);
-      const value: DistilledExchange = { exchangeCore: x.distilled.core, specificContext: x.distilled.context, rooms: x.distilled.rooms };
+      const value: DistilledExchange = {
+        exchangeCore: x.distilled.core,
+        specificContext: x.distilled.context,
+        rooms: x.distilled.rooms,
+        ...(x.distilled.terms ? { searchTerms: x.distilled.terms } : {}),
+      };
       records.push({
         n: row!.n,
         value,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { makeSnippet, MARK_END, MARK_START } from '../../src/core/search/snippet';
+import { holdsQueryWord, makeSnippet, MARK_END, MARK_START } from '../../src/core/search/snippet';
 
 /** The snippet with its marks as [brackets], to read the assertions at a glance. */
 const shown = (text: string, terms: string[], maxChars?: number) => {
@@ -71,4 +71,14 @@ test('an excerpt reads as text: no role labels, emphasis or fence markers, the m
   assert.match(s.text, new RegExp(`${MARK_START}docker${MARK_END} build fail\\? Analyzing the ${MARK_START}docker${MARK_END}`));
   // a label-like word in the middle of a line is what someone said
   assert.match(makeSnippet('we asked the User: nobody answered about docker', ['docker']).text, /the User: nobody/);
+});
+
+test('a text holds a query word when the snippet would mark one, whichever word it is', () => {
+  const text = 'User: the gearbox rattles at speed\nAssistant: tightened the mount.';
+  for (const terms of [['gearbox'], ['zeppelin', 'mount'], ['rattled', 'zeppelin'], ['zeppelin', 'airship', 'speeds']]) {
+    assert.equal(holdsQueryWord(text, terms), makeSnippet(text, terms).matchedTerms.length > 0, terms.join(' '));
+    assert.ok(holdsQueryWord(text, terms), terms.join(' '));
+  }
+  assert.equal(holdsQueryWord(text, ['zeppelin', 'gear', 'user']), false, 'not inside a word, nor a role label');
+  assert.equal(holdsQueryWord(`${MARK_START}${MARK_END}`, ['zeppelin']), false);
 });

@@ -3,6 +3,7 @@ import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { detailCandidates } from './details';
 import { buildHeadline } from './headline';
 import { proposeRooms } from './offlineRooms';
+import { searchTerms } from './searchTerms';
 import { fitTokens, wordTokens } from './tokenFit';
 import { englishRarity, type WordRarity, words } from './wordRarity';
 import { isStopWord } from './stopWords';
@@ -16,7 +17,9 @@ import { type VerbatimPart, splitVerbatim } from './verbatimParts';
  * - `exchangeCore`: the headline, what was asked → what was done, in the exchange's own words (headline.ts);
  * - `specificContext`: the most distinctive exact detail (details.ts) that adds to the headline, always a
  *   substring of the verbatim;
- * - rooms from files touched, recurring distinctive terms and tool patterns (offlineRooms.ts).
+ * - rooms from files touched, recurring distinctive terms and tool patterns (offlineRooms.ts);
+ * - `searchTerms`: the exchange's most distinctive words that core and context do not say, for search only
+ *   (searchTerms.ts).
  */
 
 /** Core + "\n" + context aim at the paper's ~38 cl100k tokens. */
@@ -31,7 +34,7 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-12';
+export const OFFLINE_PROMPT_VERSION = 'offline-13';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -59,10 +62,13 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
   const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
+  const specificContext = pickDetail(details, exchangeCore, room);
+  const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
   return {
     exchangeCore,
-    specificContext: pickDetail(details, exchangeCore, room),
+    specificContext,
     rooms: proposeRooms(input, parts, stats),
+    ...(terms ? { searchTerms: terms } : {}),
   };
 }
 

@@ -113,19 +113,21 @@ interface DistilledRow {
   context: string;
   files: string | null;
   rooms: string | null;
+  terms: string;
 }
 
 /** The text a distilled layer embeds: the distilled text, plus the facets the layer names. */
-export function layerText(layer: Exclude<Layer, 'verbatim'>, r: { core: string; context: string; files?: string; rooms?: string }): string {
+export function layerText(layer: Exclude<Layer, 'verbatim'>, r: { core: string; context: string; files?: string; rooms?: string; terms?: string }): string {
   const parts = [distilledText({ exchangeCore: r.core, specificContext: r.context })];
   if ((layer === 'core+files' || layer === 'all-facets') && r.files) parts.push(r.files);
   if ((layer === 'core+rooms' || layer === 'all-facets') && r.rooms) parts.push(r.rooms);
+  if (layer === 'all-facets' && r.terms) parts.push(r.terms);
   return parts.join('\n');
 }
 
 async function pendingDistilled(db: Db, layer: Exclude<Layer, 'verbatim'>, limit: number): Promise<Array<{ n: number; text: string }>> {
   const rows = await db.all<DistilledRow>(
-    `SELECT d.exchange_n AS n, d.core, d.context,
+    `SELECT d.exchange_n AS n, d.core, d.context, d.terms,
        (SELECT group_concat(path, ' ') FROM files_touched f WHERE f.exchange_n = d.exchange_n) AS files,
        (SELECT group_concat(r.label, ', ') FROM exchange_rooms er JOIN rooms r ON r.id = er.room_id
          WHERE er.exchange_n = d.exchange_n) AS rooms
@@ -136,7 +138,7 @@ async function pendingDistilled(db: Db, layer: Exclude<Layer, 'verbatim'>, limit
   );
   return rows.map((r) => ({
     n: r.n,
-    text: layerText(layer, { core: r.core, context: r.context, ...(r.files ? { files: r.files } : {}), ...(r.rooms ? { rooms: r.rooms } : {}) }),
+    text: layerText(layer, { core: r.core, context: r.context, terms: r.terms, ...(r.files ? { files: r.files } : {}), ...(r.rooms ? { rooms: r.rooms } : {}) }),
   }));
 }
 

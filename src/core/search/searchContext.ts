@@ -1,4 +1,3 @@
-import { redact } from '../distill/redact';
 import type { ExchangeText, HitRow, ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import type { FormsOf } from './proximity';
@@ -103,7 +102,11 @@ export class SearchContext {
    * window can open inside a key block); what it matched is the stored text's all the same.
    */
   shownSnippet(n: number, verbatim: string): string {
-    return this.ask.redact ? makeSnippet(redact(verbatim), this.ask.terms).text : this.snippetOf(n, verbatim).text;
+    const own = this.snippetOf(n, verbatim).text;
+    if (!this.ask.redact) return own;
+    // most texts hold no secret: their redacted text is the same, and so is its snippet
+    const redacted = this.recent.redacted(n, verbatim);
+    return redacted === verbatim ? own : makeSnippet(redacted, this.ask.terms).text;
   }
 
   /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */

@@ -46,13 +46,14 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
 
 /** Whether `verbatim` holds a word of `terms` as makeSnippet finds and marks them (`matchedTerms` not empty). */
 export function holdsQueryWord(verbatim: string, terms: readonly string[]): boolean {
-  // one match of each word is enough to know
-  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1).length > 0;
+  // one match of any word is enough to know: the others are not looked for
+  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).length > 0;
 }
 
 /** The text without the characters that mark matches (they would mark nothing). */
 function withoutMarks(verbatim: string): string {
-  return /[\u0001\u0002]/.test(verbatim) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
+  // two includes() scan a text of tens of kilobytes several times faster than the character class
+  return verbatim.includes(MARK_START) || verbatim.includes(MARK_END) ? verbatim.replace(/[\u0001\u0002]/g, ' ') : verbatim;
 }
 
 /** Each query word looked for once (words with one key are one word); none without a start (marks alone). */
@@ -109,9 +110,10 @@ function wantedOf(term: string): Wanted {
  * marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins with
  * it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
  * kilobytes, and a case-insensitive Unicode regular expression was ten times slower. Each word is looked for
- * up to its `max`-th match only: a match after it has `max` matches before it.
+ * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
+ * one found are not looked for (whether the text holds any).
  */
-function findMatches(text: string, wanted: readonly Wanted[], max: number): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
@@ -132,6 +134,7 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number): Matc
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
     }
+    if (anyOne && byStart.size > 0) break;
   }
   for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
     if (out.length === max) break;

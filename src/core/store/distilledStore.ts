@@ -197,12 +197,15 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
   await db.run(`DELETE FROM exchange_rooms WHERE exchange_n IN (SELECT v FROM (${EACH}))`, [ns]);
   await db.run(`DELETE FROM distill_failures WHERE exchange_n IN (SELECT v FROM (${EACH}))`, [ns]);
   await db.run(
-    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
-     SELECT ${[0, 1, 2, 3, 4, 5, 6, 7].map(at).join(', ')}, ? FROM (${EACH})`,
+    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, terms, created_at)
+     SELECT ${[0, 1, 2, 3, 4, 5, 6, 7, 8].map(at).join(', ')}, ? FROM (${EACH})`,
     [
       now,
       JSON.stringify(
-        records.map((r) => [r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens]),
+        records.map((r) => [
+          r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens,
+          r.value.searchTerms ?? '',
+        ]),
       ),
     ],
   );
@@ -216,8 +219,10 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
       [json],
     );
   }
-  await db.run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms) SELECT ${[0, 1, 2, 3, 4].map(at).join(', ')} FROM (${EACH})`, [
-    JSON.stringify(records.map((r) => [r.n, r.value.exchangeCore, r.value.specificContext, filesFacet(r.filesTouched), roomsFacet(r.rooms)])),
+  await db.run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms) SELECT ${[0, 1, 2, 3, 4, 5].map(at).join(', ')} FROM (${EACH})`, [
+    JSON.stringify(
+      records.map((r) => [r.n, r.value.exchangeCore, r.value.specificContext, filesFacet(r.filesTouched), roomsFacet(r.rooms), r.value.searchTerms ?? '']),
+    ),
   ]);
   const cached = records.filter((r) => r.cache && r.model);
   if (cached.length > 0) {
@@ -255,15 +260,17 @@ function roomsFacet(rooms: ReadonlyArray<Pick<StoredRoom, 'label' | 'key'>>): st
  */
 export async function rebuildDistilledFts(db: Db): Promise<void> {
   await resetFtsTable(db, 'distilled_fts');
-  const rows = await db.all<{ n: number; core: string; context: string }>('SELECT exchange_n AS n, core, context FROM distilled ORDER BY exchange_n');
+  const rows = await db.all<{ n: number; core: string; context: string; terms: string }>(
+    'SELECT exchange_n AS n, core, context, terms FROM distilled ORDER BY exchange_n',
+  );
   for (const r of rows) {
     const files = await db.all<FileTouchRow>('SELECT path, how, lines FROM files_touched WHERE exchange_n = ? ORDER BY path', [r.n]);
     const rooms = await db.all<{ label: string; key: string }>(
       'SELECT r.label, r.key FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.id',
       [r.n],
     );
-    await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (?, ?, ?, ?, ?)', [
-      r.n, r.core, r.context, filesFacet(files.map(toFileTouch)), roomsFacet(rooms),
+    await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms) VALUES (?, ?, ?, ?, ?, ?)', [
+      r.n, r.core, r.context, filesFacet(files.map(toFileTouch)), roomsFacet(rooms), r.terms,
     ]);
   }
 }

@@ -42,12 +42,12 @@ export function ftsColumnPhrase(text: string, column: string, max: number): stri
   return words ? `{${column}} : "${words.join(' ')}"` : undefined;
 }
 
-/** The distilled_fts columns each distilled layer searches (core = the distilled text: core + context). */
+/** The distilled_fts columns each distilled layer searches (core = the distilled text: core + context; terms: all-facets only). */
 const DISTILLED_COLUMNS: Record<Exclude<Layer, 'verbatim'>, readonly string[]> = {
   core: ['core', 'context'],
   'core+files': ['core', 'context', 'files'],
   'core+rooms': ['core', 'context', 'rooms'],
-  'all-facets': ['core', 'context', 'files', 'rooms'],
+  'all-facets': ['core', 'context', 'files', 'rooms', 'terms'],
 };
 
 /** The `k` exchanges whose distilled `layer` best matches any of `terms` by FTS5's bm25(), best first. */

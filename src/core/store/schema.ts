@@ -1,5 +1,6 @@
 import { RecallError } from '../errors';
 import type { Db } from './db';
+import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
@@ -359,6 +360,19 @@ const MIGRATIONS: readonly Migration[] = [
         DELETE FROM exchanges_fts WHERE rowid = old.n;
       END;
     `,
+  },
+  {
+    // Search terms (issue 39 (b)): the words an exchange is found by that its headline and detail do not say
+    // (distill/searchTerms.ts), a facet of the all-facets layer. Objects distilled before have none ('') until the
+    // offline distiller's new version redoes them; the distilled full-text table gains the column and is refilled.
+    version: 15,
+    sql: `
+      ALTER TABLE distilled ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+      DROP TABLE distilled_fts;
+      CREATE VIRTUAL TABLE distilled_fts USING fts5(core, context, files, rooms, terms, tokenize='porter unicode61');
+    `,
+    run: rebuildDistilledFts,
+    step: 'Adding search terms to the distilled index',
   },
 ];
 

@@ -1,0 +1,65 @@
+import { isStopWord } from './stopWords';
+import { wordTokens } from './tokenFit';
+import type { VerbatimPart } from './verbatimParts';
+import { type WordRarity, words } from './wordRarity';
+
+/**
+ * The offline distiller's search terms (issue 39 (b)): the words the exchange is found by that its headline and
+ * detail do not say — its names, identifiers, error words and the human's own key words, most distinctive first.
+ * The headline is a sentence a person reads and holds a few of them; a person searching remembers others ("gl_screen
+ * log spam", "Nord theme, 80% opacity" of an exchange headlined by what was asked). A facet for search, never shown:
+ * searched in the `all-facets` layer, not counted in the distilled text's tokens.
+ *
+ * Words are weighed as the headline weighs them (IDF in English × (1 + ln uses)), from what people and agents said
+ * and did: the human's prompt, the assistant's text, tool calls (without the tool's name) and errors; tool results (file contents, listings,
+ * logs) are left out, as most of their rare words are nobody's topic. The human's words count double: the person
+ * remembers what they asked in their own words.
+ */
+
+/** Tokens the terms may take (cl100k): the headline and detail take ~28, so the object stays far under verbatim. */
+export const TERMS_MAX_TOKENS = 24;
+/** What is read of each part: a long paste says its topic early. */
+const PART_CHARS = 20_000;
+const HUMAN_WEIGHT = 2;
+/** Longer runs are hashes, keys or blobs, not words anyone searches by. */
+const MAX_WORD_CHARS = 32;
+
+export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
+  const uses = new Map<string, number>();
+  const human = new Set<string>();
+  const count = (text: string, byHuman: boolean): void => {
+    for (const w of words(text.slice(0, PART_CHARS))) {
+      if (!isTerm(w)) continue;
+      uses.set(w, (uses.get(w) ?? 0) + 1);
+      if (byHuman) human.add(w);
+    }
+  };
+  count(prompt, true);
+  for (const p of parts) {
+    if (p.kind === 'assistant' || p.kind === 'error') count(p.text, false);
+    // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
+    else if (p.kind === 'tool') count(p.text.replace(/^\S+\s*/u, ''), false);
+  }
+  const already = new Set(words(said));
+  const ranked = [...uses]
+    .filter(([w]) => !already.has(w))
+    .map(([w, n]) => ({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human.has(w) ? HUMAN_WEIGHT : 1) }))
+    .sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
+  const kept: string[] = [];
+  let tokens = 0;
+  for (const { w } of ranked) {
+    const t = wordTokens(` ${w}`);
+    if (tokens + t > TERMS_MAX_TOKENS) break;
+    kept.push(w);
+    tokens += t;
+  }
+  return kept.join(' ');
+}
+
+/** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker (`[REDACTED_IP]`). */
+function isTerm(w: string): boolean {
+  if (w.length < 2 || w.length > MAX_WORD_CHARS || isStopWord(w)) return false;
+  if (/^[\d_]+$/u.test(w)) return false;
+  if (/^(?=[a-f\d]*\d)(?=[a-f\d]*[a-f])[a-f\d]{8,}$/u.test(w)) return false;
+  return !/^redacted(?:_|$)/u.test(w);
+}
