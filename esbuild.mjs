@@ -48,6 +48,17 @@ const vendorApart = {
   },
 };
 
+// The command line is three bundles: dist/cli.js (launcher.ts) requires the MCP server's (dist/mcp.js) or the other
+// commands' (dist/commands.js), so a server reads and compiles only what serving needs (an agent's first answer
+// waited for Node to load the one 2.3 MB bundle); the commands' bundle reaches `mcp` through the server's too.
+const commandsApart = {
+  name: 'commands-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(mcp|commands)\.js$/ }, ({ path }) => ({ path, external: true }));
+    build.onResolve({ filter: /^\.\/mcp\/command$/ }, () => ({ path: './mcp.js', external: true }));
+  },
+};
+
 const node = {
   bundle: true,
   platform: 'node',
@@ -61,7 +72,9 @@ const node = {
 
 const builds = [
   { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', plugins: [vendorApart] },
-  { ...node, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [vendorApart] },
+  { ...node, entryPoints: ['src/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [commandsApart] },
+  { ...node, entryPoints: ['src/cli.ts'], outfile: 'dist/commands.js', plugins: [vendorApart, commandsApart] },
+  { ...node, entryPoints: ['src/mcp/command.ts'], outfile: 'dist/mcp.js', plugins: [vendorApart] },
   // The index worker threads (core/workers/pool.ts starts them from next to the bundle that loads it): parsing,
   // token counts and offline distillation of a large run.
   { ...node, entryPoints: ['src/core/workers/indexWorker.ts'], outfile: 'dist/indexWorker.js', plugins: [vendorApart] },

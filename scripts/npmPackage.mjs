@@ -21,6 +21,8 @@ export function packageFiles(root = ROOT) {
   const within = (dir, keep) => readdirSync(join(root, dir)).filter(keep).map((f) => `${dir}/${f}`);
   return [
     'dist/cli.js',
+    'dist/commands.js',
+    'dist/mcp.js',
     'dist/embedWorker.js',
     ...within('dist/vendor', (f) => f.endsWith('.js')),
     ...within('dist/models/word-vectors-100d', () => true),

@@ -8,6 +8,7 @@ import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type Mi
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { defaultDiscovery, unreadableRoots } from './core/sources/discover';
+import { runAsProcess } from './processMain';
 import { embedCommand, evalCommand, type Io, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
 /** A thin command line over core/: every command opens the store, does one thing, prints, closes. */
@@ -424,22 +425,5 @@ function oneLine(s: string, max: number): string {
   return t.length > max ? t.slice(0, max - 1) + '…' : t;
 }
 
-/**
- * Exits once stdout and stderr are written out: to a pipe they are written asynchronously, and
- * `process.exit` at once cut `list --json | …` short. Callbacks of writes to one stream run in order.
- */
-function exitWhenFlushed(code: number): void {
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-}
-
-if (require.main === module) {
-  // `list | head`: the reader left; stop quietly, as Unix tools do
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-  main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
-    process.stderr.write(`agent-recall: ${err instanceof Error ? err.message : String(err)}\n`);
-    exitWhenFlushed(err instanceof RecallError && err.code === 'bad-argument' ? 2 : 1);
-  });
-}
+// run as a file of its own (out/src/cli.js); the bundle dist/commands.js is started by launcher.ts
+if (require.main === module) runAsProcess(() => main(process.argv.slice(2)));

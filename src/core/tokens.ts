@@ -21,34 +21,101 @@ const LONG_RUN_RE = new RegExp(`(?<!\\S)\\S{${MAX_RUN + 1},}`, 'g');
 /** Pieces remembered (a word, a run of spaces, a number); the memory is emptied when it is full (~10 MB). */
 const MAX_REMEMBERED = 100_000;
 
+/**
+ * js-tiktoken's table as one string of every token's bytes (one latin1 char a byte) and an open-addressing hash
+ * table over it, made in one pass over the package's base64: a Map of 100,256 strings took ~100 ms to make (a
+ * buffer and a string per token, and their garbage), the first thing an MCP server's first answer waited for.
+ */
 interface Cl100k {
-  /** Each token's bytes, as a latin1 string (one char a byte) -> its rank. */
-  readonly ranks: Map<string, number>;
+  readonly bytes: string;
+  /** Token t's bytes are bytes[starts[t], starts[t + 1]). */
+  readonly starts: Int32Array;
+  readonly ranks: Int32Array;
+  /** Slot -> token + 1 (0: empty), by rangeHash of the bytes; its length a power of two. */
+  readonly slots: Int32Array;
   readonly pattern: RegExp;
 }
 
 let table: Cl100k | undefined;
 const remembered = new Map<string, number>();
 
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
 function cl100k(): Cl100k {
   if (!table) {
     // js-tiktoken's table (ships in the package: works offline): lines of `<prefix> <first rank> <base64 token>...`
     const source = require('js-tiktoken/ranks/cl100k_base') as { pat_str: string; bpe_ranks: string };
-    const ranks = new Map<string, number>();
-    for (const line of source.bpe_ranks.split('\n')) {
-      const fields = line.split(' ');
-      if (fields.length < 3) continue;
-      const first = Number.parseInt(fields[1]!, 10);
-      for (let i = 2; i < fields.length; i++) ranks.set(Buffer.from(fields[i]!, 'base64').toString('latin1'), first + i - 2);
+    const text = source.bpe_ranks;
+    const sextet = new Int8Array(128).fill(-1);
+    for (let i = 0; i < 64; i++) sextet[BASE64.charCodeAt(i)] = i;
+    const out = new Uint8Array(text.length); // base64 is longer than what it encodes
+    const starts: number[] = [];
+    const ranks: number[] = [];
+    let n = 0;
+    let field = 0; // 0: the line's prefix, 1: its first rank, 2 on: its tokens
+    let rank = 0;
+    let bits = 0;
+    let held = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 10;
+      if (c === 32 || c === 10) {
+        if (field >= 2) ranks.push(rank++);
+        field = c === 10 ? 0 : field + 1;
+        if (field === 1) rank = 0;
+        if (field >= 2) starts.push(n);
+        held = 0;
+        bits = 0;
+      } else if (field === 1) rank = rank * 10 + c - 48;
+      else if (field >= 2 && c !== 61) {
+        held = ((held << 6) | sextet[c]!) & 0xffff;
+        bits += 6;
+        if (bits >= 8) {
+          bits -= 8;
+          out[n++] = (held >> bits) & 255;
+        }
+      }
     }
-    table = { ranks, pattern: new RegExp(source.pat_str, 'gu') };
+    starts.push(n);
+    const bytes = Buffer.from(out.buffer, 0, n).toString('latin1');
+    let size = 1;
+    while (size < ranks.length * 2) size *= 2;
+    const slots = new Int32Array(size);
+    for (let t = 0; t < ranks.length; t++) {
+      let slot = rangeHash(bytes, starts[t]!, starts[t + 1]!) & (size - 1);
+      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      slots[slot] = t + 1;
+    }
+    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots, pattern: new RegExp(source.pat_str, 'gu') };
   }
   return table;
 }
 
+/** FNV-1a over the char codes of s[from, to). */
+function rangeHash(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
+function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number, to: number): number {
+  const mask = slots.length - 1;
+  const length = to - from;
+  for (let slot = rangeHash(s, from, to) & mask; ; slot = (slot + 1) & mask) {
+    const t = slots[slot]! - 1;
+    if (t < 0) return Infinity;
+    const at = starts[t]!;
+    if (starts[t + 1]! - at !== length) continue;
+    let i = 0;
+    while (i < length && bytes.charCodeAt(at + i) === s.charCodeAt(from + i)) i++;
+    if (i === length) return ranks[t]!;
+  }
+}
+
 /** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces. */
 function encodeLength(text: string): number {
-  const { ranks, pattern } = cl100k();
+  const cl = cl100k();
+  const { pattern } = cl;
   let n = 0;
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
@@ -56,7 +123,7 @@ function encodeLength(text: string): number {
     let count = remembered.get(piece);
     if (count === undefined) {
       const bytes = Buffer.from(piece, 'utf8').toString('latin1');
-      count = ranks.has(bytes) ? 1 : mergedLength(bytes, ranks);
+      count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       remembered.set(detached(piece), count);
     }
@@ -70,11 +137,11 @@ function encodeLength(text: string): number {
  * the lowest rank (the leftmost of equals) is merged, as js-tiktoken's bytePairMerge does. Every single byte is a
  * cl100k token, so every part left is one token.
  */
-function mergedLength(bytes: string, ranks: ReadonlyMap<string, number>): number {
+function mergedLength(bytes: string, cl: Cl100k): number {
   // starts[i]: where part i starts (the last entry is the end); rank[i]: the rank of parts i and i+1 merged
   const starts: number[] = [];
   for (let i = 0; i <= bytes.length; i++) starts.push(i);
-  const pairRank = (i: number): number => (i + 2 < starts.length ? (ranks.get(bytes.slice(starts[i], starts[i + 2])) ?? Infinity) : Infinity);
+  const pairRank = (i: number): number => (i + 2 < starts.length ? rankOf(cl, bytes, starts[i]!, starts[i + 2]!) : Infinity);
   const rank: number[] = [];
   for (let i = 0; i + 1 < starts.length; i++) rank.push(pairRank(i));
   for (;;) {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
-import { TimeSlice } from '../timeSlice';
 import type { Embedder } from './embedder';
 
 /** The setting value (and --embed-model) of the model that ships inside the extension. */
@@ -41,8 +40,8 @@ export class WordVectorEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimension: number;
   /** Each word's row, made on the first embedding: a process that loads the model but answers without it (an
-   * MCP server's first, confident search) does not wait for 200,000 words to be split and mapped (~80 ms CPU). */
-  private rows: Promise<Map<string, number>> | undefined;
+   * MCP server's first, confident search) does not wait for it. */
+  private rows: WordRows | undefined;
   private disposed = false;
 
   private constructor(
@@ -85,14 +84,13 @@ export class WordVectorEmbedder implements Embedder {
     return new WordVectorEmbedder(manifest, words, weights, scales, manifest.maxTokens);
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (this.disposed) throw disposedError();
-    const rows = await (this.rows ??= wordRows(this.wordList));
-    if (this.disposed) throw disposedError();
-    return texts.map((t) => this.vector(t, rows));
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
+    const rows = (this.rows ??= new WordRows(this.wordList, this.scales.length));
+    return Promise.resolve(texts.map((t) => this.vector(t, rows)));
   }
 
-  private vector(text: string, rows: Map<string, number>): Float32Array {
+  private vector(text: string, rows: WordRows): Float32Array {
     const dim = this.dimension;
     const sum = new Float32Array(dim);
     let count = 0;
@@ -118,24 +116,54 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
-const disposedError = (): RecallError => new RecallError('model-unavailable', 'The built-in embedding model was disposed.');
-
 /**
- * Word -> row: a loop, not `new Map(entries)` (200,000 pairs of arrays made it ~60 ms longer on the host's thread),
- * that gives the event loop back every few milliseconds (on a busy machine the whole map held it ~200 ms).
+ * Word -> row, over the word list itself: an open-addressing hash table of rows by each line's hash. A Map of
+ * 200,000 words took ~80-230 ms to make (a string per word, and ~15 MB of heap to collect later), the largest
+ * part of an MCP server's first answer that needed the model; this takes ~10 ms and 3 MB.
  */
-async function wordRows(wordList: string): Promise<Map<string, number>> {
-  const rows = new Map<string, number>();
-  const slice = new TimeSlice();
-  let row = 0;
-  for (let start = 0; start <= wordList.length; row++) {
-    if ((row & 1023) === 0) await slice.yieldIfDue();
-    const end = wordList.indexOf('\n', start);
-    rows.set(wordList.slice(start, end === -1 ? wordList.length : end), row);
-    if (end === -1) break;
-    start = end + 1;
+class WordRows {
+  /** Row r's word is list[starts[r], starts[r + 1] - 1): the list's lines, as `split('\n')` makes them. */
+  private readonly starts: Int32Array;
+  /** Slot -> row + 1 (0: empty); its length a power of two. */
+  private readonly slots: Int32Array;
+
+  constructor(
+    private readonly list: string,
+    rows: number,
+  ) {
+    const starts = new Int32Array(rows + 1);
+    for (let r = 1, at = list.indexOf('\n'); r < rows; r++, at = list.indexOf('\n', at + 1)) starts[r] = at + 1;
+    starts[rows] = list.length + 1;
+    let size = 1;
+    while (size < rows * 2) size *= 2;
+    const slots = new Int32Array(size);
+    // the last row first: a word listed twice finds its last row, as a Map set row by row kept it
+    for (let r = rows - 1; r >= 0; r--) {
+      let slot = rangeHash(list, starts[r]!, starts[r + 1]! - 1) & (size - 1);
+      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      slots[slot] = r + 1;
+    }
+    this.starts = starts;
+    this.slots = slots;
   }
-  return rows;
+
+  get(word: string): number | undefined {
+    const { list, starts, slots } = this;
+    const mask = slots.length - 1;
+    for (let slot = rangeHash(word, 0, word.length) & mask; ; slot = (slot + 1) & mask) {
+      const r = slots[slot]! - 1;
+      if (r < 0) return undefined;
+      const at = starts[r]!;
+      if (starts[r + 1]! - 1 - at === word.length && list.startsWith(word, at)) return r;
+    }
+  }
+}
+
+/** FNV-1a over the UTF-16 code units of s[from, to). */
+function rangeHash(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Lines of `text` as `split('\n')` counts them, without making them. */
