@@ -24,6 +24,7 @@ export function packageFiles(root = ROOT) {
     'dist/commands.js',
     'dist/mcp.js',
     'dist/embedWorker.js',
+    'dist/indexWorker.js',
     ...within('dist/vendor', (f) => f.endsWith('.js')),
     ...within('dist/models/word-vectors-100d', () => true),
     ...within('prompts', (f) => f.endsWith('.md')),

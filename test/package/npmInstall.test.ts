@@ -88,8 +88,8 @@ describe('the npm package, installed from its tarball into an empty folder', () 
     for (const dir of [workspace, storage]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the tarball holds the CLI bundle, its model and prompts, and no source maps', () => {
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/models/word-vectors-100d/vectors.bin', 'prompts/distill-v1.md']) {
+  test('the tarball holds the CLI bundles, its worker threads, model and prompts, and no source maps', () => {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/models/word-vectors-100d/vectors.bin', 'prompts/distill-v1.md']) {
       assert.ok(packed.files.includes(f), `${f} is not in the package`);
     }
     assert.deepEqual(packed.files.filter((f) => f.endsWith('.map')), []);
