@@ -74,7 +74,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
     const storeDir = folders.length ? vscode.Uri.file(path.dirname(workspaceStoreFile(context.globalStorageUri.fsPath, folders))) : undefined;
     const legacyStore = context.storageUri ? vscode.Uri.joinPath(context.storageUri, STORE_FILE).fsPath : undefined;
-    const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore);
+    const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore, config.scope);
     const index = new IndexService(workspace, storeDir, config, llm);
     const mcp = new McpServerProvider(context.extension, index, config, folders, modelCache);
     const viewer = new ExchangeViewer(context.extensionUri, index);
@@ -109,7 +109,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       vscode.window.registerTreeDataProvider('agentRecall.status', status),
       ...registerLmTools(index),
       ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets, embedders }),
-      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live)),
+      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live, config)),
       trackAnthropicKey(context.secrets),
     );
     // what the in-host tests observe, recorded here rather than inside the classes
@@ -130,7 +130,10 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       waitForIndexIdle: () => index.whenIdle(),
       onIndexChange: index.onDidChange,
       getIndexSummary: () => index.summary(),
-      storeFile: index.storeFile,
+      // the scope in force names the file (agentRecall.scope)
+      get storeFile() {
+        return index.storeFile;
+      },
       views: { rooms, fileHistory, status },
       fileDecoration: (uri) => decorations.provideFileDecoration(uri),
       activeFileStatus: () => activeFile.text,
@@ -148,7 +151,9 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   }
 }
 
-async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService, live: LiveWatcher): Promise<void> {
+async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService, live: LiveWatcher, config: Config): Promise<void> {
+  // another history: its own store, opened and brought up to date now (every view refreshes on the run's events)
+  if (Config.requiresRescope.some((k) => e.affectsConfiguration(k))) return index.switchScope(config.scope);
   // new transcript folders are watched at once, not after a reload
   if (Config.requiresRewatch.some((k) => e.affectsConfiguration(k))) live.start();
   if (Config.requiresRebuild.some((k) => e.affectsConfiguration(k))) {
