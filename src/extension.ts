@@ -28,6 +28,7 @@ import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
 import type { SearchQuery, SearchResult } from './core/search/types';
 import { STORE_FILE, workspaceStoreFile } from './core/storeLocation';
+import { openWalkthroughOnce } from './host/walkthrough';
 
 /** This module's body runs last in the bundle, once every import has been evaluated. */
 const loadEnd = performance.now();
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       }),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
+    void openWalkthroughOnce(context.globalState).catch((err) => log.warn(`Could not open the walkthrough: ${err instanceof Error ? err.message : String(err)}`));
     const evaluating = Math.round(loadEnd - loadStart);
     const activating = Math.round(performance.now() - activateStart);
     log.info(`Activated in ${evaluating + activating} ms (bundle evaluation ${evaluating} ms + activate() ${activating} ms).`);
