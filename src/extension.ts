@@ -28,6 +28,7 @@ import { StatusBar } from './host/statusBar';
 import { StatusViewProvider } from './host/statusView';
 import type { SearchQuery, SearchResult } from './core/search/types';
 import { STORE_FILE, workspaceStoreFile } from './core/storeLocation';
+import { openWalkthroughOnce } from './host/walkthrough';
 
 /** This module's body runs last in the bundle, once every import has been evaluated. */
 const loadEnd = performance.now();
@@ -74,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
     const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
     const storeDir = folders.length ? vscode.Uri.file(path.dirname(workspaceStoreFile(context.globalStorageUri.fsPath, folders))) : undefined;
     const legacyStore = context.storageUri ? vscode.Uri.joinPath(context.storageUri, STORE_FILE).fsPath : undefined;
-    const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore);
+    const workspace = new WorkspaceMemory(storeDir, embedders, legacyStore, config.scope);
     const index = new IndexService(workspace, storeDir, config, llm);
     const mcp = new McpServerProvider(context.extension, index, config, folders, modelCache);
     const viewer = new ExchangeViewer(context.extensionUri, index);
@@ -109,7 +110,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       vscode.window.registerTreeDataProvider('agentRecall.status', status),
       ...registerLmTools(index),
       ...registerCommands({ index, viewer, fileHistory, rooms, recall, config, secrets: context.secrets, embedders }),
-      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live)),
+      vscode.workspace.onDidChangeConfiguration((e) => onConfigChange(e, index, live, config)),
       trackAnthropicKey(context.secrets),
     );
     // what the in-host tests observe, recorded here rather than inside the classes
@@ -123,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       }),
     );
     if (config.autoIndex) setTimeout(() => void index.index(), 0);
+    void openWalkthroughOnce(context.globalState).catch((err) => log.warn(`Could not open the walkthrough: ${err instanceof Error ? err.message : String(err)}`));
     const evaluating = Math.round(loadEnd - loadStart);
     const activating = Math.round(performance.now() - activateStart);
     log.info(`Activated in ${evaluating + activating} ms (bundle evaluation ${evaluating} ms + activate() ${activating} ms).`);
@@ -130,7 +132,10 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       waitForIndexIdle: () => index.whenIdle(),
       onIndexChange: index.onDidChange,
       getIndexSummary: () => index.summary(),
-      storeFile: index.storeFile,
+      // the scope in force names the file (agentRecall.scope)
+      get storeFile() {
+        return index.storeFile;
+      },
       views: { rooms, fileHistory, status },
       fileDecoration: (uri) => decorations.provideFileDecoration(uri),
       activeFileStatus: () => activeFile.text,
@@ -148,7 +153,9 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
   }
 }
 
-async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService, live: LiveWatcher): Promise<void> {
+async function onConfigChange(e: vscode.ConfigurationChangeEvent, index: IndexService, live: LiveWatcher, config: Config): Promise<void> {
+  // another history: its own store, opened and brought up to date now (every view refreshes on the run's events)
+  if (Config.requiresRescope.some((k) => e.affectsConfiguration(k))) return index.switchScope(config.scope);
   // new transcript folders are watched at once, not after a reload
   if (Config.requiresRewatch.some((k) => e.affectsConfiguration(k))) live.start();
   if (Config.requiresRebuild.some((k) => e.affectsConfiguration(k))) {

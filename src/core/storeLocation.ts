@@ -18,6 +18,21 @@ import { editorUserDataDirs, remoteServerDataDirs } from './editorFolders';
 
 export const STORE_FILE = 'recall.sqlite';
 
+/**
+ * Which history a window recalls (`agentRecall.scope`): its workspace's projects only, or every project's
+ * sessions the agents kept. Each has its own store beside the other, so switching back and forth opens a file
+ * that is already built (a run then reads only what changed) and the workspace's store never holds other projects.
+ */
+export type RecallScope = 'workspace' | 'allHistory';
+
+/** The store of a workspace's window when it recalls all history: beside its own store (STORE_FILE). */
+export const ALL_HISTORY_STORE_FILE = 'recall-all-history.sqlite';
+
+/** The file name of the store of `scope`, in a workspace's store folder. */
+export function storeFileName(scope: RecallScope): string {
+  return scope === 'allHistory' ? ALL_HISTORY_STORE_FILE : STORE_FILE;
+}
+
 /** The extension's identifier as VS Code names its global storage folder (`publisher.name`, lower case). */
 export const EXTENSION_STORAGE_ID = 'agent-recall.agent-recall';
 
@@ -48,9 +63,9 @@ export function workspaceStoreKey(folders: readonly string[], platform: NodeJS.P
   return `${name}-${hash}`;
 }
 
-/** The store file of the workspace made of `folders`, under the extension's global storage folder. */
-export function workspaceStoreFile(globalStorage: string, folders: readonly string[]): string {
-  return path.join(globalStorage, 'workspaces', workspaceStoreKey(folders), STORE_FILE);
+/** The store file of the workspace made of `folders` (of its `scope`), under the extension's global storage folder. */
+export function workspaceStoreFile(globalStorage: string, folders: readonly string[], scope: RecallScope = 'workspace'): string {
+  return path.join(globalStorage, 'workspaces', workspaceStoreKey(folders), storeFileName(scope));
 }
 
 /**
@@ -78,13 +93,17 @@ export interface FoundStore {
 }
 
 /**
- * The existing store of the workspace made of `folders` in any of `storageFolders`; the most recently
+ * The existing store of the workspace made of `folders` (of its `scope`) in any of `storageFolders`; the most recently
  * written one when several VS Code flavours indexed it. Undefined when none exists.
  */
-export async function findWorkspaceStore(folders: readonly string[], storageFolders = extensionStorageFolders()): Promise<FoundStore | undefined> {
+export async function findWorkspaceStore(
+  folders: readonly string[],
+  storageFolders = extensionStorageFolders(),
+  scope: RecallScope = 'workspace',
+): Promise<FoundStore | undefined> {
   const found: Array<{ file: string; mtimeMs: number }> = [];
   for (const storage of storageFolders) {
-    const file = workspaceStoreFile(storage, folders);
+    const file = workspaceStoreFile(storage, folders, scope);
     const at = await lastWritten(file);
     if (at !== undefined) found.push({ file, mtimeMs: at });
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { BUILTIN_MODEL } from '../core/embed/openEmbedder';
 import type { SegmentOptions } from '../core/segment';
+import type { RecallScope } from '../core/storeLocation';
 
 export type DistillerKind = 'offline' | 'anthropic' | 'vscode-lm';
 
@@ -25,6 +26,10 @@ export class Config {
     return this.cfg.get<T>(key) ?? fallback;
   }
 
+  /** This workspace's history, or every project's (each scope keeps its own store: storeLocation.ts). */
+  get scope(): RecallScope {
+    return this.get<string>('scope', 'workspace') === 'allHistory' ? 'allHistory' : 'workspace';
+  }
   get claudeRoots(): string[] {
     return this.get<string[]>('sources.claudeCode.roots', []);
   }
@@ -109,6 +114,8 @@ export class Config {
     'agentRecall.sources.extraRoots',
     'agentRecall.indexing.live',
   ];
+  /** Settings whose change opens the other store: the window recalls another history. */
+  static readonly requiresRescope = ['agentRecall.scope'];
   /** Settings whose change only needs a new discovery pass. */
   static readonly requiresReindex = [
     'agentRecall.sources.claudeCode.roots',

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Embedding, IndexOptions, IndexProgress, IndexReport, Memory, StoreCounts, StoreStats } from '../core/memory';
 import type { AgentKind, SkipCounts } from '../core/model';
+import type { RecallScope } from '../core/storeLocation';
 import type { Config } from './config';
 import type { SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
@@ -13,6 +14,8 @@ export type IndexState = 'idle' | 'indexing' | 'error' | 'no-workspace';
 
 export interface IndexSummary {
   readonly state: IndexState;
+  /** Which history the counts are of: this workspace's or every project's (agentRecall.scope). */
+  readonly scope: RecallScope;
   readonly conversations: number;
   readonly exchanges: number;
   readonly byAgent: Partial<Record<AgentKind, number>>;
@@ -85,6 +88,10 @@ export class IndexService extends Disposable {
   /** When the headline counts were last read during a run (0: not yet), and whether a read is under way. */
   private countedAt = 0;
   private counting = false;
+  /** The run under way is to stop (the scope changed: its store is about to be closed). */
+  private stopping = false;
+  /** A change of scope under way (switchScope), until the other store is open and its run started. */
+  private switching: Promise<void> | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<IndexEvent>());
   readonly onDidChange = this.changed.event;
 
@@ -138,9 +145,38 @@ export class IndexService extends Disposable {
     return this.running;
   }
 
-  /** Resolves when no indexing run is active or queued. */
+  /** Resolves when no indexing run is active or queued, nor a change of scope under way. */
   async whenIdle(): Promise<void> {
+    while (this.running || this.switching) await (this.switching ?? this.running);
+  }
+
+  /**
+   * Recalls another history (agentRecall.scope changed): the run under way stops (what it wrote stays), the other
+   * scope's store is opened and shown at once with its counts, and an incremental run brings it up to date.
+   */
+  switchScope(scope: RecallScope): Promise<void> {
+    const previous = this.switching ?? Promise.resolve();
+    // switches are queued, so the last one asked is the one in force
+    const switching = previous.then(() => (scope === this.workspace.scope ? undefined : this.openScope(scope)));
+    const tracked: Promise<void> = switching.finally(() => {
+      if (this.switching === tracked) this.switching = undefined;
+    });
+    this.switching = tracked;
+    return tracked;
+  }
+
+  private async openScope(scope: RecallScope): Promise<void> {
+    this.stopping = true;
+    this.rerun = undefined;
     while (this.running) await this.running;
+    this.stopping = false;
+    await this.workspace.switchScope(scope);
+    this.counts = undefined;
+    this.lastReport = undefined;
+    this.lastIndexedAt = undefined;
+    this.message = undefined;
+    this.fire();
+    if (this.state !== 'no-workspace') void this.index();
   }
 
   async rebuild(): Promise<void> {
@@ -173,6 +209,7 @@ export class IndexService extends Disposable {
     const now = this.state === 'indexing' ? this.headline : undefined;
     return {
       state: this.state,
+      scope: this.workspace.scope,
       conversations: now?.conversations ?? stats?.conversations ?? 0,
       exchanges: now?.exchanges ?? stats?.exchanges ?? 0,
       byAgent: now?.exchangesByAgent ?? stats?.exchangesByAgent ?? {},
@@ -221,7 +258,7 @@ export class IndexService extends Disposable {
       const options: IndexOptions = { ...this.indexOptions(), ...(await this.embedStage()), ...(distiller !== undefined ? { distiller } : {}) };
       const report = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), token),
+        (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), this.cancelledBy(token)),
       );
       const note = report.distillNote;
       const roots = unreadableRootsNote(report);
@@ -250,6 +287,16 @@ export class IndexService extends Disposable {
       this.headline = undefined;
       this.fire();
     }
+  }
+
+  /** Cancelled by the user (the notification's button) or by a change of scope. */
+  private cancelledBy(token: vscode.CancellationToken): { readonly isCancellationRequested: boolean } {
+    const stopping = (): boolean => this.stopping;
+    return {
+      get isCancellationRequested() {
+        return token.isCancellationRequested || stopping();
+      },
+    };
   }
 
   /** Reads ahead what the next search needs of the store as the run left it (Searcher.warm), so the user's does not wait. */

@@ -77,14 +77,18 @@ export class McpServerProvider implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         // new arguments: VS Code restarts the server with them
-        if (e.affectsConfiguration('agentRecall.mcp') || e.affectsConfiguration('agentRecall.embed.model')) this.changed.fire();
+        if (['agentRecall.mcp', 'agentRecall.embed.model', 'agentRecall.scope'].some((k) => e.affectsConfiguration(k))) this.changed.fire();
       }),
     );
   }
 
-  /** The server VS Code starts for this workspace, or undefined when there is none to offer. */
+  /**
+   * The server VS Code starts for this workspace, or undefined when there is none to offer: it serves the store of
+   * the scope in force, and in `workspace` scope nothing outside the workspace's folders (ScopedMemory).
+   */
   launch(): McpServerLaunch | undefined {
-    const file = this.index.storeFile;
+    const scope = this.config.scope;
+    const file = this.index.workspace.storeFileOf(scope);
     if (!file || this.folders.length === 0 || !this.config.mcpEnabled) return undefined;
     const cli = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'cli.js').fsPath;
     return {
@@ -96,7 +100,7 @@ export class McpServerProvider implements vscode.Disposable {
         'mcp',
         '--db',
         file,
-        ...this.folders.flatMap((f) => ['--workspace', f]),
+        ...(scope === 'workspace' ? this.folders.flatMap((f) => ['--workspace', f]) : []),
         // said either way: the CLI redacts by default, and only --no-redact turns it off
         this.config.mcpRedactSecrets ? '--redact' : '--no-redact',
         ...this.modelArgs(),

@@ -3,7 +3,7 @@ import type { IndexEvent, IndexService } from './indexService';
 import { visible } from '../core/visible';
 import { modelName } from './embedderService';
 import { Disposable } from './lifecycle';
-import { RECALL_KEY } from './statusView';
+import { RECALL_KEY, SCOPE_WORDS } from './statusView';
 
 /** The status-bar entry: index state at a glance; a click shows the summary in the Index view. */
 export class StatusBar extends Disposable {
@@ -42,9 +42,10 @@ export class StatusBar extends Disposable {
       this.item.tooltip = `Agent Recall: ${s.message ? visible(s.message) : 'indexing failed'}. Click for the index summary.`;
       return;
     }
-    this.item.text = `$(history) Recall: ${s.exchanges} exchange${s.exchanges === 1 ? '' : 's'}`;
+    // "all history" said on the item itself: its counts are no longer this workspace's
+    this.item.text = `$(history) Recall: ${s.exchanges} exchange${s.exchanges === 1 ? '' : 's'}${s.scope === 'allHistory' ? ' (all history)' : ''}`;
     const semantic = s.semantic.on ? `semantic search on (${modelName(s.semantic.model)})` : 'semantic search off';
-    const words = `Agent Recall: ${s.exchanges} past agent exchanges in ${s.conversations} conversations; ${semantic}.`;
+    const words = `Agent Recall: ${s.exchanges} past agent exchanges in ${s.conversations} conversations of ${SCOPE_WORDS[s.scope]}; ${semantic}.`;
     this.item.tooltip = new vscode.MarkdownString().appendText(`${words}\n\n${RECALL_KEY} recalls a past conversation. Click for the index summary.`);
     // a screen reader reads the item's label, else its tooltip's Markdown source (appendText's &nbsp; and \( included)
     this.item.accessibilityInformation = { label: `${words} Click for the index summary.` };

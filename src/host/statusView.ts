@@ -4,6 +4,7 @@ import { modelName, type SemanticState } from './embedderService';
 import type { IndexService, IndexSummary } from './indexService';
 import { Disposable } from './lifecycle';
 import { AGENT_NAMES, type AgentKind } from '../core/model';
+import type { RecallScope } from '../core/storeLocation';
 import { visible } from '../core/visible';
 
 /** The "Index" view: what is indexed, what was skipped, and what the indexer is doing now. */
@@ -69,6 +70,24 @@ class TotalItem extends vscode.TreeItem {
   }
 }
 
+/** The history a scope recalls, as the views say it. */
+export const SCOPE_WORDS: Record<RecallScope, string> = { workspace: 'this workspace', allHistory: 'every project (all history)' };
+
+/** Which history is recalled (agentRecall.scope), and a click that opens the setting to change it. */
+function scopeItem(scope: RecallScope): vscode.TreeItem {
+  const t = item(
+    scope === 'allHistory' ? 'Scope: all history' : 'Scope: this workspace',
+    scope === 'allHistory' ? 'globe' : 'root-folder',
+    undefined,
+    scope === 'allHistory'
+      ? "Recalling every project's sessions the agents kept. Click to change agentRecall.scope."
+      : "Recalling the sessions of this workspace's folders. Click to change agentRecall.scope (all history).",
+  );
+  t.id = 'agentRecall.index.scope';
+  t.command = { command: 'workbench.action.openSettings', title: 'Change Scope', arguments: ['agentRecall.scope'] };
+  return t;
+}
+
 /** More agents than this fold under the total, so the semantic-search and recall rows stay in sight. */
 const FOLD_AGENTS_ABOVE = 3;
 
@@ -81,6 +100,7 @@ export function summaryItems(s: IndexSummary, progress: string | undefined): vsc
   else if (message) items.push(item(message, 'warning'));
   const agents = Object.entries(s.byAgent).map(([agent, n]) => item(AGENT_NAMES[agent as AgentKind] ?? agent, 'hubot', counted(n, 'exchange')));
   items.push(new TotalItem(s, agents));
+  items.push(scopeItem(s.scope));
   if (s.exchanges > 0) {
     const ratio = s.compressionRatio ? ` · ${s.compressionRatio.toFixed(1)}× smaller` : '';
     const tip = s.compressionRatio ? `Distilled objects are ${s.compressionRatio}× smaller than the verbatim exchanges (cl100k tokens).` : undefined;

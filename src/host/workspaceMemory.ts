@@ -2,15 +2,15 @@ import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { RecallError } from '../core/errors';
 import { type Embedding, Memory, type MigrationProgress } from '../core/memory';
-import { adoptStore } from '../core/storeLocation';
+import { adoptStore, type RecallScope, storeFileName } from '../core/storeLocation';
 import type { EmbedderService } from './embedderService';
 import { Disposable } from './lifecycle';
 import { log } from './log';
 
 /**
- * Owns the workspace's memory: the store file in the extension's global storage folder (core/storeLocation.ts), opened on first use and
- * closed with the extension, and the embedding model searches use. A damaged store is reported with an
- * offer to rebuild it.
+ * Owns the workspace's memory: the store file of the scope in force in the extension's global storage folder
+ * (core/storeLocation.ts), opened on first use and closed with the extension or when the scope changes, and the
+ * embedding model searches use. A damaged store is reported with an offer to rebuild it.
  */
 export class WorkspaceMemory extends Disposable {
   private opening: Promise<Memory> | undefined;
@@ -21,12 +21,35 @@ export class WorkspaceMemory extends Disposable {
     readonly embedders?: EmbedderService,
     /** Where an earlier version kept this workspace's store; moved to `storeFile` when that has none yet. */
     private readonly legacyStoreFile?: string,
+    /** Which history is recalled: it names the store file. */
+    private scopeInForce: RecallScope = 'workspace',
   ) {
     super();
   }
 
+  get scope(): RecallScope {
+    return this.scopeInForce;
+  }
+
   get storeFile(): string | undefined {
-    return this.storageDir ? vscode.Uri.joinPath(this.storageDir, 'recall.sqlite').fsPath : undefined;
+    return this.storeFileOf(this.scopeInForce);
+  }
+
+  /** The store file of `scope` (the one in force, or the one a change of the setting is about to open). */
+  storeFileOf(scope: RecallScope): string | undefined {
+    return this.storageDir ? vscode.Uri.joinPath(this.storageDir, storeFileName(scope)).fsPath : undefined;
+  }
+
+  /**
+   * Recalls another history: the open store is closed and the other scope's store is opened on next use (the
+   * caller waits for the runs writing the open one to end first).
+   */
+  async switchScope(scope: RecallScope): Promise<void> {
+    if (scope === this.scopeInForce) return;
+    const open = this.opening;
+    this.opening = undefined;
+    this.scopeInForce = scope;
+    await open?.then((m) => m.close()).catch(() => undefined);
   }
 
   memory(): Promise<Memory> {
@@ -43,7 +66,7 @@ export class WorkspaceMemory extends Disposable {
     const file = this.storeFile;
     if (!file || !this.storageDir) throw new RecallError('store-io', 'Agent Recall needs an open folder to keep its index.');
     await fs.mkdir(this.storageDir.fsPath, { recursive: true });
-    if (this.legacyStoreFile && (await adoptStore(this.legacyStoreFile, file))) log.info(`Moved the store from ${this.legacyStoreFile} to ${file}.`);
+    if (this.legacyStoreFile && this.scopeInForce === 'workspace' && (await adoptStore(this.legacyStoreFile, file))) log.info(`Moved the store from ${this.legacyStoreFile} to ${file}.`);
     const update = new UpdateNotification();
     try {
       const memory = await Memory.open(file, { onMigration: (p) => update.report(p) }).finally(() => update.end());

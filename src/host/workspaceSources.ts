@@ -20,6 +20,7 @@ export function workspaceDiscovery(config: Config, storageDir: vscode.Uri | unde
     codexRoots: config.codexRoots,
     extraRoots: config.extraRoots,
     includeSubagents: config.includeSubagents,
+    allProjects: config.scope === 'allHistory',
     userDataDirs: [...new Set([...(own ? [own] : []), ...config.userDataDirs])],
   });
 }

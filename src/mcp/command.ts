@@ -12,6 +12,8 @@ import { serveStdio } from './server';
 export interface McpOptions {
   readonly db?: string | undefined;
   readonly workspace?: readonly string[] | undefined;
+  /** The store the extension keeps for the workspace's window in `allHistory` scope, served whole. */
+  readonly 'all-history'?: boolean | undefined;
   /** On by default: the server's answers go to other agents and, through them, often to a remote model. */
   readonly redact?: boolean | undefined;
   /** Turns redaction off (`--redact` stays accepted, as the extension and older configurations pass it). */
@@ -30,6 +32,7 @@ export function parseMcpArgs(args: string[]): McpOptions {
       options: {
         db: { type: 'string' },
         workspace: { type: 'string', multiple: true },
+        'all-history': { type: 'boolean' },
         redact: { type: 'boolean' },
         'no-redact': { type: 'boolean' },
         'embed-model': { type: 'string' },
@@ -51,15 +54,17 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   const options = parseMcpArgs(args);
   if (options.redact && options['no-redact']) throw new RecallError('bad-argument', 'mcp: give --redact (the default) or --no-redact, not both.');
   const redact = !options['no-redact'];
-  const folders = (options.workspace ?? []).map((w) => canonicalFolder(w));
+  const named = (options.workspace ?? []).map((w) => canonicalFolder(w));
+  const scope = options['all-history'] ? 'allHistory' : 'workspace';
+  if (scope === 'allHistory' && (options.db || named.length === 0)) throw new RecallError('bad-argument', 'mcp: --all-history names the store of --workspace DIR (not --db FILE).');
   let file: string;
   if (options.db) file = path.resolve(options.db);
-  else if (folders.length > 0) {
-    const found = await findWorkspaceStore(folders);
+  else if (named.length > 0) {
+    const found = await findWorkspaceStore(named, undefined, scope);
     if (!found) {
       throw new RecallError(
         'bad-argument',
-        `No Agent Recall store for ${folders.join(', ')}. Open the folder in VS Code with Agent Recall installed (it indexes the ` +
+        `No Agent Recall ${scope === 'allHistory' ? 'all-history ' : ''}store for ${named.join(', ')}. Open the folder in VS Code with Agent Recall installed (it indexes the ` +
           `transcripts there), or index one yourself (agent-recall index --root DIR --db FILE --workspace DIR) and pass --db FILE. ` +
           `Looked in: ${extensionStorageFolders().join(', ')}.`,
       );
@@ -69,6 +74,8 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   } else {
     throw new RecallError('bad-argument', 'mcp needs --workspace DIR (the folder whose memory to serve) or --db FILE.');
   }
+  // all history is every project's: its workspace names the store, not a boundary
+  const folders = scope === 'allHistory' ? [] : named;
   // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
   // client's handshake, the token counter's table (the answers' budgets; built on its first count) while both
   // read their files, and the searcher warms after the first answer (ScopedMemory).

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs
 import { join } from 'node:path';
 import { materializeFixture } from './fixture.mjs';
 import { makeRunDir, ROOT, startCodeServer } from './codeServer.mjs';
-import { enableSmokeTestDriver, launchBrowser, workbenchUrl } from './workbench.mjs';
+import { enableSmokeTestDriver, launchBrowser, seedShownWalkthrough, workbenchUrl } from './workbench.mjs';
 
 /**
  * Returns { passed, failed, tests: [{ type, title, error? }] }. Throws when the suite could not run at all.
@@ -51,6 +51,8 @@ export async function runInHostTests({
     await enableSmokeTestDriver(page);
     let exit;
     const exited = new Promise((r) => (exit = r));
+    // a profile whose first start is over: the walkthrough it opened would take the editor area from the tests
+    await seedShownWalkthrough(page, server.url);
     await page.exposeFunction('codeAutomationExit', (code) => exit(code));
     await page.exposeFunction('codeAutomationLog', (type, args) => appendFileSync(consoleLog, `[automation:${type}] ${JSON.stringify(args)}\n`));
     const poll = setInterval(drain, 300);

@@ -50,3 +50,62 @@ export async function enableSmokeTestDriver(page) {
     mo.observe(document, { childList: true, subtree: true });
   });
 }
+
+/**
+ * What the extension keeps once it opened its walkthrough (src/host/walkthrough.ts), where the web workbench keeps
+ * an extension's global state: the browser's IndexedDB (`vscode-web-state-db-global`, store `ItemTable`), under the
+ * extension's id, as JSON. The first-run UI test checks that a first start leaves exactly this record.
+ */
+export const WALKTHROUGH_SHOWN = {
+  db: 'vscode-web-state-db-global',
+  store: 'ItemTable',
+  key: 'agent-recall.agent-recall',
+  value: JSON.stringify({ 'agentRecall.walkthroughShown': true }),
+};
+
+/**
+ * Gives a page's fresh browser profile the state a first start leaves (the walkthrough was shown), so a test that
+ * is not about the first start begins with the editor area its own: the extension opens its walkthrough only on
+ * the first activation of a profile, and every Playwright page is a new profile. Writes the record on the
+ * server's origin before the workbench loads.
+ */
+export async function seedShownWalkthrough(page, serverUrl) {
+  await page.goto(`${serverUrl}/healthz`);
+  await page.evaluate(
+    ({ db, store, key, value }) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open(db, 1);
+        open.onupgradeneeded = () => open.result.createObjectStore(store);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(store, 'readwrite');
+          tx.objectStore(store).put(value, key);
+          tx.oncomplete = () => {
+            open.result.close();
+            resolve();
+          };
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    WALKTHROUGH_SHOWN,
+  );
+}
+
+/** The extension's global state as the workbench stored it in this page's profile (undefined: none yet). */
+export function storedExtensionState(page) {
+  return page.evaluate(
+    ({ db, store, key }) =>
+      new Promise((resolve) => {
+        const open = indexedDB.open(db);
+        open.onerror = () => resolve(undefined);
+        open.onsuccess = () => {
+          const d = open.result;
+          if (!d.objectStoreNames.contains(store)) return resolve(undefined);
+          const get = d.transaction(store, 'readonly').objectStore(store).get(key);
+          get.onsuccess = () => resolve(get.result);
+          get.onerror = () => resolve(undefined);
+        };
+      }),
+    WALKTHROUGH_SHOWN,
+  );
+}

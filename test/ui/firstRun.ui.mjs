@@ -21,7 +21,7 @@ describe('First run and everyday use in the workbench', function () {
     await item.waitFor({ timeout: 30_000 });
     const labelled = item.locator('[aria-label]').first();
     const label = (await item.getAttribute('aria-label')) ?? (await labelled.getAttribute('aria-label')) ?? '';
-    assert.match(label, /^Agent Recall: \d+ past agent exchanges in \d+ conversations; semantic search (on \(the built-in model\)|off)\./, label);
+    assert.match(label, /^Agent Recall: \d+ past agent exchanges in \d+ conversations of this workspace; semantic search (on \(the built-in model\)|off)\./, label);
     assert.doesNotMatch(label, /&nbsp;|\\/, label);
   });
 

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../host/codeServer.mjs';
-import { enableSmokeTestDriver, workbenchUrl } from '../host/workbench.mjs';
+import { enableSmokeTestDriver, seedShownWalkthrough, workbenchUrl } from '../host/workbench.mjs';
 
 export const SCREENSHOTS = join(ROOT, 'test-results/screenshots');
 
@@ -18,9 +18,15 @@ export const session = {};
 
 const WORKBENCH_TIMEOUT = 90_000;
 
-/** A new page with the workbench of the fixture workspace (or `folder`), rendered (activity bar and status bar). */
-export async function openWorkbench({ width = 1400, height = 900, folder = session.workspace } = {}) {
-  const page = await session.browser.newPage({ viewport: { width, height } });
+/**
+ * A new page with the workbench of the fixture workspace (or `folder`), rendered (activity bar and status bar).
+ * Each page is a new browser profile; it starts as after the extension's first start (its walkthrough shown),
+ * unless `firstStart` (the extension meets a profile it never ran in) or `profile` (a Playwright storage state to
+ * start from, e.g. what a first start left).
+ */
+export async function openWorkbench({ width = 1400, height = 900, folder = session.workspace, firstStart = false, profile = undefined } = {}) {
+  const page = await session.browser.newPage({ viewport: { width, height }, ...(profile ? { storageState: profile } : {}) });
+  if (!firstStart && !profile) await seedShownWalkthrough(page, session.url);
   page.pageErrors = [];
   page.on('pageerror', (e) => page.pageErrors.push(String(e)));
   // Chromium reports what a Content Security Policy blocked on the console of the frame it happened in, so

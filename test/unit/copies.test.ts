@@ -21,7 +21,9 @@ describe('one exchange saved twice (copies.ts)', () => {
 
   test('the same prompt with nearly the same lines is one exchange; another answer or another prompt is not', () => {
     assert.ok(sameExchange({ prompt, verbatim: undoExchange('notes') }, { prompt: `${prompt}  `, verbatim: undoExchange('docs') }));
-    assert.ok(!sameExchange({ prompt, verbatim: undoExchange('notes') }, { prompt: 'why do the redo tests fail', verbatim: undoExchange('notes') }));
+    // another request answered alike: its prompt line differs (one line of twenty), and so do most of its words
+    const redo = 'why do the redo tests fail';
+    assert.ok(!sameExchange({ prompt, verbatim: undoExchange('notes') }, { prompt: redo, verbatim: undoExchange('notes').replace(`User: ${prompt}`, `User: ${redo}`) }));
     const answeredAgain = undoExchange('notes').replace(/snapshot (\d)\b/g, 'copy $1 after a rewrite');
     assert.ok(!sameExchange({ prompt, verbatim: undoExchange('notes') }, { prompt, verbatim: answeredAgain }));
     assert.ok(!sameExchange({ prompt: 'proceed', verbatim: 'User: proceed\nAssistant: Done.' }, { prompt: 'proceed', verbatim: 'User: proceed\nAssistant: Renamed the module and updated its three imports.' }));
@@ -35,6 +37,54 @@ describe('one exchange saved twice (copies.ts)', () => {
       [5, { prompt, verbatim: undoExchange('src') }],
     ]);
     assert.deepEqual([...copiesAmong([1, 2, 3, 4, 5], (n) => texts.get(n))], [[2, 1], [5, 1]]);
+  });
+});
+
+/**
+ * Two SpecStory exports of one conversation, the second after the project renamed `notes/` to `docs/`: the
+ * rename is in the prompt too (issue 39: such copies escaped, as only exchanges with the very same prompt were
+ * compared; seven pairs on the shared corpus).
+ */
+function planExchange(folder: string): string {
+  const lines = [`User: Thanks! Now, last step: create a concise overview in ${folder}/plans/undo.md of the layer undo design`];
+  lines.push('Assistant: I will write the overview of the undo design.');
+  for (let i = 0; i < 20; i++) lines.push(`Section ${i}: the undo stack keeps snapshot ${i} of each layer in ${i === 8 ? `${folder}/plans` : 'memory'}.`);
+  return lines.join('\n');
+}
+
+describe('two exports of one conversation whose prompt names a renamed folder', () => {
+  const promptOf = (folder: string) => planExchange(folder).split('\n')[0]!.slice('User: '.length);
+
+  test('are one exchange; another request of the same form is not', () => {
+    assert.ok(sameExchange({ prompt: promptOf('notes'), verbatim: planExchange('notes') }, { prompt: promptOf('docs'), verbatim: planExchange('docs') }));
+    const other = planExchange('notes').replace('concise overview', 'list of the tests').replace('undo design', 'redo tests');
+    assert.ok(!sameExchange({ prompt: promptOf('notes'), verbatim: planExchange('notes') }, { prompt: other.split('\n')[0]!.slice(6), verbatim: other }));
+  });
+
+  let fx: Fixture;
+  before(async () => {
+    fx = await openFixture(
+      ['notes', 'docs'].map((folder) => ({
+        file: `2025-06-21_14-12${folder === 'docs' ? 'Z' : ''}-overview.md`,
+        agent: 'specstory',
+        project: '/p/paint',
+        exchanges: [{ key: folder, text: planExchange(folder), startedAt: '2025-06-21T14:12:00Z' }],
+      })),
+    );
+  });
+  after(() => fx?.store.close());
+
+  test('search shows one of them, listing the other; the viewer lists it too', async () => {
+    const r = await createSearcher(fx.reads).search({ text: 'overview of the layer undo design plans', mode: 'verbatim/bm25' });
+    assert.equal(r.hits.length, 1, `one hit: ${r.hits.map((h) => fx.keys.get(h.exchangeId))}`);
+    assert.equal(r.hits[0]!.copies?.length, 1);
+    const memory = await Memory.openReadOnly(fx.store.db.file);
+    try {
+      const listed = await memory.savedCopies((await memory.exchange(fx.ids.get('notes')!))!);
+      assert.deepEqual(listed.map((c) => path.basename(c.file)), ['2025-06-21_14-12Z-overview.md']);
+    } finally {
+      await memory.close();
+    }
   });
 });
 

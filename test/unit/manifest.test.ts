@@ -17,7 +17,7 @@ const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'
     languageModelTools: { name: string; modelDescription: string }[];
     menus: { commandPalette: { command: string; when: string }[] };
     walkthroughs: { steps: { id: string; description: string; media: { markdown?: string } }[] }[];
-    configuration: { properties: Record<string, { scope?: string }> };
+    configuration: { properties: Record<string, { scope?: string; default?: unknown }> };
   };
 };
 const steps = manifest.contributes.walkthroughs[0]!.steps;
@@ -76,4 +76,10 @@ test('folders to read transcripts from are User settings that remote windows rea
   // machine: a value in User settings is ignored in a remote window (0 sources, silently); application: User
   // settings only, so a workspace cannot point indexing elsewhere either
   assert.deepEqual(folders.map((k) => props[k]?.scope), folders.map(() => 'application'));
+});
+
+test('which history is recalled (agentRecall.scope) can be set per workspace and is read in remote windows: window scope, "workspace" by default (issue 39)', () => {
+  const scope = manifest.contributes.configuration.properties['agentRecall.scope'];
+  assert.equal(scope?.scope, 'window');
+  assert.equal(scope?.default, 'workspace');
 });

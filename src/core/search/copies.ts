@@ -9,23 +9,26 @@ import type { SearchReads } from '../store/searchReads';
  * search showed the same exchange twice in a row (four of the first five hits of "why did the tests fail after
  * the refactor" on the shared corpus).
  *
- * Two exchanges are one when they have the same prompt (outer spaces aside) and at least SAME_LINES of the lines of
- * the longer one are lines of the other: the answer, the tool calls and their results alike. A prompt asked
- * again and answered differently shares far fewer.
+ * Two exchanges are one when at least SAME_SHARE of the words of the longer prompt are words of the other, and at
+ * least SAME_SHARE of the lines of the longer text are lines of the other: the prompt, the answer, the tool calls
+ * and their results alike. A second export rewrites a renamed name wherever it occurs, in the prompt as in the
+ * answer (`notes/plans` became `docs/plans` in both), so the prompt is compared as the rest is, not to the letter.
+ * A prompt asked again and answered differently shares far fewer lines; another request answered alike (two
+ * prompts failing with one error) shares few of its prompt's words.
  */
-export const SAME_LINES = 0.9;
+export const SAME_SHARE = 0.9;
 
 export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
-  return a.prompt.trim() === b.prompt.trim() && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
+  return samePrompt(a.prompt, b.prompt) && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
 }
 
 /**
  * The other exchanges that are this one (sameExchange), and their exact copies: where else the exchange was
- * saved, as search lists it on a hit (Hit.copies), for a reader of one exchange. Candidates are the exchanges
- * asked with the same prompt (store/ftsSearch.ts: found through the verbatim index, not row by row).
+ * saved, as search lists it on a hit (Hit.copies), for a reader of one exchange. Candidates are the exchanges whose
+ * prompt holds a run of this one's words (store/ftsSearch.ts: found through the verbatim index, not row by row).
  */
 export async function nearCopiesOf(reads: SearchReads, exchange: ExchangeText & { readonly exchangeId: string }): Promise<SavedCopy[]> {
-  const found = await reads.samePromptExchanges(exchange.exchangeId, exchange.prompt);
+  const found = await reads.similarPromptExchanges(exchange.exchangeId, exchange.prompt);
   if (found.length === 0) return [];
   const [texts, rows] = await Promise.all([reads.exchangeTexts(found), reads.hitRows(found, NO_ROOMS)]); // rooms are not listed for a copy
   return found.flatMap((n) => {
@@ -37,29 +40,56 @@ export async function nearCopiesOf(reads: SearchReads, exchange: ExchangeText & 
 
 /**
  * Among hits in rank order, each hit that is the same exchange as a hit above it (sameExchange): its row
- * number -> that hit's. Hits without a text (not loaded) are never copies. Texts are compared only between
- * hits with the same prompt, each text's lines counted once.
+ * number -> that hit's. Hits without a text (not loaded) are never copies. Texts are compared only between hits
+ * whose lengths allow it (sameLines), each text's lines counted once.
  */
 export function copiesAmong(ns: readonly number[], textOf: (n: number) => ExchangeText | undefined): Map<number, number> {
   const copies = new Map<number, number>();
-  const originals = new Map<string, Array<[number, Lines]>>();
+  const originals: Array<{ n: number; prompt: string; lines: Lines }> = [];
   for (const n of ns) {
     const text = textOf(n);
     if (!text) continue;
-    const prompt = text.prompt.trim();
-    const asked = originals.get(prompt) ?? [];
     const lines = new Lines(text.verbatim);
-    const original = asked.find(([, other]) => sameLines(other, lines));
-    if (original) copies.set(n, original[0]);
-    else originals.set(prompt, [...asked, [n, lines]]);
+    const original = originals.find((o) => sameLines(o.lines, lines) && samePrompt(o.prompt, text.prompt));
+    if (original) copies.set(n, original.n);
+    else originals.push({ n, prompt: text.prompt, lines });
   }
   return copies;
 }
 
-/** How often each line occurs in a text, and how many lines it has. */
+/** Whether at least SAME_SHARE of the words of the longer prompt are words of the other (outer spaces aside). */
+function samePrompt(a: string, b: string): boolean {
+  if (a.trim() === b.trim()) return true;
+  const [short, long] = [words(a), words(b)].sort((x, y) => x.length - y.length) as [string[], string[]];
+  if (short.length < SAME_SHARE * long.length) return false;
+  return shared(tally(short), tally(long)) >= SAME_SHARE * long.length;
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** How often each line (or word) occurs in a text, and how many it has. */
 interface Tally {
   readonly counts: Map<string, number>;
   readonly total: number;
+}
+
+function tally(items: Iterable<string>): Tally {
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const item of items) {
+    counts.set(item, (counts.get(item) ?? 0) + 1);
+    total++;
+  }
+  return { counts, total };
+}
+
+/** How many of `short`'s items `long` holds too (each occurrence once). */
+function shared(short: Tally, long: Tally): number {
+  let n = 0;
+  for (const [item, count] of short.counts) n += Math.min(count, long.counts.get(item) ?? 0);
+  return n;
 }
 
 /** A text's non-blank lines (trimmed), counted when first compared. */
@@ -69,27 +99,14 @@ class Lines {
   constructor(readonly text: string) {}
 
   get tally(): Tally {
-    if (!this.counted) {
-      const counts = new Map<string, number>();
-      let total = 0;
-      for (const raw of this.text.split('\n')) {
-        const line = raw.trim();
-        if (line.length === 0) continue;
-        counts.set(line, (counts.get(line) ?? 0) + 1);
-        total++;
-      }
-      this.counted = { counts, total };
-    }
+    this.counted ??= tally(this.text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0));
     return this.counted;
   }
 }
 
-/** Whether at least SAME_LINES of the lines of the longer text are lines of the other. */
+/** Whether at least SAME_SHARE of the lines of the longer text are lines of the other. */
 function sameLines(a: Lines, b: Lines): boolean {
   const [short, long] = a.text.length <= b.text.length ? [a, b] : [b, a];
-  if (short.text.length < SAME_LINES * long.text.length) return false;
-  const { counts, total } = long.tally;
-  let shared = 0;
-  for (const [line, count] of short.tally.counts) shared += Math.min(count, counts.get(line) ?? 0);
-  return shared >= SAME_LINES * total;
+  if (short.text.length < SAME_SHARE * long.text.length) return false;
+  return shared(short.tally, long.tally) >= SAME_SHARE * long.tally.total;
 }

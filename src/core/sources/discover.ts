@@ -47,6 +47,12 @@ export interface DiscoverOptions {
    */
   readonly extraRoots: readonly string[];
   readonly includeSubagents: boolean;
+  /**
+   * Every project's sessions (`agentRecall.scope` "allHistory"): the workspace's folders are still walked for the
+   * histories kept in them and still place a session that records no project, but a session of another project
+   * is kept (with its project) instead of left out.
+   */
+  readonly allProjects?: boolean;
 }
 
 export interface DiscoveredSource {
@@ -79,6 +85,8 @@ export interface WorkspaceSources {
   readonly codexRoots?: readonly string[];
   readonly extraRoots?: readonly string[];
   readonly includeSubagents?: boolean;
+  /** Keep every project's sessions (DiscoverOptions.allProjects). */
+  readonly allProjects?: boolean;
   /**
    * VS Code-family user-data folders whose chat sessions are read (the host: its own, found from its
    * storage folder, and the configured ones). Absent: the platform's default VS Code folders.
@@ -118,6 +126,7 @@ export function defaultDiscovery(w: WorkspaceSources, env: NodeJS.ProcessEnv = p
     ],
     extraRoots: w.extraRoots ?? [],
     includeSubagents: w.includeSubagents ?? true,
+    ...(w.allProjects ? { allProjects: true } : {}),
   };
 }
 
@@ -145,6 +154,8 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   /** Structured files to sniff, and whether a root the user named holds them. */
   const candidates = new Map<string, boolean>();
   const markdown = ADAPTERS.filter((a) => a.lineFormat === 'markdown');
+  /** The folders a session must lie in to be kept; undefined: every project's (no workspace, or all history). */
+  const scope = options.workspaceRoots.length > 0 && !options.allProjects ? options.workspaceRoots : undefined;
 
   /** `inWorkspace`: found by walking a workspace folder; `named`: found below a root the user named. */
   const visit = (file: string, inWorkspace: boolean, named: boolean): void => {
@@ -159,7 +170,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
       return;
     }
     const md = markdown.find((a) => a.matchesPath(file));
-    if (md && (inWorkspace || named || options.workspaceRoots.length === 0 || insideAny(file, options.workspaceRoots))) {
+    if (md && (inWorkspace || named || !scope || insideAny(file, scope))) {
       found.set(file, { path: file, adapter: md });
     }
   };
@@ -190,7 +201,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     if (matching.length === 0) continue;
     const claimed = matching.find((a) => a.claimsPath?.(file));
     if (claimed?.holdsManyProjects) {
-      found.set(file, { path: file, adapter: claimed, ...(options.workspaceRoots.length > 0 ? { within: options.workspaceRoots } : {}) });
+      found.set(file, { path: file, adapter: claimed, ...(scope ? { within: scope } : {}) });
       continue;
     }
     // a database is never read as lines: its head tells nothing, and a workspace's storage holds hundreds of them
@@ -207,7 +218,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // one rule for every agent: a session counts where its records place it; only a file of a form that records
     // no project (a chat export), in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);
-    if (options.workspaceRoots.length > 0 && !(project && insideAny(project, options.workspaceRoots))) continue;
+    if (scope && !(project && insideAny(project, scope))) continue;
     if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) continue;
     found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
   }

@@ -33,15 +33,6 @@ export function ftsColumnExpression(terms: readonly string[], columns: readonly 
   return expr === undefined ? undefined : `{${columns.join(' ')}} : (${expr})`;
 }
 
-/**
- * The first `max` words of `text`, cut as the index cut them, as one phrase of one column (`{prompt} : "a b c"`);
- * undefined when `text` has no word. Words hold no quotes (WORD_TOKEN).
- */
-export function ftsColumnPhrase(text: string, column: string, max: number): string | undefined {
-  const words = searchableText(text).toLowerCase().match(WORD_TOKEN)?.slice(0, max);
-  return words ? `{${column}} : "${words.join(' ')}"` : undefined;
-}
-
 /** The distilled_fts columns each distilled layer searches (core = the distilled text: core + context; terms: all-facets only). */
 const DISTILLED_COLUMNS: Record<Exclude<Layer, 'verbatim'>, readonly string[]> = {
   core: ['core', 'context'],
@@ -71,27 +62,30 @@ export async function distilledMatches(db: Db, layer: Exclude<Layer, 'verbatim'>
   );
 }
 
-/** Words of a prompt its copies are looked up by (a phrase of the prompt's column): enough to be rare. */
+/** Words of a prompt its copies are looked up by: enough to be rare. */
 const PROMPT_WORDS = 32;
+/** Words of each run of the prompt looked up: an edit of a few words (a renamed folder) leaves most runs whole. */
+const RUN_WORDS = 6;
 /** Candidates read at most (the prompt is one everyone types: "continue", "yes"). */
 const MAX_PROMPT_COPIES = 50;
-/** What String.trim removes, as far as SQLite's trim() is told (search/copies.ts compares trimmed prompts). */
-const SPACES = ' \t\r\n';
 
 /**
- * Row numbers of the other exchanges asked with the same prompt (outer spaces aside) as exchange `exchangeId`, by
- * transcript path and line: the candidates for its near copies (search/copies.ts). Found through the verbatim index
- * (the prompt's first words as a phrase of its prompt column), so a store of any size is not read row by row; a
- * prompt without a word has none.
+ * Row numbers of the other exchanges whose prompt holds a run of RUN_WORDS consecutive words of exchange
+ * `exchangeId`'s prompt (all of it when shorter), by transcript path and line: the candidates for its near copies
+ * (search/copies.ts decides). Found through the verbatim index (the runs as phrases of its prompt column), so a
+ * store of any size is not read row by row; a prompt without a word has none.
  */
-export async function samePromptExchanges(db: Db, exchangeId: string, prompt: string): Promise<number[]> {
-  const phrase = ftsColumnPhrase(prompt, 'prompt', PROMPT_WORDS);
-  if (!phrase) return [];
+export async function similarPromptExchanges(db: Db, exchangeId: string, prompt: string): Promise<number[]> {
+  // cut as the index cut them; words hold no quotes (WORD_TOKEN)
+  const words = searchableText(prompt).toLowerCase().match(WORD_TOKEN)?.slice(0, PROMPT_WORDS);
+  if (!words) return [];
+  const runs: string[] = [];
+  for (let i = 0; i === 0 || i < words.length; i += RUN_WORDS) runs.push(`"${words.slice(i, i + RUN_WORDS).join(' ')}"`);
   const found = await db.all<{ n: number }>(
     `SELECT e.n FROM exchanges_fts f JOIN exchanges e ON e.n = f.rowid JOIN sources s ON s.id = e.source_id
-     WHERE exchanges_fts MATCH ?1 AND e.id <> ?2 AND trim(e.prompt, ?3) = trim(?4, ?3)
-     ORDER BY s.path, e.line_start LIMIT ?5`,
-    [phrase, exchangeId, SPACES, prompt, MAX_PROMPT_COPIES],
+     WHERE exchanges_fts MATCH ?1 AND e.id <> ?2
+     ORDER BY s.path, e.line_start LIMIT ?3`,
+    [`{prompt} : (${runs.join(' OR ')})`, exchangeId, MAX_PROMPT_COPIES],
   );
   return found.map((f) => f.n);
 }

@@ -1,6 +1,6 @@
 import type { Layer } from '../model';
 import { type CandidatePlace, candidatePlaces } from './continuations';
-import { distilledMatches, type FtsMatch, samePromptExchanges } from './ftsSearch';
+import { distilledMatches, type FtsMatch, similarPromptExchanges } from './ftsSearch';
 import { conversationsOf, type ExchangeText, exchangeTexts, type HitRow, loadHitRows, readShownRooms, rowNumbersOf, type ShownRooms } from './hitRows';
 import { type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from './lexicon';
 import { type ExchangeFilter, passingFilter } from './searchFilter';
@@ -88,9 +88,9 @@ export class SearchReads {
     return rowNumbersOf(this.store.db, ids);
   }
 
-  /** The other exchanges asked with exchange `exchangeId`'s very prompt (candidates for its near copies). */
-  samePromptExchanges(exchangeId: string, prompt: string): Promise<number[]> {
-    return samePromptExchanges(this.store.db, exchangeId, prompt);
+  /** The other exchanges whose prompt holds a run of exchange `exchangeId`'s prompt words (candidates for its near copies). */
+  similarPromptExchanges(exchangeId: string, prompt: string): Promise<number[]> {
+    return similarPromptExchanges(this.store.db, exchangeId, prompt);
   }
 
   /** Opens the second connection now, if it is not open (Searcher.warm). */
