@@ -90,13 +90,23 @@ export async function waitForTreeItem(scope, text, timeout = 60_000) {
   }
 }
 
-/** Opens a tree row (by its text) and waits until it shows as open; retried, as a refresh can redraw it closed. */
+/**
+ * Opens a tree row (by its text) and waits until it shows as open; retried, as a refresh can redraw it closed.
+ * Each try clicks the twistie, then (focus on the row) presses Right, which opens a closed row: a click that lands
+ * while the view redraws (the Index view does while indexing) is lost.
+ */
 export async function expandTreeItem(scope, text, timeout = 15_000) {
   const row = scope.locator('.monaco-list-row', { hasText: text }).first();
   const until = Date.now() + timeout;
-  while ((await row.getAttribute('aria-expanded', { timeout: Math.max(1, until - Date.now()) })) !== 'true') {
-    if (Date.now() >= until) throw new Error(`the tree row ${text} did not open`);
+  for (;;) {
+    const left = until - Date.now();
+    if (left <= 0) throw new Error(`the tree row ${text} did not open`);
+    if ((await row.getAttribute('aria-expanded', { timeout: left }).catch(() => undefined)) === 'true') return;
     await row.locator('.monaco-tl-twistie').click({ timeout: 2_000 }).catch(() => undefined);
+    await scope.page().waitForTimeout(300);
+    if ((await row.getAttribute('aria-expanded', { timeout: 1_000 }).catch(() => undefined)) === 'true') return;
+    await row.focus().catch(() => undefined);
+    await scope.page().keyboard.press('ArrowRight');
     await scope.page().waitForTimeout(300);
   }
 }
