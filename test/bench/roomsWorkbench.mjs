@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // The Rooms view on real transcripts, as a person sees it in the real workbench (code-server + Chromium, the
-// working tree's build): an empty workspace whose `agentRecall.sources.extraRoots` (machine settings) names a
+// working tree's build): an empty workspace whose `agentRecall.sources.extraRoots` (user settings) names a
 // folder of transcripts, indexed by the extension itself; once the index is settled, screenshots of the Rooms
 // view (as it opens, and with its first folded tail unfolded) and the rows the tree shows at its first two levels.
-//   node esbuild.mjs && node test/bench/roomsWorkbench.mjs --corpus ../shared/corpus [--name corpus-rooms]
+//   node esbuild.mjs && node test/bench/roomsWorkbench.mjs --corpus ../shared/corpus [--name corpus-rooms] [--scope allHistory]
 //   -> test-results/screenshots/<name>*.png and the rows on stdout
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureHost, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
 import { launchBrowser } from '../host/workbench.mjs';
 import { openContainer, openWorkbench, screenshot, session, waitForTreeItem, waitForView } from '../ui/lib.mjs';
 
-const { values } = parseArgs({ options: { corpus: { type: 'string' }, name: { type: 'string' } } });
-if (!values.corpus) throw new Error('usage: node test/bench/roomsWorkbench.mjs --corpus DIR [--name NAME]');
+const { values } = parseArgs({ options: { corpus: { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' } } });
+if (!values.corpus) throw new Error('usage: node test/bench/roomsWorkbench.mjs --corpus DIR [--name NAME] [--scope workspace|allHistory]');
 const name = values.name ?? 'corpus-rooms';
 
 ensureHost();
@@ -24,11 +24,10 @@ symlinkSync(ROOT, join(run.dir, 'extensions', `${manifest.publisher}.${manifest.
 const workspace = join(run.dir, 'workspace');
 const agents = join(run.dir, 'agents');
 for (const d of [workspace, join(agents, 'claude'), join(agents, 'codex'), join(agents, 'gemini'), join(agents, 'continue')]) mkdirSync(d, { recursive: true });
-// extraRoots is machine-scoped: under code-server it is read from the machine's settings file only
-mkdirSync(join(run.dir, 'user/Machine'), { recursive: true });
-writeFileSync(join(run.dir, 'user/Machine/settings.json'), JSON.stringify({ 'agentRecall.sources.extraRoots': [resolve(values.corpus)] }, null, 2));
 const server = await startCodeServer(run.dir, {
   workspace,
+  // extraRoots is application-scoped: the user's settings, as a person sets it (remote windows read it there too)
+  settings: { 'agentRecall.sources.extraRoots': [resolve(values.corpus)], 'agentRecall.scope': values.scope ?? 'workspace' },
   // the agents' own folders are empty: the transcripts come from the named root alone
   env: { CLAUDE_CONFIG_DIR: join(agents, 'claude'), CODEX_HOME: join(agents, 'codex'), GEMINI_CLI_HOME: join(agents, 'gemini'), CONTINUE_GLOBAL_DIR: join(agents, 'continue') },
 });
@@ -40,9 +39,6 @@ try {
   const index = await waitForView(page, 'Index');
   // the Rooms view refreshes when the run is idle: wait for its rows to stop changing
   const rooms = await waitForView(page, 'Rooms');
-  // give the Rooms pane most of the side bar (File History stays empty here)
-  const history = await waitForView(page, 'File History');
-  await history.locator('.pane-header').first().click();
   await waitForTreeItem(rooms, /Files|Concepts|Workflows|rooms?$/, 600_000);
   let last = '';
   for (let same = 0; same < 3; ) {
