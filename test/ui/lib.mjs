@@ -112,10 +112,21 @@ export async function expandTreeItem(scope, text, timeout = 15_000) {
 }
 
 /** Opens the command palette with `>` + query; returns the labels of the rows shown (optionally screenshots them). */
-export async function paletteEntries(page, query, shot) {
-  await openPalette(page, query);
+export async function paletteEntries(page, query, shot, attempts = 3) {
   const rows = page.locator('.quick-input-list .monaco-list-row');
-  await rows.first().waitFor({ timeout: 10_000 });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await openPalette(page, query);
+      await rows.first().waitFor({ timeout: 10_000 });
+      break;
+    } catch (err) {
+      // as runCommand: a busy workbench can miss F1 (seen once in a full run, under load)
+      console.log(`    (palette attempt ${attempt} for "${query}" failed: ${err.message.split('\n')[0]})`);
+      await closePalette(page).catch(() => {});
+      if (attempt >= attempts) throw err;
+      await page.waitForTimeout(1000 * attempt);
+    }
+  }
   if (shot) await screenshot(page, shot);
   const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
   await closePalette(page);
