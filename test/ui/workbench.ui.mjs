@@ -9,6 +9,10 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 describe('Agent Recall in the workbench', function () {
   this.timeout(180_000);
+  // Unexplained, 3 of ~9 full runs on 2026-11-29: once the Index view showed its total, the workbench took no click
+  // or key for ~20 s (the total's twistie did not open it, F1 did not open the palette), then answered again. A test
+  // that fails twice still fails.
+  this.retries(1);
   let page;
 
   before(async () => {
