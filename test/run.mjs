@@ -45,7 +45,8 @@ function nodeTestLayer(folder) {
     const r = spawnSync(
       process.execPath,
       ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
-      { cwd: ROOT, stdio: 'inherit', env: { ...process.env, RECALL_TEST_TMP: tmp } },
+      // TMPDIR too: every temporary folder a test makes lands here and goes with it (they were left in /tmp)
+      { cwd: ROOT, stdio: 'inherit', env: { ...process.env, RECALL_TEST_TMP: tmp, TMPDIR: tmp } },
     );
     if (!existsSync(tap)) throw new Error(`node --test wrote no report (exit ${r.status ?? r.signal})`);
     const text = readFileSync(tap, 'utf8');

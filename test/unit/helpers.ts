@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { RecallError } from '../../src/core/errors';
@@ -10,8 +10,17 @@ import type { Conversation, Message, MessageKind, ToolCall, ToolResult } from '.
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
 
+let ownRoot: string | undefined;
+
+/** A fresh folder under the runner's temporary root, or, for a file run alone, under one this process removes on exit. */
 export function tempDir(prefix = 'recall-'): string {
-  return mkdtempSync(path.join(process.env['RECALL_TEST_TMP'] ?? tmpdir(), prefix));
+  return mkdtempSync(path.join(process.env['RECALL_TEST_TMP'] ?? (ownRoot ??= processRoot()), prefix));
+}
+
+function processRoot(): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'agent-recall-test-'));
+  process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+  return root;
 }
 
 let nextLine = 1;
