@@ -74,15 +74,28 @@ export function roomTree(rooms: readonly RoomSummary[], options: RoomTreeOptions
   );
 }
 
-/** Each project's folder name, led by as many parent folders as it takes to tell it from the others. */
+/** Label of a project that is a home folder (sessions started from `~`), whose last folder is a user name, often redacted. */
+export const HOME_FOLDER = 'Home folder';
+
+/**
+ * Each project's folder name, led by as many parent folders as it takes to tell it from the others; a home folder is
+ * "Home folder" (with its path when there are several), not `Users/[USER]`.
+ */
 export function projectLabels(projects: readonly string[]): Map<string, string> {
   const parts = new Map(projects.map((p) => [p, p.split(/[\\/]+/).filter(Boolean)]));
+  const homes = projects.filter((p) => isHomeFolder(parts.get(p)!));
   const labels = new Map<string, string>();
   for (const [p, segs] of parts) {
     let n = 1;
     const label = (k: number): string => segs.slice(-k).join('/') || p;
     while (n < segs.length && [...parts].some(([q, other]) => q !== p && other.slice(-n).join('/') === label(n))) n++;
-    labels.set(p, label(n));
+    labels.set(p, !homes.includes(p) ? label(n) : homes.length === 1 ? HOME_FOLDER : `${HOME_FOLDER} (${segs.join('/')})`);
   }
   return labels;
+}
+
+/** `/Users/x`, `/home/x`, `C:\Users\x`, `/root`. */
+function isHomeFolder(segs: readonly string[]): boolean {
+  const rest = /^[a-z]:$/i.test(segs[0] ?? '') ? segs.slice(1) : segs;
+  return (rest.length === 2 && /^(users|home)$/i.test(rest[0]!)) || (rest.length === 1 && rest[0] === 'root');
 }

@@ -40,5 +40,15 @@ test("rooms are grouped by project, the workspace's first, then by type; a type'
 
 test('a project is named by its folder, with as many parents as tell it from the others', () => {
   const labels = projectLabels(['/Users/k/Dev/ocodex/codex-rs', '/Users/k/Dev/ocodex-labs/ocodex/codex-rs', '/Users/k/Dev/ocodex', 'C:\\Users\\Mischa']);
-  assert.deepEqual([...labels.values()], ['Dev/ocodex/codex-rs', 'ocodex-labs/ocodex/codex-rs', 'ocodex', 'Mischa']);
+  assert.deepEqual([...labels.values()], ['Dev/ocodex/codex-rs', 'ocodex-labs/ocodex/codex-rs', 'ocodex', 'Home folder']);
+});
+
+test('a home folder is labelled "Home folder", with its path when there are several (not `Users/[USER]`)', () => {
+  assert.deepEqual([...projectLabels(['/Users/[USER]', '/Users/[USER]/Dev/app']).values()], ['Home folder', 'app']);
+  assert.deepEqual([...projectLabels(['/Users/[USER]', '/home/[USER]', '/root/src']).values()], [
+    'Home folder (Users/[USER])',
+    'Home folder (home/[USER])',
+    'src',
+  ]);
+  assert.deepEqual([...projectLabels(['/root', 'C:\\Windows\\System32']).values()], ['Home folder', 'System32']);
 });
