@@ -38,6 +38,11 @@ export interface IndexOptions {
   readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
   /** Worker threads (default: the cores, at most 4, for work worth them). */
   readonly parallel?: ParallelOptions;
+  /**
+   * The sources to bring up to date instead of discovering them all: live indexing's run for the transcripts an
+   * agent just wrote, from an earlier run's `discovered` (a walk of a large history stats and sniffs every file).
+   */
+  readonly sources?: readonly DiscoveredSource[];
 }
 
 /** What waits for distillation after ingestion, for a gate to weigh (count it, plan a sample's cost). */
@@ -76,6 +81,8 @@ export interface IndexReport extends SourcesPass {
   readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
   /** Each stage's time: discover, parse (read, parse, segment, store), tokens, distill, embed. */
   readonly stages: Partial<Record<IndexProgress['phase'], StageTime>>;
+  /** What discovery found (absent when the run was given its `sources`). */
+  readonly discovered?: readonly DiscoveredSource[];
 }
 
 export async function indexWorkspace(
@@ -88,8 +95,8 @@ export async function indexWorkspace(
   const clock = new StageClock();
   try {
     onProgress({ phase: 'discover', done: 0, total: 0 });
-    const unreadable = await unreadableRoots(options.discover.extraRoots);
-    const sources = await discoverSources(options.discover);
+    const unreadable = options.sources ? [] : await unreadableRoots(options.discover.extraRoots);
+    const sources = options.sources ?? (await discoverSources(options.discover));
     clock.lap('discover');
     const report = await indexSources(store, sources, options.segment, onProgress, token, workers);
     clock.lap('parse');
@@ -113,6 +120,7 @@ export async function indexWorkspace(
       ...(chosen.note ? { distillNote: chosen.note } : {}),
       ...(unreadable.length ? { unreadableRoots: unreadable } : {}),
       stages: clock.stages,
+      ...(options.sources ? {} : { discovered: sources }),
       cancelled: token.isCancellationRequested,
     };
   } finally {

@@ -369,6 +369,7 @@ export type { MigrationProgress };
 export type { RoomProject, RoomTypeGroup } from './roomTree';
 export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
+export type { DiscoveredSource } from './sources/discover';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };
 export { DEFAULT_VECTOR_LAYERS } from './embed/stage';
 export { LLM_BACKLOG, type DistillTarget } from './store/distilledStore';

@@ -5,6 +5,7 @@ import type { RecallScope } from '../core/storeLocation';
 import type { Config } from './config';
 import type { SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
+import { KnownSources, mergeLiveReport } from './knownSources';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 import type { WorkspaceMemory } from './workspaceMemory';
@@ -70,7 +71,9 @@ const COUNTS_EVERY_MS = 1500;
  */
 export class IndexService extends Disposable {
   private running: Promise<void> | undefined;
-  private rerun: { full: boolean; notify: boolean } | undefined;
+  private rerun: RunRequest | undefined;
+  /** The last whole run's sources: a live run reads only the transcripts that changed among them. */
+  private readonly known = new KnownSources();
   private state: IndexState;
   /** The state last published as the INDEXING_CONTEXT context key. */
   private publishedState: IndexState | undefined;
@@ -130,16 +133,22 @@ export class IndexService extends Disposable {
     return this.workspace.embedding();
   }
 
-  /** Starts (or queues) an indexing run. */
-  index(options: { full?: boolean; notify?: boolean } = {}): Promise<void> {
-    const full = options.full ?? false;
-    const notify = options.notify ?? false;
+  /**
+   * Starts (or queues) an indexing run. `changed`: the transcripts live indexing saw written; the run reads only
+   * those when the last whole run found them all (else, and without it, every source is looked at).
+   */
+  index(options: { full?: boolean; notify?: boolean; changed?: readonly string[] } = {}): Promise<void> {
+    const request: RunRequest = {
+      full: options.full ?? false,
+      notify: options.notify ?? false,
+      ...(options.changed ? { changed: new Set(options.changed) } : {}),
+    };
     if (this.state === 'no-workspace') return Promise.resolve();
     if (this.running) {
-      this.rerun = { full: full || (this.rerun?.full ?? false), notify: notify || (this.rerun?.notify ?? false) };
+      this.rerun = this.rerun ? joinRequests(this.rerun, request) : request;
       return this.running;
     }
-    this.running = this.runLoop(full, notify).finally(() => {
+    this.running = this.runLoop(request).finally(() => {
       this.running = undefined;
     });
     return this.running;
@@ -171,6 +180,7 @@ export class IndexService extends Disposable {
     while (this.running) await this.running;
     this.stopping = false;
     await this.workspace.switchScope(scope);
+    this.known.forget();
     this.counts = undefined;
     this.lastReport = undefined;
     this.lastIndexedAt = undefined;
@@ -237,16 +247,16 @@ export class IndexService extends Disposable {
     this.changed.fire({ state: this.state, ...(this.progressText ? { progress: this.progressText } : {}), summary: this.composeSummary() });
   }
 
-  private async runLoop(full: boolean, notify: boolean): Promise<void> {
-    let next: { full: boolean; notify: boolean } | undefined = { full, notify };
+  private async runLoop(request: RunRequest): Promise<void> {
+    let next: RunRequest | undefined = request;
     while (next) {
       this.rerun = undefined;
-      await this.runOnce(next.notify);
+      await this.runOnce(next);
       next = this.rerun;
     }
   }
 
-  private async runOnce(notify: boolean): Promise<void> {
+  private async runOnce({ notify, changed }: RunRequest): Promise<void> {
     this.state = 'indexing';
     this.fire();
     try {
@@ -255,11 +265,21 @@ export class IndexService extends Disposable {
       const llm = await this.llm?.prepare(notify);
       const distiller = llm ? this.llm?.distillerFor(llm, notify) : undefined;
       const location = notify || fresh ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
-      const options: IndexOptions = { ...this.indexOptions(), ...(await this.embedStage()), ...(distiller !== undefined ? { distiller } : {}) };
-      const report = await vscode.window.withProgress(
+      const discovery = this.indexOptions();
+      const key = JSON.stringify(discovery.discover);
+      const sources = changed && !fresh ? await this.known.sourcesOf(key, changed) : undefined;
+      const options: IndexOptions = {
+        ...discovery,
+        ...(sources ? { sources } : {}),
+        ...(await this.embedStage()),
+        ...(distiller !== undefined ? { distiller } : {}),
+      };
+      const run = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
         (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), this.cancelledBy(token)),
       );
+      if (run.discovered && !run.cancelled) this.known.remember(key, run.discovered);
+      const report = sources ? mergeLiveReport(this.lastReport, run, sources) : run;
       const note = report.distillNote;
       const roots = unreadableRootsNote(report);
       if (report.embedNotice) log.warn(report.embedNotice);
@@ -268,10 +288,10 @@ export class IndexService extends Disposable {
       this.message = report.cancelled ? 'Indexing was cancelled; run it again to finish.' : [roots, note].filter(Boolean).join(' ') || undefined;
       if (note) log.info(note);
       if (roots) log.warn(roots);
-      for (const f of report.failed) log.warn(`Could not index ${f.path}: ${f.error}`);
+      for (const f of run.failed) log.warn(`Could not index ${f.path}: ${f.error}`);
       log.info(
-        `Indexed ${report.parsed}/${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed), ` +
-          `${report.exchangesWritten} exchanges in ${Math.round(report.parseMs)} ms.`,
+        `Indexed ${run.parsed}/${run.sources} ${sources ? 'changed ' : ''}sources (${run.unchanged} unchanged, ${run.failed.length} failed), ` +
+          `${run.exchangesWritten} exchanges in ${Math.round(run.parseMs)} ms.`,
       );
       this.state = 'idle';
       void this.warmSearch(memory);
@@ -366,6 +386,22 @@ export class IndexService extends Disposable {
   transcriptRoots(): string[] {
     return watchedTranscriptRoots(this.config, this.storageDir);
   }
+}
+
+/** A run asked for: `changed` absent means every source is looked at. */
+interface RunRequest {
+  readonly full: boolean;
+  readonly notify: boolean;
+  readonly changed?: ReadonlySet<string>;
+}
+
+/** Two requests as one run: only changed transcripts when both are, else a whole one. */
+function joinRequests(a: RunRequest, b: RunRequest): RunRequest {
+  return {
+    full: a.full || b.full,
+    notify: a.notify || b.notify,
+    ...(a.changed && b.changed ? { changed: new Set([...a.changed, ...b.changed]) } : {}),
+  };
 }
 
 /** The configured extra roots that could not be searched, for the Index view and the log; undefined when none. */

@@ -24,6 +24,8 @@ const ROOT_RETRY_MS = 30_000;
  */
 export class LiveWatcher extends Disposable {
   private timer: NodeJS.Timeout | undefined;
+  /** The transcripts written since the last run started; undefined: a change no file named (look at every source). */
+  private pending: Set<string> | undefined = new Set();
   private retry: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, { close(): void }>();
   private readonly missing = new Set<string>();
@@ -37,8 +39,8 @@ export class LiveWatcher extends Disposable {
   constructor(private readonly index: IndexService, private readonly config: Config) {
     super();
     const ws = this.register(vscode.workspace.createFileSystemWatcher('**/{.specstory/history/*.md,.aider.chat.history.md}'));
-    this.register(ws.onDidChange(() => this.schedule()));
-    this.register(ws.onDidCreate(() => this.schedule()));
+    this.register(ws.onDidChange((uri) => this.schedule(uri.fsPath)));
+    this.register(ws.onDidCreate((uri) => this.schedule(uri.fsPath)));
     // Crush keeps a project's database inside it: a write to it (or to its log) starts a run like any agent database's
     const crush = this.register(vscode.workspace.createFileSystemWatcher('**/.crush/{crush.db,crush.db-wal}'));
     this.register(crush.onDidChange((uri) => this.changed(uri.fsPath)));
@@ -161,8 +163,8 @@ export class LiveWatcher extends Disposable {
       const db = file.replace(/-wal$/, '');
       void this.written(db)
         .then(async (yes) => yes && (!isWorkspaceStateDb(db) || (await holdsTraeSessions(db).catch(() => false))))
-        .then((yes) => yes && this.schedule());
-    } else this.schedule();
+        .then((yes) => yes && this.schedule(db));
+    } else this.schedule(file);
   }
 
   /**
@@ -178,12 +180,17 @@ export class LiveWatcher extends Disposable {
     return true;
   }
 
-  private schedule(): void {
+  /** A run shortly after the last write; `file`: the transcript written (none: look at every source). */
+  private schedule(file?: string): void {
     if (!this.config.liveIndexing) return;
+    if (file === undefined) this.pending = undefined;
+    else this.pending?.add(file);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      const changed = this.pending;
+      this.pending = new Set();
       this.triggered.fire();
-      void this.index.index();
+      void this.index.index(changed ? { changed: [...changed] } : {});
     }, DEBOUNCE_MS);
   }
 

@@ -27,6 +27,10 @@ describe('Live indexing', () => {
     assert.ok(a.liveTriggers() > triggers, 'the watcher triggered the index run');
     assert.ok(took < 3_000, `indexed ${took} ms after the write (target about a second)`);
     console.log(`[live] appended exchange indexed after ${took} ms`);
+    // the run read the transcript written, and did not walk and sniff every other source again
+    await a.waitForIndexIdle();
+    const report = (await a.getIndexSummary())?.lastReport;
+    assert.deepEqual([report?.parsed, report?.unchanged], [1, 0], 'the live run looked at the written transcript only');
     // and it is searchable: the memory tool finds its unique word
     const digest = await vscode.commands.executeCommand<{ text: string; included: number }>('agentRecall.showMemoryForAgent', 'zanzibar marker delivery zones');
     assert.match(digest.text, /delivery_zones|Rename the shipping zone/);

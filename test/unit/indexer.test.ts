@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexSource, indexSources } from '../../src/core/indexer';
+import { indexSource, indexSources, indexWorkspace } from '../../src/core/indexer';
 import type { SourceAdapter } from '../../src/core/sources/adapter';
 import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
@@ -298,6 +298,44 @@ test('histories that record no cwd (SpecStory, Aider) belong to the folder they 
       { agent: 'aider', project: path.join(FIXTURES, 'aider') },
       { agent: 'specstory', project: path.join(FIXTURES, 'specstory') },
     ]);
+  } finally {
+    await store.close();
+  }
+});
+
+/** A Claude Code session of one exchange per call, appended (the lines the agent writes; `cwd` is the session's project). */
+async function appendSession(file: string, n: number, prompt: string): Promise<void> {
+  const base = { isSidechain: false, userType: 'external', cwd: '/w/shop', sessionId: path.basename(file, '.jsonl'), version: '2.1.12' };
+  const id = (k: number): string => `${path.basename(file, '.jsonl').slice(0, 8)}-0000-4000-8000-${String(k).padStart(12, '0')}`;
+  const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
+  const user = { ...base, parentUuid: n > 1 ? id(2 * n - 2) : null, type: 'user', message: { role: 'user', content: prompt }, uuid: id(2 * n - 1), timestamp: at };
+  const text = `${prompt} Done: the change is in place and the tests that cover it pass again after the fix.`;
+  const reply = { ...base, parentUuid: id(2 * n - 1), type: 'assistant', message: { model: 'claude', id: `msg_${n}`, type: 'message', role: 'assistant', content: [{ type: 'text', text }] }, uuid: id(2 * n), timestamp: at };
+  await appendFile(file, `${JSON.stringify(user)}\n${JSON.stringify(reply)}\n`);
+}
+
+test('a run given its sources reads only those (live indexing): the others wait for a run that discovers', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'projects', 'shop');
+  await mkdir(root, { recursive: true });
+  const [a, b] = ['aaaaaaaa-1111-4111-8111-111111111111.jsonl', 'bbbbbbbb-2222-4222-8222-222222222222.jsonl'].map((f) => path.join(root, f));
+  await appendSession(a!, 1, 'Why does the checkout page render the coupon field twice on mobile?');
+  await appendSession(b!, 1, 'Add a retry with backoff to the webhook sender for the payment provider.');
+  const store = await Store.open(path.join(dir, 'store.sqlite'));
+  const options = { discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [path.join(dir, 'projects')], includeSubagents: true }, segment, distiller: false as const };
+  try {
+    const whole = await indexWorkspace(store, options);
+    assert.deepEqual(whole.discovered?.map((s) => path.basename(s.path)), [path.basename(a!), path.basename(b!)]);
+    await appendSession(a!, 2, 'Rename the quokkaberry flag to enableCouponDedup everywhere it is read.');
+    await appendSession(b!, 2, 'Log the zebrafinch header of every webhook the sender gives up on.');
+    const live = await indexWorkspace(store, { ...options, sources: whole.discovered!.filter((s) => s.path === a) });
+    assert.equal(live.discovered, undefined, 'no discovery');
+    assert.deepEqual([live.sources, live.parsed, live.unchanged], [1, 1, 0]);
+    const prompts = async (): Promise<string[]> => (await store.listExchanges()).map((e) => e.prompt.split(' ').slice(0, 2).join(' ')).sort();
+    assert.deepEqual(await prompts(), ['Add a', 'Rename the', 'Why does'], "only the given source's new exchange");
+    const again = await indexWorkspace(store, options);
+    assert.deepEqual([again.parsed, again.unchanged], [1, 1], 'the whole run reads the other one, not the one already read');
+    assert.deepEqual(await prompts(), ['Add a', 'Log the', 'Rename the', 'Why does']);
   } finally {
     await store.close();
   }
