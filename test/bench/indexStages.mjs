@@ -148,6 +148,12 @@ export function report(m) {
               ? `${median(runs.map((r) => r.appended.searchableMs))}; ${median(runs.map((r) => r.appended.runMs))}; ${runs[0].appended.parsed}, ${runs[0].appended.unchanged}; ${runs[0].appended.bytesRead}`
               : '–',
           },
+          {
+            figure: 'one more appended, a live run (the written transcript only): searchable after ms; whole run ms; transcripts read',
+            value: runs[0].live
+              ? `${median(runs.map((r) => r.live.searchableMs))}; ${median(runs.map((r) => r.live.runMs))}; ${runs[0].live.parsed + runs[0].live.unchanged}`
+              : '–',
+          },
         ],
       ),
     );
