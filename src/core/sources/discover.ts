@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { mapLimited } from '../distill/pool';
 import type { SourceAdapter } from './adapter';
 import {
   defaultAmpRoots, defaultContinueRoots, defaultCopilotCliRoots, defaultGeminiRoots, defaultKiloRoots, defaultKiroRoots, defaultOpenCodeRoots,
@@ -67,6 +68,8 @@ export interface DiscoveredSource {
 export const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', 'build', 'target', '.venv', 'venv', '__pycache__']);
 /** How deep below a root transcripts are looked for (and watched). */
 export const MAX_DEPTH = 10;
+/** Files whose head is read at a time. */
+const LOOKS = 16;
 
 export function defaultClaudeRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   return [path.join(env['CLAUDE_CONFIG_DIR'] || path.join(os.homedir(), '.claude'), 'projects')];
@@ -194,23 +197,20 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
-  for (const file of [...candidates.keys()].sort()) {
-    const named = candidates.get(file)!;
-    if (!options.includeSubagents && isSubagentPath(file)) continue;
+  /** What one structured file is: a source (with its project), or nothing to read here. */
+  const classify = async (file: string, named: boolean): Promise<DiscoveredSource | undefined> => {
+    if (!options.includeSubagents && isSubagentPath(file)) return undefined;
     const matching = structured.filter((a) => a.matchesPath(file));
-    if (matching.length === 0) continue;
+    if (matching.length === 0) return undefined;
     const claimed = matching.find((a) => a.claimsPath?.(file));
-    if (claimed?.holdsManyProjects) {
-      found.set(file, { path: file, adapter: claimed, ...(scope ? { within: scope } : {}) });
-      continue;
-    }
+    if (claimed?.holdsManyProjects) return { path: file, adapter: claimed, ...(scope ? { within: scope } : {}) };
     // a database is never read as lines: its head tells nothing, and a workspace's storage holds hundreds of them
     const head = claimed?.lineFormat === 'sqlite' ? [] : await readHead(file).catch(() => undefined);
-    if (!head) continue;
+    if (!head) return undefined;
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
-    if (!adapter) continue;
+    if (!adapter) return undefined;
     const preferred = adapter.preferredCopy?.(file);
-    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) continue;
+    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) return undefined;
     const recorded =
       adapter.probeProject(head) ??
       (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
@@ -218,9 +218,15 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
     // one rule for every agent: a session counts where its records place it; only a file of a form that records
     // no project (a chat export), in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);
-    if (scope && !(project && insideAny(project, scope))) continue;
-    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) continue;
-    found.set(file, { path: file, adapter, ...(project ? { project } : {}) });
+    if (scope && !(project && insideAny(project, scope))) return undefined;
+    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) return undefined;
+    return { path: file, adapter, ...(project ? { project } : {}) };
+  };
+  // files are looked at several at a time: each look is a few waits on the disk (open, read, close), and a history
+  // of 3,000 files spent most of its discovery waiting on them one by one
+  const files = [...candidates.keys()].sort();
+  for (const source of await mapLimited(files, LOOKS, (file) => classify(file, candidates.get(file)!))) {
+    if (source) found.set(source.path, source);
   }
   return [...found.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
