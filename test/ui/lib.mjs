@@ -26,6 +26,9 @@ const WORKBENCH_TIMEOUT = 90_000;
  */
 export async function openWorkbench({ width = 1400, height = 900, folder = session.workspace, firstStart = false, profile = undefined } = {}) {
   const page = await session.browser.newPage({ viewport: { width, height }, ...(profile ? { storageState: profile } : {}) });
+  openPages.add(page);
+  page.on('close', () => openPages.delete(page));
+  await page.addInitScript(recordLongTasks);
   if (!firstStart && !profile) await seedShownWalkthrough(page, session.url);
   page.pageErrors = [];
   page.on('pageerror', (e) => page.pageErrors.push(String(e)));
@@ -40,6 +43,36 @@ export async function openWorkbench({ width = 1400, height = 900, folder = sessi
   await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: WORKBENCH_TIMEOUT });
   await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: WORKBENCH_TIMEOUT });
   return page;
+}
+
+const openPages = new Set();
+
+/** In the page: keeps the main thread's tasks over 200 ms (the workbench, not its webviews' frames). */
+function recordLongTasks() {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > 200) window.__longTasks.push({ at: Math.round(e.startTime), ms: Math.round(e.duration) });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+/**
+ * The open workbench pages' long tasks of the last minute, for a failed test's report: an unexplained ~20 s in which
+ * the workbench took no click or key (workbench.ui.mjs) is told apart from a blocked main thread here.
+ */
+export async function longTasksOfOpenPages() {
+  const report = () => {
+    const since = performance.now() - 60_000;
+    const tasks = (window.__longTasks ?? []).filter((t) => t.at >= since);
+    const listed = tasks.map((t) => `${t.ms} ms at -${Math.round((performance.now() - t.at) / 1000)} s`).join(', ');
+    return `${tasks.length} main-thread tasks over 200 ms in the last minute${listed ? `: ${listed}` : ''}`;
+  };
+  // a blocked page does not answer: say so after 5 s rather than wait for it
+  const ask = (page) =>
+    Promise.race([
+      page.evaluate(report).catch((err) => `page not answering (${err.message.split('\n')[0]})`),
+      new Promise((resolve) => setTimeout(() => resolve('page not answering within 5 s'), 5_000).unref()),
+    ]);
+  return (await Promise.all([...openPages].map(ask))).join('; ') || 'no page open';
 }
 
 /** The activity-bar entry of a view container (appears once the extension's contributions are registered). */

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Mocha from 'mocha';
+import { longTasksOfOpenPages } from './lib.mjs';
 import { materializeFixture } from '../host/fixture.mjs';
 import { installExtension, makeRunDir, ROOT, startCodeServer } from '../host/codeServer.mjs';
 import { launchBrowser } from '../host/workbench.mjs';
@@ -20,6 +21,12 @@ const DISTILLED = JSON.stringify({
 });
 
 const HERE = join(ROOT, 'test/ui');
+
+/** After a test that failed (or is to be retried): whether the workbench's main thread was blocked meanwhile. */
+async function sayLongTasks() {
+  const test = this.currentTest;
+  if (test && test.state !== 'passed' && !test.isPending()) console.log(`    (${test.title}: ${await longTasksOfOpenPages()})`);
+}
 
 /**
  * Returns { passed, failed }. `vsix`: install it; otherwise load the repo as development extension.
@@ -72,7 +79,7 @@ async function runSession({ vsix, grep, print, llm, files }) {
       anthropic,
       payload: vsix ? undefined : { extensionDevelopmentPath: ROOT, skipWelcome: true },
     });
-    const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 120_000, ...(grep ? { grep } : {}) });
+    const mocha = new Mocha({ ui: 'bdd', reporter: 'spec', timeout: 120_000, rootHooks: { afterEach: sayLongTasks }, ...(grep ? { grep } : {}) });
     for (const f of files) mocha.addFile(join(HERE, f));
     await mocha.loadFilesAsync();
     const stats = await new Promise((resolve) => {
