@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // CPU time per search of one or more builds, alternating, on one store: what a warm search costs, which the
 // machine's load disturbs less than wall time (every figure is user + system of the process, all threads).
-//   node test/bench/searchCpu.mjs --builds DIR[,DIR...] --db STORE --queries A.jsonl[,B.jsonl] [--rounds 4]
+//   node test/bench/searchCpu.mjs --builds DIR[,DIR...] --db STORE[,STORE...] --queries A.jsonl[,B.jsonl] [--rounds 4]
 //                                 [--passes 5] [--redact] [--words] [--mcp [--node-flags='--cpu-prof ...']]
-// DIR is a built checkout (its out/ from `tsc -p .`, its dist/ from esbuild.mjs). In process (default): each
+// DIR is a built checkout (its out/ from `tsc -p .`, its dist/ from esbuild.mjs); one STORE for all, or one per build
+// (a build with another schema reads its own copy of the same history). In process (default): each
 // build's Memory and searcher (the built-in model, default mode; --words: none, words only; --redact: snippets
 // cut from the redacted text, as MCP and the language-model tools ask), one untimed pass of the queries, then per
 // round each build in turn (the order alternating) runs --passes passes of the queries. --mcp: per round and
@@ -32,11 +33,12 @@ const { values } = parseArgs({
   },
 });
 if (!values.builds || !values.db || !values.queries) {
-  console.error('usage: searchCpu.mjs --builds DIR[,DIR...] --db STORE --queries A.jsonl[,B.jsonl] [--rounds 4] [--passes 5] [--redact] [--words] [--mcp]');
+  console.error('usage: searchCpu.mjs --builds DIR[,DIR...] --db STORE[,STORE...] --queries A.jsonl[,B.jsonl] [--rounds 4] [--passes 5] [--redact] [--words] [--mcp]');
   process.exit(2);
 }
 const builds = values.builds.split(',').map((b) => resolve(b));
-const db = resolve(values.db);
+const dbs = values.db.split(',').map((d) => resolve(d));
+const dbOf = (b) => dbs[dbs.length === 1 ? 0 : b];
 const queries = values.queries.split(',').flatMap((file) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -56,7 +58,7 @@ const procCpuMs = (pid) => {
 };
 
 const facts = machineFacts();
-console.log(`${values.mcp ? 'MCP server' : 'in process'}, ${facts.cores} cores, node ${facts.node}, ${facts.date}; ${queries.length} queries; store ${db}`);
+console.log(`${values.mcp ? 'MCP server' : 'in process'}, ${facts.cores} cores, node ${facts.node}, ${facts.date}; ${queries.length} queries; store ${dbs.join(', ')}`);
 const perBuild = builds.map(() => []);
 
 if (values.mcp) {
@@ -64,7 +66,7 @@ if (values.mcp) {
   for (let r = 0; r < rounds; r++) {
     for (const b of order(r)) {
       const client = new Client({ name: 'search-cpu', version: '1.0.0' });
-      const transport = new StdioClientTransport({ command: process.execPath, args: [...values['node-flags'].split(' ').filter(Boolean), join(builds[b], 'dist/cli.js'), 'mcp', '--db', db, '--embed-model', 'built-in'], stderr: 'ignore' });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [...values['node-flags'].split(' ').filter(Boolean), join(builds[b], 'dist/cli.js'), 'mcp', '--db', dbOf(b), '--embed-model', 'built-in'], stderr: 'ignore' });
       await client.connect(transport);
       const pid = transport.pid ?? transport._process.pid;
       await client.callTool({ name: 'search', arguments: { query: 'warm up' } });
@@ -84,12 +86,12 @@ if (values.mcp) {
   }
 } else {
   const searchers = [];
-  for (const build of builds) {
+  for (const [b, build] of builds.entries()) {
     const requireBuild = createRequire(join(build, 'out/src/core/memory.js'));
     const { Memory } = requireBuild('./memory.js');
     const { openEmbedder } = requireBuild('./embed/openEmbedder.js');
     const embedder = values.words ? undefined : (await openEmbedder('built-in', { inThread: true })).embedder;
-    const memory = await Memory.open(db);
+    const memory = await Memory.open(dbOf(b));
     const searcher = memory.searcher(embedder ? { embedder } : {});
     await searcher.warm?.();
     for (const text of queries) await searcher.search({ text, redact: values.redact });
