@@ -1,4 +1,5 @@
 import { redact } from './distill/redact';
+import { memoize } from './memo';
 import type { DistilledView, FileTouch, Hit, HitRoom } from './model';
 import type { ExchangeListing } from './store/browse';
 import type { StoredExchange } from './store/rows';
@@ -15,18 +16,41 @@ const optional = (s: string | undefined): string | undefined => (s === undefined
 const files = (touched: readonly FileTouch[]): FileTouch[] => touched.map((f) => ({ ...f, path: redact(f.path) }));
 const room = <R extends HitRoom>(r: R): R => ({ ...r, id: redact(r.id), label: redact(r.label) });
 
-export function redactedHit(h: Hit): Hit {
+/**
+ * `redact` of a hit's short fields (paths, room labels, cores), remembered: the same ones come back search after
+ * search, and each call runs every rule (tens of microseconds even for a path). At most 4,000 of at most 400
+ * characters: a few MB at worst.
+ */
+const redactShort = memoize(redact, 4_000);
+const SHORT_FIELD = 400;
+const redactField = (s: string): string => (s.length <= SHORT_FIELD ? redactShort(s) : redact(s));
+const asStored = (s: string): string => s;
+
+/** What an answer shows of a hit, from its row: the only fields it holds, so nothing else can be shown unredacted. */
+export interface ShownHit {
+  readonly core: string | undefined;
+  readonly context: string | undefined;
+  /** Only for a hit not distilled: a distilled hit's prompt (often long) is not shown. */
+  readonly prompt: string | undefined;
+  /** Its first `files` files touched. */
+  readonly files: string[];
+  /** Its rooms, when asked for (else none). */
+  readonly rooms: HitRoom[];
+}
+
+/**
+ * The fields of hit `h` an answer shows (the MCP server's `search`, the language-model tools' search), each
+ * redacted when `redacting`: only those, not every field of every hit. The snippet is not among them: the
+ * searcher cuts it from the redacted text when the search asks (SearchQuery.redact).
+ */
+export function shownHit(h: Hit, shown: { readonly files: number; readonly rooms: boolean }, redacting: boolean): ShownHit {
+  const field = redacting ? redactField : asStored;
   return {
-    ...h,
-    file: redact(h.file),
-    prompt: redact(h.prompt),
-    title: optional(h.title),
-    core: optional(h.core),
-    context: optional(h.context),
-    firstPrompt: optional(h.firstPrompt),
-    rooms: h.rooms.map(room),
-    filesTouched: files(h.filesTouched),
-    copies: h.copies.map((c) => ({ ...c, file: redact(c.file) })),
+    core: h.core === undefined ? undefined : field(h.core),
+    context: h.context === undefined ? undefined : field(h.context),
+    prompt: h.core === undefined ? field(h.prompt) : undefined,
+    files: h.filesTouched.slice(0, shown.files).map((f) => field(f.path)),
+    rooms: shown.rooms ? h.rooms.map((r) => ({ id: field(r.id), type: r.type, label: field(r.label) })) : [],
   };
 }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { redactedExchange, redactedHit, redactedListing } from '../core/outbound';
+import { redactedExchange, shownHit } from '../core/outbound';
 import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
@@ -24,8 +24,8 @@ function text(s: string): vscode.LanguageModelToolResult {
 
 /**
  * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
- * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts)
- * and every character a person cannot see is shown (core/quoted.ts). The tool's own words (count, date, agent,
+ * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts:
+ * the fields shown of each hit, as the MCP server's) and every character a person cannot see is shown (core/quoted.ts). The tool's own words (count, date, agent,
  * id) stand outside; what comes from transcripts is quoted.
  */
 export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
@@ -38,14 +38,13 @@ export async function searchForAgent(index: IndexService, input: SearchInput): P
     await index.embedding(),
   );
   if (!result.hits.length) return `No past exchange matches "${query}".`;
-  const hits = result.hits.map((h) => visibleControlsIn(redactedHit(h)));
-  const listings = (await memory.listings(hits.map((h) => h.exchangeId))).map((l) => visibleControlsIn(redactedListing(l)));
-  const blocks = listings.map((l, i) => {
-    const hit = hits[i];
-    const files = hit?.filesTouched.slice(0, 4).map((f) => f.path).join(', ');
-    const summary = `${oneLine(l.core ?? `(not distilled) ${l.prompt}`, 300)}${l.context ? ` — ${oneLine(l.context, 160)}` : ''}`;
+  const blocks = result.hits.map((hit) => {
+    const shown = visibleControlsIn(shownHit(hit, { files: 4, rooms: false }, true));
+    const summary = `${oneLine(shown.core ?? `(not distilled) ${shown.prompt}`, 300)}${shown.context ? ` — ${oneLine(shown.context, 160)}` : ''}`;
+    const files = shown.files.join(', ');
     return [
-      `- ${shortDate(l.startedAt)} [${l.agent}] confidence ${hit?.confidence} (id ${l.exchangeId.slice(0, 12)})`,
+      // the date as before: a transcript's time field may hold any text, and is shown as a person can see it
+      `- ${shortDate(hit.startedAt && visibleControls(hit.startedAt))} [${hit.agent}] confidence ${hit.confidence} (id ${hit.exchangeId.slice(0, 12)})`,
       quoteBlock(`${summary}${files ? `\nfiles: ${files}` : ''}`),
     ].join('\n');
   });

@@ -1,8 +1,6 @@
 import * as path from 'node:path';
 import type { AgentKind } from '../core/model';
-import { redactedDistilled, redactedExchange, redactedListing } from '../core/outbound';
-import { redact } from '../core/distill/redact';
-import { memoize } from '../core/memo';
+import { redactedDistilled, redactedExchange, redactedListing, shownHit } from '../core/outbound';
 import { fenceFor, QUOTED_NOTE, quoteBlock, visibleControls, visibleControlsIn } from '../core/quoted';
 import { snippetParts } from '../core/recall';
 import type { Hit, SearchFilters } from '../core/search/types';
@@ -31,15 +29,6 @@ export interface ToolOptions {
   /** Replace secrets (API keys, tokens, passwords, private keys) in every returned text. */
   readonly redact: boolean;
 }
-
-/**
- * `redact` of a hit's short fields (paths, room labels, cores), remembered: the same ones come back search after
- * search, and each call runs every rule (tens of microseconds even for a path). At most 4,000 of at most 400
- * characters: a few MB at worst.
- */
-const redactShort = memoize(redact, 4_000);
-const SHORT_FIELD = 400;
-const redactField = (s: string): string => (s.length <= SHORT_FIELD ? redactShort(s) : redact(s));
 
 /** read_exchange's text joins the verbatim text to the parts around it in three places. */
 const JOINS = 3;
@@ -170,23 +159,22 @@ export class MemoryTools {
   }
 
   /**
-   * A hit as search answers it, with its secrets redacted when redacting: only the fields shown are redacted
-   * (redactedHit's rules, field by field; a distilled hit's prompt, often long, is not shown). The snippet
-   * was cut from the redacted text by the searcher.
+   * A hit as search answers it, with its secrets redacted when redacting (core/outbound.ts: only the fields shown).
+   * The snippet was cut from the redacted text by the searcher.
    */
   private searchItem(h: Hit) {
-    const shown = this.redacting ? redactField : (s: string) => s;
+    const shown = shownHit(h, { files: 6, rooms: true }, this.redacting);
     return {
       id: h.exchangeId,
       date: h.startedAt ?? null,
       agent: h.agent,
       confidence: h.confidence,
-      core: h.core !== undefined ? shown(h.core) : null,
-      detail: (h.context !== undefined && shown(h.context)) || null,
-      files: h.filesTouched.slice(0, 6).map((f) => shown(f.path)),
-      rooms: h.rooms.map((r) => ({ id: shown(r.id), type: r.type, label: shown(r.label) })),
+      core: shown.core ?? null,
+      detail: shown.context || null,
+      files: shown.files,
+      rooms: shown.rooms,
       snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
-      prompt: h.core === undefined ? oneLine(shown(h.prompt), 200) : undefined,
+      prompt: shown.prompt === undefined ? undefined : oneLine(shown.prompt, 200),
       conversation: h.conversationId,
       // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
       more: h.more,

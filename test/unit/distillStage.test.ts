@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { DistillInput } from '../../src/core/distill/distiller';
 import { OfflineDistiller } from '../../src/core/distill/offline';
+import { REDACTION_VERSION, redact } from '../../src/core/distill/redact';
 import { contentHash, distillOfflineBatch, distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
 import { countPendingDistillation, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
@@ -250,6 +251,25 @@ test('every distiller is given the exchanges with their secrets redacted, so no 
     const given = seen.map((e) => `${e.prompt}\n${e.verbatim}`).join('\n');
     assert.deepEqual(SESSION_SECRETS.filter((s) => leak(given, s.secret) !== undefined).map((s) => s.what), []);
     assert.match(given, /\[REDACTED:private-key\]/);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a distilled exchange whose verbatim text holds no secret says so, with the rules that found none', async () => {
+  const dir = tempDir('recall-clean-');
+  writeFileSync(path.join(dir, 'session.jsonl'), secretSession('/home/dev/shop'));
+  // the fixtures' exchanges, then the session's (each holding secrets)
+  const store = await fixtureStore();
+  try {
+    await indexWorkspace(store, {
+      discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [dir], includeSubagents: true },
+      segment: { minChars: 100, maxPlies: 20 },
+      distiller: offlineDistiller(),
+    });
+    const rows = await store.db.all<{ verbatim: string; clean: string | null }>('SELECT e.verbatim, d.clean FROM exchanges e JOIN distilled d ON d.exchange_n = e.n');
+    assert.ok(rows.filter((r) => r.clean === null).length >= 5 && rows.some((r) => r.clean !== null), 'texts with and without a secret');
+    for (const r of rows) assert.equal(r.clean, redact(r.verbatim) === r.verbatim ? REDACTION_VERSION : null);
   } finally {
     await store.close();
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redact } from '../../src/core/distill/redact';
+import { REDACTION_VERSION, redact } from '../../src/core/distill/redact';
 import { pairsNear, proximityForm } from '../../src/core/search/proximity';
 import { RecentTexts } from '../../src/core/search/recentTexts';
 import { createSearcher } from '../../src/core/search/searcher';
@@ -62,11 +62,22 @@ test("a kept text's redacted form is redact's own, made once; a text without a s
   const plain = 'User: rotate the deploy key\nAssistant: Rotated.';
   recent.keep(1, text(withKey));
   recent.keep(2, text(plain));
-  assert.equal(recent.redacted(1, withKey), redact(withKey));
-  assert.ok(!recent.redacted(1, withKey).includes(secret), 'asked again: still redacted');
-  assert.equal(recent.redacted(2, plain), plain);
-  assert.ok(!recent.redacted(3, withKey).includes(secret), 'a text not kept is redacted all the same');
-  assert.ok(!recent.redacted(2, withKey).includes(secret), 'another text under a kept number is not taken for the kept one');
+  assert.equal(recent.redacted(1, text(withKey)), redact(withKey));
+  assert.ok(!recent.redacted(1, text(withKey)).includes(secret), 'asked again: still redacted');
+  assert.equal(recent.redacted(2, text(plain)), plain);
+  assert.ok(!recent.redacted(3, text(withKey)).includes(secret), 'a text not kept is redacted all the same');
+  assert.ok(!recent.redacted(2, text(withKey)).includes(secret), 'another text under a kept number is not taken for the kept one');
+});
+
+test('a text found to hold no secret when distilled is shown as it is, only when found by these rules', () => {
+  const recent = new RecentTexts();
+  const secret = PLANTED[0]!.secret;
+  const withKey = `User: rotate the deploy key\nAssistant: The old key was ${secret}.`;
+  // a flag the current rules wrote is trusted (a distilled text that held this key would not carry it)
+  assert.equal(recent.redacted(1, { ...text(withKey), clean: REDACTION_VERSION }), withKey);
+  for (const clean of [null, undefined, 'r0', `${REDACTION_VERSION}-older`]) {
+    assert.ok(!recent.redacted(2, { ...text(withKey), clean }).includes(secret), `clean ${clean}: redacted`);
+  }
 });
 
 test('a searcher asked to redact cuts the snippet from the redacted text, first and every later time, and after the store changed', async () => {

@@ -13,6 +13,14 @@ import { isNotLiteral, isReference, marker, type Rule, type SecretKind } from '.
 
 export type { SecretKind } from './secretRule';
 
+/**
+ * The rules' version, stored with each exchange found to hold no secret when it was distilled (`distilled.clean`):
+ * a search shows such a text as it is instead of redacting it again, while the version stored is this one. Bump it
+ * with any change to what the rules find (this file, contextRules.ts, privateKeys.ts, secretRule.ts; a unit test
+ * pins their text), so that texts checked by older rules are checked again.
+ */
+export const REDACTION_VERSION = 'r1';
+
 export interface RedactionResult {
   readonly text: string;
   /** Secrets replaced, by kind (absent kinds: none found). */

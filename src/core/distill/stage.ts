@@ -14,6 +14,7 @@ import { refreshRooms } from '../store/roomStats';
 import { countTokens } from '../tokens';
 import { type Distiller, type DistillInput, distillerInput, type DistillOutcome } from './distiller';
 import { OfflineDistiller } from './offline';
+import { REDACTION_VERSION } from './redact';
 import { RoomRegistry } from './rooms';
 import { distilledText } from './types';
 
@@ -132,21 +133,30 @@ async function distillHere(db: Db, distiller: Distiller, registry: RoomRegistry,
     }
     toCall = misses;
   }
-  if (toCall.length > 0) outcomes.push(...(await callDistiller(distiller, toCall, token)));
-  return batchRecords(distiller, registry, batch, outcomes, token.isCancellationRequested);
+  const called = toCall.length > 0 ? await callDistiller(distiller, toCall, token) : { outcomes: [], clean: new Set<number>() };
+  outcomes.push(...called.outcomes);
+  return batchRecords(distiller, registry, batch, outcomes, called.clean, token.isCancellationRequested);
 }
 
 /** The offline distiller's whole work on one batch, on any thread (an index worker's): no store is needed. */
 export async function distillOfflineBatch(batch: readonly DistillInput[]): Promise<DistilledBatch> {
   const distiller = new OfflineDistiller();
-  return batchRecords(distiller, new RoomRegistry(false), batch, await callDistiller(distiller, batch, NEVER_CANCELLED), false);
+  const { outcomes, clean } = await callDistiller(distiller, batch, NEVER_CANCELLED);
+  return batchRecords(distiller, new RoomRegistry(false), batch, outcomes, clean, false);
 }
 
 /**
  * The records and failures of one batch from what the distiller answered: rooms resolved, distilled tokens
  * counted. An exchange the distiller did not answer is a failure, unless the run was cancelled under it.
  */
-function batchRecords(distiller: Distiller, registry: RoomRegistry, batch: readonly DistillInput[], outcomes: readonly DistillOutcome[], cancelled: boolean): DistilledBatch {
+function batchRecords(
+  distiller: Distiller,
+  registry: RoomRegistry,
+  batch: readonly DistillInput[],
+  outcomes: readonly DistillOutcome[],
+  clean: ReadonlySet<number>,
+  cancelled: boolean,
+): DistilledBatch {
   const byN = new Map(batch.map((e) => [e.n, e]));
   const records: DistilledRecord[] = [];
   const failures: DistillFailure[] = [];
@@ -169,6 +179,7 @@ function batchRecords(distiller: Distiller, registry: RoomRegistry, batch: reado
         contentHash: contentHash(input),
         tokens: countTokens(distilledText(o.value)),
         cache: distiller.model !== undefined && !o.cached,
+        ...(clean.has(o.n) ? { cleanVerbatim: REDACTION_VERSION } : {}),
       });
       if (o.cached) cacheHits++;
     } else {
@@ -184,16 +195,23 @@ function batchRecords(distiller: Distiller, registry: RoomRegistry, batch: reado
 }
 
 /**
- * Every distiller is given the exchanges with their secrets redacted (distillerInput). A distiller reports
- * per exchange and should not throw; one that does (a bug, a network stack that escaped its own handling)
- * fails the batch's exchanges, to be retried with backoff, instead of the run.
+ * Every distiller is given the exchanges with their secrets redacted (distillerInput); those whose verbatim text
+ * redaction left as it was are `clean` (stored with the distilled object: a search need not redact it again). A
+ * distiller reports per exchange and should not throw; one that does (a bug, a network stack that escaped its own
+ * handling) fails the batch's exchanges, to be retried with backoff, instead of the run.
  */
-async function callDistiller(distiller: Distiller, batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
+async function callDistiller(
+  distiller: Distiller,
+  batch: readonly DistillInput[],
+  token: CancellationSignal,
+): Promise<{ outcomes: DistillOutcome[]; clean: Set<number> }> {
+  const inputs = batch.map(distillerInput);
+  const clean = new Set(batch.filter((e, i) => inputs[i]!.verbatim === e.verbatim).map((e) => e.n));
   try {
-    return await distiller.distill(batch.map(distillerInput), token);
+    return { outcomes: await distiller.distill(inputs, token), clean };
   } catch (err) {
     const error = `${distiller.name} failed: ${err instanceof Error ? err.message : String(err)}`;
-    return batch.map((e) => ({ n: e.n, ok: false, error }));
+    return { outcomes: batch.map((e) => ({ n: e.n, ok: false, error })), clean };
   }
 }
 

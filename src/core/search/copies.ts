@@ -1,6 +1,7 @@
 import type { SavedCopy } from '../model';
 import { type ExchangeText, NO_ROOMS } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
+import { WORD_TOKEN } from '../words';
 
 /**
  * One exchange saved twice with a small difference: a SpecStory history exported again after the project
@@ -19,7 +20,7 @@ import type { SearchReads } from '../store/searchReads';
 export const SAME_SHARE = 0.9;
 
 export function sameExchange(a: ExchangeText, b: ExchangeText): boolean {
-  return samePrompt(a.prompt, b.prompt) && sameLines(new Lines(a.verbatim), new Lines(b.verbatim));
+  return same(new Compared(a), new Compared(b));
 }
 
 /**
@@ -41,32 +42,79 @@ export async function nearCopiesOf(reads: SearchReads, exchange: ExchangeText & 
 /**
  * Among hits in rank order, each hit that is the same exchange as a hit above it (sameExchange): its row
  * number -> that hit's. Hits without a text (not loaded) are never copies. Texts are compared only between hits
- * whose lengths allow it (sameLines), each text's lines counted once.
+ * whose lengths allow it (sameLines), then by their prompts' words, then by their lines, each hit's words and
+ * lines counted once (and kept with its text).
  */
 export function copiesAmong(ns: readonly number[], textOf: (n: number) => ExchangeText | undefined): Map<number, number> {
   const copies = new Map<number, number>();
-  const originals: Array<{ n: number; prompt: string; lines: Lines }> = [];
+  const originals: Array<{ n: number; text: Compared }> = [];
   for (const n of ns) {
     const text = textOf(n);
     if (!text) continue;
-    const lines = new Lines(text.verbatim);
-    const original = originals.find((o) => sameLines(o.lines, lines) && samePrompt(o.prompt, text.prompt));
+    const compared = comparedOf(text);
+    const original = originals.find((o) => same(o.text, compared));
     if (original) copies.set(n, original.n);
-    else originals.push({ n, prompt: text.prompt, lines });
+    else originals.push({ n, text: compared });
   }
   return copies;
 }
 
-/** Whether at least SAME_SHARE of the words of the longer prompt are words of the other (outer spaces aside). */
-function samePrompt(a: string, b: string): boolean {
-  if (a.trim() === b.trim()) return true;
-  const [short, long] = [words(a), words(b)].sort((x, y) => x.length - y.length) as [string[], string[]];
-  if (short.length < SAME_SHARE * long.length) return false;
-  return shared(tally(short), tally(long)) >= SAME_SHARE * long.length;
+/**
+ * Each text's Compared, kept as long as the text is: a searcher keeps the texts of its last searches (RecentTexts)
+ * and hands the same objects to the next, so a hit that comes back is not counted again.
+ */
+const compareds = new WeakMap<ExchangeText, Compared>();
+
+function comparedOf(text: ExchangeText): Compared {
+  let compared = compareds.get(text);
+  if (!compared) compareds.set(text, (compared = new Compared(text)));
+  return compared;
 }
 
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+/**
+ * One exchange's text as it is compared: its prompt's words (as the index cuts them, words.ts) and its text's
+ * non-blank lines, counted when first needed.
+ */
+class Compared {
+  readonly prompt: string;
+  private wordTally: Tally | undefined;
+  private lineTally: Tally | undefined;
+
+  constructor(readonly text: ExchangeText) {
+    this.prompt = text.prompt.trim();
+  }
+
+  get words(): Tally {
+    this.wordTally ??= tally(this.prompt.toLowerCase().match(WORD_TOKEN) ?? []);
+    return this.wordTally;
+  }
+
+  get lines(): Tally {
+    this.lineTally ??= tally(this.text.verbatim.split('\n').map((l) => l.trim()).filter((l) => l.length > 0));
+    return this.lineTally;
+  }
+}
+
+/**
+ * Whether two texts are one exchange, the cheapest test first: their lengths (no tally), then their prompts'
+ * words (a few dozen), then their lines (hundreds).
+ */
+function same(a: Compared, b: Compared): boolean {
+  const [short, long] = a.text.verbatim.length <= b.text.verbatim.length ? [a, b] : [b, a];
+  return short.text.verbatim.length >= SAME_SHARE * long.text.verbatim.length && samePrompt(a, b) && sameLines(short, long);
+}
+
+/** Whether at least SAME_SHARE of the words of the longer prompt are words of the other (outer spaces aside). */
+function samePrompt(a: Compared, b: Compared): boolean {
+  if (a.prompt === b.prompt) return true;
+  const [short, long] = a.words.total <= b.words.total ? [a.words, b.words] : [b.words, a.words];
+  if (short.total < SAME_SHARE * long.total) return false;
+  return shared(short, long) >= SAME_SHARE * long.total;
+}
+
+/** Whether at least SAME_SHARE of the lines of the longer text (`long`) are lines of the other. */
+function sameLines(short: Compared, long: Compared): boolean {
+  return shared(short.lines, long.lines) >= SAME_SHARE * long.lines.total;
 }
 
 /** How often each line (or word) occurs in a text, and how many it has. */
@@ -90,23 +138,4 @@ function shared(short: Tally, long: Tally): number {
   let n = 0;
   for (const [item, count] of short.counts) n += Math.min(count, long.counts.get(item) ?? 0);
   return n;
-}
-
-/** A text's non-blank lines (trimmed), counted when first compared. */
-class Lines {
-  private counted: Tally | undefined;
-
-  constructor(readonly text: string) {}
-
-  get tally(): Tally {
-    this.counted ??= tally(this.text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0));
-    return this.counted;
-  }
-}
-
-/** Whether at least SAME_SHARE of the lines of the longer text are lines of the other. */
-function sameLines(a: Lines, b: Lines): boolean {
-  const [short, long] = a.text.length <= b.text.length ? [a, b] : [b, a];
-  if (short.text.length < SAME_SHARE * long.text.length) return false;
-  return shared(short.tally, long.tally) >= SAME_SHARE * long.tally.total;
 }

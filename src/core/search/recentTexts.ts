@@ -1,4 +1,4 @@
-import { redact } from '../distill/redact';
+import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
 import { proximityForm } from './proximity';
 
@@ -56,10 +56,13 @@ export class RecentTexts {
   }
 
   /**
-   * Exchange `n`'s text `verbatim` with its secrets redacted: made now, or kept from before. Redacting runs some
-   * forty patterns over the whole text (~0.7 ms for a hit's, most of an MCP search's time), for a snippet.
+   * Exchange `n`'s text with its secrets redacted: the text itself when it was found to hold none when distilled
+   * (by these rules: `clean`), else made now, or kept from before. Redacting runs some forty patterns over the
+   * whole text (~0.7 ms for a hit's, most of an MCP search's time), for a snippet.
    */
-  redacted(n: number, verbatim: string): string {
+  redacted(n: number, text: ExchangeText): string {
+    const { verbatim } = text;
+    if (text.clean === REDACTION_VERSION) return verbatim;
     const recent = this.touch(n);
     if (!recent || recent.text.verbatim !== verbatim) return redact(verbatim);
     if (recent.redacted === undefined) {

@@ -101,12 +101,12 @@ export class SearchContext {
    * The snippet a hit shows: its own, or for an answer that leaves the store, one cut from the redacted text (a
    * window can open inside a key block); what it matched is the stored text's all the same.
    */
-  shownSnippet(n: number, verbatim: string): string {
-    const own = this.snippetOf(n, verbatim).text;
+  shownSnippet(n: number, text: ExchangeText): string {
+    const own = this.snippetOf(n, text.verbatim).text;
     if (!this.ask.redact) return own;
     // most texts hold no secret: their redacted text is the same, and so is its snippet
-    const redacted = this.recent.redacted(n, verbatim);
-    return redacted === verbatim ? own : makeSnippet(redacted, this.ask.terms).text;
+    const redacted = this.recent.redacted(n, text);
+    return redacted === text.verbatim ? own : makeSnippet(redacted, this.ask.terms).text;
   }
 
   /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */

@@ -29,7 +29,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
   const idf = kept.length > 0 ? await stats.idf(terms) : new Map<string, number>();
   const snippets = ns.map((n) => {
     const text = texts.get(n);
-    return text && { matched: c.snippetOf(n, text.verbatim), shown: c.shownSnippet(n, text.verbatim) };
+    return text && { matched: c.snippetOf(n, text.verbatim), shown: c.shownSnippet(n, text) };
   });
   const rows = await reading;
   const top = kept[0]?.score ?? 0;

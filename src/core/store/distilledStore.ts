@@ -20,6 +20,8 @@ export interface DistilledRecord {
   readonly tokens: number;
   /** Store the result in the content cache (LLM results, which cost money to make again). */
   readonly cache: boolean;
+  /** Its verbatim text holds no secret: the version of the redaction rules (REDACTION_VERSION) that changed nothing in it. */
+  readonly cleanVerbatim?: string;
 }
 
 export interface DistillFailure {
@@ -197,14 +199,14 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
   await db.run(`DELETE FROM exchange_rooms WHERE exchange_n IN (SELECT v FROM (${EACH}))`, [ns]);
   await db.run(`DELETE FROM distill_failures WHERE exchange_n IN (SELECT v FROM (${EACH}))`, [ns]);
   await db.run(
-    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, terms, created_at)
-     SELECT ${[0, 1, 2, 3, 4, 5, 6, 7, 8].map(at).join(', ')}, ? FROM (${EACH})`,
+    `INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, terms, clean, created_at)
+     SELECT ${[0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(at).join(', ')}, ? FROM (${EACH})`,
     [
       now,
       JSON.stringify(
         records.map((r) => [
           r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens,
-          r.value.searchTerms ?? '',
+          r.value.searchTerms ?? '', r.cleanVerbatim ?? null,
         ]),
       ),
     ],

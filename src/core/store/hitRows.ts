@@ -14,6 +14,8 @@ import { conversationOrder, type ExchangeRow, toFileTouch, toSummary } from './r
 export interface ExchangeText {
   readonly prompt: string;
   readonly verbatim: string;
+  /** The version of the redaction rules that found no secret in `verbatim` when it was distilled (distilled.clean). */
+  readonly clean?: string | null;
 }
 
 /** What a hit shows about its exchange (all but its text), loaded for the few exchanges that made the final list. */
@@ -78,10 +80,13 @@ function roomsShown(links: ReadonlyArray<readonly [string, number]>, shown: Show
   return found.filter((f, i) => found.findIndex((o) => o.room.id === f.room.id) === i).map((f) => f.room);
 }
 
-/** The words of exchanges `ns`: one statement, nothing but the two columns. */
+/** The words of exchanges `ns`, and whether their text holds no secret: one statement. */
 export async function exchangeTexts(db: Db, ns: readonly number[]): Promise<Map<number, ExchangeText>> {
-  const rows = await db.all<{ n: number; prompt: string; verbatim: string }>(`SELECT n, prompt, verbatim FROM exchanges WHERE n ${IN_LIST}`, [JSON.stringify(ns)]);
-  return new Map(rows.map((r) => [r.n, { prompt: r.prompt, verbatim: r.verbatim }]));
+  const rows = await db.all<{ n: number; prompt: string; verbatim: string; clean: string | null }>(
+    `SELECT e.n, e.prompt, e.verbatim, d.clean FROM exchanges e LEFT JOIN distilled d ON d.exchange_n = e.n WHERE e.n ${IN_LIST}`,
+    [JSON.stringify(ns)],
+  );
+  return new Map(rows.map((r) => [r.n, { prompt: r.prompt, verbatim: r.verbatim, clean: r.clean }]));
 }
 
 /**

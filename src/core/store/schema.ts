@@ -374,6 +374,14 @@ const MIGRATIONS: readonly Migration[] = [
     run: rebuildDistilledFts,
     step: 'Adding search terms to the distilled index',
   },
+  {
+    // Whether an exchange's verbatim text holds no secret (issue 42): the version of the redaction rules that
+    // changed nothing in it (distill/redact.ts REDACTION_VERSION), found when it was distilled (every distiller is
+    // given the redacted text), else NULL. A search that leaves the store (MCP, redact) shows such a text as it is
+    // instead of running every rule over it again. Objects distilled before have none: their texts are redacted.
+    version: 16,
+    sql: 'ALTER TABLE distilled ADD COLUMN clean TEXT;',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

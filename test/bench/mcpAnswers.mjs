@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Every answer the MCP server's `search` gives, so that a change meant to leave answers alone can be checked byte
+// for byte (searchAnswers.mjs does the same for `search --json`):
+//   node test/bench/mcpAnswers.mjs --db STORE --queries A.jsonl[,B.jsonl] [--cli DIST/cli.js] > answers.jsonl
+// One server with redaction (the default) and one with --no-redact, each with the built-in model; per query a
+// default search and one with `limit 3, maxTokens 300`, each asked twice (the second answer comes from what the
+// server remembers of the first). One line per call: its text and structured content. Compare two builds with `cmp`.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    queries: { type: 'string' },
+    cli: { type: 'string', default: fileURLToPath(new URL('../../dist/cli.js', import.meta.url)) },
+  },
+});
+if (!values.db || !values.queries) {
+  console.error('usage: node test/bench/mcpAnswers.mjs --db STORE --queries A.jsonl[,B.jsonl] [--cli DIST/cli.js]');
+  process.exit(2);
+}
+const queries = values.queries.split(',').flatMap((file) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const q = JSON.parse(l);
+      return { id: q.qid ?? q.id, text: q.query };
+    }),
+);
+
+for (const redaction of [[], ['--no-redact']]) {
+  const client = new Client({ name: 'mcp-answers', version: '1.0.0' });
+  const args = [values.cli, 'mcp', '--db', values.db, '--embed-model', 'built-in', ...redaction];
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+  for (const round of [1, 2]) {
+    for (const q of queries) {
+      for (const extra of [{}, { limit: 3, maxTokens: 300 }]) {
+        const r = await client.callTool({ name: 'search', arguments: { query: q.text, ...extra } });
+        const call = { redact: redaction.length === 0, round, id: q.id, ...extra };
+        process.stdout.write(`${JSON.stringify({ call, isError: r.isError ?? false, content: r.content, structured: r.structuredContent })}\n`);
+      }
+    }
+  }
+  await client.close();
+}
