@@ -39,6 +39,7 @@ import { type CompressionStats, compressionStats, countPendingDistillation, type
 import type { StoredExchange } from './store/rows';
 import type { IntegrityReport } from './store/integrity';
 import type { MigrationProgress } from './store/schema';
+import type { OpenCheck } from './store/pageCheck';
 import { SearchReads } from './store/searchReads';
 import { exchangeFilter } from './store/searchFilter';
 import { Store } from './store/store';
@@ -85,10 +86,19 @@ export class Memory {
   /**
    * Opens (creating when missing) and migrates the memory in `file`. A damaged file raises `store-corrupt`;
    * callers offer `Memory.rebuild`. `onMigration` hears how far the update of a store an older version wrote has
-   * come (store/schema.ts).
+   * come (store/schema.ts). `check` 'background' returns before every page is checked (store/pageCheck.ts):
+   * `verified` then says how that went.
    */
-  static async open(file: string, options: { onMigration?: (progress: MigrationProgress) => void } = {}): Promise<Memory> {
+  static async open(file: string, options: { onMigration?: (progress: MigrationProgress) => void; check?: OpenCheck } = {}): Promise<Memory> {
     return new Memory(await Store.open(file, options));
+  }
+
+  /**
+   * Resolves once every page of the store is known sound; rejects with `store-corrupt` when the check opening
+   * left to the background found damage (from then on everything asked of this memory fails with that error).
+   */
+  verified(): Promise<void> {
+    return this.store.verified;
   }
 
   /**

@@ -110,6 +110,7 @@ export class IndexService extends Disposable {
     // the model loading (or failing) changes the summary's semantic state
     const embedders = workspace.embedders;
     if (embedders) this.register(embedders.onDidChange(() => this.fire()));
+    this.register(workspace.onDidRebuildDamaged(() => void this.index()));
   }
 
   get storeFile(): string | undefined {

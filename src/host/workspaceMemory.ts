@@ -14,6 +14,9 @@ import { log } from './log';
  */
 export class WorkspaceMemory extends Disposable {
   private opening: Promise<Memory> | undefined;
+  private readonly rebuiltStore = this.register(new vscode.EventEmitter<void>());
+  /** A store found damaged after it was opened was rebuilt: what it held is read again by the next index run. */
+  readonly onDidRebuildDamaged = this.rebuiltStore.event;
 
   constructor(
     private readonly storageDir: vscode.Uri | undefined,
@@ -69,29 +72,51 @@ export class WorkspaceMemory extends Disposable {
     if (this.legacyStoreFile && this.scopeInForce === 'workspace' && (await adoptStore(this.legacyStoreFile, file))) log.info(`Moved the store from ${this.legacyStoreFile} to ${file}.`);
     const update = new UpdateNotification();
     try {
-      const memory = await Memory.open(file, { onMigration: (p) => update.report(p) }).finally(() => update.end());
+      // Searches (the language-model tools, the recall panel) answer before every page is checked; a store found
+      // damaged after is offered for rebuild as one found damaged on opening, and nothing is written to it.
+      const memory = await Memory.open(file, { onMigration: (p) => update.report(p), check: 'background' }).finally(() => update.end());
       if (memory.vectorError) log.warn(memory.vectorError);
+      void memory.verified().catch((err: unknown) => this.foundDamaged(memory, file, err));
       await this.reportLostWrites(memory);
       return memory;
     } catch (err) {
       this.opening = undefined;
       if (err instanceof RecallError && err.code === 'store-corrupt') {
-        log.error(err.message);
-        const choice = await vscode.window.showErrorMessage(
-          'The Agent Recall index is damaged. Rebuild it from the transcripts? (The damaged file is kept beside it.)',
-          'Rebuild Index',
-          'Show Log',
-        );
-        if (choice === 'Show Log') log.show();
-        if (choice === 'Rebuild Index') {
-          const { memory, movedTo } = await Memory.rebuild(file);
-          log.info(`Damaged store moved to ${movedTo}; a new one was created.`);
-          this.opening = Promise.resolve(memory);
-          return memory;
-        }
+        const rebuilt = await this.offerRebuild(file, err);
+        if (rebuilt) return rebuilt;
       }
       throw err;
     }
+  }
+
+  /** The check left to the background found `memory`'s store damaged: closed, and offered for rebuild. */
+  private async foundDamaged(memory: Memory, file: string, err: unknown): Promise<void> {
+    const current = this.opening;
+    if (!(err instanceof RecallError) || !current || (await current.catch(() => undefined)) !== memory) return;
+    // while the user decides, what asks for the memory hears why there is none (not a second offer)
+    const refused = Promise.reject(err);
+    refused.catch(() => undefined);
+    this.opening = refused;
+    await memory.close().catch(() => undefined);
+    const rebuilt = await this.offerRebuild(file, err).catch((e: unknown) => log.error(`Could not rebuild the store: ${e instanceof Error ? e.message : String(e)}`));
+    if (this.opening === refused) this.opening = undefined;
+    if (rebuilt) this.rebuiltStore.fire();
+  }
+
+  /** Says the store is damaged and offers to rebuild it; the rebuilt memory, opened, when the user chose that. */
+  private async offerRebuild(file: string, err: RecallError): Promise<Memory | undefined> {
+    log.error(err.message);
+    const choice = await vscode.window.showErrorMessage(
+      'The Agent Recall index is damaged. Rebuild it from the transcripts? (The damaged file is kept beside it.)',
+      'Rebuild Index',
+      'Show Log',
+    );
+    if (choice === 'Show Log') log.show();
+    if (choice !== 'Rebuild Index') return undefined;
+    const { memory, movedTo } = await Memory.rebuild(file);
+    log.info(`Damaged store moved to ${movedTo}; a new one was created.`);
+    this.opening = Promise.resolve(memory);
+    return memory;
   }
 
   /** A store that lost committed writes (ledger.ts) says so once; the index run that follows reads back what it can. */

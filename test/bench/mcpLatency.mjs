@@ -6,8 +6,11 @@
 // first `search` (the process's start, the handshake, opening the store, the search), and that search call alone.
 // Warm: on each server, then --calls searches (the queries of the file, in turn) timed one by one. With --tools, a
 // last server also answers read_exchange, file_history and recent for each query's best hit, after one untimed round.
+// Each server's peak resident memory (VmHWM, Linux) is read before it is closed, and the CPU time it spent (all its
+// threads, SQLite's included) over the second half of its warm calls (the first half overlaps the searcher's warm-up),
+// per call: steadier than elapsed times on a shared machine.
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -41,8 +44,25 @@ const args = [cli, 'mcp', '--db', values.db, ...(values.workspace ? ['--workspac
 async function spawnServer() {
   const client = new Client({ name: 'mcp-latency', version: '1.0.0' });
   const spawned = performance.now();
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
-  return { client, spawned, connectMs: performance.now() - spawned };
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, spawned, connectMs: performance.now() - spawned, pid: transport.pid };
+}
+
+/** The server's CPU time so far (user + system, all threads), ms; undefined where /proc is not. */
+function cpuMs(pid) {
+  const stat = `/proc/${pid}/stat`;
+  if (!pid || !existsSync(stat)) return undefined;
+  // the fields after the command's name, which is in parentheses and may hold spaces: utime and stime are 14th and 15th
+  const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ)
+}
+
+/** The server's peak resident memory so far, MB (undefined where /proc is not). */
+function peakRssMb(pid) {
+  const status = `/proc/${pid}/status`;
+  if (!pid || !existsSync(status)) return undefined;
+  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(status, 'utf8'))?.[1]) / 1024;
 }
 
 async function call(client, name, args) {
@@ -56,10 +76,18 @@ async function call(client, name, args) {
 const servers = [];
 const warm = [];
 for (let s = 0; s < Number(values.servers); s++) {
-  const { client, spawned, connectMs } = await spawnServer();
+  const { client, spawned, connectMs, pid } = await spawnServer();
   const first = await call(client, 'search', { query: queries[s % queries.length] });
-  servers.push({ connectMs, firstCallMs: first.ms, firstAnswerMs: performance.now() - spawned });
-  for (let c = 0; c < Number(values.calls); c++) warm.push((await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] })).ms);
+  const server = { connectMs, firstCallMs: first.ms, firstAnswerMs: performance.now() - spawned };
+  const calls = Number(values.calls);
+  const half = Math.floor(calls / 2);
+  let cpuAtHalf;
+  for (let c = 0; c < calls; c++) {
+    if (c === half) cpuAtHalf = cpuMs(pid);
+    warm.push((await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] })).ms);
+  }
+  const cpuAtLast = cpuMs(pid);
+  servers.push({ ...server, peakRssMb: peakRssMb(pid), warmCpuMsPerCall: cpuAtHalf === undefined ? undefined : (cpuAtLast - cpuAtHalf) / (calls - half) });
   await client.close();
 }
 
@@ -93,12 +121,14 @@ const result = {
   firstAnswerMs: median(servers.map((s) => s.firstAnswerMs)),
   firstCallMs: median(servers.map((s) => s.firstCallMs)),
   connectMs: median(servers.map((s) => s.connectMs)),
+  peakRssMb: servers.every((s) => s.peakRssMb !== undefined) ? median(servers.map((s) => s.peakRssMb)) : undefined,
+  warmCpuMsPerCall: servers.every((s) => s.warmCpuMsPerCall !== undefined) ? median(servers.map((s) => s.warmCpuMsPerCall)) : undefined,
   warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
   tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
 };
 console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
-console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | warm search calls | p50 ms | p95 ms | max ms |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} |`);
+console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} |`);
 for (const [name, t] of Object.entries(result.tools)) console.log(`${name}: ${t.calls} calls, p50 ${fmt(t.p50)} ms, p95 ${fmt(t.p95)} ms`);
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

@@ -18,6 +18,10 @@ export class Db {
   /** The statements prepared already: run at once, without waiting a turn of the event loop's microtasks. */
   private readonly ready = new Map<string, sqlite3.Statement>();
   private open = 0;
+  /** Until the store's full check has passed, writes wait for it (`writesAfter`); settled: undefined. */
+  private writable: Promise<void> | undefined;
+  /** Why this connection answers nothing any more (`refuse`): the store was found damaged. */
+  private refused: Error | undefined;
 
   private constructor(
     private readonly raw: sqlite3.Database,
@@ -44,7 +48,28 @@ export class Db {
     return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
   }
 
+  /**
+   * Writes (`run`, `transaction`) wait for `check` and fail with its error when it fails: a store is written only
+   * once its check has passed. Reads do not wait (they cannot make damage worse); `refuse` stops them.
+   */
+  writesAfter(check: Promise<void>): void {
+    const gate: Promise<void> = check.then(() => {
+      if (this.writable === gate) this.writable = undefined;
+    });
+    gate.catch(() => undefined); // met, and reported, by the writes that wait for it
+    this.writable = gate;
+  }
+
+  /** From now on every statement fails with `reason` (a check found the store damaged). */
+  refuse(reason: Error): void {
+    this.refused = reason;
+  }
+
   async run(sql: string, params: Params = []): Promise<{ changes: number; lastID: number }> {
+    // only while a check is under way (a transaction's statements run after it): otherwise the statement is
+    // queued at once, in the order of the calls
+    if (this.writable) await this.writable;
+    if (this.refused) throw this.refused;
     const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     return new Promise((resolve, reject) =>
       stmt.run(params, function (this: sqlite3.RunResult, err: Error | null) {
@@ -55,6 +80,7 @@ export class Db {
   }
 
   async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
+    if (this.refused) throw this.refused;
     const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     // `get` leaves the statement mid-step; it must be reset, or COMMIT fails with "SQL statements in progress".
     // The reset is queued on the statement right behind the step, not from the step's callback: a second get
@@ -67,6 +93,7 @@ export class Db {
   }
 
   async all<T>(sql: string, params: Params = []): Promise<T[]> {
+    if (this.refused) throw this.refused;
     const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     return new Promise((resolve, reject) =>
       stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
@@ -117,6 +144,8 @@ export class Db {
   private queued<T>(begin: string, fn: () => Promise<T>): Promise<T> {
     this.open++;
     const next = this.queue.then(async () => {
+      if (begin !== 'BEGIN' && this.writable) await this.writable;
+      if (this.refused) throw this.refused;
       await this.exec(begin);
       try {
         const result = await fn();
@@ -133,6 +162,11 @@ export class Db {
     );
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Makes the statement running now fail with SQLITE_INTERRUPT (a long check the store's closing ends). */
+  interrupt(): void {
+    this.raw.interrupt();
   }
 
   async close(): Promise<void> {

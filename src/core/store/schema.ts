@@ -386,6 +386,11 @@ const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
+/** Whether `migrate` would write: the store is of an older version (or new). */
+export async function migrationDue(db: Db): Promise<boolean> {
+  return ((await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0) < SCHEMA_VERSION;
+}
+
 /**
  * Brings the store to SCHEMA_VERSION (tests stop at an older `target`). Returns the version it found (0 for a new
  * store). `onProgress` hears from the migrations that report (a long JavaScript step over every exchange).
