@@ -25,8 +25,13 @@ export function normaliseKey(type: RoomType, raw: string): string {
   return [...new Set(keyWords(raw))].sort().join('_');
 }
 
+/** Words of ASCII letters, each lower-case after an optional capital, one space apart: nothing below splits them further. */
+const PLAIN_WORDS_RE = /^[A-Za-z][a-z]*(?: [A-Za-z][a-z]*)*$/;
+
 /** The words of a concept's name as its key has them (split, lower-cased, stemmed), in the order written. */
 function keyWords(raw: string): string[] {
+  // most names are plain words ("session middleware", "Docker"): the same words, without the passes below
+  if (PLAIN_WORDS_RE.test(raw)) return raw.toLowerCase().split(' ').map(stem);
   return raw
     .normalize('NFKC')
     // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
