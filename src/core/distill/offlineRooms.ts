@@ -169,17 +169,15 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     if (use === 'named') t.named++;
     t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
   };
-  // lower-case uses in prose (not opening a sentence, not code), by key: the word's uses as a common word
-  const plain = new Map<string, number>();
+  // lower-case uses in prose (not opening a sentence, not code), by word, then by key (below): the word's uses
+  // as a common word
+  const plainWords = new Map<string, number>();
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(withoutReferences(text));
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
       if (!w.code) scripts.add(w.lower, inPrompt);
-      if (!w.initial && !w.code && w.surface === w.lower) {
-        const key = conceptKey(w.lower);
-        plain.set(key, (plain.get(key) ?? 0) + 1);
-      }
+      if (!w.initial && !w.code && w.surface === w.lower) plainWords.set(w.lower, (plainWords.get(w.lower) ?? 0) + 1);
       const kind = themeWordKind(w, rarity);
       // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
       if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
@@ -199,6 +197,12 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     if (p.kind !== 'assistant') continue;
     count(p.text.slice(0, Math.min(8_000, budget)), false);
     budget -= p.text.length;
+  }
+
+  const plain = new Map<string, number>();
+  for (const [word, uses] of plainWords) {
+    const key = conceptKey(word);
+    plain.set(key, (plain.get(key) ?? 0) + uses);
   }
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
@@ -340,10 +344,16 @@ const CLITIC_RE = /['’](?:s|ve|ll|re|d|m|t)$/iu;
 /**
  * A path or URL (`~/Desktop/app.desktop`, `/Users/me/Dev/shop`, `src/app.ts`, `Apps/`, `https://…`): its
  * segments are the file system's words, not the participants'. One slash between two words is no path
- * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase.
+ * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase. A candidate is a whole run of path
+ * characters that has a slash in it (one pattern for run and slash backtracked over every word: quadratic in its length).
  */
-const SLASHED_RE = /[\p{L}\p{N}_.~@:%+=‐‑-]*(?:[/\\][\p{L}\p{N}_.~@:%+=‐‑-]*)+/gu;
+const SLASHED_RE = /[\p{L}\p{N}_.~@:%+=‐‑/\\-]+/gu;
 const PATH_RE = /^(?:[/\\~]|\.{1,2}[/\\]|[a-z]:)|:\/\/|[/\\][^/\\]*[/\\]|[/\\]$|\.[\p{L}\p{N}]+$/iu;
+
+/** Whether text has a slash or a backslash: only then can it hold a path (cheaper than looking for one). */
+function hasSlash(text: string): boolean {
+  return text.includes('/') || text.includes('\\');
+}
 
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
 const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
@@ -358,10 +368,13 @@ const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
  * ("ve added") nor the start of a phrase with what follows.
  */
 function contentWords(text: string): ContentWord[] {
-  const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n').replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run));
+  const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
+  const prose = hasSlash(unfenced) ? unfenced.replace(SLASHED_RE, (run) => (hasSlash(run) && PATH_RE.test(run) ? '/' : run)) : unfenced;
   const tokens = [...prose.matchAll(WORD_TOKEN_RE)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
   const capital = (i: number): boolean => i >= 0 && i < tokens.length && tokens[i]!.text !== 'I' && /^\p{Lu}/u.test(tokens[i]!.text);
   const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  // spans and tokens are in order: the one span that can hold a token is the first not ending before it
+  let span = 0;
   const joined = (i: number): boolean => i > 0 && i < tokens.length && JOINED_RE.test(prose.slice(tokens[i - 1]!.end, tokens[i]!.start));
   const out: ContentWord[] = [];
   let lastEnd = -1;
@@ -383,7 +396,8 @@ function contentWords(text: string): ContentWord[] {
     const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
     const titled = capital(i) && joined(i) && capital(i - 1);
-    const code = spans.some(([from, to]) => start > from && end < to);
+    while (span < spans.length && spans[span]![1] <= start) span++;
+    const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
     const valueOrAction = namesValueOrAction(surface);
     out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
     connector = undefined;
