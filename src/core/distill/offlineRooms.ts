@@ -383,9 +383,11 @@ function contentWords(text: string): ContentWord[] {
   for (const [i, { text: token, start, end }] of tokens.entries()) {
     const prevEnd = i > 0 ? tokens[i - 1]!.end : 0;
     const initial = i === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
-    const clitic = CLITIC_RE.exec(token);
+    // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
+    const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
-    const surface = word.replace(/_+$/, '').replace(/[‐‑]/gu, '-');
+    const bare = word.endsWith('_') ? word.replace(/_+$/, '') : word;
+    const surface = bare.includes('‐') || bare.includes('‑') ? bare.replace(/[‐‑]/gu, '-') : bare;
     const lower = surface.toLowerCase();
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {

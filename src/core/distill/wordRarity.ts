@@ -58,13 +58,12 @@ export class WordRarity {
    * "interest" do not (their stems are no words, function words or rarer words).
    */
   isAdverbOrSuperlative(word: string): boolean {
-    if (!/^[a-z]{5,}$/.test(word)) return false;
     const adverb = word.endsWith('ly');
+    // most words end otherwise: no bases to look up
+    if ((!adverb && !word.endsWith('est')) || !/^[a-z]{5,}$/.test(word)) return false;
     const bases = adverb
       ? [word.slice(0, -2), word.replace(/ally$/, ''), word.replace(/bly$/, 'ble'), word.replace(/ily$/, 'y')]
-      : word.endsWith('est')
-        ? [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')]
-        : [];
+      : [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')];
     const rank = this.rank(word);
     return bases.some((b) => b !== word && b.length >= (adverb ? 4 : 3) && this.rank(b) > FUNCTION_WORD_RANK && this.rank(b) < rank);
   }
