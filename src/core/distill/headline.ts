@@ -3,7 +3,7 @@ import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } fr
 import { isStopWord } from './stopWords';
 import { fitTokens, wordPieceTokens, wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { type WordRarity, words } from './wordRarity';
+import { partWords, type WordRarity, words } from './wordRarity';
 
 /**
  * The offline headline (`exchangeCore`): what was asked `→` what was done or decided, in the exchange's own
@@ -200,7 +200,7 @@ function failure(parts: readonly VerbatimPart[]): string | undefined {
 function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
   const uses = new Map<string, number>();
   const count = (text: string): void => {
-    for (const w of words(text.slice(0, 20_000))) uses.set(w, (uses.get(w) ?? 0) + 1);
+    for (const w of partWords(text.slice(0, 20_000))) uses.set(w, (uses.get(w) ?? 0) + 1);
   };
   count(prompt);
   for (const p of parts) if (p.kind === 'assistant' || p.kind === 'tool') count(p.text);

@@ -15,6 +15,24 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(WORD_RE) ?? [];
 }
 
+/** Texts whose words partWords remembers at most: the parts of an exchange or two (what is read of one is ≤ 80K chars). */
+const PART_TEXTS = 256;
+const partWordsKnown = new Map<string, readonly string[]>();
+
+/**
+ * `words` of an exchange's part, remembered for the last texts asked: the headline and the search terms both
+ * count the words of the prompt and of the assistant's texts. Read-only: every caller sees the same array.
+ */
+export function partWords(text: string): readonly string[] {
+  let known = partWordsKnown.get(text);
+  if (!known) {
+    if (partWordsKnown.size >= PART_TEXTS) partWordsKnown.clear();
+    known = words(text);
+    partWordsKnown.set(text, known);
+  }
+  return known;
+}
+
 /**
  * Words among the 3,000 most frequent English words are generic: "set", "last", "start", "cup", "title".
  * Alone they never make a concept room, and a phrase of only such words ("next step") does not either.
