@@ -272,7 +272,8 @@ const HEX_ID_RE = /^[0-9a-f]{7,}$/i;
  * agent conversations, and no English list ranks them so. Returns which of these it is, if any.
  */
 function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name' | undefined {
-  if (w.lower.length < 3) return undefined;
+  // a word in lower-case ASCII letters (most of prose) is none of these: no capital, underscore or digit
+  if (w.lower.length < 3 || /^[a-z]+$/.test(w.surface)) return undefined;
   if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
   if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
