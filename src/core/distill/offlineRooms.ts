@@ -346,14 +346,20 @@ const CLITIC_RE = /['’](?:s|ve|ll|re|d|m|t)$/iu;
  * A path or URL (`~/Desktop/app.desktop`, `/Users/me/Dev/shop`, `src/app.ts`, `Apps/`, `https://…`): its
  * segments are the file system's words, not the participants'. One slash between two words is no path
  * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase. A candidate is a whole run of path
- * characters that has a slash in it (one pattern for run and slash backtracked over every word: quadratic in its length).
+ * characters that has a slash in it, tried only where such a run starts (from every character, the pattern backtracked
+ * over the rest of each word: quadratic in its length).
  */
-const SLASHED_RE = /[\p{L}\p{N}_.~@:%+=‐‑/\\-]+/gu;
+const SLASHED_RE = /(?<![\p{L}\p{N}_.~@:%+=‐‑/\\-])[\p{L}\p{N}_.~@:%+=‐‑-]*[/\\][\p{L}\p{N}_.~@:%+=‐‑/\\-]*/gu;
 const PATH_RE = /^(?:[/\\~]|\.{1,2}[/\\]|[a-z]:)|:\/\/|[/\\][^/\\]*[/\\]|[/\\]$|\.[\p{L}\p{N}]+$/iu;
 
 /** Whether text has a slash or a backslash: only then can it hold a path (cheaper than looking for one). */
 function hasSlash(text: string): boolean {
   return text.includes('/') || text.includes('\\');
+}
+
+/** A token written with a capital (not the pronoun "I"). */
+function isCapital(token: string): boolean {
+  return token !== 'I' && /^\p{Lu}/u.test(token);
 }
 
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
@@ -370,20 +376,27 @@ const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
  */
 function contentWords(text: string): ContentWord[] {
   const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
-  const prose = hasSlash(unfenced) ? unfenced.replace(SLASHED_RE, (run) => (hasSlash(run) && PATH_RE.test(run) ? '/' : run)) : unfenced;
-  const tokens = [...prose.matchAll(WORD_TOKEN_RE)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
-  const capital = (i: number): boolean => i >= 0 && i < tokens.length && tokens[i]!.text !== 'I' && /^\p{Lu}/u.test(tokens[i]!.text);
+  const prose = hasSlash(unfenced) ? unfenced.replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run)) : unfenced;
   const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
   // spans and tokens are in order: the one span that can hold a token is the first not ending before it
   let span = 0;
-  const joined = (i: number): boolean => i > 0 && i < tokens.length && JOINED_RE.test(prose.slice(tokens[i - 1]!.end, tokens[i]!.start));
   const out: ContentWord[] = [];
   let lastEnd = -1;
   // a connector right after a content word: the connector and where it ends
   let connector: { surface: string; end: number } | undefined;
-  for (const [i, { text: token, start, end }] of tokens.entries()) {
-    const prevEnd = i > 0 ? tokens[i - 1]!.end : 0;
-    const initial = i === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
+  // the previous token, content word or not (tokens are read one at a time, none kept)
+  let prevToken: string | undefined;
+  let prevEnd = 0;
+  WORD_TOKEN_RE.lastIndex = 0;
+  for (let m = WORD_TOKEN_RE.exec(prose); m !== null; m = WORD_TOKEN_RE.exec(prose)) {
+    const token = m[0];
+    const start = m.index;
+    const end = start + token.length;
+    const before = prevToken;
+    const beforeEnd = prevEnd;
+    prevToken = token;
+    prevEnd = end;
+    const initial = before === undefined || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(beforeEnd, start));
     // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
     const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
@@ -398,7 +411,7 @@ function contentWords(text: string): ContentWord[] {
     }
     const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
-    const titled = capital(i) && joined(i) && capital(i - 1);
+    const titled = before !== undefined && isCapital(token) && JOINED_RE.test(prose.slice(beforeEnd, start)) && isCapital(before);
     while (span < spans.length && spans[span]![1] <= start) span++;
     const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
     const valueOrAction = namesValueOrAction(surface);
