@@ -357,6 +357,15 @@ function hasSlash(text: string): boolean {
   return text.includes('/') || text.includes('\\');
 }
 
+/** Text with each path replaced by a slash, looked for only in lines with a slash (no run spans lines). */
+function withoutPaths(text: string): string {
+  if (!hasSlash(text)) return text;
+  return text
+    .split('\n')
+    .map((line) => (hasSlash(line) ? line.replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run)) : line))
+    .join('\n');
+}
+
 /** A token written with a capital (not the pronoun "I"). */
 function isCapital(token: string): boolean {
   return token !== 'I' && /^\p{Lu}/u.test(token);
@@ -376,7 +385,7 @@ const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
  */
 function contentWords(text: string): ContentWord[] {
   const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
-  const prose = hasSlash(unfenced) ? unfenced.replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run)) : unfenced;
+  const prose = withoutPaths(unfenced);
   const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
   // spans and tokens are in order: the one span that can hold a token is the first not ending before it
   let span = 0;
