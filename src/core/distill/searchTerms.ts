@@ -37,7 +37,8 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   // the prompt's and the assistant's words are the headline's too (partWords remembers them)
   count(partWords(prompt.slice(0, PART_CHARS)), true);
   for (const p of parts) {
-    if (p.kind === 'assistant' || p.kind === 'error') count(partWords(p.text.slice(0, PART_CHARS)), false);
+    if (p.kind === 'assistant') count(partWords(p.text.slice(0, PART_CHARS)), false);
+    else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
     // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
     else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
   }

@@ -15,13 +15,16 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(WORD_RE) ?? [];
 }
 
-/** Texts whose words partWords remembers at most: the parts of an exchange or two (what is read of one is ≤ 80K chars). */
-const PART_TEXTS = 256;
+/**
+ * Texts whose words partWords remembers at most: an exchange's prompt and assistant texts (fewer than this in
+ * nearly every exchange); what it holds stays small in a worker's heap between batches.
+ */
+const PART_TEXTS = 64;
 const partWordsKnown = new Map<string, readonly string[]>();
 
 /**
- * `words` of an exchange's part, remembered for the last texts asked: the headline and the search terms both
- * count the words of the prompt and of the assistant's texts. Read-only: every caller sees the same array.
+ * `words` of an exchange's prompt or assistant text, remembered for the last texts asked: the headline and the
+ * search terms both count them. Read-only: every caller sees the same array.
  */
 export function partWords(text: string): readonly string[] {
   let known = partWordsKnown.get(text);
