@@ -25,8 +25,17 @@ export function normaliseKey(type: RoomType, raw: string): string {
   return [...new Set(keyWords(raw))].sort().join('_');
 }
 
+/**
+ * Words of ASCII letters, each lower-case after an optional capital, one space, hyphen or underscore apart
+ * (`session middleware`, `Docker`, `full-text`, `retry_timeout`): nothing below splits them further.
+ */
+const PLAIN_WORDS_RE = /^[A-Za-z][a-z]*(?:[ _-][A-Za-z][a-z]*)*$/;
+const PLAIN_SEPARATOR_RE = /[ _-]/;
+
 /** The words of a concept's name as its key has them (split, lower-cased, stemmed), in the order written. */
 function keyWords(raw: string): string[] {
+  // most names are plain words: the same words, without the passes below
+  if (PLAIN_WORDS_RE.test(raw)) return raw.toLowerCase().split(PLAIN_SEPARATOR_RE).map(stem);
   return raw
     .normalize('NFKC')
     // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)

@@ -34,6 +34,8 @@ interface Cl100k {
   /** Slot -> token + 1 (0: empty), by rangeHash of the bytes; its length a power of two. */
   readonly slots: Int32Array;
   readonly pattern: RegExp;
+  /** The same pattern, sticky: tested piece after piece, with no match array made for each. */
+  readonly sticky: RegExp;
 }
 
 let table: Cl100k | undefined;
@@ -85,7 +87,7 @@ function cl100k(): Cl100k {
       while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
       slots[slot] = t + 1;
     }
-    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots, pattern: new RegExp(source.pat_str, 'gu') };
+    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots, pattern: new RegExp(source.pat_str, 'gu'), sticky: new RegExp(source.pat_str, 'yu') };
   }
   return table;
 }
@@ -112,24 +114,37 @@ function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number
   }
 }
 
-/** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces. */
+/**
+ * Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces. Every character is in
+ * some piece of cl100k's pattern, so each piece starts where the last ended: the sticky pattern finds them without
+ * a match array each. Should a character match no piece, the rest is read as the global pattern reads it (skipped).
+ */
 function encodeLength(text: string): number {
   const cl = cl100k();
-  const { pattern } = cl;
+  const { pattern, sticky } = cl;
   let n = 0;
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-    const piece = m[0];
-    let count = remembered.get(piece);
-    if (count === undefined) {
-      const bytes = Buffer.from(piece, 'utf8').toString('latin1');
-      count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-      remembered.set(detached(piece), count);
-    }
-    n += count;
+  let at = 0;
+  sticky.lastIndex = 0;
+  while (at < text.length && sticky.test(text) && sticky.lastIndex > at) {
+    n += pieceTokens(cl, text.slice(at, sticky.lastIndex));
+    at = sticky.lastIndex;
   }
+  if (at >= text.length) return n;
+  pattern.lastIndex = at;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) n += pieceTokens(cl, m[0]);
   return n;
+}
+
+/** One piece's tokens, remembered. */
+function pieceTokens(cl: Cl100k, piece: string): number {
+  let count = remembered.get(piece);
+  if (count === undefined) {
+    const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+    count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(detached(piece), count);
+  }
+  return count;
 }
 
 /**

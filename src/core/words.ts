@@ -13,8 +13,10 @@
 
 const APOSTROPHE = /['\u2019]/;
 /** French and Italian elisions: one of these letters (or `qu`) alone before an apostrophe. */
-const ELISION = /(?<![\p{L}\p{N}\p{M}])(?:[cdjlmnst]|qu)['\u2019](?=\p{L})/giu;
-const INNER_APOSTROPHE = /(?<=\p{L})['\u2019](?=\p{L})/gu;
+// (each pattern starts at its letters or its apostrophe and looks behind from there: a pattern opening with a
+// look-behind was tried, a Unicode class each, at every character of the text)
+const ELISION = /(?:[cdjlmnst]|qu)['\u2019](?<![\p{L}\p{N}\p{M}](?:[cdjlmnst]|qu)['\u2019])(?=\p{L})/giu;
+const INNER_APOSTROPHE = /['\u2019](?<=\p{L}['\u2019])(?=\p{L})/gu;
 
 /** Runs of the scripts written without spaces between words (and the Japanese long-vowel mark). */
 const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]+/gu;

@@ -30,6 +30,14 @@ test('a provider key in an env line is reported once, as the provider key', () =
   assert.deepEqual(r.found, { 'openai-key': 1 });
 });
 
+test('a rule that looks only in texts holding its literals finds them in any case where its pattern ignores case', () => {
+  // assigned-secret looks for "secret", "key"… in the lower-cased text: an upper-case name is still its match
+  const r = redactSecrets('{ "CLIENT_SECRET": "Zq8vLr2Kp0x" }');
+  assert.equal(r.text, '{ "CLIENT_SECRET": "[REDACTED:assigned-secret]" }');
+  assert.deepEqual(r.found, { 'assigned-secret': 1 });
+  assert.equal(redact('POSTGRES://app:S3cr3tPa55@db:5432/shop'), 'POSTGRES://app:[REDACTED:url-password]@db:5432/shop');
+});
+
 test('an unterminated private key block (message cut) is redacted to the end', () => {
   const r = redact('key follows\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\nAAAA… [1200 more chars]');
   assert.equal(r, 'key follows\n[REDACTED:private-key]');

@@ -9,6 +9,7 @@ import { Db } from '../../src/core/store/db';
 import { migrate } from '../../src/core/store/schema';
 import { SearchReads } from '../../src/core/store/searchReads';
 import { Store } from '../../src/core/store/store';
+import { searchableText } from '../../src/core/words';
 import { tempDir } from './helpers';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
 
@@ -86,6 +87,8 @@ describe('verbatim index and query words', () => {
     assert.deepEqual(queryTerms("I'm sure the cache isn't warm, aren't we?"), ['sure', 'cache', 'warm']);
     assert.deepEqual(queryTerms('it\u2019s the user\u2019s settings'), ['users', 'settings']);
     assert.deepEqual(queryTerms("l'application plante qu'il"), ['application', 'plante', 'il']);
+    // an elision only after no letter, digit or mark; an inner apostrophe only between letters
+    assert.equal(searchableText("qu'il l'API D'accord squ'il aqu'x st'il it’s user's l'1 x'y"), "il API accord squil aqux stil its users l'1 xy");
   });
 
   test('a query with contractions finds no exchange through their fragments and marks none', async () => {

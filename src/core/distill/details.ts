@@ -30,9 +30,12 @@ const IDENT_RE =
 const NUMBER_RE =
   /(?<![\d.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|MB|KB|GB|kB|%|px|rem|tokens|x|req\/s|rps)(?![\w])|(?<![\w.])v?\d+\.\d+\.\d+(?![.\d])|(?<![\w.])\d{3,}(?![\w.])/g;
 
-const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts?: readonly PartKind[] }> = [
+/** Strings one of which every match of ERROR_RE holds: a part without any is not searched (the pattern backtracks over every word). */
+const ERROR_WORDS = ['rror', 'ERROR', 'Exception', 'FAIL', 'atal', 'panic', 'Traceback', 'failed'];
+
+const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts?: readonly PartKind[]; needs?: readonly string[] }> = [
   { kind: 'code', re: CODE_SPAN_RE, group: 1, parts: ['user', 'assistant'] },
-  { kind: 'error', re: ERROR_RE },
+  { kind: 'error', re: ERROR_RE, needs: ERROR_WORDS },
   { kind: 'path', re: PATH_RE },
   { kind: 'identifier', re: IDENT_RE },
   { kind: 'number', re: NUMBER_RE },
@@ -49,6 +52,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
     const text = part.text.length > MAX_PART_CHARS ? part.text.slice(0, MAX_PART_CHARS) : part.text;
     for (const rule of RULES) {
       if (rule.parts && !rule.parts.includes(part.kind)) continue;
+      if (rule.needs && !rule.needs.some((literal) => text.includes(literal))) continue;
       const weight = KIND_WEIGHT[rule.kind] * PART_WEIGHT[part.kind];
       for (const m of text.matchAll(rule.re)) {
         const raw = (m[rule.group ?? 0] ?? '').trim();

@@ -3,7 +3,7 @@ import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } fr
 import { isStopWord } from './stopWords';
 import { fitTokens, wordPieceTokens, wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { type WordRarity, words } from './wordRarity';
+import { partWords, type WordRarity, words } from './wordRarity';
 
 /**
  * The offline headline (`exchangeCore`): what was asked `→` what was done or decided, in the exchange's own
@@ -199,11 +199,15 @@ function failure(parts: readonly VerbatimPart[]): string | undefined {
 /** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
 function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
   const uses = new Map<string, number>();
-  const count = (text: string): void => {
-    for (const w of words(text.slice(0, 20_000))) uses.set(w, (uses.get(w) ?? 0) + 1);
+  const count = (ws: readonly string[]): void => {
+    for (const w of ws) uses.set(w, (uses.get(w) ?? 0) + 1);
   };
-  count(prompt);
-  for (const p of parts) if (p.kind === 'assistant' || p.kind === 'tool') count(p.text);
+  // the prompt's and the assistant's words are the search terms' too (partWords remembers them)
+  count(partWords(prompt.slice(0, 20_000)));
+  for (const p of parts) {
+    if (p.kind === 'assistant') count(partWords(p.text.slice(0, 20_000)));
+    else if (p.kind === 'tool') count(words(p.text.slice(0, 20_000)));
+  }
   return uses;
 }
 

@@ -169,17 +169,15 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     if (use === 'named') t.named++;
     t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
   };
-  // lower-case uses in prose (not opening a sentence, not code), by key: the word's uses as a common word
-  const plain = new Map<string, number>();
+  // lower-case uses in prose (not opening a sentence, not code), by word, then by key (below): the word's uses
+  // as a common word
+  const plainWords = new Map<string, number>();
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(withoutReferences(text));
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
       if (!w.code) scripts.add(w.lower, inPrompt);
-      if (!w.initial && !w.code && w.surface === w.lower) {
-        const key = conceptKey(w.lower);
-        plain.set(key, (plain.get(key) ?? 0) + 1);
-      }
+      if (!w.initial && !w.code && w.surface === w.lower) plainWords.set(w.lower, (plainWords.get(w.lower) ?? 0) + 1);
       const kind = themeWordKind(w, rarity);
       // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
       if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
@@ -199,6 +197,12 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     if (p.kind !== 'assistant') continue;
     count(p.text.slice(0, Math.min(8_000, budget)), false);
     budget -= p.text.length;
+  }
+
+  const plain = new Map<string, number>();
+  for (const [word, uses] of plainWords) {
+    const key = conceptKey(word);
+    plain.set(key, (plain.get(key) ?? 0) + uses);
   }
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
@@ -268,7 +272,8 @@ const HEX_ID_RE = /^[0-9a-f]{7,}$/i;
  * agent conversations, and no English list ranks them so. Returns which of these it is, if any.
  */
 function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name' | undefined {
-  if (w.lower.length < 3) return undefined;
+  // a word in lower-case ASCII letters (most of prose) is none of these: no capital, underscore or digit
+  if (w.lower.length < 3 || /^[a-z]+$/.test(w.surface)) return undefined;
   if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
   if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
@@ -340,10 +345,31 @@ const CLITIC_RE = /['’](?:s|ve|ll|re|d|m|t)$/iu;
 /**
  * A path or URL (`~/Desktop/app.desktop`, `/Users/me/Dev/shop`, `src/app.ts`, `Apps/`, `https://…`): its
  * segments are the file system's words, not the participants'. One slash between two words is no path
- * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase.
+ * ("CI/CD", "FIDO2/U2F", "and/or"): the words stay, not joined into a phrase. A candidate is a whole run of path
+ * characters that has a slash in it, tried only where such a run starts (from every character, the pattern backtracked
+ * over the rest of each word: quadratic in its length).
  */
-const SLASHED_RE = /[\p{L}\p{N}_.~@:%+=‐‑-]*(?:[/\\][\p{L}\p{N}_.~@:%+=‐‑-]*)+/gu;
+const SLASHED_RE = /(?<![\p{L}\p{N}_.~@:%+=‐‑/\\-])[\p{L}\p{N}_.~@:%+=‐‑-]*[/\\][\p{L}\p{N}_.~@:%+=‐‑/\\-]*/gu;
 const PATH_RE = /^(?:[/\\~]|\.{1,2}[/\\]|[a-z]:)|:\/\/|[/\\][^/\\]*[/\\]|[/\\]$|\.[\p{L}\p{N}]+$/iu;
+
+/** Whether text has a slash or a backslash: only then can it hold a path (cheaper than looking for one). */
+function hasSlash(text: string): boolean {
+  return text.includes('/') || text.includes('\\');
+}
+
+/** Text with each path replaced by a slash, looked for only in lines with a slash (no run spans lines). */
+function withoutPaths(text: string): string {
+  if (!hasSlash(text)) return text;
+  return text
+    .split('\n')
+    .map((line) => (hasSlash(line) ? line.replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run)) : line))
+    .join('\n');
+}
+
+/** A token written with a capital (not the pronoun "I"). */
+function isCapital(token: string): boolean {
+  return token !== 'I' && /^\p{Lu}/u.test(token);
+}
 
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
 const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
@@ -358,21 +384,33 @@ const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
  * ("ve added") nor the start of a phrase with what follows.
  */
 function contentWords(text: string): ContentWord[] {
-  const prose = text.replace(/```[\s\S]*?(?:```|$)/g, '\n').replace(SLASHED_RE, (run) => (PATH_RE.test(run) ? '/' : run));
-  const tokens = [...prose.matchAll(WORD_TOKEN_RE)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
-  const capital = (i: number): boolean => i >= 0 && i < tokens.length && tokens[i]!.text !== 'I' && /^\p{Lu}/u.test(tokens[i]!.text);
+  const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
+  const prose = withoutPaths(unfenced);
   const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
-  const joined = (i: number): boolean => i > 0 && i < tokens.length && JOINED_RE.test(prose.slice(tokens[i - 1]!.end, tokens[i]!.start));
+  // spans and tokens are in order: the one span that can hold a token is the first not ending before it
+  let span = 0;
   const out: ContentWord[] = [];
   let lastEnd = -1;
   // a connector right after a content word: the connector and where it ends
   let connector: { surface: string; end: number } | undefined;
-  for (const [i, { text: token, start, end }] of tokens.entries()) {
-    const prevEnd = i > 0 ? tokens[i - 1]!.end : 0;
-    const initial = i === 0 || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(prevEnd, start));
-    const clitic = CLITIC_RE.exec(token);
+  // the previous token, content word or not (tokens are read one at a time, none kept)
+  let prevToken: string | undefined;
+  let prevEnd = 0;
+  WORD_TOKEN_RE.lastIndex = 0;
+  for (let m = WORD_TOKEN_RE.exec(prose); m !== null; m = WORD_TOKEN_RE.exec(prose)) {
+    const token = m[0];
+    const start = m.index;
+    const end = start + token.length;
+    const before = prevToken;
+    const beforeEnd = prevEnd;
+    prevToken = token;
+    prevEnd = end;
+    const initial = before === undefined || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(beforeEnd, start));
+    // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
+    const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
-    const surface = word.replace(/_+$/, '').replace(/[‐‑]/gu, '-');
+    const bare = word.endsWith('_') ? word.replace(/_+$/, '') : word;
+    const surface = bare.includes('‐') || bare.includes('‑') ? bare.replace(/[‐‑]/gu, '-') : bare;
     const lower = surface.toLowerCase();
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
@@ -382,8 +420,9 @@ function contentWords(text: string): ContentWord[] {
     }
     const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
     const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
-    const titled = capital(i) && joined(i) && capital(i - 1);
-    const code = spans.some(([from, to]) => start > from && end < to);
+    const titled = before !== undefined && isCapital(token) && JOINED_RE.test(prose.slice(beforeEnd, start)) && isCapital(before);
+    while (span < spans.length && spans[span]![1] <= start) span++;
+    const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
     const valueOrAction = namesValueOrAction(surface);
     out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
     connector = undefined;

@@ -59,7 +59,7 @@ const RULES: readonly Rule[] = [
   },
   { kind: 'pypi-token', re: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
   { kind: 'sendgrid-key', re: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
-  { kind: 'twilio-key', re: /(?<![A-Za-z0-9_])SK[a-f0-9]{32}(?![A-Za-z0-9_])/g },
+  { kind: 'twilio-key', re: /(?<![A-Za-z0-9_])SK[a-f0-9]{32}(?![A-Za-z0-9_])/g, needs: ['SK'] },
   ...SID_RULES,
   {
     kind: 'discord-token',
@@ -74,6 +74,7 @@ const RULES: readonly Rule[] = [
     // Prefixed tokens of other services: Shopify, Databricks, Linear, Notion, Postman, Grafana, Vault,
     // Supabase, Groq, Replicate, Atlassian.
     re: /(?<![A-Za-z0-9_.-])(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dapi[a-f0-9]{32}(?:-\d)?|lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}|hv[sbr]\.[A-Za-z0-9_-]{24,}|sbp_[a-f0-9]{40}|gsk_[A-Za-z0-9]{48,}|r8_[A-Za-z0-9]{37}|ATATT3[A-Za-z0-9_=-]{150,})(?![A-Za-z0-9_-])/g,
+    needs: ['shp', 'dapi', 'lin_api_', 'ntn_', 'secret_', 'PMAK-', 'glsa_', 'glc_', 'hvs.', 'hvb.', 'hvr.', 'sbp_', 'gsk_', 'r8_', 'ATATT3'],
   },
   {
     kind: 'service-token',
@@ -97,6 +98,7 @@ const RULES: readonly Rule[] = [
     // scheme://user:password@host (or redis://:password@host): the user name stays, the password goes. Every
     // part is bounded: an unbounded scheme made runs like `a.a.a.…` quadratic (200 KB took over a minute).
     re: /\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@'"]{0,128}:)([^\s@/'"]{1,256})(?=@)/gi,
+    needs: ['://'],
     replace: (m, head = '', pass = '') => (isNotLiteral(pass) ? undefined : `${head}${m}`),
   },
   ...PASSWORD_RULES,
@@ -130,6 +132,7 @@ const RULES: readonly Rule[] = [
     kind: 'assigned-secret',
     // Code, JSON and YAML: password = "…", "client_secret": "…", api_key: '…'. Only quoted literals.
     re: /(["']?)\b(password|passwd|secret|client_secret|api_?key|access_?token|auth_?token|refresh_?token|private_?key)\1(\s*[:=]\s*)(["'])([^"'\s]{4,})\4/gi,
+    needs: ['passw', 'secret', 'key', 'token'],
     // a quoted literal is a value whatever it holds (`"Tr0ub4dor&3"`), unless it stands for one kept elsewhere
     replace: (m, q1 = '', name = '', eq = '', q2 = '', value = '') =>
       isReference(value) ? undefined : `${q1}${name}${q1}${eq}${q2}${m}${q2}`,
@@ -141,14 +144,22 @@ export function redactSecrets(text: string): RedactionResult {
   const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
+  // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement)
+  let lower: string | undefined;
   for (const rule of [...RULES, ...GENERIC_RULES]) {
     if ('pass' in rule) {
       const r = rule.pass(out, marker(rule.kind));
       if (r.count > 0) found[rule.kind] = (found[rule.kind] ?? 0) + r.count;
       count += r.count;
+      if (r.text !== out) lower = undefined;
       out = r.text;
       continue;
     }
+    if (rule.needs) {
+      const searched = rule.re.ignoreCase ? (lower ??= out.toLowerCase()) : out;
+      if (!rule.needs.some((literal) => searched.includes(literal))) continue;
+    }
+    const before = out;
     out = out.replace(rule.re, (whole: string, ...rest: unknown[]) => {
       // rest = capture groups…, offset, input (and groups when named): keep the string captures only.
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
@@ -159,6 +170,7 @@ export function redactSecrets(text: string): RedactionResult {
       count++;
       return replaced;
     });
+    if (out !== before) lower = undefined;
   }
   return { text: out, found, count };
 }

@@ -1,7 +1,7 @@
 import { isStopWord } from './stopWords';
 import { wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { type WordRarity, words } from './wordRarity';
+import { partWords, type WordRarity, words } from './wordRarity';
 
 /**
  * The offline distiller's search terms (issue 39 (b)): the words the exchange is found by that its headline and
@@ -27,18 +27,20 @@ const MAX_WORD_CHARS = 32;
 export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
   const uses = new Map<string, number>();
   const human = new Set<string>();
-  const count = (text: string, byHuman: boolean): void => {
-    for (const w of words(text.slice(0, PART_CHARS))) {
+  const count = (ws: readonly string[], byHuman: boolean): void => {
+    for (const w of ws) {
       if (!isTerm(w)) continue;
       uses.set(w, (uses.get(w) ?? 0) + 1);
       if (byHuman) human.add(w);
     }
   };
-  count(prompt, true);
+  // the prompt's and the assistant's words are the headline's too (partWords remembers them)
+  count(partWords(prompt.slice(0, PART_CHARS)), true);
   for (const p of parts) {
-    if (p.kind === 'assistant' || p.kind === 'error') count(p.text, false);
+    if (p.kind === 'assistant') count(partWords(p.text.slice(0, PART_CHARS)), false);
+    else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
     // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
-    else if (p.kind === 'tool') count(p.text.replace(/^\S+\s*/u, ''), false);
+    else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
   }
   const already = new Set(words(said));
   const ranked = [...uses]

@@ -40,6 +40,11 @@ export type Rule =
       readonly re: RegExp;
       /** Replacement given the match groups (undefined: not a secret after all); by default the whole match becomes the marker. */
       readonly replace?: (marker: string, ...groups: string[]) => string | undefined;
+      /**
+       * Strings one of which every match holds (lower-case where the pattern ignores case): a text holding none is
+       * not searched. For patterns whose search is costly and whose literals are rare in prose.
+       */
+      readonly needs?: readonly string[];
     }
   | { readonly kind: SecretKind; readonly pass: (text: string, marker: string) => { text: string; count: number } };
 

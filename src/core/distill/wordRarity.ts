@@ -16,6 +16,27 @@ export function words(text: string): string[] {
 }
 
 /**
+ * Texts whose words partWords remembers at most: an exchange's prompt and assistant texts (fewer than this in
+ * nearly every exchange); what it holds stays small in a worker's heap between batches.
+ */
+const PART_TEXTS = 64;
+const partWordsKnown = new Map<string, readonly string[]>();
+
+/**
+ * `words` of an exchange's prompt or assistant text, remembered for the last texts asked: the headline and the
+ * search terms both count them. Read-only: every caller sees the same array.
+ */
+export function partWords(text: string): readonly string[] {
+  let known = partWordsKnown.get(text);
+  if (!known) {
+    if (partWordsKnown.size >= PART_TEXTS) partWordsKnown.clear();
+    known = words(text);
+    partWordsKnown.set(text, known);
+  }
+  return known;
+}
+
+/**
  * Words among the 3,000 most frequent English words are generic: "set", "last", "start", "cup", "title".
  * Alone they never make a concept room, and a phrase of only such words ("next step") does not either.
  * (Below 3,000 come the words a topic is named by: "session" 3,550, "error" 4,616, "limiting" 20,491.)
@@ -58,13 +79,12 @@ export class WordRarity {
    * "interest" do not (their stems are no words, function words or rarer words).
    */
   isAdverbOrSuperlative(word: string): boolean {
-    if (!/^[a-z]{5,}$/.test(word)) return false;
     const adverb = word.endsWith('ly');
+    // most words end otherwise: no bases to look up
+    if ((!adverb && !word.endsWith('est')) || !/^[a-z]{5,}$/.test(word)) return false;
     const bases = adverb
       ? [word.slice(0, -2), word.replace(/ally$/, ''), word.replace(/bly$/, 'ble'), word.replace(/ily$/, 'y')]
-      : word.endsWith('est')
-        ? [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')]
-        : [];
+      : [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')];
     const rank = this.rank(word);
     return bases.some((b) => b !== word && b.length >= (adverb ? 4 : 3) && this.rank(b) > FUNCTION_WORD_RANK && this.rank(b) < rank);
   }
