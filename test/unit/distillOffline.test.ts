@@ -312,3 +312,19 @@ test('detail candidates: no tool name or argument key, a hex numeral is a number
   assert.ok(candidates.indexOf('0x8000') > candidates.indexOf('lan_drop_leaked_dns'), candidates.join(' | '));
   assert.equal(candidates[0], 'gl_screen', candidates.join(' | '));
 });
+
+test('detail line: a bare number only when nothing named is left', () => {
+  const crash = input(
+    'fix this crash of the build',
+    [
+      '[tool] Bash make build',
+      '[result] build_target x86_64: status 32460 after 299 retries (pid 1070493)',
+      '',
+      'Assistant: Pinning `libfoo` to 2.1 fixed it.',
+    ].join('\n'),
+  );
+  const items = detailItems(distillOffline(crash, englishRarity()).specificContext);
+  assert.ok(items.length > 0 && items.every((i) => /\p{L}/u.test(i)), items.join(' | '));
+  const onlyNumbers = input('what was the exit status?', 'Assistant: It was 32460.');
+  assert.equal(distillOffline(onlyNumbers, englishRarity()).specificContext, '32460');
+});
