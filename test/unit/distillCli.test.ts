@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../src/cli';
+import { detailItems } from '../../src/core/distill/details';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -47,7 +48,7 @@ test('show --json includes the distilled object and the files touched; show prin
   for (const r of rows) {
     const ex = JSON.parse((await run(['show', '--db', db, '--json', r.exchangeId])).out[0]!) as Record<string, unknown>;
     for (const k of ['exchangeCore', 'specificContext', 'rooms', 'facets', 'filesTouched']) assert.ok(k in ex, `show --json lacks ${k}`);
-    assert.ok((ex['verbatim'] as string).includes(ex['specificContext'] as string));
+    for (const item of detailItems(ex['specificContext'] as string)) assert.ok((ex['verbatim'] as string).includes(item), item);
     assert.ok(Array.isArray(ex['rooms']) && Array.isArray(ex['facets']));
   }
   const shown = (await run(['show', '--db', db, rows[0]!.exchangeId])).out.join('\n');

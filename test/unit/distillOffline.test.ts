@@ -9,7 +9,7 @@ import { englishRarity, type WordRarity } from '../../src/core/distill/wordRarit
 import { distilledText } from '../../src/core/distill/types';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { countTokens } from '../../src/core/tokens';
-import { detailCandidates } from '../../src/core/distill/details';
+import { DETAIL_SEPARATOR, detailCandidates, detailItems } from '../../src/core/distill/details';
 import { splitVerbatim } from '../../src/core/distill/verbatimParts';
 import { distillInput as input, fixtureStore } from './distillHelpers';
 
@@ -43,9 +43,9 @@ test('core keeps the request and the final statement in their own words; context
   assert.ok(request && outcome, d.exchangeCore);
   assert.ok(UPLOAD.prompt.startsWith(request!.replace(/…$/, '')), `request is a prefix of a prompt sentence: ${request}`);
   assert.match(outcome!, /UPLOAD_TIMEOUT_MS|backoff|120000/);
-  assert.ok(UPLOAD.verbatim.includes(d.specificContext), d.specificContext);
-  // the headline already says UPLOAD_TIMEOUT_MS: the detail is the next that adds to it
-  assert.ok(['src/upload/worker.ts', 'TimeoutError: upload of big.bin exceeded 30000 ms'].includes(d.specificContext), d.specificContext);
+  for (const item of detailItems(d.specificContext)) assert.ok(UPLOAD.verbatim.includes(item), item);
+  // the headline already says UPLOAD_TIMEOUT_MS: the details are those that add to it
+  assert.ok(['src/upload/worker.ts', 'TimeoutError: upload of big.bin exceeded 30000 ms'].includes(detailItems(d.specificContext)[0]!), d.specificContext);
   assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS);
   const byType = Object.fromEntries(d.rooms.map((r) => [r.type, r]));
   assert.equal(byType['file']?.key, 'src/upload/worker.ts');
@@ -68,7 +68,7 @@ test('multilingual exchanges: Cyrillic and Spanish words survive, stop words do 
   const d = distillOffline(ru, background());
   assert.match(d.exchangeCore, /сборка/i);
   assert.match(d.exchangeCore, / → Сборка падала/, 'the final statement, in its own words (Cyrillic costs ~3 tokens a word)');
-  assert.ok(ru.verbatim.includes(d.specificContext));
+  for (const item of detailItems(d.specificContext)) assert.ok(ru.verbatim.includes(item), item);
   for (const r of d.rooms) assert.ok(!['и', 'в', 'что', 'при', 'из'].includes(r.key.toLowerCase()), r.key);
 
   const es = input(
@@ -77,7 +77,7 @@ test('multilingual exchanges: Cyrillic and Spanish words survive, stop words do 
   );
   const e = distillOffline(es, background());
   assert.match(e.exchangeCore, /paginación/);
-  assert.ok(es.verbatim.includes(e.specificContext));
+  for (const item of detailItems(e.specificContext)) assert.ok(es.verbatim.includes(item), item);
   assert.ok(e.rooms.some((r) => r.label === 'tabla de pedidos'), JSON.stringify(e.rooms));
   assert.ok(d.rooms.some((r) => r.label === 'модуля конфигурации'), JSON.stringify(d.rooms));
 });
@@ -89,7 +89,7 @@ test('the project path is never the specific context', () => {
   );
   const d = distillOffline(p, background());
   assert.ok(!d.specificContext.includes('/home/dev/shop'), d.specificContext);
-  assert.ok(p.verbatim.includes(d.specificContext));
+  for (const item of detailItems(d.specificContext)) assert.ok(p.verbatim.includes(item), item);
 });
 
 test('a path inside the project is a detail relative to the project, never with the project path in front', () => {
@@ -106,7 +106,8 @@ test('a path inside the project is a detail relative to the project, never with 
   assert.ok(candidates.includes('src/routes/searchRecipes.ts'), candidates.join(' | '));
   assert.ok(candidates.every((c) => !c.includes('home/dev/shop')), candidates.join(' | '));
   const d = distillOffline(p, background());
-  assert.ok(!d.specificContext.includes('home/dev/shop') && p.verbatim.includes(d.specificContext), d.specificContext);
+  assert.ok(!d.specificContext.includes('home/dev/shop'), d.specificContext);
+  for (const item of detailItems(d.specificContext)) assert.ok(p.verbatim.includes(item), item);
 });
 
 test('continuation pieces (no prompt), empty and letter-less exchanges give an object without throwing', () => {
@@ -131,7 +132,7 @@ test('oversized and corrupt input: bounded time, bounded size, context still ver
   const t0 = performance.now();
   const d = distillOffline(huge, background());
   assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
-  assert.ok(huge.verbatim.includes(d.specificContext));
+  for (const item of detailItems(d.specificContext)) assert.ok(huge.verbatim.includes(item), item);
   assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS);
 });
 
@@ -147,7 +148,7 @@ test('every fixture exchange: context verbatim, within bounds, at most 6 room ca
       assert.ok(o.ok, JSON.stringify(o));
       if (!o.ok) continue;
       const e = inputs[i]!;
-      assert.ok(e.verbatim.includes(o.value.specificContext), `${e.exchangeId}: ${o.value.specificContext}`);
+      for (const item of detailItems(o.value.specificContext)) assert.ok(e.verbatim.includes(item), `${e.exchangeId}: ${item}`);
       assert.ok(o.value.exchangeCore.length > 0);
       assert.ok(countTokens(distilledText(o.value)) <= MAX_TOKENS, distilledText(o.value));
       assert.ok(o.value.rooms.length <= 6, JSON.stringify(o.value.rooms));
@@ -271,4 +272,59 @@ test('headlines: an outcome announcing a tool call keeps its words but not its c
   // an exchange cut mid-work has no statement of what was done: what it set out to do is the next best
   const midWork = input('The French storefront shows prices in dollars again.', 'Assistant: Let me look at the price cache first:\n[tool] Read src/pricing/cache.ts');
   assert.match(distillOffline(midWork, background()).exchangeCore, / → Look at the price cache first$/);
+});
+
+// issue 39 (b): the detail line names what the exchange touched, not the agent's plumbing
+const ROUTER = input(
+  'the router logs are full of spam and DNS from the Mac is dropped',
+  [
+    '[tool] TodoWrite {"todos":[{"content":"Stop the screen service","activeForm":"Stopping the screen service","status":"in_progress"}]}',
+    '[tool] Bash ssh root@router "/etc/init.d/gl_screen stop" Stop gl_screen',
+    '[result] stopped',
+    '[tool] Bash ssh root@router "/etc/init.d/gl_screen disable" Disable gl_screen',
+    '[tool] Bash ssh root@router "uci set firewall.lan_drop_leaked_dns.enabled=0" Allow LAN DNS',
+    '[result] option mark 0x8000',
+    '[tool] TodoWrite {"todos":[{"content":"Stop the screen service","activeForm":"Stopping the screen service","status":"completed"}]}',
+    '',
+    'Assistant: The rule `lan_drop_leaked_dns` dropped DNS without the mark `0x8000`; it is off now and `gl_screen` no longer spams the log.',
+    'The router answers DNS from the LAN again.',
+  ].join('\n'),
+  { project: undefined },
+);
+
+test('detail line: several things the exchange touched, each verbatim and each adding a word to the headline', () => {
+  const d = distillOffline(ROUTER, englishRarity());
+  const items = detailItems(d.specificContext);
+  assert.ok(items.length >= 2, d.specificContext);
+  const said = d.exchangeCore.toLowerCase();
+  for (const item of items) {
+    assert.ok(ROUTER.verbatim.includes(item), item);
+    assert.ok(!said.includes(item.toLowerCase()), `the detail repeats the headline: ${item}`);
+  }
+  assert.ok(countTokens(distilledText(d)) <= MAX_TOKENS, distilledText(d));
+  assert.equal(d.specificContext, items.join(DETAIL_SEPARATOR));
+});
+
+test('detail candidates: no tool name or argument key, a hex numeral is a number, the name said most comes first', () => {
+  const candidates = detailCandidates(splitVerbatim(ROUTER.verbatim), ROUTER, englishRarity());
+  for (const plumbing of ['TodoWrite', 'activeForm']) assert.ok(!candidates.includes(plumbing), candidates.join(' | '));
+  // 0x8000 is as rare as a name to the word list; it is a number, named twice, the rule and the service more
+  assert.ok(candidates.indexOf('0x8000') > candidates.indexOf('lan_drop_leaked_dns'), candidates.join(' | '));
+  assert.equal(candidates[0], 'gl_screen', candidates.join(' | '));
+});
+
+test('detail line: a bare number only when nothing named is left', () => {
+  const crash = input(
+    'fix this crash of the build',
+    [
+      '[tool] Bash make build',
+      '[result] build_target x86_64: status 32460 after 299 retries (pid 1070493)',
+      '',
+      'Assistant: Pinning `libfoo` to 2.1 fixed it.',
+    ].join('\n'),
+  );
+  const items = detailItems(distillOffline(crash, englishRarity()).specificContext);
+  assert.ok(items.length > 0 && items.every((i) => /\p{L}/u.test(i)), items.join(' | '));
+  const onlyNumbers = input('what was the exit status?', 'Assistant: It was 32460.');
+  assert.equal(distillOffline(onlyNumbers, englishRarity()).specificContext, '32460');
 });

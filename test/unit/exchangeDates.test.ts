@@ -106,6 +106,7 @@ test('a store from before date precision gets its undated exchanges dated by the
     ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups;
     DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted;
     DROP INDEX exchanges_order; DROP INDEX exchanges_place; ALTER TABLE exchanges DROP COLUMN asked;
+    DROP TRIGGER distilled_core_ai; DROP TRIGGER distilled_core_ad; DROP TRIGGER distilled_core_au; DROP TABLE distilled_core_fts;
     DROP INDEX rooms_family; DROP INDEX rooms_scope; ALTER TABLE rooms DROP COLUMN family; ALTER TABLE distilled DROP COLUMN terms; ALTER TABLE distilled DROP COLUMN clean;
     CREATE INDEX exchanges_conversation ON exchanges(conversation_id, line_start)`);
   await db.close();

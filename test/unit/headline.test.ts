@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { distillOffline } from '../../src/core/distill/offline';
-import { detailCandidates } from '../../src/core/distill/details';
+import { detailCandidates, detailItems } from '../../src/core/distill/details';
 import { MAX_HEADLINE_CHARS } from '../../src/core/distill/headline';
 import { splitVerbatim } from '../../src/core/distill/verbatimParts';
 import { englishRarity } from '../../src/core/distill/wordRarity';
@@ -164,9 +164,11 @@ test('detail line: no bare number or piece of an address when a named detail exi
     'Assistant: A recession is usually defined as two consecutive quarters of negative GDP growth, which has not occurred in Canada since 2020. The Bank of Canada publishes the quarterly figures in its `Monetary Policy Report` 2024.',
   );
   const d = distillOffline(year, rarity);
-  assert.notEqual(d.specificContext, '2024');
-  assert.notEqual(d.specificContext, '2020');
-  assert.ok(year.verbatim.includes(d.specificContext), d.specificContext);
+  const items = detailItems(d.specificContext);
+  assert.ok(!items.includes('2024') && !items.includes('2020'), d.specificContext);
   const said = d.exchangeCore.toLowerCase();
-  assert.ok(!said.includes(d.specificContext.toLowerCase()), `the detail repeats the headline: ${d.specificContext}`);
+  for (const item of items) {
+    assert.ok(year.verbatim.includes(item), item);
+    assert.ok(!said.includes(item.toLowerCase()), `the detail repeats the headline: ${item}`);
+  }
 });

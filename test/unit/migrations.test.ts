@@ -149,6 +149,23 @@ test('version 15 gives the distilled objects a terms column, searched in all-fac
   }
 });
 
+test('version 17 indexes the distilled objects written before in the core layer\'s own full-text index, kept in step from then on', async () => {
+  const file = path.join(tempDir(), 'v15.sqlite');
+  await writeStoreAt(15, file);
+  await (await Memory.open(file)).close();
+  const db = await Db.open(file);
+  try {
+    const core = (word: string) => db.all('SELECT rowid FROM distilled_core_fts WHERE distilled_core_fts MATCH ?', [`"${word}"`]);
+    assert.deepEqual(await core('quokka'), [{ rowid: 1 }], 'the detail of the object written at v15');
+    assert.deepEqual(await core('rounding'), [{ rowid: 1 }]);
+    await db.run('DELETE FROM distilled WHERE exchange_n = 1');
+    assert.deepEqual(await core('quokka'), []);
+    assert.deepEqual(await db.all('SELECT id FROM distilled_core_fts_docsize'), []);
+  } finally {
+    await db.close();
+  }
+});
+
 test('a store from a newer schema is refused with a message that says what to do', async () => {
   const file = path.join(tempDir(), 'new.sqlite');
   const db = await Db.open(file);

@@ -7,8 +7,17 @@ import type { PartKind, VerbatimPart } from './verbatimParts';
 /**
  * Candidates for `specific_context` (paper: "one concrete detail: a number, error message, parameter name,
  * or file path, copied exactly"), ranked by how distinctive they are (rarity in the language of their
- * rarest word) and where they occur. Every candidate returned occurs verbatim in the exchange.
+ * rarest word), where they occur and how often the exchange names them. Every candidate returned occurs
+ * verbatim in the exchange; the offline detail line holds as many as fit (offline.ts).
  */
+
+/** Between the details of the offline detail line: one token, no word (FTS5 and words() read it as a space). */
+export const DETAIL_SEPARATOR = ' · ';
+
+/** The details of a detail line, each a substring of its exchange's verbatim. */
+export function detailItems(line: string): string[] {
+  return line ? line.split(DETAIL_SEPARATOR) : [];
+}
 
 type DetailKind = 'code' | 'error' | 'path' | 'identifier' | 'number';
 
@@ -48,8 +57,11 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
   const inside = project ? `${project.replace(/^\/+/, '')}/` : undefined;
   // each distinct detail once, with the best weight of where and as what it was found
   const weights = new Map<string, number>();
+  const said: string[] = [];
   for (const part of parts) {
-    const text = part.text.length > MAX_PART_CHARS ? part.text.slice(0, MAX_PART_CHARS) : part.text;
+    const cut = part.text.length > MAX_PART_CHARS ? part.text.slice(0, MAX_PART_CHARS) : part.text;
+    const text = part.kind === 'tool' ? toolArguments(cut) : cut;
+    if (SAID.has(part.kind)) said.push(text);
     for (const rule of RULES) {
       if (rule.parts && !rule.parts.includes(part.kind)) continue;
       if (rule.needs && !rule.needs.some((literal) => text.includes(literal))) continue;
@@ -61,6 +73,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
       }
     }
   }
+  const saidText = said.join('\n');
   const scored: Array<[string, number]> = [];
   for (const [detail, weight] of weights) {
     if (!acceptable(detail, project)) continue;
@@ -71,7 +84,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
     .sort(byScore)
     .slice(0, 12)
     .filter(([detail]) => input.verbatim.includes(detail))
-    .map(([detail, score]) => [detail, score * repetitionBonus(input.verbatim, detail) * lengthPenalty(detail)] as const)
+    .map(([detail, score]) => [detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)] as const)
     .sort(byScore);
   if (ranked.length > 0) return ranked.map(([d]) => d);
   const rare = rarestWord(parts, stats);
@@ -96,7 +109,7 @@ function acceptable(detail: string, project: string | undefined): boolean {
   if (detail.length < 3 || !/[\p{L}\p{N}]/u.test(detail)) return false;
   // the paper's prompt: "do not use the project path" — it is in every exchange of the project
   if (project && (detail.includes(project) || project.endsWith(detail))) return false;
-  if (detail.startsWith('[REDACTED')) return false;
+  if (detail.startsWith('[REDACTED') || detail.includes(DETAIL_SEPARATOR)) return false;
   return words(detail).some((w) => !isStopWord(w));
 }
 
@@ -106,16 +119,31 @@ function acceptable(detail: string, project: string | undefined): boolean {
  */
 function distinctiveness(detail: string, stats: WordRarity): number {
   let best = 0;
-  for (const w of words(detail)) if (!isStopWord(w) && !/^\d+$/.test(w)) best = Math.max(best, stats.idf(w));
+  for (const w of words(detail)) if (!isStopWord(w) && !NUMERAL_RE.test(w)) best = Math.max(best, stats.idf(w));
   return best || NUMBER_IDF;
 }
 
+/** A decimal or hexadecimal numeral ("8080", "0x8000"): a number, no word. */
+const NUMERAL_RE = /^(?:\d+|0x[\da-f]+)$/u;
 const NUMBER_IDF = 1 + Math.log(1 + GENERIC_RANK / 50);
 
-function repetitionBonus(verbatim: string, detail: string): number {
+/** Where the exchange's topic is said: the human's and the assistant's words, tool calls and errors (not tool output). */
+const SAID: ReadonlySet<PartKind> = new Set(['user', 'assistant', 'tool', 'error']);
+const MAX_USES = 20;
+
+/**
+ * How much the exchange is about a detail: 1 + ln of its uses where people and agents said something (as
+ * headline.ts weighs words), so the name a conversation keeps coming back to beats a rare one-off of a listing.
+ */
+function topicBonus(said: string, detail: string): number {
   let count = 0;
-  for (let i = verbatim.indexOf(detail); i >= 0 && count < 5; i = verbatim.indexOf(detail, i + detail.length)) count++;
-  return 1 + 0.15 * (Math.max(count, 1) - 1);
+  for (let i = said.indexOf(detail); i >= 0 && count < MAX_USES; i = said.indexOf(detail, i + detail.length)) count++;
+  return 1 + Math.log(Math.max(count, 1));
+}
+
+/** A tool call without the agent's plumbing: the tool's name ("TodoWrite") and its arguments' keys ("activeForm":). */
+function toolArguments(call: string): string {
+  return call.replace(/^\S+/u, ' ').replace(/"[\w-]+"\s*:/gu, ' ');
 }
 
 function lengthPenalty(detail: string): number {

@@ -1,6 +1,6 @@
 import type { CancellationSignal } from '../cancellation';
 import type { Distiller, DistillInput, DistillOutcome } from './distiller';
-import { detailCandidates } from './details';
+import { DETAIL_SEPARATOR, detailCandidates } from './details';
 import { buildHeadline } from './headline';
 import { proposeRooms } from './offlineRooms';
 import { searchTerms } from './searchTerms';
@@ -15,8 +15,8 @@ import { type VerbatimPart, splitVerbatim } from './verbatimParts';
  * gives the same object, whatever else the store holds (word rarity comes from a fixed frequency list,
  * wordRarity.ts). Nothing is generated:
  * - `exchangeCore`: the headline, what was asked → what was done, in the exchange's own words (headline.ts);
- * - `specificContext`: the most distinctive exact detail (details.ts) that adds to the headline, always a
- *   substring of the verbatim;
+ * - `specificContext`: the detail line, the exchange's most distinctive exact details (details.ts) that add to
+ *   the headline, as many as fit, each a substring of the verbatim;
  * - rooms from files touched, recurring distinctive terms and tool patterns (offlineRooms.ts);
  * - `searchTerms`: the exchange's most distinctive words that core and context do not say, for search only
  *   (searchTerms.ts).
@@ -27,14 +27,12 @@ export const TARGET_TOKENS = 38;
 export const CONTEXT_MAX_TOKENS = 14;
 /** The detail's least room: the headline comes first, but a path or an identifier must still fit. */
 const CONTEXT_MIN_TOKENS = 6;
-/** Details considered for one the headline does not already say (details.ts ranks them). */
-const FRESH_DETAILS = 5;
 /** Longer verbatim is read as its head and tail: the request and the final statement live there. */
 const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-13';
+export const OFFLINE_PROMPT_VERSION = 'offline-14';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -80,12 +78,27 @@ function readParts(verbatim: string): VerbatimPart[] {
 }
 
 /**
- * The best of the leading details that adds a word the headline lacks (one the headline already says repeats
- * it), whole if one fits the room, else the best cut to it; the best detail when none adds a word.
+ * The detail line: what the exchange touched or named (the file, the identifier, the error) that the headline
+ * does not say, best first, as many as fit the room, each adding a word the headline and the details before it
+ * lack; the best cut to the room when none fits whole. (One detail, as the paper's object has, left most of the
+ * room unused and named one of the several things a person remembers an exchange by.)
  */
 function pickDetail(details: readonly string[], headline: string, room: number): string {
   const said = new Set(words(headline));
-  const fresh = details.slice(0, FRESH_DETAILS).filter((d) => words(d).some((w) => !said.has(w) && !isStopWord(w)));
-  const best = fresh.find((d) => wordTokens(d) <= room) ?? fresh[0] ?? details[0];
+  // a number alone names nothing ("448", "1070493"): a detail only when nothing named is left
+  const named = details.filter((d) => /\p{L}/u.test(d));
+  const kept: string[] = [];
+  let tokens = 0;
+  for (const d of named.length > 0 ? named : details) {
+    const ws = words(d);
+    if (!ws.some((w) => !said.has(w) && !isStopWord(w))) continue;
+    const cost = wordTokens(d) + (kept.length > 0 ? 1 : 0);
+    if (tokens + cost > room) continue;
+    kept.push(d);
+    tokens += cost;
+    for (const w of ws) said.add(w);
+  }
+  if (kept.length > 0) return kept.join(DETAIL_SEPARATOR);
+  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? details[0];
   return best ? fitTokens(best, room, false) : '';
 }

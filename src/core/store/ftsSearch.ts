@@ -5,7 +5,8 @@ import type { ExchangeFilter } from './searchFilter';
 
 /**
  * The full-text indexes as search reads them (FTS5; verbatim BM25 has the lexicon, lexicon.ts): BM25 on the
- * distilled facets (`distilled_fts`) and the exchanges asked with the same words (`exchanges_fts`, near copies).
+ * distilled facets (`distilled_fts`; the core alone: `distilled_core_fts`) and the exchanges asked with the same
+ * words (`exchanges_fts`, near copies).
  * Query words never reach FTS5 as syntax: each is double-quoted and they are OR-joined.
  */
 
@@ -33,31 +34,36 @@ export function ftsColumnExpression(terms: readonly string[], columns: readonly 
   return expr === undefined ? undefined : `{${columns.join(' ')}} : (${expr})`;
 }
 
-/** The distilled_fts columns each distilled layer searches (core = the distilled text: core + context; terms: all-facets only). */
-const DISTILLED_COLUMNS: Record<Exclude<Layer, 'verbatim'>, readonly string[]> = {
-  core: ['core', 'context'],
-  'core+files': ['core', 'context', 'files'],
-  'core+rooms': ['core', 'context', 'rooms'],
-  'all-facets': ['core', 'context', 'files', 'rooms', 'terms'],
+/**
+ * Where each distilled layer is searched: the full-text table and its columns. The core (headline + detail) has a
+ * table of its own (distilledCoreFts.ts), so BM25 weighs its words against its own length; the others share
+ * distilled_fts (terms: all-facets only).
+ */
+const DISTILLED_INDEX: Record<Exclude<Layer, 'verbatim'>, { readonly table: string; readonly columns?: readonly string[] }> = {
+  core: { table: 'distilled_core_fts' },
+  'core+files': { table: 'distilled_fts', columns: ['core', 'context', 'files'] },
+  'core+rooms': { table: 'distilled_fts', columns: ['core', 'context', 'rooms'] },
+  'all-facets': { table: 'distilled_fts', columns: ['core', 'context', 'files', 'rooms', 'terms'] },
 };
 
 /** The `k` exchanges whose distilled `layer` best matches any of `terms` by FTS5's bm25(), best first. */
 export async function distilledMatches(db: Db, layer: Exclude<Layer, 'verbatim'>, terms: readonly string[], k: number, filter?: ExchangeFilter): Promise<FtsMatch[]> {
-  const match = ftsColumnExpression(terms, DISTILLED_COLUMNS[layer]);
+  const { table, columns } = DISTILLED_INDEX[layer];
+  const match = columns ? ftsColumnExpression(terms, columns) : ftsExpression(terms);
   if (match === undefined) return [];
   // Without filters, no join: FTS5 scores every match, and joining each to its exchange row first costs
   // more than the scoring itself in a large store.
   if (!filter) {
     return db.all<FtsMatch>(
-      'SELECT rowid AS n, -bm25(distilled_fts) AS score FROM distilled_fts WHERE distilled_fts MATCH ? ORDER BY bm25(distilled_fts) LIMIT ?',
+      `SELECT rowid AS n, -bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY bm25(${table}) LIMIT ?`,
       [match, k],
     );
   }
   return db.all<FtsMatch>(
-    `SELECT distilled_fts.rowid AS n, -bm25(distilled_fts) AS score FROM distilled_fts
-     JOIN exchanges e ON e.n = distilled_fts.rowid JOIN conversations c ON c.id = e.conversation_id
-     WHERE distilled_fts MATCH ? AND ${filter.sql}
-     ORDER BY bm25(distilled_fts) LIMIT ?`,
+    `SELECT ${table}.rowid AS n, -bm25(${table}) AS score FROM ${table}
+     JOIN exchanges e ON e.n = ${table}.rowid JOIN conversations c ON c.id = e.conversation_id
+     WHERE ${table} MATCH ? AND ${filter.sql}
+     ORDER BY bm25(${table}) LIMIT ?`,
     [match, ...filter.params, k],
   );
 }

@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { distilledCoreFtsProblems, rebuildDistilledCoreFts } from './distilledCoreFts';
 import { distilledFtsProblems, rebuildDistilledFts } from './distilledStore';
 import { rebuildExchangeFts } from './exchangeFts';
 import { describeLost, lostSources } from './ledger';
@@ -29,6 +30,7 @@ export async function checkIntegrity(db: Db, vectorsAvailable: boolean): Promise
   if (orphanFts?.c) problems.push(`${orphanFts.c} full-text rows have no exchange`);
   problems.push(...(await lexiconProblems(db)));
   problems.push(...(await distilledFtsProblems(db)));
+  problems.push(...(await distilledCoreFtsProblems(db)));
   try {
     await db.run("INSERT INTO exchanges_fts(exchanges_fts, rank) VALUES ('integrity-check', 1)");
   } catch (err) {
@@ -60,6 +62,7 @@ export async function repairDerived(db: Db, vectorsAvailable: boolean): Promise<
     await db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
     await rebuildExchangeFts(db);
     await rebuildDistilledFts(db);
+    await rebuildDistilledCoreFts(db);
     await markAllRoomsDirty(db);
     await refreshRooms(db);
   });

@@ -1,5 +1,6 @@
 import { RecallError } from '../errors';
 import type { Db } from './db';
+import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
@@ -381,6 +382,13 @@ const MIGRATIONS: readonly Migration[] = [
     // instead of running every rule over it again. Objects distilled before have none: their texts are redacted.
     version: 16,
     sql: 'ALTER TABLE distilled ADD COLUMN clean TEXT;',
+  },
+  {
+    // The core layer's own full-text index (issue 39 (b)): BM25 on the headline and detail alone, normalised by
+    // their length, not by a row that holds the search terms, files and rooms as well (distilledCoreFts.ts).
+    version: 17,
+    sql: `${DISTILLED_CORE_FTS_SQL}
+      INSERT INTO distilled_core_fts(distilled_core_fts) VALUES ('rebuild');`,
   },
 ];
 
