@@ -111,7 +111,7 @@ function drifted(then: number, now: number): boolean {
 
 /** The layer's sample, read with the count just taken; undefined when nothing could be read (no vec0 table, say). */
 async function sampleOf(reads: SearchReads, layer: Layer, total: number): Promise<Sample | undefined> {
-  const vectors = await reads.sampleVectors(layer, SAMPLE_SIZE, total).catch((): Float32Array[] => []);
+  const vectors = await reads.sampleVectors(layer, SAMPLE_SIZE).catch((): Float32Array[] => []);
   const dimension = vectors[0]?.length ?? 0;
   if (dimension === 0 || vectors.some((v) => v.length !== dimension)) return undefined;
   const all = new Float32Array(vectors.length * dimension);

@@ -113,9 +113,9 @@ export class SearchReads {
     return vectorCount(this.store.db, layer);
   }
 
-  /** About `size` of a layer's `total` vectors, evenly spread. */
-  sampleVectors(layer: Layer, size: number, total: number): Promise<Float32Array[]> {
-    return sampleVectors(this.store.db, layer, size, total);
+  /** About `size` of a layer's vectors, evenly spread. */
+  sampleVectors(layer: Layer, size: number): Promise<Float32Array[]> {
+    return sampleVectors(this.store.db, layer, size);
   }
 
   /** Every vector of a layer, for a copy in memory. */
