@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmark scripts: statistics, child processes that report JSON, tables.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 export function median(xs) {
@@ -82,4 +83,17 @@ function fmt(v) {
   if (v === undefined || v === null) return '';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 1 ? 2 : 3);
   return String(v);
+}
+
+/** The queries of comma-separated JSONL files (the eval's `qid` or `id`, and `query`), in their order. */
+export function readQueries(files) {
+  return files.split(',').flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => {
+        const q = JSON.parse(l);
+        return { id: q.qid ?? q.id, text: q.query };
+      }),
+  );
 }

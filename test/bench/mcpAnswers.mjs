@@ -5,11 +5,11 @@
 // One server with redaction (the default) and one with --no-redact, each with the built-in model; per query a
 // default search and one with `limit 3, maxTokens 300`, each asked twice (the second answer comes from what the
 // server remembers of the first). One line per call: its text and structured content. Compare two builds with `cmp`.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readQueries } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -22,15 +22,7 @@ if (!values.db || !values.queries) {
   console.error('usage: node test/bench/mcpAnswers.mjs --db STORE --queries A.jsonl[,B.jsonl] [--cli DIST/cli.js]');
   process.exit(2);
 }
-const queries = values.queries.split(',').flatMap((file) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => {
-      const q = JSON.parse(l);
-      return { id: q.qid ?? q.id, text: q.query };
-    }),
-);
+const queries = readQueries(values.queries);
 
 for (const redaction of [[], ['--no-redact']]) {
   const client = new Client({ name: 'mcp-answers', version: '1.0.0' });

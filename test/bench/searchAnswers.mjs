@@ -11,11 +11,11 @@
 // the two default variants only, one `DIR/dist/cli.js search --json` process per query (first searches, cold).
 // Compare two builds with `cmp` on their outputs.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import sqlite3 from '@vscode/sqlite3';
+import { readQueries } from './lib.mjs';
 
 const { values } = parseArgs({
   options: { build: { type: 'string' }, db: { type: 'string' }, queries: { type: 'string' }, fresh: { type: 'boolean', default: false } },
@@ -26,15 +26,7 @@ if (!values.build || !values.db || !values.queries) {
 }
 const build = resolve(values.build);
 const db = resolve(values.db);
-const queries = values.queries.split(',').flatMap((file) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => {
-      const q = JSON.parse(l);
-      return { id: q.qid ?? q.id, text: q.query };
-    }),
-);
+const queries = readQueries(values.queries);
 
 /** One row of the store, read with the driver directly (the build under test is not asked). */
 function one(sql) {
