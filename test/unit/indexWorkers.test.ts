@@ -65,6 +65,18 @@ test('a pool without its script, or whose thread dies, rejects its tasks as brok
   await assert.rejects(pool.run({ kind: 'count', texts: ['a'] }), PoolBroken, 'a closed pool runs nothing');
 });
 
+test('a task that needs more than a thread may hold fails alone, as broken (its caller does it), and a fresh thread runs the next', async () => {
+  const pool = new WorkerPool(1, undefined, 16);
+  try {
+    // 48 MB of distinct strings to hold at once, in a thread allowed 16 MB
+    const texts = Array.from({ length: 48 }, (_, i) => `${i} `.repeat(512 * 1024));
+    await assert.rejects(pool.run({ kind: 'count', texts }), PoolBroken);
+    assert.deepEqual(await pool.run({ kind: 'count', texts: ['within the cap'] }), [3]);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('a task that fails in a worker fails alone, with its message', async () => {
   const pool = new WorkerPool(1);
   try {

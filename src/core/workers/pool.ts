@@ -10,8 +10,9 @@ import type { IndexTask, IndexTaskResult, WorkerReply } from './tasks';
  * task per thread at a time, the rest queued; a thread holds the process open only while it has a task, so a
  * CLI that forgets `close()` still exits.
  *
- * A thread that cannot start or dies (a missing script, memory) fails its task and every later one with
- * `PoolBroken`: the caller does that work on its own thread instead, so a run loses nothing to the pool.
+ * A thread that cannot start or dies (a missing script) fails its task and every later one with `PoolBroken`: the
+ * caller does that work on its own thread instead, so a run loses nothing to the pool. A thread out of memory
+ * fails only its task so; a fresh thread takes the next.
  */
 export class PoolBroken extends Error {}
 
@@ -23,6 +24,12 @@ const MAX_THREADS = 4;
  * first index (432 against 498 MB on two copies of the corpus, 18.6 s CPU both).
  */
 const YOUNG_GENERATION_MB = 8;
+/**
+ * Each thread's old generation, MB. What lives there is ~60 MB (the tables, a batch); without a cap V8 let each
+ * thread's heap grow to ~230 MB before collecting it (a 250 MB history: peak RSS 581-585 MB, 348-369 with the cap,
+ * CPU +4 %). A task that needs more (a huge transcript) fails alone and is done on the run's own thread.
+ */
+const OLD_GENERATION_MB = 128;
 
 export function defaultThreads(): number {
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -54,6 +61,7 @@ export class WorkerPool {
   constructor(
     readonly size = defaultThreads(),
     private readonly script = workerScript(),
+    private readonly oldGenerationMb = OLD_GENERATION_MB,
   ) {}
 
   /** Runs one task on the first free thread; rejects with PoolBroken when the pool cannot run it. */
@@ -92,16 +100,19 @@ export class WorkerPool {
     }
     let worker: Worker;
     try {
-      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.oldGenerationMb } });
     } catch (err) {
       this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
       return undefined;
     }
     const thread: Thread = { worker, busy: undefined };
     worker.on('message', (reply: WorkerReply) => this.onReply(thread, reply));
-    worker.on('error', (err) => this.failAll(new PoolBroken(`an index worker failed: ${err.message}`)));
+    worker.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') this.outOfMemory(thread);
+      else this.failAll(new PoolBroken(`an index worker failed: ${err.message}`));
+    });
     worker.on('exit', (code) => {
-      if (!this.closed) this.failAll(new PoolBroken(`an index worker stopped (exit code ${code})`));
+      if (!this.closed && this.threads.includes(thread)) this.failAll(new PoolBroken(`an index worker stopped (exit code ${code})`));
     });
     worker.unref();
     this.threads.push(thread);
@@ -116,6 +127,17 @@ export class WorkerPool {
       if (reply.ok) task.resolve(reply.result);
       else task.reject(new Error(reply.error));
     }
+    this.dispatch();
+  }
+
+  /**
+   * A task needed more than a thread's old generation: it fails alone, as broken (its caller does it on its own
+   * thread, whose heap is not capped), and a fresh thread takes the next task.
+   */
+  private outOfMemory(thread: Thread): void {
+    this.threads.splice(this.threads.indexOf(thread), 1);
+    thread.busy?.reject(new PoolBroken(`a task needed more than an index worker's ${this.oldGenerationMb} MB`));
+    thread.busy = undefined;
     this.dispatch();
   }
 
