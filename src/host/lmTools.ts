@@ -25,8 +25,9 @@ function text(s: string): vscode.LanguageModelToolResult {
 /**
  * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
  * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts:
- * the fields shown of each hit, as the MCP server's) and every character a person cannot see is shown (core/quoted.ts). The tool's own words (count, date, agent,
- * id) stand outside; what comes from transcripts is quoted.
+ * the fields shown of each hit, as the MCP server's) and every character a person cannot see is shown
+ * (core/quoted.ts). The tool's own words (count, date, agent, id) stand outside; what comes from transcripts is
+ * quoted.
  */
 export async function searchForAgent(index: IndexService, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
