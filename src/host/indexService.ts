@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
 import { KnownSources, mergeLiveReport } from './knownSources';
+import { ProgressPace } from './progressPace';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 import type { WorkspaceMemory } from './workspaceMemory';
@@ -74,6 +75,8 @@ export class IndexService extends Disposable {
   private rerun: RunRequest | undefined;
   /** The last whole run's sources: a live run reads only the transcripts that changed among them. */
   private readonly known = new KnownSources();
+  /** The run's progress reports, paced (each one refreshes the views). */
+  private pace = new ProgressPace();
   private state: IndexState;
   /** The state last published as the INDEXING_CONTEXT context key. */
   private publishedState: IndexState | undefined;
@@ -258,6 +261,7 @@ export class IndexService extends Disposable {
   }
 
   private async runOnce({ notify, changed }: RunRequest): Promise<void> {
+    this.pace = new ProgressPace();
     this.state = 'indexing';
     this.fire();
     try {
@@ -341,9 +345,10 @@ export class IndexService extends Disposable {
               ? `embedding ${p.done}/${p.total}`
               : `distilling ${p.done}/${p.total}`;
     this.stage = { phase: p.phase, done: p.done, total: p.total };
-    if (text !== this.progressText) {
-      const increment = p.phase === 'parse' && p.total > 0 ? 100 / p.total : undefined;
-      progress.report({ message: text, ...(increment ? { increment } : {}) });
+    const due = this.pace.next(p, performance.now());
+    if (due && text !== this.progressText) {
+      const increment = p.phase === 'parse' ? due.increment : 0;
+      progress.report({ message: text, ...(increment > 0 ? { increment } : {}) });
       this.progressText = text;
       this.fire();
     }
