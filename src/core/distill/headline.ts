@@ -3,7 +3,7 @@ import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } fr
 import { isStopWord } from './stopWords';
 import { fitTokens, wordPieceTokens, wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { partWords, type WordRarity, words } from './wordRarity';
+import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
 
 /**
  * The offline headline (`exchangeCore`): what was asked `→` what was done or decided, in the exchange's own
@@ -203,10 +203,10 @@ function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeig
     for (const w of ws) uses.set(w, (uses.get(w) ?? 0) + 1);
   };
   // the prompt's and the assistant's words are the search terms' too (partWords remembers them)
-  count(partWords(prompt.slice(0, 20_000)));
+  count(partWords(prompt));
   for (const p of parts) {
-    if (p.kind === 'assistant') count(partWords(p.text.slice(0, 20_000)));
-    else if (p.kind === 'tool') count(words(p.text.slice(0, 20_000)));
+    if (p.kind === 'assistant') count(partWords(p.text));
+    else if (p.kind === 'tool') count(words(p.text.slice(0, PART_CHARS)));
   }
   return uses;
 }

@@ -1,7 +1,7 @@
 import { isStopWord } from './stopWords';
 import { wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { partWords, type WordRarity, words } from './wordRarity';
+import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
 
 /**
  * The offline distiller's search terms (issue 39 (b)): the words the exchange is found by that its headline and
@@ -18,8 +18,6 @@ import { partWords, type WordRarity, words } from './wordRarity';
 
 /** Tokens the terms may take (cl100k): the headline and detail take ~28, so the object stays far under verbatim. */
 export const TERMS_MAX_TOKENS = 24;
-/** What is read of each part: a long paste says its topic early. */
-const PART_CHARS = 20_000;
 const HUMAN_WEIGHT = 2;
 /** Longer runs are hashes, keys or blobs, not words anyone searches by. */
 const MAX_WORD_CHARS = 32;
@@ -34,10 +32,11 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
       if (byHuman) human.add(w);
     }
   };
-  // the prompt's and the assistant's words are the headline's too (partWords remembers them)
-  count(partWords(prompt.slice(0, PART_CHARS)), true);
+  // the prompt's and the assistant's words are the headline's too (partWords remembers them); of each part the
+  // first PART_CHARS are read: a long paste says its topic early
+  count(partWords(prompt), true);
   for (const p of parts) {
-    if (p.kind === 'assistant') count(partWords(p.text.slice(0, PART_CHARS)), false);
+    if (p.kind === 'assistant') count(partWords(p.text), false);
     else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
     // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
     else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);

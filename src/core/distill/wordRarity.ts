@@ -22,15 +22,18 @@ export function words(text: string): string[] {
 const PART_TEXTS = 64;
 const partWordsKnown = new Map<string, readonly string[]>();
 
+/** How much of one part of an exchange (a prompt, a reply, a tool call) the headline and the search terms read. */
+export const PART_CHARS = 20_000;
+
 /**
- * `words` of an exchange's prompt or assistant text, remembered for the last texts asked: the headline and the
- * search terms both count them. Read-only: every caller sees the same array.
+ * `words` of the first PART_CHARS of an exchange's prompt or assistant text, remembered for the last texts asked:
+ * the headline and the search terms both count them. Read-only: every caller sees the same array.
  */
 export function partWords(text: string): readonly string[] {
   let known = partWordsKnown.get(text);
   if (!known) {
     if (partWordsKnown.size >= PART_TEXTS) partWordsKnown.clear();
-    known = words(text);
+    known = words(text.slice(0, PART_CHARS));
     partWordsKnown.set(text, known);
   }
   return known;
