@@ -75,8 +75,6 @@ export class IndexService extends Disposable {
   private rerun: RunRequest | undefined;
   /** The last whole run's sources: a live run reads only the transcripts that changed among them. */
   private readonly known = new KnownSources();
-  /** The run's progress reports, paced (each one refreshes the views). */
-  private pace = new ProgressPace();
   private state: IndexState;
   /** The state last published as the INDEXING_CONTEXT context key. */
   private publishedState: IndexState | undefined;
@@ -261,7 +259,6 @@ export class IndexService extends Disposable {
   }
 
   private async runOnce({ notify, changed }: RunRequest): Promise<void> {
-    this.pace = new ProgressPace();
     this.state = 'indexing';
     this.fire();
     try {
@@ -279,9 +276,11 @@ export class IndexService extends Disposable {
         ...(await this.embedStage()),
         ...(distiller !== undefined ? { distiller } : {}),
       };
+      // the run's progress reports, paced: each one refreshes the views
+      const pace = new ProgressPace();
       const run = await vscode.window.withProgress(
         { location, title: 'Agent Recall: indexing transcripts', cancellable: location === vscode.ProgressLocation.Notification },
-        (progress, token) => memory.index(options, (p) => this.onProgress(p, progress), this.cancelledBy(token)),
+        (progress, token) => memory.index(options, (p) => this.onProgress(p, progress, pace), this.cancelledBy(token)),
       );
       if (run.discovered && !run.cancelled) this.known.remember(key, run.discovered);
       const report = sources ? mergeLiveReport(this.lastReport, run, sources) : run;
@@ -333,7 +332,7 @@ export class IndexService extends Disposable {
     }
   }
 
-  private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>): void {
+  private onProgress(p: IndexProgress, progress: vscode.Progress<{ message?: string; increment?: number }>, pace: ProgressPace): void {
     const text =
       p.phase === 'discover'
         ? 'finding transcripts…'
@@ -345,7 +344,7 @@ export class IndexService extends Disposable {
               ? `embedding ${p.done}/${p.total}`
               : `distilling ${p.done}/${p.total}`;
     this.stage = { phase: p.phase, done: p.done, total: p.total };
-    const due = this.pace.next(p, performance.now());
+    const due = pace.next(p, performance.now());
     if (due && text !== this.progressText) {
       const increment = p.phase === 'parse' ? due.increment : 0;
       progress.report({ message: text, ...(increment > 0 ? { increment } : {}) });
