@@ -1,5 +1,5 @@
 import { type CancellationSignal } from './cancellation';
-import { mapLimited } from './distill/pool';
+import { mapLimited } from './concurrency';
 import { type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
 import { readSource, sourceChange, type SourceRead } from './sourceRead';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { CancellationSignal } from '../core/cancellation';
 import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from '../core/distill/distiller';
-import { mapLimited } from '../core/distill/pool';
+import { mapLimited } from '../core/concurrency';
 import { buildPrompt, loadPromptTemplate, PROMPT_VERSION } from '../core/distill/prompt';
 import { parseDistillOutput, repairRequest } from '../core/distill/validate';
 

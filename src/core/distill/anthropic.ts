@@ -2,7 +2,7 @@ import Anthropic, { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CancellationSignal } from '../cancellation';
 import { RecallError } from '../errors';
 import { CANCELLED_ERROR, withoutCancelled, type DistillInput, type DistillOutcome, type Distiller } from './distiller';
-import { mapLimited, sleep } from './pool';
+import { mapLimited, sleep } from '../concurrency';
 import { BATCH_PROMPT_VERSION, buildBatchPrompt, buildPrompt, loadPromptTemplate, PROMPT_VERSION } from './prompt';
 import { backoffMs, isFatalStatus, isRetryableStatus, retryAfterMs } from './retryPolicy';
 import { parseBatchOutput, parseDistillOutput, repairRequest } from './validate';
