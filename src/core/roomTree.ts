@@ -79,7 +79,7 @@ export const HOME_FOLDER = 'Home folder';
 
 /**
  * Each project's folder name, led by as many parent folders as it takes to tell it from the others; a home folder is
- * "Home folder" (with its path when there are several), not `Users/[USER]`.
+ * "Home folder" (with its path as recorded when there are several), not `Users/[USER]`.
  */
 export function projectLabels(projects: readonly string[]): Map<string, string> {
   const parts = new Map(projects.map((p) => [p, p.split(/[\\/]+/).filter(Boolean)]));
@@ -89,7 +89,7 @@ export function projectLabels(projects: readonly string[]): Map<string, string> 
     let n = 1;
     const label = (k: number): string => segs.slice(-k).join('/') || p;
     while (n < segs.length && [...parts].some(([q, other]) => q !== p && other.slice(-n).join('/') === label(n))) n++;
-    labels.set(p, !homes.includes(p) ? label(n) : homes.length === 1 ? HOME_FOLDER : `${HOME_FOLDER} (${segs.join('/')})`);
+    labels.set(p, !homes.includes(p) ? label(n) : homes.length === 1 ? HOME_FOLDER : `${HOME_FOLDER} (${p})`);
   }
   return labels;
 }

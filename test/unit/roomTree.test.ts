@@ -46,9 +46,11 @@ test('a project is named by its folder, with as many parents as tell it from the
 test('a home folder is labelled "Home folder", with its path when there are several (not `Users/[USER]`)', () => {
   assert.deepEqual([...projectLabels(['/Users/[USER]', '/Users/[USER]/Dev/app']).values()], ['Home folder', 'app']);
   assert.deepEqual([...projectLabels(['/Users/[USER]', '/home/[USER]', '/root/src']).values()], [
-    'Home folder (Users/[USER])',
-    'Home folder (home/[USER])',
+    'Home folder (/Users/[USER])',
+    'Home folder (/home/[USER])',
     'src',
   ]);
+  // A Windows home reads as Windows writes it, not with its drive cut or its separators turned.
+  assert.deepEqual([...projectLabels(['C:\\Users\\ana', '/home/ana']).values()], ['Home folder (C:\\Users\\ana)', 'Home folder (/home/ana)']);
   assert.deepEqual([...projectLabels(['/root', 'C:\\Windows\\System32']).values()], ['Home folder', 'System32']);
 });
