@@ -28,7 +28,7 @@ function candidate(files) {
   let name = '';
   for (const file of files.split(',')) {
     const run = JSON.parse(readFileSync(file, 'utf8'));
-    name = `${run.mode}${run.fusion && run.mode.includes('+') ? ` ${run.fusion}` : ''}`;
+    name = `${run.mode}${run.fusion && (run.mode.includes('+') || run.mode === '3-signal') ? ` ${run.fusion}` : ''}`;
     for (const r of run.ranks) ranks.set(r.id, r.rank);
   }
   return { name, ranks };
