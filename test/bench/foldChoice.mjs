@@ -1,18 +1,24 @@
 // Cross-validated choice among search configurations: choose on some folds of the queries, report on the others.
-//   node test/bench/foldChoice.mjs [--folds K] A.json B.json ...    (each `eval --json` output, one mode each;
-//   several query files' outputs of the same mode may be joined with a comma: A-dev.json,A-agents.json)
+//   node test/bench/foldChoice.mjs [--folds K] [--seed S [--held-out F]] A.json B.json ...    (each `eval --json`
+//   output, one mode each; several query files' outputs of the same mode may be joined with a comma: A-dev.json,A-agents.json)
 // A query's fold is the first byte of sha1(qid) mod K (as distilledRecall.mjs splits them), so folds do not move
-// when queries are added. For each fold the candidate with the best MRR on the other folds is chosen and scored
-// on the fold it never saw; the last row is those held-out scores pooled, beside each candidate's own.
+// when queries are added; with --seed S, of sha1(`S:qid`) (--folds then defaults to 3), a split no earlier round
+// chose on. For each fold the candidate with the best MRR on the other folds is chosen and scored on the fold it
+// never saw; the last row is those held-out scores pooled, beside each candidate's own. --held-out F: fold F was
+// looked at by no one; the choice made on the other folds pooled is scored on it alone (the figure to report).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { table } from './lib.mjs';
 
-const { values, positionals } = parseArgs({ options: { folds: { type: 'string', default: '2' } }, allowPositionals: true });
-const K = Number(values.folds);
-if (positionals.length < 2 || !(K >= 2)) {
-  console.error('usage: foldChoice.mjs [--folds K] A.json[,A2.json] B.json[,B2.json] ...');
+const { values, positionals } = parseArgs({
+  options: { folds: { type: 'string' }, seed: { type: 'string' }, 'held-out': { type: 'string' } },
+  allowPositionals: true,
+});
+const K = Number(values.folds ?? (values.seed === undefined ? 2 : 3));
+const heldOutFold = values['held-out'] === undefined ? undefined : Number(values['held-out']);
+if (positionals.length < 2 || !(K >= 2) || (heldOutFold !== undefined && !(heldOutFold >= 0 && heldOutFold < K))) {
+  console.error('usage: foldChoice.mjs [--folds K] [--seed S [--held-out F]] A.json[,A2.json] B.json[,B2.json] ...');
   process.exit(2);
 }
 
@@ -22,7 +28,7 @@ function candidate(files) {
   let name = '';
   for (const file of files.split(',')) {
     const run = JSON.parse(readFileSync(file, 'utf8'));
-    name = `${run.mode}${run.fusion && run.mode.includes('+') ? ` ${run.fusion}` : ''}`;
+    name = `${run.mode}${run.fusion && (run.mode.includes('+') || run.mode === '3-signal') ? ` ${run.fusion}` : ''}`;
     for (const r of run.ranks) ranks.set(r.id, r.rank);
   }
   return { name, ranks };
@@ -30,7 +36,7 @@ function candidate(files) {
 
 const candidates = positionals.map(candidate);
 const ids = [...candidates[0].ranks.keys()];
-const foldOf = (id) => createHash('sha1').update(id).digest()[0] % K;
+const foldOf = (id) => createHash('sha1').update(values.seed === undefined ? id : `${values.seed}:${id}`).digest()[0] % K;
 const mrr = (c, sub) => sub.reduce((a, id) => a + (c.ranks.get(id) ? 1 / c.ranks.get(id) : 0), 0) / sub.length;
 const r5 = (c, sub) => sub.filter((id) => (c.ranks.get(id) ?? 99) <= 5).length / sub.length;
 const fmt = (c, sub) => `${mrr(c, sub).toFixed(3)} / ${r5(c, sub).toFixed(3)}`;
@@ -47,8 +53,15 @@ for (let k = 0; k < K; k++) {
 const pooledMrr = heldOut.reduce((a, { id, c }) => a + (c.ranks.get(id) ? 1 / c.ranks.get(id) : 0), 0) / heldOut.length;
 const pooledR5 = heldOut.filter(({ id, c }) => (c.ranks.get(id) ?? 99) <= 5).length / heldOut.length;
 rows.push({ fold: 'all', queries: ids.length, 'chosen on the others': `held out: ${pooledMrr.toFixed(3)} / ${pooledR5.toFixed(3)}`, ...Object.fromEntries(candidates.map((c) => [c.name, fmt(c, ids)])) });
-console.log(`MRR / R@5 per fold (${K} folds by sha1(qid)); each candidate's own column, and what choosing on the other folds gives`);
+const split = values.seed === undefined ? 'sha1(qid)' : `sha1("${values.seed}:" + qid)`;
+console.log(`MRR / R@5 per fold (${K} folds by ${split}); each candidate's own column, and what choosing on the other folds gives`);
 console.log(table(Object.keys(rows[0]), rows));
+if (heldOutFold !== undefined) {
+  const test = ids.filter((id) => foldOf(id) === heldOutFold);
+  const train = ids.filter((id) => foldOf(id) !== heldOutFold);
+  const chosen = candidates.reduce((best, c) => (mrr(c, train) > mrr(best, train) ? c : best));
+  console.log(`chosen on the other folds pooled (${train.length} queries): ${chosen.name}, ${fmt(chosen, train)}; on held-out fold ${heldOutFold} (${test.length} queries): ${fmt(chosen, test)}`);
+}
 const [base, ...others] = candidates;
 for (const c of others) {
   const better = ids.filter((id) => (c.ranks.get(id) ?? 99) < (base.ranks.get(id) ?? 99)).length;
