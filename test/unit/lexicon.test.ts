@@ -87,6 +87,37 @@ describe('lexicon segments', () => {
     }
   });
 
+  test("a segment's terms and postings read back as written: text terms (digits, accents, Chinese), blobs of varints", async () => {
+    const fx = await openFixture([]);
+    try {
+      // one segment of three documents; row numbers and counts past one byte, terms JSON could turn into numbers
+      const docs = [
+        { n: 5, doc: { words: 4, terms: '007 2024 codigo', counts: [1, 2, 1] } },
+        { n: 300, doc: { words: 3, terms: '数据库 2024', counts: [2, 1] } },
+        { n: 70_000, doc: { words: 200, terms: '007 codigo', counts: [199, 1] } },
+      ];
+      await addToLexicon(fx.store.db, docs);
+      const rows = await fx.store.db.all<{ term: string; df: number; postings: Uint8Array; t: string; p: string }>(
+        'SELECT term, df, postings, typeof(term) AS t, typeof(postings) AS p FROM lexicon_postings ORDER BY term',
+      );
+      const read = rows.map((r) => {
+        const pairs: Array<[number, number]> = [];
+        forEachPair(r.postings, (n, count) => pairs.push([n, count]));
+        return [r.term, r.df, r.t, r.p, pairs];
+      });
+      assert.deepEqual(read, [
+        ['007', 2, 'text', 'blob', [[5, 1], [70_000, 199]]],
+        ['2024', 2, 'text', 'blob', [[5, 2], [300, 1]]],
+        ['codigo', 2, 'text', 'blob', [[5, 1], [70_000, 1]]],
+        ['数据库', 1, 'text', 'blob', [[300, 2]]],
+      ]);
+      const lengths = await readLexiconDocs(fx.store.db);
+      assert.deepEqual([lengths.count, lengths.lengthOf[300], lengths.lengthOf[70_000]], [3, 3, 200]);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('a deleted exchange is dead in its segment, and its row number given again lives in a newer one', async () => {
     const fx = await openFixture([
       { file: 'keep.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('k', 'harbour crane')] },
