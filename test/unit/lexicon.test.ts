@@ -65,6 +65,37 @@ describe('lexicon terms', () => {
     assert.deepEqual(queryTerms('tested códigos CAFÉ').map(indexTerm), ['test', 'codigo', 'cafe']);
     assert.equal(countIndexTerms('\u0301\u0302 ok', new Map()), 1, 'marks alone are no word');
   });
+
+  test('the words are the runs of letters, digits and marks a Unicode pattern finds, in every script and plane', () => {
+    // what countIndexTerms did with the pattern itself, a match and a term lookup per occurrence
+    const byPattern = (text: string): [number, Array<[string, number]>] => {
+      const counts = new Map<string, number>();
+      let words = 0;
+      for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+        if (word.length > MAX_TERM_LENGTH) {
+          words++;
+          continue;
+        }
+        const term = indexTerm(word);
+        if (term === '') continue;
+        words++;
+        counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+      return [words, [...counts]];
+    };
+    const scanned = (text: string): [number, Array<[string, number]>] => {
+      const counts = new Map<string, number>();
+      return [countIndexTerms(text, counts), [...counts]];
+    };
+    // ASCII, accents precomposed and combining, Greek, Cyrillic, Arabic digits, Han and Devanagari, letters and
+    // digits past the first plane (surrogate pairs), an emoji, a lone surrogate of each kind, punctuation
+    const pieces = ['a', 'Z', '7', '_', ' ', '-', "'", 'é', 'e\u0301', '\u0301', '\u094d', 'Ω', 'ж', '٣', '数', 'क्ष', '\u{1d465}', '\u{20000}', '\u{1d7d9}', '😀', '\ud800', '\udc00', '…', '\n', 'Test', 'ING'];
+    const fixed = ['', 'plain words, plain words.', 'Ünïcödé e\u0301clair \u{1d465}\u{1d466} 😀x x😀 \ud800a b\udc00', 'x'.repeat(MAX_TERM_LENGTH + 3) + 'é tail'];
+    let seed = 41;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % pieces.length;
+    const random = Array.from({ length: 400 }, () => Array.from({ length: 1 + (next() * 7) % 60 }, () => pieces[next()]!).join(''));
+    for (const text of [...fixed, ...random]) assert.deepEqual(scanned(text), byPattern(text), JSON.stringify(text));
+  });
 });
 
 describe('lexicon segments', () => {
