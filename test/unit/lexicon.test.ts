@@ -149,6 +149,26 @@ describe('lexicon segments', () => {
     }
   });
 
+  test('a segment of more postings than one statement writes (1 MB) is written whole, in pieces', async () => {
+    const fx = await openFixture([]);
+    try {
+      // 300,000 terms of one document at a row number of three varint bytes: ~1.2 MB of postings
+      const terms = Array.from({ length: 300_000 }, (_, i) => `t${i.toString(36)}`);
+      await addToLexicon(fx.store.db, [{ n: 70_000, doc: { words: terms.length, terms: terms.join(' '), counts: terms.map((_, i) => 1 + (i % 200)) } }]);
+      const stored = await fx.store.db.get<{ rows: number; bytes: number }>('SELECT count(*) AS rows, sum(length(postings)) AS bytes FROM lexicon_postings');
+      assert.equal(stored!.rows, terms.length);
+      assert.ok(stored!.bytes > 1024 * 1024, `${stored!.bytes} bytes of postings: more than one piece`);
+      for (const i of [0, 1, 149_999, 262_143, 262_144, 299_999]) {
+        const r = await fx.store.db.get<{ df: number; postings: Uint8Array }>('SELECT df, postings FROM lexicon_postings WHERE term = ?', [terms[i]!]);
+        const pairs: Array<[number, number]> = [];
+        forEachPair(r!.postings, (n, count) => pairs.push([n, count]));
+        assert.deepEqual([r!.df, pairs], [1, [[70_000, 1 + (i % 200)]]], terms[i]);
+      }
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('a deleted exchange is dead in its segment, and its row number given again lives in a newer one', async () => {
     const fx = await openFixture([
       { file: 'keep.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('k', 'harbour crane')] },
