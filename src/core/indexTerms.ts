@@ -1,5 +1,6 @@
 import { memoize } from './memo';
 import { isEnglishWord, porterStem } from './porter';
+import { isAsciiWordCode, wordEnd } from './words';
 
 /**
  * The terms of the lexicon (store/lexicon.ts), BM25's index over what people said: one function for the
@@ -12,7 +13,8 @@ import { isEnglishWord, porterStem } from './porter';
  */
 export const MAX_TERM_LENGTH = 64;
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** One word character at lastIndex, a surrogate pair whole: where a word starts outside ASCII. */
+const WORD_CHAR_AT = /[\p{L}\p{N}\p{M}]/uy;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /** Combining diacritical marks: what a Latin letter with an accent leaves beside its base letter in NFD. */
 const DIACRITIC = /[\u0300-\u036f]/;
@@ -37,22 +39,42 @@ function termOf(word: string): string {
 
 /**
  * Counts the terms of searchable text into `counts` (term -> occurrences) and returns how many words the text
- * has: its length for BM25, overlong words included (they are words of the text, only not searchable).
+ * has: its length for BM25, overlong words included (they are words of the text, only not searchable). The
+ * words are runs of letters, digits and marks (`/[\p{L}\p{N}\p{M}]+/gu` on the lower-cased text), found by
+ * their character codes (a regular expression only where a word starts or goes on outside ASCII) and counted
+ * as they are before each distinct one is made a term: a transcript repeats its words, and a match array and a
+ * lookup of the term for every occurrence were most of an index worker's time here. Terms go into `counts` in the
+ * order of their first word.
  */
 export function countIndexTerms(text: string, counts: Map<string, number>): number {
-  let words = 0;
   const lower = text.toLowerCase();
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(lower); m !== null; m = WORD.exec(lower)) {
-    const word = m[0];
+  const seen = new Map<string, number>();
+  for (let i = 0; i < lower.length; ) {
+    const code = lower.charCodeAt(i);
+    if (!(code < 128 ? isAsciiWordCode(code) : startsWord(lower, i))) {
+      i++;
+      continue;
+    }
+    const end = Math.max(i + 1, wordEnd(lower, i)); // one character at least: the two patterns agree, but never loop
+    const word = lower.slice(i, end);
+    seen.set(word, (seen.get(word) ?? 0) + 1);
+    i = end;
+  }
+  let words = 0;
+  for (const [word, n] of seen) {
     if (word.length > MAX_TERM_LENGTH) {
-      words++;
+      words += n;
       continue;
     }
     const term = indexTerm(word);
     if (term === '') continue; // marks alone: no word
-    words++;
-    counts.set(term, (counts.get(term) ?? 0) + 1);
+    words += n;
+    counts.set(term, (counts.get(term) ?? 0) + n);
   }
   return words;
+}
+
+function startsWord(text: string, i: number): boolean {
+  WORD_CHAR_AT.lastIndex = i;
+  return WORD_CHAR_AT.test(text);
 }

@@ -65,6 +65,37 @@ describe('lexicon terms', () => {
     assert.deepEqual(queryTerms('tested códigos CAFÉ').map(indexTerm), ['test', 'codigo', 'cafe']);
     assert.equal(countIndexTerms('\u0301\u0302 ok', new Map()), 1, 'marks alone are no word');
   });
+
+  test('the words are the runs of letters, digits and marks a Unicode pattern finds, in every script and plane', () => {
+    // what countIndexTerms did with the pattern itself, a match and a term lookup per occurrence
+    const byPattern = (text: string): [number, Array<[string, number]>] => {
+      const counts = new Map<string, number>();
+      let words = 0;
+      for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+        if (word.length > MAX_TERM_LENGTH) {
+          words++;
+          continue;
+        }
+        const term = indexTerm(word);
+        if (term === '') continue;
+        words++;
+        counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+      return [words, [...counts]];
+    };
+    const scanned = (text: string): [number, Array<[string, number]>] => {
+      const counts = new Map<string, number>();
+      return [countIndexTerms(text, counts), [...counts]];
+    };
+    // ASCII, accents precomposed and combining, Greek, Cyrillic, Arabic digits, Han and Devanagari, letters and
+    // digits past the first plane (surrogate pairs), an emoji, a lone surrogate of each kind, punctuation
+    const pieces = ['a', 'Z', '7', '_', ' ', '-', "'", 'é', 'e\u0301', '\u0301', '\u094d', 'Ω', 'ж', '٣', '数', 'क्ष', '\u{1d465}', '\u{20000}', '\u{1d7d9}', '😀', '\ud800', '\udc00', '…', '\n', 'Test', 'ING'];
+    const fixed = ['', 'plain words, plain words.', 'Ünïcödé e\u0301clair \u{1d465}\u{1d466} 😀x x😀 \ud800a b\udc00', 'x'.repeat(MAX_TERM_LENGTH + 3) + 'é tail'];
+    let seed = 41;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % pieces.length;
+    const random = Array.from({ length: 400 }, () => Array.from({ length: 1 + (next() * 7) % 60 }, () => pieces[next()]!).join(''));
+    for (const text of [...fixed, ...random]) assert.deepEqual(scanned(text), byPattern(text), JSON.stringify(text));
+  });
 });
 
 describe('lexicon segments', () => {
@@ -82,6 +113,57 @@ describe('lexicon segments', () => {
       assert.equal(hits.length, FANOUT, 'every exchange is still found');
       assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
       assert.equal((await readLexiconDocs(fx.store.db)).count, FANOUT);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test("a segment's terms and postings read back as written: text terms (digits, accents, Chinese), blobs of varints", async () => {
+    const fx = await openFixture([]);
+    try {
+      // one segment of three documents; row numbers and counts past one byte, terms JSON could turn into numbers
+      const docs = [
+        { n: 5, doc: { words: 4, terms: '007 2024 codigo', counts: [1, 2, 1] } },
+        { n: 300, doc: { words: 3, terms: '数据库 2024', counts: [2, 1] } },
+        { n: 70_000, doc: { words: 200, terms: '007 codigo', counts: [199, 1] } },
+      ];
+      await addToLexicon(fx.store.db, docs);
+      const rows = await fx.store.db.all<{ term: string; df: number; postings: Uint8Array; t: string; p: string }>(
+        'SELECT term, df, postings, typeof(term) AS t, typeof(postings) AS p FROM lexicon_postings ORDER BY term',
+      );
+      const read = rows.map((r) => {
+        const pairs: Array<[number, number]> = [];
+        forEachPair(r.postings, (n, count) => pairs.push([n, count]));
+        return [r.term, r.df, r.t, r.p, pairs];
+      });
+      assert.deepEqual(read, [
+        ['007', 2, 'text', 'blob', [[5, 1], [70_000, 199]]],
+        ['2024', 2, 'text', 'blob', [[5, 2], [300, 1]]],
+        ['codigo', 2, 'text', 'blob', [[5, 1], [70_000, 1]]],
+        ['数据库', 1, 'text', 'blob', [[300, 2]]],
+      ]);
+      const lengths = await readLexiconDocs(fx.store.db);
+      assert.deepEqual([lengths.count, lengths.lengthOf[300], lengths.lengthOf[70_000]], [3, 3, 200]);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test('a segment of more postings than one statement writes (1 MB) is written whole, in pieces', async () => {
+    const fx = await openFixture([]);
+    try {
+      // 300,000 terms of one document at a row number of three varint bytes: ~1.2 MB of postings
+      const terms = Array.from({ length: 300_000 }, (_, i) => `t${i.toString(36)}`);
+      await addToLexicon(fx.store.db, [{ n: 70_000, doc: { words: terms.length, terms: terms.join(' '), counts: terms.map((_, i) => 1 + (i % 200)) } }]);
+      const stored = await fx.store.db.get<{ rows: number; bytes: number }>('SELECT count(*) AS rows, sum(length(postings)) AS bytes FROM lexicon_postings');
+      assert.equal(stored!.rows, terms.length);
+      assert.ok(stored!.bytes > 1024 * 1024, `${stored!.bytes} bytes of postings: more than one piece`);
+      for (const i of [0, 1, 149_999, 262_143, 262_144, 299_999]) {
+        const r = await fx.store.db.get<{ df: number; postings: Uint8Array }>('SELECT df, postings FROM lexicon_postings WHERE term = ?', [terms[i]!]);
+        const pairs: Array<[number, number]> = [];
+        forEachPair(r!.postings, (n, count) => pairs.push([n, count]));
+        assert.deepEqual([r!.df, pairs], [1, [[70_000, 1 + (i % 200)]]], terms[i]);
+      }
     } finally {
       await fx.store.close();
     }
