@@ -117,7 +117,7 @@ export class SearchReads {
    * What a distance bound is made of (distanceBound.ts): how many vectors a layer holds, and about `size` of them
    * evenly spread. Read on the second connection when it has sqlite-vec, outside any snapshot: a searcher takes them
    * as the store opens (Searcher.prepare), and the first search's own statements on the first connection do not
-   * wait behind them (at 250,000 exchanges the sample takes 130-175 ms). Any bound leaves the KNN exact.
+   * wait behind them (at 250,000 exchanges the sample takes 60-86 ms). Any bound leaves the KNN exact.
    */
   async boundCount(layer: Layer): Promise<number> {
     return vectorCount((await this.store.vectorReader()) ?? this.store.db, layer);

@@ -214,7 +214,7 @@ async function fromVecScan(db: Db, table: string, dimension: number, { into }: R
  * those whose row number is a multiple of the step that spreads `size` over the rows' span. Numbering the rows
  * instead (a window over every row) took 100-370 ms at 250,000 vectors, most of a first search's wait. vec0 is asked
  * for each sampled row by its rowid, the inner loop of a join: with `rowid IN (the sampled rows)` it scanned every
- * vector and kept those (130-175 ms at 250,000, whatever the sample's size; the lookups take 25-60 ms, issue 42).
+ * vector and kept those (130-175 ms at 250,000, whatever the sample's size; the lookups take 60-86 ms, issue 42).
  */
 export async function sampleVectors(db: Db, layer: Layer, size: number): Promise<Float32Array[]> {
   const valid = validRowids(layer);
