@@ -9,7 +9,8 @@ import { insideAny } from '../core/sources/discover';
  * writing the same file in another process is seen entirely or not at all), and, when workspace folders
  * are given, nothing from a project outside them. With an embedder, search runs its default with meaning
  * too (bm25(v)+vec(d), selective), as the extension's recall panel does. The embedder may still be loading
- * (searches wait for it); the searcher warms after the first answer, not before it (Searcher.warm).
+ * (searches wait for it); the searcher prepares as the store opens (Searcher.prepare) and warms after the first
+ * answer, not before it (Searcher.warm).
  */
 export class ScopedMemory {
   private constructor(
@@ -24,7 +25,18 @@ export class ScopedMemory {
   private warming = false;
 
   static async open(file: string, within?: readonly string[], embedder?: Embedder | Promise<Embedder | undefined>): Promise<ScopedMemory> {
-    return new ScopedMemory(await Memory.openReadOnly(file), file, within, Promise.resolve(embedder));
+    const memory = new ScopedMemory(await Memory.openReadOnly(file), file, within, Promise.resolve(embedder));
+    memory.prepare();
+    return memory;
+  }
+
+  /**
+   * Reads, while the client's handshake is under way, what the first search needs whatever it asks (Searcher.prepare):
+   * at 250,000 exchanges the vectors' distance bound alone took ~150 ms of the first answer. A failure here is met
+   * again, and reported, by the search.
+   */
+  private prepare(): void {
+    this.embedder.then((embedder) => this.memory.searcher({ embedder }).prepare()).catch(() => undefined);
   }
 
   /** Runs `fn` on one consistent snapshot of the store. */

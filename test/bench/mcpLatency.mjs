@@ -8,7 +8,7 @@
 // last server also answers read_exchange, file_history and recent for each query's best hit, after one untimed round.
 // Each server's peak resident memory (VmHWM, Linux) is read before it is closed, and the CPU time it spent (all its
 // threads, SQLite's included) over the second half of its warm calls (the first half overlaps the searcher's warm-up),
-// per call: steadier than elapsed times on a shared machine.
+// per call: steadier than elapsed times on a shared machine; so is its CPU time from the spawn to its first answer.
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,7 @@ const warm = [];
 for (let s = 0; s < Number(values.servers); s++) {
   const { client, spawned, connectMs, pid } = await spawnServer();
   const first = await call(client, 'search', { query: queries[s % queries.length] });
-  const server = { connectMs, firstCallMs: first.ms, firstAnswerMs: performance.now() - spawned };
+  const server = { connectMs, firstCallMs: first.ms, firstAnswerMs: performance.now() - spawned, firstCpuMs: cpuMs(pid) };
   const calls = Number(values.calls);
   const half = Math.floor(calls / 2);
   let cpuAtHalf;
@@ -121,14 +121,15 @@ const result = {
   firstAnswerMs: median(servers.map((s) => s.firstAnswerMs)),
   firstCallMs: median(servers.map((s) => s.firstCallMs)),
   connectMs: median(servers.map((s) => s.connectMs)),
+  firstCpuMs: servers.every((s) => s.firstCpuMs !== undefined) ? median(servers.map((s) => s.firstCpuMs)) : undefined,
   peakRssMb: servers.every((s) => s.peakRssMb !== undefined) ? median(servers.map((s) => s.peakRssMb)) : undefined,
   warmCpuMsPerCall: servers.every((s) => s.warmCpuMsPerCall !== undefined) ? median(servers.map((s) => s.warmCpuMsPerCall)) : undefined,
   warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
   tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
 };
 console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
-console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} |`);
+console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | server CPU to first answer ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${result.firstCpuMs === undefined ? '—' : fmt(result.firstCpuMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} |`);
 for (const [name, t] of Object.entries(result.tools)) console.log(`${name}: ${t.calls} calls, p50 ${fmt(t.p50)} ms, p95 ${fmt(t.p95)} ms`);
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

@@ -95,6 +95,20 @@ export async function statementsOf(db: Db, fn: () => Promise<unknown>): Promise<
 }
 
 /**
+ * The SQL of every statement the store's two connections run while `fn` runs: the second (Store.vectorReader) reads
+ * what need not be of a search's snapshot, a distance bound's sample.
+ */
+export async function storeStatementsOf(store: Store, fn: () => Promise<unknown>): Promise<string[]> {
+  const reader = await store.vectorReader();
+  let second: string[] = [];
+  const first = await statementsOf(store.db, async () => {
+    if (reader) second = await statementsOf(reader, fn);
+    else await fn();
+  });
+  return [...first, ...second];
+}
+
+/**
  * How a CommonMark reader splits `text` into lines outside fences and lines inside them: a fence opens
  * with 3+ backticks and closes only at a line of as many or more backticks and nothing else (either
  * indented by up to 3 spaces).

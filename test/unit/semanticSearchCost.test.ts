@@ -11,7 +11,7 @@ import { vectorSearch } from '../../src/core/search/vector';
 import { VectorCopies } from '../../src/core/search/vectorCopies';
 import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
 import { fromBlob, nearest, putVector, type VectorHit } from '../../src/core/store/vectors';
-import { statementsOf } from './helpers';
+import { statementsOf, storeStatementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -129,10 +129,10 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('a sample of about SAMPLE_SIZE vectors is read once, not per search', async () => {
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
-    const first = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
+    const first = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
     const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
     assert.equal(sampling(first), 1);
-    const second = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
+    const second = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
     assert.equal(sampling(second), 0);
   });
 
@@ -145,7 +145,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     assert.ok(COUNT * 100 < BOUNDED_FROM && COUNT * K >= BOUNDED_FROM);
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
-    const sql = await statementsOf(fx.store.db, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
+    const sql = await storeStatementsOf(fx.store, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
     assert.deepEqual(sql.filter((s) => /rid % \? = 0/.test(s)), []);
   });
 
@@ -206,12 +206,45 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
     const bounds = new DistanceBounds(fx.reads);
     const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', K))), 1);
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.warm('core', K))), 0, 'taken already');
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 1);
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 0, 'taken already');
     const [vector] = await embedder.embed(['database migration']);
-    const sql = await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K));
+    const sql = await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K));
     assert.equal(sampling(sql), 0, 'the search finds it taken');
+  });
+
+  test("a bound's count and sample are read on the second connection: a search's statements on the first never wait behind them", async () => {
+    const bounds = new DistanceBounds(fx.reads);
+    const reader = await fx.store.vectorReader();
+    assert.ok(reader, 'the second connection, with sqlite-vec');
+    let second: string[] = [];
+    const first = await statementsOf(fx.store.db, async () => {
+      second = await statementsOf(reader, () => bounds.warm('core', K));
+    });
+    const bound = /count\(\*\)|rid % \? = 0/;
+    assert.deepEqual(first.filter((s) => bound.test(s)), []);
+    assert.equal(second.filter((s) => bound.test(s)).length, 2, second.join('\n'));
+  });
+
+  test('the sample asks vec0 for each sampled row by its rowid (the inner loop of a join), not a scan of every vector', async () => {
+    const sql = (await storeStatementsOf(fx.store, () => new DistanceBounds(fx.reads).warm('core', K))).find((s) => /rid % \? = 0/.test(s));
+    assert.ok(sql);
+    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['core', 2])).map((r) => r.detail);
+    const rows = plan.findIndex((d) => /vector_rows/.test(d));
+    const vec0 = plan.findIndex((d) => /VIRTUAL TABLE/.test(d));
+    assert.ok(rows >= 0 && vec0 > rows, plan.join('\n'));
+  });
+
+  test('prepare reads ahead what every first search reads on its way, and no more: no copy of the vectors, no warm-up search', async () => {
+    const searcher = createSearcher(fx.reads, embedder);
+    const ahead = /lexicon_segments|lexicon_deleted|embedding_model|FROM vector_rows WHERE layer = \? LIMIT 1|count\(\*\)/;
+    const preparing = await storeStatementsOf(fx.store, () => searcher.prepare());
+    assert.equal(preparing.filter((s) => ahead.test(s)).length, 5, preparing.join('\n'));
+    assert.deepEqual(preparing.filter((s) => /_vector_chunks00|lexicon_postings/.test(s)), [], 'no copy, no search');
+    const first = await storeStatementsOf(fx.store, () => searcher.search({ text: 'tomato curry harvest', fusion: 'weighted:0.8' }));
+    assert.ok(first.some((s) => /embedding MATCH/.test(s)), 'the search ran the KNN');
+    assert.deepEqual(first.filter((s) => ahead.test(s)), []);
   });
 
   test("a searcher's warm-up reads what its first search would: after it, that search reads no lengths, vector space nor layer", async () => {
@@ -341,11 +374,11 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     await bounds.bound('core', vector!, K);
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT max(n) - 100 FROM exchanges)');
     bounds.storeChanged();
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 0, '100 of 2,148 fewer: the same sample');
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, '100 of 2,148 fewer: the same sample');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 1399 FROM exchanges)');
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 0, 'not counted again before the searcher says the store changed');
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, 'not counted again before the searcher says the store changed');
     bounds.storeChanged();
-    assert.equal(sampling(await statementsOf(fx.store.db, () => bounds.bound('core', vector!, K))), 1, '1,400 of 2,048 left: sampled again');
+    assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 1, '1,400 of 2,048 left: sampled again');
   });
 
   test('a bound from a stale sample that lets through fewer than k: asked again unbounded (exact), the layer counted again next time', async () => {
@@ -366,7 +399,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       [true, false],
       'the bounded query, then the unbounded one',
     );
-    const later = await statementsOf(fx.store.db, () => bounds.nearest('core', vector!, K));
+    const later = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
     assert.equal(later.filter((s) => /count\(\*\)/.test(s)).length, 1, 'counted again');
     assert.deepEqual(later.filter((s) => /row_number\(\)|distance <=/.test(s)), [], '120 vectors: too few to bound, not sampled');
   });

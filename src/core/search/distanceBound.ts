@@ -88,7 +88,7 @@ export class DistanceBounds {
   /** How many vectors `layer` holds, counted once since the store last changed (0 when it cannot be read). */
   count(layer: Layer): Promise<number> {
     let count = this.counts.get(layer);
-    if (!count) this.counts.set(layer, (count = this.reads.vectorCount(layer).catch(() => 0)));
+    if (!count) this.counts.set(layer, (count = this.reads.boundCount(layer).catch(() => 0)));
     return count;
   }
 

@@ -28,6 +28,11 @@ export class NearestVectors {
     if (!(await this.copies.warm(layer))) await this.bounds.warm(layer, k);
   }
 
+  /** Takes the bound's sample for `k` a search of `layer` will need until a copy is taken (Searcher.prepare). */
+  async prepare(layer: Layer, k: number): Promise<void> {
+    await this.bounds.warm(layer, k);
+  }
+
   /** The store was written to: copies are taken again and layers counted again when next needed. */
   storeChanged(): void {
     this.copies.storeChanged();

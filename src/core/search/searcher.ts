@@ -116,6 +116,13 @@ class StoreSearcher implements Searcher {
     for (const text of WARM_UP_QUERIES) await this.search({ text }).catch(() => undefined);
   }
 
+  async prepare(): Promise<void> {
+    await this.refresh();
+    const { specs } = await this.planner.plan(this.defaultMode);
+    const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
+    await Promise.all([this.lexicon.warm(), ...specs.filter((s) => s.mechanism === 'vector').map((s) => this.knn.prepare(s.layer, k))]);
+  }
+
   async search(query: SearchQuery): Promise<SearchResult> {
     const started = performance.now();
     const q = this.parse(query);

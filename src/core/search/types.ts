@@ -71,4 +71,11 @@ export interface Searcher {
    * exchanges a search that reads them waits ~80 ms more (docs/search-log.md, "Latency passes").
    */
   warm(): Promise<void>;
+  /**
+   * Reads ahead, in the background, what the first search would read on its way and is the same for every query:
+   * the word index's exchange lengths and the default mode's distance bounds (their samples on the second
+   * connection). Lighter than `warm` (no copy of the vectors, no warm-up searches): for a front end that has just
+   * opened the store and expects a search at once (the MCP server, issue 42).
+   */
+  prepare(): Promise<void>;
 }

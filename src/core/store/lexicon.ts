@@ -239,22 +239,40 @@ export async function readLexiconDocs(db: Db): Promise<LexiconDocs> {
   const deleted = await deletions(db);
   const segments = await db.all<{ id: number; lengths: Uint8Array }>('SELECT id, lengths FROM lexicon_segments ORDER BY id');
   let maxN = 0;
-  for (const s of segments) forEachPair(s.lengths, (n) => (maxN = Math.max(maxN, n)));
+  for (const s of segments) maxN = Math.max(maxN, lastRowNumber(s.lengths));
   const segmentOf = new Int32Array(maxN + 1);
   const lengthOf = new Uint32Array(maxN + 1);
   let count = 0;
   let totalLength = 0;
+  // Not through forEachPair and its callback: in a fresh process at 250,000 exchanges this took 26-40 ms that way,
+  // 19-28 ms this way, and a fresh MCP server's first search waits for it (issue 42)
   for (const s of segments) {
-    forEachPair(s.lengths, (n, words) => {
-      if (isDead(deleted, n, s.id)) return;
+    const bytes = s.lengths;
+    let n = 0;
+    for (let i = 0; i < bytes.length; ) {
+      n += readVarint(bytes, i);
+      const words = readVarint(bytes, varintEnd);
+      i = varintEnd;
+      if (deleted.size > 0 && isDead(deleted, n, s.id)) continue;
       if (segmentOf[n] === 0) count++;
       else totalLength -= lengthOf[n]!;
       segmentOf[n] = s.id;
       lengthOf[n] = words;
       totalLength += words;
-    });
+    }
   }
   return { segmentOf, lengthOf, count, totalLength, segments: new Set(segments.map((s) => s.id)) };
+}
+
+/** The largest row number of a varint stream of pairs (the last: row numbers ascend, as deltas). */
+function lastRowNumber(bytes: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < bytes.length; ) {
+    n += readVarint(bytes, i);
+    i = varintEnd;
+    while (bytes[i++]! & 128);
+  }
+  return n;
 }
 
 /** What `check` reports of the lexicon: exchanges it lacks, documents whose exchange is gone. */

@@ -91,6 +91,8 @@ export class Store {
   /** What opening found lost (ledger.ts), kept: the scan of every source's exchanges is not repeated to report it. */
   private lostOnOpen: readonly LostSource[] = [];
   private readerOpening: Promise<Db | undefined> | undefined;
+  /** Whether sqlite-vec loaded on the second connection too (vectorReader). */
+  private readerVectors = false;
   private closing = false;
   private pagesChecked: Promise<void> = Promise.resolve();
   /** Ends the check of the pages still running in the background (the store is closing). */
@@ -313,12 +315,25 @@ export class Store {
     return this.db.inTransaction ? undefined : reader;
   }
 
+  /**
+   * The second connection, with sqlite-vec, whether or not `db` has a snapshot open: for reads that need not be of
+   * a search's snapshot (a distance bound's sample: any bound leaves the KNN exact), so that they run beside the
+   * search's statements instead of before them. Undefined when it cannot be opened or sqlite-vec did not load on it.
+   */
+  async vectorReader(): Promise<Db | undefined> {
+    if (this.closing || !this.vectorsAvailable) return undefined;
+    this.readerOpening ??= this.openReader();
+    const reader = await this.readerOpening;
+    return this.readerVectors ? reader : undefined;
+  }
+
   private openReader(): Promise<Db | undefined> {
     return Db.open(this.db.file, { readonly: true }).then(
       async (reader) => {
         try {
           await reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA query_only = ON; PRAGMA mmap_size = ${MMAP_BYTES};`);
           if (this.damage) reader.refuse(this.damage);
+          if (this.vectorsAvailable) this.readerVectors = await loadVectorExtension(reader).then(() => true, () => false);
           return reader;
         } catch {
           await reader.close().catch(() => undefined);

@@ -212,7 +212,9 @@ async function fromVecScan(db: Db, table: string, dimension: number, { into }: R
 /**
  * About `size` of a layer's vectors, evenly spread over its rows (old and new exchanges talk of different things):
  * those whose row number is a multiple of the step that spreads `size` over the rows' span. Numbering the rows
- * instead (a window over every row) took 100-370 ms at 250,000 vectors, most of a first search's wait.
+ * instead (a window over every row) took 100-370 ms at 250,000 vectors, most of a first search's wait. vec0 is asked
+ * for each sampled row by its rowid, the inner loop of a join: with `rowid IN (the sampled rows)` it scanned every
+ * vector and kept those (130-175 ms at 250,000, whatever the sample's size; the lookups take 60-86 ms, issue 42).
  */
 export async function sampleVectors(db: Db, layer: Layer, size: number): Promise<Float32Array[]> {
   const valid = validRowids(layer);
@@ -222,7 +224,7 @@ export async function sampleVectors(db: Db, layer: Layer, size: number): Promise
   );
   if (span?.lo == null || span.hi == null) return [];
   const rows = await db.all<{ embedding: Uint8Array }>(
-    `SELECT embedding FROM ${VECTOR_TABLES[layer]} WHERE rowid IN (SELECT rid FROM (${valid.sql}) WHERE rid % ? = 0)`,
+    `SELECT v.embedding FROM (SELECT rid FROM (${valid.sql}) WHERE rid % ? = 0) s CROSS JOIN ${VECTOR_TABLES[layer]} v ON v.rowid = s.rid`,
     [...valid.params, Math.max(1, Math.floor((span.hi - span.lo + 1) / size))],
   );
   return rows.map((r) => fromBlob(r.embedding));
