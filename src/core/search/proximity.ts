@@ -2,7 +2,6 @@ import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
 import type { Scored } from './fusion';
-import { findable, WordStarts } from './wordStarts';
 
 /**
  * Proximity evidence for multi-word queries, a second stage after BM25 on verbatim. BM25 scores each word
@@ -32,18 +31,8 @@ const MAX_NEAR_CHARS = 400;
 /** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
 const MAX_OCCURRENCES = 200;
 
-/**
- * What proximity reads of a verbatim text: its form (proximityForm), and, for a text read again (recentTexts.ts),
- * where the form's words begin. Making them costs about what one search's indexOf scans of the form cost, so a
- * text read once is scanned; the same pairs are found either way.
- */
-export interface ProximityText {
-  readonly form: string;
-  readonly starts?: WordStarts;
-}
-
-/** The proximity texts (proximityText) of exchanges' verbatim texts, by row number. */
-export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, ProximityText>>;
+/** The proximity forms (proximityForm) of exchanges' verbatim texts, by row number. */
+export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, string>>;
 
 /**
  * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
@@ -55,9 +44,9 @@ export async function withProximity(formsOf: FormsOf, terms: readonly string[], 
   const forms = await formsOf(top.map((h) => h.n));
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
   const bonus = new Map<number, number>();
-  for (const [n, text] of forms) {
+  for (const [n, form] of forms) {
     let sum = 0;
-    for (const pair of pairsIn(text, terms)) sum += weight[pair]!;
+    for (const pair of pairsIn(form, terms)) sum += weight[pair]!;
     bonus.set(n, sum);
   }
   const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
@@ -85,7 +74,7 @@ export function firstCharacters(text: string, count: number): string {
  * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
  */
 export function pairsNear(text: string, terms: readonly string[]): Set<number> {
-  return pairsIn({ form: text.replace(ROLE_LABEL_RE, ' ').toLowerCase() }, terms);
+  return pairsIn(text.replace(ROLE_LABEL_RE, ' ').toLowerCase(), terms);
 }
 
 /**
@@ -96,16 +85,10 @@ export function proximityForm(verbatim: string): string {
   return firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase();
 }
 
-/** `text` with where its form's words begin. */
-export function withWordStarts(text: ProximityText): ProximityText {
-  return text.starts ? text : { form: text.form, starts: WordStarts.of(text.form, 'unit') };
-}
-
-/** pairsNear of a text in its proximity form (lower-cased, without labels). */
-export function pairsIn(text: ProximityText, terms: readonly string[]): Set<number> {
-  const lower = text.form;
+/** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels). */
+function pairsIn(lower: string, terms: readonly string[]): Set<number> {
   const at = new Map<string, Array<readonly [number, number]>>();
-  const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(text, t)).get(t)!;
+  const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(lower, t)).get(t)!;
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {
     if (wordBase(terms[i]!) === wordBase(terms[i + 1]!)) continue;
@@ -162,32 +145,24 @@ function wordsBetween(text: string, from: number, to: number): number {
 const WORD_POINT = /^[\p{L}\p{N}\p{M}]$/u;
 
 /**
- * Where `term`'s word stands in the form: words with the same base (wordBase), or for a prefix term (`word*`)
- * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order. A word is
- * looked for where the form's words begin with its first letter (WordStarts); one that can stand anywhere (a
- * prefix, an unspaced script) or begins beyond the BMP, with indexOf over the whole form.
+ * Where `term`'s word stands in `lower`: words with the same base (wordBase), or for a prefix term (`word*`)
+ * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order.
  */
-function occurrences({ form: lower, starts }: ProximityText, term: string): Array<readonly [number, number]> {
+function occurrences(lower: string, term: string): Array<readonly [number, number]> {
   const prefix = term.endsWith('*');
   const word = prefix ? term.slice(0, -1) : term;
   const base = wordBase(word);
   const loose = prefix || isUnspacedWord(word);
   const out: Array<readonly [number, number]> = [];
-  const take = (i: number): void => {
+  for (let i = lower.indexOf(base); i >= 0 && out.length < MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
+    if (loose) {
+      out.push([i, i + base.length]);
+      continue;
+    }
+    if (i > 0 && isWordUnit(lower, i - 1)) continue;
     const end = wordEnd(lower, i + base.length);
     if (end === i + word.length && lower.startsWith(word, i)) out.push([i, end]);
     else if (wordBase(lower.slice(i, end)) === base) out.push([i, end]);
-  };
-  if (starts && !loose && findable(base)) {
-    for (let k = starts.first(base); k >= 0 && out.length < MAX_OCCURRENCES; k = starts.next(k)) {
-      const i = starts.at(k);
-      if (lower.startsWith(base, i)) take(i);
-    }
-    return out;
-  }
-  for (let i = lower.indexOf(base); i >= 0 && out.length < MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
-    if (loose) out.push([i, i + base.length]);
-    else if (i === 0 || !isWordUnit(lower, i - 1)) take(i);
   }
   return out;
 }

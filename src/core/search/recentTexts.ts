@@ -1,13 +1,12 @@
 import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
-import { type ProximityText, proximityForm, withWordStarts } from './proximity';
-import { type SnippetText, snippetText, withSnippetStarts } from './snippet';
+import { proximityForm } from './proximity';
 
 /**
- * The most characters kept, texts and what is made of them together (a word start counts two): at most ~40 MB,
- * less for texts of one byte a character. Enough for the candidates of the 81 dev and agents' queries on the
- * corpus (~17 M with what they make once read twice); 4 M held a third of them, so each pass read and made
- * them all again (docs/search-log.md, sixteenth pass).
+ * The most characters kept, texts and their proximity forms together: at most ~40 MB (two bytes a character),
+ * half that for texts of one byte a character. Enough for the candidates of the 81 dev and agents' queries on the
+ * corpus (968 texts, 9.4 M characters with their forms); 4 M held well under half of them, so a search read and
+ * made most of them again (docs/search-log.md, sixteenth pass).
  */
 export const MAX_RECENT_CHARS = 20_000_000;
 /** A text longer than this is read again when asked for: it would push out dozens of others. */
@@ -15,16 +14,15 @@ const MAX_TEXT_CHARS = 200_000;
 
 interface Recent {
   readonly text: ExchangeText;
-  form?: ProximityText;
-  /** What snippets read of the text: kept the second time a snippet is made of it (once, nothing is kept). */
-  snippet?: SnippetText | 'once';
+  form?: string;
   /** The verbatim text redacted (the same string when it holds no secret: nothing more is kept). */
   redacted?: string;
 }
 
 /**
- * The exchanges' texts a searcher read for its last searches, with their proximity forms, what snippets read of
- * them and their redacted texts (each made once), kept until the store changes. The same exchanges come back search after search: as a query is typed (each prefix is a
+ * The exchanges' texts a searcher read for its last searches, with their proximity forms and redacted texts
+ * (each made once), kept until
+ * the store changes. The same exchanges come back search after search: as a query is typed (each prefix is a
  * search), and in a small store (at 1,518 exchanges, half the candidates of the dev queries were an earlier query's
  * too). The least recently used go first.
  */
@@ -50,38 +48,16 @@ export class RecentTexts {
     this.trim();
   }
 
-  /**
-   * Proximity's text of exchange `n`'s text `verbatim`: its form made now, or kept from before; the second time
-   * it is asked for, with where its words begin (a text read once is scanned: proximity.ts).
-   */
-  proximityText(n: number, verbatim: string): ProximityText {
+  /** The proximity form of exchange `n`'s text `verbatim`: made now, or kept from before. */
+  proximityForm(n: number, verbatim: string): string {
     const recent = this.touch(n);
-    if (!recent || recent.text.verbatim !== verbatim) return { form: proximityForm(verbatim) };
-    const kept = recent.form;
-    if (kept?.starts) return kept;
-    recent.form = kept ? withWordStarts(kept) : { form: proximityForm(verbatim) };
-    this.chars += formChars(recent.form) - (kept ? formChars(kept) : 0);
-    this.trim();
-    return recent.form;
-  }
-
-  /**
-   * What snippets read of exchange `n`'s text `verbatim`: made now, or kept from before. The second time it is
-   * asked for it is kept, with where its words begin: a text shown once costs no memory.
-   */
-  snippetText(n: number, verbatim: string): SnippetText {
-    const recent = this.touch(n);
-    if (!recent || recent.text.verbatim !== verbatim) return snippetText(verbatim);
-    const kept = recent.snippet;
-    if (kept === undefined) {
-      recent.snippet = 'once';
-      return snippetText(verbatim);
+    if (!recent || recent.text.verbatim !== verbatim) return proximityForm(verbatim);
+    if (recent.form === undefined) {
+      recent.form = proximityForm(verbatim);
+      this.chars += recent.form.length;
+      this.trim();
     }
-    if (kept !== 'once') return kept;
-    const made = (recent.snippet = withSnippetStarts(snippetText(verbatim)));
-    this.chars += snippetChars(made);
-    this.trim();
-    return made;
+    return recent.form;
   }
 
   /**
@@ -130,19 +106,9 @@ export class RecentTexts {
     for (const [n, recent] of this.recent) {
       if (this.chars <= this.maxChars) return;
       this.recent.delete(n);
-      this.chars -= recent.text.prompt.length + recent.text.verbatim.length + (recent.form ? formChars(recent.form) : 0) + snippetChars(recent.snippet) + extraChars(recent);
+      this.chars -= recent.text.prompt.length + recent.text.verbatim.length + (recent.form?.length ?? 0) + extraChars(recent);
     }
   }
-}
-
-/** What a kept proximity text adds: its form and its word starts. */
-function formChars(form: ProximityText): number {
-  return form.form.length + (form.starts?.size ?? 0);
-}
-
-/** What a kept snippet text adds: its lower-cased text and its word starts (the text without marks is nearly always the text itself). */
-function snippetChars(text: SnippetText | 'once' | undefined): number {
-  return text === undefined || text === 'once' ? 0 : text.lower.length + (text.starts?.size ?? 0);
 }
 
 /** What a kept entry's redacted text adds: nothing when it is the verbatim text itself. */

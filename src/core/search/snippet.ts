@@ -2,7 +2,6 @@ import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
 import { isEnglishWord, porterStem, stemStart } from '../porter';
 import { stem } from './terms';
-import { findable, WordStarts } from './wordStarts';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
 export const MARK_START = '\u0001';
@@ -18,38 +17,14 @@ export interface Snippet {
 }
 
 /**
- * A verbatim text as snippets read it: without marks (`text`), lower-cased (`lower`: the same offsets), and, for a
- * text read again (recentTexts.ts), where its words begin (wordStarts.ts). The same matches are found either way.
- */
-export interface SnippetText {
-  readonly text: string;
-  readonly lower: string;
-  readonly starts?: WordStarts;
-}
-
-/** What snippets read of `verbatim`. */
-export function snippetText(verbatim: string): SnippetText {
-  const text = withoutMarks(verbatim);
-  let lower = text.toLowerCase();
-  // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
-  if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
-  return { text, lower };
-}
-
-/** `text` with where its words begin. */
-export function withSnippetStarts(text: SnippetText): SnippetText {
-  return text.starts ? text : { ...text, starts: WordStarts.of(text.lower, 'character') };
-}
-
-/**
  * A short excerpt of `verbatim` around the densest cluster of query-term matches, with every match
  * marked. A term marks the words the index matched it with (`test` marks `tests`, `testing`, not `testament`;
  * porter.ts). No match: the start of the text, unmarked.
  */
-export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, read: SnippetText = snippetText(verbatim)): Snippet {
-  const { text } = read;
+export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS): Snippet {
+  const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  const matches = findMatches(read, distinctWanted(wanted), MAX_MATCHES);
+  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES);
   const found = new Set(matches.map((m) => m.term));
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
@@ -72,7 +47,7 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
 /** Whether `verbatim` holds a word of `terms` as makeSnippet finds and marks them (`matchedTerms` not empty). */
 export function holdsQueryWord(verbatim: string, terms: readonly string[]): boolean {
   // one match of any word is enough to know: the others are not looked for
-  return findMatches(snippetText(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).length > 0;
+  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).length > 0;
 }
 
 /** The text without the characters that mark matches (they would mark nothing). */
@@ -133,35 +108,31 @@ function wantedOf(term: string): Wanted {
 /**
  * The words of `text` that are a wanted word, in text order, the first `max`; a word two wanted words find
  * marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins with
- * it, so short ones match whole words only. Found on the lower-cased text where its words begin with the wanted
- * word's first letter (WordStarts), else with indexOf (exchanges are tens of kilobytes, and a case-insensitive
- * Unicode regular expression was ten times slower). Each word is looked for up to its `max`-th match only: a
- * match after it has `max` matches before it. `anyOne`: the words after the first one found are not looked for
- * (whether the text holds any).
+ * it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
+ * kilobytes, and a case-insensitive Unicode regular expression was ten times slower. Each word is looked for
+ * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
+ * one found are not looked for (whether the text holds any).
  */
-function findMatches({ text, lower, starts }: SnippetText, wanted: readonly Wanted[], max: number, anyOne = false): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
+  let lower = text.toLowerCase();
+  // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
+  if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, { start: st, porter }] of wanted.entries()) {
     // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
     const unspaced = isUnspacedWord(st);
     let found = 0;
-    const take = (i: number): void => {
-      const end = matchEnd(text, lower, i, st, porter, unspaced);
-      if (end < 0) return;
+    for (let i = lower.indexOf(st); i >= 0 && found < max; i = lower.indexOf(st, i + 1)) {
+      if (!unspaced && isWordCharBefore(lower, i)) continue;
+      const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
+      if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
+      if (isRoleLabelWord(text, i, end)) continue;
       found++;
       const seen = byStart.get(i);
       if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
-    };
-    if (starts && !unspaced && findable(st)) {
-      for (let k = starts.first(st); k >= 0 && found < max; k = starts.next(k)) {
-        const i = starts.at(k);
-        if (lower.startsWith(st, i)) take(i);
-      }
-    } else {
-      for (let i = lower.indexOf(st); i >= 0 && found < max; i = lower.indexOf(st, i + 1)) take(i);
     }
     if (anyOne && byStart.size > 0) break;
   }
@@ -171,14 +142,6 @@ function findMatches({ text, lower, starts }: SnippetText, wanted: readonly Want
     out.push({ start, end: m.end, term: wanted[m.rank]!.key });
   }
   return out;
-}
-
-/** Where the wanted word (`st`, `porter`) found at `i` of `lower` ends, or -1 when the word standing there is not it. */
-function matchEnd(text: string, lower: string, i: number, st: string, porter: string | undefined, unspaced: boolean): number {
-  if (!unspaced && isWordCharBefore(lower, i)) return -1;
-  const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
-  if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) return -1;
-  return isRoleLabelWord(text, i, end) ? -1 : end;
 }
 
 /**
