@@ -2,12 +2,14 @@
 // CPU time per search of one or more builds, alternating, on one store: what a warm search costs, which the
 // machine's load disturbs less than wall time (every figure is user + system of the process, all threads).
 //   node test/bench/searchCpu.mjs --builds DIR[,DIR...] --db STORE[,STORE...] --queries A.jsonl[,B.jsonl] [--rounds 4]
-//                                 [--passes 5] [--redact] [--words] [--mcp [--node-flags='--cpu-prof ...']]
+//                                 [--passes 5] [--redact] [--words] [--new] [--mcp [--node-flags='--cpu-prof ...']]
 // DIR is a built checkout (its out/ from `tsc -p .`, its dist/ from esbuild.mjs); one STORE for all, or one per build
 // (a build with another schema reads its own copy of the same history). In process (default): each
 // build's Memory and searcher (the built-in model, default mode; --words: none, words only; --redact: snippets
 // cut from the redacted text, as MCP and the language-model tools ask), one untimed pass of the queries, then per
-// round each build in turn (the order alternating) runs --passes passes of the queries. --mcp: per round and
+// round each build in turn (the order alternating) runs --passes passes of the queries. --new: per round and build
+// a fresh searcher (warmed) on the store opened again, then one pass of the queries, none asked of it before (what
+// a searcher's reuse of earlier searches' texts does not help). --mcp: per round and
 // build a fresh `DIST/cli.js mcp --db STORE --embed-model built-in` server driven by the SDK's client; its first
 // search untimed, then the queries once ("new": not asked of that server before) and once more ("asked"), the
 // server's CPU read from /proc (--node-flags: the server's node flags, e.g. --cpu-prof --cpu-prof-dir DIR). Prints each round's CPU ms per query and the medians over the rounds.
@@ -30,10 +32,11 @@ const { values } = parseArgs({
     words: { type: 'boolean', default: false },
     mcp: { type: 'boolean', default: false },
     'node-flags': { type: 'string', default: '' },
+    new: { type: 'boolean', default: false },
   },
 });
 if (!values.builds || !values.db || !values.queries) {
-  console.error('usage: searchCpu.mjs --builds DIR[,DIR...] --db STORE[,STORE...] --queries A.jsonl[,B.jsonl] [--rounds 4] [--passes 5] [--redact] [--words] [--mcp]');
+  console.error('usage: searchCpu.mjs --builds DIR[,DIR...] --db STORE[,STORE...] --queries A.jsonl[,B.jsonl] [--rounds 4] [--passes 5] [--redact] [--words] [--new] [--mcp]');
   process.exit(2);
 }
 const builds = values.builds.split(',').map((b) => resolve(b));
@@ -85,24 +88,35 @@ if (values.mcp) {
     console.log(`${builds[b]}: median new ${median(xs.map((x) => x.new)).toFixed(2)} [${xs.map((x) => x.new.toFixed(2)).join(', ')}], asked ${median(xs.map((x) => x.asked)).toFixed(2)} ms per call`);
   }
 } else {
-  const searchers = [];
+  const opened = [];
   for (const [b, build] of builds.entries()) {
     const requireBuild = createRequire(join(build, 'out/src/core/memory.js'));
     const { Memory } = requireBuild('./memory.js');
     const { openEmbedder } = requireBuild('./embed/openEmbedder.js');
     const embedder = values.words ? undefined : (await openEmbedder('built-in', { inThread: true })).embedder;
-    const memory = await Memory.open(dbOf(b));
-    const searcher = memory.searcher(embedder ? { embedder } : {});
-    await searcher.warm?.();
-    for (const text of queries) await searcher.search({ text, redact: values.redact });
-    searchers.push(searcher);
+    /** A warmed searcher on the store opened now (the memory it reads through, to close). */
+    const fresh = async () => {
+      const memory = await Memory.open(dbOf(b));
+      const searcher = memory.searcher(embedder ? { embedder } : {});
+      await searcher.warm?.();
+      return { memory, searcher };
+    };
+    const first = await fresh();
+    for (const text of queries) await first.searcher.search({ text, redact: values.redact });
+    opened.push({ fresh, ...first });
   }
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? searchers.map((_, i) => i) : searchers.map((_, i) => searchers.length - 1 - i);
+    const order = r % 2 === 0 ? opened.map((_, i) => i) : opened.map((_, i) => opened.length - 1 - i);
     for (const b of order) {
+      if (values.new) {
+        await opened[b].memory.close();
+        Object.assign(opened[b], await opened[b].fresh());
+      }
+      const searcher = opened[b].searcher;
+      const count = values.new ? 1 : passes;
       const t0 = cpuMs();
-      for (let p = 0; p < passes; p++) for (const text of queries) await searchers[b].search({ text, redact: values.redact });
-      const ms = (cpuMs() - t0) / (passes * queries.length);
+      for (let p = 0; p < count; p++) for (const text of queries) await searcher.search({ text, redact: values.redact });
+      const ms = (cpuMs() - t0) / (count * queries.length);
       perBuild[b].push(ms);
       console.log(`round ${r + 1} ${builds[b]}: ${ms.toFixed(2)} ms per query`);
     }

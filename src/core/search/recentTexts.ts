@@ -2,8 +2,13 @@ import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
 import { proximityForm } from './proximity';
 
-/** The most characters kept, texts and their proximity forms together: about 8 MB. */
-export const MAX_RECENT_CHARS = 4_000_000;
+/**
+ * The most characters kept, texts and their proximity forms together: at most ~40 MB (two bytes a character),
+ * half that for texts of one byte a character. Enough for the candidates of the 81 dev and agents' queries on the
+ * corpus (968 texts, 9.4 M characters with their forms); 4 M held well under half of them, so a search read and
+ * made most of them again (docs/search-log.md, sixteenth pass).
+ */
+export const MAX_RECENT_CHARS = 20_000_000;
 /** A text longer than this is read again when asked for: it would push out dozens of others. */
 const MAX_TEXT_CHARS = 200_000;
 
