@@ -1,7 +1,7 @@
 import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import type { Distiller, DistillInput } from './distill/distiller';
 import { OfflineDistiller } from './distill/offline';
-import { type DistilledBatch, type DistillReport, distillPending } from './distill/stage';
+import { type DistilledBatch, type DistillReport, distillPending, type Offload } from './distill/stage';
 import type { Embedder } from './embed/embedder';
 import { embedStore, type EmbedReport } from './embed/stage';
 import { RecallError } from './errors';
@@ -133,7 +133,7 @@ export async function indexWorkspace(
  * batch's exchanges stored without a token count are counted there too (the text is in hand), as they are
  * distilled: the count stage after it finds nothing left to do.
  */
-async function offload(store: Store, workers: RunWorkers): Promise<{ offload?: { run: (batch: readonly DistillInput[]) => Promise<DistilledBatch>; depth: number } }> {
+async function offload(store: Store, workers: RunWorkers): Promise<{ offload?: Offload }> {
   const pool = workers.for({ exchanges: await countPendingDistillation(store.db) });
   if (!pool) return {};
   const run = async (batch: readonly DistillInput[]): Promise<DistilledBatch> => {
@@ -142,7 +142,8 @@ async function offload(store: Store, workers: RunWorkers): Promise<{ offload?: {
     await store.setTokenCounts(tokens);
     return distilled;
   };
-  return { offload: { run, depth: pool.size + 1 } };
+  // the threads stop when the last batch is in (a later stage that needs them starts them again)
+  return { offload: { run, depth: pool.size + 1, done: () => workers.close() } };
 }
 
 async function chooseDistiller(store: Store, choice: IndexOptions['distiller']): Promise<{ distiller?: Distiller | undefined; note?: string }> {

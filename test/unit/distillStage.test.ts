@@ -304,3 +304,25 @@ test('a batch whose exchange another run replaced while it was distilled is not 
     await store.close();
   }
 });
+
+test('the threads a distillation offloads to are let go once its last batch is written, before the rooms are counted', async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    const seen: number[] = [];
+    const report = await distillPending(store.db, new OfflineDistiller(), undefined, undefined, {
+      batchSize: 4,
+      offload: {
+        depth: 2,
+        run: (batch) => distillOfflineBatch(batch),
+        done: async () => {
+          seen.push(await count(store, 'SELECT count(*) AS c FROM distilled'));
+        },
+      },
+    });
+    assert.equal(report.distilled, total);
+    assert.deepEqual(seen, [total], 'once, with every batch written');
+  } finally {
+    await store.close();
+  }
+});

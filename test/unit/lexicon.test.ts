@@ -5,7 +5,7 @@ import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
-import { addLivePostings, addToLexicon, FANOUT, forEachPair, lexiconProblems, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
+import { addLivePostings, addToLexicon, FANOUT, forEachPair, lexiconProblems, mergeSegments, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
 
@@ -238,6 +238,64 @@ describe('lexicon queries', () => {
       const found = async (text: string) => new Set((await lexicon.search(queryTerms(text), 10)).map((h) => keyOf.get(h.n)));
       assert.deepEqual(await found('데이터베이스가'), new Set(['k1', 'k2']));
       assert.deepEqual(await found('数据库连接'), new Set(['z1']));
+    } finally {
+      await fx.store.close();
+    }
+  });
+});
+
+describe('lexicon merges', () => {
+  test('a merge goes a range of terms at a time and writes what one pass over all the terms would', async () => {
+    const fx = await openFixture([{ file: 'a.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('a', 'alpha')] }]);
+    try {
+      const db = fx.store.db;
+      await db.run('DELETE FROM lexicon_postings');
+      await db.run('DELETE FROM lexicon_segments');
+      // terms of every script, so SQLite's order of terms (bytes) and JavaScript's (UTF-16 units) differ: '\uE000' < '😀' in UTF-8 only
+      const vocabulary = [...'abcdefghijklmnopqrst'].map((c) => `${c}term`).concat(['é', '\uE000', '😀x', 'ﬀ', 'Ω']);
+      const doc = (n: number) => {
+        const terms = vocabulary.filter((_, i) => (n + i) % 3 !== 0);
+        return { n, doc: { words: terms.length + n, terms: terms.join(' '), counts: terms.map((_, i) => 1 + ((n * i) % 5)) } };
+      };
+      // three segments of three sizes (three levels: none merges on its own), then one row of the middle one deleted
+      const sizes = [1, FANOUT, FANOUT * FANOUT];
+      let n = 100;
+      const docs: Array<ReturnType<typeof doc>> = [];
+      for (const size of sizes) {
+        const segment = Array.from({ length: size }, () => doc(n++));
+        docs.push(...segment);
+        await addToLexicon(db, segment);
+      }
+      const ids = (await segments(fx.store)).map((s) => s.id);
+      assert.equal(ids.length, 3);
+      const dead = docs[1]!.n;
+      await db.run('INSERT INTO lexicon_deleted(n, upto) VALUES (?, ?)', [dead, ids[1]!]);
+
+      const written: number[] = [];
+      const run = db.run.bind(db);
+      // each postings statement binds its rows' terms as a JSON array (writePostings)
+      db.run = (async (sql: string, params?: readonly unknown[]) => {
+        if (sql.includes('INSERT INTO lexicon_postings')) written.push((JSON.parse(params![1] as string) as unknown[]).length);
+        return run(sql, params as never);
+      }) as typeof db.run;
+      await mergeSegments(db, ids, undefined, 2);
+
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [docs.length - 1], 'one segment, without the deleted row');
+      assert.ok(written.length > 3 && written.every((rows) => rows <= 3 * 2), `written in ranges of at most a page per segment: ${written.join(', ')}`);
+      const expected = new Map<string, Array<[number, number]>>();
+      for (const d of docs) {
+        if (d.n === dead) continue;
+        d.doc.terms.split(' ').forEach((t, i) => expected.set(t, [...(expected.get(t) ?? []), [d.n, d.doc.counts[i]!]]));
+      }
+      const stored = new Map<string, Array<[number, number]>>();
+      for (const r of await db.all<{ term: string; df: number; postings: Uint8Array }>('SELECT term, df, postings FROM lexicon_postings')) {
+        assert.ok(!stored.has(r.term), `${r.term} in one row`);
+        const pairs: Array<[number, number]> = [];
+        forEachPair(r.postings, (row, count) => pairs.push([row, count]));
+        assert.equal(r.df, pairs.length);
+        stored.set(r.term, pairs);
+      }
+      assert.deepEqual(stored, expected);
     } finally {
       await fx.store.close();
     }

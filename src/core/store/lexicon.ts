@@ -95,11 +95,16 @@ export async function mergeLexicon(db: Db, slice = new TimeSlice()): Promise<num
   }
 }
 
-/** Postings rows a merge reads per statement. */
+/** Postings rows a merge reads per segment and statement (`page`): what it holds of the segments at a time. */
 const MERGE_PAGE = 5000;
 
-/** Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. */
-export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice()): Promise<void> {
+/**
+ * Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. The
+ * postings are merged a range of terms at a time, so what the merge holds is a few pages of each segment, not
+ * every term of them: the last merges of a first index of 1 GB of transcripts held all 40,000 exchanges' postings
+ * (the run thread's heap reached 300 MB, 266 MB of it live).
+ */
+export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice(), page = MERGE_PAGE): Promise<void> {
   const deleted = await deletions(db);
   const json = JSON.stringify(ids);
   const docs: number[] = [];
@@ -109,32 +114,53 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
       if (!isDead(deleted, n, s.id)) docs.push(n, words);
     });
   }
-  const byTerm = new Map<string, number[]>();
-  // oldest segment first, so each term's pairs come mostly in row order; read in pages, as the driver makes a
-  // page's row objects in one go on this thread (~200 ms for the 85,000 rows of four 2,000-exchange segments)
-  for (const segment of [...ids].sort((a, b) => a - b)) {
+  // with no live exchange left, every posting is dead: nothing to write
+  if (docs.length > 0) {
+    const merged = await addSegment(db, docs.length / 2, encodePairs(docs));
+    // oldest segment first, so each term's pairs come mostly in row order; each range ends at the first term
+    // (SQLite's order) that closes a page of some segment, so a term's chunks are all in the same range
+    const oldestFirst = [...ids].sort((a, b) => a - b);
     for (let after = ''; ; ) {
-      const rows = await db.all<{ term: string; postings: Uint8Array }>(
-        'SELECT term, postings FROM lexicon_postings WHERE segment = ? AND term > ? ORDER BY term LIMIT ?',
-        [segment, after, MERGE_PAGE],
-      );
-      if (rows.length === 0) break;
-      for (const r of rows) {
-        await slice.yieldIfDue();
-        let pairs = byTerm.get(r.term);
-        forEachPair(r.postings, (n, count) => {
-          if (isDead(deleted, n, segment)) return;
-          if (pairs) pairs.push(n, count);
-          else byTerm.set(r.term, (pairs = [n, count]));
-        });
+      const bound = await rangeEnd(db, json, after, page);
+      const byTerm = new Map<string, number[]>();
+      for (const segment of oldestFirst) {
+        const rows = await db.all<{ term: string; postings: Uint8Array }>(
+          bound === null
+            ? 'SELECT term, postings FROM lexicon_postings WHERE segment = ? AND term > ? ORDER BY term'
+            : 'SELECT term, postings FROM lexicon_postings WHERE segment = ? AND term > ? AND term <= ? ORDER BY term',
+          bound === null ? [segment, after] : [segment, after, bound],
+        );
+        for (const r of rows) {
+          await slice.yieldIfDue();
+          let pairs = byTerm.get(r.term);
+          forEachPair(r.postings, (n, count) => {
+            if (isDead(deleted, n, segment)) return;
+            if (pairs) pairs.push(n, count);
+            else byTerm.set(r.term, (pairs = [n, count]));
+          });
+        }
       }
-      after = rows[rows.length - 1]!.term;
+      await writePostings(db, merged, byTerm, slice);
+      if (bound === null) break;
+      after = bound;
     }
   }
   await db.run(`DELETE FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?))`, [json]);
   await db.run(`DELETE FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
-  await writeSegment(db, docs.length / 2, encodePairs(docs), byTerm, slice);
   await forgetDeletions(db, deleted);
+}
+
+/**
+ * The last term of a merge's next range after `after`: the smallest of the segments' `page`-th terms after it,
+ * compared by SQLite (its order of terms is the one the pages are read in); null when every segment has fewer left.
+ */
+async function rangeEnd(db: Db, segmentsJson: string, after: string, page: number): Promise<string | null> {
+  const row = await db.get<{ bound: string | null }>(
+    `SELECT min((SELECT term FROM lexicon_postings WHERE segment = s.value AND term > ? ORDER BY term LIMIT 1 OFFSET ?)) AS bound
+       FROM json_each(?) s`,
+    [after, page - 1, segmentsJson],
+  );
+  return row?.bound ?? null;
 }
 
 /**
@@ -188,16 +214,26 @@ async function forgetDeletions(db: Db, deleted: ReadonlyMap<number, number>): Pr
  */
 const POSTINGS_PIECE_BYTES = 1024 * 1024;
 
+/** Writes one segment: `byTerm` holds each term's (row number, count) pairs, flat. */
+async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: ReadonlyMap<string, readonly number[]>, slice: TimeSlice): Promise<void> {
+  if (count === 0) return;
+  await writePostings(db, await addSegment(db, count, lengths), byTerm, slice);
+}
+
+/** A new segment's row (its exchanges' lengths); its id. */
+async function addSegment(db: Db, count: number, lengths: Uint8Array): Promise<number> {
+  const row = await db.get<{ id: number }>('INSERT INTO lexicon_segments(docs, lengths) VALUES (?, ?) RETURNING id', [count, lengths]);
+  return row!.id;
+}
+
 /**
- * Writes one segment: `byTerm` holds each term's (row number, count) pairs, flat. Its postings rows go in a few
+ * Writes postings of segment `id`: `byTerm` holds each term's (row number, count) pairs, flat. The rows go in a few
  * statements of two parameters each: a JSON array of (term, df, offset, length) and those terms' postings end to
  * end in one blob, which SQLite cuts. Bound as four parameters a row (insertRows), the driver copied each of the
  * tens of thousands of terms and blobs a segment or a merge writes on this thread, one by one: the largest part of
  * this thread's work in a first index (~360 ms of ~930 on the corpus).
  */
-async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: ReadonlyMap<string, readonly number[]>, slice: TimeSlice): Promise<void> {
-  if (count === 0) return;
-  const row = await db.get<{ id: number }>('INSERT INTO lexicon_segments(docs, lengths) VALUES (?, ?) RETURNING id', [count, lengths]);
+async function writePostings(db: Db, id: number, byTerm: ReadonlyMap<string, readonly number[]>, slice: TimeSlice): Promise<void> {
   let terms: Array<[string, number, number, number]> = [];
   let postings: Buffer[] = [];
   let offset = 1; // substr counts from 1
@@ -206,7 +242,7 @@ async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: 
     await db.run(
       `INSERT INTO lexicon_postings(term, segment, df, postings)
        SELECT j.value ->> 0, ?1, j.value ->> 1, substr(?3, j.value ->> 2, j.value ->> 3) FROM json_each(?2) j`,
-      [row!.id, JSON.stringify(terms), Buffer.concat(postings)],
+      [id, JSON.stringify(terms), Buffer.concat(postings)],
     );
     terms = [];
     postings = [];
