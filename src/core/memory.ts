@@ -12,6 +12,7 @@ import { type RawView, rawView } from './rawView';
 import { type RoomProject, roomTree } from './roomTree';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
+import { LexiconBm25 } from './search/lexiconBm25';
 import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
@@ -79,8 +80,12 @@ export class Memory {
   /** What search reads of the store (search/ never holds the db handle). */
   private readonly reads: SearchReads;
 
+  /** The word index's reader, shared by this memory's searchers: what it read is the same whatever their model. */
+  private readonly lexicon: LexiconBm25;
+
   private constructor(private readonly store: Store) {
     this.reads = new SearchReads(store);
+    this.lexicon = new LexiconBm25(this.reads);
   }
 
   /**
@@ -200,10 +205,18 @@ export class Memory {
       this.searcherFor = {
         embedder: embedding.embedder,
         notice: embedding.notice,
-        searcher: createSearcher(this.reads, embedding.embedder, embedding.notice ? { embedderNotice: embedding.notice } : {}),
+        searcher: createSearcher(this.reads, embedding.embedder, { lexicon: this.lexicon, ...(embedding.notice ? { embedderNotice: embedding.notice } : {}) }),
       };
     }
     return this.searcherFor!.searcher;
+  }
+
+  /**
+   * Reads now what any searcher of this memory reads first, whichever model it gets: the word index's exchange
+   * lengths (Searcher.prepare reads the rest once the model is known). For a front end whose model is still loading.
+   */
+  prepareWords(): Promise<void> {
+    return this.lexicon.warm();
   }
 
   search(query: SearchQuery, embedding?: Embedding): Promise<SearchResult> {

@@ -196,7 +196,7 @@ describe('lexicon segments', () => {
       assert.equal(await deleted(), 0, 'no segment holds the deleted row any more');
       const zeppelin = await fx.store.db.get<{ c: number }>("SELECT count(*) AS c FROM lexicon_postings WHERE term = 'zeppelin'");
       assert.equal(zeppelin!.c, 0, 'its postings are gone');
-      lexicon.storeChanged();
+      lexicon.storeChanged(await fx.reads.changeStamp());
       assert.deepEqual((await lexicon.search(['airship'], 10)).map((h) => h.n), [oldRow]);
     } finally {
       await fx.store.close();

@@ -3,12 +3,14 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { embedStore } from '../../src/core/embed/stage';
+import { Memory } from '../../src/core/memory';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Hit, SearchResult } from '../../src/core/search/types';
 import { vectorSearch } from '../../src/core/search/vector';
 import { VectorCopies } from '../../src/core/search/vectorCopies';
+import { SearchReads } from '../../src/core/store/searchReads';
 import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
 import { fromBlob, nearest, putVector, type VectorHit } from '../../src/core/store/vectors';
 import { statementsOf, storeStatementsOf } from './helpers';
@@ -245,6 +247,27 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const first = await storeStatementsOf(fx.store, () => searcher.search({ text: 'tomato curry harvest', fusion: 'weighted:0.8' }));
     assert.ok(first.some((s) => /embedding MATCH/.test(s)), 'the search ran the KNN');
     assert.deepEqual(first.filter((s) => ahead.test(s)), []);
+  });
+
+  test('the lengths a memory read before its model loaded serve the searcher made once it has (MCP server, issue 42)', async () => {
+    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
+    const read = SearchReads.prototype.lexiconDocs;
+    let reads = 0;
+    SearchReads.prototype.lexiconDocs = function (this: SearchReads) {
+      reads++;
+      return read.call(this);
+    };
+    try {
+      await memory.prepareWords();
+      assert.equal(reads, 1);
+      const words = await memory.search({ text: 'tomato curry harvest' });
+      const withModel = await memory.search({ text: 'tomato curry harvest' }, { embedder });
+      assert.ok(words.hits.length > 0 && withModel.semantic && !words.semantic);
+      assert.equal(reads, 1, 'neither searcher read them again');
+    } finally {
+      SearchReads.prototype.lexiconDocs = read;
+      await memory.close();
+    }
   });
 
   test("a searcher's warm-up reads what its first search would: after it, that search reads no lengths, vector space nor layer", async () => {

@@ -46,7 +46,7 @@ export class TermStats {
     const stamp = await this.reads.changeStamp();
     if (stamp === this.stamp) return false;
     this.stamp = stamp;
-    this.lexicon.storeChanged();
+    this.lexicon.storeChanged(stamp);
     return true;
   }
 }

@@ -32,14 +32,22 @@ const FILTER_BATCHES = [256, 2048, 16384];
  */
 export class LexiconBm25 {
   private docs: Promise<Docs> | undefined;
+  /** The store's change stamp `docs` and `ahead` belong to (SearchReads.changeStamp). */
+  private stamp = '';
   /** A search's postings read ahead (`readAhead`), by its terms. */
   private ahead: { readonly terms: string; readonly chunks: Promise<PostingChunk[]> } | undefined;
   private arrays: Scratch = { scores: new Float64Array(0), counts: new Float64Array(0), holding: new Int32Array(0), touched: new Int32Array(0) };
 
   constructor(private readonly reads: SearchReads) {}
 
-  /** The store's exchanges changed: their lengths and the terms' frequencies are read again when next asked. */
-  storeChanged(): void {
+  /**
+   * The store's change stamp as a searcher's change check read it: when it is not the one this reader last saw, the
+   * exchanges' lengths and the terms' frequencies are read again when next asked. By stamp, not by whose check saw
+   * a change: one reader serves every searcher of a store (Memory), whichever model each has.
+   */
+  storeChanged(stamp: string): void {
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
     this.docs = undefined;
     this.ahead = undefined;
   }
@@ -57,8 +65,9 @@ export class LexiconBm25 {
     this.ahead = { terms: terms.join('\n'), chunks };
   }
 
-  /** Reads the exchanges' lengths now, if not read since the store changed (Searcher.warm). */
+  /** Reads the exchanges' lengths now, if not read since the store changed (Searcher.warm, Memory.prepareWords). */
   async warm(): Promise<void> {
+    this.storeChanged(await this.reads.changeStamp());
     await this.lexiconDocs();
   }
 
@@ -124,7 +133,7 @@ export class LexiconBm25 {
     }
     let [docs, chunks] = await Promise.all([this.lexiconDocs(), reading]);
     if (chunks.some((c) => !docs.segments.has(c.segment))) {
-      this.storeChanged();
+      this.docs = undefined;
       [docs, chunks] = await Promise.all([this.lexiconDocs(), this.read(terms)]);
     }
     const chunksOf = terms.map((term) => {
