@@ -272,16 +272,28 @@ describe('lexicon merges', () => {
       await db.run('INSERT INTO lexicon_deleted(n, upto) VALUES (?, ?)', [dead, ids[1]!]);
 
       const written: number[] = [];
+      const oldRowsBeside: string[] = [];
       const run = db.run.bind(db);
       // each postings statement binds its rows' terms as a JSON array (writePostings)
       db.run = (async (sql: string, params?: readonly unknown[]) => {
-        if (sql.includes('INSERT INTO lexicon_postings')) written.push((JSON.parse(params![1] as string) as unknown[]).length);
+        if (sql.includes('INSERT INTO lexicon_postings')) {
+          const terms = JSON.parse(params![1] as string) as Array<[string]>;
+          written.push(terms.length);
+          const old = await db.all<{ term: string }>(
+            'SELECT term FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?)) AND term IN (SELECT value ->> 0 FROM json_each(?))',
+            [JSON.stringify(ids), params![1] as string],
+          );
+          oldRowsBeside.push(...old.map((r) => r.term));
+        }
         return run(sql, params as never);
       }) as typeof db.run;
       await mergeSegments(db, ids, undefined, 2);
 
       assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [docs.length - 1], 'one segment, without the deleted row');
       assert.ok(written.length > 3 && written.every((rows) => rows <= 3 * 2), `written in ranges of at most a page per segment: ${written.join(', ')}`);
+      // a range's old rows are gone before its merged rows are written into their pages: beside them, then deleted,
+      // they left the table's pages a third full
+      assert.deepEqual(oldRowsBeside, [], 'no merged term written beside its old rows');
       const expected = new Map<string, Array<[number, number]>>();
       for (const d of docs) {
         if (d.n === dead) continue;

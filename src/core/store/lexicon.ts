@@ -140,6 +140,12 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
           });
         }
       }
+      // the range's old rows go before its merged rows are written, into the pages they leave: written beside them
+      // and deleted after, they left the table's pages a third full (the corpus's postings 501 pages instead of 298)
+      await db.run(
+        `DELETE FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?)) AND term > ?${bound === null ? '' : ' AND term <= ?'}`,
+        bound === null ? [json, after] : [json, after, bound],
+      );
       await writePostings(db, merged, byTerm, slice);
       if (bound === null) break;
       after = bound;
