@@ -575,11 +575,9 @@ export class Store {
 
   /**
    * Counts over the whole store, read as one snapshot in the write queue, so an indexing run in progress
-   * on this connection is never seen half-way (e.g. its exchanges but not yet its conversations).
-   */
-  /**
-   * Read without the memory map: it sums every exchange's text, so through the map it would leave the whole first
-   * 256 MiB of the store mapped (after a first index of 1 GB of transcripts: 290 MB of the process's RSS).
+   * on this connection is never seen half-way (e.g. its exchanges but not yet its conversations). Read without the
+   * memory map: it sums every exchange's text, so through the map it would leave the whole first 256 MiB of the
+   * store mapped (after a first index of 1 GB of transcripts: 290 MB of the process's RSS).
    */
   stats(): Promise<StoreStats> {
     return this.unmappedWhile(() => this.db.snapshot(() => readStats(this.db)));
