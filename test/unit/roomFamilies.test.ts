@@ -8,9 +8,10 @@ import { exchangeFilter } from '../../src/core/store/searchFilter';
 import { readShownRooms } from '../../src/core/store/hitRows';
 import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
-import { HEADS, SET_FAMILIES } from '../../src/core/store/roomFamilies';
+import { assignFamilies, HEADS, SET_FAMILIES } from '../../src/core/store/roomFamilies';
 import { refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
+import { TimeSlice } from '../../src/core/timeSlice';
 import { msg, resetLines, storeConversation, tempDir } from './helpers';
 
 // Rooms as a person browses them (issue 39): a project's near-duplicate labels shown as one room, and every
@@ -148,6 +149,24 @@ test('assigning families reads each wanted room and each change by index: no sca
     const update = await plan(SET_FAMILIES);
     assert.ok(!update.some((d) => d.includes('CORRELATED')), update.join('; '));
     assert.match(update.join('; '), /^SCAN j VIRTUAL TABLE .*; SEARCH rooms USING (COVERING )?INDEX sqlite_autoindex_rooms_1 \(id=\?\)$/);
+  } finally {
+    await store.close();
+  }
+});
+
+test("assigning every room's family gives the event loop back between rooms (a first index's last refresh reads them all)", async () => {
+  const { store } = await markdownStore('head first');
+  try {
+    const phrases = (await store.db.all<{ c: number }>("SELECT count(*) AS c FROM rooms WHERE type = 'concept' AND instr(key, '_') > 0"))[0]!.c;
+    assert.ok(phrases >= 3, `phrase rooms in the fixture: ${phrases}`);
+    let checks = 0;
+    const slice = new (class extends TimeSlice {
+      override async yieldIfDue(): Promise<void> {
+        checks++;
+      }
+    })();
+    await assignFamilies(store.db, 'all', slice);
+    assert.ok(checks >= phrases, `the slice asked ${checks} times for ${phrases} rooms`);
   } finally {
     await store.close();
   }
