@@ -312,4 +312,25 @@ describe('lexicon merges', () => {
       await fx.store.close();
     }
   });
+
+  test('a merge of segments whose exchanges are all deleted leaves no segment and no posting of them', async () => {
+    const fx = await openFixture([{ file: 'a.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('a', 'alpha')] }]);
+    try {
+      const db = fx.store.db;
+      await db.run('DELETE FROM lexicon_postings');
+      await db.run('DELETE FROM lexicon_segments');
+      const doc = (n: number) => ({ n, doc: { words: 2, terms: `alpha w${n}`, counts: [1, 1] } });
+      await addToLexicon(db, [doc(500), doc(501)]);
+      await addToLexicon(db, [doc(502)]);
+      const ids = (await segments(fx.store)).map((s) => s.id);
+      assert.equal(ids.length, 2);
+      for (const [n, upto] of [[500, ids[0]!], [501, ids[0]!], [502, ids[1]!]]) await db.run('INSERT INTO lexicon_deleted(n, upto) VALUES (?, ?)', [n, upto]);
+      await mergeSegments(db, ids);
+      assert.deepEqual(await segments(fx.store), []);
+      assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM lexicon_postings'))!.c, 0);
+      assert.equal((await db.get<{ c: number }>('SELECT count(*) AS c FROM lexicon_deleted'))!.c, 0, 'the deletions are forgotten with them');
+    } finally {
+      await fx.store.close();
+    }
+  });
 });

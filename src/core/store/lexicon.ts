@@ -150,8 +150,10 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
       if (bound === null) break;
       after = bound;
     }
+  } else {
+    // the ranges above delete the segments' postings as they go
+    await db.run(`DELETE FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?))`, [json]);
   }
-  await db.run(`DELETE FROM lexicon_postings WHERE segment IN (SELECT value FROM json_each(?))`, [json]);
   await db.run(`DELETE FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
   await forgetDeletions(db, deleted);
 }
