@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, wordBase } from '../../src/core/search/proximity';
+import { FoundPlaces } from '../../src/core/search/foundPlaces';
+import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, proximityForm, withProximity, wordBase } from '../../src/core/search/proximity';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
 import { Db } from '../../src/core/store/db';
@@ -46,6 +47,20 @@ describe('proximity: neighbouring query words standing together', () => {
     // a word runs on through letters of any script: "squashé" is not "squash"
     assert.deepEqual([...pairsNear('squashé branch', ['squash', 'branch'])], []);
     assert.deepEqual([...pairsNear('squash·branch', ['squash', 'branch'])], [0]);
+  });
+
+  test("texts' places found by an earlier search rank the next ones as looking again does", async () => {
+    const forms = ['User: squash the branch', `Assistant: the branch ${words(10)} squashed, rebased`, 'rebase the squashed branch'].map(proximityForm);
+    const kept = forms.map(() => new FoundPlaces());
+    const hits = forms.map((_, n) => ({ n, score: 3 - n }));
+    const idf = new Map([['squash', 2], ['branch', 1], ['rebase', 5], ['user', 0.5]]);
+    const ranked = (places: (n: number) => FoundPlaces, terms: string[]) =>
+      withProximity(async (ns) => new Map(ns.map((n) => [n, { form: forms[n]!, places: places(n) }])), terms, idf, hits);
+    for (const terms of [['squash', 'branch'], ['branch', 'rebase', 'squash'], ['squash', 'branch'], ['user', 'squash']]) {
+      assert.deepEqual(await ranked((n) => kept[n]!, terms), await ranked(() => new FoundPlaces(), terms), terms.join(' '));
+    }
+    // only the last says "rebase" and "branch" together: raised by their mean IDF, 3, above the others
+    assert.deepEqual(await ranked((n) => kept[n]!, ['branch', 'rebase']), [{ n: 2, score: 4 }, hits[0], hits[1]]);
   });
 });
 

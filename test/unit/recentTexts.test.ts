@@ -27,10 +27,26 @@ test("a kept text's proximity form is proximity's own, made once", () => {
   const verbatim = 'User: Squash the refactor branch\nAssistant: Squashed.';
   recent.keep(7, text(verbatim));
   const form = recent.proximityForm(7, verbatim);
-  assert.equal(form, proximityForm(verbatim));
+  assert.equal(form.form, proximityForm(verbatim));
   assert.equal(recent.proximityForm(7, verbatim), form);
   assert.deepEqual([...pairsNear(verbatim, ['squash', 'branch'])], [0]);
-  assert.equal(recent.proximityForm(8, 'Not Kept'), 'not kept', 'a text not kept is put in its form all the same');
+  assert.equal(recent.proximityForm(8, 'Not Kept').form, 'not kept', 'a text not kept is put in its form all the same');
+});
+
+test("a kept text's found places are its own while it is kept, and count against the bound", () => {
+  const recent = new RecentTexts(50); // prompt 1 + verbatim 9 = 10 characters a text; 4 a number of its places, one a list
+  recent.keep(1, text('one......'));
+  recent.keep(2, text('two......'));
+  assert.equal(recent.snippetPlaces(3, 'three....'), undefined, 'a text not kept keeps no places');
+  assert.equal(recent.snippetPlaces(1, 'changed..'), undefined, 'nor one whose text is not the one kept');
+  const places = recent.snippetPlaces(1, 'one......')!;
+  assert.equal(recent.snippetPlaces(1, 'one......'), places);
+  places.of('one', () => [0, 3]); // 20 + 12 characters
+  places.of('on*', () => [0, 2, 4, 6, 8, 9]); // 20 + 40: over the bound
+  assert.equal(recent.text(2), undefined, 'the least recently used went');
+  assert.ok(recent.text(1));
+  places.of('one*', () => [0, 3, 5, 6, 7, 8]);
+  assert.equal(recent.text(1), undefined, 'an entry whose places grew past the bound goes too');
 });
 
 test('a searcher reads a text again once the store changed: its snippet is of the text as it is now', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { FoundPlaces } from '../../src/core/search/foundPlaces';
 import { holdsQueryWord, makeSnippet, MARK_END, MARK_START } from '../../src/core/search/snippet';
 
 /** The snippet with its marks as [brackets], to read the assertions at a glance. */
@@ -81,4 +82,16 @@ test('a text holds a query word when the snippet would mark one, whichever word 
   }
   assert.equal(holdsQueryWord(text, ['zeppelin', 'gear', 'user']), false, 'not inside a word, nor a role label');
   assert.equal(holdsQueryWord(`${MARK_START}${MARK_END}`, ['zeppelin']), false);
+});
+
+test("a text's found places make the same snippets as looking again, for the same words and others", () => {
+  const text = 'User: Testing the parser.\nAssistant: the parser tests pass; Parsing ИСТОРИЯ of tests, 测试 parsed. '.repeat(8);
+  const places = new FoundPlaces();
+  for (const terms of [['tests', 'parser'], ['parser', 'история'], ['tests', 'parser'], ['测试', 'user', 'parse*']]) {
+    assert.deepEqual(makeSnippet(text, terms, undefined, places), makeSnippet(text, terms), terms.join(' '));
+  }
+  const numbers = places.numbers;
+  assert.ok(numbers > 0);
+  makeSnippet(text, ['parser', 'tests'], undefined, places);
+  assert.equal(places.numbers, numbers, 'words looked for before are not looked for again');
 });

@@ -1,6 +1,7 @@
 import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
+import { FoundPlaces } from './foundPlaces';
 import type { Scored } from './fusion';
 
 /**
@@ -31,8 +32,14 @@ const MAX_NEAR_CHARS = 400;
 /** A common word is looked at in this many places at most: its first ones are enough to find a pair. */
 const MAX_OCCURRENCES = 200;
 
-/** The proximity forms (proximityForm) of exchanges' verbatim texts, by row number. */
-export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, string>>;
+/** What proximity reads of one exchange: its text's proximity form, and where its words were found in it so far. */
+export interface ProximityText {
+  readonly form: string;
+  readonly places: FoundPlaces;
+}
+
+/** The proximity texts of exchanges, by row number. */
+export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, ProximityText>>;
 
 /**
  * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
@@ -44,9 +51,9 @@ export async function withProximity(formsOf: FormsOf, terms: readonly string[], 
   const forms = await formsOf(top.map((h) => h.n));
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
   const bonus = new Map<number, number>();
-  for (const [n, form] of forms) {
+  for (const [n, { form, places }] of forms) {
     let sum = 0;
-    for (const pair of pairsIn(form, terms)) sum += weight[pair]!;
+    for (const pair of pairsIn(form, terms, places)) sum += weight[pair]!;
     bonus.set(n, sum);
   }
   const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
@@ -74,7 +81,7 @@ export function firstCharacters(text: string, count: number): string {
  * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
  */
 export function pairsNear(text: string, terms: readonly string[]): Set<number> {
-  return pairsIn(text.replace(ROLE_LABEL_RE, ' ').toLowerCase(), terms);
+  return pairsIn(text.replace(ROLE_LABEL_RE, ' ').toLowerCase(), terms, new FoundPlaces());
 }
 
 /**
@@ -85,10 +92,9 @@ export function proximityForm(verbatim: string): string {
   return firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase();
 }
 
-/** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels). */
-function pairsIn(lower: string, terms: readonly string[]): Set<number> {
-  const at = new Map<string, Array<readonly [number, number]>>();
-  const occurrencesOf = (t: string) => at.get(t) ?? at.set(t, occurrences(lower, t)).get(t)!;
+/** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences. */
+function pairsIn(lower: string, terms: readonly string[], places: FoundPlaces): Set<number> {
+  const occurrencesOf = (t: string) => places.of(t, () => occurrences(lower, t));
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {
     if (wordBase(terms[i]!) === wordBase(terms[i + 1]!)) continue;
@@ -100,17 +106,16 @@ function pairsIn(lower: string, terms: readonly string[]): Set<number> {
 }
 
 /**
- * Whether a word of `a` and one of `b` (start, end; in text order) have at most PROXIMITY_WINDOW words between
- * them. Only the `b` words closest to each `a` word, one before and one after, need counting.
+ * Whether a word of `a` and one of `b` (start and end, flat; in text order) have at most PROXIMITY_WINDOW words
+ * between them. Only the `b` words closest to each `a` word, one before and one after, need counting.
  */
-function near(text: string, a: ReadonlyArray<readonly [number, number]>, b: ReadonlyArray<readonly [number, number]>): boolean {
+function near(text: string, a: readonly number[], b: readonly number[]): boolean {
   let j = 0;
-  for (const [start, end] of a) {
-    while (j < b.length && b[j]![0] < start) j++;
-    const before = b[j - 1];
-    const after = b[j];
-    if (before && wordsBetween(text, before[1], start) <= PROXIMITY_WINDOW) return true;
-    if (after && wordsBetween(text, end, after[0]) <= PROXIMITY_WINDOW) return true;
+  for (let p = 0; p < a.length; p += 2) {
+    const start = a[p]!;
+    while (j < b.length && b[j]! < start) j += 2;
+    if (j > 0 && wordsBetween(text, b[j - 1]!, start) <= PROXIMITY_WINDOW) return true;
+    if (j < b.length && wordsBetween(text, a[p + 1]!, b[j]!) <= PROXIMITY_WINDOW) return true;
   }
   return false;
 }
@@ -146,23 +151,24 @@ const WORD_POINT = /^[\p{L}\p{N}\p{M}]$/u;
 
 /**
  * Where `term`'s word stands in `lower`: words with the same base (wordBase), or for a prefix term (`word*`)
- * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order.
+ * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order: start and
+ * end, flat.
  */
-function occurrences(lower: string, term: string): Array<readonly [number, number]> {
+function occurrences(lower: string, term: string): number[] {
   const prefix = term.endsWith('*');
   const word = prefix ? term.slice(0, -1) : term;
   const base = wordBase(word);
   const loose = prefix || isUnspacedWord(word);
-  const out: Array<readonly [number, number]> = [];
-  for (let i = lower.indexOf(base); i >= 0 && out.length < MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
+  const out: number[] = [];
+  for (let i = lower.indexOf(base); i >= 0 && out.length < 2 * MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
     if (loose) {
-      out.push([i, i + base.length]);
+      out.push(i, i + base.length);
       continue;
     }
     if (i > 0 && isWordUnit(lower, i - 1)) continue;
     const end = wordEnd(lower, i + base.length);
-    if (end === i + word.length && lower.startsWith(word, i)) out.push([i, end]);
-    else if (wordBase(lower.slice(i, end)) === base) out.push([i, end]);
+    if (end === i + word.length && lower.startsWith(word, i)) out.push(i, end);
+    else if (wordBase(lower.slice(i, end)) === base) out.push(i, end);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
-import { proximityForm } from './proximity';
+import { FoundPlaces } from './foundPlaces';
+import { type ProximityText, proximityForm } from './proximity';
 
 /**
  * The most characters kept, texts and their proximity forms together: at most ~40 MB (two bytes a character),
@@ -11,17 +12,21 @@ import { proximityForm } from './proximity';
 export const MAX_RECENT_CHARS = 20_000_000;
 /** A text longer than this is read again when asked for: it would push out dozens of others. */
 const MAX_TEXT_CHARS = 200_000;
+/** What one number of a text's found places (FoundPlaces) counts for against MAX_RECENT_CHARS: eight bytes. */
+const PLACE_CHARS = 4;
 
 interface Recent {
   readonly text: ExchangeText;
-  form?: string;
+  form?: ProximityText;
+  /** Where snippets of the verbatim text found the query words. */
+  snippetPlaces?: FoundPlaces;
   /** The verbatim text redacted (the same string when it holds no secret: nothing more is kept). */
   redacted?: string;
 }
 
 /**
- * The exchanges' texts a searcher read for its last searches, with their proximity forms and redacted texts
- * (each made once), kept until
+ * The exchanges' texts a searcher read for its last searches, with their proximity forms, redacted texts and
+ * the places where their words were found (each made once), kept until
  * the store changes. The same exchanges come back search after search: as a query is typed (each prefix is a
  * search), and in a small store (at 1,518 exchanges, half the candidates of the dev queries were an earlier query's
  * too). The least recently used go first.
@@ -48,16 +53,23 @@ export class RecentTexts {
     this.trim();
   }
 
-  /** The proximity form of exchange `n`'s text `verbatim`: made now, or kept from before. */
-  proximityForm(n: number, verbatim: string): string {
+  /** The proximity form of exchange `n`'s text `verbatim` with the places found in it: made now, or kept from before. */
+  proximityForm(n: number, verbatim: string): ProximityText {
     const recent = this.touch(n);
-    if (!recent || recent.text.verbatim !== verbatim) return proximityForm(verbatim);
+    if (!recent || recent.text.verbatim !== verbatim) return { form: proximityForm(verbatim), places: new FoundPlaces() };
     if (recent.form === undefined) {
-      recent.form = proximityForm(verbatim);
-      this.chars += recent.form.length;
+      recent.form = { form: proximityForm(verbatim), places: this.placesOf(n, recent) };
+      this.chars += recent.form.form.length;
       this.trim();
     }
     return recent.form;
+  }
+
+  /** Where snippets of exchange `n`'s text `verbatim` found words, kept while the text is (none when it is not). */
+  snippetPlaces(n: number, verbatim: string): FoundPlaces | undefined {
+    const recent = this.touch(n);
+    if (!recent || recent.text.verbatim !== verbatim) return undefined;
+    return (recent.snippetPlaces ??= this.placesOf(n, recent));
   }
 
   /**
@@ -92,6 +104,15 @@ export class RecentTexts {
     this.chars = 0;
   }
 
+  /** Places for entry `recent` of `n`, counted against the budget while it is kept. */
+  private placesOf(n: number, recent: Recent): FoundPlaces {
+    return new FoundPlaces((numbers) => {
+      if (this.recent.get(n) !== recent) return;
+      this.chars += numbers * PLACE_CHARS;
+      this.trim();
+    });
+  }
+
   /** The entry of `n`, made the most recently used. */
   private touch(n: number): Recent | undefined {
     const recent = this.recent.get(n);
@@ -106,12 +127,14 @@ export class RecentTexts {
     for (const [n, recent] of this.recent) {
       if (this.chars <= this.maxChars) return;
       this.recent.delete(n);
-      this.chars -= recent.text.prompt.length + recent.text.verbatim.length + (recent.form?.length ?? 0) + extraChars(recent);
+      this.chars -= recent.text.prompt.length + recent.text.verbatim.length + extraChars(recent);
     }
   }
 }
 
-/** What a kept entry's redacted text adds: nothing when it is the verbatim text itself. */
+/** What a kept entry adds to its texts: its proximity form, found places, and redacted text (unless the verbatim text itself). */
 function extraChars(recent: Recent): number {
-  return recent.redacted !== undefined && recent.redacted !== recent.text.verbatim ? recent.redacted.length : 0;
+  const places = (recent.form?.places.numbers ?? 0) + (recent.snippetPlaces?.numbers ?? 0);
+  const redacted = recent.redacted !== undefined && recent.redacted !== recent.text.verbatim ? recent.redacted.length : 0;
+  return (recent.form?.form.length ?? 0) + places * PLACE_CHARS + redacted;
 }

@@ -1,6 +1,6 @@
 import type { ExchangeText, HitRow, ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
-import type { FormsOf } from './proximity';
+import type { FormsOf, ProximityText } from './proximity';
 import type { RecentTexts } from './recentTexts';
 import { makeSnippet, type Snippet } from './snippet';
 
@@ -89,7 +89,7 @@ export class SearchContext {
    */
   readonly proximityForms: FormsOf = async (ns) => {
     const texts = await this.textsOf(ns);
-    const out = new Map<number, string>();
+    const out = new Map<number, ProximityText>();
     for (const n of ns) {
       const text = texts.get(n);
       if (text) out.set(n, this.recent.proximityForm(n, text.verbatim));
@@ -112,7 +112,7 @@ export class SearchContext {
   /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */
   snippetOf(n: number, verbatim: string): Snippet {
     let snippet = this.snippets.get(n);
-    if (!snippet) this.snippets.set(n, (snippet = makeSnippet(verbatim, this.ask.terms)));
+    if (!snippet) this.snippets.set(n, (snippet = makeSnippet(verbatim, this.ask.terms, undefined, this.recent.snippetPlaces(n, verbatim))));
     return snippet;
   }
 }

@@ -1,6 +1,7 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
 import { isEnglishWord, porterStem, stemStart } from '../porter';
+import type { FoundPlaces } from './foundPlaces';
 import { stem } from './terms';
 
 /** Marks around a matched term in a snippet (the UI escapes the text, then turns these into highlights). */
@@ -19,12 +20,13 @@ export interface Snippet {
 /**
  * A short excerpt of `verbatim` around the densest cluster of query-term matches, with every match
  * marked. A term marks the words the index matched it with (`test` marks `tests`, `testing`, not `testament`;
- * porter.ts). No match: the start of the text, unmarked.
+ * porter.ts). No match: the start of the text, unmarked. `places`: the words found in `verbatim` by earlier
+ * snippets of it, and where this one finds more.
  */
-export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS): Snippet {
+export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces): Snippet {
   const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES);
+  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places);
   const found = new Set(matches.map((m) => m.term));
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
@@ -111,28 +113,22 @@ function wantedOf(term: string): Wanted {
  * it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
  * kilobytes, and a case-insensitive Unicode regular expression was ten times slower. Each word is looked for
  * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
- * one found are not looked for (whether the text holds any).
+ * one found are not looked for (whether the text holds any). `places`: the words' places in `text` found before.
  */
-function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
-  let lower = text.toLowerCase();
-  // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
-  if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
+  let lower: string | undefined;
   const byStart = new Map<number, { end: number; rank: number }>();
-  for (const [rank, { start: st, porter }] of wanted.entries()) {
-    // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
-    const unspaced = isUnspacedWord(st);
-    let found = 0;
-    for (let i = lower.indexOf(st); i >= 0 && found < max; i = lower.indexOf(st, i + 1)) {
-      if (!unspaced && isWordCharBefore(lower, i)) continue;
-      const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
-      if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
-      if (isRoleLabelWord(text, i, end)) continue;
-      found++;
-      const seen = byStart.get(i);
-      if (!seen || seen.rank > rank) byStart.set(i, { end, rank });
+  for (const [rank, w] of wanted.entries()) {
+    const find = () => wordPlaces(text, (lower ??= lowerCased(text)), w, max);
+    // a word's key names its start and porter stem: the same key finds the same places
+    const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
+    for (let p = 0; p < found.length; p += 2) {
+      const start = found[p]!;
+      const seen = byStart.get(start);
+      if (!seen || seen.rank > rank) byStart.set(start, { end: found[p + 1]!, rank });
     }
     if (anyOne && byStart.size > 0) break;
   }
@@ -140,6 +136,28 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
     if (out.length === max) break;
     const m = byStart.get(start)!;
     out.push({ start, end: m.end, term: wanted[m.rank]!.key });
+  }
+  return out;
+}
+
+/** `text` lower-cased, each character where it was. */
+function lowerCased(text: string): string {
+  const lower = text.toLowerCase();
+  // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
+  return lower.length === text.length ? lower : text.replace(/\u0130/g, 'I').toLowerCase();
+}
+
+/** The first `max` words of `text` (`lower`: lower-cased) that are the wanted word `w`: start and end, flat. */
+function wordPlaces(text: string, lower: string, { start: st, porter }: Wanted, max: number): number[] {
+  // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
+  const unspaced = isUnspacedWord(st);
+  const out: number[] = [];
+  for (let i = lower.indexOf(st); i >= 0 && out.length < 2 * max; i = lower.indexOf(st, i + 1)) {
+    if (!unspaced && isWordCharBefore(lower, i)) continue;
+    const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
+    if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
+    if (isRoleLabelWord(text, i, end)) continue;
+    out.push(i, end);
   }
   return out;
 }
