@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { embedStore } from '../../src/core/embed/stage';
+import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { requestsOf } from '../../src/core/search/continuation';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
@@ -121,5 +125,109 @@ describe('a continuation in a one-line transcript (Cline) follows its request to
   test('the request comes first, its continuation right after it', async () => {
     const r = await createSearcher(fx.reads).search({ text: 'nightly deploy workflow' });
     assert.deepEqual(r.hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId)), ['request', 'continuation']);
+  });
+});
+
+/**
+ * A retry: the user pressed Copilot's "Try Again" (SpecStory saves it as the prompt `@agent Try Again`) and the
+ * agent answered the request before it again, saying the query's words more often than the first answer did.
+ */
+const RETRIED: readonly FixtureConversation[] = [
+  {
+    file: 'compose.md',
+    agent: 'specstory',
+    project: '/p/bot',
+    exchanges: [
+      {
+        key: 'request',
+        text: `User: what does this terminal error mean?\nAssistant: exit code 255 from the compose logs command. ${words(30)}`,
+        startedAt: '2025-09-26T07:55:00Z',
+        distilled: { core: 'Asked what the last terminal error meant.', context: 'terminal error', rooms: [] },
+      },
+      {
+        key: 'retry',
+        prompt: '@agent Try Again',
+        text: 'User: @agent Try Again\nAssistant: exit code 255 from compose logs: compose logs exited with code 255 when the service crashed.',
+        startedAt: '2025-09-26T07:56:00Z',
+        distilled: { core: 'Exit code 255 from compose logs means the service crashed.', context: 'compose logs exit code', rooms: [] },
+      },
+    ],
+  },
+  {
+    file: 'others.md',
+    agent: 'specstory',
+    project: '/p/bot',
+    exchanges: ['fix the login page', 'write release notes', 'update the lock file', 'profile the slow query'].map((t, i) => ({
+      key: `other${i}`,
+      text: `User: ${t}\nAssistant: ${words(20)} done.`,
+      startedAt: `2025-03-0${i + 1}T00:00:00Z`,
+      distilled: { core: `${t}.`, context: 'done', rooms: [] },
+    })),
+  },
+];
+
+describe('a retry ("@agent Try Again") ranks after the request it answers again', () => {
+  const ROOT = path.resolve(__dirname, '../../..');
+  let fx: Fixture;
+  let embedder: WordVectorEmbedder;
+  before(async () => {
+    const r = spawnSync(process.execPath, ['scripts/buildBuiltinModel.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`building the built-in model failed: ${r.stderr || r.error?.message}`);
+    embedder = await WordVectorEmbedder.load(path.join(ROOT, 'dist/models/word-vectors-100d'));
+    fx = await openFixture(RETRIED);
+    await embedStore(fx.store, embedder, { layers: ['core'] });
+  });
+  after(async () => {
+    await fx?.store.close();
+    await embedder?.dispose();
+  });
+  const keysOf = (hits: ReadonlyArray<{ exchangeId: string }>) => hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId));
+
+  test('words only: the request first, the retry right after it', async () => {
+    const r = await createSearcher(fx.reads).search({ text: 'exit code 255 compose logs' });
+    assert.deepEqual(keysOf(r.hits), ['request', 'retry']);
+  });
+
+  test('fused with the distilled layer\'s vectors, which put the retry first: the order stays', async () => {
+    const searcher = createSearcher(fx.reads, embedder);
+    const vectors = await searcher.search({ text: 'exit code 255 compose logs', mode: 'core/vector' });
+    assert.equal(fx.keys.get(vectors.hits[0]!.exchangeId), 'retry', 'the vectors alone rank the retry first');
+    const fused = await searcher.search({ text: 'exit code 255 compose logs', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
+    assert.deepEqual(keysOf(fused.hits), ['request', 'retry']);
+    assert.deepEqual(fused.hits[1]!.parts.map((p) => p.signal), ['bm25(verbatim)', 'vector(core)'], 'the retry keeps its score parts');
+  });
+});
+
+describe('a continuation ranked first by the vectors stays after its request in a fused mode', () => {
+  const ROOT = path.resolve(__dirname, '../../..');
+  // the request's headline in other words than the query's, its continuation's in the query's own
+  const CORES: Record<string, string> = { request: 'Asked for a scheduled publishing job for the site.', continuation: 'The nightly deploy workflow runs the deploy job.' };
+  const distilled = CONVERSATIONS.map((c) => ({
+    ...c,
+    exchanges: c.exchanges.map((e) => ({
+      ...e,
+      distilled: { core: CORES[e.key] ?? `${e.text.split('\n')[0]!.replace('User: ', '')}.`, context: '', rooms: [] },
+    })),
+  }));
+  let fx: Fixture;
+  let embedder: WordVectorEmbedder;
+  before(async () => {
+    const r = spawnSync(process.execPath, ['scripts/buildBuiltinModel.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`building the built-in model failed: ${r.stderr || r.error?.message}`);
+    embedder = await WordVectorEmbedder.load(path.join(ROOT, 'dist/models/word-vectors-100d'));
+    fx = await openFixture(distilled);
+    await embedStore(fx.store, embedder, { layers: ['core'] });
+  });
+  after(async () => {
+    await fx?.store.close();
+    await embedder?.dispose();
+  });
+
+  test('bm25(v)+vec(d): the request first, its continuation right after it', async () => {
+    const searcher = createSearcher(fx.reads, embedder);
+    const vectors = await searcher.search({ text: 'nightly deploy workflow', mode: 'core/vector' });
+    assert.equal(fx.keys.get(vectors.hits[0]!.exchangeId), 'continuation', 'the vectors alone rank the continuation first');
+    const fused = await searcher.search({ text: 'nightly deploy workflow', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
+    assert.deepEqual(fused.hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId)), ['request', 'continuation']);
   });
 });

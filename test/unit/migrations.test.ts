@@ -242,6 +242,26 @@ test('schema 12 marks the exchanges no human spoke in (an empty or blank prompt)
   }
 });
 
+test('schema 18 marks the retries ("@agent Try Again") as continuations of the request before them', async () => {
+  const file = path.join(tempDir(), 'v17-retry.sqlite');
+  await writeStoreAt(17, file);
+  const db = await Db.open(file);
+  try {
+    // after exchange 2 of c1: a retry (as SpecStory saves the button's prompt, with its line end), and a request that names the button
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-retry-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, '@agent Try Again' || char(10), 'User: @agent Try Again' || char(10) || 'Assistant: rounded once again.'),
+             (4, 'ex-asks-0004', 'c1', 1, 0, 6, 7, 11, 12, 700, 'what does @agent Try Again do?', 'User: what does @agent Try Again do?' || char(10) || 'Assistant: it sends the request again.')`);
+    assert.equal(await migrate(db), 17);
+    assert.deepEqual(await db.all('SELECT n, asked FROM exchanges ORDER BY n'), [
+      { n: 1, asked: 1 }, { n: 2, asked: 1 }, { n: 3, asked: 0 }, { n: 4, asked: 1 },
+    ]);
+    const places = await candidatePlaces(db, [3, 4, 1, 2]);
+    assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2]], 'the retry continues exchange 2');
+  } finally {
+    await db.close();
+  }
+});
+
 test('schema 10 marks the SpecStory files to be read again, and only those', async () => {
   const file = path.join(tempDir(), 'v9-specstory.sqlite');
   await writeStoreAt(9, file);

@@ -59,6 +59,7 @@ export class Candidates {
       terms.length < 2 ? hits : this.stats.idf(terms).then((idf) => withProximity(c.proximityForms, terms, idf, hits)),
       requestsOf(this.reads, hits, c.conversations),
     ]);
+    for (const [n, request] of requests) c.requests.set(n, request); // fusion keeps them in order too (ranking.ts)
     return afterRequests(near, requests);
   }
 }

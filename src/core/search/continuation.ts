@@ -10,9 +10,10 @@ import type { Scored } from './fusion';
  * the two are one piece of evidence). A continuation whose request is not among the candidates stays where
  * it is, so work found only there is still found.
  *
- * On the dev queries no target is a continuation; two lost to one (docs/search-log.md, "Neighbour confusion"). Prompts
- * that chat buttons write (Copilot's "@agent Try Again", "Continue to iterate?") were tried as continuations
- * too and cost a target that was one: they are left alone.
+ * On the dev queries no target is a continuation; two lost to one (docs/search-log.md, "Neighbour confusion"). A
+ * retry (Copilot's "@agent Try Again", store/rows.ts RETRY_PROMPT) is one too: it answers the request before it
+ * again. "Continue to iterate?" is not: it goes on with new work, and a target was one (docs/search-log.md,
+ * "Distilled text as a signal"). In fused modes the order stays after fusion (ranking.ts).
  *
  * `requestsOf` reads what the candidates continue (store/continuations.ts), and records every candidate's
  * conversation in `conversations`, which the per-conversation cap needs next: one statement instead of two. It
@@ -29,8 +30,8 @@ export async function requestsOf(reads: SearchReads, hits: readonly Scored[], co
   return requests;
 }
 
-/** `hits` with each continuation ranked above its own request (`requests`: continuation -> request) moved right below it. */
-export function afterRequests(hits: readonly Scored[], requests: ReadonlyMap<number, number>): Scored[] {
+/** `hits` with each continuation ranked above its own request (`requests`: continuation -> request) moved right below it, with its score. */
+export function afterRequests<T extends Scored>(hits: readonly T[], requests: ReadonlyMap<number, number>): T[] {
   const position = new Map(hits.map((h, i) => [h.n, i]));
   const requestOf = new Map<number, number>();
   for (const [n, request] of requests) {
@@ -38,15 +39,15 @@ export function afterRequests(hits: readonly Scored[], requests: ReadonlyMap<num
   }
   if (requestOf.size === 0) return [...hits];
   /** Request row number -> its continuations that rank above it, in rank order. */
-  const following = new Map<number, Scored[]>();
+  const following = new Map<number, T[]>();
   for (const h of hits) {
     const request = requestOf.get(h.n);
     if (request !== undefined) following.set(request, [...(following.get(request) ?? []), h]);
   }
-  const out: Scored[] = [];
+  const out: T[] = [];
   for (const h of hits) {
     if (requestOf.has(h.n)) continue;
-    out.push(h, ...(following.get(h.n) ?? []).map((c) => ({ n: c.n, score: h.score })));
+    out.push(h, ...(following.get(h.n) ?? []).map((c) => ({ ...c, score: h.score })));
   }
   return out;
 }

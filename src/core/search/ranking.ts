@@ -1,4 +1,5 @@
 import type { SearchReads } from '../store/searchReads';
+import { afterRequests } from './continuation';
 import { copiesAmong } from './copies';
 import { type Capped, capPerConversation } from './diversity';
 import { demoteWordless } from './evidence';
@@ -15,13 +16,16 @@ export type Ranking = Capped<Fused> & { readonly folded: ReadonlyMap<number, rea
  * place. The candidates above are those kept and those the cap left out whose texts were read already (the
  * first RERANK_DEPTH, proximity's), so that a conversation saved twice does not come back through its copy
  * once the cap has left its original out, nor the copy of an exchange the user said "not these" about. Where
- * vectors took part, a fused hit holding no query word goes below those that hold one.
+ * vectors took part, a fused hit holding no query word goes below those that hold one; a continuation stays
+ * right below its request, as BM25 on verbatim placed it.
  */
 export async function rank(reads: SearchReads, stats: TermStats, lists: readonly SignalList[], fusion: Fusion, c: SearchContext): Promise<Ranking> {
   const { terms, perConversation, limit, excluded } = c.ask;
   const merged = fuse(lists, fusion, fusion.kind === 'adaptive' ? await stats.lexicalWeight(terms) : undefined);
+  // the other signals may put a continuation above its request again (its distilled core restates the request)
+  const ordered = lists.length > 1 ? afterRequests(merged, c.requests) : merged;
   const semantic = lists.some((l) => l.mechanism === 'vector');
-  const fused = lists.length > 1 && semantic ? await demoteWordless((ns) => c.evidenceOf(ns), terms, merged) : merged;
+  const fused = lists.length > 1 && semantic ? await demoteWordless((ns) => c.evidenceOf(ns), terms, ordered) : ordered;
   const conversation = await reads.conversationsOf(fused.map((f) => f.n), c.conversations);
   const folded = new Map<number, number[]>();
   for (let candidates = fused; ; ) {

@@ -23,6 +23,8 @@ export interface SearchAsk {
  */
 export class SearchContext {
   readonly conversations = new Map<number, string>();
+  /** The continuations among BM25 on verbatim's candidates and the requests they continue (continuation.ts). */
+  readonly requests = new Map<number, number>();
   /** The candidates' texts: proximity's, the hits' (ranking looks for copies among these: ranking.ts). */
   private readonly texts = new Map<number, ExchangeText>();
   /** Texts read to weigh evidence only (evidence.ts), kept for when they are asked for as candidates'. */

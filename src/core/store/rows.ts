@@ -71,11 +71,19 @@ export function conversationOrder(alias: string): string {
 }
 
 /**
- * Whether a human spoke in an exchange (its `asked` column): an empty prompt marks a continuation, the agent
- * carrying on after a tool loop or a resumed session (search/continuation.ts).
+ * A prompt a chat button writes to send the request before it again: Copilot's "@agent Try Again" (saved so by
+ * SpecStory). The exchange answers that request once more; it asks nothing new.
+ */
+export const RETRY_PROMPT = '@agent Try Again';
+
+/**
+ * Whether an exchange asks something (its `asked` column): an empty prompt marks a continuation, the agent
+ * carrying on after a tool loop or a resumed session, and a retry (RETRY_PROMPT) answers the request before it
+ * again (search/continuation.ts).
  */
 export function isAsked(prompt: string): boolean {
-  return prompt.trim() !== '';
+  const asked = prompt.trim();
+  return asked !== '' && asked !== RETRY_PROMPT;
 }
 
 export interface ExchangeRow {

@@ -6,6 +6,7 @@ import { buildLexicon } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
+import { RETRY_PROMPT } from './rows';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -389,6 +390,12 @@ const MIGRATIONS: readonly Migration[] = [
     version: 17,
     sql: `${DISTILLED_CORE_FTS_SQL}
       INSERT INTO distilled_core_fts(distilled_core_fts) VALUES ('rebuild');`,
+  },
+  {
+    // A retry ("@agent Try Again", rows.ts RETRY_PROMPT) asks nothing new: it answers the request before it again,
+    // so search ranks it after that request as it ranks a continuation (search/continuation.ts; docs/search-log.md).
+    version: 18,
+    sql: `UPDATE exchanges SET asked = 0 WHERE trim(prompt, char(32, 9, 10, 11, 12, 13)) = '${RETRY_PROMPT}';`,
   },
 ];
 
