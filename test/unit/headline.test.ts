@@ -163,6 +163,9 @@ test('tool error: an exchange without an answer is told by the steps its agent m
   const codex = headline('run the health checks', `[tool] update_plan ${JSON.stringify({ plan: [{ status: 'completed', step: 'Inspect package scripts for checks' }, { status: 'in_progress', step: 'Run the linter' }] })}\n[error] Exit code 1`);
   assert.equal(outcomeOf(codex), 'Inspect package scripts for checks');
   assert.match(headline('run the health checks', '[tool] Bash npm test\n[error] npm ERR! missing script: test'), /→ npm ERR! missing script: test$/);
+  // a step the rendering cut short is no step
+  const cut = headline('run the health checks', '[tool] TodoWrite {"todos":[{"content":"Run the linter","status":"completed"},{"content":"Run the unit tes… [120 more chars]\n[error] Exit code 1');
+  assert.equal(outcomeOf(cut), 'Run the linter');
 });
 
 test("a list's lead-in goes on with the items it announces, as many whole ones as fit (\"Here are the changes:\" names nothing)", () => {
