@@ -138,6 +138,48 @@ test('repeats: the same prompt that failed twice in different ways gives two hea
   assert.match(a, /→ litellm\.APIError/, a);
 });
 
+test('tool error: an exchange without an answer is told by the steps its agent marked done, not an error it retried past', () => {
+  const todos = (done: number) =>
+    JSON.stringify({
+      todos: [
+        { content: 'Stop gl_screen service to eliminate log spam', activeForm: 'Stopping gl_screen service', status: done > 0 ? 'completed' : 'in_progress' },
+        { content: 'Remove obsolete VPN server firewall rules', activeForm: 'Removing VPN server rules', status: done > 1 ? 'completed' : 'pending' },
+        { content: 'Check tailscaled memory', activeForm: 'Checking tailscaled memory', status: 'pending' },
+      ],
+    });
+  const body = [
+    `[tool] TodoWrite ${todos(0)}`,
+    '[tool] Bash ssh root@router "/etc/init.d/gl_screen stop" Stop gl_screen',
+    `[tool] TodoWrite ${todos(1)}`,
+    '[tool] Bash ssh root@router "uci commit firewall" Commit firewall changes',
+    "[error] Command failed: cygpath -u 'c:\\users\\me'",
+    '[tool] Bash ssh root@router "uci commit firewall" Retry committing firewall changes',
+    '[result] Firewall configuration updated',
+    `[tool] TodoWrite ${todos(2)}`,
+  ].join('\n');
+  const core = headline('apply all priority fixes now', body);
+  assert.equal(core, 'apply all priority fixes now → Stop gl_screen service to eliminate log spam; Remove obsolete VPN server firewall rules');
+  // Codex's plan too; without a plan the error is still what became of it
+  const codex = headline('run the health checks', `[tool] update_plan ${JSON.stringify({ plan: [{ status: 'completed', step: 'Inspect package scripts for checks' }, { status: 'in_progress', step: 'Run the linter' }] })}\n[error] Exit code 1`);
+  assert.equal(outcomeOf(codex), 'Inspect package scripts for checks');
+  assert.match(headline('run the health checks', '[tool] Bash npm test\n[error] npm ERR! missing script: test'), /→ npm ERR! missing script: test$/);
+  // a step the rendering cut short is no step
+  const cut = headline('run the health checks', '[tool] TodoWrite {"todos":[{"content":"Run the linter","status":"completed"},{"content":"Run the unit tes… [120 more chars]\n[error] Exit code 1');
+  assert.equal(outcomeOf(cut), 'Run the linter');
+});
+
+test("a list's lead-in goes on with the items it announces, as many whole ones as fit (\"Here are the changes:\" names nothing)", () => {
+  const body = ['Assistant: Done. The nightly export now writes three reports:', '- **`sales.csv`**', '- `refunds.csv`', '', '- `inventory.csv`', '', 'Nothing else changed.'].join('\n');
+  const core = headline('split the nightly export by report', body);
+  assert.equal(outcomeOf(core), 'The nightly export now writes three reports: `sales.csv`; `refunds.csv`; `inventory.csv`', core);
+  // no room for a whole item: the lead-in alone, as before
+  const long = headline(
+    'list every application installed on this machine that the launcher can open',
+    'Assistant: Here are the applications installed on your system that are accessible from the launcher, grouped by where they came from:\n- Firefox Web Browser (flatpak, org.mozilla.firefox)\n- Alacritty',
+  );
+  assert.doesNotMatch(long, /Firefox|Alacritty/, long);
+});
+
 test('over-long: request and outcome together stay within 140 characters', () => {
   const core = headline(
     'Could you please look into why the nightly export job keeps failing on the reporting server since last Tuesday evening, and fix it?',

@@ -1,3 +1,4 @@
+import { completedSteps } from './agentPlan';
 import { CHAT_VARIABLE } from './offlineRooms';
 import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } from './prose';
 import { isStopWord } from './stopWords';
@@ -36,9 +37,11 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   const answered = parts.some((p) => p.kind === 'assistant');
   const request = asked && namesNothing(asked, stats) ? (restatedTask(parts) ?? '') : asked || (answered ? '' : firstToolCall(parts));
   const room = MAX_HEADLINE_CHARS - (request ? Math.min(request.length, REQUEST_CHARS) + JOINER.length : 0);
-  const outcome = finalStatement(parts, topic, stats, room) ?? failure(parts) ?? '';
+  const statement = finalStatement(parts, topic, stats, room);
+  const outcome = statement?.text ?? planDone(parts) ?? failure(parts) ?? '';
   // a bare "resume" with nothing after it is still what happened
-  return compose(request || (outcome ? '' : asked), outcome, maxTokens);
+  const headline = compose(request || (outcome ? '' : asked), outcome, maxTokens);
+  return statement?.list ? withList(headline, outcome, statement.list, maxTokens) : headline;
 }
 
 /* ---- what was asked ---- */
@@ -49,7 +52,7 @@ function pickRequest(prompt: string, topic: TopicWeights, stats: WordRarity): st
   // the human's first sentences carry the request; later ones are often pasted logs
   const first = proseSentences(asked).slice(0, 4);
   const naming = first.filter((s) => !namesNothing(s.text, stats));
-  const best = bestSentence(naming.length > 0 ? naming : first, topic, stats, REQUEST_DECAY, REQUEST_CHARS);
+  const best = bestSentence(naming.length > 0 ? naming : first, topic, stats, REQUEST_DECAY, REQUEST_CHARS)?.text;
   return withoutColon(withoutCourtesy(best ?? (proseLine(asked) || loggedError(asked))));
 }
 
@@ -162,27 +165,34 @@ function statementCandidates(text: string): ProseSentence[] {
  * The assistant's final statement: the best sentence of its last text (up to three back) that states
  * something, opener removed; failing that, its best announcement with the announcing words removed.
  */
-function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, stats: WordRarity, room: number): string | undefined {
+function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, stats: WordRarity, room: number): Statement | undefined {
   const replies = parts.filter((p) => p.kind === 'assistant');
   let announced: string | undefined;
   for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
     const candidates = statementCandidates(replies[i]!.text);
     const statements = candidates.filter((s) => !ANNOUNCEMENT_RE.test(s.text) && !IN_PROGRESS_RE.test(s.text));
     const best = bestSentence(statements, topic, stats, OUTCOME_DECAY, room);
-    if (best) return withoutColon(best);
+    if (best) return { text: withoutColon(best.text), list: best.list };
     if (announced === undefined) {
-      const task = bestSentence(candidates, topic, stats, OUTCOME_DECAY, room)?.replace(ANNOUNCEMENT_RE, '');
+      const task = bestSentence(candidates, topic, stats, OUTCOME_DECAY, room)?.text.replace(ANNOUNCEMENT_RE, '');
       if (task && task.split(' ').length >= 2) announced = withoutColon(task[0]!.toUpperCase() + task.slice(1));
     }
   }
-  if (announced) return announced;
+  if (announced) return { text: announced };
   // nothing but questions and titles: the first of them, else the text as it stands
   const last = replies[replies.length - 1];
   if (!last) return undefined;
   const any = proseSentences(last.text)[0]?.text;
-  if (any) return withoutColon(withoutOpener(any));
+  if (any) return { text: withoutColon(withoutOpener(any)) };
   // a text broken where the transcript lost its code spans reads wrong: no outcome rather than that
-  return proseLine(last.text) || undefined;
+  const line = proseLine(last.text);
+  return line ? { text: line } : undefined;
+}
+
+/** An exchange without an answer whose agent kept a to-do list: the steps it marked done, in its words. */
+function planDone(parts: readonly VerbatimPart[]): string | undefined {
+  const done = completedSteps(parts);
+  return done.length > 0 ? done.join('; ') : undefined;
 }
 
 /** An exchange without an answer ended in an error: its first line of words says what happened ("Exit code: 1" says little). */
@@ -192,6 +202,29 @@ function failure(parts: readonly VerbatimPart[]): string | undefined {
   // not the runner's labels: "Exit code: 1", "Wall time: 0 seconds", "Output:"
   const line = lines.find((l) => !/^[\p{L} ]{0,24}(?::\s*[\d.]*\s*\p{L}*|\s+-?\d+)\s*$/u.test(l)) ?? lines[0];
   return line ? oneLine(line) : undefined;
+}
+
+/** The outcome sentence, and the list it leads in to when it ends in a colon. */
+interface Statement {
+  readonly text: string;
+  readonly list?: readonly string[];
+}
+
+/**
+ * A headline whose outcome is a list's lead-in ("All four poems are now complete:") goes on with as many whole
+ * items of the list as fit ("…: Sushi (mine); Thai Red Curry - fiery, bold"): the lead-in alone names little.
+ * None when the outcome was cut, or an item holds the headline's arrow.
+ */
+function withList(headline: string, outcome: string, list: readonly string[], maxTokens: number): string {
+  if (!outcome || !headline.endsWith(outcome)) return headline;
+  let said = headline;
+  for (const [i, item] of list.entries()) {
+    if (item.includes('→')) break;
+    const more = `${said}${i === 0 ? ': ' : '; '}${item.replace(/[\s.;,:]+$/u, '')}`;
+    if (more.length > MAX_HEADLINE_CHARS || wordTokens(more) > maxTokens) break;
+    said = more;
+  }
+  return said;
 }
 
 /* ---- ranking ---- */
@@ -227,8 +260,8 @@ function contentWords(text: string): string[] {
  * to the earlier sentence. (Measured against the words per √length of the whole sentence: that picked short
  * lists of jargon over the summary before them.)
  */
-function bestSentence(candidates: readonly ProseSentence[], topic: TopicWeights, stats: WordRarity, decay: number, room: number): string | undefined {
-  let best: string | undefined;
+function bestSentence(candidates: readonly ProseSentence[], topic: TopicWeights, stats: WordRarity, decay: number, room: number): ProseSentence | undefined {
+  let best: ProseSentence | undefined;
   let bestScore = 0;
   for (const [i, s] of candidates.entries()) {
     const content = new Set(contentWords(s.text.slice(0, room)));
@@ -237,7 +270,7 @@ function bestSentence(candidates: readonly ProseSentence[], topic: TopicWeights,
     const score = (info * proseShare(s.text) ** 2 * (GERUND_OPENER_RE.test(s.text) ? 0.5 : 1)) / (1 + decay * i);
     if (score > bestScore) {
       bestScore = score;
-      best = s.text;
+      best = s;
     }
   }
   return best;

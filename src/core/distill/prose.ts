@@ -8,6 +8,8 @@ export interface ProseSentence {
   readonly text: string;
   /** A title, not a statement: a Markdown heading, a line of bold text only, or a progress title ("Analyzing X"). */
   readonly heading: boolean;
+  /** A lead-in's list ("Here are the changes:" and the items under it), each item on one line: what the lead-in announces. */
+  readonly list?: readonly string[];
 }
 
 /** Marks the start of a heading line inside cleaned prose (a control character no transcript text keeps). */
@@ -16,6 +18,10 @@ const HEADING = '\u0001';
 export const EMPTY_CODE_SPAN_RE = /(?<!`)``(?!`)/;
 /** Marks a sentence that held an empty code span: it reads broken ("backup the database to and start"). */
 const BROKEN = '\u0002';
+/** Marks the start of a list item inside cleaned prose. */
+const ITEM = '\u0003';
+/** At most this many items of a lead-in's list are read: a headline shows two or three. */
+const MAX_LIST_ITEMS = 6;
 
 /**
  * Prose of a text without Markdown: code blocks, tables, headings, list and quote markers, emphasis marks,
@@ -29,9 +35,10 @@ export function cleanProse(text: string): string {
       .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
       .replace(/^[ \t]*▌[ \t]?/gm, '')
       .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, `\n${HEADING}`)
-      .replace(/^[ \t]{0,3}(?:[-*+>]|\d+[.)])[ \t]+/gm, '\n')
+      .replace(/^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+/gm, `\n${ITEM}`)
+      .replace(/^[ \t]{0,3}>[ \t]+/gm, '\n')
       // a line of bold text only is a title; bold runs glued together (`**Done****Next**`) are titles each
-      .replace(/^[ \t]*(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`))
+      .replace(/^[ \t]*\u0003?(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`))
       .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
       .replace(/\[([^\]\n]+)\]\([^)\n]*\)/g, '$1')
       .replace(/<\/?[a-z][^>\n]*>/gi, ' ')
@@ -60,21 +67,48 @@ const PROGRESS_TITLE_RE = /^\p{Lu}\p{Ll}+ing\b(?:(?![.!?](?:\s|$)).)*$/u;
  */
 export function proseSentences(text: string): ProseSentence[] {
   const out: ProseSentence[] = [];
-  for (const line of cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\p{Ll})/u)) {
+  const lines = cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\u0003?\p{Ll})/u);
+  for (const [i, line] of lines.entries()) {
     const heading = line.trimStart().startsWith(HEADING);
-    for (const piece of line.split(/(?<=[.!?。！？])\s+/u)) {
+    const start = out.length;
+    for (const piece of line.replaceAll(ITEM, ' ').split(/(?<=[.!?。！？])\s+/u)) {
       const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
       if (s.split(' ').length < 3 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
       out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
+    }
+    const last = out.length > start ? out[out.length - 1]! : undefined;
+    if (last && !heading && /:$/u.test(last.text) && line.trimEnd().endsWith(':')) {
+      const list = listAfter(lines, i + 1);
+      if (list.length > 0) out[out.length - 1] = { ...last, list };
     }
   }
   return out;
 }
 
+/** The items of the list that starts at lines[from] (blank lines between them allowed), each on one line. */
+function listAfter(lines: readonly string[], from: number): string[] {
+  const items: string[] = [];
+  for (let i = from; i < lines.length && items.length < MAX_LIST_ITEMS; i++) {
+    const line = lines[i]!.trim();
+    if (!line) continue;
+    if (!line.startsWith(ITEM)) break;
+    // an item of bold text only was read as a title, on the line after its marker
+    if (line === ITEM && lines[i + 1]?.trimStart().startsWith(HEADING)) {
+      const title = oneLine(lines[++i]!.replace(HEADING, ''));
+      if (title) items.push(title);
+      continue;
+    }
+    const item = oneLine(line.slice(ITEM.length)).replace(LEADING_SYMBOLS_RE, '');
+    if (item.includes(BROKEN)) break;
+    if (/\p{L}/u.test(item)) items.push(item);
+  }
+  return items;
+}
+
 /** A text's prose on one line (short texts have no sentence of three words), or '' when a lost code span broke it. */
 export function proseLine(text: string): string {
   const prose = cleanProse(text.slice(0, 8_000));
-  return prose.includes(BROKEN) ? '' : oneLine(prose.replaceAll(HEADING, ' '));
+  return prose.includes(BROKEN) ? '' : oneLine(prose.replaceAll(HEADING, ' ').replaceAll(ITEM, ' '));
 }
 
 /** The sentences' texts (see proseSentences). */
