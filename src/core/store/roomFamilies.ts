@@ -1,7 +1,7 @@
 import { leadingNames, normaliseKey } from '../roomKey';
 import { TimeSlice } from '../timeSlice';
 import type { Db } from './db';
-import { pagesOf, ROOM_PAGE, roomRows } from './roomPages';
+import { pagesOf, ROOM_PAGE, roomPages } from './roomPages';
 
 /**
  * Room families (issue 39): a concept room named by a phrase or identifier led by the name of a one-word concept
@@ -82,19 +82,30 @@ export async function assignFamilies(db: Db, changed: readonly ChangedRoom[] | '
   return changes.length;
 }
 
-function everyPhrase(db: Db): Promise<Candidate[]> {
+async function everyPhrase(db: Db): Promise<Candidate[]> {
+  const out: Candidate[] = [];
   // `+type`: pages go by rowid; by rooms_scope each page would read and sort every concept room again
-  return roomRows<Candidate>(db, COLUMNS, "+type = 'concept' AND instr(key, '_') > 0");
+  for await (const page of roomPages<Candidate>(db, COLUMNS, "+type = 'concept' AND instr(key, '_') > 0")) out.push(...page);
+  return out;
 }
 
-/** The changed phrase rooms, and the phrase rooms of each new one-word room's project whose key holds its word. */
+/**
+ * The changed phrase rooms, and the phrase rooms of each new one-word room's project whose key holds its word;
+ * `changed` a page at a time, each in a task of its own.
+ */
 async function phrasesAffected(db: Db, changed: readonly ChangedRoom[]): Promise<Candidate[]> {
-  const ids = new Set(changed.filter((r) => !oneWord(r.key)).map((r) => r.id));
+  const ids = new Set<string>();
+  const heads: ChangedRoom[] = [];
   const out: Candidate[] = [];
-  for (const page of pagesOf([...ids])) {
-    out.push(...(await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(page)])));
+  for (const page of pagesOf(changed)) {
+    const phrases: string[] = [];
+    for (const room of page) {
+      if (!oneWord(room.key)) (ids.add(room.id), phrases.push(room.id));
+      else if (room.fresh) heads.push(room);
+    }
+    if (phrases.length) out.push(...(await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(phrases)])));
   }
-  for (const head of changed.filter((r) => r.fresh && oneWord(r.key))) {
+  for (const head of heads) {
     const rows = await db.all<Candidate>(
       `SELECT ${COLUMNS} FROM rooms WHERE type = 'concept' AND project IS ? AND instr('_' || key || '_', ?) > 0 AND instr(key, '_') > 0`,
       [head.project, `_${head.key}_`],

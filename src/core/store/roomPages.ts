@@ -1,4 +1,4 @@
-import type { Db, Params } from './db';
+import type { Db } from './db';
 
 /**
  * Rooms read, looked up and written this many at a time by a room refresh. The driver makes all of a statement's
@@ -13,16 +13,15 @@ export function* pagesOf<T>(items: readonly T[], size = ROOM_PAGE): Generator<re
   for (let at = 0; at < items.length; at += size) yield items.slice(at, at + size);
 }
 
-/** `columns` of the rooms where `where` holds (after `params`), one statement a page, in rowid order. */
-export async function roomRows<T>(db: Db, columns: string, where: string, params: Params = []): Promise<T[]> {
-  const out: T[] = [];
+/** `columns` of the rooms where `where` holds, a page at a time (one statement each) in rowid order. */
+export async function* roomPages<T>(db: Db, columns: string, where: string): AsyncGenerator<T[]> {
   for (let after = -1; ; ) {
     const rows = await db.all<T & { n: number }>(
       `SELECT rowid AS n, ${columns} FROM rooms WHERE (${where}) AND rowid > ? ORDER BY rowid LIMIT ${ROOM_PAGE}`,
-      [...params, after],
+      [after],
     );
-    for (const row of rows) out.push(row);
-    if (rows.length < ROOM_PAGE) return out;
+    if (rows.length > 0) yield rows;
+    if (rows.length < ROOM_PAGE) return;
     after = rows[rows.length - 1]!.n;
   }
 }

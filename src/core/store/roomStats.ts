@@ -1,6 +1,6 @@
 import type { Db } from './db';
-import { assignFamilies, nameHeads } from './roomFamilies';
-import { ROOM_PAGE, roomRows } from './roomPages';
+import { assignFamilies, type ChangedRoom, nameHeads } from './roomFamilies';
+import { ROOM_PAGE, roomPages } from './roomPages';
 
 /**
  * The rooms read model's numbers: how many exchanges and conversations each room holds, when it was last
@@ -30,13 +30,16 @@ const LINKS_OF_FAMILY = 'x.room_id IN (SELECT rooms.id UNION ALL SELECT m.id FRO
  */
 export async function refreshRooms(db: Db): Promise<number> {
   await db.run(`UPDATE rooms SET dirty = 1 WHERE dirty = 0 AND id IN (SELECT family FROM rooms WHERE dirty = 1 AND family IS NOT NULL)`);
-  const changed = await roomRows<{ id: string; key: string; project: string | null; fresh: number }>(
+  const changed: ChangedRoom[] = [];
+  for await (const page of roomPages<{ id: string; key: string; project: string | null; fresh: number }>(
     db,
     'id, key, project, exchanges = 0 AS fresh',
     "dirty = 1 AND type = 'concept'",
-  );
+  )) {
+    for (const r of page) changed.push({ id: r.id, key: r.key, project: r.project, fresh: r.fresh === 1 });
+  }
   const recounted = await recount(db);
-  if (await assignFamilies(db, changed.map((r) => ({ ...r, fresh: r.fresh === 1 })))) recounted.push(...(await recount(db)));
+  if (await assignFamilies(db, changed)) recounted.push(...(await recount(db)));
   await nameHeads(db, recounted);
   await db.run('DELETE FROM rooms WHERE exchanges = 0 AND dirty = 0');
   return recounted.length;
