@@ -103,7 +103,8 @@ async function phrasesAffected(db: Db, changed: readonly ChangedRoom[]): Promise
       if (!oneWord(room.key)) (ids.add(room.id), phrases.push(room.id));
       else if (room.fresh) heads.push(room);
     }
-    if (phrases.length) out.push(...(await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(phrases)])));
+    if (phrases.length === 0) continue;
+    out.push(...(await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(phrases)])));
   }
   for (const head of heads) {
     const rows = await db.all<Candidate>(

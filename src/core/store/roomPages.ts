@@ -4,7 +4,7 @@ import type { Db } from './db';
  * Rooms read, looked up and written this many at a time by a room refresh. The driver makes all of a statement's
  * rows in one go on the extension host's thread, and a JSON array of every id is built in one go too: a first
  * index's last refresh touches every room (~58,000 at 1 GB), and one statement over all of them held the event
- * loop for 100 ms and more. A page is a few milliseconds, and the loop runs between pages.
+ * loop for up to ~150 ms of the thread's CPU. A page takes a few milliseconds, and the loop runs between pages.
  */
 export const ROOM_PAGE = 1000;
 
