@@ -3,14 +3,16 @@
 // runs it (Memory.index: parse, segment, store, token counts, offline distillation, built-in embedding), timed stage
 // by stage. Prints one JSON line. Used by indexStages.mjs; runs any build that has the same front door, so a build
 // from before issue 41 is timed the same way:
-//   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append]
+//   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append] [--thread-cpu]
 // Stages are the progress phases the run reports (discover, parse, tokens, distill, embed), each with its elapsed
 // time and the process's CPU time (all threads). The event loop's longest stall is the longest gap between the
 // ticks of a 1 ms timer on the thread that runs the index, while it runs, as test/bench/liveWatch.mjs measures a
 // watch's. On a busy machine a gap is also time the thread waited for a core: indexStages.mjs runs an idle ticker
 // beside it for comparison. With --append, a Claude Code session of one exchange in a folder of its own is indexed
 // with the corpus; then one exchange is appended to it and the same index runs again: how long until the new
-// exchange is searchable (the run's parse stage: it is written there) and what that run read.
+// exchange is searchable (the run's parse stage: it is written there) and what that run read. With --thread-cpu
+// (Linux), each gap also counts the CPU time this thread itself ran in it (the kernel's figure in /proc, read at
+// every tick): the longest of those is what the run's own tasks hold the loop, whatever the machine's load adds.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -18,7 +20,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' } },
+  options: {
+    build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' },
+    'thread-cpu': { type: 'boolean' },
+  },
 });
 const build = resolve(values.build);
 const require = createRequire(import.meta.url);
@@ -30,6 +35,11 @@ let last = performance.now();
 let longestStall = 0;
 let stalls = 0;
 let watching = false;
+// --thread-cpu: this thread's CPU ms so far (schedstat's first field: ns on the CPU), at the last tick
+const threadStat = values['thread-cpu'] ? `/proc/self/task/${process.pid}/schedstat` : undefined;
+const threadMs = () => Number(readFileSync(threadStat, 'utf8').split(' ')[0]) / 1e6;
+let lastRan = threadStat ? threadMs() : 0;
+let longestRan = 0;
 // where the stalls and the memory are: each stage's longest stall and stalls over 50 ms, and the process's peak
 // resident memory (all threads) with this thread's heap at that moment, sampled every 100 ms
 const stallsBy = {};
@@ -39,12 +49,18 @@ let sampled = 0;
 const ticker = setInterval(() => {
   const now = performance.now();
   const gap = now - last;
+  const ran = threadStat ? threadMs() - lastRan : 0;
+  if (threadStat) lastRan += ran;
   if (watching) {
     longestStall = Math.max(longestStall, gap);
     if (gap > 50) stalls++;
-    const s = (stallsBy[phase] ??= { longestMs: 0, over50: 0 });
+    const s = (stallsBy[phase] ??= { longestMs: 0, over50: 0, ...(threadStat ? { longestRanMs: 0 } : {}) });
     s.longestMs = Math.max(s.longestMs, Math.round(gap));
     if (gap > 50) s.over50++;
+    if (threadStat) {
+      longestRan = Math.max(longestRan, ran);
+      s.longestRanMs = Math.max(s.longestRanMs, Math.round(ran));
+    }
     if (now - sampled > 100) {
       sampled = now;
       const m = process.memoryUsage();
@@ -109,6 +125,7 @@ const indexOptions = {
 lap('discover');
 watching = true;
 last = performance.now();
+if (threadStat) lastRan = threadMs();
 const report = await store.index(indexOptions, (p) => {
   if (p.phase !== phase) lap(p.phase);
 });
@@ -151,6 +168,7 @@ console.log(
     storeBytes,
     longestStallMs: Math.round(longestStall),
     stallsOver50Ms: stalls,
+    ...(threadStat ? { longestRanMs: Math.round(longestRan) } : {}),
     stallsByStage: stallsBy,
     memory: { ...memory, peakRssMbByStage: peakRssBy },
     ...(appended ? { appended, live } : {}),

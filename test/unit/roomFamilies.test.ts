@@ -9,10 +9,12 @@ import { readShownRooms } from '../../src/core/store/hitRows';
 import { distilledOf, exchangesInRoom, listRooms } from '../../src/core/store/browse';
 import { saveDistillBatch } from '../../src/core/store/distilledStore';
 import { assignFamilies, HEADS, SET_FAMILIES } from '../../src/core/store/roomFamilies';
-import { refreshRooms } from '../../src/core/store/roomStats';
+import type { Db } from '../../src/core/store/db';
+import { ROOM_PAGE } from '../../src/core/store/roomPages';
+import { markAllRoomsDirty, refreshRooms } from '../../src/core/store/roomStats';
 import { Store } from '../../src/core/store/store';
 import { TimeSlice } from '../../src/core/timeSlice';
-import { msg, resetLines, storeConversation, tempDir } from './helpers';
+import { msg, resetLines, statementsOf, storeConversation, tempDir } from './helpers';
 
 // Rooms as a person browses them (issue 39): a project's near-duplicate labels shown as one room, and every
 // room scoped to its project.
@@ -167,6 +169,76 @@ test("assigning every room's family gives the event loop back between rooms (a f
     })();
     await assignFamilies(store.db, 'all', slice);
     assert.ok(checks >= phrases, `the slice asked ${checks} times for ${phrases} rooms`);
+  } finally {
+    await store.close();
+  }
+});
+
+/** The most rows one statement answered and the longest JSON array one was given while `fn` ran. */
+async function largestStatement(db: Db, fn: () => Promise<unknown>): Promise<{ rows: number; array: number }> {
+  const most = { rows: 0, array: 0 };
+  const all = db.all.bind(db);
+  const run = db.run.bind(db);
+  const given = (params: readonly unknown[] = []): void => {
+    for (const p of params) if (typeof p === 'string' && p.startsWith('[')) most.array = Math.max(most.array, (JSON.parse(p) as unknown[]).length);
+  };
+  db.all = (async <T>(sql: string, params?: never) => {
+    given(params);
+    const rows = await all<T>(sql, params);
+    most.rows = Math.max(most.rows, rows.length);
+    return rows;
+  }) as typeof db.all;
+  db.run = ((sql: string, params?: never) => (given(params), run(sql, params))) as typeof db.run;
+  try {
+    await fn();
+  } finally {
+    db.all = all;
+    db.run = run;
+  }
+  return most;
+}
+
+test('a refresh of more rooms than a page reads, looks up and writes them a page at a time (a first index refreshes every room)', async () => {
+  const { store } = await markdownStore('head first');
+  try {
+    const db = store.db;
+    const head = (await db.get<{ id: string }>("SELECT id FROM rooms WHERE key = 'markdown' AND project = ?", [P]))!.id;
+    const [a, b] = await db.all<{ n: number }>('SELECT e.n FROM exchanges e JOIN conversations c ON c.id = e.conversation_id WHERE c.project = ? LIMIT 2', [P]);
+    // new phrase rooms led by "Markdown", as a distill batch writes them (dirty, never counted), each in two exchanges
+    const many = 2 * ROOM_PAGE + 500;
+    await db.run(
+      `WITH RECURSIVE i(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM i WHERE v < ?)
+       INSERT INTO rooms(id, type, key, label, project) SELECT 'many-' || v, 'concept', 'markdown_topic' || v, 'Markdown topic ' || v, ? FROM i`,
+      [many, P],
+    );
+    for (const x of [a!, b!]) {
+      await db.run("INSERT INTO exchange_rooms(exchange_n, room_id, relevance, label) SELECT ?, id, 0.5, label FROM rooms WHERE id LIKE 'many-%'", [x.n]);
+    }
+    const familyOfMany = async (): Promise<Array<{ family: string | null; rooms: number }>> =>
+      db.all("SELECT family, count(*) AS rooms FROM rooms WHERE id LIKE 'many-%' GROUP BY family");
+
+    const first = await largestStatement(db, () => refreshRooms(db));
+    assert.deepEqual(await familyOfMany(), [{ family: head, rooms: many }]);
+    assert.ok(first.rows <= ROOM_PAGE && first.array <= ROOM_PAGE, `one statement answered ${first.rows} rows, one was given ${first.array} ids`);
+
+    // a repair assigns every family again: the same, a page at a time
+    await db.run("UPDATE rooms SET family = NULL WHERE id LIKE 'many-%'");
+    let statements: string[] = [];
+    const again = await largestStatement(db, async () => {
+      statements = await statementsOf(db, async () => {
+        await markAllRoomsDirty(db);
+        await refreshRooms(db);
+      });
+    });
+    assert.deepEqual(await familyOfMany(), [{ family: head, rooms: many }]);
+    assert.ok(again.rows <= ROOM_PAGE && again.array <= ROOM_PAGE, `one statement answered ${again.rows} rows, one was given ${again.array} ids`);
+    // each page found by rowid or by the dirty rooms' index, not by reading and sorting every concept room again
+    const pages = [...new Set(statements.filter((sql) => sql.startsWith('SELECT rowid AS n')))];
+    assert.equal(pages.length, 2, pages.join('\n'));
+    for (const sql of pages) {
+      const plan = (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [0])).map((r) => r.detail).join('; ');
+      assert.doesNotMatch(plan, /TEMP B-TREE|SCAN rooms/, plan);
+    }
   } finally {
     await store.close();
   }

@@ -1,6 +1,7 @@
 import { leadingNames, normaliseKey } from '../roomKey';
 import { TimeSlice } from '../timeSlice';
 import type { Db } from './db';
+import { pagesOf, ROOM_PAGE, roomPages } from './roomPages';
 
 /**
  * Room families (issue 39): a concept room named by a phrase or identifier led by the name of a one-word concept
@@ -56,38 +57,56 @@ const scoped = (project: string | null, key: string): string => JSON.stringify([
  */
 export async function assignFamilies(db: Db, changed: readonly ChangedRoom[] | 'all', slice = new TimeSlice()): Promise<number> {
   const candidates = changed === 'all' ? await everyPhrase(db) : await phrasesAffected(db, changed);
-  // the names each label leads with, once, giving the event loop back between rooms: a first index's last refresh
-  // reads every new room (one JavaScript task of 75 ms on a 250 MB history, 214 ms on 1 GB)
-  const names: Array<readonly string[]> = [];
-  for (const room of candidates) {
-    await slice.yieldIfDue();
-    names.push(leadingNames(room.label));
-  }
-  const heads = await headsOf(db, candidates, names);
   const changes: Array<[id: string, family: string | null]> = [];
   const dirty = new Set<string>();
-  for (const [i, room] of candidates.entries()) {
-    const lead = names[i]!.find((name) => name !== room.key && heads.has(scoped(room.project, name)));
-    const family = lead !== undefined ? heads.get(scoped(room.project, lead))! : null;
-    if (family === room.family) continue;
-    changes.push([room.id, family]);
-    for (const id of [family, room.family]) if (id !== null) dirty.add(id);
+  // a page of rooms at a time, giving the event loop back between rooms and between pages: a first index's last
+  // refresh reads every new room (its leading names were one task of 214 ms on a 1 GB history, the heads' lookup
+  // and the families after them two more of ~100 ms)
+  for (const page of pagesOf(candidates)) {
+    const names: Array<readonly string[]> = [];
+    for (const room of page) {
+      await slice.yieldIfDue();
+      names.push(leadingNames(room.label));
+    }
+    const heads = await headsOf(db, page, names);
+    for (const [i, room] of page.entries()) {
+      const lead = names[i]!.find((name) => name !== room.key && heads.has(scoped(room.project, name)));
+      const family = lead !== undefined ? heads.get(scoped(room.project, lead))! : null;
+      if (family === room.family) continue;
+      changes.push([room.id, family]);
+      for (const id of [family, room.family]) if (id !== null) dirty.add(id);
+    }
   }
-  if (changes.length === 0) return 0;
-  await db.run(SET_FAMILIES, [JSON.stringify(changes)]);
-  await db.run('UPDATE rooms SET dirty = 1 WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify([...dirty])]);
+  for (const page of pagesOf(changes)) await db.run(SET_FAMILIES, [JSON.stringify(page)]);
+  for (const page of pagesOf([...dirty])) await db.run('UPDATE rooms SET dirty = 1 WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(page)]);
   return changes.length;
 }
 
-function everyPhrase(db: Db): Promise<Candidate[]> {
-  return db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE type = 'concept' AND instr(key, '_') > 0`);
+async function everyPhrase(db: Db): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  // `+type`: pages go by rowid; by rooms_scope each page would read and sort every concept room again
+  for await (const page of roomPages<Candidate>(db, COLUMNS, "+type = 'concept' AND instr(key, '_') > 0")) out.push(...page);
+  return out;
 }
 
-/** The changed phrase rooms, and the phrase rooms of each new one-word room's project whose key holds its word. */
+/**
+ * The changed phrase rooms, and the phrase rooms of each new one-word room's project whose key holds its word;
+ * `changed` a page at a time, each in a task of its own.
+ */
 async function phrasesAffected(db: Db, changed: readonly ChangedRoom[]): Promise<Candidate[]> {
-  const ids = new Set(changed.filter((r) => !oneWord(r.key)).map((r) => r.id));
-  const out = ids.size ? await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify([...ids])]) : [];
-  for (const head of changed.filter((r) => r.fresh && oneWord(r.key))) {
+  const ids = new Set<string>();
+  const heads: ChangedRoom[] = [];
+  const out: Candidate[] = [];
+  for (const page of pagesOf(changed)) {
+    const phrases: string[] = [];
+    for (const room of page) {
+      if (!oneWord(room.key)) (ids.add(room.id), phrases.push(room.id));
+      else if (room.fresh) heads.push(room);
+    }
+    if (phrases.length === 0) continue;
+    out.push(...(await db.all<Candidate>(`SELECT ${COLUMNS} FROM rooms WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(phrases)])));
+  }
+  for (const head of heads) {
     const rows = await db.all<Candidate>(
       `SELECT ${COLUMNS} FROM rooms WHERE type = 'concept' AND project IS ? AND instr('_' || key || '_', ?) > 0 AND instr(key, '_') > 0`,
       [head.project, `_${head.key}_`],
@@ -111,18 +130,29 @@ async function headsOf(db: Db, candidates: readonly Candidate[], names: Readonly
  * member's own name (`GeminiClient`) or a phrase. A head whose family never wrote the name alone keeps its label.
  */
 export async function nameHeads(db: Db, ids: readonly string[]): Promise<void> {
-  const heads = await db.all<{ id: string; key: string; label: string }>(
-    `SELECT r.id, r.key, r.label FROM rooms r WHERE r.id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM rooms m WHERE m.family = r.id)`,
-    [JSON.stringify(ids)],
-  );
+  const heads: Array<{ id: string; key: string; label: string }> = [];
+  for (const page of pagesOf(ids)) {
+    heads.push(...(await db.all<{ id: string; key: string; label: string }>(
+      `SELECT r.id, r.key, r.label FROM rooms r WHERE r.id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM rooms m WHERE m.family = r.id)`,
+      [JSON.stringify(page)],
+    )));
+  }
   for (const head of heads) {
+    const name = await familyName(db, head);
+    if (name !== undefined && name !== head.label) await db.run('UPDATE rooms SET label = ? WHERE id = ?', [name, head.id]);
+  }
+}
+
+/** The name of a head its family used most (see nameHeads), read a page of labels at a time: a family can have thousands. */
+async function familyName(db: Db, head: { id: string; key: string }): Promise<string | undefined> {
+  for (let offset = 0; ; offset += ROOM_PAGE) {
     const labels = await db.all<{ label: string; c: number }>(
       `SELECT x.label, count(*) AS c FROM exchange_rooms x WHERE x.label IS NOT NULL
          AND x.room_id IN (SELECT ? UNION ALL SELECT m.id FROM rooms m WHERE m.family = ?)
-       GROUP BY x.label ORDER BY c DESC, x.label`,
-      [head.id, head.id],
+       GROUP BY x.label ORDER BY c DESC, x.label LIMIT ${ROOM_PAGE} OFFSET ?`,
+      [head.id, head.id, offset],
     );
     const name = labels.find((l) => !/\s/u.test(l.label) && (normaliseKey('concept', l.label) === head.key || leadingNames(l.label)[0] === head.key));
-    if (name && name.label !== head.label) await db.run('UPDATE rooms SET label = ? WHERE id = ?', [name.label, head.id]);
+    if (name || labels.length < ROOM_PAGE) return name?.label;
   }
 }

@@ -1,5 +1,6 @@
 import type { Db } from './db';
-import { assignFamilies, nameHeads } from './roomFamilies';
+import { assignFamilies, type ChangedRoom, nameHeads } from './roomFamilies';
+import { ROOM_PAGE, roomPages } from './roomPages';
 
 /**
  * The rooms read model's numbers: how many exchanges and conversations each room holds, when it was last
@@ -29,30 +30,39 @@ const LINKS_OF_FAMILY = 'x.room_id IN (SELECT rooms.id UNION ALL SELECT m.id FRO
  */
 export async function refreshRooms(db: Db): Promise<number> {
   await db.run(`UPDATE rooms SET dirty = 1 WHERE dirty = 0 AND id IN (SELECT family FROM rooms WHERE dirty = 1 AND family IS NOT NULL)`);
-  const changed = await db.all<{ id: string; key: string; project: string | null; fresh: number }>(
-    "SELECT id, key, project, exchanges = 0 AS fresh FROM rooms WHERE dirty = 1 AND type = 'concept'",
-  );
+  const changed: ChangedRoom[] = [];
+  for await (const page of roomPages<{ id: string; key: string; project: string | null; fresh: number }>(
+    db,
+    'id, key, project, exchanges = 0 AS fresh',
+    "dirty = 1 AND type = 'concept'",
+  )) {
+    for (const r of page) changed.push({ id: r.id, key: r.key, project: r.project, fresh: r.fresh === 1 });
+  }
   const recounted = await recount(db);
-  if (await assignFamilies(db, changed.map((r) => ({ ...r, fresh: r.fresh === 1 })))) recounted.push(...(await recount(db)));
+  if (await assignFamilies(db, changed)) recounted.push(...(await recount(db)));
   await nameHeads(db, recounted);
   await db.run('DELETE FROM rooms WHERE exchanges = 0 AND dirty = 0');
   return recounted.length;
 }
 
-/** Recounts and relabels the dirty rooms; returns their ids. */
+/** Recounts and relabels the dirty rooms, a page at a time (roomPages.ts); returns their ids. */
 async function recount(db: Db): Promise<string[]> {
-  const done = await db.all<{ id: string }>(
-    `UPDATE rooms SET
-       exchanges = (SELECT count(DISTINCT x.exchange_n) FROM exchange_rooms x WHERE ${LINKS_OF_FAMILY}),
-       conversations = (SELECT count(DISTINCT e.conversation_id) FROM exchange_rooms x JOIN exchanges e ON e.n = x.exchange_n
-                        WHERE ${LINKS_OF_FAMILY}),
-       last_at = (SELECT max(e.started_at) FROM exchange_rooms x JOIN exchanges e ON e.n = x.exchange_n WHERE ${LINKS_OF_FAMILY}),
-       label = coalesce((SELECT x.label FROM exchange_rooms x WHERE x.room_id = rooms.id AND x.label IS NOT NULL
-                         GROUP BY x.label ORDER BY count(*) DESC, x.label LIMIT 1), label),
-       dirty = 0
-     WHERE dirty = 1 RETURNING id`,
-  );
-  return done.map((r) => r.id);
+  const done: string[] = [];
+  for (;;) {
+    const page = await db.all<{ id: string }>(
+      `UPDATE rooms SET
+         exchanges = (SELECT count(DISTINCT x.exchange_n) FROM exchange_rooms x WHERE ${LINKS_OF_FAMILY}),
+         conversations = (SELECT count(DISTINCT e.conversation_id) FROM exchange_rooms x JOIN exchanges e ON e.n = x.exchange_n
+                          WHERE ${LINKS_OF_FAMILY}),
+         last_at = (SELECT max(e.started_at) FROM exchange_rooms x JOIN exchanges e ON e.n = x.exchange_n WHERE ${LINKS_OF_FAMILY}),
+         label = coalesce((SELECT x.label FROM exchange_rooms x WHERE x.room_id = rooms.id AND x.label IS NOT NULL
+                           GROUP BY x.label ORDER BY count(*) DESC, x.label LIMIT 1), label),
+         dirty = 0
+       WHERE rowid IN (SELECT rowid FROM rooms WHERE dirty = 1 LIMIT ${ROOM_PAGE}) RETURNING id`,
+    );
+    for (const room of page) done.push(room.id);
+    if (page.length < ROOM_PAGE) return done;
+  }
 }
 
 /** Marks every room dirty and assigns every family again (after a repair rebuilt what the counts are taken from). */
