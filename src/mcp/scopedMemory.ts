@@ -3,6 +3,14 @@ import { Memory, type ExchangeListing, type FileHistoryEntry, type Neighbours, t
 import type { DistilledView } from '../core/model';
 import type { SearchQuery, SearchResult } from '../core/search/types';
 import { insideAny } from '../core/sources/discover';
+import { WarmUpTurns } from '../core/search/warmUpTurns';
+
+/**
+ * The warm-up's searches run only after the server has been idle this long (an agent asks again seconds after an
+ * answer, a client asking in a batch within a few ms), and stop after this many calls (they compiled the same code).
+ */
+const WARM_UP_QUIET_MS = 50;
+const WARM_UP_ENOUGH_CALLS = 9;
 
 /**
  * The memory as the MCP server reads it: opened read-only, every answer read as one snapshot (an index run
@@ -10,7 +18,7 @@ import { insideAny } from '../core/sources/discover';
  * are given, nothing from a project outside them. With an embedder, search runs its default with meaning
  * too (bm25(v)+vec(d), selective), as the extension's recall panel does. The embedder may still be loading
  * (searches wait for it); the searcher prepares as the store opens (Searcher.prepare) and warms after the first
- * answer, not before it (Searcher.warm).
+ * answer, not before it, giving way to the calls (Searcher.warm, WarmUpTurns).
  */
 export class ScopedMemory {
   private constructor(
@@ -23,6 +31,8 @@ export class ScopedMemory {
 
   /** Whether the searcher's warm-up (Searcher.warm) was started. */
   private warming = false;
+  /** The warm-up gives way to every call. */
+  private readonly turns = new WarmUpTurns(WARM_UP_ENOUGH_CALLS, WARM_UP_QUIET_MS);
 
   static async open(file: string, within?: readonly string[], embedder?: Embedder | Promise<Embedder | undefined>): Promise<ScopedMemory> {
     const memory = new ScopedMemory(await Memory.openReadOnly(file), file, within, Promise.resolve(embedder));
@@ -43,7 +53,7 @@ export class ScopedMemory {
 
   /** Runs `fn` on one consistent snapshot of the store. */
   read<T>(fn: (m: ScopedMemory) => Promise<T>): Promise<T> {
-    return this.memory.read(() => fn(this));
+    return this.turns.during(() => this.memory.read(() => fn(this)));
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
@@ -53,7 +63,7 @@ export class ScopedMemory {
     if (!this.warming) {
       this.warming = true;
       // once the first answer is on its way; a failure here is met again, and reported, by the next search
-      setImmediate(() => void this.memory.searcher({ embedder }).warm().catch(() => undefined));
+      setImmediate(() => void this.memory.searcher({ embedder }).warm(this.turns).catch(() => undefined));
     }
     return result;
   }

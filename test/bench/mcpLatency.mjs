@@ -1,7 +1,7 @@
 // Latency of the MCP tools as an agent sees it: `node dist/cli.js mcp` spawned over stdio by the SDK's client, each
 // call timed from request to answer (JSON-RPC, validation, the snapshot read, token budgeting).
 //   node esbuild.mjs && node test/bench/mcpLatency.mjs --db STORE.sqlite --queries dev-queries.jsonl
-//        [--workspace DIR] [--embed-model built-in|none] [--servers 5] [--calls 40] [--tools] [--json FILE] [--cli DIST/cli.js]
+//        [--workspace DIR] [--embed-model built-in|none] [--servers 5] [--calls 40] [--tools] [--json FILE] [--cli DIST/cli.js] [--positions N]
 // First answer: --servers fresh servers, one after another; for each, the time from spawning it to the answer of its
 // first `search` (the process's start, the handshake, opening the store, the search), and that search call alone.
 // Warm: on each server, then --calls searches (the queries of the file, in turn) timed one by one. With --tools, a
@@ -10,6 +10,8 @@
 // threads, SQLite's included) over the second half of its warm calls (the first half overlaps the searcher's warm-up),
 // per call: steadier than elapsed times on a shared machine; so is its CPU time from the spawn to its first answer.
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
+// With --positions N, also each of the first N warm calls' median elapsed and CPU time over the servers, by its
+// place after the first answer (the first calls meet the searcher's warm-up, or the code V8 has not compiled yet).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     servers: { type: 'string', default: '5' },
     calls: { type: 'string', default: '40' },
     tools: { type: 'boolean', default: false },
+    positions: { type: 'string', default: '0' },
     json: { type: 'string' },
     // another build's bundle, to compare two builds on one store
     cli: { type: 'string', default: fileURLToPath(new URL('../../dist/cli.js', import.meta.url)) },
@@ -75,6 +78,8 @@ async function call(client, name, args) {
 
 const servers = [];
 const warm = [];
+/** By the call's place after the first answer: its elapsed and CPU ms on each server. */
+const byPosition = Array.from({ length: Number(values.positions) }, () => ({ ms: [], cpuMs: [] }));
 for (let s = 0; s < Number(values.servers); s++) {
   const { client, spawned, connectMs, pid } = await spawnServer();
   const first = await call(client, 'search', { query: queries[s % queries.length] });
@@ -84,7 +89,13 @@ for (let s = 0; s < Number(values.servers); s++) {
   let cpuAtHalf;
   for (let c = 0; c < calls; c++) {
     if (c === half) cpuAtHalf = cpuMs(pid);
-    warm.push((await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] })).ms);
+    const cpuBefore = cpuMs(pid);
+    const { ms } = await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] });
+    warm.push(ms);
+    if (c < byPosition.length) {
+      byPosition[c].ms.push(ms);
+      if (cpuBefore !== undefined) byPosition[c].cpuMs.push(cpuMs(pid) - cpuBefore);
+    }
   }
   const cpuAtLast = cpuMs(pid);
   servers.push({ ...server, peakRssMb: peakRssMb(pid), warmCpuMsPerCall: cpuAtHalf === undefined ? undefined : (cpuAtLast - cpuAtHalf) / (calls - half) });
@@ -125,11 +136,17 @@ const result = {
   peakRssMb: servers.every((s) => s.peakRssMb !== undefined) ? median(servers.map((s) => s.peakRssMb)) : undefined,
   warmCpuMsPerCall: servers.every((s) => s.warmCpuMsPerCall !== undefined) ? median(servers.map((s) => s.warmCpuMsPerCall)) : undefined,
   warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
+  byPosition: byPosition.map((p) => ({ ms: median(p.ms), cpuMs: p.cpuMs.length ? median(p.cpuMs) : undefined })),
   tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
 };
 console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
 console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | server CPU to first answer ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${result.firstCpuMs === undefined ? '—' : fmt(result.firstCpuMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} |`);
+if (byPosition.length) {
+  console.log('| warm call | median ms | median server CPU ms (10 ms ticks) |');
+  console.log('| --- | --- | --- |');
+  result.byPosition.forEach((p, i) => console.log(`| ${i + 1} | ${fmt(p.ms)} | ${p.cpuMs === undefined ? '—' : fmt(p.cpuMs)} |`));
+}
 for (const [name, t] of Object.entries(result.tools)) console.log(`${name}: ${t.calls} calls, p50 ${fmt(t.p50)} ms, p95 ${fmt(t.p95)} ms`);
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

@@ -16,6 +16,7 @@ import { type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
 import type { FusionName, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import type { WarmUpTurns } from './warmUpTurns';
 
 /**
  * Chosen by measurement on the dev queries (docs/search.md, "Choosing the default"). Without a model: BM25 on
@@ -105,7 +106,7 @@ class StoreSearcher implements Searcher {
     this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn);
   }
 
-  async warm(): Promise<void> {
+  async warm(turns?: WarmUpTurns): Promise<void> {
     await this.refresh();
     const { specs } = await this.planner.plan(this.defaultMode);
     const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
@@ -118,7 +119,10 @@ class StoreSearcher implements Searcher {
     this.exercised = true;
     // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a
     // warm process takes ~7 (docs/search-log.md, "Latency passes"). A few searches here compile the path the user's first ones take.
-    for (const text of WARM_UP_QUERIES) await this.search({ text }).catch(() => undefined);
+    for (const text of WARM_UP_QUERIES) {
+      if (turns && !(await turns.next())) return;
+      await this.search({ text }).catch(() => undefined);
+    }
   }
 
   async prepare(): Promise<void> {

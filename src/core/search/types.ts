@@ -1,4 +1,5 @@
 import type { Confidence, Hit, Layer, SearchFilters } from '../model';
+import type { WarmUpTurns } from './warmUpTurns';
 
 export type { Confidence, Hit, HitRoom, Layer, SavedCopy, ScorePart, SearchFilters } from '../model';
 
@@ -68,9 +69,10 @@ export interface Searcher {
    * Reads now what the next search would otherwise read on its way, once per store change: the word index's
    * exchange lengths, whether vectors can be used, the default mode's vector samples (distance bounds), and
    * the second connection. For a front end, when the store has opened or an index run has ended: at 50,000
-   * exchanges a search that reads them waits ~80 ms more (docs/search-log.md, "Latency passes").
+   * exchanges a search that reads them waits ~80 ms more (docs/search-log.md, "Latency passes"). Then, once a
+   * searcher, a few searches that compile the code a search runs; with `turns`, each only when they give it one.
    */
-  warm(): Promise<void>;
+  warm(turns?: WarmUpTurns): Promise<void>;
   /**
    * Reads ahead, in the background, what the first search would read on its way and is the same for every query:
    * the word index's exchange lengths and the default mode's distance bounds (their samples on the second
