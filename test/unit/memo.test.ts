@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { WordRarity } from '../../src/core/distill/wordRarity';
 import { detached, memoize } from '../../src/core/memo';
 import { countTokens } from '../../src/core/tokens';
 
@@ -40,6 +41,14 @@ test('the token counter remembers pieces, not the texts they were cut from', () 
   const mb = heapKeptBy((word) => counts.push(countTokens(word)));
   assert.ok(mb < 5, `${mb.toFixed(1)} MB kept`);
   assert.ok(counts.every((n) => n > 1));
+});
+
+test("word rarity's idf remembers words, not the texts they were cut from", () => {
+  const rarity = new WordRarity(new Map([['distinctive', 5000]]));
+  const idfs: number[] = [];
+  const mb = heapKeptBy((word) => idfs.push(rarity.idf(word)));
+  assert.ok(mb < 5, `${mb.toFixed(1)} MB kept`);
+  assert.ok(idfs.every((v) => v === idfs[0] && v > 1), 'a word the list lacks: the same idf for each');
 });
 
 test('detached: the same text', () => {

@@ -1,3 +1,5 @@
+import { detached } from '../memo';
+
 /**
  * How rare a word is in the language, for the offline distiller's ranking (sentences, details, concept
  * phrases). The ranks come from SUBTLEX-US (word counts of 51 million words of American English subtitles,
@@ -101,7 +103,8 @@ export class WordRarity {
     if (v === undefined) {
       v = 1 + Math.log(1 + this.rank(word) / 50);
       if (this.idfCache.size >= 100_000) this.idfCache.clear();
-      this.idfCache.set(word, v);
+      // a word cut from an exchange's text is a view of that whole text: kept as it is, it kept the text alive
+      this.idfCache.set(detached(word), v);
     }
     return v;
   }

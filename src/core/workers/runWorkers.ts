@@ -26,6 +26,7 @@ export class RunWorkers {
   private readonly minBytes: number;
   private readonly minExchanges: number;
   private readonly script: string | undefined;
+  private wasStarted = false;
 
   constructor(options: ParallelOptions = {}) {
     this.script = options.script;
@@ -39,7 +40,13 @@ export class RunWorkers {
     if (this.threads === 0) return undefined;
     const enough = (work.bytes ?? 0) >= this.minBytes || (work.exchanges ?? 0) >= this.minExchanges;
     if (!enough) return undefined;
+    this.wasStarted = true;
     return (this.pool ??= new WorkerPool(this.threads, this.script));
+  }
+
+  /** Whether this run had work enough for threads (the pool may be closed since). */
+  get started(): boolean {
+    return this.wasStarted;
   }
 
   async close(): Promise<void> {
