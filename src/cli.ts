@@ -91,6 +91,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
             discover: workspaceRoots.length
               ? defaultDiscovery({ workspaceRoots, extraRoots: roots })
               : { workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots: roots, includeSubagents: true },
+            collectAfterParse: true,
             ...(values.threads !== undefined ? { parallel: { threads: intOption(values.threads, 0) } } : {}),
             segment: {
               minChars: intOption(values['min-chars'], DEFAULT_SEGMENT_OPTIONS.minChars),

@@ -44,6 +44,12 @@ export interface IndexOptions {
    * agent just wrote, from an earlier run's `discovered` (a walk of a large history stats and sniffs every file).
    */
   readonly sources?: readonly DiscoveredSource[];
+  /**
+   * Collect this thread's heap once after the parse stage (a run with work for its workers). For a process of our
+   * own (the command line): on the extension host's thread a full collection of every extension's heap would hold
+   * the editor longer than the index run's own slices do.
+   */
+  readonly collectAfterParse?: boolean;
 }
 
 /** What waits for distillation after ingestion, for a gate to weigh (count it, plan a sample's cost). */
@@ -103,7 +109,7 @@ export async function indexWorkspace(
     clock.lap('parse');
     // the parse stage's garbage (its writes, the lexicon's merges) would stay in this thread's heap through most of
     // distillation, which allocates too little here for V8 to collect it: at 1 GB ~55 MB for the stage's first 100 s
-    if (workers.started) collectGarbage();
+    if (options.collectAfterParse && workers.started) collectGarbage();
     // searchable by its words from here on; the offline distiller's workers count tokens as they distill
     const uncounted = await store.countWithoutTokens();
     const chosen = token.isCancellationRequested ? { distiller: undefined } : await chooseDistiller(store, options.distiller);

@@ -6,7 +6,8 @@
 // before the build is loaded), and `rest`: anonymous memory that is none of those heaps (SQLite, the threads'
 // allocators, each thread's native part). Prints one JSON line: the run's peak sample and each stage's, and per
 // stage the median / 90th percentile / maximum of each figure. --trace FILE writes every sample (JSON lines).
-// --cli-heaps: the heaps grow as the command line's `index` lets them (core/heap.ts keepHeapsSmall), not as V8 chooses.
+// --cli-heaps: the heaps grow as the command line's `index` lets them (core/heap.ts keepHeapsSmall), not as V8 chooses,
+// and the run collects its heap after the parse stage as the command line's does (IndexOptions.collectAfterParse).
 //   node test/bench/indexMemory.mjs --build DIR --corpus DIR --db FILE [--embed] [--cli-heaps] [--trace FILE]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -81,6 +82,7 @@ await memory.index(
   {
     discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [resolve(values.corpus)], includeSubagents: true },
     segment: { minChars: 100, maxPlies: 20 },
+    ...(values['cli-heaps'] ? { collectAfterParse: true } : {}),
     ...(embedder ? { embed: { embedder } } : {}),
   },
   (p) => {
