@@ -22,7 +22,20 @@ import type { RoomType } from './model';
 /** Splits camelCase and separators, lower-cases, stems; '' when nothing word-like is left. */
 export function normaliseKey(type: RoomType, raw: string): string {
   if (type === 'file') return normalisePath(raw);
-  return [...new Set(keyWords(raw))].sort().join('_');
+  return sortedUnique(keyWords(raw)).join('_');
+}
+
+/**
+ * The distinct tokens in code-unit order (as `sort()` orders strings). Nearly every concept has one or two words:
+ * those are ordered without a Set and a sort (a first index asks for ~60,000 keys).
+ */
+function sortedUnique(tokens: string[]): string[] {
+  if (tokens.length < 2) return tokens;
+  if (tokens.length === 2) {
+    const [a, b] = tokens as [string, string];
+    return a === b ? [a] : a < b ? tokens : [b, a];
+  }
+  return [...new Set(tokens)].sort();
 }
 
 /**

@@ -182,11 +182,12 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
       if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
       const next = seq[i + 1];
-      if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+      // a phrase is two words next to each other or joined by a connector: only then is it weighed
+      if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
       // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
       if (w.valueOrAction || next.valueOrAction) continue;
       if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
-      else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
+      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
     }
   };
   count(prompt.slice(0, 8_000), true);
@@ -328,7 +329,7 @@ interface ContentWord {
   /** Inside an inline code span (`docker compose`): a command's or a file's spelling, not the prose's. */
   readonly code: boolean;
   /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
-  readonly via?: string;
+  readonly via: string | undefined;
   /** An identifier of a value or an action (`user_id`, `add_turn`: nonThemes.ts), in no theme. */
   readonly valueOrAction: boolean;
 }
@@ -373,8 +374,53 @@ function isCapital(token: string): boolean {
 
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
 const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
+
+/*
+ * What lies between two tokens, read in place by character codes: a slice and a pattern for each of a text's
+ * words allocated a good part of the distiller's garbage.
+ */
+
+/** Whether text[from, to) is spaces and tabs only, at least one. */
+function blankBetween(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
 /** What lies between two words of one phrase: spaces, or a hyphen (ASCII or Unicode: "IP‑Adapter"). */
-const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
+function joinedBetween(text: string, from: number, to: number): boolean {
+  if (to - from === 1) {
+    const c = text.charCodeAt(from);
+    if (c === 0x2d || c === 0x2010 || c === 0x2011) return true;
+  }
+  return blankBetween(text, from, to);
+}
+
+/** A letter or a digit of any script (code points, as a `u` pattern reads them). */
+const LETTER_OR_DIGIT_RE = /^[\p{L}\p{N}]$/u;
+
+/**
+ * Whether text[from, to) ends a sentence, line or list item: one of `.!?:` or a line break, followed by no
+ * letter or digit up to `to` (the pattern `/[.!?:\n][^\p{L}\p{N}]*$/u`, read from the end).
+ */
+function endsSentence(text: string, from: number, to: number): boolean {
+  for (let i = to - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 46 || c === 33 || c === 63 || c === 58 || c === 10) return true;
+    if (c < 128) {
+      if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return false;
+      continue;
+    }
+    // a low surrogate after its high one is one code point, as the pattern reads it
+    const pair = c >= 0xdc00 && c <= 0xdfff && i > from && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+    if (LETTER_OR_DIGIT_RE.test(pair ? text.slice(i - 1, i + 1) : text[i]!)) return false;
+    if (pair) i--;
+  }
+  return false;
+}
 
 /**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
@@ -405,7 +451,7 @@ function contentWords(text: string): ContentWord[] {
     const beforeEnd = prevEnd;
     prevToken = token;
     prevEnd = end;
-    const initial = before === undefined || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(beforeEnd, start));
+    const initial = before === undefined || endsSentence(prose, beforeEnd, start);
     // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
     const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
@@ -414,17 +460,17 @@ function contentWords(text: string): ContentWord[] {
     const lower = surface.toLowerCase();
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
-      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end } : undefined;
+      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && blankBetween(prose, lastEnd, start) ? { surface, end } : undefined;
       lastEnd = -1;
       continue;
     }
-    const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
-    const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
-    const titled = before !== undefined && isCapital(token) && JOINED_RE.test(prose.slice(beforeEnd, start)) && isCapital(before);
+    const via = connector && blankBetween(prose, connector.end, start) ? connector.surface : undefined;
+    const titled = before !== undefined && isCapital(token) && joinedBetween(prose, beforeEnd, start) && isCapital(before);
     while (span < spans.length && spans[span]![1] <= start) span++;
     const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
     const valueOrAction = namesValueOrAction(surface);
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
+    // every word the same fields in the same order (one shape: `via` is undefined when absent, not left out)
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && joinedBetween(prose, lastEnd, start), initial, titled, code, via, valueOrAction });
     connector = undefined;
     lastEnd = possessive ? -1 : end;
   }
