@@ -372,6 +372,9 @@ function isCapital(token: string): boolean {
   return token !== 'I' && /^\p{Lu}/u.test(token);
 }
 
+/** An inline code span (`docker compose`). */
+const CODE_SPAN_RE = /`[^`\n]+`/g;
+
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
 const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
 
@@ -432,7 +435,9 @@ function endsSentence(text: string, from: number, to: number): boolean {
 function contentWords(text: string): ContentWord[] {
   const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
   const prose = withoutPaths(unfenced);
-  const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  // each code span's start and end, one after the other (a flat array of numbers: one kind of array, empty or not)
+  const spans: number[] = [];
+  for (const m of prose.matchAll(CODE_SPAN_RE)) spans.push(m.index, m.index + m[0].length);
   // spans and tokens are in order: the one span that can hold a token is the first not ending before it
   let span = 0;
   const out: ContentWord[] = [];
@@ -466,8 +471,8 @@ function contentWords(text: string): ContentWord[] {
     }
     const via = connector && blankBetween(prose, connector.end, start) ? connector.surface : undefined;
     const titled = before !== undefined && isCapital(token) && joinedBetween(prose, beforeEnd, start) && isCapital(before);
-    while (span < spans.length && spans[span]![1] <= start) span++;
-    const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
+    while (span < spans.length && spans[span + 1]! <= start) span += 2;
+    const code = span < spans.length && start > spans[span]! && end < spans[span + 1]!;
     const valueOrAction = namesValueOrAction(surface);
     // every word the same fields in the same order (one shape: `via` is undefined when absent, not left out)
     out.push({ lower, surface, adjacent: lastEnd >= 0 && joinedBetween(prose, lastEnd, start), initial, titled, code, via, valueOrAction });
