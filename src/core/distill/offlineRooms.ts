@@ -4,7 +4,7 @@ import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { CHAT_VARIABLE, isRedaction, isReferenceTail, namesValueOrAction, ScriptTally, withoutReferences } from './nonThemes';
 import { isStopWord } from './stopWords';
-import { normaliseKey } from '../roomKey';
+import { normaliseKey, phraseConceptKey } from '../roomKey';
 import { THEME_WORD_RANK, type WordRarity } from './wordRarity';
 import type { RoomAssignment } from './types';
 import type { VerbatimPart } from './verbatimParts';
@@ -154,8 +154,8 @@ interface Theme {
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
   const themes = new Map<string, Theme>();
   const scripts = new ScriptTally();
-  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled'): void => {
-    const key = conceptKey(surface);
+  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
+    const key = phraseKey ?? conceptKey(surface);
     if (!key || lowerWords.some(isRedaction)) return;
     let t = themes.get(key);
     if (!t) {
@@ -186,8 +186,9 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
       // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
       if (w.valueOrAction || next.valueOrAction) continue;
-      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
-      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
+      // (a phrase's key from its words' keys: most phrases are new, their words are not)
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface));
+      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface, next.via));
     }
   };
   count(prompt.slice(0, 8_000), true);
