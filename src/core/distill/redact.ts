@@ -140,16 +140,13 @@ const RULES: readonly Rule[] = [
   ...CALL_RULES,
 ];
 
-/** Every rule, in the order they run. */
-const ALL_RULES: readonly Rule[] = [...RULES, ...GENERIC_RULES];
-
 export function redactSecrets(text: string): RedactionResult {
   const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
   // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement)
   let lower: string | undefined;
-  for (const rule of ALL_RULES) {
+  for (const rule of [...RULES, ...GENERIC_RULES]) {
     if ('pass' in rule) {
       const r = rule.pass(out, marker(rule.kind));
       if (r.count > 0) found[rule.kind] = (found[rule.kind] ?? 0) + r.count;
@@ -163,7 +160,6 @@ export function redactSecrets(text: string): RedactionResult {
       if (!rule.needs.some((literal) => searched.includes(literal))) continue;
     }
     const before = out;
-    let replacedAny = false;
     out = out.replace(rule.re, (whole: string, ...rest: unknown[]) => {
       // rest = capture groups…, offset, input (and groups when named): keep the string captures only.
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
@@ -172,13 +168,9 @@ export function redactSecrets(text: string): RedactionResult {
       if (replaced === undefined) return whole;
       found[rule.kind] = (found[rule.kind] ?? 0) + 1;
       count++;
-      replacedAny = true;
       return replaced;
     });
-    // matches all kept (`NAME: value` lines of code, most of them) still made a new string: the text is the same,
-    // and its lower-cased copy too (made again only when a rule replaced something)
-    if (replacedAny) lower = undefined;
-    else out = before;
+    if (out !== before) lower = undefined;
   }
   return { text: out, found, count };
 }
