@@ -46,11 +46,16 @@ process.stdout.write(
   `${JSON.stringify({ exchanges: inputs.length, cpuMs: Math.round((cpu.user + cpu.system) / 1000), elapsedMs: Math.round(elapsedMs), heapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20), threads })}\n`,
 );
 
-/** CPU ms of this thread and of the process's other threads together (V8's compilers and GC helpers, libuv's), from /proc (Linux). */
+/**
+ * CPU ms since the process started of its main thread (which also read the inputs) and of its other threads together
+ * (V8's compilers and GC helpers, libuv's), from /proc (Linux).
+ */
 function threadCpuMs() {
   if (!existsSync('/proc/self/task')) return undefined;
   const ms = (task) => {
-    const f = readFileSync(`/proc/self/task/${task}/stat`, 'utf8').slice(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+    // the fields after the thread's name: utime and stime are the 12th and 13th, in ticks of 10 ms
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
   };
   const tasks = readdirSync('/proc/self/task');
