@@ -48,7 +48,8 @@ let table: Cl100k | undefined;
 const REMEMBERED_SLOTS = 2 ** 18; // a power of two, over twice MAX_REMEMBERED
 const rememberedSlots = new Int32Array(REMEMBERED_SLOTS); // slot -> entry + 1 (0: empty)
 const rememberedPieces: string[] = [];
-const rememberedHashes: number[] = [];
+/** Entry -> its piece's hash (as int32: no heap number per entry). */
+const rememberedHashes = new Int32Array(MAX_REMEMBERED);
 const rememberedCounts: number[] = [];
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -147,7 +148,7 @@ function encodeLength(text: string): number {
 
 /** The tokens of the piece text[from, to), remembered. */
 function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number {
-  const hash = rangeHash(text, from, to);
+  const hash = rangeHash(text, from, to) | 0;
   const length = to - from;
   const mask = REMEMBERED_SLOTS - 1;
   let slot = hash & mask;
@@ -161,12 +162,11 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
   if (rememberedPieces.length >= MAX_REMEMBERED) {
     rememberedSlots.fill(0);
     rememberedPieces.length = 0;
-    rememberedHashes.length = 0;
     rememberedCounts.length = 0;
     slot = hash & mask;
   }
+  rememberedHashes[rememberedPieces.length] = hash;
   rememberedSlots[slot] = rememberedPieces.push(detached(piece));
-  rememberedHashes.push(hash);
   rememberedCounts.push(count);
   return count;
 }
