@@ -1,3 +1,4 @@
+import { detached, memoize } from './memo';
 import type { RoomType } from './model';
 
 /**
@@ -22,7 +23,37 @@ import type { RoomType } from './model';
 /** Splits camelCase and separators, lower-cases, stems; '' when nothing word-like is left. */
 export function normaliseKey(type: RoomType, raw: string): string {
   if (type === 'file') return normalisePath(raw);
-  return [...new Set(keyWords(raw))].sort().join('_');
+  return sortedUnique(keyWords(raw)).join('_');
+}
+
+/**
+ * normaliseKey('concept', …) of a phrase written as words one space apart (`rate limiting`; `tabla de pedidos`
+ * with its connector), from each word's key words, remembered by word: a phrase of plain words has its words' key
+ * words, in order (see keyWords). Undefined when a word is not plain: the phrase's key is then made whole.
+ */
+export function phraseConceptKey(first: string, second: string, via?: string): string | undefined {
+  const a = plainKeyWords(first);
+  const b = a && plainKeyWords(second);
+  if (!a || !b) return undefined;
+  if (via === undefined) return sortedUnique([...a, ...b]).join('_');
+  const c = plainKeyWords(via);
+  return c ? sortedUnique([...a, ...c, ...b]).join('_') : undefined;
+}
+
+/** keyWords of a plain word (null when it is not: PLAIN_WORDS_RE), each a copy that holds no longer text alive. */
+const plainKeyWords = memoize((word: string): readonly string[] | null => (PLAIN_WORDS_RE.test(word) ? keyWords(word).map(detached) : null), 50_000);
+
+/**
+ * The distinct tokens in code-unit order (as `sort()` orders strings). Nearly every concept has one or two words:
+ * those are ordered without a Set and a sort (a first index asks for ~60,000 keys).
+ */
+function sortedUnique(tokens: string[]): string[] {
+  if (tokens.length < 2) return tokens;
+  if (tokens.length === 2) {
+    const [a, b] = tokens as [string, string];
+    return a === b ? [a] : a < b ? tokens : [b, a];
+  }
+  return [...new Set(tokens)].sort();
 }
 
 /**

@@ -39,7 +39,18 @@ interface Cl100k {
 }
 
 let table: Cl100k | undefined;
-const remembered = new Map<string, number>();
+
+/**
+ * The pieces remembered and their counts: an open-addressing table by rangeHash of the piece's characters, looked
+ * up where the piece lies in its text (a Map by string needed the piece cut out of the text first: a string made
+ * and hashed for every piece of every text, most of them seen before). Emptied when full, as a Map would be.
+ */
+const REMEMBERED_SLOTS = 2 ** 18; // a power of two, over twice MAX_REMEMBERED
+const rememberedSlots = new Int32Array(REMEMBERED_SLOTS); // slot -> entry + 1 (0: empty)
+const rememberedPieces: string[] = [];
+/** Entry -> its piece's hash (as int32: no heap number per entry). */
+const rememberedHashes = new Int32Array(MAX_REMEMBERED);
+const rememberedCounts: number[] = [];
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -126,25 +137,45 @@ function encodeLength(text: string): number {
   let at = 0;
   sticky.lastIndex = 0;
   while (at < text.length && sticky.test(text) && sticky.lastIndex > at) {
-    n += pieceTokens(cl, text.slice(at, sticky.lastIndex));
+    n += pieceTokens(cl, text, at, sticky.lastIndex);
     at = sticky.lastIndex;
   }
   if (at >= text.length) return n;
   pattern.lastIndex = at;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) n += pieceTokens(cl, m[0]);
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) n += pieceTokens(cl, m[0], 0, m[0].length);
   return n;
 }
 
-/** One piece's tokens, remembered. */
-function pieceTokens(cl: Cl100k, piece: string): number {
-  let count = remembered.get(piece);
-  if (count === undefined) {
-    const bytes = Buffer.from(piece, 'utf8').toString('latin1');
-    count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
-    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-    remembered.set(detached(piece), count);
+/** The tokens of the piece text[from, to), remembered. */
+function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number {
+  const hash = rangeHash(text, from, to) | 0;
+  const length = to - from;
+  const mask = REMEMBERED_SLOTS - 1;
+  let slot = hash & mask;
+  for (let entry = rememberedSlots[slot]! - 1; entry >= 0; entry = rememberedSlots[slot]! - 1) {
+    if (rememberedHashes[entry] === hash && samePiece(rememberedPieces[entry]!, text, from, length)) return rememberedCounts[entry]!;
+    slot = (slot + 1) & mask;
   }
+  const piece = text.slice(from, to);
+  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  const count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
+  if (rememberedPieces.length >= MAX_REMEMBERED) {
+    rememberedSlots.fill(0);
+    rememberedPieces.length = 0;
+    rememberedCounts.length = 0;
+    slot = hash & mask;
+  }
+  rememberedHashes[rememberedPieces.length] = hash;
+  rememberedSlots[slot] = rememberedPieces.push(detached(piece));
+  rememberedCounts.push(count);
   return count;
+}
+
+/** Whether `piece` is text[from, from + length). */
+function samePiece(piece: string, text: string, from: number, length: number): boolean {
+  if (piece.length !== length) return false;
+  for (let i = 0; i < length; i++) if (piece.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
+  return true;
 }
 
 /**

@@ -64,3 +64,16 @@ test('counts are js-tiktoken cl100k counts, piece by piece and remembered', () =
     assert.equal(countTokens(text), encoder.encode(text, [], []).length, text.slice(0, 40));
   }
 });
+
+test('counts stay exact when the remembered pieces fill up and start over, and for pieces seen inside other texts', () => {
+  const lite = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const encoder = new lite.Tiktoken(require('js-tiktoken/ranks/cl100k_base'));
+  const sample = 'The fix: retry_timeout=30s in src/app.ts (ошибка 😀 …) — see https://example.com/a?b=c.\n\n  done';
+  const want = encoder.encode(sample, [], []).length;
+  assert.equal(countTokens(sample), want);
+  // more distinct pieces than are remembered (100,000): the memory starts over in between
+  const many = Array.from({ length: 130_000 }, (_, i) => `w${i.toString(36)}q`).join(' ');
+  assert.equal(countTokens(many), encoder.encode(many, [], []).length);
+  assert.equal(countTokens(sample), want);
+  assert.equal(countTokens(`${sample} ${sample}`), encoder.encode(`${sample} ${sample}`, [], []).length);
+});

@@ -3,8 +3,9 @@ import type { TouchKind } from '../model';
 import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { CHAT_VARIABLE, isRedaction, isReferenceTail, namesValueOrAction, ScriptTally, withoutReferences } from './nonThemes';
+import { blankBetween, endsSentence, joinedBetween } from './gaps';
 import { isStopWord } from './stopWords';
-import { normaliseKey } from '../roomKey';
+import { normaliseKey, phraseConceptKey } from '../roomKey';
 import { THEME_WORD_RANK, type WordRarity } from './wordRarity';
 import type { RoomAssignment } from './types';
 import type { VerbatimPart } from './verbatimParts';
@@ -154,8 +155,8 @@ interface Theme {
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
   const themes = new Map<string, Theme>();
   const scripts = new ScriptTally();
-  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled'): void => {
-    const key = conceptKey(surface);
+  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
+    const key = phraseKey ?? conceptKey(surface);
     if (!key || lowerWords.some(isRedaction)) return;
     let t = themes.get(key);
     if (!t) {
@@ -182,11 +183,13 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
       if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
       const next = seq[i + 1];
-      if (!next || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+      // a phrase is two words next to each other or joined by a connector: only then is it weighed
+      if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
       // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
       if (w.valueOrAction || next.valueOrAction) continue;
-      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure');
-      else if (next.via) add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure');
+      // (a phrase's key from its words' keys: most phrases are new, their words are not)
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface));
+      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface, next.via));
     }
   };
   count(prompt.slice(0, 8_000), true);
@@ -328,7 +331,7 @@ interface ContentWord {
   /** Inside an inline code span (`docker compose`): a command's or a file's spelling, not the prose's. */
   readonly code: boolean;
   /** The one connector between this word and the previous content word ("tabla de pedidos"), if so joined. */
-  readonly via?: string;
+  readonly via: string | undefined;
   /** An identifier of a value or an action (`user_id`, `add_turn`: nonThemes.ts), in no theme. */
   readonly valueOrAction: boolean;
 }
@@ -371,10 +374,11 @@ function isCapital(token: string): boolean {
   return token !== 'I' && /^\p{Lu}/u.test(token);
 }
 
+/** An inline code span (`docker compose`). */
+const CODE_SPAN_RE = /`[^`\n]+`/g;
+
 /** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
 const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
-/** What lies between two words of one phrase: spaces, or a hyphen (ASCII or Unicode: "IP‑Adapter"). */
-const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
 
 /**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
@@ -386,7 +390,9 @@ const JOINED_RE = /^(?:[ \t]+|[-‐‑])$/;
 function contentWords(text: string): ContentWord[] {
   const unfenced = text.replace(/```[\s\S]*?(?:```|$)/g, '\n');
   const prose = withoutPaths(unfenced);
-  const spans = [...prose.matchAll(/`[^`\n]+`/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  // each code span's start and end, one after the other (a flat array of numbers: one kind of array, empty or not)
+  const spans: number[] = [];
+  for (const m of prose.matchAll(CODE_SPAN_RE)) spans.push(m.index, m.index + m[0].length);
   // spans and tokens are in order: the one span that can hold a token is the first not ending before it
   let span = 0;
   const out: ContentWord[] = [];
@@ -405,7 +411,7 @@ function contentWords(text: string): ContentWord[] {
     const beforeEnd = prevEnd;
     prevToken = token;
     prevEnd = end;
-    const initial = before === undefined || /[.!?:\n][^\p{L}\p{N}]*$/u.test(prose.slice(beforeEnd, start));
+    const initial = before === undefined || endsSentence(prose, beforeEnd, start);
     // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
     const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
@@ -414,17 +420,17 @@ function contentWords(text: string): ContentWord[] {
     const lower = surface.toLowerCase();
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
-      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && /^[ \t]+$/.test(prose.slice(lastEnd, start)) ? { surface, end } : undefined;
+      connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && blankBetween(prose, lastEnd, start) ? { surface, end } : undefined;
       lastEnd = -1;
       continue;
     }
-    const gap = lastEnd >= 0 ? prose.slice(lastEnd, start) : '';
-    const via = connector && /^[ \t]+$/.test(prose.slice(connector.end, start)) ? connector.surface : undefined;
-    const titled = before !== undefined && isCapital(token) && JOINED_RE.test(prose.slice(beforeEnd, start)) && isCapital(before);
-    while (span < spans.length && spans[span]![1] <= start) span++;
-    const code = span < spans.length && start > spans[span]![0] && end < spans[span]![1];
+    const via = connector && blankBetween(prose, connector.end, start) ? connector.surface : undefined;
+    const titled = before !== undefined && isCapital(token) && joinedBetween(prose, beforeEnd, start) && isCapital(before);
+    while (span < spans.length && spans[span + 1]! <= start) span += 2;
+    const code = span < spans.length && start > spans[span]! && end < spans[span + 1]!;
     const valueOrAction = namesValueOrAction(surface);
-    out.push({ lower, surface, adjacent: lastEnd >= 0 && JOINED_RE.test(gap), initial, titled, code, valueOrAction, ...(via ? { via } : {}) });
+    // every word the same fields in the same order (one shape: `via` is undefined when absent, not left out)
+    out.push({ lower, surface, adjacent: lastEnd >= 0 && joinedBetween(prose, lastEnd, start), initial, titled, code, via, valueOrAction });
     connector = undefined;
     lastEnd = possessive ? -1 : end;
   }

@@ -27,8 +27,10 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   const human = new Set<string>();
   const count = (ws: readonly string[], byHuman: boolean): void => {
     for (const w of ws) {
-      if (!isTerm(w)) continue;
-      uses.set(w, (uses.get(w) ?? 0) + 1);
+      // a word counted before is a term: its patterns are tried once
+      const n = uses.get(w);
+      if (n === undefined && !isTerm(w)) continue;
+      uses.set(w, (n ?? 0) + 1);
       if (byHuman) human.add(w);
     }
   };
@@ -42,10 +44,12 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
     else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
   }
   const already = new Set(words(said));
-  const ranked = [...uses]
-    .filter(([w]) => !already.has(w))
-    .map(([w, n]) => ({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human.has(w) ? HUMAN_WEIGHT : 1) }))
-    .sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
+  const ranked: Array<{ w: string; weight: number }> = [];
+  // (forEach: no [word, uses] pair made for each entry)
+  uses.forEach((n, w) => {
+    if (!already.has(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human.has(w) ? HUMAN_WEIGHT : 1) });
+  });
+  ranked.sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
   const kept: string[] = [];
   let tokens = 0;
   for (const { w } of ranked) {
