@@ -166,32 +166,37 @@ const RETRIED: readonly FixtureConversation[] = [
   },
 ];
 
-describe('a retry ("@agent Try Again") ranks after the request it answers again', () => {
+/** The conversations stored and their distilled layer embedded with the built-in model (built first if need be). */
+function embeddedFixture(conversations: readonly FixtureConversation[]): { readonly fx: Fixture; readonly embedder: WordVectorEmbedder } {
   const ROOT = path.resolve(__dirname, '../../..');
-  let fx: Fixture;
-  let embedder: WordVectorEmbedder;
+  const opened = {} as { fx: Fixture; embedder: WordVectorEmbedder };
   before(async () => {
     const r = spawnSync(process.execPath, ['scripts/buildBuiltinModel.mjs'], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`building the built-in model failed: ${r.stderr || r.error?.message}`);
-    embedder = await WordVectorEmbedder.load(path.join(ROOT, 'dist/models/word-vectors-100d'));
-    fx = await openFixture(RETRIED);
-    await embedStore(fx.store, embedder, { layers: ['core'] });
+    opened.embedder = await WordVectorEmbedder.load(path.join(ROOT, 'dist/models/word-vectors-100d'));
+    opened.fx = await openFixture(conversations);
+    await embedStore(opened.fx.store, opened.embedder, { layers: ['core'] });
   });
   after(async () => {
-    await fx?.store.close();
-    await embedder?.dispose();
+    await opened.fx?.store.close();
+    await opened.embedder?.dispose();
   });
-  const keysOf = (hits: ReadonlyArray<{ exchangeId: string }>) => hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId));
+  return opened;
+}
+
+describe('a retry ("@agent Try Again") ranks after the request it answers again', () => {
+  const embedded = embeddedFixture(RETRIED);
+  const keysOf = (hits: ReadonlyArray<{ exchangeId: string }>) => hits.slice(0, 2).map((h) => embedded.fx.keys.get(h.exchangeId));
 
   test('words only: the request first, the retry right after it', async () => {
-    const r = await createSearcher(fx.reads).search({ text: 'exit code 255 compose logs' });
+    const r = await createSearcher(embedded.fx.reads).search({ text: 'exit code 255 compose logs' });
     assert.deepEqual(keysOf(r.hits), ['request', 'retry']);
   });
 
   test('fused with the distilled layer\'s vectors, which put the retry first: the order stays', async () => {
-    const searcher = createSearcher(fx.reads, embedder);
+    const searcher = createSearcher(embedded.fx.reads, embedded.embedder);
     const vectors = await searcher.search({ text: 'exit code 255 compose logs', mode: 'core/vector' });
-    assert.equal(fx.keys.get(vectors.hits[0]!.exchangeId), 'retry', 'the vectors alone rank the retry first');
+    assert.equal(embedded.fx.keys.get(vectors.hits[0]!.exchangeId), 'retry', 'the vectors alone rank the retry first');
     const fused = await searcher.search({ text: 'exit code 255 compose logs', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
     assert.deepEqual(keysOf(fused.hits), ['request', 'retry']);
     assert.deepEqual(fused.hits[1]!.parts.map((p) => p.signal), ['bm25(verbatim)', 'vector(core)'], 'the retry keeps its score parts');
@@ -199,7 +204,6 @@ describe('a retry ("@agent Try Again") ranks after the request it answers again'
 });
 
 describe('a continuation ranked first by the vectors stays after its request in a fused mode', () => {
-  const ROOT = path.resolve(__dirname, '../../..');
   // the request's headline in other words than the query's, its continuation's in the query's own
   const CORES: Record<string, string> = { request: 'Asked for a scheduled publishing job for the site.', continuation: 'The nightly deploy workflow runs the deploy job.' };
   const distilled = CONVERSATIONS.map((c) => ({
@@ -209,25 +213,13 @@ describe('a continuation ranked first by the vectors stays after its request in 
       distilled: { core: CORES[e.key] ?? `${e.text.split('\n')[0]!.replace('User: ', '')}.`, context: '', rooms: [] },
     })),
   }));
-  let fx: Fixture;
-  let embedder: WordVectorEmbedder;
-  before(async () => {
-    const r = spawnSync(process.execPath, ['scripts/buildBuiltinModel.mjs'], { cwd: ROOT, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`building the built-in model failed: ${r.stderr || r.error?.message}`);
-    embedder = await WordVectorEmbedder.load(path.join(ROOT, 'dist/models/word-vectors-100d'));
-    fx = await openFixture(distilled);
-    await embedStore(fx.store, embedder, { layers: ['core'] });
-  });
-  after(async () => {
-    await fx?.store.close();
-    await embedder?.dispose();
-  });
+  const embedded = embeddedFixture(distilled);
 
   test('bm25(v)+vec(d): the request first, its continuation right after it', async () => {
-    const searcher = createSearcher(fx.reads, embedder);
+    const searcher = createSearcher(embedded.fx.reads, embedded.embedder);
     const vectors = await searcher.search({ text: 'nightly deploy workflow', mode: 'core/vector' });
-    assert.equal(fx.keys.get(vectors.hits[0]!.exchangeId), 'continuation', 'the vectors alone rank the continuation first');
+    assert.equal(embedded.fx.keys.get(vectors.hits[0]!.exchangeId), 'continuation', 'the vectors alone rank the continuation first');
     const fused = await searcher.search({ text: 'nightly deploy workflow', mode: 'bm25(v)+vec(d)', fusion: 'weighted:0.8' });
-    assert.deepEqual(fused.hits.slice(0, 2).map((h) => fx.keys.get(h.exchangeId)), ['request', 'continuation']);
+    assert.deepEqual(fused.hits.slice(0, 2).map((h) => embedded.fx.keys.get(h.exchangeId)), ['request', 'continuation']);
   });
 });
