@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
+import { rangeHash } from '../rangeHash';
 
 /** The setting value (and --embed-model) of the model that ships inside the extension. */
 export const BUILTIN_MODEL = 'built-in';
@@ -159,12 +160,6 @@ class WordRows {
   }
 }
 
-/** FNV-1a over the UTF-16 code units of s[from, to). */
-function rangeHash(s: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 /** Lines of `text` as `split('\n')` counts them, without making them. */
 function lineCount(text: string): number {
