@@ -1,4 +1,5 @@
 import { detached } from './memo';
+import { rangeHash } from './rangeHash';
 
 /**
  * cl100k_base token counts (the paper's unit), the same counts as js-tiktoken's `encode(text, [], []).length`
@@ -103,12 +104,6 @@ function cl100k(): Cl100k {
   return table;
 }
 
-/** FNV-1a over the char codes of s[from, to). */
-function rangeHash(s: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
 
 /** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
 function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number, to: number): number {
@@ -153,7 +148,8 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
   const mask = REMEMBERED_SLOTS - 1;
   let slot = hash & mask;
   for (let entry = rememberedSlots[slot]! - 1; entry >= 0; entry = rememberedSlots[slot]! - 1) {
-    if (rememberedHashes[entry] === hash && samePiece(rememberedPieces[entry]!, text, from, length)) return rememberedCounts[entry]!;
+    const kept = rememberedPieces[entry]!;
+    if (rememberedHashes[entry] === hash && kept.length === length && text.startsWith(kept, from)) return rememberedCounts[entry]!;
     slot = (slot + 1) & mask;
   }
   const piece = text.slice(from, to);
@@ -169,13 +165,6 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
   rememberedSlots[slot] = rememberedPieces.push(detached(piece));
   rememberedCounts.push(count);
   return count;
-}
-
-/** Whether `piece` is text[from, from + length). */
-function samePiece(piece: string, text: string, from: number, length: number): boolean {
-  if (piece.length !== length) return false;
-  for (let i = 0; i < length; i++) if (piece.charCodeAt(i) !== text.charCodeAt(from + i)) return false;
-  return true;
 }
 
 /**
