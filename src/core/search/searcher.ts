@@ -15,7 +15,7 @@ import { RecentTexts } from './recentTexts';
 import { type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
-import type { FusionName, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import type { FusionName, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
 import type { WarmUpTurns } from './warmUpTurns';
 
 /**
@@ -107,14 +107,9 @@ class StoreSearcher implements Searcher {
   }
 
   async warm(turns?: WarmUpTurns): Promise<void> {
-    await this.refresh();
-    const { specs } = await this.planner.plan(this.defaultMode);
+    const layers = await this.defaultVectorLayers();
     const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
-    await Promise.all([
-      this.lexicon.warm(),
-      this.reads.openReader(),
-      ...specs.filter((s) => s.mechanism === 'vector').map((s) => this.knn.warm(s.layer, k)),
-    ]);
+    await Promise.all([this.lexicon.warm(), this.reads.openReader(), ...layers.map((layer) => this.knn.warm(layer, k))]);
     if (this.exercised) return;
     this.exercised = true;
     // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a
@@ -126,10 +121,16 @@ class StoreSearcher implements Searcher {
   }
 
   async prepare(): Promise<void> {
+    const layers = await this.defaultVectorLayers();
+    const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
+    await Promise.all([this.lexicon.warm(), ...layers.map((layer) => this.knn.prepare(layer, k))]);
+  }
+
+  /** The layers the default mode searches by vector, once the store's changes are taken in (what warm and prepare read ahead for). */
+  private async defaultVectorLayers(): Promise<Layer[]> {
     await this.refresh();
     const { specs } = await this.planner.plan(this.defaultMode);
-    const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
-    await Promise.all([this.lexicon.warm(), ...specs.filter((s) => s.mechanism === 'vector').map((s) => this.knn.prepare(s.layer, k))]);
+    return specs.filter((s) => s.mechanism === 'vector').map((s) => s.layer);
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
