@@ -125,22 +125,30 @@ export async function waitForTreeItem(scope, text, timeout = 60_000) {
 
 /**
  * Opens a tree row (by its text) and waits until it shows as open; retried, as a refresh can redraw it closed.
- * Each try clicks the twistie, then (focus on the row) presses Right, which opens a closed row: a click that lands
- * while the view redraws (the Index view does while indexing) is lost.
+ * Keys only: the focus walks the list from its top to the row, then Right opens it. Arrows move the focus and run
+ * nothing, where a click that lands while the view redraws (the Index view does while indexing) can hit the row
+ * below and run its command (the Scope row opens the Settings editor, which then takes every click).
  */
 export async function expandTreeItem(scope, text, timeout = 15_000) {
   const row = scope.locator('.monaco-list-row', { hasText: text }).first();
+  const list = scope.locator('.monaco-list').first();
+  const focused = scope.locator('.monaco-list-row.focused').first();
+  const page = scope.page();
+  const isRow = (label) => (text instanceof RegExp ? text.test(label) : label.includes(text));
   const until = Date.now() + timeout;
   for (;;) {
     const left = until - Date.now();
     if (left <= 0) throw new Error(`the tree row ${text} did not open`);
     if ((await row.getAttribute('aria-expanded', { timeout: left }).catch(() => undefined)) === 'true') return;
-    await row.locator('.monaco-tl-twistie').click({ timeout: 2_000 }).catch(() => undefined);
-    await scope.page().waitForTimeout(300);
-    if ((await row.getAttribute('aria-expanded', { timeout: 1_000 }).catch(() => undefined)) === 'true') return;
-    await row.focus().catch(() => undefined);
-    await scope.page().keyboard.press('ArrowRight');
-    await scope.page().waitForTimeout(300);
+    await list.focus().catch(() => undefined);
+    await page.keyboard.press('Home');
+    const rows = await scope.locator('.monaco-list-row').count();
+    for (let step = 0; step <= rows; step++) {
+      if (isRow(((await focused.textContent({ timeout: 1_000 }).catch(() => '')) ?? '').trim())) break;
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(300);
   }
 }
 
