@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// How often a "confident" first hit is right, on queries its rule was not chosen on. Runs each query through the
+// extension's default search (built-in model) and records the first hit's evidence (coverage of the query's telling
+// words, margin over the second hit) and whether it is right; then, per fold of the queries, chooses the `high` rule
+// (coverage >= C and (margin >= M or coverage >= H), the shape of confidence.ts) on the other folds: the rule giving
+// the most `high` first hits right at least --target of the time, and scores it on the fold. Beside it, the shipped
+// rule (CONFIDENCE_RULES) on every fold.
+//   node test/bench/confidenceFolds.mjs --db STORE --queries A.jsonl[,B.jsonl] --corpus-root DIR [--seed S] [--folds 3]
+//                                      [--target 0.9] [--build DIR] [--list]
+// --list: every first hit's evidence, right or not, by coverage.
+// A query's fold is sha1(`S:qid`)[0] mod K, as foldChoice.mjs and distilledRecall.mjs split them.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { machineFacts, table } from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    queries: { type: 'string' },
+    'corpus-root': { type: 'string' },
+    seed: { type: 'string', default: 'confidence-r1' },
+    folds: { type: 'string', default: '3' },
+    target: { type: 'string', default: '0.9' },
+    build: { type: 'string', default: '.' },
+    list: { type: 'boolean', default: false },
+  },
+});
+if (!values.db || !values.queries || !values['corpus-root']) {
+  console.error('usage: confidenceFolds.mjs --db STORE --queries A.jsonl[,B.jsonl] --corpus-root DIR [--seed S] [--folds 3] [--target 0.9] [--build DIR]');
+  process.exit(2);
+}
+const K = Number(values.folds);
+const target = Number(values.target);
+const requireBuild = createRequire(join(resolve(values.build), 'out/src/core/memory.js'));
+const confidence = requireBuild('./search/confidence.js');
+const { Memory } = requireBuild('./memory.js');
+const { openEmbedder } = requireBuild('./embed/openEmbedder.js');
+const { parseEvalQueries, firstCorrectRank } = requireBuild('./eval/metrics.js');
+
+// The shaping step labels every list through confidencesByRank: keep the evidence of its first hit.
+let firstEvidence;
+const label = confidence.confidencesByRank;
+confidence.confidencesByRank = (evidence) => {
+  firstEvidence ??= evidence[0];
+  return label(evidence);
+};
+
+const queries = values.queries.split(',').flatMap((file) => parseEvalQueries(readFileSync(file, 'utf8'), values['corpus-root']));
+const memory = await Memory.open(resolve(values.db));
+const { embedder } = await openEmbedder('built-in', { inThread: true });
+const searcher = memory.searcher({ embedder });
+const rows = [];
+for (const q of queries) {
+  firstEvidence = undefined;
+  const r = await searcher.search({ text: q.query, limit: 10 });
+  if (!firstEvidence || r.hits.length === 0) continue;
+  rows.push({ id: q.id, fold: createHash('sha1').update(`${values.seed}:${q.id}`).digest()[0] % K, right: firstCorrectRank(r.hits.slice(0, 1), q.targets) === 1, shown: r.confidence, ...firstEvidence });
+}
+await memory.close();
+
+if (values.list) {
+  for (const e of [...rows].sort((a, b) => b.coverage - a.coverage || b.margin - a.margin)) {
+    console.log(`${e.id}\tfold ${e.fold}\tcoverage ${e.coverage.toFixed(2)}\tmargin ${e.margin.toFixed(2)}\t${e.shown}\t${e.right ? 'right' : 'wrong'}`);
+  }
+}
+const isHigh = (rule) => (e) => e.coverage >= rule.minCoverage && (e.margin >= rule.highMargin || e.coverage >= rule.highCoverage);
+const shipped = isHigh(confidence.CONFIDENCE_RULES);
+const mismatch = rows.filter((e) => (e.shown === 'high') !== shipped(e));
+if (mismatch.length) console.log(`note: ${mismatch.length} first hits labelled otherwise than the rule on their evidence (${mismatch.map((e) => e.id).join(', ')})`);
+
+const grid = [];
+for (const minCoverage of [0.4, 0.5, 0.6, 0.7]) {
+  for (const highMargin of [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
+    for (const highCoverage of [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01]) grid.push({ minCoverage, highMargin, highCoverage });
+  }
+}
+const score = (rule, sub) => {
+  const high = sub.filter(isHigh(rule));
+  return { high: high.length, right: high.filter((e) => e.right).length };
+};
+/** The rule with the most `high` first hits right >= target on `sub` (ties: the stricter). */
+const choose = (sub) => {
+  let best;
+  for (const rule of grid) {
+    const s = score(rule, sub);
+    if (s.high === 0 || s.right / s.high < target) continue;
+    if (!best || s.high > best.s.high || (s.high === best.s.high && s.right > best.s.right)) best = { rule, s };
+  }
+  return best?.rule;
+};
+const pct = ({ high, right }) => `${right} of ${high}${high ? ` (${Math.round((100 * right) / high)} %)` : ''}`;
+const out = [];
+let pooled = { high: 0, right: 0 };
+for (let f = 0; f < K; f++) {
+  const fold = rows.filter((e) => e.fold === f);
+  const rule = choose(rows.filter((e) => e.fold !== f));
+  const held = rule ? score(rule, fold) : { high: 0, right: 0 };
+  pooled = { high: pooled.high + held.high, right: pooled.right + held.right };
+  out.push({ fold: String(f), queries: fold.length, chosen: rule ? `${rule.minCoverage} / ${rule.highMargin} / ${rule.highCoverage}` : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)) });
+}
+out.push({ fold: 'pooled', queries: rows.length, chosen: '', held: pct(pooled), shipped: pct(score(confidence.CONFIDENCE_RULES, rows)) });
+const all = choose(rows);
+const facts = machineFacts();
+console.log(`confidence folds: seed ${values.seed}, ${K} folds, target ${target}; ${rows.length} queries; ${facts.cores} cores, node ${facts.node}, ${facts.date}`);
+console.log('chosen: the rule chosen on the other folds (min coverage / margin / coverage); held: its `high` first hits right on the fold; shipped: CONFIDENCE_RULES on the fold');
+console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped'], out));
+console.log(`chosen on all ${rows.length} queries: ${all ? `${all.minCoverage} / ${all.highMargin} / ${all.highCoverage}, ${pct(score(all, rows))}` : 'none'}`);
