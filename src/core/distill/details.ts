@@ -149,12 +149,9 @@ function topicBonus(said: string, detail: string): number {
   return 1 + Math.log(Math.max(count, 1));
 }
 
-/**
- * A tool call without the agent's plumbing: the tool's name ("TodoWrite"), its arguments' keys ("activeForm":) and
- * a to-do step's state ("status":"in_progress").
- */
+/** A tool call without the agent's plumbing: the tool's name ("TodoWrite") and its arguments' keys ("activeForm":). */
 function toolArguments(call: string): string {
-  return call.replace(/^\S+/u, ' ').replace(/"status"\s*:\s*"[\w-]+"/gu, ' ').replace(/"[\w-]+"\s*:/gu, ' ');
+  return call.replace(/^\S+/u, ' ').replace(/"[\w-]+"\s*:/gu, ' ');
 }
 
 function lengthPenalty(detail: string): number {
