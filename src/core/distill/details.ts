@@ -116,8 +116,6 @@ function acceptable(detail: string, project: string | undefined): boolean {
   // the paper's prompt: "do not use the project path" — it is in every exchange of the project
   if (project && (detail.includes(project) || project.endsWith(detail))) return false;
   if (detail.startsWith('[REDACTED') || detail.includes(DETAIL_SEPARATOR)) return false;
-  // a banner drawn in a code span (Claude Code's "`★ Insight ─────`") is decoration, not a name
-  if (/[─━═]{3}/u.test(detail)) return false;
   return words(detail).some((w) => !isStopWord(w));
 }
 

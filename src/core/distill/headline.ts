@@ -41,15 +41,8 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   const outcome = statement?.text ?? planDone(parts) ?? failure(parts) ?? '';
   // a bare "resume" with nothing after it is still what happened
   const headline = compose(request || (outcome ? '' : asked), outcome, maxTokens);
-  if (!statement?.list) return headline;
-  const listed = withList(headline, outcome, statement.list, maxTokens);
-  // "Here's your current config at …:" says only that something follows; when none of it fits, what follows
-  if (listed === headline && PRESENTING_RE.test(outcome)) return compose(request, statement.list.join('; '), maxTokens);
-  return listed;
+  return statement?.list ? withList(headline, outcome, statement.list, maxTokens) : headline;
 }
-
-/** An outcome that only presents what follows it: "Here's the commit message…", "Here are the steps…". */
-const PRESENTING_RE = /^here(?:['’]s| is| are)\b/iu;
 
 /* ---- what was asked ---- */
 
@@ -162,20 +155,10 @@ function withoutOpener(sentence: string): string {
  * fold of the dev queries fell.)
  */
 function statementCandidates(text: string): ProseSentence[] {
-  return proseSentences(withoutAsides(text))
+  return proseSentences(text)
     .filter((s) => !s.heading && !OFFER_RE.test(s.text))
     .slice(0, 8)
     .map((s) => ({ ...s, text: withoutOpener(s.text) }));
-}
-
-/**
- * Claude Code's explanatory output style sets background apart in "★ Insight" blocks between two rules ("macOS
- * uses PAM for sudo"): a lesson beside the work, not what was done.
- */
-const INSIGHT_BLOCK_RE = /`?★ Insight[ ─━═]*`?[\s\S]*?\n`?[─━═]{10,}`?/gu;
-
-function withoutAsides(text: string): string {
-  return text.includes('★') ? text.replace(INSIGHT_BLOCK_RE, '\n\n') : text;
 }
 
 /**
