@@ -1,5 +1,4 @@
 import { compareText } from '../order';
-import { programsRun } from './commands';
 import type { DistillInput } from './distiller';
 import { isStopWord } from './stopWords';
 import { GENERIC_RANK, type WordRarity, words } from './wordRarity';
@@ -20,9 +19,9 @@ export function detailItems(line: string): string[] {
   return line ? line.split(DETAIL_SEPARATOR) : [];
 }
 
-type DetailKind = 'code' | 'error' | 'path' | 'identifier' | 'command' | 'number';
+type DetailKind = 'code' | 'error' | 'path' | 'identifier' | 'number';
 
-const KIND_WEIGHT: Record<DetailKind, number> = { error: 1.3, code: 1.2, path: 1.1, identifier: 1, command: 1, number: 0.8 };
+const KIND_WEIGHT: Record<DetailKind, number> = { error: 1.3, code: 1.2, path: 1.1, identifier: 1, number: 0.8 };
 /** Where a detail was said matters: the human's words and the assistant's statements are what is remembered. */
 const PART_WEIGHT: Record<PartKind, number> = {
   user: 1.25, assistant: 1.1, error: 1.15, tool: 1, result: 0.8, context: 0.7, other: 0.8,
@@ -72,11 +71,6 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
         const detail = trimDetail(rule.kind === 'path' && inside && raw.startsWith(inside) ? raw.slice(inside.length) : raw);
         if (weight > (weights.get(detail) ?? 0)) weights.set(detail, weight);
       }
-    }
-    // the programs it ran: what an exchange of tool calls is remembered by ("sips", "iconutil")
-    if (part.kind === 'tool') {
-      const weight = KIND_WEIGHT.command * PART_WEIGHT.tool;
-      for (const program of programsRun(cut)) if (weight > (weights.get(program) ?? 0)) weights.set(program, weight);
     }
   }
   const saidText = said.join('\n');
