@@ -11,12 +11,14 @@ import type { Hit, SearchResult } from '../../src/core/search/types';
 import { vectorSearch } from '../../src/core/search/vector';
 import { VectorCopies } from '../../src/core/search/vectorCopies';
 import { SearchReads } from '../../src/core/store/searchReads';
-import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
+import { type LayerVectors, layerVectors, sampleVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
 import { fromBlob, nearest, putVector, type VectorHit } from '../../src/core/store/vectors';
 import { statementsOf, storeStatementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
 const ROOT = path.resolve(__dirname, '../../..');
+/** The distance bound's sample statement (vectorStore.ts sampleVectors). */
+const SAMPLING = /wanted\(rid\)/;
 const BUILTIN = path.join(ROOT, 'dist/models/word-vectors-100d');
 
 /** A small deterministic generator (mulberry32), so the store is the same on every run. */
@@ -132,7 +134,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const first = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     assert.equal(sampling(first), 1);
     const second = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
     assert.equal(sampling(second), 0);
@@ -148,7 +150,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const sql = await storeStatementsOf(fx.store, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
-    assert.deepEqual(sql.filter((s) => /rid % \? = 0/.test(s)), []);
+    assert.deepEqual(sql.filter((s) => SAMPLING.test(s)), []);
   });
 
   test('with a plan the store has not changed since, a search asks neither for the model nor for vector rows', async () => {
@@ -207,7 +209,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
 
   test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
     const bounds = new DistanceBounds(fx.reads);
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 1);
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 0, 'taken already');
@@ -224,18 +226,33 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const first = await statementsOf(fx.store.db, async () => {
       second = await statementsOf(reader, () => bounds.warm('core', K));
     });
-    const bound = /count\(\*\)|rid % \? = 0/;
+    const bound = /count\(\*\)|wanted\(rid\)/;
     assert.deepEqual(first.filter((s) => bound.test(s)), []);
     assert.equal(second.filter((s) => bound.test(s)).length, 2, second.join('\n'));
   });
 
   test('the sample asks vec0 for each sampled row by its rowid (the inner loop of a join), not a scan of every vector', async () => {
-    const sql = (await storeStatementsOf(fx.store, () => new DistanceBounds(fx.reads).warm('core', K))).find((s) => /rid % \? = 0/.test(s));
+    const sql = (await storeStatementsOf(fx.store, () => new DistanceBounds(fx.reads).warm('core', K))).find((s) => SAMPLING.test(s));
     assert.ok(sql);
-    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['core', 2])).map((r) => r.detail);
-    const rows = plan.findIndex((d) => /vector_rows/.test(d));
+    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['core', 'core', 2, 'core'])).map((r) => r.detail);
+    const rows = plan.findIndex((d) => /SEARCH vector_rows USING PRIMARY KEY \(layer=\? AND exchange_n=\?\)/.test(d));
     const vec0 = plan.findIndex((d) => /VIRTUAL TABLE/.test(d));
     assert.ok(rows >= 0 && vec0 > rows, plan.join('\n'));
+    assert.ok(!plan.some((d) => /SCAN vector_rows/.test(d)), `each sampled row looked up, no row scanned: ${plan.join('\n')}`);
+  });
+
+  test("the sample is the layer's rows whose number is a multiple of the step spreading SAMPLE_SIZE over their span (looked up, not filtered)", async () => {
+    const span = (await fx.store.db.get<{ lo: number; hi: number }>("SELECT min(exchange_n) AS lo, max(exchange_n) AS hi FROM vector_rows WHERE layer = 'core'"))!;
+    for (const size of [SAMPLE_SIZE, 7, 1, 5000]) {
+      const step = Math.max(1, Math.floor((span.hi - span.lo + 1) / size));
+      const want = await fx.store.db.all<{ embedding: Uint8Array }>(
+        "SELECT v.embedding FROM vector_rows r CROSS JOIN vec_core v ON v.rowid = r.exchange_n WHERE r.layer = 'core' AND r.exchange_n % ? = 0 ORDER BY r.exchange_n",
+        [step],
+      );
+      const got = await sampleVectors(fx.store.db, 'core', size);
+      assert.ok(want.length > 0);
+      assert.deepEqual(got, want.map((r) => fromBlob(r.embedding)), `size ${size}, step ${step}`);
+    }
   });
 
   test('prepare reads ahead what every first search reads on its way, and no more: no copy of the vectors, no warm-up search', async () => {
@@ -393,7 +410,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('after a write, a layer that shrank or grew by more than a quarter is sampled again; a small change keeps the sample', async () => {
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['bread flour oven']);
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     await bounds.bound('core', vector!, K);
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT max(n) - 100 FROM exchanges)');
     bounds.storeChanged();
