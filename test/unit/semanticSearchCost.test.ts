@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { embedStore } from '../../src/core/embed/stage';
+import { ScopedMemory } from '../../src/mcp/scopedMemory';
 import { Memory } from '../../src/core/memory';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
@@ -275,7 +276,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       return read.call(this);
     };
     try {
-      await memory.prepareWords();
+      await memory.prepareSearch();
       assert.equal(reads, 1);
       const words = await memory.search({ text: 'tomato curry harvest' });
       const withModel = await memory.search({ text: 'tomato curry harvest' }, { embedder });
@@ -284,6 +285,70 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     } finally {
       SearchReads.prototype.lexiconDocs = read;
       await memory.close();
+    }
+  });
+
+  test("the vectors a memory counted while its model loaded serve the searcher made once it has: its first search with the model counts nothing (MCP server, issue 42)", async () => {
+    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
+    const count = SearchReads.prototype.boundCount;
+    let counts = 0;
+    SearchReads.prototype.boundCount = function (this: SearchReads, layer) {
+      counts++;
+      return count.call(this, layer);
+    };
+    try {
+      await memory.prepareSearch();
+      assert.equal(counts, 0, 'no model coming: no vector read');
+      await memory.prepareSearch({ vectors: true });
+      assert.equal(counts, 1, "the semantic default's vector layer, counted before there is a model");
+      const fused = await memory.search({ text: 'tomato curry harvest', fusion: 'weighted:0.8' }, { embedder });
+      assert.ok(fused.semantic && fused.hits.length > 0);
+      assert.equal(counts, 1, 'the searcher made with the model found the count taken');
+    } finally {
+      SearchReads.prototype.boundCount = count;
+      await memory.close();
+    }
+  });
+
+  test('the sample a memory took for one searcher serves the next (another model, or none): a bound is the store\'s, not the searcher\'s', async () => {
+    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
+    const sample = SearchReads.prototype.sampleVectors;
+    let samples = 0;
+    SearchReads.prototype.sampleVectors = function (this: SearchReads, layer, size) {
+      samples++;
+      return sample.call(this, layer, size);
+    };
+    try {
+      // a filtered search fetches K-like candidate lists: N * k reaches BOUNDED_FROM at this size
+      const filtered = { text: 'tomato curry harvest', fusion: 'weighted:0.8', limit: 200 } as const;
+      await memory.search(filtered, { embedder });
+      assert.equal(samples, 1);
+      await memory.search(filtered, { notice: 'another front end' });
+      await memory.search(filtered, { embedder });
+      assert.equal(samples, 1, 'sampled once for every searcher of the store');
+    } finally {
+      SearchReads.prototype.sampleVectors = sample;
+      await memory.close();
+    }
+  });
+
+  test('an MCP search asked before the model has loaded waits for it and answers as one asked after (issue 42)', async () => {
+    const file = path.join(fx.dir, 'recall.sqlite');
+    const queries = ['tomato curry harvest', 'docker volume', 'guitar chord melody rhythm'];
+    const loaded = await ScopedMemory.open(file, undefined, embedder);
+    let arrive: (e: WordVectorEmbedder) => void = () => undefined;
+    const loading = await ScopedMemory.open(file, undefined, new Promise<WordVectorEmbedder>((resolve) => (arrive = resolve)));
+    try {
+      const early = Promise.all(queries.map((text) => loading.search({ text })));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      arrive(embedder);
+      const before = (await early).map(({ tookMs, ...rest }) => rest);
+      const after = (await Promise.all(queries.map((text) => loaded.search({ text })))).map(({ tookMs, ...rest }) => rest);
+      assert.ok(before.every((r) => r.semantic && r.hits.length > 0));
+      assert.deepEqual(before, after);
+    } finally {
+      await loading.close();
+      await loaded.close();
     }
   });
 
@@ -413,11 +478,11 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     await bounds.bound('core', vector!, K);
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT max(n) - 100 FROM exchanges)');
-    bounds.storeChanged();
+    bounds.storeChanged(await fx.reads.changeStamp());
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, '100 of 2,148 fewer: the same sample');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 1399 FROM exchanges)');
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, 'not counted again before the searcher says the store changed');
-    bounds.storeChanged();
+    bounds.storeChanged(await fx.reads.changeStamp());
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 1, '1,400 of 2,048 left: sampled again');
   });
 
