@@ -7,6 +7,7 @@ import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { countTokens } from '../core/tokens';
 import { ScopedMemory } from './scopedMemory';
+import { serveStdio } from './server';
 
 export interface McpOptions {
   readonly db?: string | undefined;
@@ -76,16 +77,14 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   // all history is every project's: its workspace names the store, not a boundary
   const folders = scope === 'allHistory' ? [] : named;
   // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
-  // client's handshake; once the store is open, what the first search reads of it is read (ScopedMemory) while
-  // this thread loads the server's own code (the MCP SDK and its schemas: a third of what this bundle runs as it
-  // loads, so required here, not imported) and builds the token counter's table (the answers' budgets; built on its
-  // first count); and the searcher warms after the first answer.
+  // client's handshake; once the store is open, what the first search reads of it is read (ScopedMemory) while this
+  // thread builds the token counter's table (the answers' budgets; built on its first count); and the searcher warms
+  // after the first answer.
   const spec = namedModel(options['embed-model']);
   const model = loadModel(spec, options, err);
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {
-      const { serveStdio } = require('./server') as typeof import('./server');
       countTokens(' ');
       // a model that failed to load fails each search with its reason (the tool's error answer)
       model.then((embedder) => {
