@@ -12,8 +12,9 @@ import { type RawView, rawView } from './rawView';
 import { type RoomProject, roomTree } from './roomTree';
 import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, RECALL_CANDIDATES, recall, type RecallAnswer, type RecallRequest, recentCandidate } from './recall';
 import { nearCopiesOf } from './search/copies';
+import { DistanceBounds } from './search/distanceBound';
 import { LexiconBm25 } from './search/lexiconBm25';
-import { createSearcher } from './search/searcher';
+import { createSearcher, prepareSemanticBounds } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
   anyProjectOutside,
@@ -82,10 +83,13 @@ export class Memory {
 
   /** The word index's reader, shared by this memory's searchers: what it read is the same whatever their model. */
   private readonly lexicon: LexiconBm25;
+  /** The vectors' distance bounds, shared by this memory's searchers likewise. */
+  private readonly bounds: DistanceBounds;
 
   private constructor(private readonly store: Store) {
     this.reads = new SearchReads(store);
     this.lexicon = new LexiconBm25(this.reads);
+    this.bounds = new DistanceBounds(this.reads);
   }
 
   /**
@@ -205,7 +209,7 @@ export class Memory {
       this.searcherFor = {
         embedder: embedding.embedder,
         notice: embedding.notice,
-        searcher: createSearcher(this.reads, embedding.embedder, { lexicon: this.lexicon, ...(embedding.notice ? { embedderNotice: embedding.notice } : {}) }),
+        searcher: createSearcher(this.reads, embedding.embedder, { lexicon: this.lexicon, bounds: this.bounds, ...(embedding.notice ? { embedderNotice: embedding.notice } : {}) }),
       };
     }
     return this.searcherFor!.searcher;
@@ -213,10 +217,11 @@ export class Memory {
 
   /**
    * Reads now what any searcher of this memory reads first, whichever model it gets: the word index's exchange
-   * lengths (Searcher.prepare reads the rest once the model is known). For a front end whose model is still loading.
+   * lengths; with `vectors` (a model is loading), also the distance bounds' samples its first unsure search needs
+   * (Searcher.prepare reads the rest once the model is known). For a front end whose model is still loading.
    */
-  prepareWords(): Promise<void> {
-    return this.lexicon.warm();
+  async prepareSearch({ vectors = false }: { vectors?: boolean } = {}): Promise<void> {
+    await Promise.all([this.lexicon.warm(), ...(vectors ? [prepareSemanticBounds(this.bounds)] : [])]);
   }
 
   search(query: SearchQuery, embedding?: Embedding): Promise<SearchResult> {

@@ -77,14 +77,15 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   // all history is every project's: its workspace names the store, not a boundary
   const folders = scope === 'allHistory' ? [] : named;
   // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
-  // client's handshake, the token counter's table (the answers' budgets; built on its first count) while both
-  // read their files, and the searcher warms after the first answer (ScopedMemory).
-  const model = loadModel(options, err);
+  // client's handshake; once the store is open, what the first search reads of it is read (ScopedMemory) while this
+  // thread builds the token counter's table (the answers' budgets; built on its first count); and the searcher warms
+  // after the first answer.
+  const spec = namedModel(options['embed-model']);
+  const model = loadModel(spec, options, err);
   try {
-    const opening = ScopedMemory.open(file, folders.length ? folders : undefined, model);
-    countTokens(' ');
-    const memory = await opening;
+    const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {
+      countTokens(' ');
       // a model that failed to load fails each search with its reason (the tool's error answer)
       model.then((embedder) => {
         const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
@@ -101,11 +102,10 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
 }
 
 /**
- * The model named by --embed-model (or $AGENT_RECALL_EMBED_MODEL), loaded once, offline: a hub model not in
+ * The model `spec` names (--embed-model or $AGENT_RECALL_EMBED_MODEL: namedModel), loaded once, offline: a hub model not in
  * --model-cache, or one that fails to load, leaves search words-only with one line on stderr.
  */
-async function loadModel(options: McpOptions, err: (s: string) => void): Promise<Embedder | undefined> {
-  const spec = namedModel(options['embed-model']);
+async function loadModel(spec: string | undefined, options: McpOptions, err: (s: string) => void): Promise<Embedder | undefined> {
   if (!spec) return undefined;
   const cacheDir = options['model-cache'];
   const opened = await openEmbedder(spec, { offline: true, ...(cacheDir ? { cacheDir: path.resolve(cacheDir) } : {}) });

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { embedStore } from '../../src/core/embed/stage';
+import { ScopedMemory } from '../../src/mcp/scopedMemory';
 import { Memory } from '../../src/core/memory';
 import { WordVectorEmbedder } from '../../src/core/embed/wordVectorEmbedder';
 import { BOUNDED_FROM, boundFromSample, DistanceBounds, SAMPLE_SIZE } from '../../src/core/search/distanceBound';
@@ -11,12 +12,14 @@ import type { Hit, SearchResult } from '../../src/core/search/types';
 import { vectorSearch } from '../../src/core/search/vector';
 import { VectorCopies } from '../../src/core/search/vectorCopies';
 import { SearchReads } from '../../src/core/store/searchReads';
-import { type LayerVectors, layerVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
+import { type LayerVectors, layerVectors, sampleVectors, sweepOrphanVectors } from '../../src/core/store/vectorStore';
 import { fromBlob, nearest, putVector, type VectorHit } from '../../src/core/store/vectors';
 import { statementsOf, storeStatementsOf } from './helpers';
 import { type FixtureExchange, type Fixture, openFixture } from './searchFixture';
 
 const ROOT = path.resolve(__dirname, '../../..');
+/** The distance bound's sample statement (vectorStore.ts sampleVectors). */
+const SAMPLING = /wanted\(rid\)/;
 const BUILTIN = path.join(ROOT, 'dist/models/word-vectors-100d');
 
 /** A small deterministic generator (mulberry32), so the store is the same on every run. */
@@ -132,7 +135,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const first = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     assert.equal(sampling(first), 1);
     const second = await storeStatementsOf(fx.store, () => bounds.nearest('core', vector!, K));
     assert.equal(sampling(second), 0);
@@ -148,7 +151,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['database migration']);
     const sql = await storeStatementsOf(fx.store, async () => assert.equal(await bounds.bound('core', vector!, 100), undefined));
-    assert.deepEqual(sql.filter((s) => /rid % \? = 0/.test(s)), []);
+    assert.deepEqual(sql.filter((s) => SAMPLING.test(s)), []);
   });
 
   test('with a plan the store has not changed since, a search asks neither for the model nor for vector rows', async () => {
@@ -207,7 +210,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
 
   test('warming takes the sample a bounded search will need, once; a layer too small for a bound is not sampled', async () => {
     const bounds = new DistanceBounds(fx.reads);
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', 100))), 0, 'N * k under BOUNDED_FROM');
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 1);
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.warm('core', K))), 0, 'taken already');
@@ -224,18 +227,33 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     const first = await statementsOf(fx.store.db, async () => {
       second = await statementsOf(reader, () => bounds.warm('core', K));
     });
-    const bound = /count\(\*\)|rid % \? = 0/;
+    const bound = /count\(\*\)|wanted\(rid\)/;
     assert.deepEqual(first.filter((s) => bound.test(s)), []);
     assert.equal(second.filter((s) => bound.test(s)).length, 2, second.join('\n'));
   });
 
   test('the sample asks vec0 for each sampled row by its rowid (the inner loop of a join), not a scan of every vector', async () => {
-    const sql = (await storeStatementsOf(fx.store, () => new DistanceBounds(fx.reads).warm('core', K))).find((s) => /rid % \? = 0/.test(s));
+    const sql = (await storeStatementsOf(fx.store, () => new DistanceBounds(fx.reads).warm('core', K))).find((s) => SAMPLING.test(s));
     assert.ok(sql);
-    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['core', 2])).map((r) => r.detail);
-    const rows = plan.findIndex((d) => /vector_rows/.test(d));
+    const plan = (await fx.store.db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ['core', 'core', 2, 'core'])).map((r) => r.detail);
+    const rows = plan.findIndex((d) => /SEARCH vector_rows USING PRIMARY KEY \(layer=\? AND exchange_n=\?\)/.test(d));
     const vec0 = plan.findIndex((d) => /VIRTUAL TABLE/.test(d));
     assert.ok(rows >= 0 && vec0 > rows, plan.join('\n'));
+    assert.ok(!plan.some((d) => /SCAN vector_rows/.test(d)), `each sampled row looked up, no row scanned: ${plan.join('\n')}`);
+  });
+
+  test("the sample is the layer's rows whose number is a multiple of the step spreading SAMPLE_SIZE over their span (looked up, not filtered)", async () => {
+    const span = (await fx.store.db.get<{ lo: number; hi: number }>("SELECT min(exchange_n) AS lo, max(exchange_n) AS hi FROM vector_rows WHERE layer = 'core'"))!;
+    for (const size of [SAMPLE_SIZE, 7, 1, 5000]) {
+      const step = Math.max(1, Math.floor((span.hi - span.lo + 1) / size));
+      const want = await fx.store.db.all<{ embedding: Uint8Array }>(
+        "SELECT v.embedding FROM vector_rows r CROSS JOIN vec_core v ON v.rowid = r.exchange_n WHERE r.layer = 'core' AND r.exchange_n % ? = 0 ORDER BY r.exchange_n",
+        [step],
+      );
+      const got = await sampleVectors(fx.store.db, 'core', size);
+      assert.ok(want.length > 0);
+      assert.deepEqual(got, want.map((r) => fromBlob(r.embedding)), `size ${size}, step ${step}`);
+    }
   });
 
   test('prepare reads ahead what every first search reads on its way, and no more: no copy of the vectors, no warm-up search', async () => {
@@ -258,7 +276,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       return read.call(this);
     };
     try {
-      await memory.prepareWords();
+      await memory.prepareSearch();
       assert.equal(reads, 1);
       const words = await memory.search({ text: 'tomato curry harvest' });
       const withModel = await memory.search({ text: 'tomato curry harvest' }, { embedder });
@@ -267,6 +285,70 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
     } finally {
       SearchReads.prototype.lexiconDocs = read;
       await memory.close();
+    }
+  });
+
+  test("the vectors a memory counted while its model loaded serve the searcher made once it has: its first search with the model counts nothing (MCP server, issue 42)", async () => {
+    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
+    const count = SearchReads.prototype.boundCount;
+    let counts = 0;
+    SearchReads.prototype.boundCount = function (this: SearchReads, layer) {
+      counts++;
+      return count.call(this, layer);
+    };
+    try {
+      await memory.prepareSearch();
+      assert.equal(counts, 0, 'no model coming: no vector read');
+      await memory.prepareSearch({ vectors: true });
+      assert.equal(counts, 1, "the semantic default's vector layer, counted before there is a model");
+      const fused = await memory.search({ text: 'tomato curry harvest', fusion: 'weighted:0.8' }, { embedder });
+      assert.ok(fused.semantic && fused.hits.length > 0);
+      assert.equal(counts, 1, 'the searcher made with the model found the count taken');
+    } finally {
+      SearchReads.prototype.boundCount = count;
+      await memory.close();
+    }
+  });
+
+  test('the sample a memory took for one searcher serves the next (another model, or none): a bound is the store\'s, not the searcher\'s', async () => {
+    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
+    const sample = SearchReads.prototype.sampleVectors;
+    let samples = 0;
+    SearchReads.prototype.sampleVectors = function (this: SearchReads, layer, size) {
+      samples++;
+      return sample.call(this, layer, size);
+    };
+    try {
+      // a filtered search fetches K-like candidate lists: N * k reaches BOUNDED_FROM at this size
+      const filtered = { text: 'tomato curry harvest', fusion: 'weighted:0.8', limit: 200 } as const;
+      await memory.search(filtered, { embedder });
+      assert.equal(samples, 1);
+      await memory.search(filtered, { notice: 'another front end' });
+      await memory.search(filtered, { embedder });
+      assert.equal(samples, 1, 'sampled once for every searcher of the store');
+    } finally {
+      SearchReads.prototype.sampleVectors = sample;
+      await memory.close();
+    }
+  });
+
+  test('an MCP search asked before the model has loaded waits for it and answers as one asked after (issue 42)', async () => {
+    const file = path.join(fx.dir, 'recall.sqlite');
+    const queries = ['tomato curry harvest', 'docker volume', 'guitar chord melody rhythm'];
+    const loaded = await ScopedMemory.open(file, undefined, embedder);
+    let arrive: (e: WordVectorEmbedder) => void = () => undefined;
+    const loading = await ScopedMemory.open(file, undefined, new Promise<WordVectorEmbedder>((resolve) => (arrive = resolve)));
+    try {
+      const early = Promise.all(queries.map((text) => loading.search({ text })));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      arrive(embedder);
+      const before = (await early).map(({ tookMs, ...rest }) => rest);
+      const after = (await Promise.all(queries.map((text) => loaded.search({ text })))).map(({ tookMs, ...rest }) => rest);
+      assert.ok(before.every((r) => r.semantic && r.hits.length > 0));
+      assert.deepEqual(before, after);
+    } finally {
+      await loading.close();
+      await loaded.close();
     }
   });
 
@@ -393,14 +475,14 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
   test('after a write, a layer that shrank or grew by more than a quarter is sampled again; a small change keeps the sample', async () => {
     const bounds = new DistanceBounds(fx.reads);
     const [vector] = await embedder.embed(['bread flour oven']);
-    const sampling = (sql: string[]) => sql.filter((s) => /rid % \? = 0/.test(s)).length;
+    const sampling = (sql: string[]) => sql.filter((s) => SAMPLING.test(s)).length;
     await bounds.bound('core', vector!, K);
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT max(n) - 100 FROM exchanges)');
-    bounds.storeChanged();
+    bounds.storeChanged(await fx.reads.changeStamp());
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, '100 of 2,148 fewer: the same sample');
     await fx.store.db.run('DELETE FROM exchanges WHERE n > (SELECT min(n) + 1399 FROM exchanges)');
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 0, 'not counted again before the searcher says the store changed');
-    bounds.storeChanged();
+    bounds.storeChanged(await fx.reads.changeStamp());
     assert.equal(sampling(await storeStatementsOf(fx.store, () => bounds.bound('core', vector!, K))), 1, '1,400 of 2,048 left: sampled again');
   });
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import * as path from 'node:path';
 import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
@@ -66,9 +66,10 @@ export class WordVectorEmbedder implements Embedder {
     let words: string;
     let bytes: Buffer;
     try {
-      manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
-      words = await readFile(path.join(dir, 'words.txt'), 'utf8');
-      bytes = await readFile(path.join(dir, 'vectors.bin'));
+      const [manifestBytes, wordBytes, vectorBytes] = await Promise.all(['manifest.json', 'words.txt', 'vectors.bin'].map((f) => readWhole(path.join(dir, f))));
+      manifest = JSON.parse(manifestBytes!.toString('utf8')) as Manifest;
+      words = wordBytes!.toString('utf8');
+      bytes = vectorBytes!;
     } catch (err) {
       return fail(`cannot be read: ${(err as Error).message}`, err);
     }
@@ -166,4 +167,25 @@ function lineCount(text: string): number {
   let lines = 1;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
   return lines;
+}
+
+/**
+ * A whole file in one read where the system gives it (readFile reads 512 KB at a time: the vectors took 40 reads,
+ * each waiting for a turn of the thread that also starts the MCP server, whose first answer waited for the model).
+ */
+async function readWhole(file: string): Promise<Buffer> {
+  const handle = await open(file);
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(buffer, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return buffer.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
 }

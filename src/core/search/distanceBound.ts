@@ -42,11 +42,17 @@ interface Sample {
   readonly total: number;
 }
 
-/** The samples of one store's layers (taken on first need), for a searcher. */
+/**
+ * The samples of one store's layers (taken on first need), for the store's searchers: what a sample holds does not
+ * depend on the model that asks (Memory shares one, so a sample taken while the model loads serves the searcher
+ * made once it has).
+ */
 export class DistanceBounds {
   private readonly samples = new Map<Layer, Promise<Sample | undefined>>();
   /** Each layer's vector count since the store last changed (`storeChanged`). */
   private readonly counts = new Map<Layer, Promise<number>>();
+  /** The store's change stamp the counts belong to (SearchReads.changeStamp). */
+  private stamp = '';
 
   constructor(private readonly reads: SearchReads) {}
 
@@ -74,6 +80,15 @@ export class DistanceBounds {
     await this.sampleFor(layer, k);
   }
 
+  /**
+   * `warm` for `layers` before any searcher has checked the store for changes (Memory.prepareSearch: while the model
+   * loads): the counts taken are of the store as it is now, so the first searcher's change check keeps them.
+   */
+  async prepare(layers: readonly Layer[], k: number): Promise<void> {
+    this.storeChanged(await this.reads.changeStamp());
+    await Promise.all(layers.map((layer) => this.warm(layer, k)));
+  }
+
   /** The layer's sample, taken when first needed or when the layer has drifted from it; 'unbounded' when it is too small for a bound. */
   private async sampleFor(layer: Layer, k: number): Promise<Sample | undefined | 'unbounded'> {
     const total = await this.count(layer);
@@ -99,8 +114,14 @@ export class DistanceBounds {
     return undefined;
   }
 
-  /** The store was written to: each layer is counted again when next used (one statement). */
-  storeChanged(): void {
+  /**
+   * The store's change stamp as a searcher's change check read it: when it is not the one the counts belong to, each
+   * layer is counted again when next used (one statement). By stamp, not by whose check saw a change: one set of
+   * bounds serves every searcher of a store.
+   */
+  storeChanged(stamp: string): void {
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
     this.counts.clear();
   }
 }

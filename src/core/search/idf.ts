@@ -39,14 +39,14 @@ export class TermStats {
   }
 
   /**
-   * Whether the store changed since the last call (its change stamp, one O(1) statement). When it did, the
-   * lexicon reads the exchanges' lengths and counts the words again when next asked.
+   * The store's new change stamp when it changed since the last call (one O(1) statement), else undefined. When it
+   * did, the lexicon reads the exchanges' lengths and counts the words again when next asked.
    */
-  async refresh(): Promise<boolean> {
+  async refresh(): Promise<string | undefined> {
     const stamp = await this.reads.changeStamp();
-    if (stamp === this.stamp) return false;
+    if (stamp === this.stamp) return undefined;
     this.stamp = stamp;
     this.lexicon.storeChanged(stamp);
-    return true;
+    return stamp;
   }
 }

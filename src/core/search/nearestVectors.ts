@@ -12,9 +12,9 @@ export class NearestVectors {
   private readonly bounds: DistanceBounds;
   private readonly copies: VectorCopies;
 
-  /** `dimension`: the query embedder's. */
-  constructor(reads: SearchReads, dimension: number) {
-    this.bounds = new DistanceBounds(reads);
+  /** `dimension`: the query embedder's; `bounds`: the store's, when its searchers share them (Memory). */
+  constructor(reads: SearchReads, dimension: number, bounds = new DistanceBounds(reads)) {
+    this.bounds = bounds;
     this.copies = new VectorCopies(reads, dimension);
   }
 
@@ -33,9 +33,9 @@ export class NearestVectors {
     await this.bounds.warm(layer, k);
   }
 
-  /** The store was written to: copies are taken again and layers counted again when next needed. */
-  storeChanged(): void {
+  /** The store was written to (its new change stamp): copies are taken again and layers counted again when next needed. */
+  storeChanged(stamp: string): void {
     this.copies.storeChanged();
-    this.bounds.storeChanged();
+    this.bounds.storeChanged(stamp);
   }
 }

@@ -4,6 +4,7 @@ import type { ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import { exchangeFilter } from '../store/searchFilter';
 import { Candidates } from './candidates';
+import type { DistanceBounds } from './distanceBound';
 import { type Fusion, parseFusion, type SignalList } from './fusion';
 import { TermStats } from './idf';
 import { LexiconBm25 } from './lexiconBm25';
@@ -59,6 +60,8 @@ export interface SearcherOptions {
    * lengths, ~45 ms of decoding at 250,000 exchanges) stays read when a searcher for another model replaces one.
    */
   readonly lexicon?: LexiconBm25;
+  /** The vectors' distance bounds, when the searchers of one store share them (Memory): a sample taken stays taken. */
+  readonly bounds?: DistanceBounds;
 }
 
 /**
@@ -69,6 +72,15 @@ export interface SearcherOptions {
  */
 export function createSearcher(reads: SearchReads, embedder?: Embedder, options: SearcherOptions = {}): Searcher {
   return new StoreSearcher(reads, embedder, options);
+}
+
+/**
+ * Takes the distance bounds' samples a searcher with a model will need for its first unsure search (those of the
+ * layers the semantic default searches by vector) before there is one: Memory.prepareSearch, while the model loads.
+ */
+export function prepareSemanticBounds(bounds: DistanceBounds): Promise<void> {
+  const layers = modeSignals(SEMANTIC_MODE).filter((s) => s.mechanism === 'vector').map((s) => s.layer);
+  return bounds.prepare(layers, candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION));
 }
 
 /** What a query asks, its defaults filled in and checked. */
@@ -101,7 +113,7 @@ class StoreSearcher implements Searcher {
     this.defaultFusion = options.defaultFusion ?? DEFAULT_FUSION;
     this.lexicon = options.lexicon ?? new LexiconBm25(reads);
     this.stats = new TermStats(reads, this.lexicon);
-    this.knn = new NearestVectors(reads, embedder?.dimension ?? 0);
+    this.knn = new NearestVectors(reads, embedder?.dimension ?? 0, options.bounds);
     this.planner = new SignalPlanner(reads, embedder, options.embedderNotice);
     this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn);
   }
@@ -204,9 +216,10 @@ class StoreSearcher implements Searcher {
 
   /** The change check: what was read of the store as it was is read again when next needed. */
   private async refresh(): Promise<void> {
-    if (await this.stats.refresh()) {
+    const stamp = await this.stats.refresh();
+    if (stamp !== undefined) {
       this.planner.storeChanged();
-      this.knn.storeChanged();
+      this.knn.storeChanged(stamp);
       this.recent.storeChanged();
       this.shownRooms = undefined;
       void this.roomsShown(); // read beside the search's first statements, ready when its hit rows are

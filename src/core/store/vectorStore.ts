@@ -212,20 +212,22 @@ async function fromVecScan(db: Db, table: string, dimension: number, { into }: R
 /**
  * About `size` of a layer's vectors, evenly spread over its rows (old and new exchanges talk of different things):
  * those whose row number is a multiple of the step that spreads `size` over the rows' span. Numbering the rows
- * instead (a window over every row) took 100-370 ms at 250,000 vectors, most of a first search's wait. vec0 is asked
- * for each sampled row by its rowid, the inner loop of a join: with `rowid IN (the sampled rows)` it scanned every
- * vector and kept those (130-175 ms at 250,000, whatever the sample's size; the lookups take 60-86 ms, issue 42).
+ * instead (a window over every row) took 100-370 ms at 250,000 vectors, most of a first search's wait. One statement:
+ * the span, then each multiple of the step within it looked up among the layer's rows (filtering every row by `rid
+ * % step` read all 250,000: ~10 of its ~50 ms of CPU, and a second round trip). vec0 is asked for each sampled row by
+ * its rowid, the inner loop of a join: with `rowid IN (the sampled rows)` it scanned every vector and kept those
+ * (130-175 ms at 250,000, whatever the sample's size; the lookups take ~40 ms of CPU, issue 42).
  */
 export async function sampleVectors(db: Db, layer: Layer, size: number): Promise<Float32Array[]> {
   const valid = validRowids(layer);
-  const span = await db.get<{ lo: number | null; hi: number | null }>(
-    `SELECT (SELECT min(rid) FROM (${valid.sql})) AS lo, (SELECT max(rid) FROM (${valid.sql})) AS hi`,
-    [...valid.params, ...valid.params],
-  );
-  if (span?.lo == null || span.hi == null) return [];
   const rows = await db.all<{ embedding: Uint8Array }>(
-    `SELECT v.embedding FROM (SELECT rid FROM (${valid.sql}) WHERE rid % ? = 0) s CROSS JOIN ${VECTOR_TABLES[layer]} v ON v.rowid = s.rid`,
-    [...valid.params, Math.max(1, Math.floor((span.hi - span.lo + 1) / size))],
+    `WITH RECURSIVE
+       span(lo, hi) AS (SELECT (SELECT min(rid) FROM (${valid.sql})), (SELECT max(rid) FROM (${valid.sql}))),
+       step(hi, s) AS (SELECT hi, max(1, (hi - lo + 1) / ?) FROM span WHERE lo IS NOT NULL),
+       wanted(rid) AS (SELECT ((lo + s - 1) / s) * s FROM span, step UNION ALL SELECT rid + s FROM wanted, step WHERE rid + s <= hi)
+     SELECT v.embedding FROM wanted w CROSS JOIN ${VECTOR_TABLES[layer]} v ON v.rowid = w.rid
+     WHERE EXISTS (SELECT 1 FROM (${valid.sql}) WHERE rid = w.rid)`,
+    [...valid.params, ...valid.params, size, ...valid.params],
   );
   return rows.map((r) => fromBlob(r.embedding));
 }
