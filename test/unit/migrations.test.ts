@@ -209,8 +209,11 @@ test('schema 11 builds the lexicon from the full-text index, in segments, report
   const reports: MigrationProgress[] = [];
   const memory = await Memory.open(file, { onMigration: (p) => reports.push(p) });
   try {
-    assert.deepEqual(reports.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
-    assert.ok(reports.every((r) => r.step === 'Building the word index'));
+    const v11 = reports.filter((r) => r.version === 11);
+    assert.deepEqual(v11.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
+    assert.ok(v11.every((r) => r.step === 'Building the word index'));
+    // schema 19 builds it again from the verbatim (Cyrillic stems), reporting the same way
+    assert.deepEqual(reports.filter((r) => r.version === 19).map((r) => [r.done, r.step]).at(-1), [4502, 'Rebuilding the word index']);
     for (const [word, id] of [['word3', 'ex-bulk-3'], ['word2501', 'ex-bulk-2501'], ['word4502', 'ex-bulk-4502'], ['quokka', 'ex-one-0001']]) {
       assert.deepEqual((await memory.search({ text: word!, mode: 'verbatim/bm25' })).hits.map((h) => h.exchangeId), [id], word);
     }
@@ -257,6 +260,25 @@ test('schema 18 marks the retries ("@agent Try Again") as continuations of the r
     ]);
     const places = await candidatePlaces(db, [3, 4, 1, 2]);
     assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2]], 'the retry continues exchange 2');
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 19 builds the word index again: Cyrillic words of exchanges written before are found by their stem', async () => {
+  const file = path.join(tempDir(), 'v18-cyrillic.sqlite');
+  await writeStoreAt(18, file);
+  const db = await Db.open(file);
+  try {
+    const verbatim = 'User: сам запроси доступ к файлам\n\nAssistant: Пришлите InputSimulator.cs.';
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-ru-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, 'сам запроси доступ к файлам', ?)`, [verbatim]);
+    // as version 18 wrote it: each Cyrillic word a term as it stands
+    await addToLexicon(db, [{ n: 3, doc: { words: 8, terms: 'сам запроси доступ к файлам пришлите inputsimulator cs', counts: [1, 1, 1, 1, 1, 1, 1, 1] } }]);
+    assert.equal(await migrate(db), 18);
+    const terms = (await db.all<{ term: string }>("SELECT DISTINCT term FROM lexicon_postings WHERE term GLOB '*[а-я]*' ORDER BY term")).map((r) => r.term);
+    assert.deepEqual(terms, ['доступ', 'запрос', 'к', 'пришл', 'сам', 'файл']);
+    assert.deepEqual((await db.all<{ term: string }>("SELECT term FROM lexicon_postings WHERE term IN ('coupon', 'quokka') ORDER BY term")).map((r) => r.term), ['coupon', 'quokka'], 'English terms as before');
   } finally {
     await db.close();
   }
