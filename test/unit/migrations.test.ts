@@ -284,6 +284,24 @@ test('schema 19 builds the word index again: Cyrillic words of exchanges written
   }
 });
 
+test('schema 20 marks the sources with an error output cut short to be read again, and only those', async () => {
+  const file = path.join(tempDir(), 'v19-errors.sqlite');
+  await writeStoreAt(19, file);
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (2, '/t/aider.md', 'aider', 700, 5, 700, 30), (3, '/t/other.md', 'aider', 800, 5, 800, 30)`);
+    await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c2', 2, 'aider', 's2', 1), ('c3', 3, 'aider', 's3', 1)`);
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-err-0003', 'c2', 2, 0, 0, 1, 1, 9, 0, 'hello', 'User: hello' || char(10) || '[error] Retrying in 0.2 seconds…… [900 more chars]'),
+             (4, 'ex-res-0004', 'c3', 3, 0, 0, 1, 1, 9, 0, 'hello', 'User: hello' || char(10) || '[error] boom' || char(10) || '[result] a short file')`);
+    assert.equal(await migrate(db), 19);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/t/aider.md', size: -1 }, { path: '/t/other.md', size: 800 }]);
+  } finally {
+    await db.close();
+  }
+});
+
 test('schema 10 marks the SpecStory files to be read again, and only those', async () => {
   const file = path.join(tempDir(), 'v9-specstory.sqlite');
   await writeStoreAt(9, file);

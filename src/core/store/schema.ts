@@ -405,6 +405,16 @@ const MIGRATIONS: readonly Migration[] = [
     run: rebuildLexicon,
     step: 'Rebuilding the word index',
   },
+  {
+    // An error's repeated lines (a retry loop) are one line each (render.ts withoutRepeatedLines), so the error that
+    // ended the loop is within the output kept: the sources of exchanges with an error output cut short are read
+    // again whole, which renders them anew.
+    version: 20,
+    sql: `
+      UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
+      WHERE id IN (SELECT source_id FROM exchanges WHERE verbatim LIKE '%[error]%' AND verbatim LIKE '%more chars]%');
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
