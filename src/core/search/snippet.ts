@@ -130,9 +130,10 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   const out: Match[] = [];
   if (wanted.length === 0) return out;
   let lower: string | undefined;
+  const cyrillic = wanted.some((w) => w.stemOf === cyrillicStem);
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, w] of wanted.entries()) {
-    const find = () => wordPlaces(text, (lower ??= lowerCased(text)), w, max);
+    const find = () => wordPlaces(text, (lower ??= lowerCased(text, cyrillic)), w, max);
     // a word's key names its start and porter stem: the same key finds the same places
     const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
     for (let p = 0; p < found.length; p += 2) {
@@ -150,11 +151,12 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   return out;
 }
 
-/** `text` lower-cased, each character where it was; `ё` as `е`, as the Cyrillic stems write it. */
-function lowerCased(text: string): string {
-  const lower = text.toLowerCase();
+/** `text` lower-cased, each character where it was; for Cyrillic words, `ё` as `е`, as their stems write it. */
+function lowerCased(text: string, cyrillic: boolean): string {
+  let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
-  return foldYo(lower.length === text.length ? lower : text.replace(/\u0130/g, 'I').toLowerCase());
+  if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
+  return cyrillic ? foldYo(lower) : lower;
 }
 
 /** The first `max` words of `text` (`lower`: lower-cased) that are the wanted word `w`: start and end, flat. */
