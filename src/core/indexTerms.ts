@@ -1,3 +1,4 @@
+import { cyrillicStem, isCyrillicWord } from './cyrillic';
 import { memoize } from './memo';
 import { isEnglishWord, porterStem } from './porter';
 import { isAsciiWordCode, wordEnd } from './words';
@@ -7,8 +8,9 @@ import { isAsciiWordCode, wordEnd } from './words';
  * text indexed and for the words of a query, so the two always agree. A word is a run of letters, digits and
  * marks (as search/terms.ts cuts a query) of text already made searchable (words.searchableText: apostrophes,
  * unspaced scripts cut into words), lower-cased, Latin accents removed (`código` is `codigo`, as FTS5's
- * unicode61 folds them) and English words reduced to their porter stem (`tests`, `testing` -> `test`, as FTS5's
- * porter tokenizer does). Words longer than MAX_TERM_LENGTH are base64, hashes or minified code: no query holds
+ * unicode61 folds them), English words reduced to their porter stem (`tests`, `testing` -> `test`, as FTS5's
+ * porter tokenizer does) and Cyrillic words to their Snowball stem (cyrillic.ts: `файлам` -> `файл`; `й` is a
+ * letter there, not an accented `и`). Words longer than MAX_TERM_LENGTH are base64, hashes or minified code: no query holds
  * one (terms.ts drops them), so they are not indexed.
  */
 export const MAX_TERM_LENGTH = 64;
@@ -28,6 +30,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 export const indexTerm: (word: string) => string = memoize(termOf, 50_000);
 
 function termOf(word: string): string {
+  if (isCyrillicWord(word)) return cyrillicStem(word);
   let folded = word;
   if (!ASCII.test(word)) {
     const nfd = word.normalize('NFD');

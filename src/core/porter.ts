@@ -6,8 +6,8 @@
  * (compared through an FTS5 table with fts5vocab). Proximity keeps its own, looser base (proximity.wordBase):
  * with porter's it lost three conceptual dev queries.
  *
- * FTS5 stems ASCII words only: a word of another script, or with an accent, is left to the callers' own
- * rules (a prefix: `código` marks `códigos`).
+ * FTS5 stems ASCII words only: a Cyrillic word has its own stemmer (cyrillic.ts); a word of another script, or
+ * with an accent, is left to the callers' own rules (a prefix: `código` marks `códigos`).
  */
 import { memoize } from './memo';
 

@@ -80,8 +80,39 @@ function renderToolCall(call: ToolCall): string {
 
 function renderToolResult(result: ToolResult): string {
   const tag = result.isError ? '[error]' : '[result]';
-  const text = result.text.trim();
+  const text = result.isError ? withoutRepeatedLines(result.text.trim()) : result.text.trim();
   return text ? `${tag} ${truncate(text, TOOL_OUTPUT_CHARS)}` : tag;
+}
+
+const NUMBER = /\d+(?:\.\d+)?/g;
+const LETTER = /\p{L}/u;
+
+/**
+ * Output with each line that repeats an earlier one, numbers aside (`Retrying in 0.5 seconds...`), left out and
+ * the first one marked with how many there were (`[×6]`): a retry loop's lines say nothing new, and would fill the
+ * output's TOOL_OUTPUT_CHARS before the line after them (the error that ended it) is reached.
+ */
+export function withoutRepeatedLines(text: string): string {
+  const lines = text.split('\n');
+  if (lines.length < 3) return text;
+  const times = new Map<string, number>();
+  for (const line of lines) {
+    const key = line.trim().replace(NUMBER, '0');
+    times.set(key, (times.get(key) ?? 0) + 1);
+  }
+  if (times.size === lines.length) return text;
+  const out: string[] = [];
+  const shown = new Set<string>();
+  for (const line of lines) {
+    const key = line.trim().replace(NUMBER, '0');
+    const n = times.get(key)!;
+    if (n === 1 || !LETTER.test(key)) out.push(line);
+    else if (!shown.has(key)) {
+      shown.add(key);
+      out.push(`${line} [×${n}]`);
+    }
+  }
+  return out.join('\n');
 }
 
 export function renderMessage(m: Message): string {

@@ -1,24 +1,28 @@
 // Cross-validated choice among search configurations: choose on some folds of the queries, report on the others.
 //   node test/bench/foldChoice.mjs [--folds K] [--seed S [--held-out F]] A.json B.json ...    (each `eval --json`
 //   output, one mode each; several query files' outputs of the same mode may be joined with a comma: A-dev.json,A-agents.json)
+//   [--hide-held-out]
 // A query's fold is the first byte of sha1(qid) mod K (as distilledRecall.mjs splits them), so folds do not move
 // when queries are added; with --seed S, of sha1(`S:qid`) (--folds then defaults to 3), a split no earlier round
 // chose on. For each fold the candidate with the best MRR on the other folds is chosen and scored on the fold it
 // never saw; the last row is those held-out scores pooled, beside each candidate's own. --held-out F: fold F was
 // looked at by no one; the choice made on the other folds pooled is scored on it alone (the figure to report).
+// --hide-held-out (with --held-out F): fold F's queries are left out of every row and count, so the folds chosen on
+// can be read while a design is made without seeing the fold that will score it.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { table } from './lib.mjs';
 
 const { values, positionals } = parseArgs({
-  options: { folds: { type: 'string' }, seed: { type: 'string' }, 'held-out': { type: 'string' } },
+  options: { folds: { type: 'string' }, seed: { type: 'string' }, 'held-out': { type: 'string' }, 'hide-held-out': { type: 'boolean' } },
   allowPositionals: true,
 });
 const K = Number(values.folds ?? (values.seed === undefined ? 2 : 3));
 const heldOutFold = values['held-out'] === undefined ? undefined : Number(values['held-out']);
-if (positionals.length < 2 || !(K >= 2) || (heldOutFold !== undefined && !(heldOutFold >= 0 && heldOutFold < K))) {
-  console.error('usage: foldChoice.mjs [--folds K] [--seed S [--held-out F]] A.json[,A2.json] B.json[,B2.json] ...');
+const hide = values['hide-held-out'] === true;
+if (positionals.length < 2 || !(K >= 2) || (heldOutFold !== undefined && !(heldOutFold >= 0 && heldOutFold < K)) || (hide && heldOutFold === undefined)) {
+  console.error('usage: foldChoice.mjs [--folds K] [--seed S [--held-out F [--hide-held-out]]] A.json[,A2.json] B.json[,B2.json] ...');
   process.exit(2);
 }
 
@@ -35,8 +39,8 @@ function candidate(files) {
 }
 
 const candidates = positionals.map(candidate);
-const ids = [...candidates[0].ranks.keys()];
 const foldOf = (id) => createHash('sha1').update(values.seed === undefined ? id : `${values.seed}:${id}`).digest()[0] % K;
+const ids = [...candidates[0].ranks.keys()].filter((id) => !hide || foldOf(id) !== heldOutFold);
 const mrr = (c, sub) => sub.reduce((a, id) => a + (c.ranks.get(id) ? 1 / c.ranks.get(id) : 0), 0) / sub.length;
 const r5 = (c, sub) => sub.filter((id) => (c.ranks.get(id) ?? 99) <= 5).length / sub.length;
 const fmt = (c, sub) => `${mrr(c, sub).toFixed(3)} / ${r5(c, sub).toFixed(3)}`;
@@ -44,6 +48,7 @@ const fmt = (c, sub) => `${mrr(c, sub).toFixed(3)} / ${r5(c, sub).toFixed(3)}`;
 const rows = [];
 const heldOut = [];
 for (let k = 0; k < K; k++) {
+  if (hide && k === heldOutFold) continue;
   const test = ids.filter((id) => foldOf(id) === k);
   const train = ids.filter((id) => foldOf(id) !== k);
   const chosen = candidates.reduce((best, c) => (mrr(c, train) > mrr(best, train) ? c : best));
@@ -60,7 +65,8 @@ if (heldOutFold !== undefined) {
   const test = ids.filter((id) => foldOf(id) === heldOutFold);
   const train = ids.filter((id) => foldOf(id) !== heldOutFold);
   const chosen = candidates.reduce((best, c) => (mrr(c, train) > mrr(best, train) ? c : best));
-  console.log(`chosen on the other folds pooled (${train.length} queries): ${chosen.name}, ${fmt(chosen, train)}; on held-out fold ${heldOutFold} (${test.length} queries): ${fmt(chosen, test)}`);
+  if (hide) console.log(`chosen on folds other than ${heldOutFold} (${train.length} queries): ${chosen.name}, ${fmt(chosen, train)}; fold ${heldOutFold} hidden`);
+  else console.log(`chosen on the other folds pooled (${train.length} queries): ${chosen.name}, ${fmt(chosen, train)}; on held-out fold ${heldOutFold} (${test.length} queries): ${fmt(chosen, test)}`);
 }
 const [base, ...others] = candidates;
 for (const c of others) {

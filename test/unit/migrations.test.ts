@@ -209,8 +209,11 @@ test('schema 11 builds the lexicon from the full-text index, in segments, report
   const reports: MigrationProgress[] = [];
   const memory = await Memory.open(file, { onMigration: (p) => reports.push(p) });
   try {
-    assert.deepEqual(reports.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
-    assert.ok(reports.every((r) => r.step === 'Building the word index'));
+    const v11 = reports.filter((r) => r.version === 11);
+    assert.deepEqual(v11.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
+    assert.ok(v11.every((r) => r.step === 'Building the word index'));
+    // schema 19 builds it again from the verbatim (Cyrillic stems), reporting the same way
+    assert.deepEqual(reports.filter((r) => r.version === 19).map((r) => [r.done, r.step]).at(-1), [4502, 'Rebuilding the word index']);
     for (const [word, id] of [['word3', 'ex-bulk-3'], ['word2501', 'ex-bulk-2501'], ['word4502', 'ex-bulk-4502'], ['quokka', 'ex-one-0001']]) {
       assert.deepEqual((await memory.search({ text: word!, mode: 'verbatim/bm25' })).hits.map((h) => h.exchangeId), [id], word);
     }
@@ -257,6 +260,43 @@ test('schema 18 marks the retries ("@agent Try Again") as continuations of the r
     ]);
     const places = await candidatePlaces(db, [3, 4, 1, 2]);
     assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2]], 'the retry continues exchange 2');
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 19 builds the word index again: Cyrillic words of exchanges written before are found by their stem', async () => {
+  const file = path.join(tempDir(), 'v18-cyrillic.sqlite');
+  await writeStoreAt(18, file);
+  const db = await Db.open(file);
+  try {
+    const verbatim = 'User: сам запроси доступ к файлам\n\nAssistant: Пришлите InputSimulator.cs.';
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-ru-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, 'сам запроси доступ к файлам', ?)`, [verbatim]);
+    // as version 18 wrote it: each Cyrillic word a term as it stands
+    await addToLexicon(db, [{ n: 3, doc: { words: 8, terms: 'сам запроси доступ к файлам пришлите inputsimulator cs', counts: [1, 1, 1, 1, 1, 1, 1, 1] } }]);
+    assert.equal(await migrate(db), 18);
+    const terms = (await db.all<{ term: string }>("SELECT DISTINCT term FROM lexicon_postings WHERE term GLOB '*[а-я]*' ORDER BY term")).map((r) => r.term);
+    assert.deepEqual(terms, ['доступ', 'запрос', 'к', 'пришл', 'сам', 'файл']);
+    assert.deepEqual((await db.all<{ term: string }>("SELECT term FROM lexicon_postings WHERE term IN ('coupon', 'quokka') ORDER BY term")).map((r) => r.term), ['coupon', 'quokka'], 'English terms as before');
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 20 marks the sources with an error output cut short to be read again, and only those', async () => {
+  const file = path.join(tempDir(), 'v19-errors.sqlite');
+  await writeStoreAt(19, file);
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (2, '/t/aider.md', 'aider', 700, 5, 700, 30), (3, '/t/other.md', 'aider', 800, 5, 800, 30)`);
+    await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c2', 2, 'aider', 's2', 1), ('c3', 3, 'aider', 's3', 1)`);
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (3, 'ex-err-0003', 'c2', 2, 0, 0, 1, 1, 9, 0, 'hello', 'User: hello' || char(10) || '[error] Retrying in 0.2 seconds…… [900 more chars]'),
+             (4, 'ex-res-0004', 'c3', 3, 0, 0, 1, 1, 9, 0, 'hello', 'User: hello' || char(10) || '[error] boom' || char(10) || '[result] a short file')`);
+    assert.equal(await migrate(db), 19);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/t/aider.md', size: -1 }, { path: '/t/other.md', size: 800 }]);
   } finally {
     await db.close();
   }

@@ -29,6 +29,11 @@ describe('proximity: neighbouring query words standing together', () => {
     assert.deepEqual([...pairsNear('the code message', ['codes', 'code'])], [], 'one word twice is not a pair');
   });
 
+  test('Cyrillic word forms match by their stem (файлам, файлы), other words beginning alike do not', () => {
+    assert.deepEqual([...pairsNear('сам запроси доступ к файлам', ['запросила', 'файлы'])], [0]);
+    assert.deepEqual([...pairsNear('сам запроси доступность к файлам', ['доступ', 'файлы'])], []);
+  });
+
   test('role labels are not words', () => {
     assert.deepEqual([...pairsNear('User: fix it\nAssistant: the profile page', ['user', 'profile'])], []);
     assert.deepEqual([...pairsNear('User: the user profile', ['user', 'profile'])], [0]);

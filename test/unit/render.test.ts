@@ -43,3 +43,22 @@ test('a label word is one only where the rendering put it: "user" and "result" i
   assert.equal(at('result', verbatim.indexOf('Looking')), false);
   assert.equal(at('result', verbatim.indexOf('[result]')), true);
 });
+
+test("an error's retry loop is one line each, counted, so the error that ended it fits in the output kept", () => {
+  // as aider prints a provider that keeps failing: the same two lines with other numbers, then what went wrong
+  const loop = Array.from({ length: 12 }, (_, i) => `litellm.APIError: Your request was blocked.\nRetrying in ${(0.2 * 2 ** i).toFixed(1)} seconds...`);
+  const output = [...loop, "litellm.APIConnectionError: Error parsing chunk: Expecting value: line 1 column 1 (char 0)", 'Received chunk: <!DOCTYPE html>'].join('\n');
+  const rendered = renderVerbatim([message('prompt', 'Crea una función hello world'), message('tool-results', '', { toolResults: [{ text: output, isError: true }] })]);
+  assert.equal(
+    rendered,
+    'User: Crea una función hello world\n\n[error] litellm.APIError: Your request was blocked. [×12]\nRetrying in 0.2 seconds... [×12]\n' +
+      'litellm.APIConnectionError: Error parsing chunk: Expecting value: line 1 column 1 (char 0)\nReceived chunk: <!DOCTYPE html>',
+  );
+});
+
+test("a tool's result keeps its repeated lines, and an error keeps lines without a letter (a file's numbered blank lines)", () => {
+  const lines = ['   140→', '   141→    print()', '   142→', '   143→    print()', '   144→'].join('\n');
+  const rendered = renderVerbatim([message('tool-results', '', { toolResults: [{ text: lines, isError: false }, { text: lines, isError: true }] })]);
+  // (the output is trimmed first, as every output is)
+  assert.equal(rendered, `[result] ${lines.trim()}\n[error] ${['140→', '   141→    print() [×2]', '   142→', '   144→'].join('\n')}`);
+});

@@ -49,6 +49,15 @@ const CONVERSATIONS: readonly FixtureConversation[] = [
       { key: 'th', text: 'User: การเชื่อมต่อฐานข้อมูลล้มเหลว\nAssistant: ตรวจสอบการตั้งค่าพูล', startedAt: '2025-03-04T00:00:00Z' },
     ],
   },
+  {
+    file: 'cyrillic.jsonl',
+    agent: 'aider',
+    project: '/p/y',
+    exchanges: [
+      { key: 'ru', text: 'User: сам запроси доступ к файлам\nAssistant: Пришлите ещё InputSimulator.cs и хук диктовки.', startedAt: '2025-04-01T00:00:00Z' },
+      { key: 'uk', text: 'User: перевір логи сервера\nAssistant: У логах немає помилок, файлів конфігурації теж.', startedAt: '2025-04-02T00:00:00Z' },
+    ],
+  },
 ];
 
 describe('verbatim index and query words', () => {
@@ -113,6 +122,22 @@ describe('verbatim index and query words', () => {
     assert.ok(zh.hits[0]!.snippet.includes(`${MARK_START}数据${MARK_END}${MARK_START}库${MARK_END}连接`), zh.hits[0]!.snippet);
     const ko = await searcher.search({ text: '데이터베이스가', mode: 'verbatim/bm25' });
     assert.ok(ko.hits[0]!.snippet.includes(`${MARK_START}데이터베이스에서${MARK_END}`), ko.hits[0]!.snippet);
+  });
+
+  test('Russian and Ukrainian: a word is found, marked and counted whatever its ending', async () => {
+    // the memory inflects every word differently from the exchange (сама/сам, запросила/запроси, файлы/файлам)
+    assert.deepEqual(await find('сама запросила файлы'), ['ru', 'uk'], 'the Ukrainian файлів is a файл too');
+    assert.deepEqual(await find('диктовка'), ['ru']);
+    assert.deepEqual(await find('еще'), ['ru'], 'ё is written е');
+    assert.deepEqual(await find('лог помилки'), ['uk']);
+    assert.deepEqual(await find('файли'), ['ru', 'uk']);
+    const ru = await searcher.search({ text: 'сама запросила файлы', mode: 'verbatim/bm25' });
+    assert.deepEqual(ru.hits[0]!.matchedTerms, ['сама', 'запросила', 'файлы']);
+    for (const word of ['сам', 'запроси', 'файлам']) assert.ok(ru.hits[0]!.snippet.includes(`${MARK_START}${word}${MARK_END}`), ru.hits[0]!.snippet);
+    const yo = await searcher.search({ text: 'еще', mode: 'verbatim/bm25' });
+    assert.ok(yo.hits[0]!.snippet.includes(`${MARK_START}ещё${MARK_END}`), yo.hits[0]!.snippet);
+    // a word that only begins like another is not it
+    assert.deepEqual(await find('доступность'), []);
   });
 });
 

@@ -1,3 +1,4 @@
+import { cyrillicStem, isCyrillicWord } from '../cyrillic';
 import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
@@ -176,12 +177,13 @@ function occurrences(lower: string, term: string): number[] {
 /**
  * A word without one common English ending (`codes`, `coded` and `code` are `cod`; `rewriting` and
  * `rewrite` are `rewrit`): close enough to FTS5's porter stemmer to tell the same word, which is all
- * proximity needs (it only looks at words BM25 already matched).
+ * proximity needs (it only looks at words BM25 already matched). A Cyrillic word's base is its lexicon stem.
  */
 export const wordBase: (word: string) => string = memoize(baseOf, 50_000);
 
 /** wordBase's rule, run once a word: proximity asks it of every occurrence that is not the query's word itself. */
 function baseOf(word: string): string {
+  if (isCyrillicWord(word)) return cyrillicStem(word); // the lexicon's stem: an ending cut, so still a prefix
   const m = /^(.{3,}?)(?:ations?|ings?|ers?|ies|ed|es|e|s|ly)$/u.exec(word);
   return m ? m[1]! : word;
 }

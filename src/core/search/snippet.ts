@@ -1,5 +1,6 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
+import { cyrillicStem, foldYo, isCyrillicWord } from '../cyrillic';
 import { isEnglishWord, porterStem, stemStart } from '../porter';
 import type { FoundPlaces } from './foundPlaces';
 import { stem } from './terms';
@@ -87,21 +88,30 @@ interface Match {
 }
 
 /**
- * A query word as the snippet looks for it: the words beginning with `start`; for an English word only those
- * FTS5's porter stemmer gives `porter` (porter.ts), the words the index matched it with.
+ * A query word as the snippet looks for it: the words beginning with `start`; for an English or a Cyrillic word
+ * only those its stemmer gives `stem` (porter.ts, cyrillic.ts), the words the index matched it with.
  */
 interface Wanted {
   /** What a match names: query words with one key are one word (`tests`, `testing`), looked for once. */
   readonly key: string;
   readonly start: string;
-  readonly porter?: string;
+  /** The stem the index gave the word, and its stemmer: a word found is the wanted one when it has that stem. */
+  readonly stem?: string;
+  readonly stemOf?: (word: string) => string;
 }
 
-/** A query word's Wanted: its porter stem for an English word, else its crude stem (any word beginning with it). */
+/**
+ * A query word's Wanted: its porter stem for an English word, its Snowball stem for a Cyrillic one (cyrillic.ts),
+ * else its crude stem (any word beginning with it).
+ */
 function wantedOf(term: string): Wanted {
   if (!term.endsWith('*') && isEnglishWord(term)) {
     const porter = porterStem(term);
-    return { key: porter, start: stemStart(porter), porter };
+    return { key: porter, start: stemStart(porter), stem: porter, stemOf: porterStem };
+  }
+  if (isCyrillicWord(term)) {
+    const cyrillic = cyrillicStem(term);
+    return { key: cyrillic, start: cyrillic, stem: cyrillic, stemOf: cyrillicStem };
   }
   const start = stem(term);
   return { key: `${start}*`, start };
@@ -120,9 +130,10 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   const out: Match[] = [];
   if (wanted.length === 0) return out;
   let lower: string | undefined;
+  const cyrillic = wanted.some((w) => w.stemOf === cyrillicStem);
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, w] of wanted.entries()) {
-    const find = () => wordPlaces(text, (lower ??= lowerCased(text)), w, max);
+    const find = () => wordPlaces(text, (lower ??= lowerCased(text, cyrillic)), w, max);
     // a word's key names its start and porter stem: the same key finds the same places
     const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
     for (let p = 0; p < found.length; p += 2) {
@@ -140,22 +151,23 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   return out;
 }
 
-/** `text` lower-cased, each character where it was. */
-function lowerCased(text: string): string {
-  const lower = text.toLowerCase();
+/** `text` lower-cased, each character where it was; for Cyrillic words, `ё` as `е`, as their stems write it. */
+function lowerCased(text: string, cyrillic: boolean): string {
+  let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
-  return lower.length === text.length ? lower : text.replace(/\u0130/g, 'I').toLowerCase();
+  if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
+  return cyrillic ? foldYo(lower) : lower;
 }
 
 /** The first `max` words of `text` (`lower`: lower-cased) that are the wanted word `w`: start and end, flat. */
-function wordPlaces(text: string, lower: string, { start: st, porter }: Wanted, max: number): number[] {
+function wordPlaces(text: string, lower: string, { start: st, stem: wantedStem, stemOf }: Wanted, max: number): number[] {
   // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
   const unspaced = isUnspacedWord(st);
   const out: number[] = [];
   for (let i = lower.indexOf(st); i >= 0 && out.length < 2 * max; i = lower.indexOf(st, i + 1)) {
     if (!unspaced && isWordCharBefore(lower, i)) continue;
     const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
-    if (porter !== undefined ? porterStem(lower.slice(i, end)) !== porter : !unspaced && st.length < 3 && end !== i + st.length) continue;
+    if (stemOf !== undefined ? stemOf(lower.slice(i, end)) !== wantedStem : !unspaced && st.length < 3 && end !== i + st.length) continue;
     if (isRoleLabelWord(text, i, end)) continue;
     out.push(i, end);
   }

@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
-import { type IndexText, indexText, termCounts } from '../indexText';
+import { type IndexText, indexText, type TermCounts, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
 import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
 
@@ -56,6 +56,40 @@ const LEXICON_PAGE = 500;
  * are in: 0 first, then after each segment.
  */
 export async function buildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
+  await fillLexicon(
+    db,
+    progress,
+    (after) => db.all<{ n: number; prompt: string; said: string; tools: string }>(
+      'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
+      [after, LEXICON_PAGE],
+    ),
+    (r) => termCounts({ prompt: r.prompt, said: r.said, tools: r.tools }),
+  );
+}
+
+/**
+ * Builds the lexicon again from the stored verbatim, when what makes a word a term changed (schema v19: Cyrillic
+ * stems). Call inside a transaction; `progress` as buildLexicon's.
+ */
+export async function rebuildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
+  await fillLexicon(
+    db,
+    progress,
+    (after) => db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT ?', [
+      after,
+      LEXICON_PAGE,
+    ]),
+    (r) => indexText(r.prompt, r.verbatim).doc,
+  );
+}
+
+/** The lexicon emptied and filled with each row `page` reads (a page at a time after a row number) as `docOf` counts it. */
+async function fillLexicon<Row extends { readonly n: number }>(
+  db: Db,
+  progress: ((done: number, total: number) => void) | undefined,
+  page: (after: number) => Promise<Row[]>,
+  docOf: (row: Row) => TermCounts,
+): Promise<void> {
   await clearLexicon(db);
   const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
   const slice = new TimeSlice();
@@ -63,15 +97,12 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
   let done = 0;
   progress?.(0, total);
   for (let after = -1; ; ) {
-    const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
-      'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
-      [after, LEXICON_PAGE],
-    );
-    for (const r of rows) {
+    const read = await page(after);
+    for (const row of read) {
       await slice.yieldIfDue();
-      docs.push({ n: r.n, doc: termCounts({ prompt: r.prompt, said: r.said, tools: r.tools }) });
+      docs.push({ n: row.n, doc: docOf(row) });
     }
-    const last = rows.length < LEXICON_PAGE;
+    const last = read.length < LEXICON_PAGE;
     if (docs.length > 0 && (docs.length >= LEXICON_BATCH || last)) {
       await addToLexicon(db, docs, slice);
       done += docs.length;
@@ -79,6 +110,6 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
       docs = [];
     }
     if (last) return;
-    after = rows[rows.length - 1]!.n;
+    after = read[read.length - 1]!.n;
   }
 }

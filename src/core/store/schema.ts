@@ -2,7 +2,7 @@ import { RecallError } from '../errors';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
-import { buildLexicon } from './exchangeFts';
+import { buildLexicon, rebuildLexicon } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -396,6 +396,24 @@ const MIGRATIONS: readonly Migration[] = [
     // so search ranks it after that request as it ranks a continuation (search/continuation.ts; docs/search-log.md).
     version: 18,
     sql: `UPDATE exchanges SET asked = 0 WHERE trim(prompt, char(32, 9, 10, 11, 12, 13)) = '${RETRY_PROMPT}';`,
+  },
+  {
+    // Cyrillic words are terms by their stem (cyrillic.ts: `файлам` and `файлы` are `файл`), so a Russian or
+    // Ukrainian memory finds the exchange whatever the words' endings: the lexicon is built again from the verbatim.
+    version: 19,
+    sql: '',
+    run: rebuildLexicon,
+    step: 'Rebuilding the word index',
+  },
+  {
+    // An error's repeated lines (a retry loop) are one line each (render.ts withoutRepeatedLines), so the error that
+    // ended the loop is within the output kept: the sources of exchanges with an error output cut short are read
+    // again whole, which renders them anew.
+    version: 20,
+    sql: `
+      UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
+      WHERE id IN (SELECT source_id FROM exchanges WHERE verbatim LIKE '%[error]%' AND verbatim LIKE '%more chars]%');
+    `,
   },
 ];
 

@@ -1,0 +1,37 @@
+import { memoize } from './memo';
+
+// The package's types are written for ES modules only; its CommonJS builds are what this extension loads.
+type Stemmer = { readonly stemmer: (word: string) => string };
+const { stemmer: russianStemmer } = require('@orama/stemmers/russian') as Stemmer;
+const { stemmer: ukrainianStemmer } = require('@orama/stemmers/ukrainian') as Stemmer;
+
+/**
+ * Stems of Cyrillic words, for the lexicon (indexTerms.ts) and for what a search marks and counts as near
+ * (snippet.ts, proximity.ts): Russian and Ukrainian inflect every noun, verb and adjective, so a memory phrased
+ * `сама запросила файлы` must find `сам запроси доступ к файлам`. Snowball's Russian stemmer (`запросила`,
+ * `запроси` -> `запрос`; `файлы`, `файлам` -> `файл`), and the Ukrainian one for a word with a letter Russian has
+ * not (і, ї, є, ґ: `файлів` -> `файл`); the script tells no more than that, and the two share most endings. Both
+ * only cut endings, so a word begins with its stem once `ё` is written `е` (as Snowball does, and as people type).
+ */
+
+const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
+const UKRAINIAN_LETTER = /[іїєґ]/;
+const YO = /ё/g;
+
+/** Whether `word` (lower-case) is a Cyrillic word: every character a Cyrillic letter (or mark). */
+export function isCyrillicWord(word: string): boolean {
+  return CYRILLIC_WORD.test(word);
+}
+
+/** `ё` as `е` (the same length: offsets in a text stay where they were). */
+export function foldYo(text: string): string {
+  return text.includes('ё') ? text.replace(YO, 'е') : text;
+}
+
+/** The stem of a lower-case Cyrillic word (`запросила` -> `запрос`); remembered, as the porter stems are. */
+export const cyrillicStem: (word: string) => string = memoize(stemOf, 20_000);
+
+function stemOf(word: string): string {
+  const folded = foldYo(word);
+  return UKRAINIAN_LETTER.test(folded) ? ukrainianStemmer(folded) : russianStemmer(folded);
+}
