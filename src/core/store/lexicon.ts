@@ -290,7 +290,7 @@ async function addSegment(db: Db, count: number, lengths: Uint8Array): Promise<n
  */
 async function writePostings(db: Db, id: number, byTerm: ReadonlyMap<string, TermPostings>, slice: TimeSlice): Promise<void> {
   let terms: Array<[string, number, number, number]> = [];
-  const postings = new VarintWriter(POSTINGS_PIECE_BYTES + 64 * 1024);
+  const postings = new VarintWriter(4096); // grown as needed: a small segment needs a few KB, not a piece
   const flush = async (): Promise<void> => {
     // in the order of `byTerm`, as rows: substr of a blob is a blob, by bytes (from 1)
     await db.run(
