@@ -47,22 +47,12 @@ function termOf(word: string): string {
  * their character codes (a regular expression only where a word starts or goes on outside ASCII) and counted
  * as they are before each distinct one is made a term: a transcript repeats its words, and a match array and a
  * lookup of the term for every occurrence were most of an index worker's time here. Terms go into `counts` in the
- * order of their first word.
+ * order of their first word. Several texts (an exchange's fields) are counted as one: each distinct word of them
+ * all is made a term once (the prompt is in two fields, and the fields share most of their words).
  */
-export function countIndexTerms(text: string, counts: Map<string, number>): number {
-  const lower = text.toLowerCase();
+export function countIndexTerms(texts: string | readonly string[], counts: Map<string, number>): number {
   const seen = new Map<string, number>();
-  for (let i = 0; i < lower.length; ) {
-    const code = lower.charCodeAt(i);
-    if (!(code < 128 ? isAsciiWordCode(code) : startsWord(lower, i))) {
-      i++;
-      continue;
-    }
-    const end = Math.max(i + 1, wordEnd(lower, i)); // one character at least: the two patterns agree, but never loop
-    const word = lower.slice(i, end);
-    seen.set(word, (seen.get(word) ?? 0) + 1);
-    i = end;
-  }
+  for (const text of typeof texts === 'string' ? [texts] : texts) countWords(text.toLowerCase(), seen);
   let words = 0;
   for (const [word, n] of seen) {
     if (word.length > MAX_TERM_LENGTH) {
@@ -75,6 +65,21 @@ export function countIndexTerms(text: string, counts: Map<string, number>): numb
     counts.set(term, (counts.get(term) ?? 0) + n);
   }
   return words;
+}
+
+/** Counts each word of lower-case text into `seen`, in the order of their first occurrence. */
+function countWords(lower: string, seen: Map<string, number>): void {
+  for (let i = 0; i < lower.length; ) {
+    const code = lower.charCodeAt(i);
+    if (!(code < 128 ? isAsciiWordCode(code) : startsWord(lower, i))) {
+      i++;
+      continue;
+    }
+    const end = Math.max(i + 1, wordEnd(lower, i)); // one character at least: the two patterns agree, but never loop
+    const word = lower.slice(i, end);
+    seen.set(word, (seen.get(word) ?? 0) + 1);
+    i = end;
+  }
 }
 
 function startsWord(text: string, i: number): boolean {

@@ -28,6 +28,6 @@ export function indexText(prompt: string, verbatim: string): IndexText {
 /** The lexicon's document of an exchange's searchable fields. */
 export function termCounts(fields: FtsFields): TermCounts {
   const counts = new Map<string, number>();
-  const words = countIndexTerms(fields.prompt, counts) + countIndexTerms(fields.said, counts) + countIndexTerms(fields.tools, counts);
+  const words = countIndexTerms([fields.prompt, fields.said, fields.tools], counts);
   return { words, terms: [...counts.keys()].join(' '), counts: [...counts.values()] };
 }

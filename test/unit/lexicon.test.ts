@@ -20,17 +20,18 @@ async function segments(store: Store): Promise<Array<{ id: number; docs: number 
   return store.db.all<{ id: number; docs: number }>('SELECT id, docs FROM lexicon_segments ORDER BY id');
 }
 
+/** (row number, count) pairs as a segment stores them: row number deltas and counts, varints. */
+function encode(pairs: ReadonlyArray<readonly [number, number]>): Buffer {
+  const writer = new VarintWriter();
+  let last = 0;
+  for (const [n, count] of pairs) {
+    writer.push(n - last).push(count);
+    last = n;
+  }
+  return writer.finish();
+}
+
 describe('lexicon postings', () => {
-  /** (row number, count) pairs as a segment stores them: row number deltas and counts, varints. */
-  const encode = (pairs: ReadonlyArray<readonly [number, number]>): Buffer => {
-    const writer = new VarintWriter();
-    let last = 0;
-    for (const [n, count] of pairs) {
-      writer.push(n - last).push(count);
-      last = n;
-    }
-    return writer.finish();
-  };
 
   test('pairs of varints read back as written, one byte to seven, row numbers as running sums', () => {
     const pairs: Array<[number, number]> = [[0, 1], [127, 127], [128, 128], [16_383, 16_384], [2 ** 21, 3], [2 ** 31 + 5, 2 ** 35], [2 ** 48 - 1, 2]];
@@ -95,6 +96,21 @@ describe('lexicon terms', () => {
     const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % pieces.length;
     const random = Array.from({ length: 400 }, () => Array.from({ length: 1 + (next() * 7) % 60 }, () => pieces[next()]!).join(''));
     for (const text of [...fixed, ...random]) assert.deepEqual(scanned(text), byPattern(text), JSON.stringify(text));
+  });
+
+  test("an exchange's fields counted together give what counting them one after another gives, terms in the same order", () => {
+    let seed = 7;
+    const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    // words shared between fields, words that stem alike (tests, testing), accents, an overlong word, marks alone
+    const vocabulary = ['tests', 'testing', 'test', 'Código', 'codigo', 'café', 'cafe', 'x'.repeat(MAX_TERM_LENGTH + 1), '\u0301', '数据库', 'run', 'RUN', 'a1'];
+    const field = (): string => Array.from({ length: next(30) }, () => vocabulary[next(vocabulary.length)]!).join(next(2) ? ' ' : ', ');
+    for (let i = 0; i < 200; i++) {
+      const fields = [field(), field(), field()];
+      const alone = new Map<string, number>();
+      const aloneWords = fields.reduce((sum, text) => sum + countIndexTerms(text, alone), 0);
+      const together = new Map<string, number>();
+      assert.deepEqual([countIndexTerms(fields, together), [...together]], [aloneWords, [...alone]], JSON.stringify(fields));
+    }
   });
 });
 
@@ -308,6 +324,36 @@ describe('lexicon merges', () => {
         stored.set(r.term, pairs);
       }
       assert.deepEqual(stored, expected);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test("a merge with nothing deleted writes each term's postings byte for byte as its pairs encoded again, in row order", async () => {
+    const fx = await openFixture([{ file: 'a.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('a', 'alpha')] }]);
+    try {
+      const db = fx.store.db;
+      await db.run('DELETE FROM lexicon_postings');
+      await db.run('DELETE FROM lexicon_segments');
+      // `after` and `both` are in segments whose row numbers follow one another (their stored chunks are joined);
+      // `back` also in a segment of earlier row numbers than the one before it (its pairs are sorted again)
+      const doc = (n: number, terms: string) => ({ n, doc: { words: 9, terms, counts: terms.split(' ').map((_, i) => 1 + ((n + i) % 300)) } });
+      await addToLexicon(db, [doc(3, 'after both'), doc(200, 'both')]);
+      await addToLexicon(db, [doc(300, 'after back'), doc(70_000, 'both back')]);
+      await addToLexicon(db, [doc(250, 'back'), doc(80_000, 'after both')]);
+      const ids = (await segments(fx.store)).map((s) => s.id);
+      const expected = new Map<string, Array<[number, number]>>();
+      for (const r of await db.all<{ term: string; postings: Uint8Array }>('SELECT term, postings FROM lexicon_postings')) {
+        const pairs = expected.get(r.term) ?? [];
+        forEachPair(r.postings, (n, count) => pairs.push([n, count]));
+        expected.set(r.term, pairs);
+      }
+      await mergeSegments(db, ids);
+      const stored = await db.all<{ term: string; df: number; postings: Uint8Array }>('SELECT term, df, postings FROM lexicon_postings ORDER BY term');
+      assert.deepEqual(
+        stored.map((r) => [r.term, r.df, Buffer.from(r.postings).toString('hex')]),
+        [...expected].sort(([a], [b]) => (a < b ? -1 : 1)).map(([term, pairs]) => [term, pairs.length, encode([...pairs].sort((a, b) => a[0] - b[0])).toString('hex')]),
+      );
     } finally {
       await fx.store.close();
     }

@@ -122,7 +122,7 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
     const oldestFirst = [...ids].sort((a, b) => a - b);
     for (let after = ''; ; ) {
       const bound = await rangeEnd(db, json, after, page);
-      const byTerm = new Map<string, number[]>();
+      const byTerm = new Map<string, TermPostings>();
       for (const segment of oldestFirst) {
         const rows = await db.all<{ term: string; postings: Uint8Array }>(
           bound === null
@@ -132,11 +132,17 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
         );
         for (const r of rows) {
           await slice.yieldIfDue();
-          let pairs = byTerm.get(r.term);
+          let held = byTerm.get(r.term);
+          if (deleted.size === 0) {
+            // nothing dead: the chunks are kept as stored, joined when written (writePostings)
+            if (held) (held as Uint8Array[]).push(r.postings);
+            else byTerm.set(r.term, [r.postings]);
+            continue;
+          }
           forEachPair(r.postings, (n, count) => {
             if (isDead(deleted, n, segment)) return;
-            if (pairs) pairs.push(n, count);
-            else byTerm.set(r.term, (pairs = [n, count]));
+            if (held) (held as number[]).push(n, count);
+            else byTerm.set(r.term, (held = [n, count]));
           });
         }
       }
@@ -176,6 +182,11 @@ async function rangeEnd(db: Db, segmentsJson: string, after: string, page: numbe
  * usually hold later row numbers than older ones: then the pairs are in order already and not sorted.
  */
 function encodePairs(flat: readonly number[]): Buffer {
+  return encodePairsInto(new VarintWriter(), flat).finish();
+}
+
+/** encodePairs's stream, written at the end of `out`. */
+function encodePairsInto(out: VarintWriter, flat: readonly number[]): VarintWriter {
   let ordered = true;
   for (let i = 2; i < flat.length && ordered; i += 2) ordered = flat[i]! > flat[i - 2]!;
   let pairs = flat;
@@ -183,13 +194,42 @@ function encodePairs(flat: readonly number[]): Buffer {
     const order = Array.from({ length: flat.length / 2 }, (_, i) => i).sort((a, b) => flat[2 * a]! - flat[2 * b]!);
     pairs = order.flatMap((i) => [flat[2 * i]!, flat[2 * i + 1]!]);
   }
-  const out = new VarintWriter();
   let previous = 0;
   for (let i = 0; i < pairs.length; i += 2) {
     out.push(pairs[i]! - previous).push(pairs[i + 1]!);
     previous = pairs[i]!;
   }
-  return out.finish();
+  return out;
+}
+
+/**
+ * A term's postings chunks (oldest segment first) written as one stream at the end of `out`: each chunk's bytes
+ * as they are, its first row number made a delta from the chunk before's last. That is encodePairs's stream of
+ * their pairs whenever each chunk's row numbers all follow the one before's (a merge of segments written in
+ * turn); otherwise nothing is written. Returns how many pairs were written, 0 for none.
+ */
+function joinChunksInto(out: VarintWriter, chunks: readonly Uint8Array[]): number {
+  let pairs = 0;
+  let last = 0;
+  const start = out.size;
+  for (const [c, chunk] of chunks.entries()) {
+    if (chunk.length === 0) continue;
+    const first = readVarint(chunk, 0);
+    if (c > 0 && first <= last) {
+      out.truncate(start);
+      return 0;
+    }
+    out.push(first - last).pushBytes(chunk, varintEnd);
+    // the chunk's last row number: the running sum of its deltas
+    let n = 0;
+    for (let i = 0; i < chunk.length; pairs++) {
+      n += readVarint(chunk, i);
+      i = varintEnd;
+      while (chunk[i++]! & 128);
+    }
+    last = n;
+  }
+  return pairs;
 }
 
 /** Deleted row numbers, each with the newest segment its postings can be dead in. */
@@ -222,8 +262,14 @@ async function forgetDeletions(db: Db, deleted: ReadonlyMap<number, number>): Pr
  */
 const POSTINGS_PIECE_BYTES = 1024 * 1024;
 
+/**
+ * A term's postings as a write gets them: its (row number, count) pairs, flat, or (a merge with nothing dead) its
+ * chunks of the merged segments as stored, oldest first.
+ */
+type TermPostings = number[] | Uint8Array[];
+
 /** Writes one segment: `byTerm` holds each term's (row number, count) pairs, flat. */
-async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: ReadonlyMap<string, readonly number[]>, slice: TimeSlice): Promise<void> {
+async function writeSegment(db: Db, count: number, lengths: Uint8Array, byTerm: ReadonlyMap<string, TermPostings>, slice: TimeSlice): Promise<void> {
   if (count === 0) return;
   await writePostings(db, await addSegment(db, count, lengths), byTerm, slice);
 }
@@ -235,36 +281,46 @@ async function addSegment(db: Db, count: number, lengths: Uint8Array): Promise<n
 }
 
 /**
- * Writes postings of segment `id`: `byTerm` holds each term's (row number, count) pairs, flat. The rows go in a few
- * statements of two parameters each: a JSON array of (term, df, offset, length) and those terms' postings end to
- * end in one blob, which SQLite cuts. Bound as four parameters a row (insertRows), the driver copied each of the
- * tens of thousands of terms and blobs a segment or a merge writes on this thread, one by one: the largest part of
- * this thread's work in a first index (~360 ms of ~930 on the corpus).
+ * Writes postings of segment `id`. The rows go in a few statements of two parameters each: a JSON array of (term,
+ * df, offset, length) and those terms' postings end to end in one blob, which SQLite cuts. Bound as four parameters
+ * a row (insertRows), the driver copied each of the tens of thousands of terms and blobs a segment or a merge writes
+ * on this thread, one by one: the largest part of this thread's work in a first index (~360 ms of ~930 on the
+ * corpus). The postings are encoded straight into the statement's blob, not into a buffer a term then copied into
+ * it (with merges joining stored chunks: this thread's writes of the corpus 397 -> 369 ms, test/bench/parseWrites.mjs).
  */
-async function writePostings(db: Db, id: number, byTerm: ReadonlyMap<string, readonly number[]>, slice: TimeSlice): Promise<void> {
+async function writePostings(db: Db, id: number, byTerm: ReadonlyMap<string, TermPostings>, slice: TimeSlice): Promise<void> {
   let terms: Array<[string, number, number, number]> = [];
-  let postings: Buffer[] = [];
-  let offset = 1; // substr counts from 1
+  const postings = new VarintWriter(4096); // grown as needed: a small segment needs a few KB, not a piece
   const flush = async (): Promise<void> => {
-    // in the order of `byTerm`, as rows: substr of a blob is a blob, by bytes
+    // in the order of `byTerm`, as rows: substr of a blob is a blob, by bytes (from 1)
     await db.run(
       `INSERT INTO lexicon_postings(term, segment, df, postings)
        SELECT j.value ->> 0, ?1, j.value ->> 1, substr(?3, j.value ->> 2, j.value ->> 3) FROM json_each(?2) j`,
-      [id, JSON.stringify(terms), Buffer.concat(postings)],
+      [id, JSON.stringify(terms), postings.view()],
     );
     terms = [];
-    postings = [];
-    offset = 1;
+    postings.truncate(0);
   };
-  for (const [term, flat] of byTerm) {
+  for (const [term, held] of byTerm) {
     await slice.yieldIfDue();
-    const encoded = encodePairs(flat);
-    terms.push([term, flat.length / 2, offset, encoded.length]);
-    postings.push(encoded);
-    offset += encoded.length;
-    if (offset > POSTINGS_PIECE_BYTES) await flush();
+    const offset = postings.size;
+    let df = typeof held[0] === 'number' ? 0 : joinChunksInto(postings, held as Uint8Array[]);
+    if (df === 0) {
+      const flat = typeof held[0] === 'number' ? (held as number[]) : chunksAsPairs(held as Uint8Array[]);
+      encodePairsInto(postings, flat);
+      df = flat.length / 2;
+    }
+    terms.push([term, df, offset + 1, postings.size - offset]);
+    if (postings.size + 1 > POSTINGS_PIECE_BYTES) await flush();
   }
   if (terms.length > 0) await flush();
+}
+
+/** Chunks' pairs, flat, in order of the chunks. */
+function chunksAsPairs(chunks: readonly Uint8Array[]): number[] {
+  const flat: number[] = [];
+  for (const chunk of chunks) forEachPair(chunk, (n, count) => flat.push(n, count));
+  return flat;
 }
 
 /** What a search needs of every segment: each live exchange's segment and length. */
@@ -404,15 +460,20 @@ function readVarint(bytes: Uint8Array, at: number): number {
 
 /** Unsigned LEB128 varints into a growing buffer. */
 export class VarintWriter {
-  private bytes = new Uint8Array(64);
+  private bytes: Uint8Array;
   private length = 0;
 
+  constructor(capacity = 64) {
+    this.bytes = new Uint8Array(capacity);
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.length;
+  }
+
   push(value: number): this {
-    if (this.length + 10 > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes);
-      this.bytes = grown;
-    }
+    this.reserve(10);
     let v = value;
     while (v >= 128) {
       this.bytes[this.length++] = (v % 128) | 128;
@@ -422,7 +483,35 @@ export class VarintWriter {
     return this;
   }
 
+  /** `bytes` from `from` on, as they are. */
+  pushBytes(bytes: Uint8Array, from = 0): this {
+    this.reserve(bytes.length - from);
+    this.bytes.set(from === 0 ? bytes : bytes.subarray(from), this.length);
+    this.length += bytes.length - from;
+    return this;
+  }
+
+  /** Forgets what was written from `size` on. */
+  truncate(size: number): void {
+    this.length = size;
+  }
+
+  /** A copy of what was written. */
   finish(): Buffer {
     return Buffer.from(this.bytes.subarray(0, this.length));
+  }
+
+  /** What was written, not copied: valid until the next write. */
+  view(): Buffer {
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.length);
+  }
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.bytes.length) return;
+    let capacity = this.bytes.length * 2;
+    while (capacity < this.length + more) capacity *= 2;
+    const grown = new Uint8Array(capacity);
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
   }
 }
