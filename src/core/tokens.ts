@@ -1,3 +1,4 @@
+import { pieceEnd } from './cl100kPieces';
 import { detached } from './memo';
 import { rangeHash } from './rangeHash';
 
@@ -32,9 +33,6 @@ interface Cl100k {
   readonly ranks: Int32Array;
   /** Slot -> token + 1 (0: empty), by rangeHash of the bytes; its length a power of two. */
   readonly slots: Int32Array;
-  readonly pattern: RegExp;
-  /** The same pattern, sticky: tested piece after piece, with no match array made for each. */
-  readonly sticky: RegExp;
 }
 
 let table: Cl100k | undefined;
@@ -56,7 +54,7 @@ const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
 function cl100k(): Cl100k {
   if (!table) {
     // js-tiktoken's table (ships in the package: works offline): lines of `<prefix> <first rank> <base64 token>...`
-    const source = require('js-tiktoken/ranks/cl100k_base') as { pat_str: string; bpe_ranks: string };
+    const source = require('js-tiktoken/ranks/cl100k_base') as { bpe_ranks: string };
     const text = source.bpe_ranks;
     const sextet = new Int8Array(128).fill(-1);
     for (let i = 0; i < 64; i++) sextet[BASE64.charCodeAt(i)] = i;
@@ -97,7 +95,7 @@ function cl100k(): Cl100k {
       while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
       slots[slot] = t + 1;
     }
-    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots, pattern: new RegExp(source.pat_str, 'gu'), sticky: new RegExp(source.pat_str, 'yu') };
+    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots };
   }
   return table;
 }
@@ -118,24 +116,15 @@ function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number
   }
 }
 
-/**
- * Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces. Every character is in
- * some piece of cl100k's pattern, so each piece starts where the last ended: the sticky pattern finds them without
- * a match array each. Should a character match no piece, the rest is read as the global pattern reads it (skipped).
- */
+/** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces (cl100kPieces.ts). */
 function encodeLength(text: string): number {
   const cl = cl100k();
-  const { pattern, sticky } = cl;
   let n = 0;
-  let at = 0;
-  sticky.lastIndex = 0;
-  while (at < text.length && sticky.test(text) && sticky.lastIndex > at) {
-    n += pieceTokens(cl, text, at, sticky.lastIndex);
-    at = sticky.lastIndex;
+  for (let at = 0; at < text.length; ) {
+    const end = pieceEnd(text, at);
+    n += pieceTokens(cl, text, at, end);
+    at = end;
   }
-  if (at >= text.length) return n;
-  pattern.lastIndex = at;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) n += pieceTokens(cl, m[0], 0, m[0].length);
   return n;
 }
 
