@@ -1,3 +1,5 @@
+import { classOf, codePointAt, LETTER, NUMBER, OTHER, SPACE, width } from './charClass';
+
 /**
  * cl100k's pre-tokenising pattern read by character classes instead of run as a pattern, piece after piece: what
  * a token count spends most of its time on (the sticky pattern cost ~150 ms over the corpus's 6 MB of verbatim,
@@ -9,47 +11,6 @@
  * The first alternative that matches at a place wins, as the pattern's backtracking decides (see pieceEnd). A
  * unit test holds the two equal piece by piece on texts of every class of character.
  */
-
-const LETTER = 1;
-const NUMBER = 2;
-const SPACE = 3;
-const OTHER = 4;
-
-/** Classes of the BMP's code points (0: not looked up yet), filled as they are met. */
-const classes = new Uint8Array(0x10000);
-const LETTER_RE = /^\p{L}$/u;
-const NUMBER_RE = /^\p{N}$/u;
-const SPACE_RE = /^\s$/u;
-
-function classOf(cp: number): number {
-  if (cp < 0x10000) {
-    const known = classes[cp]!;
-    if (known !== 0) return known;
-    // a lone surrogate is a code point of its own to the pattern, of no class
-    const c = cp >= 0xd800 && cp <= 0xdfff ? OTHER : lookUp(String.fromCharCode(cp));
-    classes[cp] = c;
-    return c;
-  }
-  return lookUp(String.fromCodePoint(cp));
-}
-
-function lookUp(ch: string): number {
-  if (LETTER_RE.test(ch)) return LETTER;
-  if (NUMBER_RE.test(ch)) return NUMBER;
-  return SPACE_RE.test(ch) ? SPACE : OTHER;
-}
-
-/** The code point at `at` (a surrogate pair read as one, as the `u` flag reads it). */
-function codePointAt(text: string, at: number): number {
-  const c = text.charCodeAt(at);
-  if (c < 0xd800 || c > 0xdbff || at + 1 >= text.length) return c;
-  const d = text.charCodeAt(at + 1);
-  return d >= 0xdc00 && d <= 0xdfff ? ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000 : c;
-}
-
-function width(cp: number): number {
-  return cp >= 0x10000 ? 2 : 1;
-}
 
 const CR = 13;
 const LF = 10;

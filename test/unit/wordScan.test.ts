@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { namesValueOrAction } from '../../src/core/distill/nonThemes';
+import { words } from '../../src/core/distill/wordRarity';
+
+/** Texts of every class of character, fixed and random: what the distiller's word loops read. */
+function samples(): string[] {
+  const fixed = [
+    'retry_timeout ошибка v2 ÉCOLE İstanbul straße ǅungla 漢字かな 𝒜𝒷 𝟘𝟙 ٣٤ x_ _y __',
+    'userId user_id isActive getÜser aÄb maxStates GeminiClient SYSTEM_PERSONA p5Instance éTé_x ñandú_id',
+    'lone \ud800 high, \udc00 low, pair \ud83d\ude00x, a\u0301b, ﬁle, Ⅻ, ½',
+    '', ' ', '_', 'a', 'Z',
+  ];
+  const palette = ['a', 'q', 'Z', 'É', 'é', 'İ', 'ß', 'ǅ', 'ж', 'Ж', '漢', '𝒜', '1', '٣', '𝟘', '½', '_', ' ', '-', "'", '\n', '🙂', '\ud800', '\udc00', '\u0301'];
+  let seed = 11;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  const random = Array.from({ length: 3000 }, () => {
+    let t = '';
+    for (let k = next() % 16; k >= 0; k--) t += palette[next() % palette.length];
+    return t;
+  });
+  return [...fixed, ...random];
+}
+
+test('words are the runs of [\\p{L}\\p{N}_] of the lower-cased text, as the pattern finds them', () => {
+  for (const t of samples()) assert.deepEqual(words(t), t.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [], JSON.stringify(t));
+});
+
+test('an identifier of a value or an action is told by its shape first, read the same for ASCII and other words', () => {
+  // the shape as the pattern reads it: lower case first, then an underscore or a capital somewhere
+  const shaped = (w: string): boolean => /^\p{Ll}[^_\p{Lu}]*[_\p{Lu}]/u.test(w);
+  for (const t of samples()) {
+    for (const w of t.split(/[\s-]+/u)) if (!shaped(w)) assert.equal(namesValueOrAction(w), false, JSON.stringify(w));
+  }
+  for (const w of ['user_id', 'userId', 'isActive', 'maxStates', 'add_turn', 'takeSnapshot', 'getÜser']) assert.equal(namesValueOrAction(w), true, w);
+  for (const w of ['sessionMiddleware', 'google_search', 'GeminiClient', 'SYSTEM_PERSONA', 'user', 'élan_vital']) assert.equal(namesValueOrAction(w), false, w);
+});
