@@ -44,3 +44,12 @@ export function codePointAt(text: string, at: number): number {
 export function width(cp: number): number {
   return cp >= 0x10000 ? 2 : 1;
 }
+
+/**
+ * Whether a UTF-16 code unit is whitespace as a pattern's `\s` reads it (ECMAScript's WhiteSpace and
+ * LineTerminator), by its code alone: for loops that look for runs of it at every character.
+ */
+export function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}

@@ -1,3 +1,4 @@
+import { isSpace } from './charClass';
 import { pieceEnd } from './cl100kPieces';
 import { detached } from './memo';
 import { rangeHash } from './rangeHash';
@@ -235,15 +236,6 @@ function estimatedRun(text: string, from: number, to: number): number {
     sampled += encodeLength(text.slice(start, Math.min(start + SAMPLE, to)));
   }
   return Math.round((sampled * length) / (SAMPLE * SAMPLES));
-}
-
-/**
- * Whether a UTF-16 code unit is whitespace as a pattern's `\s` reads it (ECMAScript's WhiteSpace and
- * LineTerminator): what separates runs. Read by character codes: a pattern looking for runs tried every character.
- */
-export function isSpace(c: number): boolean {
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
+import { oneLine } from '../../src/core/distill/prose';
 import { words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
@@ -34,4 +35,9 @@ test('an identifier of a value or an action is told by its shape first, read the
   }
   for (const w of ['user_id', 'userId', 'isActive', 'maxStates', 'add_turn', 'takeSnapshot', 'getÜser']) assert.equal(namesValueOrAction(w), true, w);
   for (const w of ['sessionMiddleware', 'google_search', 'GeminiClient', 'SYSTEM_PERSONA', 'user', 'élan_vital']) assert.equal(namesValueOrAction(w), false, w);
+});
+
+test('oneLine folds whitespace as the pattern does, and leaves a line of single spaces as it is', () => {
+  const extra = ['a  b', ' a b ', 'a\tb', 'a \nb', 'a\u00a0b', 'a\u2028 b', 'one line of words', '  ', ''];
+  for (const t of [...samples(), ...extra]) assert.equal(oneLine(t), t.replace(/\s+/g, ' ').trim(), JSON.stringify(t));
 });

@@ -1,3 +1,5 @@
+import { isSpace } from '../charClass';
+
 /**
  * The prose of a text as the offline distiller reads it (offline.ts, headline.ts): Markdown gone except inline
  * code, which stays code (`` `retry_timeout` ``), split into sentences. Headings (Markdown `#` lines and lines of
@@ -73,7 +75,7 @@ export function proseSentences(text: string): ProseSentence[] {
     const start = out.length;
     for (const piece of line.replaceAll(ITEM, ' ').split(/(?<=[.!?。！？])\s+/u)) {
       const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
-      if (s.split(' ').length < 3 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
+      if (spaces(s) < 2 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
       out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
     }
     const last = out.length > start ? out[out.length - 1]! : undefined;
@@ -125,5 +127,22 @@ export function proseShare(sentence: string): number {
 }
 
 export function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+  // most sentences are on one line already: folded only when some whitespace is not a single space
+  return (foldable(s) ? s.replace(/\s+/g, ' ') : s).trim();
+}
+
+/** Whether `s` has whitespace other than single spaces (what oneLine's folding would change). */
+function foldable(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 ? s.charCodeAt(i + 1) === 32 : isSpace(c)) return true;
+  }
+  return false;
+}
+
+/** Spaces in `s` (its words when split at single spaces, less one), counted without splitting it. */
+function spaces(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf(' '); i >= 0; i = s.indexOf(' ', i + 1)) n++;
+  return n;
 }
