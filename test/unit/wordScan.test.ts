@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
+import { nextTokenStart } from '../../src/core/distill/offlineRooms';
 import { oneLine } from '../../src/core/distill/prose';
 import { words } from '../../src/core/distill/wordRarity';
 
@@ -40,4 +41,17 @@ test('an identifier of a value or an action is told by its shape first, read the
 test('oneLine folds whitespace as the pattern does, and leaves a line of single spaces as it is', () => {
   const extra = ['a  b', ' a b ', 'a\tb', 'a \nb', 'a\u00a0b', 'a\u2028 b', 'one line of words', '  ', ''];
   for (const t of [...samples(), ...extra]) assert.equal(oneLine(t), t.replace(/\s+/g, ' ').trim(), JSON.stringify(t));
+});
+
+test('a concept word token starts where the word pattern would find one, from any place (U+0345 folds to a letter)', () => {
+  const pattern = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
+  for (const t of [...samples(), 'a\u0345b \u0345x 1\u0345', '𝒜\ud835', '\udc00𝒜']) {
+    for (let from = 0; from <= t.length; from++) {
+      pattern.lastIndex = from;
+      const want = pattern.exec(t)?.index ?? t.length;
+      // the pattern never starts inside a surrogate pair; a place inside one is not asked for
+      if (from > 0 && (t.charCodeAt(from) & 0xfc00) === 0xdc00 && (t.charCodeAt(from - 1) & 0xfc00) === 0xd800) continue;
+      assert.equal(nextTokenStart(t, from), want, `${JSON.stringify(t)} from ${from}`);
+    }
+  }
 });
