@@ -202,18 +202,26 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     budget -= p.text.length;
   }
 
-  const plain = new Map<string, number>();
-  for (const [word, uses] of plainWords) {
-    const key = conceptKey(word);
-    plain.set(key, (plain.get(key) ?? 0) + uses);
-  }
+  // the plain words' uses by concept key, made when a capitalised word first asks (in a third of the corpus's
+  // exchanges): a key for every plain word of every exchange was most of the concept keys made
+  let plain: Map<string, number> | undefined;
+  const plainUses = (k: string): number => {
+    if (!plain) {
+      plain = new Map();
+      for (const [word, uses] of plainWords) {
+        const key = conceptKey(word);
+        plain.set(key, (plain.get(key) ?? 0) + uses);
+      }
+    }
+    return plain.get(k) ?? 0;
+  };
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
   // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
   // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed"); words of another script
   // than the exchange's are quoted text (nonThemes.ts)
   const isTheme = (k: string, t: Theme): boolean =>
-    (t.tf >= 2 || t.inPrompt) && (t.sure || t.named > (plain.get(k) ?? 0)) && scripts.allows(t.first);
+    (t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > plainUses(k))) && scripts.allows(t.first);
   const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
