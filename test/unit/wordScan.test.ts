@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
 import { nextTokenStart } from '../../src/core/distill/offlineRooms';
-import { oneLine } from '../../src/core/distill/prose';
+import { cleanProse, oneLine } from '../../src/core/distill/prose';
 import { words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
@@ -53,5 +53,36 @@ test('a concept word token starts where the word pattern would find one, from an
       if (from > 0 && (t.charCodeAt(from) & 0xfc00) === 0xdc00 && (t.charCodeAt(from - 1) & 0xfc00) === 0xd800) continue;
       assert.equal(nextTokenStart(t, from), want, `${JSON.stringify(t)} from ${from}`);
     }
+  }
+});
+
+test('cleanProse skips only passes that could not match: the same prose as every pass run in turn', () => {
+  // the passes as they were run before (each on every text), the reference
+  const everyPass = (text: string): string =>
+    text
+      .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+      .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
+      .replace(/^[ \t]*▌[ \t]?/gm, '')
+      .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '\n\u0001')
+      .replace(/^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+/gm, '\n\u0003')
+      .replace(/^[ \t]{0,3}>[ \t]+/gm, '\n')
+      .replace(/^[ \t]*\u0003?(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, (line) => line.replace(/\*\*([^*\n]+)\*\*/g, '\n\u0001$1\n'))
+      .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
+      .replace(/\[([^\]\n]+)\]\([^)\n]*\)/g, '$1')
+      .replace(/<\/?[a-z][^>\n]*>/gi, ' ')
+      .replace(/★?\s*[A-Z][\w ]{0,20}[─━═]{3,}[─━═\s]*/g, '\n')
+      .replace(/[─━═│┃┌┐└┘├┤┬┴┼╭╮╯╰]{2,}/g, '\n')
+      .replace(/(?<!`)``(?!`)/g, '\u0002')
+      .replace(/\*\*([^*\n]+)\*\*(?=\*\*|\p{Lu}|[-–—]\s|`)/gu, '\n\u0001$1\n')
+      .replace(/\*\*|__/g, ' ')
+      .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, '$1$2')
+      .replace(/[ \t]+(?=[.,;:!?](?:\s|$))/g, '');
+  const palette = ['word ', 'Word', '\n', '\n- ', '\n1. ', '\n## ', '> ', '**', '*', '_', '__', '`', '``', '```', '|', '▌', '![a](b)', '[x](y)', '<b>', '</i>', '★ Insight ', '───', '═', '│', '┌┐', ' .', ', ', '!', '(', ')', '[', ']', 'É', '\t'];
+  let seed = 5;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 5000; i++) {
+    let t = '';
+    for (let k = next() % 30; k >= 0; k--) t += palette[next() % palette.length];
+    assert.equal(cleanProse(t), everyPass(t), JSON.stringify(t));
   }
 });
