@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
 import { nextTokenStart } from '../../src/core/distill/offlineRooms';
 import { cleanProse, oneLine } from '../../src/core/distill/prose';
-import { words } from '../../src/core/distill/wordRarity';
+import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
 function samples(): string[] {
@@ -85,4 +85,13 @@ test('cleanProse skips only passes that could not match: the same prose as every
     for (let k = next() % 30; k >= 0; k--) t += palette[next() % palette.length];
     assert.equal(cleanProse(t), everyPass(t), JSON.stringify(t));
   }
+});
+
+test('a generic word is one ranked among the 3,000 commonest, or unranked and generic in another language', () => {
+  const rarity = new WordRarity(new Map([['the', 1], ['data', 200], ['set', 3000], ['session', 3550]]), new Set(['pero', 'data', 'session']));
+  const generic = ['the', 'data', 'set', 'pero'].filter((w) => rarity.isGeneric(w));
+  assert.deepEqual(generic, ['the', 'data', 'set', 'pero']);
+  // ranked rarer than 3,000: not generic, whatever another language's list says
+  assert.equal(rarity.isGeneric('session'), false);
+  assert.equal(rarity.isGeneric('nuxt'), false);
 });
