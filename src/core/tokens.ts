@@ -1,3 +1,5 @@
+import { isSpace } from './charClass';
+import { pieceEnd } from './cl100kPieces';
 import { detached } from './memo';
 import { rangeHash } from './rangeHash';
 
@@ -17,8 +19,6 @@ import { rangeHash } from './rangeHash';
 const MAX_RUN = 256;
 const SAMPLE = 128;
 const SAMPLES = 4;
-/** A run starts after a space or at the start: a run's later characters are never tried as starts (quadratic). */
-const LONG_RUN_RE = new RegExp(`(?<!\\S)\\S{${MAX_RUN + 1},}`, 'g');
 /** Pieces remembered (a word, a run of spaces, a number); the memory is emptied when it is full (~10 MB). */
 const MAX_REMEMBERED = 100_000;
 
@@ -34,9 +34,6 @@ interface Cl100k {
   readonly ranks: Int32Array;
   /** Slot -> token + 1 (0: empty), by rangeHash of the bytes; its length a power of two. */
   readonly slots: Int32Array;
-  readonly pattern: RegExp;
-  /** The same pattern, sticky: tested piece after piece, with no match array made for each. */
-  readonly sticky: RegExp;
 }
 
 let table: Cl100k | undefined;
@@ -58,7 +55,7 @@ const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
 function cl100k(): Cl100k {
   if (!table) {
     // js-tiktoken's table (ships in the package: works offline): lines of `<prefix> <first rank> <base64 token>...`
-    const source = require('js-tiktoken/ranks/cl100k_base') as { pat_str: string; bpe_ranks: string };
+    const source = require('js-tiktoken/ranks/cl100k_base') as { bpe_ranks: string };
     const text = source.bpe_ranks;
     const sextet = new Int8Array(128).fill(-1);
     for (let i = 0; i < 64; i++) sextet[BASE64.charCodeAt(i)] = i;
@@ -99,7 +96,7 @@ function cl100k(): Cl100k {
       while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
       slots[slot] = t + 1;
     }
-    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots, pattern: new RegExp(source.pat_str, 'gu'), sticky: new RegExp(source.pat_str, 'yu') };
+    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots };
   }
   return table;
 }
@@ -120,24 +117,15 @@ function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number
   }
 }
 
-/**
- * Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces. Every character is in
- * some piece of cl100k's pattern, so each piece starts where the last ended: the sticky pattern finds them without
- * a match array each. Should a character match no piece, the rest is read as the global pattern reads it (skipped).
- */
+/** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces (cl100kPieces.ts). */
 function encodeLength(text: string): number {
   const cl = cl100k();
-  const { pattern, sticky } = cl;
   let n = 0;
-  let at = 0;
-  sticky.lastIndex = 0;
-  while (at < text.length && sticky.test(text) && sticky.lastIndex > at) {
-    n += pieceTokens(cl, text, at, sticky.lastIndex);
-    at = sticky.lastIndex;
+  for (let at = 0; at < text.length; ) {
+    const end = pieceEnd(text, at);
+    n += pieceTokens(cl, text, at, end);
+    at = end;
   }
-  if (at >= text.length) return n;
-  pattern.lastIndex = at;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) n += pieceTokens(cl, m[0], 0, m[0].length);
   return n;
 }
 
@@ -170,43 +158,84 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
 /**
  * How many tokens byte-pair merging leaves of `bytes`: while some adjacent pair of parts is a token, the pair with
  * the lowest rank (the leftmost of equals) is merged, as js-tiktoken's bytePairMerge does. Every single byte is a
- * cl100k token, so every part left is one token.
+ * cl100k token, so every part left is one token. Parts and ranks live in two typed arrays reused from piece to
+ * piece (arrays spliced per merge were a piece's garbage, a first index's new pieces ~36 MB of it).
  */
 function mergedLength(bytes: string, cl: Cl100k): number {
-  // starts[i]: where part i starts (the last entry is the end); rank[i]: the rank of parts i and i+1 merged
-  const starts: number[] = [];
-  for (let i = 0; i <= bytes.length; i++) starts.push(i);
-  const pairRank = (i: number): number => (i + 2 < starts.length ? rankOf(cl, bytes, starts[i]!, starts[i + 2]!) : Infinity);
-  const rank: number[] = [];
-  for (let i = 0; i + 1 < starts.length; i++) rank.push(pairRank(i));
+  // starts[i]: where part i starts (starts[parts]: the end); rank[i]: the rank of parts i and i+1 merged (NO_PAIR: none)
+  let parts = bytes.length;
+  if (mergeStarts.length <= parts) {
+    mergeStarts = new Int32Array(2 * (parts + 1));
+    mergeRanks = new Int32Array(2 * (parts + 1));
+  }
+  const starts = mergeStarts;
+  const rank = mergeRanks;
+  for (let i = 0; i <= parts; i++) starts[i] = i;
+  const pairRank = (i: number): number => {
+    if (i + 1 >= parts) return NO_PAIR;
+    const r = rankOf(cl, bytes, starts[i]!, starts[i + 2]!);
+    return r === Infinity ? NO_PAIR : r;
+  };
+  for (let i = 0; i + 1 < parts; i++) rank[i] = pairRank(i);
   for (;;) {
-    let best = Infinity;
+    let best = NO_PAIR;
     let at = -1;
-    for (let i = 0; i < rank.length; i++) {
+    for (let i = 0; i + 1 < parts; i++) {
       if (rank[i]! < best) {
         best = rank[i]!;
         at = i;
       }
     }
-    if (at < 0) return starts.length - 1;
-    starts.splice(at + 1, 1);
-    rank.splice(at + 1, 1);
+    if (at < 0) return parts;
+    // part at+1 joins part at: the starts and ranks after it move down one
+    starts.copyWithin(at + 1, at + 2, parts + 1);
+    rank.copyWithin(at + 1, at + 2, parts);
+    parts--;
     rank[at] = pairRank(at);
     if (at > 0) rank[at - 1] = pairRank(at - 1);
   }
 }
 
+/** A pair that is no token (above every rank: cl100k's ranks are below 2^17). */
+const NO_PAIR = 0x7fffffff;
+let mergeStarts = new Int32Array(1024);
+let mergeRanks = new Int32Array(1024);
+
 export function countTokens(text: string): number {
   if (!text) return 0;
+  // the text without its long runs, each run counted apart: cut only when there is one (most texts have none)
+  let rest = '';
+  let kept = 0;
   let estimated = 0;
-  const rest = text.replace(LONG_RUN_RE, (run) => {
-    const step = (run.length - SAMPLE) / (SAMPLES - 1);
-    let sampled = 0;
-    for (let i = 0; i < SAMPLES; i++) sampled += encodeLength(run.slice(Math.round(i * step), Math.round(i * step) + SAMPLE));
-    estimated += Math.round((sampled * run.length) / (SAMPLE * SAMPLES));
-    return '';
-  });
+  for (let at = 0; at < text.length; ) {
+    if (isSpace(text.charCodeAt(at))) {
+      at++;
+      continue;
+    }
+    let end = at + 1;
+    while (end < text.length && !isSpace(text.charCodeAt(end))) end++;
+    if (end - at > MAX_RUN) {
+      estimated += estimatedRun(text, at, end);
+      rest += text.slice(kept, at);
+      kept = end;
+    }
+    at = end;
+  }
+  if (kept > 0) rest += text.slice(kept);
+  else rest = text;
   return (rest ? encodeLength(rest) : 0) + estimated;
+}
+
+/** A long run's count, extrapolated from SAMPLES windows of SAMPLE chars spread over text[from, to). */
+function estimatedRun(text: string, from: number, to: number): number {
+  const length = to - from;
+  const step = (length - SAMPLE) / (SAMPLES - 1);
+  let sampled = 0;
+  for (let i = 0; i < SAMPLES; i++) {
+    const start = from + Math.round(i * step);
+    sampled += encodeLength(text.slice(start, Math.min(start + SAMPLE, to)));
+  }
+  return Math.round((sampled * length) / (SAMPLE * SAMPLES));
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
+import { isSpace } from '../../src/core/charClass';
 import { countTokens } from '../../src/core/tokens';
 
 test('a 200 KB base64 run (no spaces) counts in well under a second', () => {
@@ -76,4 +77,20 @@ test('counts stay exact when the remembered pieces fill up and start over, and f
   assert.equal(countTokens(many), encoder.encode(many, [], []).length);
   assert.equal(countTokens(sample), want);
   assert.equal(countTokens(`${sample} ${sample}`), encoder.encode(`${sample} ${sample}`, [], []).length);
+});
+
+test('runs are cut where a pattern\'s \\s would cut them: isSpace is \\s for every UTF-16 code unit', () => {
+  for (let c = 0; c < 0x10000; c++) assert.equal(isSpace(c), /\s/.test(String.fromCharCode(c)), `U+${c.toString(16)}`);
+});
+
+test('a long run between any whitespace counts apart from the text around it', () => {
+  const run = randomBytes(600).toString('base64');
+  for (const space of [' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff']) {
+    const around = `before the run,${space}${run}${space}and after it`;
+    assert.equal(countTokens(around), countTokens(`before the run,${space}${space}and after it`) + countTokens(run), JSON.stringify(space));
+  }
+  // a run at the cap is text like any other: counted exactly with its neighbours
+  const lite = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const atCap = `a ${'x'.repeat(256)}\u00a0b`;
+  assert.equal(countTokens(atCap), new lite.Tiktoken(require('js-tiktoken/ranks/cl100k_base')).encode(atCap, [], []).length);
 });

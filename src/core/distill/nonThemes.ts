@@ -62,7 +62,7 @@ const IDENTIFIER_SHAPE_RE = /^\p{Ll}[^_\p{Lu}]*[_\p{Lu}]/u;
  */
 export function namesValueOrAction(identifier: string): boolean {
   // a plain word (most words of prose) is no identifier: one test, not a split
-  if (!IDENTIFIER_SHAPE_RE.test(identifier)) return false;
+  if (!hasIdentifierShape(identifier)) return false;
   const parts = identifier
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
@@ -70,6 +70,22 @@ export function namesValueOrAction(identifier: string): boolean {
     .filter(Boolean);
   if (parts.length < 2) return false;
   return ACTION_OR_STATE_HEADS.has(parts[0]!) || FIELD_TAILS.has(parts[parts.length - 1]!);
+}
+
+/**
+ * IDENTIFIER_SHAPE_RE's answer, read by character codes while the word is ASCII (nearly every word of prose: a
+ * pattern with Unicode classes run on each cost more than the rest of the test).
+ */
+function hasIdentifierShape(word: string): boolean {
+  const first = word.charCodeAt(0);
+  if (!(first < 128)) return IDENTIFIER_SHAPE_RE.test(word);
+  if (first < 97 || first > 122) return false;
+  for (let i = 1; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === 95 || (c >= 65 && c <= 90)) return true;
+    if (c >= 128) return IDENTIFIER_SHAPE_RE.test(word);
+  }
+  return false;
 }
 
 /** Scripts told apart (Chinese and Japanese share one: their words mix Han and kana). */

@@ -202,18 +202,26 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     budget -= p.text.length;
   }
 
-  const plain = new Map<string, number>();
-  for (const [word, uses] of plainWords) {
-    const key = conceptKey(word);
-    plain.set(key, (plain.get(key) ?? 0) + uses);
-  }
+  // the plain words' uses by concept key, made when a capitalised word first asks (in a third of the corpus's
+  // exchanges): a key for every plain word of every exchange was most of the concept keys made
+  let plain: Map<string, number> | undefined;
+  const plainUses = (k: string): number => {
+    if (!plain) {
+      plain = new Map();
+      for (const [word, uses] of plainWords) {
+        const key = conceptKey(word);
+        plain.set(key, (plain.get(key) ?? 0) + uses);
+      }
+    }
+    return plain.get(k) ?? 0;
+  };
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
   // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
   // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed"); words of another script
   // than the exchange's are quoted text (nonThemes.ts)
   const isTheme = (k: string, t: Theme): boolean =>
-    (t.tf >= 2 || t.inPrompt) && (t.sure || t.named > (plain.get(k) ?? 0)) && scripts.allows(t.first);
+    (t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > plainUses(k))) && scripts.allows(t.first);
   const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
@@ -377,8 +385,30 @@ function isCapital(token: string): boolean {
 /** An inline code span (`docker compose`). */
 const CODE_SPAN_RE = /`[^`\n]+`/g;
 
-/** Word tokens: hyphenated compounds are one word ("full-text search" is one theme, not "full text" and "text search"). */
-const WORD_TOKEN_RE = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/giu;
+/**
+ * A word token where one starts (at a letter: it always matches there): hyphenated compounds are one word
+ * ("full-text search" is one theme, not "full text" and "text search"). Sticky and tested at each letter a scan
+ * finds, so no match array is made per word (~48 MB of them over the corpus).
+ */
+const WORD_TOKEN_AT = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/iuy;
+/** The token's first character as WORD_TOKEN_AT reads it (with its flags: `i` lets a few marks fold to letters). */
+const TOKEN_START_AT = /[\p{L}]/iuy;
+
+/** Where the next word token starts at or after `from` (the text's length when none does), code point by code point. */
+export function nextTokenStart(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c < 128) {
+      if ((c | 0x20) >= 97 && (c | 0x20) <= 122) return at;
+      continue;
+    }
+    TOKEN_START_AT.lastIndex = at;
+    if (TOKEN_START_AT.test(text)) return at;
+    // a surrogate pair is one code point: its second half is no place to start
+    if (c >= 0xd800 && c <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00) at++;
+  }
+  return text.length;
+}
 
 /**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
@@ -402,11 +432,11 @@ function contentWords(text: string): ContentWord[] {
   // the previous token, content word or not (tokens are read one at a time, none kept)
   let prevToken: string | undefined;
   let prevEnd = 0;
-  WORD_TOKEN_RE.lastIndex = 0;
-  for (let m = WORD_TOKEN_RE.exec(prose); m !== null; m = WORD_TOKEN_RE.exec(prose)) {
-    const token = m[0];
-    const start = m.index;
-    const end = start + token.length;
+  for (let start = nextTokenStart(prose, 0); start < prose.length; start = nextTokenStart(prose, prevEnd)) {
+    WORD_TOKEN_AT.lastIndex = start;
+    WORD_TOKEN_AT.test(prose);
+    const end = WORD_TOKEN_AT.lastIndex;
+    const token = prose.slice(start, end);
     const before = prevToken;
     const beforeEnd = prevEnd;
     prevToken = token;

@@ -1,3 +1,5 @@
+import { isSpace } from '../charClass';
+
 /**
  * The prose of a text as the offline distiller reads it (offline.ts, headline.ts): Markdown gone except inline
  * code, which stays code (`` `retry_timeout` ``), split into sentences. Headings (Markdown `#` lines and lines of
@@ -24,35 +26,46 @@ const ITEM = '\u0003';
 const MAX_LIST_ITEMS = 6;
 
 /**
+ * cleanProse's passes, in order. `needs`: strings one of which every match holds, looked for in the text as the
+ * passes before left it; a pass is run only on text that has one (most passes find nothing in most texts, and a
+ * pattern that finds nothing still reads all 8,000 characters).
+ */
+const PASSES: ReadonlyArray<{ readonly needs?: readonly string[]; readonly re: RegExp; readonly to: string | ((match: string, ...groups: string[]) => string) }> = [
+  { needs: ['```'], re: /```[\s\S]*?(?:```|$)/g, to: '\n\n' },
+  { needs: ['|'], re: /^[ \t]*\|.*\|[ \t]*$/gm, to: '\n' },
+  { needs: ['▌'], re: /^[ \t]*▌[ \t]?/gm, to: '' },
+  { needs: ['#'], re: /^[ \t]{0,3}#{1,6}[ \t]+/gm, to: `\n${HEADING}` },
+  { re: /^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+/gm, to: `\n${ITEM}` },
+  { needs: ['>'], re: /^[ \t]{0,3}>[ \t]+/gm, to: '\n' },
+  // a line of bold text only is a title; bold runs glued together (`**Done****Next**`) are titles each
+  { needs: ['**'], re: /^[ \t]*\u0003?(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, to: (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`) },
+  { needs: ['!['], re: /!\[[^\]\n]*\]\([^)\n]*\)/g, to: '' },
+  { needs: [']('], re: /\[([^\]\n]+)\]\([^)\n]*\)/g, to: '$1' },
+  { needs: ['<'], re: /<\/?[a-z][^>\n]*>/gi, to: ' ' },
+  { needs: ['─', '━', '═'], re: /★?\s*[A-Z][\w ]{0,20}[─━═]{3,}[─━═\s]*/g, to: '\n' },
+  { needs: ['─', '━', '═', '│', '┃', '┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '┼', '╭', '╮', '╯', '╰'], re: /[─━═│┃┌┐└┘├┤┬┴┼╭╮╯╰]{2,}/g, to: '\n' },
+  { needs: ['``'], re: /(?<!`)``(?!`)/g, to: BROKEN },
+  // bold titles glued to the text after them (`**Running the suite****Summary**Full suite…`, `**Verifying**- Updated`): apart
+  { needs: ['**'], re: /\*\*([^*\n]+)\*\*(?=\*\*|\p{Lu}|[-–—]\s|`)/gu, to: `\n${HEADING}$1\n` },
+  // bold marks elsewhere: a space; emphasis marks: nothing
+  { needs: ['**', '__'], re: /\*\*|__/g, to: ' ' },
+  { needs: ['*', '_'], re: /(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, to: '$1$2' },
+  // a mark removed before punctuation left a space there (`doesn't exist**.`)
+  { re: /[ \t]+(?=[.,;:!?](?:\s|$))/g, to: '' },
+];
+
+/**
  * Prose of a text without Markdown: code blocks, tables, headings, list and quote markers, emphasis marks,
  * links (their text stays), images, HTML tags, box-drawing rules and decorations such as Claude Code's
  * "★ Insight ────" banners. Inline code keeps its backticks; an empty one marks its sentence broken.
  */
 export function cleanProse(text: string): string {
-  return (
-    text
-      .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
-      .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
-      .replace(/^[ \t]*▌[ \t]?/gm, '')
-      .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, `\n${HEADING}`)
-      .replace(/^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+/gm, `\n${ITEM}`)
-      .replace(/^[ \t]{0,3}>[ \t]+/gm, '\n')
-      // a line of bold text only is a title; bold runs glued together (`**Done****Next**`) are titles each
-      .replace(/^[ \t]*\u0003?(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`))
-      .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, '')
-      .replace(/\[([^\]\n]+)\]\([^)\n]*\)/g, '$1')
-      .replace(/<\/?[a-z][^>\n]*>/gi, ' ')
-      .replace(/★?\s*[A-Z][\w ]{0,20}[─━═]{3,}[─━═\s]*/g, '\n')
-      .replace(/[─━═│┃┌┐└┘├┤┬┴┼╭╮╯╰]{2,}/g, '\n')
-      .replace(/(?<!`)``(?!`)/g, BROKEN)
-      // bold titles glued to the text after them (`**Running the suite****Summary**Full suite…`, `**Verifying**- Updated`): apart
-      .replace(/\*\*([^*\n]+)\*\*(?=\*\*|\p{Lu}|[-–—]\s|`)/gu, `\n${HEADING}$1\n`)
-      // bold marks elsewhere: a space; emphasis marks: nothing
-      .replace(/\*\*|__/g, ' ')
-      .replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s.,;:!?)]|$)/gm, '$1$2')
-      // a mark removed before punctuation left a space there (`doesn't exist**.`)
-      .replace(/[ \t]+(?=[.,;:!?](?:\s|$))/g, '')
-  );
+  let s = text;
+  for (const pass of PASSES) {
+    if (pass.needs && !pass.needs.some((literal) => s.includes(literal))) continue;
+    s = typeof pass.to === 'string' ? s.replace(pass.re, pass.to) : s.replace(pass.re, pass.to);
+  }
+  return s;
 }
 
 /** Symbols a terminal or an agent's UI draws before a line (`⎿`, `●`, `•`, `→`): not words of the sentence. */
@@ -73,7 +86,7 @@ export function proseSentences(text: string): ProseSentence[] {
     const start = out.length;
     for (const piece of line.replaceAll(ITEM, ' ').split(/(?<=[.!?。！？])\s+/u)) {
       const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
-      if (s.split(' ').length < 3 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
+      if (spaces(s) < 2 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
       out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
     }
     const last = out.length > start ? out[out.length - 1]! : undefined;
@@ -125,5 +138,22 @@ export function proseShare(sentence: string): number {
 }
 
 export function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+  // most sentences are on one line already: folded only when some whitespace is not a single space
+  return (foldable(s) ? s.replace(/\s+/g, ' ') : s).trim();
+}
+
+/** Whether `s` has whitespace other than single spaces (what oneLine's folding would change). */
+function foldable(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 ? s.charCodeAt(i + 1) === 32 : isSpace(c)) return true;
+  }
+  return false;
+}
+
+/** Spaces in `s` (its words when split at single spaces, less one), counted without splitting it. */
+function spaces(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf(' '); i >= 0; i = s.indexOf(' ', i + 1)) n++;
+  return n;
 }
