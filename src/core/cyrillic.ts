@@ -1,9 +1,14 @@
 import { memoize } from './memo';
 
-// The package's types are written for ES modules only; its CommonJS builds are what this extension loads.
+// The package's types are written for ES modules only; its CommonJS builds are what this extension loads, on the
+// first Cyrillic word (most stores have none, and every process that searches loads this module at start).
 type Stemmer = { readonly stemmer: (word: string) => string };
-const { stemmer: russianStemmer } = require('@orama/stemmers/russian') as Stemmer;
-const { stemmer: ukrainianStemmer } = require('@orama/stemmers/ukrainian') as Stemmer;
+let stemmers: { readonly russian: Stemmer['stemmer']; readonly ukrainian: Stemmer['stemmer'] } | undefined;
+const loadStemmers = () =>
+  (stemmers ??= {
+    russian: (require('@orama/stemmers/russian') as Stemmer).stemmer,
+    ukrainian: (require('@orama/stemmers/ukrainian') as Stemmer).stemmer,
+  });
 
 /**
  * Stems of Cyrillic words, for the lexicon (indexTerms.ts) and for what a search marks and counts as near
@@ -33,5 +38,6 @@ export const cyrillicStem: (word: string) => string = memoize(stemOf, 20_000);
 
 function stemOf(word: string): string {
   const folded = foldYo(word);
-  return UKRAINIAN_LETTER.test(folded) ? ukrainianStemmer(folded) : russianStemmer(folded);
+  const { russian, ukrainian } = loadStemmers();
+  return UKRAINIAN_LETTER.test(folded) ? ukrainian(folded) : russian(folded);
 }

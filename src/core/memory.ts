@@ -14,7 +14,7 @@ import { facetFilters, isConversationListing, isEmptyRequest, moreLikeThisText, 
 import { nearCopiesOf } from './search/copies';
 import { DistanceBounds } from './search/distanceBound';
 import { LexiconBm25 } from './search/lexiconBm25';
-import { createSearcher, prepareSemanticBounds } from './search/searcher';
+import { createSearcher } from './search/searcher';
 import type { Searcher, SearchQuery, SearchResult } from './search/types';
 import {
   anyProjectOutside,
@@ -217,11 +217,12 @@ export class Memory {
 
   /**
    * Reads now what any searcher of this memory reads first, whichever model it gets: the word index's exchange
-   * lengths; with `vectors` (a model is loading), also the distance bounds' samples its first unsure search needs
-   * (Searcher.prepare reads the rest once the model is known). For a front end whose model is still loading.
+   * lengths (Searcher.prepare reads the rest once the model is known). For a front end whose model is still loading.
+   * (Sampling the vectors' distance bounds here too, while the model loads, made a confident first answer at 250,000
+   * exchanges ~30 ms of CPU dearer and no faster on two cores: docs/search-log.md, the nineteenth pass.)
    */
-  async prepareSearch({ vectors = false }: { vectors?: boolean } = {}): Promise<void> {
-    await Promise.all([this.lexicon.warm(), ...(vectors ? [prepareSemanticBounds(this.bounds)] : [])]);
+  prepareWords(): Promise<void> {
+    return this.lexicon.warm();
   }
 
   search(query: SearchQuery, embedding?: Embedding): Promise<SearchResult> {

@@ -34,22 +34,20 @@ export class ScopedMemory {
   /** The warm-up gives way to every call. */
   private readonly turns = new WarmUpTurns(WARM_UP_ENOUGH_CALLS, WARM_UP_QUIET_MS);
 
-  /** `embedder`: the model searches use, or the promise of it while it loads; none: search by words only. */
   static async open(file: string, within?: readonly string[], embedder?: Embedder | Promise<Embedder | undefined>): Promise<ScopedMemory> {
     const memory = new ScopedMemory(await Memory.openReadOnly(file), file, within, Promise.resolve(embedder));
-    memory.prepare(embedder !== undefined);
+    memory.prepare();
     return memory;
   }
 
   /**
-   * Reads, while the client's handshake is under way, what the first search needs whatever it asks: at once, while
-   * the model still loads, the word index's exchange lengths (~60 ms at 250,000 exchanges) and, when a model is
-   * coming, the vectors' distance bound's sample (60-100 ms at 250,000, on the second connection; an unsure first
-   * search waited for it) (Memory.prepareSearch); the rest once the model has loaded (Searcher.prepare). A failure
+   * Reads, while the client's handshake is under way, what the first search needs whatever it asks: the word index's
+   * exchange lengths at once, while the model still loads (Memory.prepareWords: ~60 ms at 250,000 exchanges), the rest
+   * once it has (Searcher.prepare: the vectors' distance bound alone took ~150 ms of the first answer). A failure
    * here is met again, and reported, by the search.
    */
-  private prepare(modelComing: boolean): void {
-    this.memory.prepareSearch({ vectors: modelComing }).catch(() => undefined);
+  private prepare(): void {
+    this.memory.prepareWords().catch(() => undefined);
     this.embedder.then((embedder) => this.memory.searcher({ embedder }).prepare()).catch(() => undefined);
   }
 

@@ -276,7 +276,7 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       return read.call(this);
     };
     try {
-      await memory.prepareSearch();
+      await memory.prepareWords();
       assert.equal(reads, 1);
       const words = await memory.search({ text: 'tomato curry harvest' });
       const withModel = await memory.search({ text: 'tomato curry harvest' }, { embedder });
@@ -284,28 +284,6 @@ describe('semantic search at a larger store: the bound and the plan (built-in mo
       assert.equal(reads, 1, 'neither searcher read them again');
     } finally {
       SearchReads.prototype.lexiconDocs = read;
-      await memory.close();
-    }
-  });
-
-  test("the vectors a memory counted while its model loaded serve the searcher made once it has: its first search with the model counts nothing (MCP server, issue 42)", async () => {
-    const memory = await Memory.openReadOnly(path.join(fx.dir, 'recall.sqlite'));
-    const count = SearchReads.prototype.boundCount;
-    let counts = 0;
-    SearchReads.prototype.boundCount = function (this: SearchReads, layer) {
-      counts++;
-      return count.call(this, layer);
-    };
-    try {
-      await memory.prepareSearch();
-      assert.equal(counts, 0, 'no model coming: no vector read');
-      await memory.prepareSearch({ vectors: true });
-      assert.equal(counts, 1, "the semantic default's vector layer, counted before there is a model");
-      const fused = await memory.search({ text: 'tomato curry harvest', fusion: 'weighted:0.8' }, { embedder });
-      assert.ok(fused.semantic && fused.hits.length > 0);
-      assert.equal(counts, 1, 'the searcher made with the model found the count taken');
-    } finally {
-      SearchReads.prototype.boundCount = count;
       await memory.close();
     }
   });

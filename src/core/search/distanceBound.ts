@@ -44,8 +44,7 @@ interface Sample {
 
 /**
  * The samples of one store's layers (taken on first need), for the store's searchers: what a sample holds does not
- * depend on the model that asks (Memory shares one, so a sample taken while the model loads serves the searcher
- * made once it has).
+ * depend on the model that asks (Memory shares one, so a sample taken for one searcher serves the next).
  */
 export class DistanceBounds {
   private readonly samples = new Map<Layer, Promise<Sample | undefined>>();
@@ -78,15 +77,6 @@ export class DistanceBounds {
   /** Takes the sample a search for the `k` nearest of `layer` will need, if it needs one not taken yet (Searcher.warm). */
   async warm(layer: Layer, k: number): Promise<void> {
     await this.sampleFor(layer, k);
-  }
-
-  /**
-   * `warm` for `layers` before any searcher has checked the store for changes (Memory.prepareSearch: while the model
-   * loads): the counts taken are of the store as it is now, so the first searcher's change check keeps them.
-   */
-  async prepare(layers: readonly Layer[], k: number): Promise<void> {
-    this.storeChanged(await this.reads.changeStamp());
-    await Promise.all(layers.map((layer) => this.warm(layer, k)));
   }
 
   /** The layer's sample, taken when first needed or when the layer has drifted from it; 'unbounded' when it is too small for a bound. */

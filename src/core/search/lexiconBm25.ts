@@ -65,7 +65,7 @@ export class LexiconBm25 {
     this.ahead = { terms: terms.join('\n'), chunks };
   }
 
-  /** Reads the exchanges' lengths now, if not read since the store changed (Searcher.warm, Memory.prepareSearch). */
+  /** Reads the exchanges' lengths now, if not read since the store changed (Searcher.warm, Memory.prepareWords). */
   async warm(): Promise<void> {
     this.storeChanged(await this.reads.changeStamp());
     await this.lexiconDocs();

@@ -74,15 +74,6 @@ export function createSearcher(reads: SearchReads, embedder?: Embedder, options:
   return new StoreSearcher(reads, embedder, options);
 }
 
-/**
- * Takes the distance bounds' samples a searcher with a model will need for its first unsure search (those of the
- * layers the semantic default searches by vector) before there is one: Memory.prepareSearch, while the model loads.
- */
-export function prepareSemanticBounds(bounds: DistanceBounds): Promise<void> {
-  const layers = modeSignals(SEMANTIC_MODE).filter((s) => s.mechanism === 'vector').map((s) => s.layer);
-  return bounds.prepare(layers, candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION));
-}
-
 /** What a query asks, its defaults filled in and checked. */
 interface ParsedQuery extends Omit<SearchAsk, 'excluded' | 'redact'> {
   readonly mode: ModeName;
