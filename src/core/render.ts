@@ -109,10 +109,18 @@ export function withoutRepeatedLines(text: string): string {
     if (n === 1 || !LETTER.test(key)) out.push(line);
     else if (!shown.has(key)) {
       shown.add(key);
-      out.push(`${line} [×${n}]`);
+      out.push(`${line}${repeatMark(n)}`);
     }
   }
   return out.join('\n');
+}
+
+const repeatMark = (n: number): string => ` [×${n}]`;
+const REPEAT_MARK = / \[×\d+\]$/u;
+
+/** A line of output as it was written, without the count withoutRepeatedLines put after it. */
+export function withoutRepeatMark(line: string): string {
+  return line.replace(REPEAT_MARK, '');
 }
 
 export function renderMessage(m: Message): string {

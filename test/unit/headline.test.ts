@@ -138,6 +138,11 @@ test('repeats: the same prompt that failed twice in different ways gives two hea
   assert.match(a, /→ litellm\.APIError/, a);
 });
 
+test("a retry loop's error, its repeated lines shown once and counted (render.ts), is told without the count", () => {
+  const loop = headline('Create a simple hello.py file', '[error] litellm.APIError: APIError: OpenAIException - Your request was blocked. [×9]\nRetrying in 0.2 seconds... [×8]');
+  assert.match(loop, /→ litellm\.APIError: APIError: OpenAIException - Your request was blocked\.$/, loop);
+});
+
 test('tool error: an exchange without an answer is told by the steps its agent marked done, not an error it retried past', () => {
   const todos = (done: number) =>
     JSON.stringify({
@@ -172,12 +177,52 @@ test("a list's lead-in goes on with the items it announces, as many whole ones a
   const body = ['Assistant: Done. The nightly export now writes three reports:', '- **`sales.csv`**', '- `refunds.csv`', '', '- `inventory.csv`', '', 'Nothing else changed.'].join('\n');
   const core = headline('split the nightly export by report', body);
   assert.equal(outcomeOf(core), 'The nightly export now writes three reports: `sales.csv`; `refunds.csv`; `inventory.csv`', core);
-  // no room for a whole item: the lead-in alone, as before
+  // no room for a whole item: a lead-in that states something stays alone, as before
   const long = headline(
+    'list every application installed on this machine that the launcher can open',
+    'Assistant: The launcher opens the applications installed on your system from three places, grouped here by where they came from:\n- Firefox Web Browser (flatpak, org.mozilla.firefox)\n- Alacritty',
+  );
+  assert.doesNotMatch(long, /Firefox|Alacritty/, long);
+  // one that only presents them ("Here are…") gives way to what it presents
+  const presented = headline(
     'list every application installed on this machine that the launcher can open',
     'Assistant: Here are the applications installed on your system that are accessible from the launcher, grouped by where they came from:\n- Firefox Web Browser (flatpak, org.mozilla.firefox)\n- Alacritty',
   );
-  assert.doesNotMatch(long, /Firefox|Alacritty/, long);
+  assert.equal(outcomeOf(presented), 'Firefox Web Browser (flatpak, org.mozilla.firefox); Alacritty', presented);
+});
+
+test('a lead-in to a code block goes on with the block\'s first line that says what it is, as code', () => {
+  const commit = headline(
+    'write a commit message for these changes',
+    ['Assistant: Here\'s the commit message following the Conventional Commits format:', '', '```', 'refactor: extract the colour system into its own module', '', '- move palette code', '```'].join('\n'),
+  );
+  assert.equal(outcomeOf(commit), '`refactor: extract the colour system into its own module`', commit);
+  // comments and imports say nothing of a block; a lead-in that fits goes on with the block's definition
+  const fn = headline(
+    'where is the retry delay computed',
+    ['Assistant: The delay comes from this function:', '```python', '# backoff', 'import math', 'def retry_delay(attempt):', '    return 2 ** attempt', '```'].join('\n'),
+  );
+  assert.equal(outcomeOf(fn), 'The delay comes from this function: `def retry_delay(attempt):`', fn);
+});
+
+test("asides: Claude Code's \"★ Insight\" background is not what was done, nor its banner a detail", () => {
+  const aside = input(
+    'aggregate the sudo commands that failed into one script',
+    [
+      'Assistant: I wrote the script.',
+      '[tool] Write /tmp/audit-sudo.sh',
+      'Assistant: `★ Insight ─────────────────────────────────────`',
+      '**Sudo Authentication Architecture**: macOS uses PAM (Pluggable Authentication Modules) for sudo and caches credentials per terminal.',
+      '`─────────────────────────────────────────────────`',
+      '',
+      'The audit script is ready; run it in your own terminal since sudo needs your password there.',
+    ].join('\n'),
+  );
+  const d = distillOffline(aside, englishRarity());
+  const core = d.exchangeCore;
+  assert.doesNotMatch(core, /PAM|Authentication Architecture/, core);
+  assert.ok(!detailCandidates(splitVerbatim(aside.verbatim), aside, englishRarity()).some((c) => c.includes('Insight')), d.specificContext);
+  assert.match(outcomeOf(core), /^The audit script is ready/, core);
 });
 
 test('over-long: request and outcome together stay within 140 characters', () => {

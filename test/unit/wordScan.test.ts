@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
 import { nextTokenStart } from '../../src/core/distill/offlineRooms';
-import { cleanProse, oneLine } from '../../src/core/distill/prose';
+import { blockLine, cleanProse, oneLine } from '../../src/core/distill/prose';
 import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
@@ -60,7 +60,7 @@ test('cleanProse skips only passes that could not match: the same prose as every
   // the passes as they were run before (each on every text), the reference
   const everyPass = (text: string): string =>
     text
-      .replace(/```[\s\S]*?(?:```|$)/g, '\n\n')
+      .replace(/```[^\n]*\n?([\s\S]*?)(?:```|$)/g, (_, body: string) => `\n\n\u0004${blockLine(body)}\n\n`)
       .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
       .replace(/^[ \t]*▌[ \t]?/gm, '')
       .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '\n\u0001')

@@ -110,6 +110,8 @@ function acceptable(detail: string, project: string | undefined): boolean {
   // the paper's prompt: "do not use the project path" — it is in every exchange of the project
   if (project && (detail.includes(project) || project.endsWith(detail))) return false;
   if (detail.startsWith('[REDACTED') || detail.includes(DETAIL_SEPARATOR)) return false;
+  // a banner drawn in a code span (Claude Code's "`★ Insight ─────`") is decoration, not a name
+  if (/[─━═]{3}/u.test(detail)) return false;
   return words(detail).some((w) => !isStopWord(w));
 }
 
@@ -141,9 +143,12 @@ function topicBonus(said: string, detail: string): number {
   return 1 + Math.log(Math.max(count, 1));
 }
 
-/** A tool call without the agent's plumbing: the tool's name ("TodoWrite") and its arguments' keys ("activeForm":). */
+/**
+ * A tool call without the agent's plumbing: the tool's name ("TodoWrite"), its arguments' keys ("activeForm":) and
+ * a to-do step's state ("status":"in_progress").
+ */
 function toolArguments(call: string): string {
-  return call.replace(/^\S+/u, ' ').replace(/"[\w-]+"\s*:/gu, ' ');
+  return call.replace(/^\S+/u, ' ').replace(/"status"\s*:\s*"[\w-]+"/gu, ' ').replace(/"[\w-]+"\s*:/gu, ' ');
 }
 
 function lengthPenalty(detail: string): number {

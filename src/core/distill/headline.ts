@@ -1,3 +1,4 @@
+import { withoutRepeatMark } from '../render';
 import { completedSteps } from './agentPlan';
 import { CHAT_VARIABLE } from './offlineRooms';
 import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } from './prose';
@@ -41,8 +42,15 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   const outcome = statement?.text ?? planDone(parts) ?? failure(parts) ?? '';
   // a bare "resume" with nothing after it is still what happened
   const headline = compose(request || (outcome ? '' : asked), outcome, maxTokens);
-  return statement?.list ? withList(headline, outcome, statement.list, maxTokens) : headline;
+  if (!statement?.list) return headline;
+  const listed = withList(headline, outcome, statement.list, maxTokens);
+  // "Here's your current config at …:" says only that something follows; when none of it fits, what follows
+  if (listed === headline && PRESENTING_RE.test(outcome)) return compose(request, statement.list.join('; '), maxTokens);
+  return listed;
 }
+
+/** An outcome that only presents what follows it: "Here's the commit message…", "Here are the steps…". */
+const PRESENTING_RE = /^here(?:['’]s| is| are)\b/iu;
 
 /* ---- what was asked ---- */
 
@@ -155,10 +163,20 @@ function withoutOpener(sentence: string): string {
  * fold of the dev queries fell.)
  */
 function statementCandidates(text: string): ProseSentence[] {
-  return proseSentences(text)
+  return proseSentences(withoutAsides(text))
     .filter((s) => !s.heading && !OFFER_RE.test(s.text))
     .slice(0, 8)
     .map((s) => ({ ...s, text: withoutOpener(s.text) }));
+}
+
+/**
+ * Claude Code's explanatory output style sets background apart in "★ Insight" blocks between two rules ("macOS
+ * uses PAM for sudo"): a lesson beside the work, not what was done.
+ */
+const INSIGHT_BLOCK_RE = /`?★ Insight[ ─━═]*`?[\s\S]*?\n`?[─━═]{10,}`?/gu;
+
+function withoutAsides(text: string): string {
+  return text.includes('★') ? text.replace(INSIGHT_BLOCK_RE, '\n\n') : text;
 }
 
 /**
@@ -201,7 +219,7 @@ function failure(parts: readonly VerbatimPart[]): string | undefined {
   const lines = error?.text.split('\n').filter((l) => /\p{L}{3}/u.test(l)) ?? [];
   // not the runner's labels: "Exit code: 1", "Wall time: 0 seconds", "Output:"
   const line = lines.find((l) => !/^[\p{L} ]{0,24}(?::\s*[\d.]*\s*\p{L}*|\s+-?\d+)\s*$/u.test(l)) ?? lines[0];
-  return line ? oneLine(line) : undefined;
+  return line ? oneLine(withoutRepeatMark(line)) : undefined;
 }
 
 /** The outcome sentence, and the list it leads in to when it ends in a colon. */

@@ -22,6 +22,8 @@ export const EMPTY_CODE_SPAN_RE = /(?<!`)``(?!`)/;
 const BROKEN = '\u0002';
 /** Marks the start of a list item inside cleaned prose. */
 const ITEM = '\u0003';
+/** Marks a code block inside cleaned prose; the line holds the block's first line that says something, if any. */
+const BLOCK = '\u0004';
 /** At most this many items of a lead-in's list are read: a headline shows two or three. */
 const MAX_LIST_ITEMS = 6;
 
@@ -31,7 +33,7 @@ const MAX_LIST_ITEMS = 6;
  * pattern that finds nothing still reads all 8,000 characters).
  */
 const PASSES: ReadonlyArray<{ readonly needs?: readonly string[]; readonly re: RegExp; readonly to: string | ((match: string, ...groups: string[]) => string) }> = [
-  { needs: ['```'], re: /```[\s\S]*?(?:```|$)/g, to: '\n\n' },
+  { needs: ['```'], re: /```[^\n]*\n?([\s\S]*?)(?:```|$)/g, to: (_, body) => `\n\n${BLOCK}${blockLine(body!)}\n\n` },
   { needs: ['|'], re: /^[ \t]*\|.*\|[ \t]*$/gm, to: '\n' },
   { needs: ['▌'], re: /^[ \t]*▌[ \t]?/gm, to: '' },
   { needs: ['#'], re: /^[ \t]{0,3}#{1,6}[ \t]+/gm, to: `\n${HEADING}` },
@@ -68,6 +70,19 @@ export function cleanProse(text: string): string {
   return s;
 }
 
+/** A block's lines that say nothing of it: comments, imports, a shebang. */
+const PREAMBLE_RE = /^(?:\/\/|#|--|\/\*|\*|<!--|import\b|from\s+\S+\s+import\b|use\s|package\s|require\(|using\s)/u;
+const MAX_BLOCK_LINE = 100;
+
+/**
+ * The first line of a code block that says what it is (`def add_turn(self, text):`, `[window]`, a commit
+ * message's subject), or '' when it has none short enough to show.
+ */
+export function blockLine(body: string): string {
+  const line = body.split('\n').map((l) => l.trim()).find((l) => /\p{L}{2}/u.test(l) && !PREAMBLE_RE.test(l)) ?? '';
+  return line.length <= MAX_BLOCK_LINE && !line.includes('`') ? line : '';
+}
+
 /** Symbols a terminal or an agent's UI draws before a line (`⎿`, `●`, `•`, `→`): not words of the sentence. */
 const LEADING_SYMBOLS_RE = /^(?:[\p{So}\p{Sm}•·▪‣◦]+\s*)+/u;
 /** A capitalised -ing word opening a line without a full stop: a progress title ("Analyzing runtime error"). */
@@ -82,6 +97,7 @@ export function proseSentences(text: string): ProseSentence[] {
   const out: ProseSentence[] = [];
   const lines = cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\u0003?\p{Ll})/u);
   for (const [i, line] of lines.entries()) {
+    if (line.trimStart().startsWith(BLOCK)) continue;
     const heading = line.trimStart().startsWith(HEADING);
     const start = out.length;
     for (const piece of line.replaceAll(ITEM, ' ').split(/(?<=[.!?。！？])\s+/u)) {
@@ -104,6 +120,8 @@ function listAfter(lines: readonly string[], from: number): string[] {
   for (let i = from; i < lines.length && items.length < MAX_LIST_ITEMS; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
+    // a lead-in to a code block ("Here's the commit message:"): the block's first line that says what it is, as code
+    if (line.startsWith(BLOCK)) return items.length === 0 && line.length > BLOCK.length ? [`\`${line.slice(BLOCK.length)}\``] : items;
     if (!line.startsWith(ITEM)) break;
     // an item of bold text only was read as a title, on the line after its marker
     if (line === ITEM && lines[i + 1]?.trimStart().startsWith(HEADING)) {
@@ -120,7 +138,7 @@ function listAfter(lines: readonly string[], from: number): string[] {
 
 /** A text's prose on one line (short texts have no sentence of three words), or '' when a lost code span broke it. */
 export function proseLine(text: string): string {
-  const prose = cleanProse(text.slice(0, 8_000));
+  const prose = cleanProse(text.slice(0, 8_000)).replace(/\u0004[^\n]*/gu, '');
   return prose.includes(BROKEN) ? '' : oneLine(prose.replaceAll(HEADING, ' ').replaceAll(ITEM, ' '));
 }
 
