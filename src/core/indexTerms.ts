@@ -30,9 +30,9 @@ const ASCII = /^[\x00-\x7f]*$/;
 export const indexTerm: (word: string) => string = memoize(termOf, 50_000);
 
 function termOf(word: string): string {
-  if (isCyrillicWord(word)) return cyrillicStem(word);
   let folded = word;
   if (!ASCII.test(word)) {
+    if (isCyrillicWord(word)) return cyrillicStem(word);
     const nfd = word.normalize('NFD');
     if (DIACRITIC.test(nfd)) folded = nfd.replace(DIACRITICS, '').normalize('NFC');
   }

@@ -73,14 +73,22 @@ export function cleanProse(text: string): string {
 /** A block's lines that say nothing of it: comments, imports, a shebang. */
 const PREAMBLE_RE = /^(?:\/\/|#|--|\/\*|\*|<!--|import\b|from\s+\S+\s+import\b|use\s|package\s|require\(|using\s)/u;
 const MAX_BLOCK_LINE = 100;
+const TWO_LETTERS_RE = /\p{L}{2}/u;
 
 /**
  * The first line of a code block that says what it is (`def add_turn(self, text):`, `[window]`, a commit
  * message's subject), or '' when it has none short enough to show.
  */
 export function blockLine(body: string): string {
-  const line = body.split('\n').map((l) => l.trim()).find((l) => /\p{L}{2}/u.test(l) && !PREAMBLE_RE.test(l)) ?? '';
-  return line.length <= MAX_BLOCK_LINE && !line.includes('`') ? line : '';
+  // line by line up to the first that says something: a block can be thousands of lines
+  for (let from = 0; from <= body.length; ) {
+    const end = body.indexOf('\n', from);
+    const line = body.slice(from, end < 0 ? body.length : end).trim();
+    if (TWO_LETTERS_RE.test(line) && !PREAMBLE_RE.test(line)) return line.length <= MAX_BLOCK_LINE && !line.includes('`') ? line : '';
+    if (end < 0) break;
+    from = end + 1;
+  }
+  return '';
 }
 
 /** Symbols a terminal or an agent's UI draws before a line (`⎿`, `●`, `•`, `→`): not words of the sentence. */
