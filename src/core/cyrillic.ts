@@ -15,8 +15,14 @@ const { stemmer: ukrainianStemmer } = require('@orama/stemmers/ukrainian') as St
  */
 
 const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
+const CYRILLIC_LETTER = /\p{Script=Cyrillic}/u;
 const UKRAINIAN_LETTER = /[іїєґ]/;
 const YO = /ё/g;
+
+/** Whether `text` holds a Cyrillic character anywhere: only then can it hold a Cyrillic word. */
+export function hasCyrillicLetter(text: string): boolean {
+  return CYRILLIC_LETTER.test(text);
+}
 
 /** Whether `word` (lower-case) is a Cyrillic word: every character a Cyrillic letter (or mark). */
 export function isCyrillicWord(word: string): boolean {

@@ -69,6 +69,20 @@ export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = 
   await mergeLexicon(db, slice);
 }
 
+/**
+ * Indexes stored exchanges again (their terms changed: schema v19): their postings so far are recorded dead as a
+ * deleted exchange's are (the trigger's `upto`: the newest segment), then `docs` go into a new segment, where they
+ * live. A search counts live postings only, so scores are a full rebuild's; merges drop the dead ones.
+ */
+export async function replaceInLexicon(db: Db, docs: readonly LexiconDoc[], slice = new TimeSlice()): Promise<void> {
+  if (docs.length === 0) return;
+  await db.run(
+    'INSERT OR REPLACE INTO lexicon_deleted(n, upto) SELECT value, (SELECT coalesce(max(id), 0) FROM lexicon_segments) FROM json_each(?)',
+    [JSON.stringify(docs.map((d) => d.n))],
+  );
+  await addToLexicon(db, docs, slice);
+}
+
 /** Empties the lexicon (before it is built again from the stored exchanges). */
 export async function clearLexicon(db: Db): Promise<void> {
   await db.run('DELETE FROM lexicon_postings');
