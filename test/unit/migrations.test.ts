@@ -265,7 +265,7 @@ test('schema 18 marks the retries ("@agent Try Again") as continuations of the r
   }
 });
 
-test('schema 19 indexes again the exchanges with Cyrillic text, and only those: their words found by their stem, the lexicon a full rebuild\'s', async () => {
+test('schema 19 indexes again the Cyrillic terms of the exchanges with Cyrillic text, and nothing else: their words found by their stem, the lexicon a full rebuild\'s', async () => {
   const file = path.join(tempDir(), 'v18-cyrillic.sqlite');
   await writeStoreAt(18, file);
   const db = await Db.open(file);
@@ -273,18 +273,29 @@ test('schema 19 indexes again the exchanges with Cyrillic text, and only those: 
     const verbatim = 'User: сам запроси доступ к файлам\n\nAssistant: Пришлите InputSimulator.cs.';
     await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
       VALUES (3, 'ex-ru-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, 'сам запроси доступ к файлам', ?)`, [verbatim]);
-    // as version 18 wrote it: each Cyrillic word a term as it stands
-    await addToLexicon(db, [{ n: 3, doc: { words: 8, terms: 'сам запроси доступ к файлам пришлите inputsimulator cs', counts: [1, 1, 1, 1, 1, 1, 1, 1] } }]);
-    const before = await readLexiconDocs(db);
+    // a word of a Cyrillic mark alone (a titlo): a term now, no word at all before
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (4, 'ex-titlo-0004', 'c1', 1, 0, 6, 7, 11, 12, 700, 'titlo', 'User: titlo' || char(10) || 'Assistant: ' || char(1155) || ' mark')`);
+    // as version 18 wrote them: each Cyrillic word a term as it stands (the prompt counted in two fields), the mark none
+    await addToLexicon(db, [
+      { n: 3, doc: { words: 13, terms: 'сам запроси доступ к файлам пришлите inputsimul cs', counts: [2, 2, 2, 2, 2, 1, 1, 1] } },
+      { n: 4, doc: { words: 3, terms: 'titlo mark', counts: [2, 1] } },
+    ]);
+    const written = (): Promise<unknown[]> =>
+      db.all("SELECT term, segment, df, hex(postings) AS postings FROM lexicon_postings WHERE term < 'Ѐ' OR term >= '԰' ORDER BY term, segment");
+    const segments = (): Promise<unknown[]> => db.all('SELECT id, docs, hex(lengths) AS lengths FROM lexicon_segments ORDER BY id');
+    const [latinBefore, segmentsBefore] = [await written(), await segments()];
     assert.equal(await migrate(db), 18);
+    // no term but the Cyrillic ones is written again, and no segment added: the Latin-only exchanges are not indexed again
+    assert.deepEqual(await written(), latinBefore);
+    assert.deepEqual((await segments()).map((r) => (r as { id: number }).id), segmentsBefore.map((r) => (r as { id: number }).id));
     const after = await readLexiconDocs(db);
-    // the Latin-only exchanges keep their postings where they were; the Russian one lives in a new segment
-    assert.deepEqual([after.segmentOf[1], after.segmentOf[2]], [before.segmentOf[1], before.segmentOf[2]], 'Latin-only exchanges not indexed again');
-    assert.ok(after.segmentOf[3]! > before.segmentOf[3]!, 'the Russian exchange indexed again');
     const migrated = await livePostings(db);
     assert.deepEqual([...migrated.keys()].filter((t) => /[а-я]/.test(t)), ['доступ', 'запрос', 'к', 'пришл', 'сам', 'файл']);
     assert.deepEqual(migrated.get('файл'), [[3, 2]], 'in the prompt and in what the user said');
     assert.deepEqual(migrated.get('quokka'), [[1, 1]], 'English terms as before');
+    assert.deepEqual(migrated.get(String.fromCharCode(1155)), [[4, 1]]);
+    assert.equal(after.lengthOf[4], 4, 'the mark is a word now');
     // a full rebuild's lexicon holds the same live postings and lengths
     await clearLexicon(db);
     const all = await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges');

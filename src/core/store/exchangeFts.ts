@@ -2,8 +2,8 @@ import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
 import { type IndexText, indexText, type TermCounts, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
-import { addToLexicon, clearLexicon, type LexiconDoc, replaceInLexicon } from './lexicon';
-import { hasCyrillicLetter } from '../cyrillic';
+import { addToLexicon, clearLexicon, type LexiconDoc, replaceTerms } from './lexicon';
+import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
 
 /**
  * The verbatim indexes of the exchanges a transaction adds, from text computed in JavaScript (indexText.ts),
@@ -69,17 +69,24 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
 }
 
 /**
- * Indexes again, from the stored verbatim, the exchanges whose terms changed when Cyrillic words became terms by
- * their stem (schema v19, cyrillic.ts): those holding a Cyrillic letter. Every other exchange's terms are what they
- * were, so its postings stay: a store with no Cyrillic text reads its exchanges once and writes nothing. Rebuilding
- * the whole lexicon instead took 111 s user + 53 s sys at 250,000 exchanges (docs/search-log.md). The exchanges are
- * read a page at a time and tested in JavaScript: SQLite's GLOB over a Cyrillic range was ~15 times slower. Call
- * inside a transaction; `progress` hears how many exchanges were read: 0 first, then every LEXICON_BATCH.
+ * Indexes again, from the stored verbatim, the terms that changed when Cyrillic words became terms by their stem
+ * (schema v19, cyrillic.ts): those beginning with a Cyrillic letter, as every Cyrillic word's did and does, in place
+ * (replaceTerms). Only an exchange holding a Cyrillic letter can hold one, so only those are indexed again: a store
+ * with no Cyrillic text reads its exchanges once and writes nothing. Rebuilding the whole lexicon instead took
+ * 111 s user + 53 s sys at 250,000 exchanges (docs/search-log.md). Call inside a transaction; `progress` hears how
+ * many exchanges were read: 0 first, then every LEXICON_BATCH.
  */
 export async function retermCyrillic(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
+  await replaceTerms(db, CYRILLIC_RANGES, cyrillicDocs(db, progress));
+}
+
+/**
+ * The exchanges holding a Cyrillic letter with their terms, a page at a time. Tested in JavaScript: SQLite's GLOB
+ * over the Cyrillic ranges took ~15 times as long as reading the text out and testing it here.
+ */
+async function* cyrillicDocs(db: Db, progress?: (done: number, total: number) => void): AsyncGenerator<LexiconDoc[]> {
   const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
   const slice = new TimeSlice();
-  let docs: LexiconDoc[] = [];
   let done = 0;
   progress?.(0, total);
   for (let after = -1; ; ) {
@@ -87,16 +94,14 @@ export async function retermCyrillic(db: Db, progress?: (done: number, total: nu
       after,
       LEXICON_PAGE,
     ]);
+    const docs: LexiconDoc[] = [];
     for (const row of read) {
       await slice.yieldIfDue();
       if (hasCyrillicLetter(row.prompt) || hasCyrillicLetter(row.verbatim)) docs.push({ n: row.n, doc: indexText(row.prompt, row.verbatim).doc });
     }
-    const last = read.length < LEXICON_PAGE;
-    if (docs.length >= LEXICON_BATCH || (last && docs.length > 0)) {
-      await replaceInLexicon(db, docs, slice);
-      docs = [];
-    }
+    yield docs;
     done += read.length;
+    const last = read.length < LEXICON_PAGE;
     if (last || done % LEXICON_BATCH === 0) progress?.(done, total);
     if (last) return;
     after = read[read.length - 1]!.n;
