@@ -20,8 +20,29 @@ const loadStemmers = () =>
  */
 
 const CYRILLIC_WORD = /^\p{Script=Cyrillic}+$/u;
+
+/**
+ * The code points of the Cyrillic script as ranges [from, to): Script=Cyrillic, and inside them a few code points of
+ * no script or another (U+0485-0486, inherited marks; unassigned ones): what asks it needs no more than a superset.
+ */
+export const CYRILLIC_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x400, 0x530],
+  [0x1c80, 0x1c8b],
+  [0x1d2b, 0x1d2c],
+  [0x1d78, 0x1d79],
+  [0x2de0, 0x2e00],
+  [0xa640, 0xa6a0],
+  [0xfe2e, 0xfe30],
+  [0x1e030, 0x1e090],
+];
+const CYRILLIC_CHAR = new RegExp(`[${CYRILLIC_RANGES.map(([from, to]) => `\\u{${from.toString(16)}}-\\u{${(to - 1).toString(16)}}`).join('')}]`, 'u');
 const UKRAINIAN_LETTER = /[іїєґ]/;
 const YO = /ё/g;
+
+/** Whether `text` holds a character of CYRILLIC_RANGES anywhere: only then can it hold a Cyrillic word. */
+export function hasCyrillicLetter(text: string): boolean {
+  return CYRILLIC_CHAR.test(text);
+}
 
 /** Whether `word` (lower-case) is a Cyrillic word: every character a Cyrillic letter (or mark). */
 export function isCyrillicWord(word: string): boolean {

@@ -7,7 +7,7 @@ import { Db } from '../../src/core/store/db';
 import { indexText } from '../../src/core/indexText';
 import { indexExchanges } from '../../src/core/store/exchangeFts';
 import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
-import { addToLexicon } from '../../src/core/store/lexicon';
+import { addToLexicon, clearLexicon, forEachPair, readLexiconDocs, readPostings } from '../../src/core/store/lexicon';
 import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
 import { tempDir } from './helpers';
 
@@ -212,8 +212,8 @@ test('schema 11 builds the lexicon from the full-text index, in segments, report
     const v11 = reports.filter((r) => r.version === 11);
     assert.deepEqual(v11.map((r) => [r.version, r.done, r.total]), [[11, 0, 4502], [11, 2000, 4502], [11, 4000, 4502], [11, 4502, 4502]]);
     assert.ok(v11.every((r) => r.step === 'Building the word index'));
-    // schema 19 builds it again from the verbatim (Cyrillic stems), reporting the same way
-    assert.deepEqual(reports.filter((r) => r.version === 19).map((r) => [r.done, r.step]).at(-1), [4502, 'Rebuilding the word index']);
+    // schema 19 reads every exchange for Cyrillic text (none here), reporting the same way
+    assert.deepEqual(reports.filter((r) => r.version === 19).map((r) => [r.done, r.step]).at(-1), [4502, 'Updating the word index']);
     for (const [word, id] of [['word3', 'ex-bulk-3'], ['word2501', 'ex-bulk-2501'], ['word4502', 'ex-bulk-4502'], ['quokka', 'ex-one-0001']]) {
       assert.deepEqual((await memory.search({ text: word!, mode: 'verbatim/bm25' })).hits.map((h) => h.exchangeId), [id], word);
     }
@@ -265,7 +265,7 @@ test('schema 18 marks the retries ("@agent Try Again") as continuations of the r
   }
 });
 
-test('schema 19 builds the word index again: Cyrillic words of exchanges written before are found by their stem', async () => {
+test('schema 19 indexes again the Cyrillic terms of the exchanges with Cyrillic text, and nothing else: their words found by their stem, the lexicon a full rebuild\'s', async () => {
   const file = path.join(tempDir(), 'v18-cyrillic.sqlite');
   await writeStoreAt(18, file);
   const db = await Db.open(file);
@@ -273,16 +273,54 @@ test('schema 19 builds the word index again: Cyrillic words of exchanges written
     const verbatim = 'User: сам запроси доступ к файлам\n\nAssistant: Пришлите InputSimulator.cs.';
     await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
       VALUES (3, 'ex-ru-0003', 'c1', 1, 0, 4, 5, 9, 10, 600, 'сам запроси доступ к файлам', ?)`, [verbatim]);
-    // as version 18 wrote it: each Cyrillic word a term as it stands
-    await addToLexicon(db, [{ n: 3, doc: { words: 8, terms: 'сам запроси доступ к файлам пришлите inputsimulator cs', counts: [1, 1, 1, 1, 1, 1, 1, 1] } }]);
+    // a word of a Cyrillic mark alone (a titlo): a term now, no word at all before
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (4, 'ex-titlo-0004', 'c1', 1, 0, 6, 7, 11, 12, 700, 'titlo', 'User: titlo' || char(10) || 'Assistant: ' || char(1155) || ' mark')`);
+    // as version 18 wrote them: each Cyrillic word a term as it stands (the prompt counted in two fields), the mark none
+    await addToLexicon(db, [
+      { n: 3, doc: { words: 13, terms: 'сам запроси доступ к файлам пришлите inputsimul cs', counts: [2, 2, 2, 2, 2, 1, 1, 1] } },
+      { n: 4, doc: { words: 3, terms: 'titlo mark', counts: [2, 1] } },
+    ]);
+    const written = (): Promise<unknown[]> =>
+      db.all("SELECT term, segment, df, hex(postings) AS postings FROM lexicon_postings WHERE term < 'Ѐ' OR term >= '԰' ORDER BY term, segment");
+    const segments = (): Promise<unknown[]> => db.all('SELECT id, docs, hex(lengths) AS lengths FROM lexicon_segments ORDER BY id');
+    const [latinBefore, segmentsBefore] = [await written(), await segments()];
     assert.equal(await migrate(db), 18);
-    const terms = (await db.all<{ term: string }>("SELECT DISTINCT term FROM lexicon_postings WHERE term GLOB '*[а-я]*' ORDER BY term")).map((r) => r.term);
-    assert.deepEqual(terms, ['доступ', 'запрос', 'к', 'пришл', 'сам', 'файл']);
-    assert.deepEqual((await db.all<{ term: string }>("SELECT term FROM lexicon_postings WHERE term IN ('coupon', 'quokka') ORDER BY term")).map((r) => r.term), ['coupon', 'quokka'], 'English terms as before');
+    // no term but the Cyrillic ones is written again, and no segment added: the Latin-only exchanges are not indexed again
+    assert.deepEqual(await written(), latinBefore);
+    assert.deepEqual((await segments()).map((r) => (r as { id: number }).id), segmentsBefore.map((r) => (r as { id: number }).id));
+    const after = await readLexiconDocs(db);
+    const migrated = await livePostings(db);
+    assert.deepEqual([...migrated.keys()].filter((t) => /[а-я]/.test(t)), ['доступ', 'запрос', 'к', 'пришл', 'сам', 'файл']);
+    assert.deepEqual(migrated.get('файл'), [[3, 2]], 'in the prompt and in what the user said');
+    assert.deepEqual(migrated.get('quokka'), [[1, 1]], 'English terms as before');
+    assert.deepEqual(migrated.get(String.fromCharCode(1155)), [[4, 1]]);
+    assert.equal(after.lengthOf[4], 4, 'the mark is a word now');
+    // a full rebuild's lexicon holds the same live postings and lengths
+    await clearLexicon(db);
+    const all = await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges');
+    await addToLexicon(db, all.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
+    const rebuilt = await readLexiconDocs(db);
+    assert.deepEqual(migrated, await livePostings(db));
+    assert.deepEqual([after.count, after.totalLength, [...after.lengthOf]], [rebuilt.count, rebuilt.totalLength, [...rebuilt.lengthOf]]);
   } finally {
     await db.close();
   }
 });
+
+/** Each term's live (row number, count) pairs, by row number: what BM25 reads of the lexicon, whatever its segments. */
+async function livePostings(db: Db): Promise<Map<string, number[][]>> {
+  const docs = await readLexiconDocs(db);
+  const terms = (await db.all<{ term: string }>('SELECT DISTINCT term FROM lexicon_postings')).map((r) => r.term);
+  const live = new Map<string, number[][]>();
+  for (const chunk of await readPostings(db, terms)) {
+    forEachPair(chunk.postings, (n, count) => {
+      if (docs.segmentOf[n] === chunk.segment) live.set(chunk.term, [...(live.get(chunk.term) ?? []), [n, count]]);
+    });
+  }
+  for (const pairs of live.values()) pairs.sort((a, b) => a[0]! - b[0]!);
+  return new Map([...live].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
 
 test('schema 20 marks the sources with an error output cut short to be read again, and only those', async () => {
   const file = path.join(tempDir(), 'v19-errors.sqlite');

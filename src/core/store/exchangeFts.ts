@@ -2,7 +2,8 @@ import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
 import { type IndexText, indexText, type TermCounts, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
-import { addToLexicon, clearLexicon, type LexiconDoc } from './lexicon';
+import { addToLexicon, clearLexicon, type LexiconDoc, replaceTerms } from './lexicon';
+import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
 
 /**
  * The verbatim indexes of the exchanges a transaction adds, from text computed in JavaScript (indexText.ts),
@@ -68,19 +69,43 @@ export async function buildLexicon(db: Db, progress?: (done: number, total: numb
 }
 
 /**
- * Builds the lexicon again from the stored verbatim, when what makes a word a term changed (schema v19: Cyrillic
- * stems). Call inside a transaction; `progress` as buildLexicon's.
+ * Indexes again, from the stored verbatim, the terms that changed when Cyrillic words became terms by their stem
+ * (schema v19, cyrillic.ts): those beginning with a Cyrillic letter, as every Cyrillic word's did and does, in place
+ * (replaceTerms). Only an exchange holding a Cyrillic letter can hold one, so only those are indexed again: a store
+ * with no Cyrillic text reads its exchanges once and writes nothing. Rebuilding the whole lexicon instead took
+ * 111 s user + 53 s sys at 250,000 exchanges (docs/search-log.md). Call inside a transaction; `progress` hears how
+ * many exchanges were read: 0 first, then every LEXICON_BATCH.
  */
-export async function rebuildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
-  await fillLexicon(
-    db,
-    progress,
-    (after) => db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT ?', [
+export async function retermCyrillic(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
+  await replaceTerms(db, CYRILLIC_RANGES, cyrillicDocs(db, progress));
+}
+
+/**
+ * The exchanges holding a Cyrillic letter with their terms, a page at a time. Tested in JavaScript: SQLite's GLOB
+ * over the Cyrillic ranges took ~15 times as long as reading the text out and testing it here.
+ */
+async function* cyrillicDocs(db: Db, progress?: (done: number, total: number) => void): AsyncGenerator<LexiconDoc[]> {
+  const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
+  const slice = new TimeSlice();
+  let done = 0;
+  progress?.(0, total);
+  for (let after = -1; ; ) {
+    const read = await db.all<{ n: number; prompt: string; verbatim: string }>('SELECT n, prompt, verbatim FROM exchanges WHERE n > ? ORDER BY n LIMIT ?', [
       after,
       LEXICON_PAGE,
-    ]),
-    (r) => indexText(r.prompt, r.verbatim).doc,
-  );
+    ]);
+    const docs: LexiconDoc[] = [];
+    for (const row of read) {
+      await slice.yieldIfDue();
+      if (hasCyrillicLetter(row.prompt) || hasCyrillicLetter(row.verbatim)) docs.push({ n: row.n, doc: indexText(row.prompt, row.verbatim).doc });
+    }
+    yield docs;
+    done += read.length;
+    const last = read.length < LEXICON_PAGE;
+    if (last || done % LEXICON_BATCH === 0) progress?.(done, total);
+    if (last) return;
+    after = read[read.length - 1]!.n;
+  }
 }
 
 /** The lexicon emptied and filled with each row `page` reads (a page at a time after a row number) as `docOf` counts it. */

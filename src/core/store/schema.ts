@@ -2,7 +2,7 @@ import { RecallError } from '../errors';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
-import { buildLexicon, rebuildLexicon } from './exchangeFts';
+import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -399,11 +399,12 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     // Cyrillic words are terms by their stem (cyrillic.ts: `файлам` and `файлы` are `файл`), so a Russian or
-    // Ukrainian memory finds the exchange whatever the words' endings: the lexicon is built again from the verbatim.
+    // Ukrainian memory finds the exchange whatever the words' endings: the exchanges with Cyrillic text are indexed
+    // again from the verbatim (the others' terms did not change).
     version: 19,
     sql: '',
-    run: rebuildLexicon,
-    step: 'Rebuilding the word index',
+    run: retermCyrillic,
+    step: 'Updating the word index',
   },
   {
     // An error's repeated lines (a retry loop) are one line each (render.ts withoutRepeatedLines), so the error that
