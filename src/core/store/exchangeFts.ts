@@ -1,6 +1,6 @@
 import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
-import { type IndexText, indexText, type TermCounts, termCounts } from '../indexText';
+import { type IndexText, indexText, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
 import { addToLexicon, clearLexicon, type LexiconDoc, replaceTerms } from './lexicon';
 import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
@@ -57,15 +57,31 @@ const LEXICON_PAGE = 500;
  * are in: 0 first, then after each segment.
  */
 export async function buildLexicon(db: Db, progress?: (done: number, total: number) => void): Promise<void> {
-  await fillLexicon(
-    db,
-    progress,
-    (after) => db.all<{ n: number; prompt: string; said: string; tools: string }>(
+  await clearLexicon(db);
+  const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
+  const slice = new TimeSlice();
+  let docs: LexiconDoc[] = [];
+  let done = 0;
+  progress?.(0, total);
+  for (let after = -1; ; ) {
+    const rows = await db.all<{ n: number; prompt: string; said: string; tools: string }>(
       'SELECT rowid AS n, prompt, said, tools FROM exchanges_fts WHERE rowid > ? ORDER BY rowid LIMIT ?',
       [after, LEXICON_PAGE],
-    ),
-    (r) => termCounts({ prompt: r.prompt, said: r.said, tools: r.tools }),
-  );
+    );
+    for (const r of rows) {
+      await slice.yieldIfDue();
+      docs.push({ n: r.n, doc: termCounts({ prompt: r.prompt, said: r.said, tools: r.tools }) });
+    }
+    const last = rows.length < LEXICON_PAGE;
+    if (docs.length > 0 && (docs.length >= LEXICON_BATCH || last)) {
+      await addToLexicon(db, docs, slice);
+      done += docs.length;
+      progress?.(Math.min(done, total), total);
+      docs = [];
+    }
+    if (last) return;
+    after = rows[rows.length - 1]!.n;
+  }
 }
 
 /**
@@ -103,37 +119,6 @@ async function* cyrillicDocs(db: Db, progress?: (done: number, total: number) =>
     done += read.length;
     const last = read.length < LEXICON_PAGE;
     if (last || done % LEXICON_BATCH === 0) progress?.(done, total);
-    if (last) return;
-    after = read[read.length - 1]!.n;
-  }
-}
-
-/** The lexicon emptied and filled with each row `page` reads (a page at a time after a row number) as `docOf` counts it. */
-async function fillLexicon<Row extends { readonly n: number }>(
-  db: Db,
-  progress: ((done: number, total: number) => void) | undefined,
-  page: (after: number) => Promise<Row[]>,
-  docOf: (row: Row) => TermCounts,
-): Promise<void> {
-  await clearLexicon(db);
-  const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
-  const slice = new TimeSlice();
-  let docs: LexiconDoc[] = [];
-  let done = 0;
-  progress?.(0, total);
-  for (let after = -1; ; ) {
-    const read = await page(after);
-    for (const row of read) {
-      await slice.yieldIfDue();
-      docs.push({ n: row.n, doc: docOf(row) });
-    }
-    const last = read.length < LEXICON_PAGE;
-    if (docs.length > 0 && (docs.length >= LEXICON_BATCH || last)) {
-      await addToLexicon(db, docs, slice);
-      done += docs.length;
-      progress?.(Math.min(done, total), total);
-      docs = [];
-    }
     if (last) return;
     after = read[read.length - 1]!.n;
   }
