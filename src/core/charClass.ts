@@ -32,14 +32,6 @@ function lookUp(ch: string): number {
   return SPACE_RE.test(ch) ? SPACE : OTHER;
 }
 
-/** The code point at `at` (a surrogate pair read as one, as the `u` flag reads it). */
-export function codePointAt(text: string, at: number): number {
-  const c = text.charCodeAt(at);
-  if (c < 0xd800 || c > 0xdbff || at + 1 >= text.length) return c;
-  const d = text.charCodeAt(at + 1);
-  return d >= 0xdc00 && d <= 0xdfff ? ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000 : c;
-}
-
 /** UTF-16 units of a code point. */
 export function width(cp: number): number {
   return cp >= 0x10000 ? 2 : 1;

@@ -1,4 +1,4 @@
-import { classOf, codePointAt, LETTER, NUMBER, OTHER, SPACE, width } from './charClass';
+import { classOf, LETTER, NUMBER, OTHER, SPACE, width } from './charClass';
 
 /**
  * cl100k's pre-tokenising pattern read by character classes instead of run as a pattern, piece after piece: what
@@ -19,7 +19,7 @@ const QUOTE = 39;
 /** Where the piece that starts at `at` (< text.length) ends: the pattern's match there, always one code point at least. */
 export function pieceEnd(text: string, at: number): number {
   const n = text.length;
-  const cp = codePointAt(text, at);
+  const cp = text.codePointAt(at)!;
   const cls = classOf(cp);
   // A1: a contraction (ASCII letters only)
   if (cp === QUOTE && at + 1 < n) {
@@ -34,13 +34,13 @@ export function pieceEnd(text: string, at: number): number {
   if (cls === LETTER) return letters(text, at);
   if (cp !== CR && cp !== LF && cls !== NUMBER) {
     const next = at + width(cp);
-    if (next < n && classOf(codePointAt(text, next)) === LETTER) return letters(text, next);
+    if (next < n && classOf(text.codePointAt(next)!) === LETTER) return letters(text, next);
   }
   // A3: up to three numbers
   if (cls === NUMBER) {
     let end = at + width(cp);
     for (let k = 1; k < 3 && end < n; k++) {
-      const c = codePointAt(text, end);
+      const c = text.codePointAt(end)!;
       if (classOf(c) !== NUMBER) break;
       end += width(c);
     }
@@ -48,10 +48,10 @@ export function pieceEnd(text: string, at: number): number {
   }
   // A4: symbols, after at most one space, then any CRs and LFs
   const symbols = cp === 32 && at + 1 < n ? at + 1 : at;
-  if (symbols < n && classOf(codePointAt(text, symbols)) === OTHER) {
+  if (symbols < n && classOf(text.codePointAt(symbols)!) === OTHER) {
     let end = symbols;
     while (end < n) {
-      const c = codePointAt(text, end);
+      const c = text.codePointAt(end)!;
       if (classOf(c) !== OTHER) break;
       end += width(c);
     }
@@ -73,7 +73,7 @@ export function pieceEnd(text: string, at: number): number {
 function letters(text: string, from: number): number {
   let end = from;
   while (end < text.length) {
-    const c = codePointAt(text, end);
+    const c = text.codePointAt(end)!;
     if (classOf(c) !== LETTER) break;
     end += width(c);
   }

@@ -101,7 +101,6 @@ function cl100k(): Cl100k {
   return table;
 }
 
-
 /** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
 function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number, to: number): number {
   const mask = slots.length - 1;

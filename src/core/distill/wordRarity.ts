@@ -1,4 +1,4 @@
-import { classOf, codePointAt, LETTER, NUMBER, width } from '../charClass';
+import { classOf, LETTER, NUMBER, width } from '../charClass';
 import { detached } from '../memo';
 
 /**
@@ -21,13 +21,13 @@ export function words(text: string): string[] {
   const n = lower.length;
   let at = 0;
   while (at < n) {
-    let cp = codePointAt(lower, at);
+    let cp = lower.codePointAt(at)!;
     if (!isWordCodePoint(cp)) {
       at += width(cp);
       continue;
     }
     let end = at + width(cp);
-    while (end < n && isWordCodePoint((cp = codePointAt(lower, end)))) end += width(cp);
+    while (end < n && isWordCodePoint((cp = lower.codePointAt(end)!))) end += width(cp);
     out.push(lower.slice(at, end));
     at = end;
   }
