@@ -5,7 +5,6 @@ import { type Capped, capPerConversation } from './diversity';
 import { demoteWordless } from './evidence';
 import { type Fused, type Fusion, fuse, type SignalList } from './fusion';
 import type { TermStats } from './idf';
-import { orderNeighbours } from './neighbours';
 import type { SearchContext } from './searchContext';
 
 /** The hits kept, and the near copies folded into each (row numbers), by its row number. */
@@ -18,8 +17,7 @@ export type Ranking = Capped<Fused> & { readonly folded: ReadonlyMap<number, rea
  * first RERANK_DEPTH, proximity's), so that a conversation saved twice does not come back through its copy
  * once the cap has left its original out, nor the copy of an exchange the user said "not these" about. Where
  * vectors took part, a fused hit holding no query word goes below those that hold one; a continuation stays
- * right below its request, as BM25 on verbatim placed it; where signals were fused, two neighbouring exchanges of
- * one conversation go in the order of their distilled text (neighbours.ts).
+ * right below its request, as BM25 on verbatim placed it.
  */
 export async function rank(reads: SearchReads, stats: TermStats, lists: readonly SignalList[], fusion: Fusion, c: SearchContext): Promise<Ranking> {
   const { terms, perConversation, limit, excluded } = c.ask;
@@ -29,10 +27,8 @@ export async function rank(reads: SearchReads, stats: TermStats, lists: readonly
   const semantic = lists.some((l) => l.mechanism === 'vector');
   const fused = lists.length > 1 && semantic ? await demoteWordless((ns) => c.evidenceOf(ns), terms, ordered) : ordered;
   const conversation = await reads.conversationsOf(fused.map((f) => f.n), c.conversations);
-  // where more than one signal was fused (BM25 on verbatim was unsure), two neighbours go by their distilled text
-  const neighboursOrdered = lists.length > 1 ? await orderNeighbours(reads, terms, fused, conversation, c.requests) : fused;
   const folded = new Map<number, number[]>();
-  for (let candidates = neighboursOrdered; ; ) {
+  for (let candidates = fused; ; ) {
     const capped = capPerConversation(candidates, conversation, perConversation, limit);
     const last = capped.kept.at(-1);
     const above = last ? candidates.slice(0, candidates.indexOf(last) + 1).map((f) => f.n) : [];

@@ -95,19 +95,3 @@ export async function similarPromptExchanges(db: Db, exchangeId: string, prompt:
   );
   return found.map((f) => f.n);
 }
-
-/**
- * The distilled `layer`'s BM25 score of each of exchanges `ns` for `terms` (FTS5's bm25(), negated: higher is
- * better), by row number; an exchange its distilled text does not match has none. One rowid lookup each.
- */
-export async function distilledScoresOf(db: Db, layer: Exclude<Layer, 'verbatim'>, terms: readonly string[], ns: readonly number[]): Promise<Map<number, number>> {
-  const { table, columns } = DISTILLED_INDEX[layer];
-  const match = columns ? ftsColumnExpression(terms, columns) : ftsExpression(terms);
-  const scores = new Map<number, number>();
-  if (match === undefined) return scores;
-  for (const n of ns) {
-    const row = await db.get<{ score: number }>(`SELECT -bm25(${table}) AS score FROM ${table} WHERE ${table} MATCH ? AND rowid = ?`, [match, n]);
-    if (row) scores.set(n, row.score);
-  }
-  return scores;
-}

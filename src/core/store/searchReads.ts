@@ -1,6 +1,6 @@
 import type { Layer } from '../model';
 import { type CandidatePlace, candidatePlaces } from './continuations';
-import { distilledMatches, distilledScoresOf, type FtsMatch, similarPromptExchanges } from './ftsSearch';
+import { distilledMatches, type FtsMatch, similarPromptExchanges } from './ftsSearch';
 import { conversationsOf, type ExchangeText, exchangeTexts, type HitRow, loadHitRows, readShownRooms, rowNumbersOf, type ShownRooms } from './hitRows';
 import { type LexiconDocs, type PostingChunk, readLexiconDocs, readPostings } from './lexicon';
 import { type ExchangeFilter, passingFilter } from './searchFilter';
@@ -46,11 +46,6 @@ export class SearchReads {
   /** The `k` best BM25 matches of `terms` in a distilled layer. */
   distilledMatches(layer: Exclude<Layer, 'verbatim'>, terms: readonly string[], k: number, filter?: ExchangeFilter): Promise<FtsMatch[]> {
     return distilledMatches(this.store.db, layer, terms, k, filter);
-  }
-
-  /** The distilled `layer`'s BM25 score of each of exchanges `ns` that it matches for `terms`. */
-  distilledScores(layer: Exclude<Layer, 'verbatim'>, terms: readonly string[], ns: readonly number[]): Promise<Map<number, number>> {
-    return distilledScoresOf(this.store.db, layer, terms, ns);
   }
 
   /** Which of exchanges `ns` pass `filter`. */
