@@ -58,6 +58,15 @@ const CONVERSATIONS: readonly FixtureConversation[] = [
       { key: 'uk', text: 'User: перевір логи сервера\nAssistant: У логах немає помилок, файлів конфігурації теж.', startedAt: '2025-04-02T00:00:00Z' },
     ],
   },
+  {
+    file: 'latin.jsonl',
+    agent: 'aider',
+    project: '/p/z',
+    exchanges: [
+      { key: 'es', text: 'User: revisé el código fuente del módulo de pagos\nAssistant: La validación del código está en pagos.ts.', startedAt: '2025-05-01T00:00:00Z' },
+      { key: 'es-plain', text: 'User: el codigo del carrito\nAssistant: Esta en carrito.ts, sin validacion.', startedAt: '2025-05-02T00:00:00Z' },
+    ],
+  },
 ];
 
 describe('verbatim index and query words', () => {
@@ -138,6 +147,17 @@ describe('verbatim index and query words', () => {
     assert.ok(yo.hits[0]!.snippet.includes(`${MARK_START}ещё${MARK_END}`), yo.hits[0]!.snippet);
     // a word that only begins like another is not it
     assert.deepEqual(await find('доступность'), []);
+  });
+
+  test('Latin accents: a query typed without them finds, marks and counts the accented words, and the other way round', async () => {
+    const plain = await searcher.search({ text: 'codigo fuente modulo', mode: 'verbatim/bm25' });
+    assert.equal(fx.keys.get(plain.hits[0]!.exchangeId), 'es');
+    assert.deepEqual(plain.hits[0]!.matchedTerms, ['codigo', 'fuente', 'modulo']);
+    for (const word of ['código', 'fuente', 'módulo']) assert.ok(plain.hits[0]!.snippet.includes(`${MARK_START}${word}${MARK_END}`), plain.hits[0]!.snippet);
+    const accented = await searcher.search({ text: 'validación carrito', mode: 'verbatim/bm25' });
+    assert.equal(fx.keys.get(accented.hits[0]!.exchangeId), 'es-plain');
+    assert.deepEqual(accented.hits[0]!.matchedTerms, ['validación', 'carrito']);
+    assert.ok(accented.hits[0]!.snippet.includes(`${MARK_START}validacion${MARK_END}`), accented.hits[0]!.snippet);
   });
 });
 

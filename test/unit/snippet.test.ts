@@ -21,9 +21,9 @@ test('short terms mark their own forms only, never the words they begin', () => 
 });
 
 test('a word two terms find is marked once', () => {
-  const s = shown('los códigos', ['cód', 'código']);
-  assert.equal(s.text, 'los [códigos]');
-  assert.deepEqual(s.matchedTerms, ['cód'], 'códigos marks as cód, the first term that begins it');
+  const s = shown('en søgningen', ['søg', 'søgning']);
+  assert.equal(s.text, 'en [søgningen]');
+  assert.deepEqual(s.matchedTerms, ['søg'], 'søgningen marks as søg, the first term that begins it');
   // two forms of one English word are one word: both found
   assert.deepEqual(shown('generalizations in general', ['general', 'generalization']), {
     text: '[generalizations] in [general]',
@@ -72,6 +72,15 @@ test('an excerpt reads as text: no role labels, emphasis or fence markers, the m
   assert.match(s.text, new RegExp(`${MARK_START}docker${MARK_END} build fail\\? Analyzing the ${MARK_START}docker${MARK_END}`));
   // a label-like word in the middle of a line is what someone said
   assert.match(makeSnippet('we asked the User: nobody answered about docker', ['docker']).text, /the User: nobody/);
+});
+
+test('accents are folded as the index folds them: the accented word is marked for a query without accents, and the other way round', () => {
+  const plain = makeSnippet('Revisé el Código fuente del módulo de pagos', ['codigo', 'modulo']);
+  assert.equal(plain.text, `Revisé el ${MARK_START}Código${MARK_END} fuente del ${MARK_START}módulo${MARK_END} de pagos`);
+  assert.deepEqual(plain.matchedTerms, ['codigo', 'modulo']);
+  const accented = makeSnippet('revise el codigo fuente', ['código', 'revisé']);
+  assert.equal(accented.text, `${MARK_START}revise${MARK_END} el ${MARK_START}codigo${MARK_END} fuente`);
+  assert.ok(holdsQueryWord('el código del módulo', ['codigo']));
 });
 
 test('a text holds a query word when the snippet would mark one, whichever word it is', () => {

@@ -1,3 +1,4 @@
+import { foldAccents } from '../accents';
 import { cyrillicStem, isCyrillicWord } from '../cyrillic';
 import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
@@ -82,19 +83,20 @@ export function firstCharacters(text: string, count: number): string {
  * PROXIMITY_WINDOW words between them, in either order. Two terms of one word are not a pair.
  */
 export function pairsNear(text: string, terms: readonly string[]): Set<number> {
-  return pairsIn(text.replace(ROLE_LABEL_RE, ' ').toLowerCase(), terms, new FoundPlaces());
+  return pairsIn(foldAccents(text.replace(ROLE_LABEL_RE, ' ').toLowerCase()), terms, new FoundPlaces());
 }
 
 /**
  * What proximity reads of a verbatim text: its first PROXIMITY_CHARS characters, lower-cased, without the role
- * labels (they are not what anyone said: a query's "user" is not every `User:`).
+ * labels (they are not what anyone said: a query's "user" is not every `User:`), accents folded as the index folds them.
  */
 export function proximityForm(verbatim: string): string {
-  return firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase();
+  return foldAccents(firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase());
 }
 
 /** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences. */
-function pairsIn(lower: string, terms: readonly string[], places: FoundPlaces): Set<number> {
+function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlaces): Set<number> {
+  const terms = queryTerms.map(foldAccents); // the form's words are folded: `codigo` stands where `código` was
   const occurrencesOf = (t: string) => places.of(t, () => occurrences(lower, t));
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {

@@ -1,5 +1,6 @@
 import { ROLE_LABEL_RE, isRoleLabelWord } from '../render';
 import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words';
+import { foldAccents } from '../accents';
 import { cyrillicStem, foldYo, isCyrillicWord } from '../cyrillic';
 import { isEnglishWord, porterStem, stemStart } from '../porter';
 import type { FoundPlaces } from './foundPlaces';
@@ -104,7 +105,8 @@ interface Wanted {
  * A query word's Wanted: its porter stem for an English word, its Snowball stem for a Cyrillic one (cyrillic.ts),
  * else its crude stem (any word beginning with it).
  */
-function wantedOf(term: string): Wanted {
+function wantedOf(queryTerm: string): Wanted {
+  const term = foldAccents(queryTerm); // as the index folds it: `código` is looked for as `codigo`, in folded text
   if (!term.endsWith('*') && isEnglishWord(term)) {
     const porter = porterStem(term);
     return { key: porter, start: stemStart(porter), stem: porter, stemOf: porterStem };
@@ -151,11 +153,15 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   return out;
 }
 
-/** `text` lower-cased, each character where it was; for Cyrillic words, `ё` as `е`, as their stems write it. */
+/**
+ * `text` lower-cased, each character where it was; accents folded as the index folds them (accents.ts); for Cyrillic
+ * words, `ё` as `е`, as their stems write it.
+ */
 function lowerCased(text: string, cyrillic: boolean): string {
   let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
   if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
+  lower = foldAccents(lower);
   return cyrillic ? foldYo(lower) : lower;
 }
 
