@@ -31,22 +31,12 @@ const OUTCOME_DECAY = 0.3;
 /** How often the exchange's prose and tool calls use each content word (see topicWeight). */
 type TopicWeights = ReadonlyMap<string, number>;
 
-/** A headline, and the request it states (whole: the headline may show only its start). */
-export interface Headline {
-  readonly text: string;
-  readonly request: string;
-}
-
-export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): Headline {
+export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
   const topic = topicWeights(prompt, parts);
   const asked = pickRequest(prompt, topic, stats);
   // a piece of a conversation without the human's words or an answer (tool calls alone): its first call
   const answered = parts.some((p) => p.kind === 'assistant');
   const request = asked && namesNothing(asked, stats) ? (restatedTask(parts) ?? '') : asked || (answered ? '' : firstToolCall(parts));
-  return { text: headlineText(request, asked, parts, topic, stats, maxTokens), request };
-}
-
-function headlineText(request: string, asked: string, parts: readonly VerbatimPart[], topic: TopicWeights, stats: WordRarity, maxTokens: number): string {
   const room = MAX_HEADLINE_CHARS - (request ? Math.min(request.length, REQUEST_CHARS) + JOINER.length : 0);
   const statement = finalStatement(parts, topic, stats, room);
   const outcome = statement?.text ?? planDone(parts) ?? failure(parts) ?? '';

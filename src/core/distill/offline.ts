@@ -3,7 +3,6 @@ import type { Distiller, DistillInput, DistillOutcome } from './distiller';
 import { DETAIL_SEPARATOR, detailCandidates } from './details';
 import { buildHeadline } from './headline';
 import { proposeRooms } from './offlineRooms';
-import { MAX_REQUEST_NAMES, type NameEvidence, requestNames } from './requestNames';
 import { searchTerms } from './searchTerms';
 import { fitTokens, wordTokens } from './tokenFit';
 import { englishRarity, type WordRarity, words } from './wordRarity';
@@ -33,7 +32,7 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-17';
+export const OFFLINE_PROMPT_VERSION = 'offline-16';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -59,11 +58,9 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   const parts = readParts(input.verbatim);
   const details = detailCandidates(parts, input, stats);
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
-  const headline = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
-  const exchangeCore = headline.text;
+  const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
-  const asked = unsaidRequestNames(headline.request, exchangeCore, input, parts, stats);
-  const specificContext = pickDetail(details, asked, exchangeCore, room);
+  const specificContext = pickDetail(details, exchangeCore, room);
   const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
   return {
     exchangeCore,
@@ -71,36 +68,6 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
     rooms: proposeRooms(input, parts, stats),
     ...(terms ? { searchTerms: terms } : {}),
   };
-}
-
-/**
- * What the request names that its headline could not hold (cut to its share of the room before it): a person
- * remembers what they asked for by these, so they follow the exchange's best detail, in the order asked.
- */
-function unsaidRequestNames(request: string, headline: string, input: DistillInput, parts: readonly VerbatimPart[], stats: WordRarity): string[] {
-  const said = new Set(words(headline));
-  // as for every detail, never the project's own path: every exchange of the project names it
-  const project = input.project?.replace(/\/+$/u, '');
-  const text = input.verbatim.slice(0, HEAD_CHARS + TAIL_CHARS);
-  const evidence: NameEvidence = {
-    writtenAsName: (word) => mostlyCapitalised(text, word),
-    // in any case: "projects/Claude-Zima" asked, "Projects/Claude-Zima" made (a file system that ignores case)
-    inToolCall: (name) => parts.some((p) => p.kind === 'tool' && p.text.toLowerCase().includes(name.toLowerCase())),
-  };
-  return requestNames(request, stats, evidence)
-    .filter((name) => input.verbatim.includes(name) && !(project && (name.includes(project) || project.endsWith(name))))
-    .filter((name) => addsWord(name, said))
-    .slice(0, MAX_REQUEST_NAMES);
-}
-
-/**
- * Whether the text writes a word (lower-case letters and digits, requestNames asks no other) with a capital
- * ("Ramda", "DHCP") more often than without, as a whole word.
- */
-function mostlyCapitalised(text: string, word: string): boolean {
-  let balance = 0;
-  for (const m of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}_])${word}(?![\\p{L}\\p{N}_])`, 'giu'))) balance += /^\p{Lu}/u.test(m[0]) ? 1 : -1;
-  return balance > 0;
 }
 
 function readParts(verbatim: string): VerbatimPart[] {
@@ -113,22 +80,18 @@ function readParts(verbatim: string): VerbatimPart[] {
 /**
  * The detail line: what the exchange touched or named (the file, the identifier, the error) that the headline
  * does not say, best first, as many as fit the room, each adding a word the headline and the details before it
- * lack; the best cut to the room when none fits whole. The exchange's best detail stays first; what the request
- * named and the headline could not hold (`asked`) comes next. (One detail, as the paper's object has, left most of
- * the room unused and named one of the several things a person remembers an exchange by.)
+ * lack; the best cut to the room when none fits whole. (One detail, as the paper's object has, left most of the
+ * room unused and named one of the several things a person remembers an exchange by.)
  */
-function pickDetail(details: readonly string[], asked: readonly string[], headline: string, room: number): string {
+function pickDetail(details: readonly string[], headline: string, room: number): string {
   const said = new Set(words(headline));
   // a number alone names nothing ("448", "1070493"): a detail only when nothing named is left
   const named = details.filter((d) => /\p{L}/u.test(d));
-  const ranked = named.length > 0 ? named : details;
-  const best = ranked.findIndex((d) => addsWord(d, said) && wordTokens(d) <= room);
-  const order = [...ranked.slice(0, best + 1), ...asked.filter((a) => !ranked.includes(a)), ...ranked.slice(best + 1)];
   const kept: string[] = [];
   let tokens = 0;
-  for (const d of order) {
-    if (!addsWord(d, said)) continue;
+  for (const d of named.length > 0 ? named : details) {
     const ws = words(d);
+    if (!ws.some((w) => !said.has(w) && !isStopWord(w))) continue;
     const cost = wordTokens(d) + (kept.length > 0 ? 1 : 0);
     if (tokens + cost > room) continue;
     kept.push(d);
@@ -136,10 +99,6 @@ function pickDetail(details: readonly string[], asked: readonly string[], headli
     for (const w of ws) said.add(w);
   }
   if (kept.length > 0) return kept.join(DETAIL_SEPARATOR);
-  const cut = details.find((d) => addsWord(d, said)) ?? details[0];
-  return cut ? fitTokens(cut, room, false) : '';
-}
-
-function addsWord(detail: string, said: ReadonlySet<string>): boolean {
-  return words(detail).some((w) => !said.has(w) && !isStopWord(w));
+  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? details[0];
+  return best ? fitTokens(best, room, false) : '';
 }
