@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
-import { nextTokenStart } from '../../src/core/distill/offlineRooms';
+import { nextTokenStart } from '../../src/core/distill/contentWords';
 import { blockLine, cleanProse, oneLine } from '../../src/core/distill/prose';
 import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
