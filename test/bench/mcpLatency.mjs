@@ -2,6 +2,7 @@
 // call timed from request to answer (JSON-RPC, validation, the snapshot read, token budgeting).
 //   node esbuild.mjs && node test/bench/mcpLatency.mjs --db STORE.sqlite --queries dev-queries.jsonl
 //        [--workspace DIR] [--embed-model built-in|none] [--servers 5] [--calls 40] [--tools] [--json FILE] [--cli DIST/cli.js] [--positions N]
+//        [--pause MS]
 // First answer: --servers fresh servers, one after another; for each, the time from spawning it to the answer of its
 // first `search` (the process's start, the handshake, opening the store, the search), and that search call alone.
 // Warm: on each server, then --calls searches (the queries of the file, in turn) timed one by one. With --tools, a
@@ -12,6 +13,8 @@
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
 // With --positions N, also each of the first N warm calls' median elapsed and CPU time over the servers, by its
 // place after the first answer (the first calls meet the searcher's warm-up, or the code V8 has not compiled yet).
+// With --pause MS, the client waits MS before each warm call, as an agent reading an answer does (the server's warm-up
+// runs in such pauses: scopedMemory.ts); a call's CPU is still read from its request to its answer.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '40' },
     tools: { type: 'boolean', default: false },
     positions: { type: 'string', default: '0' },
+    pause: { type: 'string', default: '0' },
     json: { type: 'string' },
     // another build's bundle, to compare two builds on one store
     cli: { type: 'string', default: fileURLToPath(new URL('../../dist/cli.js', import.meta.url)) },
@@ -77,6 +81,7 @@ async function call(client, name, args) {
 }
 
 const servers = [];
+const pauseMs = Number(values.pause);
 const warm = [];
 /** By the call's place after the first answer: its elapsed and CPU ms on each server. */
 const byPosition = Array.from({ length: Number(values.positions) }, () => ({ ms: [], cpuMs: [] }));
@@ -88,6 +93,7 @@ for (let s = 0; s < Number(values.servers); s++) {
   const half = Math.floor(calls / 2);
   let cpuAtHalf;
   for (let c = 0; c < calls; c++) {
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     if (c === half) cpuAtHalf = cpuMs(pid);
     const cpuBefore = cpuMs(pid);
     const { ms } = await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] });
