@@ -1,4 +1,6 @@
 import * as nodeModule from 'node:module';
+import * as path from 'node:path';
+import { type CachedBundle, requireWithCodeCache } from './codeCache';
 import { runAsProcess } from './processMain';
 
 /**
@@ -6,12 +8,24 @@ import { runAsProcess } from './processMain';
  * holds what serving needs; the other commands' (dist/commands.js) the rest: an agent's first answer waited for
  * Node to read and compile 2.3 MB of one bundle (esbuild.mjs).
  */
-// V8's code for the bundles, kept between runs where Node can (22.1 and later: VS Code's own runtime; Node 20
-// has no such cache): a process then compiles again only what changed
-(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'mcp') {
-  runAsProcess(() => (require('./mcp.js') as typeof import('./mcp/command')).mcpCommand(rest, (s) => process.stderr.write(`${s}\n`)));
+  const bundle = load<typeof import('./mcp/command')>('mcp.js');
+  runAsProcess(() => bundle.exports.mcpCommand(rest, (s) => process.stderr.write(`${s}\n`), { afterFirstAnswer: bundle.keep }));
 } else {
-  runAsProcess(() => (require('./commands.js') as typeof import('./cli')).main(process.argv.slice(2)));
+  const bundle = load<typeof import('./cli')>('commands.js');
+  process.once('exit', bundle.keep);
+  runAsProcess(() => bundle.exports.main(process.argv.slice(2)));
+}
+
+/**
+ * A bundle beside this one, with V8's code for it kept between runs: Node's own compile cache where Node has one
+ * (22.1 and later: VS Code's own runtime), else ours (codeCache.ts, in dist/code-cache/: Node 20).
+ */
+function load<T>(name: string): Pick<CachedBundle<T>, 'exports' | 'keep'> {
+  const enableCompileCache = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache;
+  const file = path.join(__dirname, name);
+  if (!enableCompileCache) return requireWithCodeCache<T>(file, path.join(__dirname, 'code-cache'));
+  enableCompileCache();
+  return { exports: require(file) as T, keep: () => undefined };
 }

@@ -24,6 +24,11 @@ export interface McpOptions {
   readonly 'model-cache'?: string | undefined;
 }
 
+export interface McpHooks {
+  /** Runs once the first tool's answer is on its way (the launcher keeps V8's code then: codeCache.ts). */
+  readonly afterFirstAnswer?: () => void;
+}
+
 /** `mcp`'s own options: `--workspace` repeats for a multi-root workspace. */
 export function parseMcpArgs(args: string[]): McpOptions {
   try {
@@ -50,7 +55,7 @@ export function parseMcpArgs(args: string[]): McpOptions {
  * `--db FILE`, or the one the extension keeps for `--workspace DIR` (storeLocation.ts). With a workspace,
  * nothing outside its folders is ever returned, whatever else the file holds.
  */
-export async function mcpCommand(args: string[], err: (s: string) => void): Promise<number> {
+export async function mcpCommand(args: string[], err: (s: string) => void, hooks: McpHooks = {}): Promise<number> {
   const options = parseMcpArgs(args);
   if (options.redact && options['no-redact']) throw new RecallError('bad-argument', 'mcp: give --redact (the default) or --no-redact, not both.');
   const redact = !options['no-redact'];
@@ -91,7 +96,7 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
         const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
         err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
       }, () => undefined);
-      await serveStdio(memory, { redact }, packageVersion(), err);
+      await serveStdio(memory, { redact }, packageVersion(), err, hooks.afterFirstAnswer);
       return 0;
     } finally {
       await memory.close();
