@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { type NotKept, readKept, writeKept } from './keptFile';
 
 /**
  * A bundle required with V8's code for it kept between runs, on Node versions without `module.enableCompileCache`
@@ -11,13 +11,13 @@ import * as vm from 'node:vm';
  * it instead.
  *
  * V8 checks a code cache only against its own version, its flags and the source's length: a bundle rebuilt to the
- * same length would run the old code. So the kept code is also tied to the bundle's size and modification time,
- * and to a SHA-1 of itself (a file cut short or damaged on disk is not handed to V8, which does not checksum it).
- * Any mismatch, or V8 rejecting the code, compiles the bundle as `require` would and keeps the new code.
+ * same length would run the old code. So the code is kept as a kept file (keptFile.ts), tied to the bundle's size
+ * and modification time and checked whole (V8 does not checksum it: a damaged file would run). Any mismatch, or
+ * V8 rejecting the code, compiles the bundle as `require` would and keeps the new code.
  */
 
 /** How a bundle's code was had: read from the cache, or compiled (none kept, kept for another build, damaged, refused by V8). */
-export type CodeCacheUse = 'read' | 'none' | 'stale' | 'damaged' | 'rejected';
+export type CodeCacheUse = 'read' | NotKept | 'rejected';
 
 export interface CachedBundle<T> {
   readonly exports: T;
@@ -29,14 +29,6 @@ export interface CachedBundle<T> {
   keep(): void;
 }
 
-const MAGIC = 'agent-recall code cache 1\n';
-
-interface Header {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly sha1: string;
-}
-
 /** `require(file)` through a code cache kept in `cacheDir` (one file a bundle and V8 version). */
 export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedBundle<T> {
   const source = readFileSync(file, 'utf8');
@@ -45,11 +37,11 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedB
   const kept = readKept(cacheFile, stat);
   const script = new vm.Script(nodeModule.wrap(source), {
     filename: file,
-    ...(kept.data ? { cachedData: kept.data } : {}),
+    ...('data' in kept ? { cachedData: kept.data } : {}),
     // import() inside the bundle resolves as it would under require (none today; Node 20.x has the constant)
     ...(vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ? { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER } : {}),
   });
-  const use: CodeCacheUse = kept.data ? (script.cachedDataRejected ? 'rejected' : 'read') : kept.why;
+  const use: CodeCacheUse = 'data' in kept ? (script.cachedDataRejected ? 'rejected' : 'read') : kept.why;
   const module = new nodeModule.Module(file);
   module.filename = file;
   module.paths = (nodeModule.Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(file));
@@ -63,45 +55,7 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedB
     keep() {
       if (done) return;
       done = true;
-      try {
-        writeKept(cacheFile, stat, script.createCachedData());
-      } catch {
-        // a read-only install: the next start compiles again, as without the cache
-      }
+      writeKept(cacheFile, stat, script.createCachedData());
     },
   };
-}
-
-function readKept(cacheFile: string, stat: { size: number; mtimeMs: number }): { data?: Buffer; why: CodeCacheUse } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(cacheFile);
-  } catch {
-    return { why: 'none' };
-  }
-  const headerEnd = bytes.indexOf(10, MAGIC.length);
-  if (bytes.toString('latin1', 0, MAGIC.length) !== MAGIC || headerEnd < 0) return { why: 'damaged' };
-  let header: Header;
-  try {
-    header = JSON.parse(bytes.toString('utf8', MAGIC.length, headerEnd)) as Header;
-  } catch {
-    return { why: 'damaged' };
-  }
-  if (header.size !== stat.size || header.mtimeMs !== stat.mtimeMs) return { why: 'stale' };
-  const data = bytes.subarray(headerEnd + 1);
-  if (createHash('sha1').update(data).digest('hex') !== header.sha1) return { why: 'damaged' };
-  return { data, why: 'read' };
-}
-
-/** Written whole or not at all: servers started together each write their own file and rename it over the last. */
-function writeKept(cacheFile: string, stat: { size: number; mtimeMs: number }, data: Buffer): void {
-  const header: Header = { size: stat.size, mtimeMs: stat.mtimeMs, sha1: createHash('sha1').update(data).digest('hex') };
-  mkdirSync(path.dirname(cacheFile), { recursive: true });
-  const partial = `${cacheFile}.${process.pid}.partial`;
-  try {
-    writeFileSync(partial, Buffer.concat([Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`), data]));
-    renameSync(partial, cacheFile);
-  } finally {
-    rmSync(partial, { force: true });
-  }
 }

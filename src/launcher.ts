@@ -8,10 +8,13 @@ import { runAsProcess } from './processMain';
  * holds what serving needs; the other commands' (dist/commands.js) the rest: an agent's first answer waited for
  * Node to read and compile 2.3 MB of one bundle (esbuild.mjs).
  */
+/** What a start keeps for the next (V8's code, the token counter's table): beside the bundles, rebuilt with them. */
+const KEPT = path.join(__dirname, 'start-cache');
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'mcp') {
   const bundle = load<typeof import('./mcp/command')>('mcp.js');
-  runAsProcess(() => bundle.exports.mcpCommand(rest, (s) => process.stderr.write(`${s}\n`), { afterFirstAnswer: bundle.keep }));
+  const hooks = { afterFirstAnswer: bundle.keep, keepIn: KEPT };
+  runAsProcess(() => bundle.exports.mcpCommand(rest, (s) => process.stderr.write(`${s}\n`), hooks));
 } else {
   const bundle = load<typeof import('./cli')>('commands.js');
   process.once('exit', bundle.keep);
@@ -20,12 +23,12 @@ if (command === 'mcp') {
 
 /**
  * A bundle beside this one, with V8's code for it kept between runs: Node's own compile cache where Node has one
- * (22.1 and later: VS Code's own runtime), else ours (codeCache.ts, in dist/code-cache/: Node 20).
+ * (22.1 and later: VS Code's own runtime), else ours (codeCache.ts: Node 20).
  */
 function load<T>(name: string): Pick<CachedBundle<T>, 'exports' | 'keep'> {
   const enableCompileCache = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache;
   const file = path.join(__dirname, name);
-  if (!enableCompileCache) return requireWithCodeCache<T>(file, path.join(__dirname, 'code-cache'));
+  if (!enableCompileCache) return requireWithCodeCache<T>(file, KEPT);
   enableCompileCache();
   return { exports: require(file) as T, keep: () => undefined };
 }
