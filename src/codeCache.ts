@@ -5,10 +5,10 @@ import * as vm from 'node:vm';
 import { type NotKept, readKept, writeKept } from './keptFile';
 
 /**
- * A bundle required with V8's code for it kept between runs, on Node versions without `module.enableCompileCache`
- * (before 22.1: the `node` an agent's configuration names may be 20). Compiling dist/mcp.js (2.1 MB) and the
- * functions its first answer runs cost the MCP server ~50 ms of CPU at every start; with the code kept, V8 reads
- * it instead.
+ * A bundle required with V8's code for it kept between runs, with the functions a command ran (compiled lazily,
+ * after loading): `module.enableCompileCache` (Node 22.1 and later) keeps the code V8 has as a module is compiled,
+ * before it runs, and Node 20 has none. Compiling dist/mcp.js (2.1 MB) and the functions its first answer runs cost the MCP server
+ * ~50 ms of CPU at every start on Node 20; with the code kept, V8 reads it instead.
  *
  * V8 checks a code cache only against its own version, its flags and the source's length: a bundle rebuilt to the
  * same length would run the old code. So the code is kept as a kept file (keptFile.ts), tied to the bundle's size
