@@ -1,4 +1,5 @@
 import { isSpace } from './charClass';
+import { type Cl100k, cl100k } from './cl100kTable';
 import { pieceEnd } from './cl100kPieces';
 import { detached } from './memo';
 import { rangeHash } from './rangeHash';
@@ -23,22 +24,6 @@ const SAMPLES = 4;
 const MAX_REMEMBERED = 100_000;
 
 /**
- * js-tiktoken's table as one string of every token's bytes (one latin1 char a byte) and an open-addressing hash
- * table over it, made in one pass over the package's base64: a Map of 100,256 strings took ~100 ms to make (a
- * buffer and a string per token, and their garbage), the first thing an MCP server's first answer waited for.
- */
-interface Cl100k {
-  readonly bytes: string;
-  /** Token t's bytes are bytes[starts[t], starts[t + 1]). */
-  readonly starts: Int32Array;
-  readonly ranks: Int32Array;
-  /** Slot -> token + 1 (0: empty), by rangeHash of the bytes; its length a power of two. */
-  readonly slots: Int32Array;
-}
-
-let table: Cl100k | undefined;
-
-/**
  * The pieces remembered and their counts: an open-addressing table by rangeHash of the piece's characters, looked
  * up where the piece lies in its text (a Map by string needed the piece cut out of the text first: a string made
  * and hashed for every piece of every text, most of them seen before). Emptied when full, as a Map would be.
@@ -49,57 +34,6 @@ const rememberedPieces: string[] = [];
 /** Entry -> its piece's hash (as int32: no heap number per entry). */
 const rememberedHashes = new Int32Array(MAX_REMEMBERED);
 const rememberedCounts: number[] = [];
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-function cl100k(): Cl100k {
-  if (!table) {
-    // js-tiktoken's table (ships in the package: works offline): lines of `<prefix> <first rank> <base64 token>...`
-    const source = require('js-tiktoken/ranks/cl100k_base') as { bpe_ranks: string };
-    const text = source.bpe_ranks;
-    const sextet = new Int8Array(128).fill(-1);
-    for (let i = 0; i < 64; i++) sextet[BASE64.charCodeAt(i)] = i;
-    const out = new Uint8Array(text.length); // base64 is longer than what it encodes
-    const starts: number[] = [];
-    const ranks: number[] = [];
-    let n = 0;
-    let field = 0; // 0: the line's prefix, 1: its first rank, 2 on: its tokens
-    let rank = 0;
-    let bits = 0;
-    let held = 0;
-    for (let i = 0; i <= text.length; i++) {
-      const c = i < text.length ? text.charCodeAt(i) : 10;
-      if (c === 32 || c === 10) {
-        if (field >= 2) ranks.push(rank++);
-        field = c === 10 ? 0 : field + 1;
-        if (field === 1) rank = 0;
-        if (field >= 2) starts.push(n);
-        held = 0;
-        bits = 0;
-      } else if (field === 1) rank = rank * 10 + c - 48;
-      else if (field >= 2 && c !== 61) {
-        held = ((held << 6) | sextet[c]!) & 0xffff;
-        bits += 6;
-        if (bits >= 8) {
-          bits -= 8;
-          out[n++] = (held >> bits) & 255;
-        }
-      }
-    }
-    starts.push(n);
-    const bytes = Buffer.from(out.buffer, 0, n).toString('latin1');
-    let size = 1;
-    while (size < ranks.length * 2) size *= 2;
-    const slots = new Int32Array(size);
-    for (let t = 0; t < ranks.length; t++) {
-      let slot = rangeHash(bytes, starts[t]!, starts[t + 1]!) & (size - 1);
-      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
-      slots[slot] = t + 1;
-    }
-    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots };
-  }
-  return table;
-}
 
 /** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
 function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number, to: number): number {

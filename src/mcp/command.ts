@@ -6,6 +6,7 @@ import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { countTokens } from '../core/tokens';
+import { keptTokenTable } from './keptTable';
 import { ScopedMemory } from './scopedMemory';
 import { serveStdio } from './server';
 
@@ -22,6 +23,13 @@ export interface McpOptions {
   readonly 'embed-model'?: string | undefined;
   /** Where a hub model was downloaded (the extension's cache); the server itself never downloads. */
   readonly 'model-cache'?: string | undefined;
+}
+
+export interface McpHooks {
+  /** Runs once the first tool's answer is on its way (the launcher keeps V8's code then: codeCache.ts). */
+  readonly afterFirstAnswer?: () => void;
+  /** Where a start keeps what the next one reads instead of making it (the token counter's table: keptTable.ts). */
+  readonly keepIn?: string;
 }
 
 /** `mcp`'s own options: `--workspace` repeats for a multi-root workspace. */
@@ -50,7 +58,7 @@ export function parseMcpArgs(args: string[]): McpOptions {
  * `--db FILE`, or the one the extension keeps for `--workspace DIR` (storeLocation.ts). With a workspace,
  * nothing outside its folders is ever returned, whatever else the file holds.
  */
-export async function mcpCommand(args: string[], err: (s: string) => void): Promise<number> {
+export async function mcpCommand(args: string[], err: (s: string) => void, hooks: McpHooks = {}): Promise<number> {
   const options = parseMcpArgs(args);
   if (options.redact && options['no-redact']) throw new RecallError('bad-argument', 'mcp: give --redact (the default) or --no-redact, not both.');
   const redact = !options['no-redact'];
@@ -78,10 +86,11 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
   const folders = scope === 'allHistory' ? [] : named;
   // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
   // client's handshake; once the store is open, what the first search reads of it is read (ScopedMemory) while this
-  // thread builds the token counter's table (the answers' budgets; built on its first count); and the searcher warms
-  // after the first answer.
+  // thread builds the token counter's table (the answers' budgets; built on its first count, unless a start before
+  // kept it); and the searcher warms after the first answer.
   const spec = namedModel(options['embed-model']);
   const model = loadModel(spec, options, err);
+  const tokenTable = keptTokenTable(hooks.keepIn);
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {
@@ -91,7 +100,10 @@ export async function mcpCommand(args: string[], err: (s: string) => void): Prom
         const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
         err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
       }, () => undefined);
-      await serveStdio(memory, { redact }, packageVersion(), err);
+      await serveStdio(memory, { redact }, packageVersion(), err, () => {
+        hooks.afterFirstAnswer?.();
+        tokenTable.keep();
+      });
       return 0;
     } finally {
       await memory.close();

@@ -20,8 +20,15 @@ const INSTRUCTIONS =
   'Use search for what was discussed or decided before, file_history before changing a file, recent to catch up; ' +
   `then read_exchange for the exact words. ${QUOTED_DESCRIPTION}`;
 
-export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string): McpServer {
+export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
   const tools = new MemoryTools(memory, options);
+  let first = afterFirstAnswer;
+  // the hook runs once the first answer is on its way (the SDK writes it once the handler's promise settles)
+  const reply = (run: () => Promise<ToolAnswer>): Promise<CallToolResult> =>
+    answer(run).finally(() => {
+      if (first) setImmediate(first);
+      first = undefined;
+    });
   const server = new McpServer({ name: 'agent-recall', version }, { instructions: INSTRUCTIONS });
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -38,7 +45,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: searchInput,
       annotations: readOnly,
     },
-    (input) => answer(() => tools.search(input)),
+    (input) => reply(() => tools.search(input)),
   );
   server.registerTool(
     'read_exchange',
@@ -51,7 +58,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: readExchangeInput,
       annotations: readOnly,
     },
-    (input) => answer(() => tools.readExchange(input)),
+    (input) => reply(() => tools.readExchange(input)),
   );
   server.registerTool(
     'file_history',
@@ -61,7 +68,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: fileHistoryInput,
       annotations: readOnly,
     },
-    (input) => answer(() => tools.fileHistory(input)),
+    (input) => reply(() => tools.fileHistory(input)),
   );
   server.registerTool(
     'recent',
@@ -71,7 +78,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: recentInput,
       annotations: readOnly,
     },
-    (input) => answer(() => tools.recent(input)),
+    (input) => reply(() => tools.recent(input)),
   );
   return server;
 }
@@ -79,10 +86,16 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
 /**
  * Serves `memory` on stdin/stdout until the client ends its input and every request read is answered.
  * What the server could not serve (a line too long, not JSON, no JSON-RPC message) is answered on stdout
- * and told on stderr, through `log`.
+ * and told on stderr, through `log`. `afterFirstAnswer` runs once, after the first tool's answer is on its way.
  */
-export async function serveStdio(memory: ScopedMemory, options: ToolOptions, version: string, log: (line: string) => void): Promise<void> {
-  const server = createMcpServer(memory, options, version);
+export async function serveStdio(
+  memory: ScopedMemory,
+  options: ToolOptions,
+  version: string,
+  log: (line: string) => void,
+  afterFirstAnswer?: () => void,
+): Promise<void> {
+  const server = createMcpServer(memory, options, version, afterFirstAnswer);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

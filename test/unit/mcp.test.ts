@@ -346,8 +346,8 @@ test('the MCP SDK stays out of the extension host and the other commands: only d
   const dist = (f: string): string => readFileSync(path.resolve(__dirname, '../../../dist', f), 'utf8');
   for (const f of ['extension.js', 'cli.js', 'commands.js']) assert.doesNotMatch(dist(f), /modelcontextprotocol|McpServer = class|JSONRPCMessageSchema|ZodError/, f);
   assert.match(dist('mcp.js'), /McpServer = class/);
-  // the launcher loads one bundle or the other, nothing of its own
-  assert.ok(dist('cli.js').length < 5_000, `dist/cli.js is ${dist('cli.js').length} characters`);
+  // the launcher loads one bundle or the other (through the code cache: codeCache.ts), nothing of its own
+  assert.ok(dist('cli.js').length < 10_000, `dist/cli.js is ${dist('cli.js').length} characters`);
 });
 
 describe('agent-recall mcp with an embedding model', () => {
