@@ -5,7 +5,8 @@ import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
-import { addLivePostings, addToLexicon, FANOUT, forEachPair, lexiconProblems, mergeSegments, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
+import { addToLexicon, FANOUT, lexiconProblems, mergeSegments, readLexiconDocs } from '../../src/core/store/lexicon';
+import { addLivePostings, forEachPair, VarintWriter } from '../../src/core/store/postings';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
 
