@@ -50,10 +50,11 @@ export interface LexiconDoc {
 }
 
 /**
- * Adds one segment for `docs` (exchanges just inserted), then merges what has piled up. Call inside the
- * transaction that inserted them. Its JavaScript yields to the event loop every `slice` (TimeSlice).
+ * Adds one segment for `docs` (exchanges just inserted), then merges what has piled up (what `held` lets merge,
+ * when a write pass holds the merges). Call inside the transaction that inserted them. Its JavaScript yields to the
+ * event loop every `slice` (TimeSlice).
  */
-export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = new TimeSlice()): Promise<void> {
+export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = new TimeSlice(), held?: HeldMerges): Promise<void> {
   if (docs.length === 0) return;
   const sorted = [...docs].sort((a, b) => a.n - b.n);
   const lengths: number[] = [];
@@ -64,7 +65,47 @@ export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = 
     addPairs(byTerm, n, doc);
   }
   await writeSegment(db, sorted.length, encodePairs(lengths), byTerm, slice);
-  await mergeLexicon(db, slice);
+  if (held) await held.added(db, slice);
+  else await mergeLexicon(db, slice);
+}
+
+/** A write pass's segments merged into one when this many are there, before its end (HeldMerges). */
+export const HELD_SEGMENTS = 32;
+
+/**
+ * A write pass's merges (Store.lexiconMergesHeld), held until it ends: a first index adds a segment a write group
+ * (one transaction), and merged FANOUT at a time as they come each exchange was written ~2.7 times on the corpus
+ * (1,518 exchanges in 4,090 segment rows), the merges more than half the run thread's writes. Held, the pass's
+ * segments are merged into one at its end (each exchange written twice), or when HELD_SEGMENTS of them are there
+ * (a large history: what a search reads while the pass runs stays a few dozen segments). Then FANOUT of a size
+ * merge as always (mergeLexicon). What the lexicon holds is the same either way; only how it is cut in segments.
+ */
+export class HeldMerges {
+  private constructor(private after: number) {}
+
+  /** Holds the merges of the segments added from now on. */
+  static async begin(db: Db): Promise<HeldMerges> {
+    const row = await db.get<{ id: number | null }>('SELECT max(id) AS id FROM lexicon_segments');
+    return new HeldMerges(row?.id ?? 0);
+  }
+
+  /** After the pass added a segment: its segments merged into one once HELD_SEGMENTS are there. */
+  async added(db: Db, slice: TimeSlice): Promise<void> {
+    const ids = await this.segments(db);
+    if (ids.length >= HELD_SEGMENTS) this.after = (await mergeSegments(db, ids, slice)) ?? ids.at(-1)!;
+  }
+
+  /** At the pass's end: its segments merged into one, then FANOUT of a size (mergeLexicon). Call inside a transaction. */
+  async release(db: Db, slice = new TimeSlice()): Promise<void> {
+    const ids = await this.segments(db);
+    if (ids.length > 1) await mergeSegments(db, ids, slice);
+    await mergeLexicon(db, slice);
+  }
+
+  /** The segments added since the pass began (or since its last merge), oldest first. */
+  private async segments(db: Db): Promise<number[]> {
+    return (await db.all<{ id: number }>('SELECT id FROM lexicon_segments WHERE id > ? ORDER BY id', [this.after])).map((r) => r.id);
+  }
 }
 
 /** Adds exchange `n`'s (row number, count) pair to the list of each of its terms (those `keep` keeps) in `byTerm`. */
@@ -153,16 +194,20 @@ export async function mergeLexicon(db: Db, slice = new TimeSlice()): Promise<num
   }
 }
 
-/** Postings rows a merge reads per segment and statement (`page`): what it holds of the segments at a time. */
-const MERGE_PAGE = 5000;
+/**
+ * Postings rows a merge holds at most: it reads this many divided among its segments per segment and statement
+ * (`page`; 5,000 for FANOUT segments), so a merge of HELD_SEGMENTS holds no more than one of FANOUT.
+ */
+const MERGE_ROWS = 20_000;
 
 /**
  * Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. The
  * postings are merged a range of terms at a time, so what the merge holds is a few pages of each segment, not
  * every term of them: the last merges of a first index of 1 GB of transcripts held all 40,000 exchanges' postings
- * (the run thread's heap reached 300 MB, 266 MB of it live).
+ * (the run thread's heap reached 300 MB, 266 MB of it live). Returns the merged segment's id, none when no
+ * exchange of them was live.
  */
-export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice(), page = MERGE_PAGE): Promise<void> {
+export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice(), page = Math.ceil(MERGE_ROWS / ids.length)): Promise<number | undefined> {
   const deleted = await deletions(db);
   const json = JSON.stringify(ids);
   const docs: number[] = [];
@@ -173,8 +218,9 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
     });
   }
   // with no live exchange left, every posting is dead: nothing to write
+  let merged: number | undefined;
   if (docs.length > 0) {
-    const merged = await addSegment(db, docs.length / 2, encodePairs(docs));
+    merged = await addSegment(db, docs.length / 2, encodePairs(docs));
     // oldest segment first, so each term's pairs come mostly in row order; each range ends at the first term
     // (SQLite's order) that closes a page of some segment, so a term's chunks are all in the same range
     const oldestFirst = [...ids].sort((a, b) => a - b);
@@ -215,6 +261,7 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
   }
   await db.run(`DELETE FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
   await forgetDeletions(db, deleted);
+  return merged;
 }
 
 /**
