@@ -9,6 +9,7 @@ import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { ftsSegments, MAX_SEGMENTS } from '../../src/core/store/ftsSegments';
+import { HeldMerges } from '../../src/core/store/lexicon';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -338,6 +339,19 @@ test("a first index written in several groups leaves the lexicon in one segment,
     assert.deepEqual(await store.db.all('SELECT docs FROM lexicon_segments'), [{ docs: sessions }]);
     assert.equal(written, 2 * sessions, 'each exchange written in its group\'s segment, then in the merged one');
     assert.deepEqual(await store.check(), { ok: true, problems: [] });
+    // a run with nothing to write opens no transaction to merge the lexicon
+    let releases = 0;
+    const release = HeldMerges.prototype.release;
+    HeldMerges.prototype.release = function (...args) {
+      releases++;
+      return release.apply(this, args);
+    };
+    try {
+      assert.equal((await indexSources(store, await discoverSources(discover), segment)).unchanged, sessions);
+    } finally {
+      HeldMerges.prototype.release = release;
+    }
+    assert.equal(releases, 0);
   } finally {
     await store.close();
   }

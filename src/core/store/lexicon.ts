@@ -95,6 +95,11 @@ export class HeldMerges {
     if (ids.length >= HELD_SEGMENTS) this.after = (await mergeSegments(db, ids, slice)) ?? ids.at(-1)!;
   }
 
+  /** Whether the pass added segments not merged yet. */
+  async pending(db: Db): Promise<boolean> {
+    return (await this.segments(db)).length > 0;
+  }
+
   /** At the pass's end: its segments merged into one, then FANOUT of a size (mergeLexicon). Call inside a transaction. */
   async release(db: Db, slice = new TimeSlice()): Promise<void> {
     const ids = await this.segments(db);

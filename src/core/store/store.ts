@@ -228,7 +228,8 @@ export class Store {
     } finally {
       this.heldMerges = undefined;
     }
-    await this.db.transaction(() => held.release(this.db));
+    // a pass that wrote nothing (every source unchanged) writes nothing here either
+    if (await held.pending(this.db)) await this.db.transaction(() => held.release(this.db));
     return done;
   }
 
