@@ -9,7 +9,7 @@ import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { ftsSegments, MAX_SEGMENTS } from '../../src/core/store/ftsSegments';
-import { HeldMerges } from '../../src/core/store/lexicon';
+import { HeldMerges } from '../../src/core/store/lexiconHold';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 

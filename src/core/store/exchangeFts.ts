@@ -2,7 +2,8 @@ import type { Db } from './db';
 import { resetFtsTable } from './ftsReset';
 import { type IndexText, indexText, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
-import { addToLexicon, clearLexicon, type HeldMerges, type LexiconDoc, replaceTerms } from './lexicon';
+import { addToLexicon, clearLexicon, type LexiconDoc, replaceTerms } from './lexicon';
+import type { HeldMerges } from './lexiconHold';
 import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
 
 /**

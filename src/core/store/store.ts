@@ -27,7 +27,7 @@ import { checkPages, checkPagesAside, checkShape, damagedError, type OpenCheck }
 import { addIndexText } from './exchangeFts';
 import { type IndexText, indexText } from '../indexText';
 import { mergeFtsSegments } from './ftsSegments';
-import { HeldMerges } from './lexicon';
+import { HeldMerges } from './lexiconHold';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
 
 /**
