@@ -203,11 +203,15 @@ export async function indexSources(
   const own = workers ? undefined : new RunWorkers();
   const run = workers ?? own!;
   try {
-    const first = await writeSources(store, sources, segment, onProgress, token, run);
-    // A file that kept an exchange was rewritten without it: the files holding a copy are read again, so it stays.
-    const orphaned = new Set(await store.releaseOrphanedCopies());
-    const again = sources.filter((s) => orphaned.has(s.path));
-    const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token, run) : undefined;
+    // the lexicon's segments merged once at the end, not as each group adds one
+    const { first, second } = await store.lexiconMergesHeld(async () => {
+      const first = await writeSources(store, sources, segment, onProgress, token, run);
+      // A file that kept an exchange was rewritten without it: the files holding a copy are read again, so it stays.
+      const orphaned = new Set(await store.releaseOrphanedCopies());
+      const again = sources.filter((s) => orphaned.has(s.path));
+      const second = again.length > 0 && !token.isCancellationRequested ? await writeSources(store, again, segment, onProgress, token, run) : undefined;
+      return { first, second };
+    });
     await store.writeLedger();
     if (first.parsed + (second?.parsed ?? 0) > 0) await store.mergeSearchSegments();
     onProgress({ phase: 'parse', done: sources.length, total: sources.length });

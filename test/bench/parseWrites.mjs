@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The run thread's part of a first index, alone: every source of a folder is read, parsed and segmented first (not
 // timed: the index workers do it), then written as writeSources.ts writes them (groups of 128 KB doubling to 4 MB or
-// 64 sources, one write in flight, then the ledger and the FTS merge) into a fresh store, without the memory map as an
+// 64 sources, one write in flight, the lexicon's merges held to the end, then the ledger and the FTS merge) into a fresh store, without the memory map as an
 // index run writes. Timed in CPU: this thread's (the kernel's figure in /proc), every other thread's (SQLite's
 // statements on libuv's threads, V8's compiler and collector) and the process's; also how many exchanges the
 // lexicon's segments wrote in all (each merge writes its segments' exchanges again). Linux only. Run `tsc -p .` first
@@ -45,8 +45,18 @@ const threadsCpu = () => {
 /** This thread's CPU ms, to the nanosecond (schedstat's first field). */
 const ownCpu = () => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 
-/** Every prepared source written as writeSources.ts groups them, then the ledger and the FTS merge. */
+/**
+ * Every prepared source written as writeSources.ts groups them, the lexicon's merges held to the end as indexSources
+ * holds them (a build before Store.lexiconMergesHeld merged as each group wrote), then the ledger and the FTS merge.
+ */
 async function writeAll(store) {
+  if (store.lexiconMergesHeld) await store.lexiconMergesHeld(() => writeGroups(store));
+  else await writeGroups(store);
+  await store.writeLedger();
+  await store.mergeSearchSegments();
+}
+
+async function writeGroups(store) {
   let group = [];
   let groupBytes = 0;
   let groupLimit = 128 * 1024;
@@ -64,8 +74,6 @@ async function writeAll(store) {
   }
   await writing;
   if (group.length > 0) await store.writeParses(group);
-  await store.writeLedger();
-  await store.mergeSearchSegments();
 }
 
 for (let run = 0; run < Number(values.runs); run++) {

@@ -9,6 +9,7 @@ import { discoverSources } from '../../src/core/sources/discover';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { ftsSegments, MAX_SEGMENTS } from '../../src/core/store/ftsSegments';
+import { HeldMerges } from '../../src/core/store/lexiconHold';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -313,6 +314,48 @@ async function appendSession(file: string, n: number, prompt: string): Promise<v
   const reply = { ...base, parentUuid: id(2 * n - 1), type: 'assistant', message: { model: 'claude', id: `msg_${n}`, type: 'message', role: 'assistant', content: [{ type: 'text', text }] }, uuid: id(2 * n), timestamp: at };
   await appendFile(file, `${JSON.stringify(user)}\n${JSON.stringify(reply)}\n`);
 }
+
+test("a first index written in several groups leaves the lexicon in one segment, each exchange written in it once more", async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'projects', 'shop');
+  await mkdir(root, { recursive: true });
+  // a write group closes at 64 sources: 65 sessions are two groups, two segments as they are written
+  const sessions = 65;
+  for (let i = 0; i < sessions; i++) {
+    const hex = i.toString(16).padStart(8, '0');
+    await appendSession(path.join(root, `${hex}-1111-4111-8111-111111111111.jsonl`), 1, `Why does the checkout page number ${i} render the coupon field twice?`);
+  }
+  const store = await Store.open(path.join(dir, 'store.sqlite'));
+  try {
+    let written = 0;
+    const get = store.db.get.bind(store.db);
+    store.db.get = ((sql: string, params?: unknown[]) => {
+      if (sql.startsWith('INSERT INTO lexicon_segments')) written += params![0] as number;
+      return get(sql, params as never);
+    }) as typeof store.db.get;
+    const discover = { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [path.join(dir, 'projects')], includeSubagents: true };
+    const report = await indexSources(store, await discoverSources(discover), segment);
+    assert.equal(report.exchangesWritten, sessions);
+    assert.deepEqual(await store.db.all('SELECT docs FROM lexicon_segments'), [{ docs: sessions }]);
+    assert.equal(written, 2 * sessions, 'each exchange written in its group\'s segment, then in the merged one');
+    assert.deepEqual(await store.check(), { ok: true, problems: [] });
+    // a run with nothing to write opens no transaction to merge the lexicon
+    let releases = 0;
+    const release = HeldMerges.prototype.release;
+    HeldMerges.prototype.release = function (...args) {
+      releases++;
+      return release.apply(this, args);
+    };
+    try {
+      assert.equal((await indexSources(store, await discoverSources(discover), segment)).unchanged, sessions);
+    } finally {
+      HeldMerges.prototype.release = release;
+    }
+    assert.equal(releases, 0);
+  } finally {
+    await store.close();
+  }
+});
 
 test('a run given its sources reads only those (live indexing): the others wait for a run that discovers', async () => {
   const dir = tempDir();

@@ -5,7 +5,9 @@ import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
 import { searchableText } from '../../src/core/words';
-import { addLivePostings, addToLexicon, FANOUT, forEachPair, lexiconProblems, mergeSegments, readLexiconDocs, VarintWriter } from '../../src/core/store/lexicon';
+import { addToLexicon, FANOUT, lexiconProblems, mergeSegments, readLexiconDocs } from '../../src/core/store/lexicon';
+import { HELD_SEGMENTS } from '../../src/core/store/lexiconHold';
+import { addLivePostings, forEachPair, VarintWriter } from '../../src/core/store/postings';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
 
@@ -129,6 +131,49 @@ describe('lexicon segments', () => {
       assert.equal(hits.length, FANOUT, 'every exchange is still found');
       assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
       assert.equal((await readLexiconDocs(fx.store.db)).count, FANOUT);
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test("a write pass holds the merges: a segment a write, the pass's merged into one at its end, then FANOUT of a size", async () => {
+    const fx = await openFixture([{ file: 's0.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('s0', 'alpha beta')] }]);
+    try {
+      const write = (i: number) => writeConversation(fx.store, fx.dir, { file: `s${i}.jsonl`, agent: 'codex', project: '/p', exchanges: [exchange(`s${i}`, `alpha gamma ${i}`)] }, fx.ids, fx.keys);
+      await fx.store.lexiconMergesHeld(async () => {
+        for (let i = 1; i <= FANOUT + 1; i++) await write(i);
+        assert.deepEqual((await segments(fx.store)).map((s) => s.docs), Array(FANOUT + 2).fill(1), 'nothing merged while the pass runs');
+        const hits = await new LexiconBm25(fx.reads).search(['alpha'], 10);
+        assert.equal(hits.length, FANOUT + 2, 'every exchange found while the pass runs');
+      });
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [1, FANOUT + 1], "the pass's segments in one, the segment before it kept");
+      const rows = await fx.store.db.all<{ n: number; id: string }>('SELECT n, id FROM exchanges');
+      const keyOf = new Map(rows.map((r) => [r.n, fx.keys.get(r.id)]));
+      const hits = await new LexiconBm25(fx.reads).search(['alpha', 'gamma'], 10);
+      assert.equal(hits.length, FANOUT + 2, 'every exchange is still found');
+      assert.equal(keyOf.get(hits.at(-1)!.n), 's0', 'the one without "gamma" last');
+      // a pass of one write merges as a write alone does: FANOUT of a size
+      for (let i = FANOUT + 2; i < 2 * FANOUT; i++) await write(i);
+      await fx.store.lexiconMergesHeld(() => write(2 * FANOUT));
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [FANOUT + 1, FANOUT], 'the ones of one exchange merged');
+      assert.deepEqual(await fx.store.check(), { ok: true, problems: [] });
+    } finally {
+      await fx.store.close();
+    }
+  });
+
+  test(`a write pass's segments merge into one whenever ${HELD_SEGMENTS} are there, before its end`, async () => {
+    const fx = await openFixture([]);
+    try {
+      const write = (i: number) => writeConversation(fx.store, fx.dir, { file: `s${i}.jsonl`, agent: 'codex', project: '/p', exchanges: [exchange(`s${i}`, `alpha ${i}`)] }, fx.ids, fx.keys);
+      await fx.store.lexiconMergesHeld(async () => {
+        for (let i = 0; i < HELD_SEGMENTS; i++) await write(i);
+        assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [HELD_SEGMENTS]);
+        for (let i = HELD_SEGMENTS; i < HELD_SEGMENTS + 2; i++) await write(i);
+        assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [HELD_SEGMENTS, 1, 1], 'the merged one is not merged again with each new one');
+      });
+      assert.deepEqual((await segments(fx.store)).map((s) => s.docs), [HELD_SEGMENTS, 2]);
+      assert.equal((await new LexiconBm25(fx.reads).search(['alpha'], 100)).length, HELD_SEGMENTS + 2);
     } finally {
       await fx.store.close();
     }

@@ -3,6 +3,7 @@ import { resetFtsTable } from './ftsReset';
 import { type IndexText, indexText, termCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
 import { addToLexicon, clearLexicon, type LexiconDoc, replaceTerms } from './lexicon';
+import type { HeldMerges } from './lexiconHold';
 import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
 
 /**
@@ -16,13 +17,13 @@ export async function indexExchanges(db: Db, rows: ReadonlyArray<{ n: number; pr
   await addIndexText(db, rows.map((r) => ({ n: r.n, text: indexText(r.prompt, r.verbatim) })));
 }
 
-/** indexExchanges with each exchange's index text already computed (where it was parsed). */
-export async function addIndexText(db: Db, rows: ReadonlyArray<{ n: number; text: IndexText }>): Promise<void> {
+/** indexExchanges with each exchange's index text already computed (where it was parsed); `held`: a write pass's lexicon merges. */
+export async function addIndexText(db: Db, rows: ReadonlyArray<{ n: number; text: IndexText }>, held?: HeldMerges): Promise<void> {
   await db.insertRows(
     'INSERT INTO exchanges_fts(rowid, prompt)',
     rows.map((r) => [r.n, r.text.prompt]),
   );
-  await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: r.text.doc })));
+  await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: r.text.doc })), undefined, held);
 }
 
 /** Rows read per step when the whole index is rebuilt (bounded memory at any store size). */

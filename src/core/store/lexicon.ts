@@ -1,6 +1,11 @@
 import type { TermCounts } from '../indexText';
 import { TimeSlice } from '../timeSlice';
+import type { HeldMerges } from './lexiconHold';
 import type { Db } from './db';
+import { chunksAsPairs, encodePairs, encodePairsInto, forEachPair, joinChunksInto, lastRowNumber, liveChunk, placeLengths, VarintWriter } from './postings';
+
+// search reads postings through the lexicon (lexiconBm25.ts), as storeDump.mjs does
+export { addLivePostings, forEachPair } from './postings';
 
 /**
  * The lexicon: BM25's own index over what people said (the verbatim index's three columns, ftsText.ts), so a
@@ -46,10 +51,11 @@ export interface LexiconDoc {
 }
 
 /**
- * Adds one segment for `docs` (exchanges just inserted), then merges what has piled up. Call inside the
- * transaction that inserted them. Its JavaScript yields to the event loop every `slice` (TimeSlice).
+ * Adds one segment for `docs` (exchanges just inserted), then merges what has piled up (what `held` lets merge,
+ * when a write pass holds the merges). Call inside the transaction that inserted them. Its JavaScript yields to the
+ * event loop every `slice` (TimeSlice).
  */
-export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = new TimeSlice()): Promise<void> {
+export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = new TimeSlice(), held?: HeldMerges): Promise<void> {
   if (docs.length === 0) return;
   const sorted = [...docs].sort((a, b) => a.n - b.n);
   const lengths: number[] = [];
@@ -57,16 +63,23 @@ export async function addToLexicon(db: Db, docs: readonly LexiconDoc[], slice = 
   for (const { n, doc } of sorted) {
     await slice.yieldIfDue();
     lengths.push(n, doc.words);
-    if (doc.counts.length === 0) continue;
-    const terms = doc.terms.split(' ');
-    for (let i = 0; i < terms.length; i++) {
-      const pairs = byTerm.get(terms[i]!);
-      if (pairs) pairs.push(n, doc.counts[i]!);
-      else byTerm.set(terms[i]!, [n, doc.counts[i]!]);
-    }
+    addPairs(byTerm, n, doc);
   }
   await writeSegment(db, sorted.length, encodePairs(lengths), byTerm, slice);
-  await mergeLexicon(db, slice);
+  if (held) await held.added(db, slice);
+  else await mergeLexicon(db, slice);
+}
+
+/** Adds exchange `n`'s (row number, count) pair to the list of each of its terms (those `keep` keeps) in `byTerm`. */
+function addPairs(byTerm: Map<string, number[]>, n: number, doc: TermCounts, keep?: (term: string) => boolean): void {
+  if (doc.counts.length === 0) return;
+  const terms = doc.terms.split(' ');
+  for (let i = 0; i < terms.length; i++) {
+    if (keep && !keep(terms[i]!)) continue;
+    const pairs = byTerm.get(terms[i]!);
+    if (pairs) pairs.push(n, doc.counts[i]!);
+    else byTerm.set(terms[i]!, [n, doc.counts[i]!]);
+  }
 }
 
 /**
@@ -100,13 +113,7 @@ export async function replaceTerms(
       if (doc.counts.length === 0) continue;
       let byTerm = bySegment.get(segment);
       if (!byTerm) bySegment.set(segment, (byTerm = new Map()));
-      const terms = doc.terms.split(' ');
-      for (let i = 0; i < terms.length; i++) {
-        if (!replaced(terms[i]!)) continue;
-        const pairs = byTerm.get(terms[i]!);
-        if (pairs) pairs.push(n, doc.counts[i]!);
-        else byTerm.set(terms[i]!, [n, doc.counts[i]!]);
-      }
+      addPairs(byTerm, n, doc, replaced);
     }
   }
   // the terms sort by code point (UTF-8 bytes): a range of first characters is a range of terms
@@ -149,16 +156,20 @@ export async function mergeLexicon(db: Db, slice = new TimeSlice()): Promise<num
   }
 }
 
-/** Postings rows a merge reads per segment and statement (`page`): what it holds of the segments at a time. */
-const MERGE_PAGE = 5000;
+/**
+ * Postings rows a merge holds at most: it reads this many divided among its segments per segment and statement
+ * (`page`; 5,000 for FANOUT segments), so a merge of HELD_SEGMENTS holds no more than one of FANOUT.
+ */
+const MERGE_ROWS = 20_000;
 
 /**
  * Merges the segments `ids` into one, leaving out dead postings; forgets deletions no segment holds any more. The
  * postings are merged a range of terms at a time, so what the merge holds is a few pages of each segment, not
  * every term of them: the last merges of a first index of 1 GB of transcripts held all 40,000 exchanges' postings
- * (the run thread's heap reached 300 MB, 266 MB of it live).
+ * (the run thread's heap reached 300 MB, 266 MB of it live). Returns the merged segment's id, none when no
+ * exchange of them was live.
  */
-export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice(), page = MERGE_PAGE): Promise<void> {
+export async function mergeSegments(db: Db, ids: readonly number[], slice = new TimeSlice(), page = Math.ceil(MERGE_ROWS / ids.length)): Promise<number | undefined> {
   const deleted = await deletions(db);
   const json = JSON.stringify(ids);
   const docs: number[] = [];
@@ -169,8 +180,9 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
     });
   }
   // with no live exchange left, every posting is dead: nothing to write
+  let merged: number | undefined;
   if (docs.length > 0) {
-    const merged = await addSegment(db, docs.length / 2, encodePairs(docs));
+    merged = await addSegment(db, docs.length / 2, encodePairs(docs));
     // oldest segment first, so each term's pairs come mostly in row order; each range ends at the first term
     // (SQLite's order) that closes a page of some segment, so a term's chunks are all in the same range
     const oldestFirst = [...ids].sort((a, b) => a - b);
@@ -188,7 +200,7 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
           await slice.yieldIfDue();
           // the chunks are kept as stored (those holding dead postings written again without them), joined when
           // written (writePostings)
-          const chunk = deleted.size === 0 ? r.postings : liveChunk(r.postings, segment, deleted);
+          const chunk = deleted.size === 0 ? r.postings : liveChunk(r.postings, (n) => isDead(deleted, n, segment));
           if (chunk.length === 0) continue;
           const held = byTerm.get(r.term);
           if (held) held.push(chunk);
@@ -211,6 +223,7 @@ export async function mergeSegments(db: Db, ids: readonly number[], slice = new 
   }
   await db.run(`DELETE FROM lexicon_segments WHERE id IN (SELECT value FROM json_each(?))`, [json]);
   await forgetDeletions(db, deleted);
+  return merged;
 }
 
 /**
@@ -226,95 +239,10 @@ async function rangeEnd(db: Db, segmentsJson: string, after: string, page: numbe
   return row?.bound ?? null;
 }
 
-/**
- * Flat (row number, value) pairs as a varint stream by row number (deltas). Segments are read oldest first and
- * usually hold later row numbers than older ones: then the pairs are in order already and not sorted.
- */
-function encodePairs(flat: readonly number[]): Buffer {
-  return encodePairsInto(new VarintWriter(), flat).finish();
-}
-
-/** encodePairs's stream, written at the end of `out`. */
-function encodePairsInto(out: VarintWriter, flat: readonly number[]): VarintWriter {
-  let ordered = true;
-  for (let i = 2; i < flat.length && ordered; i += 2) ordered = flat[i]! > flat[i - 2]!;
-  let pairs = flat;
-  if (!ordered) {
-    const order = Array.from({ length: flat.length / 2 }, (_, i) => i).sort((a, b) => flat[2 * a]! - flat[2 * b]!);
-    pairs = order.flatMap((i) => [flat[2 * i]!, flat[2 * i + 1]!]);
-  }
-  let previous = 0;
-  for (let i = 0; i < pairs.length; i += 2) {
-    out.push(pairs[i]! - previous).push(pairs[i + 1]!);
-    previous = pairs[i]!;
-  }
-  return out;
-}
-
-/**
- * A term's postings chunks (oldest segment first) written as one stream at the end of `out`: each chunk's bytes
- * as they are, its first row number made a delta from the chunk before's last. That is encodePairs's stream of
- * their pairs whenever each chunk's row numbers all follow the one before's (a merge of segments written in
- * turn); otherwise nothing is written. Returns how many pairs were written, 0 for none.
- */
-function joinChunksInto(out: VarintWriter, chunks: readonly Uint8Array[]): number {
-  let pairs = 0;
-  let last = 0;
-  const start = out.size;
-  for (const [c, chunk] of chunks.entries()) {
-    if (chunk.length === 0) continue;
-    const first = readVarint(chunk, 0);
-    if (c > 0 && first <= last) {
-      out.truncate(start);
-      return 0;
-    }
-    out.push(first - last).pushBytes(chunk, varintEnd);
-    // the chunk's last row number: the running sum of its deltas
-    let n = 0;
-    for (let i = 0; i < chunk.length; pairs++) {
-      n += readVarint(chunk, i);
-      i = varintEnd;
-      while (chunk[i++]! & 128);
-    }
-    last = n;
-  }
-  return pairs;
-}
-
 /** Deleted row numbers, each with the newest segment its postings can be dead in. */
 async function deletions(db: Db): Promise<Map<number, number>> {
   const rows = await db.all<{ n: number; upto: number }>('SELECT n, upto FROM lexicon_deleted');
   return new Map(rows.map((r) => [r.n, r.upto]));
-}
-
-/**
- * A postings chunk of `segment` without its dead postings: as stored when none is dead, empty when all are. Written
- * as bytes again, not held as pairs of numbers (a JavaScript number each): a migration that recorded 28,834 of
- * 250,000 exchanges dead peaked at 691 MB that way, 582 MB this way, the merges' CPU the same.
- */
-function liveChunk(bytes: Uint8Array, segment: number, deleted: ReadonlyMap<number, number>): Uint8Array {
-  const dead = (n: number): boolean => isDead(deleted, n, segment);
-  let n = 0;
-  let any = false;
-  for (let i = 0; i < bytes.length && !any; ) {
-    n += readVarint(bytes, i);
-    i = varintEnd;
-    while (bytes[i++]! & 128);
-    any = dead(n);
-  }
-  if (!any) return bytes;
-  const out = new VarintWriter(bytes.length);
-  let previous = 0;
-  n = 0;
-  for (let i = 0; i < bytes.length; ) {
-    n += readVarint(bytes, i);
-    const count = readVarint(bytes, varintEnd);
-    i = varintEnd;
-    if (dead(n)) continue;
-    out.push(n - previous).push(count);
-    previous = n;
-  }
-  return out.finish();
 }
 
 /** Whether exchange `n`'s postings in `segment` are dead: it was deleted while that segment (or a newer one) was the newest. */
@@ -395,13 +323,6 @@ async function writePostings(db: Db, id: number, byTerm: ReadonlyMap<string, Ter
   if (terms.length > 0) await flush();
 }
 
-/** Chunks' pairs, flat, in order of the chunks. */
-function chunksAsPairs(chunks: readonly Uint8Array[]): number[] {
-  const flat: number[] = [];
-  for (const chunk of chunks) forEachPair(chunk, (n, count) => flat.push(n, count));
-  return flat;
-}
-
 /** What a search needs of every segment: each live exchange's segment and length. */
 export interface LexiconDocs {
   /** By row number: the segment the live exchange is in, 0 for none (deleted, or never indexed). */
@@ -423,35 +344,12 @@ export async function readLexiconDocs(db: Db): Promise<LexiconDocs> {
   const lengthOf = new Uint32Array(maxN + 1);
   let count = 0;
   let totalLength = 0;
-  // Not through forEachPair and its callback: in a fresh process at 250,000 exchanges this took 26-40 ms that way,
-  // 19-28 ms this way, and a fresh MCP server's first search waits for it (issue 42)
   for (const s of segments) {
-    const bytes = s.lengths;
-    let n = 0;
-    for (let i = 0; i < bytes.length; ) {
-      n += readVarint(bytes, i);
-      const words = readVarint(bytes, varintEnd);
-      i = varintEnd;
-      if (deleted.size > 0 && isDead(deleted, n, s.id)) continue;
-      if (segmentOf[n] === 0) count++;
-      else totalLength -= lengthOf[n]!;
-      segmentOf[n] = s.id;
-      lengthOf[n] = words;
-      totalLength += words;
-    }
+    const placed = placeLengths(s.lengths, s.id, segmentOf, lengthOf, deleted.size > 0 ? (n) => isDead(deleted, n, s.id) : undefined);
+    count += placed.added;
+    totalLength += placed.lengthChange;
   }
   return { segmentOf, lengthOf, count, totalLength, segments: new Set(segments.map((s) => s.id)) };
-}
-
-/** The largest row number of a varint stream of pairs (the last: row numbers ascend, as deltas). */
-function lastRowNumber(bytes: Uint8Array): number {
-  let n = 0;
-  for (let i = 0; i < bytes.length; ) {
-    n += readVarint(bytes, i);
-    i = varintEnd;
-    while (bytes[i++]! & 128);
-  }
-  return n;
 }
 
 /** What `check` reports of the lexicon: exchanges it lacks, documents whose exchange is gone. */
@@ -489,108 +387,4 @@ export async function readPostings(db: Db, terms: readonly string[], prefixes: r
     params.push(p, end);
   }
   return db.all<PostingChunk>(parts.join(' UNION ALL '), params);
-}
-
-/** Calls `each` with every pair of a varint stream (row number deltas resolved: `first` is absolute). */
-export function forEachPair(bytes: Uint8Array, each: (first: number, second: number) => void): void {
-  let n = 0;
-  for (let i = 0; i < bytes.length; ) {
-    n += readVarint(bytes, i);
-    const second = readVarint(bytes, varintEnd);
-    i = varintEnd;
-    each(n, second);
-  }
-}
-
-/**
- * A search's hot loop (lexiconBm25.ts, gather): adds the live postings of one chunk of `segment` to `counts` (by
- * row number) and lists the row numbers seen for the first time in `holding` from `held` on; returns the new
- * `held`. A posting is live while its exchange's segment (`segmentOf`) is the chunk's. Not through forEachPair:
- * its callback, shared with the merges, made the loop ~0.3 ms slower a search at 50K exchanges (a megamorphic
- * call per posting).
- */
-export function addLivePostings(bytes: Uint8Array, segment: number, segmentOf: Int32Array, counts: Float64Array, holding: Int32Array, held: number): number {
-  let n = 0;
-  for (let i = 0; i < bytes.length; ) {
-    n += readVarint(bytes, i);
-    const count = readVarint(bytes, varintEnd);
-    i = varintEnd;
-    if (segmentOf[n] !== segment) continue;
-    if (counts[n] === 0) holding[held++] = n;
-    counts[n] += count;
-  }
-  return held;
-}
-
-/** Where the last readVarint stopped (module state: returning the position with the value would allocate). */
-let varintEnd = 0;
-
-/** The unsigned LEB128 varint at `at` of `bytes`; sets varintEnd past it. Most are one byte: the loop never runs. */
-function readVarint(bytes: Uint8Array, at: number): number {
-  let b = bytes[at++]!;
-  let value = b & 127;
-  for (let scale = 128; b & 128; scale *= 128) {
-    b = bytes[at++]!;
-    value += (b & 127) * scale;
-  }
-  varintEnd = at;
-  return value;
-}
-
-/** Unsigned LEB128 varints into a growing buffer. */
-export class VarintWriter {
-  private bytes: Uint8Array;
-  private length = 0;
-
-  constructor(capacity = 64) {
-    this.bytes = new Uint8Array(capacity);
-  }
-
-  /** Bytes written so far. */
-  get size(): number {
-    return this.length;
-  }
-
-  push(value: number): this {
-    this.reserve(10);
-    let v = value;
-    while (v >= 128) {
-      this.bytes[this.length++] = (v % 128) | 128;
-      v = Math.floor(v / 128);
-    }
-    this.bytes[this.length++] = v;
-    return this;
-  }
-
-  /** `bytes` from `from` on, as they are. */
-  pushBytes(bytes: Uint8Array, from = 0): this {
-    this.reserve(bytes.length - from);
-    this.bytes.set(from === 0 ? bytes : bytes.subarray(from), this.length);
-    this.length += bytes.length - from;
-    return this;
-  }
-
-  /** Forgets what was written from `size` on. */
-  truncate(size: number): void {
-    this.length = size;
-  }
-
-  /** A copy of what was written. */
-  finish(): Buffer {
-    return Buffer.from(this.bytes.subarray(0, this.length));
-  }
-
-  /** What was written, not copied: valid until the next write. */
-  view(): Buffer {
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.length);
-  }
-
-  private reserve(more: number): void {
-    if (this.length + more <= this.bytes.length) return;
-    let capacity = this.bytes.length * 2;
-    while (capacity < this.length + more) capacity *= 2;
-    const grown = new Uint8Array(capacity);
-    grown.set(this.bytes.subarray(0, this.length));
-    this.bytes = grown;
-  }
 }
