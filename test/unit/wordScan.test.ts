@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
-import { nextTokenStart } from '../../src/core/distill/contentWords';
+import { asciiWordEnd, nextTokenStart } from '../../src/core/distill/contentWords';
 import { blockLine, cleanProse, oneLine } from '../../src/core/distill/prose';
 import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
@@ -54,6 +54,26 @@ test('a concept word token starts where the word pattern would find one, from an
       assert.equal(nextTokenStart(t, from), want, `${JSON.stringify(t)} from ${from}`);
     }
   }
+});
+
+test('an ASCII word token ends where the word pattern ends it, and every other token is left to the pattern', () => {
+  const pattern = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/iuy;
+  const extra = ["don't we'll Google's O'Brien l'API x’s", 'full-text a-1 b- c_-d IP‑Adapter e2e_ f_1.g2 h\u0345 K\u212a', 'abc', 'ab9_ x'];
+  let read = 0;
+  for (const t of [...samples(), ...extra]) {
+    for (let start = 0; start < t.length; start++) {
+      pattern.lastIndex = start;
+      if (!pattern.test(t)) {
+        assert.equal(asciiWordEnd(t, start), -1, `${JSON.stringify(t)} at ${start}`);
+        continue;
+      }
+      const end = asciiWordEnd(t, start);
+      if (end < 0) continue;
+      read++;
+      assert.equal(end, pattern.lastIndex, `${JSON.stringify(t)} at ${start}`);
+    }
+  }
+  assert.ok(read > 400, `only ${read} tokens read by codes`);
 });
 
 test('cleanProse skips only passes that could not match: the same prose as every pass run in turn', () => {
