@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
 import { asciiWordEnd, nextTokenStart } from '../../src/core/distill/contentWords';
-import { blockLine, cleanProse, oneLine } from '../../src/core/distill/prose';
+import { blockLine, cleanProse, oneLine, sentencePieces } from '../../src/core/distill/prose';
 import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
@@ -74,6 +74,15 @@ test('an ASCII word token ends where the word pattern ends it, and every other t
     }
   }
   assert.ok(read > 400, `only ${read} tokens read by codes`);
+});
+
+test("a line's sentence pieces are those the look-behind pattern splits it into", () => {
+  const extra = ['One. Two!  Three?\tFour。五！ 六？\u3000seven', 'a. ', '. x', 'end.', 'x .\u00a0\u2028 y', 'no end here', '...  ', ''];
+  const palette = ['a', 'É', '.', '!', '?', '。', '！', '？', ' ', '  ', '\t', '\n', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u200b', ','];
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  const random = Array.from({ length: 3000 }, () => Array.from({ length: next() % 12 }, () => palette[next() % palette.length]).join(''));
+  for (const t of [...samples(), ...extra, ...random]) assert.deepEqual(sentencePieces(t), t.split(/(?<=[.!?。！？])\s+/u), JSON.stringify(t));
 });
 
 test('cleanProse skips only passes that could not match: the same prose as every pass run in turn', () => {
