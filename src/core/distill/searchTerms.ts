@@ -1,5 +1,5 @@
 import { isStopWord } from './stopWords';
-import { wordTokens } from './tokenFit';
+import { wordPieceTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
 import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
 
@@ -53,7 +53,8 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   const kept: string[] = [];
   let tokens = 0;
   for (const { w } of ranked) {
-    const t = wordTokens(` ${w}`);
+    // (a word after a space: wordTokens(` ${w}`) without the text made and split)
+    const t = wordPieceTokens(w, 1);
     if (tokens + t > TERMS_MAX_TOKENS) break;
     kept.push(w);
     tokens += t;
