@@ -34,14 +34,18 @@ export function normaliseKey(type: RoomType, raw: string): string {
 export function phraseConceptKey(first: string, second: string, via?: string): string | undefined {
   const a = plainKeyWords(first);
   const b = a && plainKeyWords(second);
-  if (!a || !b) return undefined;
-  if (via === undefined) return sortedUnique([...a, ...b]).join('_');
+  return a && b ? phraseKeyOf(a, b, via) : undefined;
+}
+
+/** phraseConceptKey from its two words' plainKeyWords (a reader of consecutive phrases asks each word's once). */
+export function phraseKeyOf(first: readonly string[], second: readonly string[], via?: string): string | undefined {
+  if (via === undefined) return sortedUnique([...first, ...second]).join('_');
   const c = plainKeyWords(via);
-  return c ? sortedUnique([...a, ...c, ...b]).join('_') : undefined;
+  return c ? sortedUnique([...first, ...c, ...second]).join('_') : undefined;
 }
 
 /** keyWords of a plain word (null when it is not: PLAIN_WORDS_RE), each a copy that holds no longer text alive. */
-const plainKeyWords = memoize((word: string): readonly string[] | null => (PLAIN_WORDS_RE.test(word) ? keyWords(word).map(detached) : null), 50_000);
+export const plainKeyWords = memoize((word: string): readonly string[] | null => (PLAIN_WORDS_RE.test(word) ? keyWords(word).map(detached) : null), 50_000);
 
 /**
  * The distinct tokens in code-unit order (as `sort()` orders strings). Nearly every concept has one or two words:

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namesValueOrAction } from '../../src/core/distill/nonThemes';
-import { nextTokenStart } from '../../src/core/distill/contentWords';
-import { blockLine, cleanProse, oneLine } from '../../src/core/distill/prose';
+import { asciiWordEnd, nextTokenStart } from '../../src/core/distill/contentWords';
+import { blockLine, cleanProse, oneLine, sentencePieces } from '../../src/core/distill/prose';
 import { WordRarity, words } from '../../src/core/distill/wordRarity';
 
 /** Texts of every class of character, fixed and random: what the distiller's word loops read. */
@@ -54,6 +54,35 @@ test('a concept word token starts where the word pattern would find one, from an
       assert.equal(nextTokenStart(t, from), want, `${JSON.stringify(t)} from ${from}`);
     }
   }
+});
+
+test('an ASCII word token ends where the word pattern ends it, and every other token is left to the pattern', () => {
+  const pattern = /[\p{L}][\p{L}\p{N}_]*(?:[-‐‑][\p{L}\p{N}]+)*(?:['’](?:s|ve|ll|re|d|m|t)(?![\p{L}\p{N}]))?/iuy;
+  const extra = ["don't we'll Google's O'Brien l'API x’s", 'full-text a-1 b- c_-d IP‑Adapter e2e_ f_1.g2 h\u0345 K\u212a', 'abc', 'ab9_ x'];
+  let read = 0;
+  for (const t of [...samples(), ...extra]) {
+    for (let start = 0; start < t.length; start++) {
+      pattern.lastIndex = start;
+      if (!pattern.test(t)) {
+        assert.equal(asciiWordEnd(t, start), -1, `${JSON.stringify(t)} at ${start}`);
+        continue;
+      }
+      const end = asciiWordEnd(t, start);
+      if (end < 0) continue;
+      read++;
+      assert.equal(end, pattern.lastIndex, `${JSON.stringify(t)} at ${start}`);
+    }
+  }
+  assert.ok(read > 400, `only ${read} tokens read by codes`);
+});
+
+test("a line's sentence pieces are those the look-behind pattern splits it into", () => {
+  const extra = ['One. Two!  Three?\tFour。五！ 六？\u3000seven', 'a. ', '. x', 'end.', 'x .\u00a0\u2028 y', 'no end here', '...  ', ''];
+  const palette = ['a', 'É', '.', '!', '?', '。', '！', '？', ' ', '  ', '\t', '\n', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u200b', ','];
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  const random = Array.from({ length: 3000 }, () => Array.from({ length: next() % 12 }, () => palette[next() % palette.length]).join(''));
+  for (const t of [...samples(), ...extra, ...random]) assert.deepEqual(sentencePieces(t), t.split(/(?<=[.!?。！？])\s+/u), JSON.stringify(t));
 });
 
 test('cleanProse skips only passes that could not match: the same prose as every pass run in turn', () => {

@@ -95,6 +95,33 @@ export function nextTokenStart(text: string, from: number): number {
 }
 
 /**
+ * Where WORD_TOKEN_AT's match at `start` ends when it is ASCII letters, digits and underscores followed by a character
+ * that continues no part of the pattern (not a hyphen or an apostrophe, not beyond ASCII); -1 otherwise (the pattern
+ * reads it). ASCII letters and digits are \p{L} and \p{N}, and no other ASCII character folds to one.
+ */
+export function asciiWordEnd(text: string, start: number): number {
+  let at = start;
+  for (; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    const letter = (c | 0x20) >= 97 && (c | 0x20) <= 122;
+    if (!letter && !(at > start && ((c >= 48 && c <= 57) || c === 95))) break;
+  }
+  if (at === start) return -1;
+  if (at === text.length) return at;
+  const next = text.charCodeAt(at);
+  return next >= 128 || next === 45 || next === 39 ? -1 : at;
+}
+
+/** Whether an ASCII word has a capital letter (else it is its own lower case). */
+function hasAsciiCapital(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
+}
+
+/**
  * Content words in order, with whether each follows the previous one directly, so two adjacent content
  * words can form a phrase, whether it opens a sentence, follows a capitalised word or is code.
  * Code blocks, paths and URLs are skipped. A contraction ("I've") is a function word, and a possessive
@@ -117,9 +144,13 @@ export function contentWords(text: string): ContentWord[] {
   let prevToken: string | undefined;
   let prevEnd = 0;
   for (let start = nextTokenStart(prose, 0); start < prose.length; start = nextTokenStart(prose, prevEnd)) {
-    WORD_TOKEN_AT.lastIndex = start;
-    WORD_TOKEN_AT.test(prose);
-    const end = WORD_TOKEN_AT.lastIndex;
+    // most words are ASCII letters and digits ending at a character no pattern part can take: read by codes
+    const asciiEnd = asciiWordEnd(prose, start);
+    if (asciiEnd < 0) {
+      WORD_TOKEN_AT.lastIndex = start;
+      WORD_TOKEN_AT.test(prose);
+    }
+    const end = asciiEnd < 0 ? WORD_TOKEN_AT.lastIndex : asciiEnd;
     const token = prose.slice(start, end);
     const before = prevToken;
     const beforeEnd = prevEnd;
@@ -127,11 +158,12 @@ export function contentWords(text: string): ContentWord[] {
     prevEnd = end;
     const initial = before === undefined || endsSentence(prose, beforeEnd, start);
     // (each pattern only where its character is: most words have neither an apostrophe, a trailing _ nor a Unicode hyphen)
-    const clitic = token.includes("'") || token.includes('’') ? CLITIC_RE.exec(token) : null;
+    // (an ASCII word has no apostrophe and no Unicode hyphen, and is its own lower case when it has no capital)
+    const clitic = asciiEnd < 0 && (token.includes("'") || token.includes('’')) ? CLITIC_RE.exec(token) : null;
     const word = clitic ? token.slice(0, clitic.index) : token;
     const bare = word.endsWith('_') ? word.replace(/_+$/, '') : word;
-    const surface = bare.includes('‐') || bare.includes('‑') ? bare.replace(/[‐‑]/gu, '-') : bare;
-    const lower = surface.toLowerCase();
+    const surface = asciiEnd < 0 && (bare.includes('‐') || bare.includes('‑')) ? bare.replace(/[‐‑]/gu, '-') : bare;
+    const lower = asciiEnd < 0 || hasAsciiCapital(surface) ? surface.toLowerCase() : surface;
     const possessive = clitic !== null && /^.s$/iu.test(clitic[0]) && !isStopWord(lower);
     if ((clitic && !possessive) || isStopWord(lower) || lower.length < 2) {
       connector = lastEnd >= 0 && !clitic && CONNECTORS.has(lower) && blankBetween(prose, lastEnd, start) ? { surface, end } : undefined;

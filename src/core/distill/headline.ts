@@ -29,7 +29,12 @@ const REQUEST_DECAY = 0.4;
 const OUTCOME_DECAY = 0.3;
 
 /** How often the exchange's prose and tool calls use each content word (see topicWeight). */
-type TopicWeights = ReadonlyMap<string, number>;
+/** A word's uses in the exchange, and its weight (topicWeight) once asked: 0 until then (every weight is ≥ 1). */
+interface TopicWord {
+  uses: number;
+  weight: number;
+}
+type TopicWeights = ReadonlyMap<string, TopicWord>;
 
 export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
   const topic = topicWeights(prompt, parts);
@@ -249,9 +254,14 @@ function withList(headline: string, outcome: string, list: readonly string[], ma
 
 /** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
 function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
-  const uses = new Map<string, number>();
+  const uses = new Map<string, TopicWord>();
   const count = (ws: readonly string[]): void => {
-    for (const w of ws) uses.set(w, (uses.get(w) ?? 0) + 1);
+    // (one lookup a word: its count is kept in place)
+    for (const w of ws) {
+      const known = uses.get(w);
+      if (known) known.uses++;
+      else uses.set(w, { uses: 1, weight: 0 });
+    }
   };
   // the prompt's and the assistant's words are the search terms' too (partWords remembers them)
   count(partWords(prompt));
@@ -264,7 +274,10 @@ function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeig
 
 /** A word's weight in the exchange: its IDF in English times 1 + ln(its uses in the exchange). */
 function topicWeight(word: string, topic: TopicWeights, stats: WordRarity): number {
-  return stats.idf(word) * (1 + Math.log(topic.get(word) ?? 1));
+  const known = topic.get(word);
+  // a word of the exchange is weighed once, however many sentences hold it
+  if (!known) return stats.idf(word);
+  return (known.weight ||= stats.idf(word) * (1 + Math.log(known.uses)));
 }
 
 function contentWords(text: string): string[] {

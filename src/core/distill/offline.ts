@@ -90,6 +90,8 @@ function pickDetail(details: readonly string[], headline: string, room: number):
   const kept: string[] = [];
   let tokens = 0;
   for (const d of named.length > 0 ? named : details) {
+    // a detail with a word costs a token at least, and one more after the first: once none fits, none will
+    if (tokens + (kept.length > 0 ? 2 : 1) > room) break;
     const ws = words(d);
     if (!ws.some((w) => !said.has(w) && !isStopWord(w))) continue;
     const cost = wordTokens(d) + (kept.length > 0 ? 1 : 0);

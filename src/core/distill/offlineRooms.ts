@@ -4,7 +4,7 @@ import { compareText } from '../order';
 import type { DistillInput } from './distiller';
 import { CHAT_VARIABLE, isRedaction, isReferenceTail, ScriptTally, withoutReferences } from './nonThemes';
 import { contentWords, type ContentWord } from './contentWords';
-import { normaliseKey, phraseConceptKey } from '../roomKey';
+import { normaliseKey, phraseKeyOf, plainKeyWords } from '../roomKey';
 import { THEME_WORD_RANK, type WordRarity } from './wordRarity';
 import type { RoomAssignment } from './types';
 import type { VerbatimPart } from './verbatimParts';
@@ -174,6 +174,13 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   const plainWords = new Map<string, number>();
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(withoutReferences(text));
+    // a word's key words, asked once where it is both the second word of a phrase and the first of the next
+    let keysAt = -1;
+    let keys: readonly string[] | null = null;
+    const keysOf = (at: number): readonly string[] | null => {
+      if (keysAt !== at) [keysAt, keys] = [at, plainKeyWords(seq[at]!.surface)];
+      return keys;
+    };
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
       if (!w.code) scripts.add(w.lower, inPrompt);
@@ -186,9 +193,13 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
       // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
       if (w.valueOrAction || next.valueOrAction) continue;
-      // (a phrase's key from its words' keys: most phrases are new, their words are not)
-      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface));
-      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseConceptKey(w.surface, next.surface, next.via));
+      // (a phrase's key from its words' keys: most phrases are new, their words are not; phraseConceptKey's steps)
+      const first = keysOf(i);
+      const second = first && keysOf(i + 1);
+      const via = next.adjacent ? undefined : next.via;
+      const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
+      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
     }
   };
   count(prompt.slice(0, 8_000), true);

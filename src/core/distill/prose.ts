@@ -108,7 +108,7 @@ export function proseSentences(text: string): ProseSentence[] {
     if (line.trimStart().startsWith(BLOCK)) continue;
     const heading = line.trimStart().startsWith(HEADING);
     const start = out.length;
-    for (const piece of line.replaceAll(ITEM, ' ').split(/(?<=[.!?。！？])\s+/u)) {
+    for (const piece of sentencePieces(line.replaceAll(ITEM, ' '))) {
       const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
       if (spaces(s) < 2 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
       out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
@@ -120,6 +120,30 @@ export function proseSentences(text: string): ProseSentence[] {
     }
   }
   return out;
+}
+
+/**
+ * `line.split(/(?<=[.!?。！？])\s+/u)` read by character codes: the pieces between the runs of whitespace that follow
+ * a sentence's end (the pattern's look-behind was tried at every character of every line).
+ */
+export function sentencePieces(line: string): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (let i = 1; i < line.length; i++) {
+    if (!isSpace(line.charCodeAt(i)) || !endsSentence(line.charCodeAt(i - 1))) continue;
+    let end = i + 1;
+    while (end < line.length && isSpace(line.charCodeAt(end))) end++;
+    pieces.push(line.slice(from, i));
+    from = end;
+    i = end - 1;
+  }
+  pieces.push(line.slice(from));
+  return pieces;
+}
+
+/** `[.!?。！？]` */
+function endsSentence(c: number): boolean {
+  return c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3002 || c === 0xff01 || c === 0xff1f;
 }
 
 /** The items of the list that starts at lines[from] (blank lines between them allowed), each on one line. */

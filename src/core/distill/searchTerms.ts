@@ -1,5 +1,5 @@
 import { isStopWord } from './stopWords';
-import { wordTokens } from './tokenFit';
+import { wordPieceTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
 import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
 
@@ -23,15 +23,16 @@ const HUMAN_WEIGHT = 2;
 const MAX_WORD_CHARS = 32;
 
 export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
-  const uses = new Map<string, number>();
-  const human = new Set<string>();
+  // each term's uses and whether the human said it (kept in place: one lookup a word)
+  const uses = new Map<string, { n: number; human: boolean }>();
   const count = (ws: readonly string[], byHuman: boolean): void => {
     for (const w of ws) {
       // a word counted before is a term: its patterns are tried once
-      const n = uses.get(w);
-      if (n === undefined && !isTerm(w)) continue;
-      uses.set(w, (n ?? 0) + 1);
-      if (byHuman) human.add(w);
+      const known = uses.get(w);
+      if (known) {
+        known.n++;
+        known.human ||= byHuman;
+      } else if (isTerm(w)) uses.set(w, { n: 1, human: byHuman });
     }
   };
   // the prompt's and the assistant's words are the headline's too (partWords remembers them); of each part the
@@ -46,14 +47,15 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   const already = new Set(words(said));
   const ranked: Array<{ w: string; weight: number }> = [];
   // (forEach: no [word, uses] pair made for each entry)
-  uses.forEach((n, w) => {
-    if (!already.has(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human.has(w) ? HUMAN_WEIGHT : 1) });
+  uses.forEach(({ n, human }, w) => {
+    if (!already.has(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1) });
   });
   ranked.sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
   const kept: string[] = [];
   let tokens = 0;
   for (const { w } of ranked) {
-    const t = wordTokens(` ${w}`);
+    // (a word after a space: wordTokens(` ${w}`) without the text made and split)
+    const t = wordPieceTokens(w, 1);
     if (tokens + t > TERMS_MAX_TOKENS) break;
     kept.push(w);
     tokens += t;
