@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CancellationSignal, NEVER_CANCELLED } from '../cancellation';
-import { CLEAN, HOLDS_SECRET } from '../redactionCheck';
+import { CLEAN, HOLDS_SECRET, redactionStamp } from '../redactionCheck';
 import type { Db } from '../store/db';
 import {
   cachedDistillation,
@@ -191,8 +191,8 @@ function batchRecords(
         contentHash: contentHash(input),
         tokens: countTokens(distilledText(o.value)),
         cache: distiller.model !== undefined && !o.cached,
-        // a cached result's text was not checked here: the redaction stage stamps it
-        ...(o.cached ? {} : { redactionStamp: clean.has(o.n) ? CLEAN : HOLDS_SECRET }),
+        // a cached result's text was not given to the distiller, so not redacted yet: checked here
+        redactionStamp: o.cached ? redactionStamp(input.verbatim) : clean.has(o.n) ? CLEAN : HOLDS_SECRET,
       });
       if (o.cached) cacheHits++;
     } else {
