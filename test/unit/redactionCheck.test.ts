@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace, type IndexProgress } from '../../src/core/indexer';
-import { CLEAN, HOLDS_SECRET, redactionStamp } from '../../src/core/redactionCheck';
+import { checkRedaction, CLEAN, HOLDS_SECRET, redactionStamp } from '../../src/core/redactionCheck';
 import { RecentTexts } from '../../src/core/search/recentTexts';
 import { exchangeTexts } from '../../src/core/store/hitRows';
 import { Store } from '../../src/core/store/store';
@@ -118,6 +118,21 @@ test('a text with a secret is never stamped CLEAN, and is shown redacted once st
     const shown = rows.map((r) => recent.redacted(r.n, texts.get(r.n)!));
     assert.deepEqual(SESSION_SECRETS.filter((s) => leak(shown.join('\n'), s.secret) !== undefined).map((s) => s.what), []);
     rows.forEach((r, i) => assert.equal(shown[i] === r.verbatim, r.clean === CLEAN, `exchange ${r.n}`));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a cancelled stage stamps nothing more and is not taken as done: the next run stamps the rest', async () => {
+  const { file } = await secretStore();
+  const store = await Store.open(file);
+  try {
+    await store.db.run('UPDATE distilled SET clean = NULL');
+    assert.equal(await checkRedaction(store.db, undefined, { isCancellationRequested: true }), 0);
+    assert.ok((await stamped(store)).every((r) => r.clean === null));
+    const total = (await stamped(store)).length;
+    assert.equal(await checkRedaction(store.db), total);
+    for (const r of await stamped(store)) assert.equal(r.clean, redactionStamp(r.verbatim), `exchange ${r.n}`);
   } finally {
     await store.close();
   }
