@@ -8,6 +8,7 @@ import { RecallError } from './errors';
 import { collectGarbage } from './heap';
 import type { Layer } from './search/types';
 import { prepareSource } from './prepareSource';
+import { checkRedaction } from './redactionCheck';
 import type { SegmentOptions } from './segment';
 import { readSource } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
@@ -20,8 +21,8 @@ import { type ParallelOptions, RunWorkers } from './workers/runWorkers';
 import { type SourcesPass, writeSources } from './writeSources';
 
 /**
- * Orchestration: discover -> parse -> segment -> store (searchable by its words from here on) -> tokens ->
- * distill -> embed, incremental and resumable. Each source is written in one transaction, so a crash leaves
+ * Orchestration: discover -> parse -> segment -> store (searchable by its words from here on) -> distill ->
+ * tokens -> redaction stamps -> embed, incremental and resumable. Each source is written in one transaction, so a crash leaves
  * every file either fully at its old state or fully at its new one; the later stages pick up whatever is not
  * done yet. Parsing (with token counts and index text) and offline distillation run on worker threads when
  * there is enough of them (workers/runWorkers.ts); the results are written here, in the order a run on one
@@ -62,7 +63,7 @@ export interface DistillBacklog {
 export type DistillGate = (backlog: DistillBacklog) => Promise<{ readonly distiller?: Distiller; readonly note?: string }>;
 
 export interface IndexProgress {
-  readonly phase: 'discover' | 'parse' | 'tokens' | 'distill' | 'embed';
+  readonly phase: 'discover' | 'parse' | 'tokens' | 'distill' | 'redaction' | 'embed';
   readonly done: number;
   readonly total: number;
   readonly file?: string;
@@ -77,6 +78,8 @@ export interface StageTime {
 /** A run's report: its pass over the sources (parse figures), then each later stage's. */
 export interface IndexReport extends SourcesPass {
   readonly tokensCounted: number;
+  /** Distilled exchanges whose redaction stamp was not current, stamped by this run (redactionCheck.ts). */
+  readonly redactionChecked?: number;
   /** Absent when the stage did not run (cancelled before it, or no distiller). */
   readonly distill?: DistillReport;
   readonly embedded?: EmbedReport;
@@ -86,7 +89,7 @@ export interface IndexReport extends SourcesPass {
   readonly distillNote?: string;
   /** Folders the user named as roots (`extraRoots`) that are not folders (mistyped, removed): nothing was read there. */
   readonly unreadableRoots?: ReadonlyArray<{ readonly root: string; readonly reason: string }>;
-  /** Each stage's time: discover, parse (read, parse, segment, store), tokens, distill, embed. */
+  /** Each stage's time: discover, parse (read, parse, segment, store), tokens, distill, redaction, embed. */
   readonly stages: Partial<Record<IndexProgress['phase'], StageTime>>;
   /** What discovery found (absent when the run was given its `sources`). */
   readonly discovered?: readonly DiscoveredSource[];
@@ -118,6 +121,9 @@ export async function indexWorkspace(
     const countedWhileDistilling = uncounted - (await store.countWithoutTokens());
     const tokensCounted = countedWhileDistilling + (token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token, workers));
     clock.lap('tokens');
+    // texts distilled before redaction stamps, or under older rules, are checked once (redactionCheck.ts)
+    const redactionChecked = token.isCancellationRequested ? 0 : await checkRedaction(store.db, onProgress, token, (exchanges) => workers.for({ exchanges }));
+    clock.lap('redaction');
     // the embedding runs here: the threads' heaps (their tables, what they parsed) are let go before it
     await workers.close();
     const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
@@ -125,6 +131,7 @@ export async function indexWorkspace(
     return {
       ...report,
       tokensCounted,
+      redactionChecked,
       ...(distill ? { distill } : {}),
       ...embed,
       ...(chosen.note ? { distillNote: chosen.note } : {}),

@@ -340,9 +340,11 @@ export class IndexService extends Disposable {
           ? `${p.done}/${p.total} transcripts`
           : p.phase === 'tokens'
             ? `counting tokens ${p.done}/${p.total}`
-            : p.phase === 'embed'
-              ? `embedding ${p.done}/${p.total}`
-              : `distilling ${p.done}/${p.total}`;
+            : p.phase === 'redaction'
+              ? `checking texts for secrets ${p.done}/${p.total}`
+              : p.phase === 'embed'
+                ? `embedding ${p.done}/${p.total}`
+                : `distilling ${p.done}/${p.total}`;
     this.stage = { phase: p.phase, done: p.done, total: p.total };
     const due = pace.next(p, performance.now());
     if (due && text !== this.progressText) {

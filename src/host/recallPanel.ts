@@ -173,6 +173,8 @@ function backgroundNote(stage: IndexStage, exchanges: number): { background?: st
       return { background: `${searchable} Distilling them in the background${of}: their headlines and rooms follow.` };
     case 'tokens':
       return { background: `${searchable} Counting their tokens in the background${of}.` };
+    case 'redaction':
+      return { background: `${searchable} Checking their texts for secrets in the background${of}.` };
     case 'embed':
       return { background: `${searchable} Embedding them in the background${of}: search by meaning follows.` };
     default:

@@ -8,8 +8,9 @@
 //     moved by the replica's number of days;
 //   - per text, at random: a few words replaced by words drawn from the corpus (by frequency), dropped or doubled.
 // Replicas keep their source file and lines, so `eval` still judges them (a replica of the right exchange is
-// right). Token counts and content hashes stay the originals' (search reads neither). Vectors are not copied:
-// run `embed` on the result.
+// right). Token counts and content hashes stay the originals' (search reads neither). Each replica's text is checked for
+// secrets and stamped (distilled.clean) by the index run's own redaction stage, as a real index stamps what it distils.
+// Vectors are not copied: run `embed` on the result.
 // Usage (after `tsc -p .`): node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
 import { copyFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { indexText } = requireOut('../../out/src/core/indexText.js');
 const { addToLexicon } = requireOut('../../out/src/core/store/lexicon.js');
 const { Db } = requireOut('../../out/src/core/store/db.js');
 const { isAsked } = requireOut('../../out/src/core/store/rows.js');
+const { checkRedaction } = requireOut('../../out/src/core/redactionCheck.js');
 
 const { values } = parseArgs({
   options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
@@ -216,6 +218,10 @@ for (let k = 1; k <= copies; k++) {
   await lexicon.transaction(() => addToLexicon(lexicon, docs));
   process.stderr.write(`copy ${k}/${copies}\n`);
 }
-console.log(`${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original`);
+const stamped = await checkRedaction(lexicon);
+console.log(
+  `${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original; ` +
+    `${stamped} redaction stamps written`,
+);
 await new Promise((res) => raw.close(res));
 await lexicon.close();

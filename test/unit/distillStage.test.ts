@@ -7,6 +7,7 @@ import { OfflineDistiller } from '../../src/core/distill/offline';
 import { REDACTION_VERSION, redact } from '../../src/core/distill/redact';
 import { contentHash, distillOfflineBatch, distillPending } from '../../src/core/distill/stage';
 import { indexWorkspace, offlineDistiller } from '../../src/core/indexer';
+import { CLEAN, HOLDS_SECRET, redactionStamp } from '../../src/core/redactionCheck';
 import { countPendingDistillation, MAX_DISTILL_ATTEMPTS } from '../../src/core/store/distilledStore';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
@@ -100,6 +101,8 @@ test('an LLM distiller is never asked twice for the same content: re-indexed exc
     });
     assert.equal(llm.seen.length, total, 'no second call');
     assert.equal(again.distill?.cacheHits, total);
+    const stamps = await store.db.all<{ verbatim: string; clean: string | null }>('SELECT e.verbatim, d.clean FROM exchanges e JOIN distilled d ON d.exchange_n = e.n');
+    for (const r of stamps) assert.equal(r.clean, redactionStamp(r.verbatim), "a result from the cache has its text's stamp too");
     assert.equal(await count(store, 'SELECT count(*) AS c FROM rooms'), rooms, 'same room ids again; the orphan is gone');
     const after = (await snapshot(store)).map((s) => JSON.parse(s) as { id: string; core: string });
     assert.deepEqual(after.map((r) => [r.id, r.core]), before.map((s) => JSON.parse(s) as { id: string; core: string }).map((r) => [r.id, r.core]));
@@ -256,7 +259,7 @@ test('every distiller is given the exchanges with their secrets redacted, so no 
   }
 });
 
-test('a distilled exchange whose verbatim text holds no secret says so, with the rules that found none', async () => {
+test('a distilled exchange says whether its verbatim text holds a secret, with the rules that checked it', async () => {
   const dir = tempDir('recall-clean-');
   writeFileSync(path.join(dir, 'session.jsonl'), secretSession('/home/dev/shop'));
   // the fixtures' exchanges, then the session's (each holding secrets)
@@ -268,8 +271,8 @@ test('a distilled exchange whose verbatim text holds no secret says so, with the
       distiller: offlineDistiller(),
     });
     const rows = await store.db.all<{ verbatim: string; clean: string | null }>('SELECT e.verbatim, d.clean FROM exchanges e JOIN distilled d ON d.exchange_n = e.n');
-    assert.ok(rows.filter((r) => r.clean === null).length >= 5 && rows.some((r) => r.clean !== null), 'texts with and without a secret');
-    for (const r of rows) assert.equal(r.clean, redact(r.verbatim) === r.verbatim ? REDACTION_VERSION : null);
+    assert.ok(rows.filter((r) => r.clean === HOLDS_SECRET).length >= 5 && rows.some((r) => r.clean === CLEAN), 'texts with and without a secret');
+    for (const r of rows) assert.equal(r.clean, redact(r.verbatim) === r.verbatim ? REDACTION_VERSION : HOLDS_SECRET);
   } finally {
     await store.close();
   }

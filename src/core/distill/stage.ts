@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type CancellationSignal, NEVER_CANCELLED } from '../cancellation';
+import { CLEAN, HOLDS_SECRET, redactionStamp } from '../redactionCheck';
 import type { Db } from '../store/db';
 import {
   cachedDistillation,
@@ -14,7 +15,6 @@ import { refreshRooms } from '../store/roomStats';
 import { countTokens } from '../tokens';
 import { type Distiller, type DistillInput, distillerInput, type DistillOutcome } from './distiller';
 import { OfflineDistiller } from './offline';
-import { REDACTION_VERSION } from './redact';
 import { RoomRegistry } from './rooms';
 import { distilledText } from './types';
 
@@ -191,7 +191,8 @@ function batchRecords(
         contentHash: contentHash(input),
         tokens: countTokens(distilledText(o.value)),
         cache: distiller.model !== undefined && !o.cached,
-        ...(clean.has(o.n) ? { cleanVerbatim: REDACTION_VERSION } : {}),
+        // a cached result's text was not given to the distiller, so not redacted yet: checked here
+        redactionStamp: o.cached ? redactionStamp(input.verbatim) : clean.has(o.n) ? CLEAN : HOLDS_SECRET,
       });
       if (o.cached) cacheHits++;
     } else {

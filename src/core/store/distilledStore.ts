@@ -20,8 +20,8 @@ export interface DistilledRecord {
   readonly tokens: number;
   /** Store the result in the content cache (LLM results, which cost money to make again). */
   readonly cache: boolean;
-  /** Its verbatim text holds no secret: the version of the redaction rules (REDACTION_VERSION) that changed nothing in it. */
-  readonly cleanVerbatim?: string;
+  /** Its verbatim text's redaction stamp (redactionCheck.ts: CLEAN or HOLDS_SECRET); none leaves it to the redaction stage. */
+  readonly redactionStamp?: string;
 }
 
 export interface DistillFailure {
@@ -206,7 +206,7 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
       JSON.stringify(
         records.map((r) => [
           r.n, r.value.exchangeCore, r.value.specificContext, r.distiller, r.model ?? null, r.promptVersion, r.contentHash, r.tokens,
-          r.value.searchTerms ?? '', r.cleanVerbatim ?? null,
+          r.value.searchTerms ?? '', r.redactionStamp ?? null,
         ]),
       ),
     ],

@@ -14,7 +14,7 @@ import { conversationOrder, type ExchangeRow, toFileTouch, toSummary } from './r
 export interface ExchangeText {
   readonly prompt: string;
   readonly verbatim: string;
-  /** The version of the redaction rules that found no secret in `verbatim` when it was distilled (distilled.clean). */
+  /** `verbatim`'s redaction stamp (distilled.clean, redactionCheck.ts): REDACTION_VERSION when those rules found no secret in it. */
   readonly clean?: string | null;
 }
 

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { distillOfflineBatch } from '../distill/stage';
 import { prepareSource } from '../prepareSource';
+import { redactionStamp } from '../redactionCheck';
 import { readSource } from '../sourceRead';
 import { ADAPTERS } from '../sources/registry';
 import { countTokens } from '../tokens';
@@ -37,5 +38,7 @@ async function run(task: IndexTask): Promise<unknown> {
     }
     case 'count':
       return task.texts.map(countTokens);
+    case 'redaction':
+      return task.texts.map(redactionStamp);
   }
 }

@@ -9,7 +9,7 @@ import type { SourceState } from '../store/rows';
  * What the index run asks of its worker threads (pool.ts -> indexWorker.ts) and what they answer. Everything
  * crosses by structured clone; an adapter crosses as its place in the registry (sources/registry.ts).
  */
-export type IndexTask = PrepareTask | DistillTask | CountTask;
+export type IndexTask = PrepareTask | DistillTask | CountTask | RedactionTask;
 
 /**
  * Read (unless `read` is given: a database source, read by the thread that holds SQLite), parse and segment one
@@ -48,12 +48,20 @@ export interface CountTask {
   readonly texts: readonly string[];
 }
 
+/** Redaction stamps of texts (the redaction stage's backlog: exchanges distilled before stamps, or under older rules). */
+export interface RedactionTask {
+  readonly kind: 'redaction';
+  readonly texts: readonly string[];
+}
+
 export type IndexTaskResult<T extends IndexTask> = T extends PrepareTask
   ? PreparedSource | 'unchanged'
   : T extends DistillTask
     ? DistillAnswer
     : T extends CountTask
       ? number[]
-      : never;
+      : T extends RedactionTask
+        ? string[]
+        : never;
 
 export type WorkerReply = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string };
