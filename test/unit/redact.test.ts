@@ -112,3 +112,16 @@ test('a private key is redacted as a block wherever an excerpt of it starts or s
     }
   }
 });
+
+test('a key whose value is no secret does not hide the secret of the key after it (a heading or a note before a config line)', () => {
+  const secrets = [
+    ['Set it up:\ntwilio_auth_token = 5c3a18f6d4b2907e5c3a18f6d4b2907e', 'Set it up:\ntwilio_auth_token = [REDACTED:generic-secret]'],
+    ['Notes:\napi_key = sk_9f8eA7b6C5d4E3f2G1h0', 'Notes:\napi_key = [REDACTED:generic-secret]'],
+    ['Note: api_key = sk_9f8eA7b6C5d4E3f2G1h0', 'Note: api_key = [REDACTED:generic-secret]'],
+    ['run --verbose --api-key 9f8eA7b6C5d4E3f2G1h0x', 'run --verbose --api-key [REDACTED:generic-secret]'],
+  ];
+  for (const [line, redacted] of secrets) assert.equal(redact(line!), redacted);
+  // looked at again from the key's last character, not from inside it: "public key" stays one name
+  const wireguard = 'interface: wg0\n  public key: iDOkPq2eH57bILCMFmfvYtOmZLcetwfAOzm+VEUZlx0=\n';
+  assert.equal(redact(wireguard), wireguard);
+});

@@ -101,7 +101,7 @@ test("after a rules version change, the older stamps are not trusted: a text an 
   } finally {
     await older.close();
   }
-  const { rows } = await restampedAfter("UPDATE distilled SET clean = CASE WHEN clean = 'r1' THEN 'r0' ELSE '!r0' END", file, dir);
+  const { rows } = await restampedAfter(`UPDATE distilled SET clean = CASE WHEN clean = '${CLEAN}' THEN 'r0' ELSE '!r0' END`, file, dir);
   for (const r of rows) assert.equal(r.clean, redactionStamp(r.verbatim), `exchange ${r.n}`);
 });
 

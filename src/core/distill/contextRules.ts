@@ -137,10 +137,14 @@ export const GENERIC_RULES: readonly Rule[] = [
     re: new RegExp(String.raw`(^|[^A-Za-z0-9_.-])((?:public[ \t]+)?[A-Za-z_][A-Za-z0-9_.-]{0,60}["']?\s*[:=](?!//)\s*)` + VALUE, 'gm'),
     replace: (m, lead = '', head = '', q = '', value = '') =>
       looksSecret(head.replace(/["']?\s*[:=]\s*$/, ''), value) ? `${lead}${head}${q}${m}${q}` : undefined,
+    // a value that is no secret may be the next key ("Notes:\napi_key = …"): look again from the head's last
+    // character, which leads that key as this key's lead did (not from inside the head: "public key" is one name)
+    resumeAt: (lead = '', head = '') => lead.length + head.length - 1,
   },
   {
     kind: 'generic-secret',
     re: new RegExp(String.raw`(^|[\s])(--?[A-Za-z][A-Za-z0-9_.-]{0,60}[ \t]+)` + VALUE, 'gm'),
     replace: (m, lead = '', head = '', q = '', value = '') => (looksSecret(head.trim(), value) ? `${lead}${head}${q}${m}${q}` : undefined),
+    resumeAt: (lead = '', head = '') => lead.length + head.length - 1,
   },
 ];

@@ -14,12 +14,13 @@ import { isNotLiteral, isReference, marker, type Rule, type SecretKind } from '.
 export type { SecretKind } from './secretRule';
 
 /**
- * The rules' version, stored with each exchange found to hold no secret when it was distilled (`distilled.clean`):
- * a search shows such a text as it is instead of redacting it again, while the version stored is this one. Bump it
- * with any change to what the rules find (this file, contextRules.ts, privateKeys.ts, secretRule.ts; a unit test
- * pins their text), so that texts checked by older rules are checked again.
+ * The rules' version, stamped on each exchange checked by them (`distilled.clean`; redactionCheck.ts): a search shows
+ * a text found to hold no secret as it is instead of redacting it again, while the version stamped is this one. Bump
+ * it with any change to what the rules find (this file, contextRules.ts, privateKeys.ts, secretRule.ts; a unit test
+ * pins their text): the next index run checks every text again. r2: a key whose value is no secret no longer hides
+ * the secret of the key after it ("Notes:\napi_key = …").
  */
-export const REDACTION_VERSION = 'r1';
+export const REDACTION_VERSION = 'r2';
 
 export interface RedactionResult {
   readonly text: string;
@@ -160,12 +161,10 @@ export function redactSecrets(text: string): RedactionResult {
       if (!rule.needs.some((literal) => searched.includes(literal))) continue;
     }
     const before = out;
-    out = out.replace(rule.re, (whole: string, ...rest: unknown[]) => {
-      // rest = capture groups…, offset, input (and groups when named): keep the string captures only.
-      const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
+    out = replaceSecrets(out, rule.re, rule.resumeAt, (groups) => {
       const m = marker(rule.kind);
       const replaced = rule.replace ? rule.replace(m, ...groups) : m;
-      if (replaced === undefined) return whole;
+      if (replaced === undefined) return undefined;
       found[rule.kind] = (found[rule.kind] ?? 0) + 1;
       count++;
       return replaced;
@@ -173,6 +172,39 @@ export function redactSecrets(text: string): RedactionResult {
     if (out !== before) lower = undefined;
   }
   return { text: out, found, count };
+}
+
+/**
+ * `text` with each match of `re` that `replace` takes (given its groups) replaced, as `String.replace` would, except
+ * that a match `replace` refuses (not a secret after all) gives its text back to the scan from `resumeAt` on: in
+ * "Notes:\napi_key = sk_…" the key-value shape first matches "Notes:\napi_key" (no secret), and the secret's own key
+ * must still be found inside it.
+ */
+function replaceSecrets(
+  text: string,
+  re: RegExp,
+  resumeAt: ((...groups: string[]) => number) | undefined,
+  replace: (groups: string[]) => string | undefined,
+): string {
+  let out = '';
+  let kept = 0;
+  let replacedAny = false;
+  re.lastIndex = 0;
+  // a pattern without the g flag (one anchored at the text's start) is looked for once, as String.replace does
+  for (let m = re.exec(text); m !== null; m = re.global ? re.exec(text) : null) {
+    // the string captures only (a group that took no part is '')
+    const groups = m.slice(1).map((g) => g ?? '');
+    const replaced = replace(groups);
+    if (replaced === undefined) {
+      re.lastIndex = m.index + Math.max(1, resumeAt ? resumeAt(...groups) : m[0].length);
+      continue;
+    }
+    out += text.slice(kept, m.index) + replaced;
+    kept = m.index + m[0].length;
+    replacedAny = true;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return replacedAny ? out + text.slice(kept) : text;
 }
 
 /** The redacted text alone. */

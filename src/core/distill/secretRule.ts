@@ -45,6 +45,12 @@ export type Rule =
        * not searched. For patterns whose search is costly and whose literals are rare in prose.
        */
       readonly needs?: readonly string[];
+      /**
+       * Where in a match `replace` refused the scan goes on (given the match's groups), for a pattern whose refused
+       * match can hold the start of a secret's own match ("Notes:\napi_key = …": a key whose value is the next key).
+       * By default after the match.
+       */
+      readonly resumeAt?: (...groups: string[]) => number;
     }
   | { readonly kind: SecretKind; readonly pass: (text: string, marker: string) => { text: string; count: number } };
 
