@@ -88,6 +88,9 @@ export function embeddings(f: SecretFormat): Array<{ context: string; text: stri
     { context: 'json', text: `{"${f.name}": ${JSON.stringify(f.secret)}, "region": "eu-west-1"}` },
     { context: 'shell', text: `export ${envName(f.name)}='${f.secret}' && ./deploy.sh --${f.name.replace(/^_+/, '').replace(/_/g, '-').toLowerCase()} ${f.secret}` },
     { context: 'config', text: `${f.name} = ${f.secret}` },
+    // a config line after a heading or a note ending in a colon (the note's colon must not take the key as its value)
+    { context: 'config after a heading', text: `Set it up:\n${f.name} = ${f.secret}` },
+    { context: 'config after a note', text: `Note: ${f.name} = ${f.secret}` },
   ];
   if (!multiline) out.push({ context: 'url', text: `GET https://api.example.com/v1/items?${f.name}=${f.secret}&page=2 200` });
   if (f.name === '_authToken') out.push({ context: 'npmrc', text: `//registry.npmjs.org/:_authToken=${f.secret}` });
