@@ -45,7 +45,7 @@ export async function checkRedaction(
   const pool = total > 0 ? poolFor(total) : undefined;
   let done = 0;
   let afterN = -1;
-  const running: Array<Promise<Array<{ n: number; id: string; stamp: string }>>> = [];
+  const running: Array<Promise<Array<{ n: number; hash: string; stamp: string }>>> = [];
   for (;;) {
     while (!token.isCancellationRequested && running.length < (pool ? pool.size + 1 : 1)) {
       const batch = await uncheckedTexts(db, CURRENT, afterN, BATCH);
@@ -64,7 +64,7 @@ export async function checkRedaction(
   return done;
 }
 
-async function stampBatch(batch: readonly UncheckedText[], pool: WorkerPool | undefined): Promise<Array<{ n: number; id: string; stamp: string }>> {
+async function stampBatch(batch: readonly UncheckedText[], pool: WorkerPool | undefined): Promise<Array<{ n: number; hash: string; stamp: string }>> {
   let stamps: string[] | undefined;
   if (pool) {
     try {
@@ -74,7 +74,7 @@ async function stampBatch(batch: readonly UncheckedText[], pool: WorkerPool | un
     }
   }
   stamps ??= await stampHere(batch);
-  return batch.map((e, i) => ({ n: e.n, id: e.id, stamp: stamps[i]! }));
+  return batch.map((e, i) => ({ n: e.n, hash: e.hash, stamp: stamps[i]! }));
 }
 
 /** On this thread: yielding every MAX_BATCH_CHARS characters, so the extension host's event loop is never held long. */

@@ -6,6 +6,7 @@ import { indexWorkspace, type IndexProgress } from '../../src/core/indexer';
 import { checkRedaction, CLEAN, HOLDS_SECRET, redactionStamp } from '../../src/core/redactionCheck';
 import { RecentTexts } from '../../src/core/search/recentTexts';
 import { exchangeTexts } from '../../src/core/store/hitRows';
+import { setRedactionStamps, uncheckedTexts } from '../../src/core/store/redactionStamps';
 import { Store } from '../../src/core/store/store';
 import type { ParallelOptions } from '../../src/core/workers/runWorkers';
 import { FIXTURES, tempDir } from './helpers';
@@ -133,6 +134,24 @@ test('a cancelled stage stamps nothing more and is not taken as done: the next r
     const total = (await stamped(store)).length;
     assert.equal(await checkRedaction(store.db), total);
     for (const r of await stamped(store)) assert.equal(r.clean, redactionStamp(r.verbatim), `exchange ${r.n}`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a stamp lands only on the text it was found for: a row re-written meanwhile (same exchange, another text) keeps its own', async () => {
+  const { file } = await secretStore();
+  const store = await Store.open(file);
+  try {
+    await store.db.run('UPDATE distilled SET clean = NULL');
+    const read = await uncheckedTexts(store.db, [CLEAN, HOLDS_SECRET], 0, 1000);
+    const withSecret = read.find((t) => redactionStamp(t.verbatim) === HOLDS_SECRET)!;
+    // another process re-parses and re-distills that exchange while this one checks the text it read (as a clean one)
+    await store.db.run("UPDATE distilled SET content_hash = 'rewritten', clean = ? WHERE exchange_n = ?", [HOLDS_SECRET, withSecret.n]);
+    await setRedactionStamps(store.db, read.map((t) => ({ n: t.n, hash: t.hash, stamp: CLEAN })));
+    const after = await stamped(store);
+    assert.equal(after.find((r) => r.n === withSecret.n)!.clean, HOLDS_SECRET);
+    assert.ok(after.filter((r) => r.n !== withSecret.n).every((r) => r.clean === CLEAN));
   } finally {
     await store.close();
   }

@@ -9,7 +9,8 @@ import type { Db } from './db';
 /** A distilled exchange's verbatim text, to be checked. */
 export interface UncheckedText {
   readonly n: number;
-  readonly id: string;
+  /** The distilled row's content hash (the text, its project and plies) when the text was read. */
+  readonly hash: string;
   readonly verbatim: string;
 }
 
@@ -24,21 +25,22 @@ export async function countUnchecked(db: Db, current: readonly string[]): Promis
 /** The next `limit` of them after exchange `afterN`, in order, with their texts. */
 export async function uncheckedTexts(db: Db, current: readonly string[], afterN: number, limit: number): Promise<UncheckedText[]> {
   return db.all<UncheckedText>(
-    `SELECT d.exchange_n AS n, e.id, e.verbatim FROM distilled d JOIN exchanges e ON e.n = d.exchange_n
+    `SELECT d.exchange_n AS n, d.content_hash AS hash, e.verbatim FROM distilled d JOIN exchanges e ON e.n = d.exchange_n
      WHERE d.exchange_n > ? AND (${NOT_CURRENT}) ORDER BY d.exchange_n LIMIT ?`,
     [afterN, JSON.stringify(current), limit],
   );
 }
 
 /**
- * Writes the stamps found, each only while its exchange row is still the one whose text was checked (same id): a
- * stamp never lands on another text.
+ * Writes the stamps found, each only while its distilled row is still the one made from the text checked (same
+ * content hash): a stamp never lands on another text, even where another process re-wrote the exchange meanwhile
+ * (an exchange re-parsed keeps its id, and a row number can be used again).
  */
-export async function setRedactionStamps(db: Db, stamps: ReadonlyArray<{ n: number; id: string; stamp: string }>): Promise<void> {
+export async function setRedactionStamps(db: Db, stamps: ReadonlyArray<{ n: number; hash: string; stamp: string }>): Promise<void> {
   if (stamps.length === 0) return;
   await db.run(
     `UPDATE distilled SET clean = j.value ->> 2 FROM json_each(?) j
-     WHERE distilled.exchange_n = j.value ->> 0 AND EXISTS (SELECT 1 FROM exchanges e WHERE e.n = j.value ->> 0 AND e.id = j.value ->> 1)`,
-    [JSON.stringify(stamps.map((s) => [s.n, s.id, s.stamp]))],
+     WHERE distilled.exchange_n = j.value ->> 0 AND distilled.content_hash = j.value ->> 1`,
+    [JSON.stringify(stamps.map((s) => [s.n, s.hash, s.stamp]))],
   );
 }
