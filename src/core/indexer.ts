@@ -16,7 +16,7 @@ import { type DiscoveredSource, discoverSources, type DiscoverOptions, unreadabl
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { Store } from './store/store';
 import { countTokens } from './tokens';
-import { PoolBroken, type WorkerPool } from './workers/pool';
+import { inBatches } from './workers/batches';
 import { type ParallelOptions, RunWorkers } from './workers/runWorkers';
 import { type SourcesPass, writeSources } from './writeSources';
 
@@ -272,38 +272,21 @@ export async function countPendingTokens(
 ): Promise<number> {
   const total = await store.countWithoutTokens();
   if (total === 0) return 0;
-  const pool = workers?.for({ exchanges: total });
   let counted = 0;
-  let afterN = 0;
-  const running: Array<Promise<Array<{ n: number; id: string; tokens: number }>>> = [];
-  for (;;) {
-    while (!token.isCancellationRequested && running.length < (pool ? pool.size + 1 : 1)) {
-      const batch = await store.exchangesWithoutTokens(COUNT_BATCH, afterN);
-      if (batch.length === 0) break;
-      afterN = batch[batch.length - 1]!.n;
-      running.push(countBatch(batch, pool));
-    }
-    const next = running.shift();
-    if (!next) break;
-    const counts = await next;
-    await store.setTokenCounts(counts);
-    counted += counts.length;
-    onProgress({ phase: 'tokens', done: counted, total });
-  }
-  return counted;
-}
-
-async function countBatch(batch: ReadonlyArray<{ n: number; id: string; verbatim: string }>, pool: WorkerPool | undefined): Promise<Array<{ n: number; id: string; tokens: number }>> {
-  let counts: number[] | undefined;
-  if (pool) {
-    try {
-      counts = await pool.run({ kind: 'count', texts: batch.map((e) => e.verbatim) });
-    } catch (err) {
-      if (!(err instanceof PoolBroken)) throw err;
-    }
-  }
-  counts ??= batch.map((e) => countTokens(e.verbatim));
-  return batch.map((e, i) => ({ n: e.n, id: e.id, tokens: counts[i]! }));
+  return inBatches<{ n: number; id: string; verbatim: string }, number>(
+    {
+      next: (afterN) => store.exchangesWithoutTokens(COUNT_BATCH, afterN),
+      onThread: (batch, pool) => pool.run({ kind: 'count', texts: batch.map((e) => e.verbatim) }),
+      here: (batch) => batch.map((e) => countTokens(e.verbatim)),
+      write: async (batch, counts) => {
+        await store.setTokenCounts(batch.map((e, i) => ({ n: e.n, id: e.id, tokens: counts[i]! })));
+        counted += batch.length;
+        onProgress({ phase: 'tokens', done: counted, total });
+      },
+    },
+    workers?.for({ exchanges: total }),
+    token,
+  );
 }
 
 /** Each stage's elapsed and CPU time, lap by lap. */

@@ -2,7 +2,8 @@ import { type CancellationSignal, NEVER_CANCELLED } from './cancellation';
 import { REDACTION_VERSION, redact } from './distill/redact';
 import type { Db } from './store/db';
 import { countUnchecked, setRedactionStamps, type UncheckedText, uncheckedTexts } from './store/redactionStamps';
-import { PoolBroken, type WorkerPool } from './workers/pool';
+import { inBatches } from './workers/batches';
+import type { WorkerPool } from './workers/pool';
 
 /**
  * Redaction stamps (`distilled.clean`): whether the current rules found a secret in an exchange's verbatim text.
@@ -44,37 +45,22 @@ export async function checkRedaction(
   const total = await countUnchecked(db, CURRENT);
   const pool = total > 0 ? poolFor(total) : undefined;
   let done = 0;
-  let afterN = -1;
-  const running: Array<Promise<Array<{ n: number; hash: string; stamp: string }>>> = [];
-  for (;;) {
-    while (!token.isCancellationRequested && running.length < (pool ? pool.size + 1 : 1)) {
-      const batch = await uncheckedTexts(db, CURRENT, afterN, BATCH);
-      if (batch.length === 0) break;
-      afterN = batch[batch.length - 1]!.n;
-      running.push(stampBatch(batch, pool));
-    }
-    const next = running.shift();
-    if (!next) break;
-    const stamps = await next;
-    await setRedactionStamps(db, stamps);
-    done += stamps.length;
-    onProgress({ phase: 'redaction', done, total });
-  }
+  const stamped = await inBatches<UncheckedText, string>(
+    {
+      next: (afterN) => uncheckedTexts(db, CURRENT, afterN, BATCH),
+      onThread: (batch, threads) => threads.run({ kind: 'redaction', texts: batch.map((e) => e.verbatim) }),
+      here: stampHere,
+      write: async (batch, stamps) => {
+        await setRedactionStamps(db, batch.map((e, i) => ({ n: e.n, hash: e.hash, stamp: stamps[i]! })));
+        done += batch.length;
+        onProgress({ phase: 'redaction', done, total });
+      },
+    },
+    pool,
+    token,
+  );
   if (!token.isCancellationRequested) allChecked.add(db);
-  return done;
-}
-
-async function stampBatch(batch: readonly UncheckedText[], pool: WorkerPool | undefined): Promise<Array<{ n: number; hash: string; stamp: string }>> {
-  let stamps: string[] | undefined;
-  if (pool) {
-    try {
-      stamps = await pool.run({ kind: 'redaction', texts: batch.map((e) => e.verbatim) });
-    } catch (err) {
-      if (!(err instanceof PoolBroken)) throw err;
-    }
-  }
-  stamps ??= await stampHere(batch);
-  return batch.map((e, i) => ({ n: e.n, hash: e.hash, stamp: stamps[i]! }));
+  return stamped;
 }
 
 /** On this thread: yielding every MAX_BATCH_CHARS characters, so the extension host's event loop is never held long. */
