@@ -64,6 +64,14 @@ export const INDEXING_CONTEXT = 'agentRecall.indexing';
 /** How often, at most, a run in progress reads its headline counts (~80 ms at 50,000 exchanges; all stats ~300 ms). */
 const COUNTS_EVERY_MS = 1500;
 
+/** What the progress notification says a background stage is doing, before its count. */
+const PHASE_DOING: Record<Exclude<IndexProgress['phase'], 'discover' | 'parse'>, string> = {
+  tokens: 'counting tokens',
+  distill: 'distilling',
+  redaction: 'checking texts for secrets',
+  embed: 'embedding',
+};
+
 /**
  * The indexing runs: one at a time, a request during a run schedules one more, explicit runs show a
  * cancellable notification and background runs only the status bar. Every change is an event carrying the
@@ -338,13 +346,7 @@ export class IndexService extends Disposable {
         ? 'finding transcripts…'
         : p.phase === 'parse'
           ? `${p.done}/${p.total} transcripts`
-          : p.phase === 'tokens'
-            ? `counting tokens ${p.done}/${p.total}`
-            : p.phase === 'redaction'
-              ? `checking texts for secrets ${p.done}/${p.total}`
-              : p.phase === 'embed'
-                ? `embedding ${p.done}/${p.total}`
-                : `distilling ${p.done}/${p.total}`;
+          : `${PHASE_DOING[p.phase]} ${p.done}/${p.total}`;
     this.stage = { phase: p.phase, done: p.done, total: p.total };
     const due = pace.next(p, performance.now());
     if (due && text !== this.progressText) {

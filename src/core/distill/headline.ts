@@ -28,12 +28,12 @@ const JOINER = ' → ';
 const REQUEST_DECAY = 0.4;
 const OUTCOME_DECAY = 0.3;
 
-/** How often the exchange's prose and tool calls use each content word (see topicWeight). */
 /** A word's uses in the exchange, and its weight (topicWeight) once asked: 0 until then (every weight is ≥ 1). */
 interface TopicWord {
   uses: number;
   weight: number;
 }
+/** How often the exchange's prose and tool calls use each content word (see topicWeight). */
 type TopicWeights = ReadonlyMap<string, TopicWord>;
 
 export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
