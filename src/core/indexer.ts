@@ -272,16 +272,14 @@ export async function countPendingTokens(
 ): Promise<number> {
   const total = await store.countWithoutTokens();
   if (total === 0) return 0;
-  let counted = 0;
   return inBatches<{ n: number; id: string; verbatim: string }, number>(
     {
       next: (afterN) => store.exchangesWithoutTokens(COUNT_BATCH, afterN),
       onThread: (batch, pool) => pool.run({ kind: 'count', texts: batch.map((e) => e.verbatim) }),
       here: (batch) => batch.map((e) => countTokens(e.verbatim)),
-      write: async (batch, counts) => {
+      write: async (batch, counts, done) => {
         await store.setTokenCounts(batch.map((e, i) => ({ n: e.n, id: e.id, tokens: counts[i]! })));
-        counted += batch.length;
-        onProgress({ phase: 'tokens', done: counted, total });
+        onProgress({ phase: 'tokens', done, total });
       },
     },
     workers?.for({ exchanges: total }),

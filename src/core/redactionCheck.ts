@@ -44,15 +44,13 @@ export async function checkRedaction(
   if (allChecked.has(db)) return 0;
   const total = await countUnchecked(db, CURRENT);
   const pool = total > 0 ? poolFor(total) : undefined;
-  let done = 0;
   const stamped = await inBatches<UncheckedText, string>(
     {
       next: (afterN) => uncheckedTexts(db, CURRENT, afterN, BATCH),
       onThread: (batch, threads) => threads.run({ kind: 'redaction', texts: batch.map((e) => e.verbatim) }),
       here: stampHere,
-      write: async (batch, stamps) => {
+      write: async (batch, stamps, done) => {
         await setRedactionStamps(db, batch.map((e, i) => ({ n: e.n, hash: e.hash, stamp: stamps[i]! })));
-        done += batch.length;
         onProgress({ phase: 'redaction', done, total });
       },
     },

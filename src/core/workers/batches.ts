@@ -9,8 +9,8 @@ export interface BatchSteps<Row extends { readonly n: number }, Value> {
   onThread(batch: readonly Row[], pool: WorkerPool): Promise<Value[]>;
   /** The same values, worked on this thread (no pool, or it broke). */
   here(batch: readonly Row[]): Value[] | Promise<Value[]>;
-  /** Writes a batch's values; batches come in the order they were read. */
-  write(batch: readonly Row[], values: Value[]): Promise<void>;
+  /** Writes a batch's values; batches come in the order they were read. `written`: the rows so far, this batch's included. */
+  write(batch: readonly Row[], values: Value[], written: number): Promise<void>;
 }
 
 /**
@@ -48,8 +48,8 @@ export async function inBatches<Row extends { readonly n: number }, Value>(
     const next = running.shift();
     if (!next) break;
     const { batch, values } = await next;
-    await steps.write(batch, values);
     written += batch.length;
+    await steps.write(batch, values, written);
   }
   return written;
 }
