@@ -328,7 +328,8 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await runCommand(page, 'Developer: Reload Window');
     await reloaded;
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 90_000 });
-    const frame = await recallFrame(page);
+    // the panel is restored with the extension, which a loaded machine starts late (30 s was too short at load 15)
+    const frame = await webviewFrame(page, '#query', 90_000);
     await frame.locator('.candidate').first().waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('#query').inputValue(), query);
     // The viewer's tab is back (behind the file Ctrl+Enter opened); a webview restores when it is shown.
