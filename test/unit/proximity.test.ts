@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { foldAccents } from '../../src/core/accents';
 import { FoundPlaces } from '../../src/core/search/foundPlaces';
-import { OFFER_TAIL, offerStart } from '../../src/core/search/offers';
 import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, proximityForm, withProximity, wordBase } from '../../src/core/search/proximity';
 import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
@@ -164,88 +163,5 @@ describe('proximity reads the whole hit rows and cuts them as SQLite did', () =>
     } finally {
       await fx.store.close();
     }
-  });
-});
-
-describe('closing offers: work an answer proposes is no evidence that the exchange did it', () => {
-  const done = 'Assistant: Searched the web for the release notes.';
-  test('an offer begins where a line or a sentence opens with one, near the end', () => {
-    const offers = [
-      'If you want, I can add a research subcommand.',
-      "If you'd like, I can add a research subcommand.",
-      'Want me to add a research subcommand?',
-      'Do you want me to add a research subcommand?',
-      '- **Would you like me to add a research subcommand?**',
-      'Shall I add a research subcommand?',
-      'I can also add a research subcommand.',
-      'Next steps: add a research subcommand.',
-      'Let me know if you want a research subcommand.',
-    ];
-    for (const offer of offers) {
-      const form = proximityForm(`${done}\n${offer}`);
-      const at = offerStart(form, false);
-      assert.ok(at >= form.indexOf('release notes') && form.slice(at).includes('research subcommand'), offer);
-    }
-    for (const text of [
-      `${done} It works if you want speed.`, // not where a sentence begins
-      `${done} Should it fail, run it again.`,
-      `${done} I can add it later.`, // an answer, not an offer of more
-      `${done}\nIf you want a different key name: use an alias.`, // an instruction to the user, not work offered
-    ]) {
-      assert.equal(offerStart(proximityForm(text), false), -1, text);
-    }
-    // far from the end: an answer that goes on after it is no closing offer
-    assert.equal(offerStart(proximityForm(`${done} If you want, I can add it. ${words(OFFER_TAIL)}`), false), -1);
-    // a form cut short has lost its end
-    assert.equal(offerStart(proximityForm(`${done} If you want, I can add it.`), true), -1);
-  });
-
-  test('a word held only in the closing offer takes off its IDF, and no pair counts there', async () => {
-    const idf = new Map([['research', 3], ['subcommand', 2], ['web', 1]]);
-    const texts = [
-      `${done} If you want, I can add a research subcommand.`, // research, subcommand only in the offer
-      `${done} Added a research subcommand. Want me to add more?`, // before the offer: counted, paired
-      `${done} Done.`,
-    ];
-    const forms = texts.map(proximityForm);
-    const hits = forms.map((_, n) => ({ n, score: 10 - n }));
-    const ranked = await withProximity(async (ns) => new Map(ns.map((n) => [n, { form: forms[n]!, places: new FoundPlaces() }])), ['research', 'subcommand', 'web'], idf, hits);
-    // 1: raised by research~subcommand (2.5) and subcommand~web (1.5); 0: lowered by research and subcommand (3 + 2),
-    // and its pairs, in the offer, do not count
-    assert.deepEqual(ranked, [{ n: 1, score: 13 }, { n: 2, score: 8 }, { n: 0, score: 5 }]);
-  });
-});
-
-describe('closing offers in the default search', () => {
-  let fx: Fixture;
-  before(async () => {
-    fx = await openFixture([
-      {
-        file: 'offer.jsonl',
-        agent: 'codex',
-        project: '/p/lab',
-        exchanges: [
-          {
-            key: 'offered',
-            text:
-              'User: the web search returns no results from ocodex\nAssistant: Likely causes: the CX is not configured; the keys are not exported; the sandbox blocks the network. ' +
-              'If you want, I can add a research subcommand that calls the tool directly to verify the search keys and the network without the model.',
-            startedAt: '2025-03-01T10:00:00Z',
-          },
-          {
-            key: 'did',
-            text: 'User: yes, do that\nAssistant: Added `ocodex research`: it calls the web research tool directly and prints what the search returned.',
-            startedAt: '2025-03-01T10:05:00Z',
-          },
-        ],
-      },
-      ...CONVERSATIONS.slice(2),
-    ]);
-  });
-  after(() => fx?.store.close());
-
-  test('the exchange that did the work ranks above the one that offered it', async () => {
-    const r = await createSearcher(fx.reads).search({ text: 'adding a research subcommand to verify search keys and network' });
-    assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)).slice(0, 2), ['did', 'offered']);
   });
 });

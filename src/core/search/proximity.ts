@@ -4,7 +4,6 @@ import { memoize } from '../memo';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
 import { FoundPlaces } from './foundPlaces';
-import { offerStart } from './offers';
 import type { Scored } from './fusion';
 
 /**
@@ -45,27 +44,23 @@ export interface ProximityText {
 export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, ProximityText>>;
 
 /**
- * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence and
- * lowered by the words it holds only in its closing offer (offers.ts): each such word takes off its IDF, what it
- * added to BM25 in an exchange of average length (tf 1), and pairs count only before the offer. Those candidates
- * are re-sorted among themselves; the candidates below the depth stay below them.
+ * `hits` (best first) with each of the first RERANK_DEPTH candidates' scores raised by its proximity evidence,
+ * re-sorted. Scores only grow, so the candidates below the depth stay below those above it.
  */
 export async function withProximity(formsOf: FormsOf, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
   const top = hits.slice(0, RERANK_DEPTH);
   if (terms.length < 2 || top.length < 2) return [...hits];
   const forms = await formsOf(top.map((h) => h.n));
   const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
-  const change = new Map<number, number>();
+  const bonus = new Map<number, number>();
   for (const [n, { form, places }] of forms) {
-    const offer = offerStart(form, form.length >= PROXIMITY_CHARS);
     let sum = 0;
-    for (const pair of pairsIn(form, terms, places, offer < 0 ? Infinity : offer)) sum += weight[pair]!;
-    if (offer >= 0) for (const t of offeredOnly(form, terms, places, offer)) sum -= idf.get(t) ?? 0;
-    change.set(n, sum);
+    for (const pair of pairsIn(form, terms, places)) sum += weight[pair]!;
+    bonus.set(n, sum);
   }
-  const rescored = top.map((h) => ({ n: h.n, score: h.score + (change.get(h.n) ?? 0) }));
+  const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
   // stable: equal scores keep BM25's order
-  return [...rescored.sort((x, y) => y.score - x.score), ...hits.slice(RERANK_DEPTH)];
+  return [...raised.sort((x, y) => y.score - x.score), ...hits.slice(RERANK_DEPTH)];
 }
 
 /**
@@ -99,13 +94,10 @@ export function proximityForm(verbatim: string): string {
   return foldAccents(firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase());
 }
 
-/**
- * pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences.
- * `end`: only words that end by this offset count (the text before its closing offer, offers.ts).
- */
-function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlaces, end = Infinity): Set<number> {
+/** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences. */
+function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlaces): Set<number> {
   const terms = queryTerms.map(foldAccents); // the form's words are folded: `codigo` stands where `código` was
-  const occurrencesOf = (t: string) => before(places.of(t, () => occurrences(lower, t)), end);
+  const occurrencesOf = (t: string) => places.of(t, () => occurrences(lower, t));
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {
     if (wordBase(terms[i]!) === wordBase(terms[i + 1]!)) continue;
@@ -114,32 +106,6 @@ function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlac
     if (a.length > 0 && near(lower, a, occurrencesOf(terms[i + 1]!))) found.add(i);
   }
   return found;
-}
-
-/** The places (start and end, flat, in text order) of words that end by `end`. */
-function before(places: readonly number[], end: number): readonly number[] {
-  if (end === Infinity || places.length === 0 || places[places.length - 1]! <= end) return places;
-  let k = 0;
-  while (k < places.length && places[k + 1]! <= end) k += 2;
-  return places.slice(0, k);
-}
-
-/**
- * The query terms a text holds only in its closing offer (from `offer` on): one term for words of one base, as BM25
- * counts the words of one stem once.
- */
-function offeredOnly(lower: string, queryTerms: readonly string[], places: FoundPlaces, offer: number): string[] {
-  const out: string[] = [];
-  const bases = new Set<string>();
-  for (const t of queryTerms) {
-    const folded = foldAccents(t);
-    const base = wordBase(folded.endsWith('*') ? folded.slice(0, -1) : folded);
-    if (bases.has(base)) continue;
-    bases.add(base);
-    const found = places.of(folded, () => occurrences(lower, folded));
-    if (found.length > 0 && found[0]! >= offer) out.push(t);
-  }
-  return out;
 }
 
 /**
