@@ -2,14 +2,17 @@
 // call timed from request to answer (JSON-RPC, validation, the snapshot read, token budgeting).
 //   node esbuild.mjs && node test/bench/mcpLatency.mjs --db STORE.sqlite --queries dev-queries.jsonl
 //        [--workspace DIR] [--embed-model built-in|none] [--servers 5] [--calls 40] [--tools] [--json FILE] [--cli DIST/cli.js] [--positions N]
-//        [--pause MS]
+//        [--pause MS] [--node-flags FLAGS]
 // First answer: --servers fresh servers, one after another; for each, the time from spawning it to the answer of its
 // first `search` (the process's start, the handshake, opening the store, the search), and that search call alone.
 // Warm: on each server, then --calls searches (the queries of the file, in turn) timed one by one. With --tools, a
 // last server also answers read_exchange, file_history and recent for each query's best hit, after one untimed round.
 // Each server's peak resident memory (VmHWM, Linux) is read before it is closed, and the CPU time it spent (all its
 // threads, SQLite's included) over the second half of its warm calls (the first half overlaps the searcher's warm-up),
-// per call: steadier than elapsed times on a shared machine; so is its CPU time from the spawn to its first answer.
+// per call: steadier than elapsed times on a shared machine; so is its CPU time from the spawn to its first answer; and
+// over the first half of its warm calls, per call (the calls a fresh process's code is not yet optimised for; with
+// --pause it includes the warm-up the server ran in the pauses).
+// --node-flags "FLAGS" starts the server's Node with FLAGS (e.g. V8's) before the bundle, to measure a flag.
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
 // With --positions N, also each of the first N warm calls' median elapsed and CPU time over the servers, by its
 // place after the first answer (the first calls meet the searcher's warm-up, or the code V8 has not compiled yet).
@@ -33,6 +36,8 @@ const { values } = parseArgs({
     tools: { type: 'boolean', default: false },
     positions: { type: 'string', default: '0' },
     pause: { type: 'string', default: '0' },
+    // V8 / Node flags for the server's process (before the bundle), e.g. "--always-sparkplug": to measure a flag
+    'node-flags': { type: 'string', default: '' },
     json: { type: 'string' },
     // another build's bundle, to compare two builds on one store
     cli: { type: 'string', default: fileURLToPath(new URL('../../dist/cli.js', import.meta.url)) },
@@ -45,7 +50,8 @@ if (!values.db || !values.queries) {
 const cli = values.cli;
 const queries = readFileSync(values.queries, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
 const model = values['embed-model'] === 'none' ? [] : ['--embed-model', values['embed-model']];
-const args = [cli, 'mcp', '--db', values.db, ...(values.workspace ? ['--workspace', values.workspace] : []), ...model];
+const nodeFlags = values['node-flags'].split(/\s+/).filter(Boolean);
+const args = [...nodeFlags, cli, 'mcp', '--db', values.db, ...(values.workspace ? ['--workspace', values.workspace] : []), ...model];
 
 /** A fresh server over stdio, and the time its handshake took from the spawn. */
 async function spawnServer() {
@@ -81,6 +87,7 @@ async function call(client, name, args) {
 }
 
 const servers = [];
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pauseMs = Number(values.pause);
 const warm = [];
 /** By the call's place after the first answer: its elapsed and CPU ms on each server. */
@@ -92,19 +99,30 @@ for (let s = 0; s < Number(values.servers); s++) {
   const calls = Number(values.calls);
   const half = Math.floor(calls / 2);
   let cpuAtHalf;
+  const cpuAtFirst = server.firstCpuMs;
+  /** Each warm call's CPU, from its request to its answer. */
+  const callCpu = [];
   for (let c = 0; c < calls; c++) {
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     if (c === half) cpuAtHalf = cpuMs(pid);
     const cpuBefore = cpuMs(pid);
     const { ms } = await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] });
     warm.push(ms);
+    if (cpuBefore !== undefined) callCpu.push(cpuMs(pid) - cpuBefore);
     if (c < byPosition.length) {
       byPosition[c].ms.push(ms);
       if (cpuBefore !== undefined) byPosition[c].cpuMs.push(cpuMs(pid) - cpuBefore);
     }
   }
   const cpuAtLast = cpuMs(pid);
-  servers.push({ ...server, peakRssMb: peakRssMb(pid), warmCpuMsPerCall: cpuAtHalf === undefined ? undefined : (cpuAtLast - cpuAtHalf) / (calls - half) });
+  servers.push({
+    ...server,
+    peakRssMb: peakRssMb(pid),
+    warmCpuMsPerCall: cpuAtHalf === undefined ? undefined : (cpuAtLast - cpuAtHalf) / (calls - half),
+    earlyCpuMsPerCall: cpuAtHalf === undefined || cpuAtFirst === undefined ? undefined : (cpuAtHalf - cpuAtFirst) / half,
+    earlyCallCpuMs: callCpu.length === calls ? mean(callCpu.slice(0, half)) : undefined,
+    lateCallCpuMs: callCpu.length === calls ? mean(callCpu.slice(half)) : undefined,
+  });
   await client.close();
 }
 
@@ -141,14 +159,18 @@ const result = {
   firstCpuMs: servers.every((s) => s.firstCpuMs !== undefined) ? median(servers.map((s) => s.firstCpuMs)) : undefined,
   peakRssMb: servers.every((s) => s.peakRssMb !== undefined) ? median(servers.map((s) => s.peakRssMb)) : undefined,
   warmCpuMsPerCall: servers.every((s) => s.warmCpuMsPerCall !== undefined) ? median(servers.map((s) => s.warmCpuMsPerCall)) : undefined,
+  earlyCpuMsPerCall: servers.every((s) => s.earlyCpuMsPerCall !== undefined) ? median(servers.map((s) => s.earlyCpuMsPerCall)) : undefined,
+  earlyCallCpuMs: servers.every((s) => s.earlyCallCpuMs !== undefined) ? median(servers.map((s) => s.earlyCallCpuMs)) : undefined,
+  lateCallCpuMs: servers.every((s) => s.lateCallCpuMs !== undefined) ? median(servers.map((s) => s.lateCallCpuMs)) : undefined,
+  nodeFlags,
   warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
   byPosition: byPosition.map((p) => ({ ms: median(p.ms), cpuMs: p.cpuMs.length ? median(p.cpuMs) : undefined })),
   tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
 };
 console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
-console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | server CPU to first answer ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${result.firstCpuMs === undefined ? '—' : fmt(result.firstCpuMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} |`);
+console.log('| servers | spawn -> first search answered ms | first search call ms | handshake ms | server CPU to first answer ms | warm search calls | p50 ms | p95 ms | max ms | server peak RSS MB | server CPU ms per warm call, first half | second half | CPU ms within a warm call, first half | second half |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${result.firstCpuMs === undefined ? '—' : fmt(result.firstCpuMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.earlyCpuMsPerCall === undefined ? '—' : fmt(result.earlyCpuMsPerCall)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} | ${result.earlyCallCpuMs === undefined ? '—' : fmt(result.earlyCallCpuMs)} | ${result.lateCallCpuMs === undefined ? '—' : fmt(result.lateCallCpuMs)} |`);
 if (byPosition.length) {
   console.log('| warm call | median ms | median server CPU ms (10 ms ticks) |');
   console.log('| --- | --- | --- |');
