@@ -95,3 +95,9 @@ export type SearchInput = Input<typeof searchInput>;
 export type ReadExchangeInput = Input<typeof readExchangeInput>;
 export type FileHistoryInput = Input<typeof fileHistoryInput>;
 export type RecentInput = Input<typeof recentInput>;
+
+const searchObject = z.object(searchInput);
+/** A search tool's input, checked and given its defaults as the SDK's validation does (the server's warm-up asks with it). */
+export function searchAsked(query: string): SearchInput {
+  return searchObject.parse({ query }) as SearchInput;
+}

@@ -20,16 +20,39 @@ const INSTRUCTIONS =
   'Use search for what was discussed or decided before, file_history before changing a file, recent to catch up; ' +
   `then read_exchange for the exact words. ${QUOTED_DESCRIPTION}`;
 
+/**
+ * How long the server waits after the client's handshake, no tool called, before it warms itself up (ScopedMemory.warmUp):
+ * an agent starts its servers with its session and calls a tool seconds or minutes later, and its first calls then
+ * meet compiled code; a client that calls at once (a script, mcpLatency.mjs) meets no warm-up before its first answer.
+ */
+export const IDLE_BEFORE_WARM_UP_MS = 500;
+
 export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
   const tools = new MemoryTools(memory, options);
-  let first = afterFirstAnswer;
-  // the hook runs once the first answer is on its way (the SDK writes it once the handler's promise settles)
-  const reply = (run: () => Promise<ToolAnswer>): Promise<CallToolResult> =>
-    answer(run).finally(() => {
-      if (first) setImmediate(first);
-      first = undefined;
+  let answered = false;
+  let called = false;
+  let warming = false;
+  // once: its searches take the search tool's whole path, to the answer's visible characters
+  const warmUp = (): void => {
+    if (warming) return;
+    warming = true;
+    void tools.warmUp((a) => answer(() => Promise.resolve(a))).catch(() => undefined);
+  };
+  // the hook runs once the first answer is on its way (the SDK writes it once the handler's promise settles), and the
+  // warm-up then, unless the server was idle long enough before it to start it
+  const reply = (run: () => Promise<ToolAnswer>): Promise<CallToolResult> => {
+    called = true;
+    return answer(run).finally(() => {
+      if (answered) return;
+      answered = true;
+      if (afterFirstAnswer) setImmediate(afterFirstAnswer);
+      setImmediate(warmUp);
     });
+  };
   const server = new McpServer({ name: 'agent-recall', version }, { instructions: INSTRUCTIONS });
+  server.server.oninitialized = () => {
+    setTimeout(() => called || warmUp(), IDLE_BEFORE_WARM_UP_MS).unref();
+  };
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
   server.registerTool(

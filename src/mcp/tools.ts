@@ -7,7 +7,7 @@ import type { Hit, SearchFilters } from '../core/search/types';
 import type { ExchangeListing } from '../core/memory';
 import { shortDate } from '../core/time';
 import { countTokens, cutToTokens } from '../core/tokens';
-import { DEFAULT_TOKENS, type FileHistoryInput, type ReadExchangeInput, type RecentInput, type SearchInput } from './schemas';
+import { DEFAULT_TOKENS, searchAsked, type FileHistoryInput, type ReadExchangeInput, type RecentInput, type SearchInput } from './schemas';
 import type { ScopedMemory } from './scopedMemory';
 
 /**
@@ -46,39 +46,46 @@ export class MemoryTools {
   }
 
   search(input: SearchInput): Promise<ToolAnswer> {
-    return this.memory.read(async (m) => {
-      const filters: SearchFilters = {
-        ...(input.agent?.length ? { agents: input.agent as AgentKind[] } : {}),
-        ...(input.since ? { since: isoBound(input.since, 'start') } : {}),
-        ...(input.until ? { until: isoBound(input.until, 'end') } : {}),
-        ...(input.file ? { file: this.relativePath(input.file) } : {}),
-        ...(input.room ? { room: input.room } : {}),
-        ...(input.conversation ? { conversation: input.conversation } : {}),
-      };
-      const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
-      // characters shown per item, once the snippet's highlight marks (control characters) are gone
-      const items = result.hits.map((h) => visibleControlsIn(this.searchItem(h)));
-      const query = oneLine(visibleControls(input.query), 120);
-      const header = items.length
-        ? `${items.length} past exchanges for "${query}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
-        : `No past exchange in this workspace matches "${query}".`;
-      const blocks = items.map((it, i) =>
-        [
-          `${i + 1}. ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.confidence}`,
-          quoteBlock(
-            [
-              it.core !== null ? `core: ${it.core}` : `prompt (not distilled): ${it.prompt}`,
-              ...(it.detail ? [`detail: ${oneLine(it.detail, 200)}`] : []),
-              ...(it.files.length ? [`files: ${it.files.join(', ')}`] : []),
-              ...(it.rooms.length ? [`rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
-              `snippet: ${it.snippet}`,
-            ].join('\n'),
-          ),
-          ...(it.more > 0 ? [`${it.more} more in this conversation: search again with conversation ${it.conversation}`] : []),
-        ].join('\n'),
-      );
-      return this.budgeted(header, blocks, items, input.maxTokens, result.notice ? { notice: result.notice } : {});
-    });
+    return this.memory.read((m) => this.searchIn(m, input));
+  }
+
+  /** The server's warm-up (ScopedMemory.warmUp) through this tool's path, each answer given to `shown` and dropped. */
+  warmUp(shown: (a: ToolAnswer) => unknown = () => undefined): Promise<void> {
+    return this.memory.warmUp(async (m, query) => shown(await this.searchIn(m, searchAsked(query))));
+  }
+
+  private async searchIn(m: ScopedMemory, input: SearchInput): Promise<ToolAnswer> {
+    const filters: SearchFilters = {
+      ...(input.agent?.length ? { agents: input.agent as AgentKind[] } : {}),
+      ...(input.since ? { since: isoBound(input.since, 'start') } : {}),
+      ...(input.until ? { until: isoBound(input.until, 'end') } : {}),
+      ...(input.file ? { file: this.relativePath(input.file) } : {}),
+      ...(input.room ? { room: input.room } : {}),
+      ...(input.conversation ? { conversation: input.conversation } : {}),
+    };
+    const result = await m.search({ text: input.query, limit: input.limit ?? DEFAULT_SEARCH_LIMIT, filters, redact: this.redacting });
+    // characters shown per item, once the snippet's highlight marks (control characters) are gone
+    const items = result.hits.map((h) => visibleControlsIn(this.searchItem(h)));
+    const query = oneLine(visibleControls(input.query), 120);
+    const header = items.length
+      ? `${items.length} past exchanges for "${query}", best first (confidence ${result.confidence}). Read one verbatim with read_exchange.`
+      : `No past exchange in this workspace matches "${query}".`;
+    const blocks = items.map((it, i) =>
+      [
+        `${i + 1}. ${it.id} · ${shortDate(it.date ?? undefined)} · ${it.agent} · ${it.confidence}`,
+        quoteBlock(
+          [
+            it.core !== null ? `core: ${it.core}` : `prompt (not distilled): ${it.prompt}`,
+            ...(it.detail ? [`detail: ${oneLine(it.detail, 200)}`] : []),
+            ...(it.files.length ? [`files: ${it.files.join(', ')}`] : []),
+            ...(it.rooms.length ? [`rooms: ${it.rooms.map((r) => `${r.label} (${r.id})`).join(', ')}`] : []),
+            `snippet: ${it.snippet}`,
+          ].join('\n'),
+        ),
+        ...(it.more > 0 ? [`${it.more} more in this conversation: search again with conversation ${it.conversation}`] : []),
+      ].join('\n'),
+    );
+    return this.budgeted(header, blocks, items, input.maxTokens, result.notice ? { notice: result.notice } : {});
   }
 
   readExchange(input: ReadExchangeInput): Promise<ToolAnswer> {

@@ -16,7 +16,8 @@ import { RecentTexts } from './recentTexts';
 import { type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
-import type { FusionName, Layer, ModeName, SearchQuery, SearchResult, Searcher } from './types';
+import type { FusionName, Layer, ModeName, SearchQuery, SearchResult, Searcher, WarmOptions } from './types';
+import { WARM_UP_QUERIES } from './warmUpQueries';
 import type { WarmUpTurns } from './warmUpTurns';
 
 /**
@@ -31,23 +32,6 @@ export const DEFAULT_FUSION: FusionName = 'selective';
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_PER_CONVERSATION = 2;
 const MAX_LIMIT = 200;
-/**
- * What `warm` searches for, results unused: several words and one, confident and unsure answers (the second
- * signal and its fusion), a code name and a path, so that every stage of a search has run; and a question in
- * each script words.ts reads its own way (Cyrillic, Chinese, Korean), whose first search otherwise pays for
- * the segmenter's dictionary and for code V8 had not yet seen (docs/search-log.md, "Latency passes", thirteenth pass).
- */
-const WARM_UP_QUERIES = [
-  'why does the build fail after the update',
-  'add a test for the parser error',
-  'config',
-  'rename getUserName in src/api/client.ts',
-  'slow database query when the cache is cold',
-  'how did we decide on the retry limit',
-  'почему тесты падают после обновления зависимостей',
-  '为什么更新依赖以后测试失败了',
-  '의존성을 업데이트한 뒤 테스트가 실패하는 이유',
-];
 
 export interface SearcherOptions {
   /** The mode of a query that names none: DEFAULT_MODE, or SEMANTIC_MODE with an embedder. */
@@ -109,11 +93,11 @@ class StoreSearcher implements Searcher {
     this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn);
   }
 
-  async warm(turns?: WarmUpTurns): Promise<void> {
+  async warm(turns?: WarmUpTurns, options: WarmOptions = {}): Promise<void> {
     const layers = await this.defaultVectorLayers();
     const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
     await Promise.all([this.lexicon.warm(), this.reads.openReader(), ...layers.map((layer) => this.knn.warm(layer, k))]);
-    if (this.exercised) return;
+    if (this.exercised || options.searches === false) return;
     this.exercised = true;
     // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a
     // warm process takes ~7 (docs/search-log.md, "Latency passes"). A few searches here compile the path the user's first ones take.

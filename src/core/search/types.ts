@@ -63,6 +63,11 @@ export interface SearchResult {
  */
 export type WordsOnlyReason = 'no-model' | 'model-failed' | 'no-vector-extension' | 'not-embedded';
 
+export interface WarmOptions {
+  /** Whether `warm` runs its warm-up searches (WARM_UP_QUERIES); default true. */
+  readonly searches?: boolean;
+}
+
 export interface Searcher {
   search(query: SearchQuery): Promise<SearchResult>;
   /**
@@ -70,9 +75,10 @@ export interface Searcher {
    * exchange lengths, whether vectors can be used, the default mode's vector samples (distance bounds), and
    * the second connection. For a front end, when the store has opened or an index run has ended: at 50,000
    * exchanges a search that reads them waits ~80 ms more (docs/search-log.md, "Latency passes"). Then, once a
-   * searcher, a few searches that compile the code a search runs; with `turns`, each only when they give it one.
+   * searcher, a few searches that compile the code a search runs; with `turns`, each only when they give it one;
+   * none with `searches: false` (a front end that runs them through its own path: the MCP server's tools.ts).
    */
-  warm(turns?: WarmUpTurns): Promise<void>;
+  warm(turns?: WarmUpTurns, options?: WarmOptions): Promise<void>;
   /**
    * Reads ahead, in the background, what the first search would read on its way and is the same for every query:
    * the word index's exchange lengths and the default mode's distance bounds (their samples on the second
