@@ -191,31 +191,6 @@ test("a list's lead-in goes on with the items it announces, as many whole ones a
   assert.equal(outcomeOf(presented), 'Firefox Web Browser (flatpak, org.mozilla.firefox); Alacritty', presented);
 });
 
-test("a list's lead-in finds its list under a label (\"**Key settings:**\") and in lines that open with a bold label", () => {
-  // "Here's …:" gives way to what it presents, whole items only: no item cut after its label ("; Opacity")
-  const labelled = headline(
-    'open my terminal config file',
-    [
-      'Assistant: Here\'s your current terminal configuration at `/home/me/.config/term/term.toml`:',
-      '',
-      '**Key settings:**',
-      '- **Theme**: Solarized colour scheme (lines 20-41)',
-      '- **Opacity**: 0.8 (80% opacity) at line 9',
-      '- **Font**: monospace, size 12 (lines 51-68)',
-    ].join('\n'),
-  );
-  assert.equal(outcomeOf(labelled), 'Theme: Solarized colour scheme (lines 20-41)', labelled);
-  // items written without a marker, each opening with a bold label
-  const bold = headline(
-    'where do the nightly reports go',
-    ['Assistant: The nightly export writes two reports:', '', '**Sales** - `reports/sales.csv`', '', '**Refunds** - `reports/refunds.csv`'].join('\n'),
-  );
-  assert.equal(outcomeOf(bold), 'The nightly export writes two reports: Sales - `reports/sales.csv`; Refunds - `reports/refunds.csv`', bold);
-  // a bold title alone on its line is still a title, not an item
-  const titled = headline('where do the nightly reports go', ['Assistant: The nightly export writes two reports:', '', '**Reports**', '', 'Both land in `reports/`.'].join('\n'));
-  assert.doesNotMatch(titled, /Reports;|: Reports/, titled);
-});
-
 test('a fence opening inside a longer one, or with an info string, closes no block: its code is never read as prose', () => {
   // "```yaml" inside a "````markdown" block opens a block of its own; the outer block ends at its own "````"
   const nested = headline(

@@ -50,24 +50,8 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   if (!statement?.list) return headline;
   const listed = withList(headline, outcome, statement.list, maxTokens);
   // "Here's your current config at …:" says only that something follows; when none of it fits, what follows
-  if (listed === headline && PRESENTING_RE.test(outcome)) return presented(request, statement.list, maxTokens);
+  if (listed === headline && PRESENTING_RE.test(outcome)) return compose(request, statement.list.join('; '), maxTokens);
   return listed;
-}
-
-/**
- * What a "Here's …:" presents, in its place: as many whole items as fit ("Theme: Nord color scheme; Opacity: 0.8"),
- * else the first cut where a reader can stop.
- */
-function presented(request: string, list: readonly string[], maxTokens: number): string {
-  const items = list.map((item) => item.replace(/[\s;,:]+$/u, ''));
-  const whole = items.findIndex((item) => item.includes('→'));
-  for (let k = whole < 0 ? items.length : whole; k > 0; k--) {
-    // items end where the next begins; the last keeps its full stop
-    const said = items.slice(0, k).map((item, i) => (i < k - 1 ? item.replace(/\.+$/u, '') : item)).join('; ');
-    const headline = compose(request, said, maxTokens);
-    if (headline.endsWith(said)) return headline;
-  }
-  return compose(request, items.join('; '), maxTokens);
 }
 
 /** An outcome that only presents what follows it: "Here's the commit message…", "Here are the steps…". */

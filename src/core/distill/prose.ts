@@ -40,8 +40,6 @@ const PASSES: ReadonlyArray<{ readonly needs?: readonly string[]; readonly re: R
   { needs: ['▌'], re: /^[ \t]*▌[ \t]?/gm, to: '' },
   { needs: ['#'], re: /^[ \t]{0,3}#{1,6}[ \t]+/gm, to: `\n${HEADING}` },
   { re: /^[ \t]{0,3}(?:[-*+]|\d+[.)])[ \t]+/gm, to: `\n${ITEM}` },
-  // a line that opens with a bold label ("**Theme**: Nord", "**Web Storage** - the umbrella term") is a list item without its marker
-  { needs: ['**'], re: /^[ \t]{0,3}(?=\*\*[^*\n]{1,60}(?:\*\*[ \t]*(?::|[-–—][ \t])|:\*\*[ \t]+\S))/gm, to: `\n${ITEM}` },
   { needs: ['>'], re: /^[ \t]{0,3}>[ \t]+/gm, to: '\n' },
   // a line of bold text only is a title; bold runs glued together (`**Done****Next**`) are titles each
   { needs: ['**'], re: /^[ \t]*\u0003?(?:\*\*[^*\n]+\*\*[ \t]*)+$/gm, to: (line) => line.replace(/\*\*([^*\n]+)\*\*/g, `\n${HEADING}$1\n`) },
@@ -158,8 +156,6 @@ function listAfter(lines: readonly string[], from: number): string[] {
     if (!line) continue;
     // a lead-in to a code block ("Here's the commit message:"): the block's first line that says what it is, as code
     if (line.startsWith(BLOCK)) return items.length === 0 && line.length > BLOCK.length ? [`\`${line.slice(BLOCK.length)}\``] : items;
-    // a label between the lead-in and its list ("Here's your config:" / "**Key Settings:**" / the items)
-    if (items.length === 0 && line.startsWith(HEADING) && line.endsWith(':')) continue;
     if (!line.startsWith(ITEM)) break;
     // an item of bold text only was read as a title, on the line after its marker
     if (line === ITEM && lines[i + 1]?.trimStart().startsWith(HEADING)) {
