@@ -3,10 +3,12 @@
 // `all-facets/bm25` as a share of `verbatim/bm25`, per fold of the queries and per agent of the target.
 // Runs the built CLI's `eval --json` (npm run build first) for each query file and mode, then regroups the ranks.
 //   node test/bench/distilledRecall.mjs --db STORE --corpus-root DIR --queries Q1.jsonl[,Q2.jsonl] [--modes M,M] [--embed-model ID]
-//     [--folds K --seed S [--held-out F]] [--ranks] [--json]
+//     [--folds K --seed S [--held-out F [--hide-held-out]]] [--ranks] [--json]
 // Folds: a query's fold is the first byte of sha1(qid) mod 2 (fold 0 is where offline-12's choices were made, fold
 // 1 was held out); with --seed S, the first byte of sha1(`S:qid`) mod K (--folds, default 3), a split neither
 // earlier round saw; --held-out F names the fold no choice is made on (the others are pooled as "tuned on").
+// --hide-held-out leaves the held-out fold's queries out of every figure and of --ranks (every group, "all" and the
+// agents too, is then of the folds tuned on), so a round can read its tables while it chooses without seeing them.
 // --ranks prints each query's rank per mode (misses first) to read why a target falls behind.
 // --embed-model (with `--modes default`) runs the default search (bm25(v)+vec(d), selective) instead.
 import { execFileSync } from 'node:child_process';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     folds: { type: 'string' },
     seed: { type: 'string' },
     'held-out': { type: 'string' },
+    'hide-held-out': { type: 'boolean', default: false },
     ranks: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
@@ -36,6 +39,11 @@ if (!values.db || !values['corpus-root'] || !values.queries) {
 
 const K = Number(values.folds ?? (values.seed === undefined ? 2 : 3));
 const heldOut = values['held-out'] === undefined ? undefined : Number(values['held-out']);
+const hideHeldOut = values['hide-held-out'];
+if (hideHeldOut && heldOut === undefined) {
+  console.error('--hide-held-out needs --held-out F');
+  process.exit(2);
+}
 
 export function foldOf(qid) {
   return createHash('sha1').update(values.seed === undefined ? qid : `${values.seed}:${qid}`).digest()[0] % K;
@@ -47,9 +55,9 @@ const AGENT_OF_FORMAT = {
 };
 
 const files = values.queries.split(',');
-const queries = files.flatMap((f) =>
-  readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => ({ ...JSON.parse(l), file: f.split('/').pop() })),
-);
+const queries = files
+  .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => ({ ...JSON.parse(l), file: f.split('/').pop() })))
+  .filter((q) => !hideHeldOut || foldOf(q.qid) !== heldOut);
 const modes = values.modes.split(',');
 /** mode -> qid -> rank (undefined: not in the first 10) */
 const ranks = new Map();
@@ -73,8 +81,10 @@ const groups = [
   ...(values.seed === undefined
     ? [['fold 0 (tuned on)', (q) => foldOf(q.qid) === 0], ['fold 1 (held out)', (q) => foldOf(q.qid) === 1]]
     : [
-        ...Array.from({ length: K }, (_, k) => [`fold ${k}${k === heldOut ? ' (held out)' : ''}`, (q) => foldOf(q.qid) === k]),
-        ...(heldOut === undefined ? [] : [['folds tuned on', (q) => foldOf(q.qid) !== heldOut]]),
+        ...Array.from({ length: K }, (_, k) => k)
+          .filter((k) => !hideHeldOut || k !== heldOut)
+          .map((k) => [`fold ${k}${k === heldOut ? ' (held out)' : ''}`, (q) => foldOf(q.qid) === k]),
+        ...(heldOut === undefined || hideHeldOut ? [] : [['folds tuned on', (q) => foldOf(q.qid) !== heldOut]]),
       ]),
   ...[...new Set(queries.map((q) => q.format))].sort().map((f) => [`agent ${AGENT_OF_FORMAT[f] ?? f}`, (q) => q.format === f]),
 ];

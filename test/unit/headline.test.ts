@@ -191,6 +191,32 @@ test("a list's lead-in goes on with the items it announces, as many whole ones a
   assert.equal(outcomeOf(presented), 'Firefox Web Browser (flatpak, org.mozilla.firefox); Alacritty', presented);
 });
 
+test('a fence opening inside a longer one, or with an info string, closes no block: its code is never read as prose', () => {
+  // "```yaml" inside a "````markdown" block opens a block of its own; the outer block ends at its own "````"
+  const nested = headline(
+    'document the API in a file',
+    [
+      'Assistant: ````markdown',
+      '# API',
+      '```yaml',
+      'openapi: 3.0.3',
+      'info:',
+      '  title: Orders',
+      '```',
+      '````',
+      '',
+      'I wrote the API description to `docs/api.md`.',
+    ].join('\n'),
+  );
+  assert.equal(outcomeOf(nested), 'I wrote the API description to `docs/api.md`.', nested);
+  // a block that is the whole answer leaves no stray backtick as the outcome
+  const whole = headline('give it to me as a markdown code block', ['Assistant: ````markdown', '# Overview', '```js', 'draw()', '```', '````'].join('\n'));
+  assert.doesNotMatch(whole, /`/, whole);
+  // a block on one line ("```bash npm test```") closes where it ends, not at the next fence or the end of the text
+  const oneLine = headline('how do I run the tests', 'Assistant: ```bash npm test``` runs them. The suite takes about two minutes on CI.');
+  assert.equal(outcomeOf(oneLine), 'The suite takes about two minutes on CI.', oneLine);
+});
+
 test('a lead-in to a code block goes on with the block\'s first line that says what it is, as code', () => {
   const commit = headline(
     'write a commit message for these changes',

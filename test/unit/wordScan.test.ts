@@ -89,7 +89,7 @@ test('cleanProse skips only passes that could not match: the same prose as every
   // the passes as they were run before (each on every text), the reference
   const everyPass = (text: string): string =>
     text
-      .replace(/```[^\n]*\n?([\s\S]*?)(?:```|$)/g, (_, body: string) => `\n\n\u0004${blockLine(body)}\n\n`)
+      .replace(/(`{3,})[^`\n]*\n?([\s\S]*?)(?:\1`*(?![\p{L}\p{N}_+-])|$)/gu, (_, _fence: string, body: string) => `\n\n\u0004${blockLine(body)}\n\n`)
       .replace(/^[ \t]*\|.*\|[ \t]*$/gm, '\n')
       .replace(/^[ \t]*▌[ \t]?/gm, '')
       .replace(/^[ \t]{0,3}#{1,6}[ \t]+/gm, '\n\u0001')

@@ -33,7 +33,9 @@ const MAX_LIST_ITEMS = 6;
  * pattern that finds nothing still reads all 8,000 characters).
  */
 const PASSES: ReadonlyArray<{ readonly needs?: readonly string[]; readonly re: RegExp; readonly to: string | ((match: string, ...groups: string[]) => string) }> = [
-  { needs: ['```'], re: /```[^\n]*\n?([\s\S]*?)(?:```|$)/g, to: (_, body) => `\n\n${BLOCK}${blockLine(body!)}\n\n` },
+  // a fence closes at a run of as many backticks or more with no info string after it ("```yaml" opens a block
+  // inside a "````markdown" one, it closes nothing)
+  { needs: ['```'], re: /(`{3,})[^`\n]*\n?([\s\S]*?)(?:\1`*(?![\p{L}\p{N}_+-])|$)/gu, to: (_, _fence, body) => `\n\n${BLOCK}${blockLine(body!)}\n\n` },
   { needs: ['|'], re: /^[ \t]*\|.*\|[ \t]*$/gm, to: '\n' },
   { needs: ['▌'], re: /^[ \t]*▌[ \t]?/gm, to: '' },
   { needs: ['#'], re: /^[ \t]{0,3}#{1,6}[ \t]+/gm, to: `\n${HEADING}` },
