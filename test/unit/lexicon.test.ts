@@ -5,7 +5,7 @@ import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/inde
 import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
-import { searchableText } from '../../src/core/words';
+import { MAYBE_UNSPACED, searchableText, UNSPACED_CHAR } from '../../src/core/words';
 import { addToLexicon, FANOUT, lexiconProblems, mergeSegments, readLexiconDocs } from '../../src/core/store/lexicon';
 import { HELD_SEGMENTS } from '../../src/core/store/lexiconHold';
 import { addLivePostings, forEachPair, VarintWriter } from '../../src/core/store/postings';
@@ -100,6 +100,17 @@ describe('lexicon terms', () => {
     const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % pieces.length;
     const random = Array.from({ length: 400 }, () => Array.from({ length: 1 + (next() * 7) % 60 }, () => pieces[next()]!).join(''));
     for (const text of [...fixed, ...random]) assert.deepEqual(scanned(text), byPattern(text), JSON.stringify(text));
+  });
+
+  test('every character of the scripts written without spaces begins with a code unit the quick test looks for', () => {
+    const missed: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (UNSPACED_CHAR.test(ch) && !MAYBE_UNSPACED.test(ch[0]!)) missed.push(cp.toString(16));
+    }
+    assert.deepEqual(missed, []);
+    assert.match(searchableText('Redis缓存 and ไทย'), /^Redis 缓.* and  ไทย $/u, 'the runs still cut into words');
   });
 
   test("the thread's table of words counts the same past its bound, over many texts, as the pattern", () => {
