@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FileTouch, LineRange, Message, ToolCall, TouchKind } from './model';
-import { boundedJson } from './boundedJson';
+import { boundedJson, MAX_DEPTH } from './boundedJson';
 
 /**
  * files_touched: from tool-call inputs (explicit) and a path regex over the text (mentions).
@@ -48,14 +48,17 @@ const BARE_NAMES = ['Dockerfile', 'Makefile', 'Rakefile', 'Gemfile', 'Procfile',
 // A path-like token: optional drive or root, segments of word chars/dots/dashes, a known extension, and a
 // boundary after it. Longest extensions first so `.tsx` wins over `.ts`.
 const EXT_ALT = [...EXTENSIONS].sort((a, b) => b.length - a.length).join('|');
-const PATH_RE = new RegExp(
+export const PATH_RE = new RegExp(
   String.raw`(?<![\w@/\\.:-])((?:[A-Za-z]:[\\/]|~/|\.{1,2}/|/)?(?:[\w.@+-]+[\\/])*[\w.@+-]*\.(?:${EXT_ALT}))(?![\w/\\-])`,
   'g',
 );
 /** The end of every PATH_RE match: a text without one skips the full pattern, which tries every word start. */
 const EXT_TAIL_RE = new RegExp(String.raw`\.(?:${EXT_ALT})(?![\w/\\-])`);
 const BARE_RE = new RegExp(String.raw`(?<![\w/.-])((?:[\w.@+-]+/)*(?:${BARE_NAMES.join('|').replace(/\./g, '\\.')}))(?![\w.-])`, 'g');
+/** Whether a text names one of BARE_NAMES anywhere (BARE_RE's matches each hold one). */
+const ANY_BARE_NAME = new RegExp(BARE_NAMES.map((name) => name.replace(/\./g, '\\.')).join('|'));
 const PATCH_HEADER_RE = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+const APPLIED_EDIT = 'Applied edit to ';
 const APPLIED_EDIT_RE = /Applied edit to (\S.*?)\s*$/gm;
 const LINE_RANGE_SUFFIX_RE = /:(\d+)(?:-(\d+))?$/;
 /** Text longer than this is not scanned for mentions (tool outputs are capped already; this guards prompts). */
@@ -64,9 +67,10 @@ const MAX_SCAN_CHARS = 200_000;
 const RANK: Record<TouchKind, number> = { mention: 0, read: 1, edit: 2, write: 3 };
 
 export function extractFiles(messages: readonly Message[], ctx: PathContext): FileTouch[] {
+  const normaliseRepeated = normaliserFor(ctx);
   const acc = new Map<string, { how: TouchKind; lines: LineRange[] }>();
   const add = (raw: string, how: TouchKind, lines: readonly LineRange[] = []): void => {
-    const p = normaliseRepeated(raw, ctx);
+    const p = normaliseRepeated(raw);
     if (!p) return;
     const cur = acc.get(p);
     // the lines are those of the strongest touch: lines read are not lines edited (the "edited this" lens)
@@ -83,14 +87,14 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
     for (const t of m.touched ?? []) add(t.path, t.how, t.lines);
     for (const r of m.toolResults) {
       if (r.filePath && r.editedLines?.length) add(r.filePath, 'edit', r.editedLines);
-      for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
+      if (r.text.includes(APPLIED_EDIT)) for (const match of r.text.matchAll(APPLIED_EDIT_RE)) add(match[1]!, 'edit');
     }
     if (m.kind === 'prompt' || m.kind === 'reply') prose.push(...mentionsIn(m.text));
   }
   // prose mentions last, once every file the tools touched is known
   const touched = [...acc.keys()];
   for (const raw of prose) {
-    const p = normaliseRepeated(raw, ctx);
+    const p = normaliseRepeated(raw);
     if (!p) continue;
     if (acc.has(p)) add(raw, 'mention');
     else {
@@ -120,15 +124,37 @@ function touchesFromToolCall(
     else if (EDIT_TOOLS.has(call.name)) add(filePath, 'edit', result?.editedLines ?? []);
     else if (WRITE_TOOLS.has(call.name)) add(filePath, EDIT_COMMANDS.has(String((input as Record<string, unknown>)['command'])) ? 'edit' : 'write', result?.editedLines ?? []);
   }
-  // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments.
-  const text = typeof input === 'string' ? input : input ? boundedJson(input) : '';
-  if (text.includes('*** ')) {
+  const named = READ_TOOLS.has(call.name) || EDIT_TOOLS.has(call.name) || WRITE_TOOLS.has(call.name);
+  // apply_patch (Codex) may arrive as a raw string input or inside a shell command's arguments. A read, edit or
+  // write tool's input is made JSON text only when it may hold a patch (an edit's or a file's whole text, else
+  // stringified for nothing).
+  const text = typeof input === 'string' ? input : input && (!named || mayHoldPatch(input, MAX_DEPTH)) ? boundedJson(input) : '';
+  if (text.includes(PATCH_MARK)) {
     const unescaped = typeof input === 'string' ? text : text.replace(/\\n/g, '\n');
     for (const m of unescaped.matchAll(PATCH_HEADER_RE)) add(m[2]!.trim(), m[1] === 'Add' ? 'write' : 'edit');
   }
-  if (!READ_TOOLS.has(call.name) && !EDIT_TOOLS.has(call.name) && !WRITE_TOOLS.has(call.name)) {
+  if (!named) {
     for (const raw of mentionsIn(text.length > 4_000 ? text.slice(0, 4_000) : text)) add(raw, 'mention');
   }
+}
+
+/** What every patch header starts with; JSON text holds it exactly where one of its strings (or keys) does. */
+const PATCH_MARK = '*** ';
+
+/**
+ * Whether the JSON text of parsed input could hold PATCH_MARK: one of its strings or keys does, or it is not
+ * plain data (deeper than `depth`, an object with its own prototype or a `toJSON`), which is then stringified
+ * to be sure. No JSON punctuation is a `*`, so the mark cannot span a string's end.
+ */
+function mayHoldPatch(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes(PATCH_MARK);
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === 0) return true;
+  if (Array.isArray(value)) return value.some((v) => mayHoldPatch(v, depth - 1));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return true;
+  for (const [k, v] of Object.entries(value)) if (k.includes(PATCH_MARK) || mayHoldPatch(v, depth - 1)) return true;
+  return false;
 }
 
 /** Read tools whose `offset` counts lines from 0 (Gemini CLI's read_file, OpenCode's read); Claude Code's Read counts from 1. */
@@ -158,14 +184,46 @@ export function mentionsIn(text: string): string[] {
   const scan = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   const out: string[] = [];
   if (EXT_TAIL_RE.test(scan)) {
-    for (const m of scan.matchAll(PATH_RE)) {
-      const token = m[1]!;
-      if (looksLikePath(token, scan, m.index ?? 0)) out.push(token);
+    // exec, not matchAll: matchAll copies the pattern for every run
+    for (const [start, end] of pathRuns(scan)) {
+      const run = scan.slice(start, end);
+      PATH_RE.lastIndex = 0;
+      for (let m = PATH_RE.exec(run); m; m = PATH_RE.exec(run)) {
+        const token = m[1]!;
+        if (looksLikePath(token, scan, start + m.index)) out.push(token);
+      }
     }
   }
-  // like PATH_RE, BARE_RE tries every word start; a plain substring test skips the texts that name no such file
-  if (BARE_NAMES.some((name) => scan.includes(name))) for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
+  // like PATH_RE, BARE_RE tries every word start; one substring pattern skips the texts that name no such file
+  if (ANY_BARE_NAME.test(scan)) for (const m of scan.matchAll(BARE_RE)) out.push(m[1]!);
   return out;
+}
+
+/**
+ * The runs of the characters a PATH_RE match is made of (`\w . @ + - \ / : ~`) that hold a dot: a match lies
+ * inside one run of them (what its look-behind sees before a run's first character and its look-ahead after the
+ * last, a character outside the run or none, passes both, as the ends of a string do), so the pattern finds in the
+ * run alone what it finds there in the whole text; and only a run holding a dot can hold a match (`.ext`). The
+ * pattern, which tries every word start of a text, runs on those runs alone, each found from a dot outwards.
+ */
+const PATH_CHAR = new Uint8Array(128).map((_, c) => (/[\w.@+\-\\/:~]/.test(String.fromCharCode(c)) ? 1 : 0));
+
+function isPathChar(code: number): boolean {
+  return code < 128 && PATH_CHAR[code] === 1;
+}
+
+/** [start, end) of each run of path characters in `text` that holds a dot, in order. */
+export function pathRuns(text: string): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (let dot = text.indexOf('.'); dot >= 0; ) {
+    let start = dot;
+    while (start > 0 && isPathChar(text.charCodeAt(start - 1))) start--;
+    let end = dot + 1;
+    while (end < text.length && isPathChar(text.charCodeAt(end))) end++;
+    runs.push([start, end]);
+    dot = text.indexOf('.', end);
+  }
+  return runs;
 }
 
 /** Members of the runtime's global objects whose names end like a file: `console.log`, `process.env`. */
@@ -187,16 +245,27 @@ function looksLikePath(token: string, text: string, index: number): boolean {
  * normalisePath with a memory: a transcript names the same few files again and again (on the corpus four
  * lookups in five repeat one), and resolving paths is the dear part of extracting them. Forgotten when full.
  */
-const normalised = new Map<string, string | undefined>();
+const normalised = new Map<string, Map<string, string | undefined>>();
+let normalisedCount = 0;
 const NORMALISED_MAX = 10_000;
 
-function normaliseRepeated(raw: string, ctx: PathContext): string | undefined {
-  const key = JSON.stringify([ctx.cwd, ctx.workspaceRoot, raw]);
-  if (normalised.has(key)) return normalised.get(key);
-  if (normalised.size >= NORMALISED_MAX) normalised.clear();
-  const p = normalisePath(raw, ctx);
-  normalised.set(key, p);
-  return p;
+/** The memory of normalisePath for one context: taken once per extractFiles, then looked up by the raw path alone. */
+function normaliserFor(ctx: PathContext): (raw: string) => string | undefined {
+  const key = JSON.stringify([ctx.cwd, ctx.workspaceRoot]);
+  return (raw) => {
+    let known = normalised.get(key);
+    if (known?.has(raw)) return known.get(raw);
+    if (normalisedCount >= NORMALISED_MAX) {
+      normalised.clear();
+      normalisedCount = 0;
+      known = undefined;
+    }
+    if (!known) normalised.set(key, (known = new Map()));
+    const p = normalisePath(raw, ctx);
+    known.set(raw, p);
+    normalisedCount++;
+    return p;
+  };
 }
 
 /** Workspace-relative POSIX path when inside the workspace; otherwise an absolute POSIX-ish path. */

@@ -1,5 +1,5 @@
 import { cyrillicStem, isCyrillicWord } from './cyrillic';
-import { memoize } from './memo';
+import { detached, memoize } from './memo';
 import { isEnglishWord, porterStem } from './porter';
 import { isAsciiWordCode, wordEnd } from './words';
 
@@ -42,45 +42,207 @@ function termOf(word: string): string {
 
 /**
  * Counts the terms of searchable text into `counts` (term -> occurrences) and returns how many words the text
- * has: its length for BM25, overlong words included (they are words of the text, only not searchable). The
- * words are runs of letters, digits and marks (`/[\p{L}\p{N}\p{M}]+/gu` on the lower-cased text), found by
- * their character codes (a regular expression only where a word starts or goes on outside ASCII) and counted
- * as they are before each distinct one is made a term: a transcript repeats its words, and a match array and a
- * lookup of the term for every occurrence were most of an index worker's time here. Terms go into `counts` in the
- * order of their first word. Several texts (an exchange's fields) are counted as one: each distinct word of them
- * all is made a term once (the prompt is in two fields, and the fields share most of their words).
+ * has: its length for BM25, overlong words included (they are words of the text, only not searchable). Terms go
+ * into `counts` in the order of their first word. Several texts (an exchange's fields) are counted as one: each
+ * distinct word of them all is made a term once (the prompt is in two fields, and the fields share most of their
+ * words). indexTermCounts gives the same as one document.
  */
 export function countIndexTerms(texts: string | readonly string[], counts: Map<string, number>): number {
-  const seen = new Map<string, number>();
-  for (const text of typeof texts === 'string' ? [texts] : texts) countWords(text.toLowerCase(), seen);
-  let words = 0;
-  for (const [word, n] of seen) {
-    if (word.length > MAX_TERM_LENGTH) {
-      words += n;
-      continue;
-    }
-    const term = indexTerm(word);
-    if (term === '') continue; // marks alone: no word
-    words += n;
-    counts.set(term, (counts.get(term) ?? 0) + n);
-  }
-  return words;
+  const doc = indexTermCounts(texts);
+  const terms = doc.terms === '' ? [] : doc.terms.split(' ');
+  for (const [i, term] of terms.entries()) counts.set(term, (counts.get(term) ?? 0) + doc.counts[i]!);
+  return doc.words;
 }
 
-/** Counts each word of lower-case text into `seen`, in the order of their first occurrence. */
-function countWords(lower: string, seen: Map<string, number>): void {
+/**
+ * The lexicon's document of searchable text (indexText.ts, TermCounts): its length in words, its distinct terms
+ * in the order of their first word, each term's count. The words are runs of letters, digits and marks
+ * (`/[\p{L}\p{N}\p{M}]+/gu` on the lower-cased text), found by their character codes (a regular expression only
+ * where a word starts or goes on outside ASCII) and looked up in place in this thread's table of words
+ * (WordTable), which knows each word's term: a transcript repeats its words, and a string cut out and two map
+ * lookups for every occurrence, then a lookup of each distinct word's term and a map of the terms, were most of an
+ * index worker's time here.
+ */
+export function indexTermCounts(texts: string | readonly string[]): { words: number; terms: string; counts: number[] } {
+  const table = wordTable.begin();
+  for (const text of typeof texts === 'string' ? [texts] : texts) countWords(text.toLowerCase(), table);
+  return table.document();
+}
+
+/** Counts each word of lower-case text into the table's count being taken, in the order of their first occurrence. */
+function countWords(lower: string, table: WordTable): void {
   for (let i = 0; i < lower.length; ) {
     const code = lower.charCodeAt(i);
-    if (!(code < 128 ? isAsciiWordCode(code) : startsWord(lower, i))) {
+    if (code < 128) {
+      if (!isAsciiWordCode(code)) {
+        i++;
+        continue;
+      }
+    } else if (!startsWord(lower, i)) {
       i++;
       continue;
     }
-    const end = Math.max(i + 1, wordEnd(lower, i)); // one character at least: the two patterns agree, but never loop
-    const word = lower.slice(i, end);
-    seen.set(word, (seen.get(word) ?? 0) + 1);
+    // FNV-1a over the word's code units, hashed as the word is read; where it goes on outside ASCII, the rest of it
+    // is found by the pattern (wordEnd) and hashed after
+    let h = 0x811c9dc5;
+    let end = i;
+    for (; end < lower.length; end++) {
+      const c = lower.charCodeAt(end);
+      if (c >= 128 || !isAsciiWordCode(c)) break;
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (end < lower.length && lower.charCodeAt(end) >= 128) {
+      const rest = Math.max(end === i ? i + 1 : end, wordEnd(lower, end)); // one character at least: never loop
+      for (; end < rest; end++) h = Math.imul(h ^ lower.charCodeAt(end), 0x01000193);
+    }
+    table.add(lower, i, end, h);
     i = end;
   }
 }
+
+/**
+ * The words this thread has counted, each found by its characters in place (its hash, open addressing), with its
+ * term (each distinct term numbered too); and the count being taken: each word's occurrences in the texts of one
+ * call, in the order of their first occurrence. A word is cut out of its text (and copied: memo.ts, `detached`),
+ * and made a term, only the first time the thread sees it. Bounded: past MAX_WORDS the table starts over before a
+ * count.
+ */
+class WordTable {
+  private static readonly MAX_WORDS = 50_000;
+  private slots = new Int32Array(2 ** 12); // slot -> word id + 1 (0: empty)
+  private words: string[] = [];
+  private hashes: number[] = [];
+  /** Each word's term id: NOT_A_TERM for an overlong word (a word, not a term), NO_WORD for marks alone. */
+  private termIds: number[] = [];
+  private terms: string[] = [];
+  private termIdOf = new Map<string, number>();
+  /** The count being taken: occurrences by word id, valid where `stamp` is the count's. */
+  private count = new Int32Array(2 ** 10);
+  private stamp = new Int32Array(2 ** 10);
+  private termCount = new Int32Array(2 ** 10);
+  private termStamp = new Int32Array(2 ** 10);
+  private current = 0;
+  /** The word ids counted, in the order of their first occurrence. */
+  private order: number[] = [];
+
+  /** Starts a count (and the table over, when it holds too many words). */
+  begin(): this {
+    if (this.words.length >= WordTable.MAX_WORDS) {
+      this.slots = new Int32Array(2 ** 12);
+      this.words = [];
+      this.hashes = [];
+      this.termIds = [];
+      this.terms = [];
+      this.termIdOf = new Map();
+      this.stamp.fill(0);
+      this.termStamp.fill(0);
+    }
+    this.order = [];
+    this.current++;
+    return this;
+  }
+
+  /** Counts one occurrence of the word text[from, to), whose hash is `h`. */
+  add(text: string, from: number, to: number, h: number): void {
+    const length = to - from;
+    const mask = this.slots.length - 1;
+    let slot = h & mask;
+    let id = -1;
+    for (let entry = this.slots[slot]! - 1; entry >= 0; entry = this.slots[slot]! - 1) {
+      const word = this.words[entry]!;
+      if (this.hashes[entry] === h && word.length === length && text.startsWith(word, from)) {
+        id = entry;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (id < 0) id = this.insert(detached(text.slice(from, to)), h, slot);
+    if (this.stamp[id] === this.current) this.count[id]!++;
+    else {
+      this.stamp[id] = this.current;
+      this.count[id] = 1;
+      this.order.push(id);
+    }
+  }
+
+  /** The count taken: its words (overlong ones included, marks alone not), its terms in order and their counts. */
+  document(): { words: number; terms: string; counts: number[] } {
+    let words = 0;
+    const termOrder: number[] = [];
+    for (const id of this.order) {
+      const n = this.count[id]!;
+      const term = this.termIds[id]!;
+      if (term === NO_WORD) continue;
+      words += n;
+      if (term === NOT_A_TERM) continue;
+      if (this.termStamp[term] === this.current) this.termCount[term]! += n;
+      else {
+        this.termStamp[term] = this.current;
+        this.termCount[term] = n;
+        termOrder.push(term);
+      }
+    }
+    const terms = new Array<string>(termOrder.length);
+    const counts = new Array<number>(termOrder.length);
+    for (const [i, term] of termOrder.entries()) {
+      terms[i] = this.terms[term]!;
+      counts[i] = this.termCount[term]!;
+    }
+    return { words, terms: terms.join(' '), counts };
+  }
+
+  private insert(word: string, h: number, slot: number): number {
+    const id = this.words.length;
+    this.words.push(word);
+    this.hashes.push(h);
+    this.termIds.push(this.termId(word));
+    if (id >= this.count.length) {
+      this.count = grown(this.count);
+      this.stamp = grown(this.stamp);
+    }
+    this.slots[slot] = id + 1;
+    // at most half full
+    if (this.words.length * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    return id;
+  }
+
+  private termId(word: string): number {
+    if (word.length > MAX_TERM_LENGTH) return NOT_A_TERM;
+    const term = indexTerm(word);
+    if (term === '') return NO_WORD;
+    let id = this.termIdOf.get(term);
+    if (id === undefined) {
+      id = this.terms.push(term) - 1;
+      this.termIdOf.set(term, id);
+      if (id >= this.termCount.length) {
+        this.termCount = grown(this.termCount);
+        this.termStamp = grown(this.termStamp);
+      }
+    }
+    return id;
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size);
+    const mask = size - 1;
+    for (let id = 0; id < this.words.length; id++) {
+      let slot = this.hashes[id]! & mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.slots[slot] = id + 1;
+    }
+  }
+}
+
+const NOT_A_TERM = -1;
+const NO_WORD = -2;
+
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(a.length * 2);
+  out.set(a);
+  return out;
+}
+
+const wordTable = new WordTable();
 
 function startsWord(text: string, i: number): boolean {
   WORD_CHAR_AT.lastIndex = i;

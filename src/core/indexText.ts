@@ -1,4 +1,4 @@
-import { countIndexTerms } from './indexTerms';
+import { indexTermCounts } from './indexTerms';
 import { type FtsFields, ftsFields } from './store/ftsText';
 
 /**
@@ -27,7 +27,5 @@ export function indexText(prompt: string, verbatim: string): IndexText {
 
 /** The lexicon's document of an exchange's searchable fields. */
 export function termCounts(fields: FtsFields): TermCounts {
-  const counts = new Map<string, number>();
-  const words = countIndexTerms([fields.prompt, fields.said, fields.tools], counts);
-  return { words, terms: [...counts.keys()].join(' '), counts: [...counts.values()] };
+  return indexTermCounts([fields.prompt, fields.said, fields.tools]);
 }

@@ -27,8 +27,13 @@ const LINE_LABELS: ReadonlyArray<readonly [string, LineRole]> = [
   ['[context] ', 'context'],
 ];
 
+const [LABEL_U, LABEL_A, LABEL_BRACKET] = ['U', 'A', '['].map((c) => c.charCodeAt(0));
+
 /** The role a rendered line opens and the length of its label, or undefined for a continuation line. */
 export function lineLabel(line: string): { readonly role: LineRole; readonly length: number } | undefined {
+  // every label starts with `U`, `A` or `[`: most lines (a reply's text, an output's) start otherwise
+  const first = line.charCodeAt(0);
+  if (first !== LABEL_U && first !== LABEL_A && first !== LABEL_BRACKET) return undefined;
   const found = LINE_LABELS.find(([label]) => line.startsWith(label));
   return found && { role: found[1], length: found[0].length };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { extractFiles, mentionsIn, normalisePath } from '../../src/core/files';
+import { extractFiles, mentionsIn, normalisePath, PATH_RE, pathRuns } from '../../src/core/files';
 import { msg, tempDir } from './helpers';
 
 /** A real folder holding `files` (workspace-relative), for mentions to resolve against. */
@@ -81,6 +81,30 @@ test('apply_patch headers, Aider "Applied edit to" and text mentions', () => {
     files.map((f) => `${f.path}:${f.how}`),
     ['docs/API.md:write', 'app/models.py:edit', 'src/api/routes.py:edit', 'README.md:mention', 'src/utils/format.ts:mention'],
   );
+});
+
+test('the path pattern finds in the runs of path characters holding a dot what it finds in the whole text', () => {
+  // path characters, dots, extensions, separators of every kind, URLs, drives, a call, non-ASCII and space
+  const pieces = ['a', 'Z', '9', '_', '.', '..', '/', '\\', ':', '~', '@', '+', '-', 'ts', 'tsx', 'md', 'json', 'Makefile', 'src/', './', '~/',
+    'C:\\', '://', '(', ')', ' ', '\n', ',', '"', "'", 'é', '…', '😀', 'e.g.', 'v1.2.3', 'x.rs', 'index.d.ts', '.env'];
+  let seed = 17;
+  const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+  const texts = ['', '.', 'a.ts', 'see lib/x.rs, then ../y.md(1) and C:\\w\\z.py', ...Array.from({ length: 3_000 }, () =>
+    Array.from({ length: 1 + next(40) }, () => pieces[next(pieces.length)]!).join(''))];
+  for (const text of texts) {
+    const whole = [...text.matchAll(PATH_RE)].map((m) => [m.index, m[1]]);
+    const byRuns = pathRuns(text).flatMap(([start, end]) => [...text.slice(start, end).matchAll(PATH_RE)].map((m) => [start + m.index, m[1]]));
+    assert.deepEqual(byRuns, whole, JSON.stringify(text));
+  }
+});
+
+test("a read, edit or write tool's input holding a patch still gives the patch's files", () => {
+  const patch = '*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** End Patch';
+  const files = extractFiles(
+    [msg('reply', '', { toolCalls: [{ name: 'Write', input: { file_path: '/home/dev/shop/notes/p.diff', content: patch } }, { name: 'Edit', input: { file_path: '/home/dev/shop/b.ts', edits: [{ new_string: patch.replace('src/a.py', 'src/c.py') }] } }] })],
+    ctx,
+  );
+  assert.deepEqual(files.map((f) => `${f.path}:${f.how}`), ['notes/p.diff:write', 'b.ts:edit', 'src/a.py:edit', 'src/c.py:edit']);
 });
 
 test('mentions skip URLs, versions and abbreviations', () => {

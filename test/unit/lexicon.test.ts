@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, test } from 'node:test';
 import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
 import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
-import { searchableText } from '../../src/core/words';
+import { MAYBE_UNSPACED, searchableText, UNSPACED_CHAR } from '../../src/core/words';
 import { addToLexicon, FANOUT, lexiconProblems, mergeSegments, readLexiconDocs } from '../../src/core/store/lexicon';
 import { HELD_SEGMENTS } from '../../src/core/store/lexiconHold';
 import { addLivePostings, forEachPair, VarintWriter } from '../../src/core/store/postings';
@@ -58,6 +59,23 @@ describe('lexicon postings', () => {
   });
 });
 
+/** What countIndexTerms did with the pattern itself, a match and a term lookup per occurrence. */
+function byPattern(text: string): [number, Array<[string, number]>] {
+  const counts = new Map<string, number>();
+  let words = 0;
+  for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+    if (word.length > MAX_TERM_LENGTH) {
+      words++;
+      continue;
+    }
+    const term = indexTerm(word);
+    if (term === '') continue;
+    words++;
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return [words, [...counts]];
+}
+
 describe('lexicon terms', () => {
   test('one function for text and query: stems, folded accents, apostrophes; overlong words counted, not indexed', () => {
     const counts = new Map<string, number>();
@@ -70,22 +88,6 @@ describe('lexicon terms', () => {
   });
 
   test('the words are the runs of letters, digits and marks a Unicode pattern finds, in every script and plane', () => {
-    // what countIndexTerms did with the pattern itself, a match and a term lookup per occurrence
-    const byPattern = (text: string): [number, Array<[string, number]>] => {
-      const counts = new Map<string, number>();
-      let words = 0;
-      for (const [word] of text.toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
-        if (word.length > MAX_TERM_LENGTH) {
-          words++;
-          continue;
-        }
-        const term = indexTerm(word);
-        if (term === '') continue;
-        words++;
-        counts.set(term, (counts.get(term) ?? 0) + 1);
-      }
-      return [words, [...counts]];
-    };
     const scanned = (text: string): [number, Array<[string, number]>] => {
       const counts = new Map<string, number>();
       return [countIndexTerms(text, counts), [...counts]];
@@ -98,6 +100,37 @@ describe('lexicon terms', () => {
     const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % pieces.length;
     const random = Array.from({ length: 400 }, () => Array.from({ length: 1 + (next() * 7) % 60 }, () => pieces[next()]!).join(''));
     for (const text of [...fixed, ...random]) assert.deepEqual(scanned(text), byPattern(text), JSON.stringify(text));
+  });
+
+  test('every character of the scripts written without spaces begins with a code unit the quick test looks for', () => {
+    const missed: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (UNSPACED_CHAR.test(ch) && !MAYBE_UNSPACED.test(ch[0]!)) missed.push(cp.toString(16));
+    }
+    assert.deepEqual(missed, []);
+    assert.match(searchableText('Redis缓存 and ไทย'), /^Redis 缓.* and  ไทย $/u, 'the runs still cut into words');
+  });
+
+  test("the thread's table of words counts the same past its bound, over many texts, as the pattern", () => {
+    // 120,000 distinct words (the table starts over at 50,000), each text repeating some, some words long or not ASCII
+    let seed = 3;
+    const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    const word = (k: number): string => {
+      let w = '';
+      for (let x = k; ; x = Math.floor(x / 26) - 1) {
+        w += String.fromCharCode(97 + (x % 26));
+        if (x < 26) break;
+      }
+      return k % 97 === 0 ? `${w}é${w}` : k % 89 === 0 ? `${w}${'z'.repeat(MAX_TERM_LENGTH)}` : k % 7 === 0 ? `${w}ing` : w;
+    };
+    for (let start = 0; start < 120_000; start += 1_000) {
+      const text = Array.from({ length: 1_500 }, (_, i) => word(i < 1_000 ? start + i : start + next(1_000))).join(next(2) ? ' ' : '. ');
+      const counts = new Map<string, number>();
+      const got: [number, Array<[string, number]>] = [countIndexTerms(text, counts), [...counts]];
+      if (start % 10_000 === 0 || !isDeepStrictEqual(got, byPattern(text))) assert.deepEqual(got, byPattern(text), `words from ${start}`);
+    }
   });
 
   test("an exchange's fields counted together give what counting them one after another gives, terms in the same order", () => {

@@ -90,10 +90,12 @@ function parse(input: ParseInput): ParseOutput {
  */
 function withContentIds(messages: Message[]): Message[] {
   const seen = new Map<string, number>();
+  // each message's JSON once (a prompt's is asked three times, the reply after it twice)
+  const says = messages.map(said);
   let exchange = '';
   return messages.map((m, i) => {
-    if (m.kind === 'prompt') exchange = stableId('specstory-exchange', said(m), said(messages[i + 1]));
-    const key = stableId('specstory-message', exchange, said(m));
+    if (m.kind === 'prompt') exchange = stableId('specstory-exchange', says[i], says[i + 1] ?? said(undefined));
+    const key = stableId('specstory-message', exchange, says[i]);
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
     return { ...m, uuid: stableId(key, n) };
