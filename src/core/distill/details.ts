@@ -79,14 +79,14 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
     if (!acceptable(detail, project)) continue;
     scored.push([detail, weight * distinctiveness(detail, stats)]);
   }
-  // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates. A loop,
-  // and no sort of an empty array: `filter` and `map` gave an exchange without candidates an empty array of another
-  // kind, and V8 threw this function's optimised code away at its `sort` and compiled it again (twice a worker)
-  const ranked: Array<[string, number]> = [];
-  for (const [detail, score] of scored.sort(byScore).slice(0, 12)) {
-    if (input.verbatim.includes(detail)) ranked.push([detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)]);
-  }
-  if (ranked.length > 0) return ranked.sort(byScore).map(([d]) => d);
+  // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates
+  const ranked = scored
+    .sort(byScore)
+    .slice(0, 12)
+    .filter(([detail]) => input.verbatim.includes(detail))
+    .map(([detail, score]) => [detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)] as const)
+    .sort(byScore);
+  if (ranked.length > 0) return ranked.map(([d]) => d);
   const rare = rarestWord(parts, stats);
   return rare ? [rare] : [];
 }

@@ -255,26 +255,21 @@ function withList(headline: string, outcome: string, list: readonly string[], ma
 /** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
 function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
   const uses = new Map<string, TopicWord>();
+  const count = (ws: readonly string[]): void => {
+    // (one lookup a word: its count is kept in place)
+    for (const w of ws) {
+      const known = uses.get(w);
+      if (known) known.uses++;
+      else uses.set(w, { uses: 1, weight: 0 });
+    }
+  };
   // the prompt's and the assistant's words are the search terms' too (partWords remembers them)
-  countTopicWords(uses, partWords(prompt));
+  count(partWords(prompt));
   for (const p of parts) {
-    if (p.kind === 'assistant') countTopicWords(uses, partWords(p.text));
-    else if (p.kind === 'tool') countTopicWords(uses, words(p.text.slice(0, PART_CHARS)));
+    if (p.kind === 'assistant') count(partWords(p.text));
+    else if (p.kind === 'tool') count(words(p.text.slice(0, PART_CHARS)));
   }
   return uses;
-}
-
-/**
- * Counts words into `uses`, one lookup a word (its count kept in place). A function of the module, not a closure
- * made at each exchange: V8 keeps a hot function's optimised code while the function lives, and compiled each
- * exchange's closure again after every full collection (optimisedOnce.test.ts).
- */
-function countTopicWords(uses: Map<string, TopicWord>, ws: readonly string[]): void {
-  for (const w of ws) {
-    const known = uses.get(w);
-    if (known) known.uses++;
-    else uses.set(w, { uses: 1, weight: 0 });
-  }
 }
 
 /** A word's weight in the exchange: its IDF in English times 1 + ln(its uses in the exchange). */

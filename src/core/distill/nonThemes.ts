@@ -118,12 +118,6 @@ export function scriptOf(word: string): string {
 export class ScriptTally {
   private readonly byVoice = { human: new Map<string, number>(), assistant: new Map<string, number>() };
 
-  /** Counts nothing again (a tally kept for the next exchange: offlineRooms.ts ConceptScan). */
-  clear(): void {
-    this.byVoice.human.clear();
-    this.byVoice.assistant.clear();
-  }
-
   add(word: string, human: boolean): void {
     const counts = human ? this.byVoice.human : this.byVoice.assistant;
     const script = scriptOf(word);

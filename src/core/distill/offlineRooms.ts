@@ -152,24 +152,86 @@ interface Theme {
  * candidates depend on nothing but the exchange.
  */
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
-  const scan = CONCEPT_SCAN.start(rarity);
-  scan.count(prompt.slice(0, 8_000), true);
+  const themes = new Map<string, Theme>();
+  const scripts = new ScriptTally();
+  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
+    const key = phraseKey ?? conceptKey(surface);
+    if (!key || lowerWords.some(isRedaction)) return;
+    let t = themes.get(key);
+    if (!t) {
+      const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
+      const first = lowerWords[0]!;
+      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length, first }));
+    }
+    t.tf++;
+    t.inPrompt ||= inPrompt;
+    t.sure ||= use === 'sure';
+    if (use === 'named') t.named++;
+    t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
+  };
+  // lower-case uses in prose (not opening a sentence, not code), by word, then by key (below): the word's uses
+  // as a common word
+  const plainWords = new Map<string, number>();
+  const count = (text: string, inPrompt: boolean): void => {
+    const seq = contentWords(withoutReferences(text));
+    // a word's key words, asked once where it is both the second word of a phrase and the first of the next
+    let keysAt = -1;
+    let keys: readonly string[] | null = null;
+    const keysOf = (at: number): readonly string[] | null => {
+      if (keysAt !== at) [keysAt, keys] = [at, plainKeyWords(seq[at]!.surface)];
+      return keys;
+    };
+    for (let i = 0; i < seq.length; i++) {
+      const w = seq[i]!;
+      if (!w.code) scripts.add(w.lower, inPrompt);
+      if (!w.initial && !w.code && w.surface === w.lower) plainWords.set(w.lower, (plainWords.get(w.lower) ?? 0) + 1);
+      const kind = themeWordKind(w, rarity);
+      // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
+      if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
+      const next = seq[i + 1];
+      // a phrase is two words next to each other or joined by a connector: only then is it weighed
+      if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+      // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
+      if (w.valueOrAction || next.valueOrAction) continue;
+      // (a phrase's key from its words' keys: most phrases are new, their words are not; phraseConceptKey's steps)
+      const first = keysOf(i);
+      const second = first && keysOf(i + 1);
+      const via = next.adjacent ? undefined : next.via;
+      const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
+      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
+      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
+    }
+  };
+  count(prompt.slice(0, 8_000), true);
   // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
   let budget = 12_000;
   for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
     const p = parts[i]!;
     if (p.kind !== 'assistant') continue;
-    scan.count(p.text.slice(0, Math.min(8_000, budget)), false);
+    count(p.text.slice(0, Math.min(8_000, budget)), false);
     budget -= p.text.length;
   }
-  const { themes, scripts } = scan;
+
+  // the plain words' uses by concept key, made when a capitalised word first asks (in a third of the corpus's
+  // exchanges): a key for every plain word of every exchange was most of the concept keys made
+  let plain: Map<string, number> | undefined;
+  const plainUses = (k: string): number => {
+    if (!plain) {
+      plain = new Map();
+      for (const [word, uses] of plainWords) {
+        const key = conceptKey(word);
+        plain.set(key, (plain.get(key) ?? 0) + uses);
+      }
+    }
+    return plain.get(k) ?? 0;
+  };
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
   // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
   // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed"); words of another script
   // than the exchange's are quoted text (nonThemes.ts)
   const isTheme = (k: string, t: Theme): boolean =>
-    (t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > scan.plainUses(k))) && scripts.allows(t.first);
+    (t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > plainUses(k))) && scripts.allows(t.first);
   const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
@@ -186,106 +248,6 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     relevance: i === 0 ? 0.9 : Math.max(0.3, +(0.9 * (score / scored[0]!.score)).toFixed(2)),
   }));
 }
-
-/**
- * One exchange's concept themes as conceptRooms counts them, in one scan a thread keeps from exchange to exchange.
- * V8 keeps a hot function's optimised code only while something that uses it lives: the closures conceptRooms made
- * at each exchange (and the objects they made) were gone at most of a worker's full collections, which took their
- * optimised code with them, and V8 compiled the scan again 5-7 times a worker on the corpus (a fifth of its
- * optimising compiler's time). Methods of one long-lived object keep theirs (optimisedOnce.test.ts).
- */
-class ConceptScan {
-  readonly themes = new Map<string, Theme>();
-  readonly scripts = new ScriptTally();
-  /** Lower-case uses in prose (not opening a sentence, not code), by word: the word's uses as a common word. */
-  private readonly plainWords = new Map<string, number>();
-  /** plainWords by concept key, made when a capitalised word first asks (plainUses). */
-  private readonly plain = new Map<string, number>();
-  private plainMade = false;
-  private rarity: WordRarity | undefined;
-
-  /** This scan, emptied for an exchange. */
-  start(rarity: WordRarity): this {
-    this.rarity = rarity;
-    this.themes.clear();
-    this.scripts.clear();
-    this.plainWords.clear();
-    this.plain.clear();
-    this.plainMade = false;
-    return this;
-  }
-
-  count(text: string, inPrompt: boolean): void {
-    const { scripts, plainWords } = this;
-    const rarity = this.rarity!;
-    const seq = contentWords(withoutReferences(text));
-    // a word's key words, asked once where it is both the second word of a phrase and the first of the next
-    let keysAt = -1;
-    let keys: readonly string[] | null = null;
-    for (let i = 0; i < seq.length; i++) {
-      const w = seq[i]!;
-      if (!w.code) scripts.add(w.lower, inPrompt);
-      if (!w.initial && !w.code && w.surface === w.lower) plainWords.set(w.lower, (plainWords.get(w.lower) ?? 0) + 1);
-      const kind = themeWordKind(w, rarity);
-      // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
-      if (kind) this.add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
-      const next = seq[i + 1];
-      // a phrase is two words next to each other or joined by a connector: only then is it weighed
-      if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
-      // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
-      if (w.valueOrAction || next.valueOrAction) continue;
-      // (a phrase's key from its words' keys: most phrases are new, their words are not; phraseConceptKey's steps)
-      if (keysAt !== i) {
-        keysAt = i;
-        keys = plainKeyWords(w.surface);
-      }
-      const first = keys;
-      if (first) {
-        keysAt = i + 1;
-        keys = plainKeyWords(next.surface);
-      }
-      const second = first && keys;
-      const via = next.adjacent ? undefined : next.via;
-      const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
-      if (next.adjacent) this.add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
-      else this.add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
-    }
-  }
-
-  /** A word's uses as a common word, by concept key. */
-  plainUses(k: string): number {
-    // made when a capitalised word first asks (in a third of the corpus's exchanges): a key for every plain word
-    // of every exchange was most of the concept keys made
-    if (!this.plainMade) {
-      this.plainMade = true;
-      for (const [word, uses] of this.plainWords) {
-        const key = conceptKey(word);
-        this.plain.set(key, (this.plain.get(key) ?? 0) + uses);
-      }
-    }
-    return this.plain.get(k) ?? 0;
-  }
-
-  private add(lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void {
-    const key = phraseKey ?? conceptKey(surface);
-    if (!key || lowerWords.some(isRedaction)) return;
-    let t = this.themes.get(key);
-    if (!t) {
-      const rarity = this.rarity!;
-      const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
-      const first = lowerWords[0]!;
-      this.themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length, first }));
-    }
-    t.tf++;
-    t.inPrompt ||= inPrompt;
-    t.sure ||= use === 'sure';
-    if (use === 'named') t.named++;
-    t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
-  }
-}
-
-/** The thread's one concept scan (conceptRooms runs whole, never inside another). */
-const CONCEPT_SCAN = new ConceptScan();
 
 /**
  * A name ("E2E", "Claude") and the phrases made with it ("E2E testing", "E2E plan", "Claude Code") are one

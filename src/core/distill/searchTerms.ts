@@ -24,15 +24,25 @@ const MAX_WORD_CHARS = 32;
 
 export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
   // each term's uses and whether the human said it (kept in place: one lookup a word)
-  const uses: TermUses = new Map();
+  const uses = new Map<string, { n: number; human: boolean }>();
+  const count = (ws: readonly string[], byHuman: boolean): void => {
+    for (const w of ws) {
+      // a word counted before is a term: its patterns are tried once
+      const known = uses.get(w);
+      if (known) {
+        known.n++;
+        known.human ||= byHuman;
+      } else if (isTerm(w)) uses.set(w, { n: 1, human: byHuman });
+    }
+  };
   // the prompt's and the assistant's words are the headline's too (partWords remembers them); of each part the
   // first PART_CHARS are read: a long paste says its topic early
-  countTerms(uses, partWords(prompt), true);
+  count(partWords(prompt), true);
   for (const p of parts) {
-    if (p.kind === 'assistant') countTerms(uses, partWords(p.text), false);
-    else if (p.kind === 'error') countTerms(uses, words(p.text.slice(0, PART_CHARS)), false);
+    if (p.kind === 'assistant') count(partWords(p.text), false);
+    else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
     // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
-    else if (p.kind === 'tool') countTerms(uses, words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
+    else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
   }
   const already = new Set(words(said));
   const ranked: Array<{ w: string; weight: number }> = [];
@@ -51,24 +61,6 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
     tokens += t;
   }
   return kept.join(' ');
-}
-
-/** Each term's uses and whether the human said it. */
-type TermUses = Map<string, { n: number; human: boolean }>;
-
-/**
- * Counts the terms among words into `uses`, one lookup a word (kept in place). A function of the module, not a
- * closure made at each exchange: see headline.ts countTopicWords.
- */
-function countTerms(uses: TermUses, ws: readonly string[], byHuman: boolean): void {
-  for (const w of ws) {
-    // a word counted before is a term: its patterns are tried once
-    const known = uses.get(w);
-    if (known) {
-      known.n++;
-      known.human ||= byHuman;
-    } else if (isTerm(w)) uses.set(w, { n: 1, human: byHuman });
-  }
 }
 
 /** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker (`[REDACTED_IP]`). */
