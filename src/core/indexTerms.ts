@@ -41,22 +41,9 @@ function termOf(word: string): string {
 }
 
 /**
- * Counts the terms of searchable text into `counts` (term -> occurrences) and returns how many words the text
- * has: its length for BM25, overlong words included (they are words of the text, only not searchable). Terms go
- * into `counts` in the order of their first word. Several texts (an exchange's fields) are counted as one: each
- * distinct word of them all is made a term once (the prompt is in two fields, and the fields share most of their
- * words). indexTermCounts gives the same as one document.
- */
-export function countIndexTerms(texts: string | readonly string[], counts: Map<string, number>): number {
-  const doc = indexTermCounts(texts);
-  const terms = doc.terms === '' ? [] : doc.terms.split(' ');
-  for (const [i, term] of terms.entries()) counts.set(term, (counts.get(term) ?? 0) + doc.counts[i]!);
-  return doc.words;
-}
-
-/**
  * The lexicon's document of searchable text (indexText.ts, TermCounts): its length in words, its distinct terms
- * in the order of their first word, each term's count. The words are runs of letters, digits and marks
+ * in the order of their first word, each term's count. Several texts (an exchange's fields) make one document; a
+ * word over MAX_TERM_LENGTH counts for the length but is no term. The words are runs of letters, digits and marks
  * (`/[\p{L}\p{N}\p{M}]+/gu` on the lower-cased text), found by their character codes (a regular expression only
  * where a word starts or goes on outside ASCII) and looked up in place in this thread's table of words
  * (WordTable), which knows each word's term: a transcript repeats its words, and a string cut out and two map

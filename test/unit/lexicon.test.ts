@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, test } from 'node:test';
-import { countIndexTerms, indexTerm, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
+import { indexTerm, indexTermCounts, MAX_TERM_LENGTH } from '../../src/core/indexTerms';
 import { termCounts } from '../../src/core/indexText';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
 import { queryTerms } from '../../src/core/search/terms';
@@ -59,7 +59,18 @@ describe('lexicon postings', () => {
   });
 });
 
-/** What countIndexTerms did with the pattern itself, a match and a term lookup per occurrence. */
+/**
+ * indexTermCounts' document as a map (term -> occurrences) added into `counts`, and its length in words: what these
+ * tests compare, for one text or several counted as one.
+ */
+function countIndexTerms(texts: string | readonly string[], counts: Map<string, number>): number {
+  const doc = indexTermCounts(texts);
+  const terms = doc.terms === '' ? [] : doc.terms.split(' ');
+  for (const [i, term] of terms.entries()) counts.set(term, (counts.get(term) ?? 0) + doc.counts[i]!);
+  return doc.words;
+}
+
+/** What the index's word scan once did with the pattern itself, a match and a term lookup per occurrence. */
 function byPattern(text: string): [number, Array<[string, number]>] {
   const counts = new Map<string, number>();
   let words = 0;
