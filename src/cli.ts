@@ -22,7 +22,7 @@ Commands:
          Index the transcripts of a workspace (the agents' own folders, sessions kept by recorded cwd, as in
          VS Code) and every transcript under the roots, distill them (offline distiller) and, with
          --embed-model, embed what is distilled (see embed). A large run parses and distills on --threads worker
-         threads (default: the cores, at most 4; 0: this thread only).
+         threads (default: the cores but one, at least 1, at most 4; 0: this thread only).
   distill --db FILE --distiller offline|anthropic [--limit N] [--dry-run] [--embed-model ID_OR_DIR]
          Distill exchanges that have no distilled object yet (index does this with the offline distiller);
          --dry-run prints what would be stored (anthropic: what would be sent, redacted, and its cost).

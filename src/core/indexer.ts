@@ -38,7 +38,7 @@ export interface IndexOptions {
   readonly distiller?: Distiller | false | DistillGate;
   /** The embedding stage, run last (after distillation) when an embedder is configured. */
   readonly embed?: { readonly embedder: Embedder; readonly layers?: readonly Layer[] };
-  /** Worker threads (default: the cores, at most 4, for work worth them). */
+  /** Worker threads (default: the cores but one, at least 1, at most 4, for work worth them). */
   readonly parallel?: ParallelOptions;
   /**
    * The sources to bring up to date instead of discovering them all: live indexing's run for the transcripts an

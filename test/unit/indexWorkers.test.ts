@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
 import { Store } from '../../src/core/store/store';
-import { PoolBroken, WorkerPool } from '../../src/core/workers/pool';
+import { PoolBroken, threadsForCores, WorkerPool } from '../../src/core/workers/pool';
 import type { ParallelOptions } from '../../src/core/workers/runWorkers';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -88,4 +88,8 @@ test('a task that fails in a worker fails alone, with its message', async () => 
   } finally {
     await pool.close();
   }
+});
+
+test('workers by cores: one core is left to the run\'s own thread, at least one worker, at most four', () => {
+  assert.deepEqual([1, 2, 3, 4, 8, 64].map(threadsForCores), [1, 1, 2, 3, 4, 4]);
 });

@@ -6,7 +6,7 @@ import { defaultThreads, WorkerPool } from './pool';
  * have started (~0.1 s with its code compiled and its tables built).
  */
 export interface ParallelOptions {
-  /** Worker threads; 0: none. Default: the cores, at most 4. */
+  /** Worker threads; 0: none. Default: the cores but one, at least 1, at most 4. */
   readonly threads?: number;
   /** Bytes to read and parse from which the sources go to the workers. */
   readonly minBytes?: number;
