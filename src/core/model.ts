@@ -270,18 +270,6 @@ export interface DistillInput {
   readonly prompt: string;
   readonly verbatim: string;
   readonly filesTouched: readonly FileTouch[];
-  /**
-   * The exchanges before this one in its conversation (the nearest NEIGHBOUR_WINDOW, in conversation order; their
-   * verbatim cut to NEIGHBOUR_CHARS): the offline headline prefers what this exchange says that they did not.
-   */
-  readonly before?: readonly NeighbourText[];
-}
-
-/** An earlier exchange of the same conversation, as the offline distiller reads it (DistillInput.before). */
-export interface NeighbourText {
-  readonly n: number;
-  readonly prompt: string;
-  readonly verbatim: string;
 }
 
 /* ---- Search: what a hit is and how sure the ranking is (search/ ranks, views display). ---- */

@@ -56,7 +56,7 @@ const RULES: ReadonlyArray<{ kind: DetailKind; re: RegExp; group?: number; parts
 ];
 
 /** The leading candidates (at most 12, best first), deduplicated, each a verbatim substring of the exchange. */
-export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: WordRarity, seen: ReadonlyMap<string, number> = new Map()): string[] {
+export function detailCandidates(parts: readonly VerbatimPart[], input: DistillInput, stats: WordRarity): string[] {
   const project = input.project?.replace(/\/+$/, '');
   // a path matched inside the project starts after its leading slash: keep what follows the project
   const inside = project ? `${project.replace(/^\/+/, '')}/` : undefined;
@@ -82,7 +82,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
   const scored: Array<[string, number]> = [];
   for (const [detail, weight] of weights) {
     if (!acceptable(detail, project)) continue;
-    scored.push([detail, weight * distinctiveness(detail, stats) * novelty(detail, seen)]);
+    scored.push([detail, weight * distinctiveness(detail, stats)]);
   }
   // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates
   const ranked = scored
@@ -128,18 +128,6 @@ function distinctiveness(detail: string, stats: WordRarity): number {
   let best = 0;
   for (const w of words(detail)) if (!isStopWord(w) && !NUMERAL_RE.test(w)) best = Math.max(best, stats.idf(w));
   return best || NUMBER_IDF;
-}
-
-/**
- * How new a detail is to its conversation: 1 / (1 + the fewest earlier exchanges that said one of its words), so
- * what this exchange named first beats what the conversation had named already.
- */
-function novelty(detail: string, seen: ReadonlyMap<string, number>): number {
-  if (seen.size === 0) return 1;
-  let fewest = Infinity;
-  for (const w of words(detail)) if (!isStopWord(w)) fewest = Math.min(fewest, seen.get(w) ?? 0);
-  if (process.env.NEIGH_BOOST) { let most = 0; for (const w of words(detail)) if (!isStopWord(w)) most = Math.max(most, seen.get(w) ?? 0); return most > 0 ? 2 : 1; }
-  return fewest === Infinity ? 1 : process.env.NEIGH_BIN ? (fewest > 0 ? 0.5 : 1) : 1 / (1 + fewest);
 }
 
 /** A decimal or hexadecimal numeral ("8080", "0x8000"): a number, no word. */

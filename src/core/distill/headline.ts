@@ -34,14 +34,10 @@ interface TopicWord {
   weight: number;
 }
 /** How often the exchange's prose and tool calls use each content word (see topicWeight). */
-interface TopicWeights {
-  readonly uses: Map<string, TopicWord>;
-  /** In how many earlier exchanges of the conversation each word was said (their prompts and answers). */
-  readonly seen: ReadonlyMap<string, number>;
-}
+type TopicWeights = ReadonlyMap<string, TopicWord>;
 
-export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number, seen: ReadonlyMap<string, number> = NONE_SEEN): string {
-  const topic = topicWeights(prompt, parts, seen);
+export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
+  const topic = topicWeights(prompt, parts);
   const asked = pickRequest(prompt, topic, stats);
   // a piece of a conversation without the human's words or an answer (tool calls alone): its first call
   const answered = parts.some((p) => p.kind === 'assistant');
@@ -57,8 +53,6 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   if (listed === headline && PRESENTING_RE.test(outcome)) return compose(request, statement.list.join('; '), maxTokens);
   return listed;
 }
-
-const NONE_SEEN: ReadonlyMap<string, number> = new Map();
 
 /** An outcome that only presents what follows it: "Here's the commit message…", "Here are the steps…". */
 const PRESENTING_RE = /^here(?:['’]s| is| are)\b/iu;
@@ -259,7 +253,7 @@ function withList(headline: string, outcome: string, list: readonly string[], ma
 /* ---- ranking ---- */
 
 /** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
-function topicWeights(prompt: string, parts: readonly VerbatimPart[], seen: ReadonlyMap<string, number>): TopicWeights {
+function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
   const uses = new Map<string, TopicWord>();
   const count = (ws: readonly string[]): void => {
     // (one lookup a word: its count is kept in place)
@@ -275,17 +269,15 @@ function topicWeights(prompt: string, parts: readonly VerbatimPart[], seen: Read
     if (p.kind === 'assistant') count(partWords(p.text));
     else if (p.kind === 'tool') count(words(p.text.slice(0, PART_CHARS)));
   }
-  return { uses, seen };
+  return uses;
 }
 
 /** A word's weight in the exchange: its IDF in English times 1 + ln(its uses in the exchange). */
 function topicWeight(word: string, topic: TopicWeights, stats: WordRarity): number {
-  const known = topic.uses.get(word);
-  const d = topic.seen.get(word) ?? 0;
-  const novelty = process.env.NEIGH_BOOST ? (d > 0 ? 2 : 1) : process.env.NEIGH_BIN ? (d > 0 ? 0.5 : 1) : 1 / (1 + d);
+  const known = topic.get(word);
   // a word of the exchange is weighed once, however many sentences hold it
-  if (!known) return stats.idf(word) * novelty;
-  return (known.weight ||= stats.idf(word) * (1 + Math.log(known.uses)) * novelty);
+  if (!known) return stats.idf(word);
+  return (known.weight ||= stats.idf(word) * (1 + Math.log(known.uses)));
 }
 
 function contentWords(text: string): string[] {

@@ -5,8 +5,7 @@ import { buildHeadline } from './headline';
 import { proposeRooms } from './offlineRooms';
 import { searchTerms } from './searchTerms';
 import { fitTokens, wordTokens } from './tokenFit';
-import { englishRarity, PART_CHARS, type WordRarity, words } from './wordRarity';
-import type { NeighbourText } from '../model';
+import { englishRarity, type WordRarity, words } from './wordRarity';
 import { isStopWord } from './stopWords';
 import type { DistilledExchange } from './types';
 import { type VerbatimPart, splitVerbatim } from './verbatimParts';
@@ -57,10 +56,9 @@ export class OfflineDistiller implements Distiller {
 
 export function distillOffline(input: DistillInput, stats: WordRarity): DistilledExchange {
   const parts = readParts(input.verbatim);
-  const seen = seenBefore(input.before);
-  const details = detailCandidates(parts, input, stats, process.env.NEIGH_NODETAIL ? undefined : seen);
+  const details = detailCandidates(parts, input, stats);
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
-  const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0), process.env.NEIGH_NOHEAD ? undefined : seen);
+  const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
   const specificContext = pickDetail(details, exchangeCore, room);
   const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
@@ -70,30 +68,6 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
     rooms: proposeRooms(input, parts, stats),
     ...(terms ? { searchTerms: terms } : {}),
   };
-}
-
-/** The words each earlier exchange said (its prompt and its answers), once per exchange object. */
-const saidWords = new WeakMap<NeighbourText, ReadonlySet<string>>();
-
-function wordsSaid(e: NeighbourText): ReadonlySet<string> {
-  let known = saidWords.get(e);
-  if (!known) {
-    const ws = new Set(words(e.prompt.slice(0, PART_CHARS)));
-    if (process.env.NEIGH_TEXT !== 'prompt') {
-      for (const p of splitVerbatim(e.verbatim)) if (p.kind === 'assistant') for (const w of words(p.text.slice(0, PART_CHARS))) ws.add(w);
-    }
-    for (const w of ws) if (isStopWord(w)) ws.delete(w);
-    known = ws;
-    saidWords.set(e, known);
-  }
-  return known;
-}
-
-/** In how many of the earlier exchanges each word was said. */
-function seenBefore(before: readonly NeighbourText[] | undefined): ReadonlyMap<string, number> {
-  const seen = new Map<string, number>();
-  for (const e of before ?? []) for (const w of wordsSaid(e)) seen.set(w, (seen.get(w) ?? 0) + 1);
-  return seen;
 }
 
 function readParts(verbatim: string): VerbatimPart[] {

@@ -1,4 +1,4 @@
-import type { AgentKind, DistilledExchange, DistillInput, FileTouch, NeighbourText, RoomType, StoredRoom } from '../model';
+import type { AgentKind, DistilledExchange, DistillInput, FileTouch, RoomType, StoredRoom } from '../model';
 import type { Db, Params } from './db';
 import { resetFtsTable } from './ftsReset';
 import { type FileTouchRow, toFileTouch } from './rows';
@@ -74,9 +74,9 @@ export async function pendingDistillation(
   const [backlog, params] = backlogCondition(target);
   const rows = await db.all<{
     n: number; id: string; agent: AgentKind; project: string | null; ply_start: number; ply_end: number;
-    prompt: string; verbatim: string; conversation_id: string;
+    prompt: string; verbatim: string;
   }>(
-    `SELECT e.n, e.id, c.agent, c.project, e.ply_start, e.ply_end, e.prompt, e.verbatim, e.conversation_id
+    `SELECT e.n, e.id, c.agent, c.project, e.ply_start, e.ply_end, e.prompt, e.verbatim
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
      LEFT JOIN distilled d ON d.exchange_n = e.n
      LEFT JOIN distill_failures f ON f.exchange_n = e.n
@@ -97,10 +97,8 @@ export async function pendingDistillation(
       files.set(t.n, list);
     }
   }
-  const before = await earlierExchanges(db, rows);
   const out: DistillInput[] = [];
   for (const r of rows) {
-    const earlier = before.get(r.n);
     out.push({
       n: r.n,
       exchangeId: r.id,
@@ -111,42 +109,7 @@ export async function pendingDistillation(
       prompt: r.prompt,
       verbatim: r.verbatim,
       filesTouched: files.get(r.n) ?? [],
-      ...(earlier && earlier.length > 0 ? { before: earlier } : {}),
     });
-  }
-  return out;
-}
-
-/** How many earlier exchanges of its conversation an exchange is told apart from (DistillInput.before). */
-export const NEIGHBOUR_WINDOW = Number(process.env.NEIGH_WINDOW ?? 10);
-/** How much of an earlier exchange's verbatim is read (the headline reads as much of one part). */
-export const NEIGHBOUR_CHARS = 20_000;
-
-/**
- * The earlier exchanges of each row's conversation (at most NEIGHBOUR_WINDOW, nearest last), in conversation order;
- * the rows of one conversation share the texts (one object each, however many rows list it).
- */
-async function earlierExchanges(db: Db, rows: ReadonlyArray<{ n: number; conversation_id: string }>): Promise<Map<number, NeighbourText[]>> {
-  const out = new Map<number, NeighbourText[]>();
-  if (process.env.NEIGH_OFF || rows.length === 0) return out;
-  const ids = [...new Set(rows.map((r) => r.conversation_id))];
-  const all = await db.all<{ n: number; c: string; prompt: string; verbatim: string }>(
-    `SELECT n, conversation_id AS c, prompt, substr(verbatim, 1, ${NEIGHBOUR_CHARS}) AS verbatim FROM exchanges
-     WHERE conversation_id IN (${ids.map(() => '?').join(',')}) ORDER BY conversation_id, line_start, byte_start, part, asked`,
-    ids,
-  );
-  const byConversation = new Map<string, NeighbourText[]>();
-  for (const e of all) {
-    const list = byConversation.get(e.c) ?? [];
-    list.push({ n: e.n, prompt: e.prompt, verbatim: e.verbatim });
-    byConversation.set(e.c, list);
-  }
-  const scopeAll = process.env.NEIGH_SCOPE === 'all';
-  for (const r of rows) {
-    const list = byConversation.get(r.conversation_id) ?? [];
-    const at = list.findIndex((e) => e.n === r.n);
-    if (at < 0) continue;
-    out.set(r.n, scopeAll ? list.filter((e) => e.n !== r.n) : list.slice(Math.max(0, at - NEIGHBOUR_WINDOW), at));
   }
   return out;
 }
