@@ -285,3 +285,18 @@ test('detail line: no bare number or piece of an address when a named detail exi
     assert.ok(!said.includes(item.toLowerCase()), `the detail repeats the headline: ${item}`);
   }
 });
+
+test('detail line: no prose between two code spans, where a transcript lost a span\'s text', () => {
+  // SpecStory exports lose some spans' text ("the `` directory"): the backtick after `05` then opened no span
+  const lost = input(
+    'Why did you pick `05-` as the prefix?',
+    [
+      'Assistant: I assumed that there were already four plan files in the `` directory (01 through 04) based on the examples provided,',
+      'so I continued the sequence with `05`. However, I should have first checked the actual contents of the `` directory to confirm the numbering.',
+      'The plan file is `05-offscreen-rendering.md`.',
+    ].join(' '),
+  );
+  const candidates = detailCandidates(splitVerbatim(lost.verbatim), lost, englishRarity());
+  assert.ok(!candidates.some((c) => /However|directory/.test(c)), candidates.join(' | '));
+  assert.ok(candidates.includes('05-offscreen-rendering.md'), candidates.join(' | '));
+});

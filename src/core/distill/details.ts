@@ -30,7 +30,12 @@ const MAX_DETAIL_CHARS = 90;
 /** Parts are read up to this length (tool output is already cut to 600 chars by render.ts). */
 const MAX_PART_CHARS = 20_000;
 
-const CODE_SPAN_RE = /`([^`\n]{3,80})`/g;
+/**
+ * A code span of 3 to 80 characters; every pair of backticks is consumed, the empty and the longer spans too, so a
+ * span never runs from one span's closing backtick to the next one's opening (the prose between two code spans,
+ * ". However, I should have", where SpecStory lost a span's text: "the `` directory … with `05`. However, …").
+ */
+const CODE_SPAN_RE = /`(?:([^`\n]{3,80})|[^`\n]*)`/g;
 const ERROR_RE = /\b[\w.]*(?:Error|Exception|error|ERROR|FAIL|FAILED|Fatal|fatal|panic|Traceback|failed)\b[^\n]*/g;
 const PATH_RE = /(?<![\w.@…-])(?:[\w.@-]+\/)+[\w.@-]+\.[A-Za-z]\w{0,7}\b|(?<![\w.@/…-])[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|rs|go|java|rb|php|md|json|ya?ml|toml|css|html|sh|sql|c|cpp|h)\b/g;
 const IDENT_RE =

@@ -32,7 +32,7 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-17';
+export const OFFLINE_PROMPT_VERSION = 'offline-18';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
