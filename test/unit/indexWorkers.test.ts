@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
@@ -88,20 +87,5 @@ test('a task that fails in a worker fails alone, with its message', async () => 
     assert.deepEqual(await pool.run({ kind: 'count', texts: ['still here'] }), [2]);
   } finally {
     await pool.close();
-  }
-});
-
-test('a thread alone gets a 32 MB young generation, two threads or more 8 MB each', async () => {
-  // a worker that answers every task with the limits it was started under
-  const script = path.join(tempDir(), 'limits.js');
-  writeFileSync(script, "const { parentPort, resourceLimits } = require('node:worker_threads');\nparentPort.on('message', () => parentPort.postMessage({ ok: true, result: resourceLimits }));\n");
-  for (const [threads, mb] of [[1, 32], [2, 8], [3, 8]] as const) {
-    const pool = new WorkerPool(threads, script);
-    try {
-      const limits = (await pool.run({ kind: 'count', texts: [] })) as unknown as { maxYoungGenerationSizeMb: number };
-      assert.equal(limits.maxYoungGenerationSizeMb, mb, `${threads} threads`);
-    } finally {
-      await pool.close();
-    }
   }
 });

