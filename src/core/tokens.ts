@@ -26,14 +26,14 @@ const MAX_REMEMBERED = 100_000;
 /**
  * The pieces remembered and their counts: an open-addressing table by rangeHash of the piece's characters, looked
  * up where the piece lies in its text (a Map by string needed the piece cut out of the text first: a string made
- * and hashed for every piece of every text, most of them seen before). Emptied when full, as a Map would be.
+ * and hashed for every piece of every text, most of them seen before). A slot holds the piece's hash, its entry + 1
+ * (0: empty) and its count side by side, so a lookup reads one place of the table and the piece's characters (three
+ * arrays read one after the other were most of a count's time). Emptied when full, as a Map would be.
  */
 const REMEMBERED_SLOTS = 2 ** 18; // a power of two, over twice MAX_REMEMBERED
-const rememberedSlots = new Int32Array(REMEMBERED_SLOTS); // slot -> entry + 1 (0: empty)
+const SLOT_INTS = 3;
+const rememberedSlots = new Int32Array(REMEMBERED_SLOTS * SLOT_INTS); // [hash, entry + 1, count] a slot
 const rememberedPieces: string[] = [];
-/** Entry -> its piece's hash (as int32: no heap number per entry). */
-const rememberedHashes = new Int32Array(MAX_REMEMBERED);
-const rememberedCounts: number[] = [];
 
 /** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
 function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number, to: number): number {
@@ -50,6 +50,20 @@ function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number
   }
 }
 
+/** The ranks of the two-byte tokens by their bytes (first << 8 | second; NO_PAIR: no token), made with the table. */
+let pairTable: { readonly of: Cl100k; readonly ranks: Int32Array } | undefined;
+function bytePairRanks(cl: Cl100k): Int32Array {
+  if (pairTable?.of !== cl) {
+    const { bytes, starts, ranks } = cl;
+    const pairs = new Int32Array(1 << 16).fill(NO_PAIR);
+    for (let t = 0; t + 1 < starts.length; t++) {
+      if (starts[t + 1]! - starts[t]! === 2) pairs[(bytes.charCodeAt(starts[t]!) << 8) | bytes.charCodeAt(starts[t]! + 1)] = ranks[t]!;
+    }
+    pairTable = { of: cl, ranks: pairs };
+  }
+  return pairTable.ranks;
+}
+
 /** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces (cl100kPieces.ts). */
 function encodeLength(text: string): number {
   const cl = cl100k();
@@ -64,27 +78,51 @@ function encodeLength(text: string): number {
 
 /** The tokens of the piece text[from, to), remembered. */
 function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number {
-  const hash = rangeHash(text, from, to) | 0;
   const length = to - from;
+  // one or two ASCII characters (a third of the pieces): one token, or two unless the pair is one
+  if (length <= 2) {
+    const c = text.charCodeAt(from);
+    if (c < 0x80) {
+      if (length === 1) return 1;
+      const d = text.charCodeAt(from + 1);
+      if (d < 0x80) return bytePairRanks(cl)[(c << 8) | d] === NO_PAIR ? 2 : 1;
+    }
+  }
+  // the piece's hash (rangeHash's) and whether it is ASCII, in one pass
+  let h = 0x811c9dc5;
+  let units = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    units |= c;
+    h = Math.imul(h ^ c, 0x01000193);
+  }
+  const hash = h | 0;
   const mask = REMEMBERED_SLOTS - 1;
+  const slots = rememberedSlots;
   let slot = hash & mask;
-  for (let entry = rememberedSlots[slot]! - 1; entry >= 0; entry = rememberedSlots[slot]! - 1) {
-    const kept = rememberedPieces[entry]!;
-    if (rememberedHashes[entry] === hash && kept.length === length && text.startsWith(kept, from)) return rememberedCounts[entry]!;
+  for (let entry = slots[slot * SLOT_INTS + 1]! - 1; entry >= 0; entry = slots[slot * SLOT_INTS + 1]! - 1) {
+    if (slots[slot * SLOT_INTS] === hash) {
+      const kept = rememberedPieces[entry]!;
+      if (kept.length === length) {
+        let i = 0;
+        while (i < length && kept.charCodeAt(i) === text.charCodeAt(from + i)) i++;
+        if (i === length) return slots[slot * SLOT_INTS + 2]!;
+      }
+    }
     slot = (slot + 1) & mask;
   }
   const piece = text.slice(from, to);
-  const bytes = Buffer.from(piece, 'utf8').toString('latin1');
+  // an ASCII piece is its own UTF-8 (most pieces: no buffer made and decoded for them)
+  const bytes = units < 0x80 ? piece : Buffer.from(piece, 'utf8').toString('latin1');
   const count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
   if (rememberedPieces.length >= MAX_REMEMBERED) {
-    rememberedSlots.fill(0);
+    slots.fill(0);
     rememberedPieces.length = 0;
-    rememberedCounts.length = 0;
     slot = hash & mask;
   }
-  rememberedHashes[rememberedPieces.length] = hash;
-  rememberedSlots[slot] = rememberedPieces.push(detached(piece));
-  rememberedCounts.push(count);
+  slots[slot * SLOT_INTS] = hash;
+  slots[slot * SLOT_INTS + 1] = rememberedPieces.push(detached(piece));
+  slots[slot * SLOT_INTS + 2] = count;
   return count;
 }
 
@@ -104,12 +142,9 @@ function mergedLength(bytes: string, cl: Cl100k): number {
   const starts = mergeStarts;
   const rank = mergeRanks;
   for (let i = 0; i <= parts; i++) starts[i] = i;
-  const pairRank = (i: number): number => {
-    if (i + 1 >= parts) return NO_PAIR;
-    const r = rankOf(cl, bytes, starts[i]!, starts[i + 2]!);
-    return r === Infinity ? NO_PAIR : r;
-  };
-  for (let i = 0; i + 1 < parts; i++) rank[i] = pairRank(i);
+  // the first pairs are two bytes each: looked up by their bytes, not hashed
+  const two = bytePairRanks(cl);
+  for (let i = 0; i + 1 < parts; i++) rank[i] = two[(bytes.charCodeAt(i) << 8) | bytes.charCodeAt(i + 1)]!;
   for (;;) {
     let best = NO_PAIR;
     let at = -1;
@@ -124,9 +159,15 @@ function mergedLength(bytes: string, cl: Cl100k): number {
     starts.copyWithin(at + 1, at + 2, parts + 1);
     rank.copyWithin(at + 1, at + 2, parts);
     parts--;
-    rank[at] = pairRank(at);
-    if (at > 0) rank[at - 1] = pairRank(at - 1);
+    rank[at] = at + 1 < parts ? pairRank(cl, bytes, starts[at]!, starts[at + 2]!) : NO_PAIR;
+    if (at > 0) rank[at - 1] = pairRank(cl, bytes, starts[at - 1]!, starts[at + 1]!);
   }
+}
+
+/** The rank of the token bytes[from, to), or NO_PAIR when no token has those bytes. */
+function pairRank(cl: Cl100k, bytes: string, from: number, to: number): number {
+  const r = rankOf(cl, bytes, from, to);
+  return r === Infinity ? NO_PAIR : r;
 }
 
 /** A pair that is no token (above every rank: cl100k's ranks are below 2^17). */
@@ -136,6 +177,7 @@ let mergeRanks = new Int32Array(1024);
 
 export function countTokens(text: string): number {
   if (!text) return 0;
+  if (!hasLongRun(text)) return encodeLength(text);
   // the text without its long runs, each run counted apart: cut only when there is one (most texts have none)
   let rest = '';
   let kept = 0;
@@ -157,6 +199,27 @@ export function countTokens(text: string): number {
   if (kept > 0) rest += text.slice(kept);
   else rest = text;
   return (rest ? encodeLength(rest) : 0) + estimated;
+}
+
+/**
+ * Whether `text` holds a run of more than MAX_RUN characters without whitespace, read from every MAX_RUN + 1-th
+ * character back to the whitespace before it instead of at every character (most texts have no such run, and
+ * their words are short: a few characters read for each probe).
+ */
+export function hasLongRun(text: string): boolean {
+  const n = text.length;
+  // text[runStart, verified] holds no whitespace: a run of MAX_RUN + 1 from runStart would end at probe
+  let runStart = 0;
+  let verified = -1;
+  for (;;) {
+    const probe = runStart + MAX_RUN;
+    if (probe >= n) return false;
+    let at = probe;
+    while (at > verified && !isSpace(text.charCodeAt(at))) at--;
+    if (at === verified) return true;
+    runStart = at + 1;
+    verified = probe;
+  }
 }
 
 /** A long run's count, extrapolated from SAMPLES windows of SAMPLE chars spread over text[from, to). */

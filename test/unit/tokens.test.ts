@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { isSpace } from '../../src/core/charClass';
-import { countTokens } from '../../src/core/tokens';
+import { countTokens, hasLongRun } from '../../src/core/tokens';
 
 test('a 200 KB base64 run (no spaces) counts in well under a second', () => {
   countTokens('warm up the encoder');
@@ -93,4 +93,41 @@ test('a long run between any whitespace counts apart from the text around it', (
   const lite = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
   const atCap = `a ${'x'.repeat(256)}\u00a0b`;
   assert.equal(countTokens(atCap), new lite.Tiktoken(require('js-tiktoken/ranks/cl100k_base')).encode(atCap, [], []).length);
+});
+
+test('one- and two-character ASCII pieces, counted without the memory, are js-tiktoken\'s counts', () => {
+  const lite = require('js-tiktoken/lite') as { Tiktoken: new (r: unknown) => { encode(t: string, a: string[], d: string[]): number[] } };
+  const encoder = new lite.Tiktoken(require('js-tiktoken/ranks/cl100k_base'));
+  for (let a = 0; a < 128; a++) {
+    const one = String.fromCharCode(a);
+    assert.equal(countTokens(one), encoder.encode(one, [], []).length, JSON.stringify(one));
+    for (let b = 0; b < 128; b++) {
+      const two = one + String.fromCharCode(b);
+      assert.equal(countTokens(two), encoder.encode(two, [], []).length, JSON.stringify(two));
+      // the same pair as a piece inside a text (after a space, before a newline)
+      const inText = `x ${two}\n`;
+      assert.equal(countTokens(inText), encoder.encode(inText, [], []).length, JSON.stringify(inText));
+    }
+  }
+});
+
+test('a long run is found by probes exactly where a scan of every character finds one', () => {
+  const naive = (t: string): boolean => /\S{257}/.test(t);
+  const spaces = [' ', '\n', '\t', '\u00a0', '\u3000'];
+  let seed = 11;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 3000; i++) {
+    let t = '';
+    // runs of 0-300 characters (many near the cap) between whitespace, sometimes none at the ends
+    for (let k = next() % 6; k >= 0; k--) {
+      const n = next() % 3 === 0 ? 250 + (next() % 12) : next() % 300;
+      t += 'ab1-é'.repeat(61).slice(0, n);
+      if (next() % 4 !== 0) t += spaces[next() % spaces.length]!.repeat(1 + (next() % 3));
+    }
+    assert.equal(hasLongRun(t), naive(t), `${t.length} chars`);
+  }
+  for (const n of [0, 1, 256, 257, 600]) {
+    const run = 'x'.repeat(n);
+    for (const t of [run, ` ${run}`, `${run} `, `a ${run} b`]) assert.equal(hasLongRun(t), naive(t), `${n}: ${JSON.stringify(t.slice(0, 4))}`);
+  }
 });
