@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Conversation, Message } from '../../src/core/model';
+import { DEFAULT_SEGMENT_OPTIONS, segmentConversation } from '../../src/core/segment';
 import type { ParseInput, ParseOutput } from '../../src/core/sources/adapter';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
 import { type LineChunk, parsesAsJson, type SourceLine, splitLines } from '../../src/core/sources/lines';
@@ -161,6 +162,8 @@ test('wrappers, meta lines and reminder-only lines are ignored without being cou
   assert.deepEqual(shape(conv.messages), [
     'prompt@8-8',
     'reply@9-9',
+    'prompt@11-11',
+    'context@12-12',
     'reply@13-13',
     'context@14-14',
     'reply@15-15',
@@ -171,9 +174,11 @@ test('wrappers, meta lines and reminder-only lines are ignored without being cou
   ]);
   const texts = conv.messages.map((m) => m.text);
   assert.equal(texts[0], 'Why is the legend overlapping the chart on mobile? Screenshot attached.\n\n[image]');
-  assert.ok(texts[3]!.startsWith('<task-notification>'));
-  assert.equal(texts[5], 'thanks, ship it');
-  assert.equal(conv.messages[7]!.toolResults[0]!.text, '[image]');
+  assert.equal(texts[2], '/review-pr 42');
+  assert.equal(texts[3], 'Review pull request 42 of the tidepool repository and report problems.');
+  assert.ok(texts[5]!.startsWith('<task-notification>'));
+  assert.equal(texts[7], 'thanks, ship it');
+  assert.equal(conv.messages[9]!.toolResults[0]!.text, '[image]');
   const everything = JSON.stringify(conv);
   assert.ok(!everything.includes('iVBORw0KGgo'), 'no base64 image data reaches the model');
 });
@@ -337,4 +342,43 @@ test('lines over 1 MB parse whole, with reminders stripped and no time blow-up',
   const [prompt, , results] = out.conversations[0]!.messages;
   assert.equal(prompt!.text, `Why is this slow?\n${pasted}`.trim());
   assert.equal(results!.toolResults[0]!.text.length, pasted.length);
+});
+
+test('a slash command the model answers is an exchange of its own; a local command or an unanswered one is none', () => {
+  const { conv, skipped } = parse('slash-commands.jsonl');
+  assert.deepEqual(skipped, []);
+  // /model (line 4) printed its output and was not sent to the model; /publish-session on line 13 got no reply.
+  assert.deepEqual(shape(conv.messages), [
+    'prompt@1-1',
+    'reply@2-2',
+    'prompt@6-6',
+    'context@7-7',
+    'reply@8-8',
+    'prompt@9-9',
+    'reply@10-10',
+    'prompt@11-11',
+    'reply@12-12',
+    'prompt@14-14',
+    'reply@15-15',
+  ]);
+  // The prompt is the command as typed; the expansion Claude Code sent for it is the agent's text: context.
+  assert.equal(conv.messages[2]!.text, '/publish-session');
+  assert.ok(conv.messages[3]!.text.startsWith('Publish the current session transcript by running:'));
+  assert.equal(conv.messages[7]!.text, '/review-pr 42 --strict');
+
+  const { exchanges } = segmentConversation(conv, DEFAULT_SEGMENT_OPTIONS);
+  assert.deepEqual(
+    exchanges.map((e) => [e.prompt, e.lineStart, e.lineEnd]),
+    [
+      ['Write a short poem about Thai red curry, four lines.', 1, 2],
+      ['/publish-session', 6, 8],
+      ["why won't you run it?", 9, 10],
+      ['/review-pr 42 --strict', 11, 12],
+      ['thanks, now a poem about green curry please', 14, 15],
+    ],
+  );
+  // The poem's exchange ends with the poem, not with the reply to the command typed after it.
+  const poem = exchanges[0]!.messages.filter((m) => m.kind === 'reply').at(-1)!;
+  assert.ok(poem.text.startsWith('Here is the poem about Thai red curry'));
+  assert.ok(!exchanges[0]!.verbatim.includes('publish'));
 });

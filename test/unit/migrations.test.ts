@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
@@ -349,6 +350,34 @@ test('schema 10 marks the SpecStory files to be read again, and only those', asy
     assert.equal(await migrate(db), 9);
     const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
     assert.deepEqual(sizes, [{ path: '/t/s.jsonl', size: 900 }, { path: '/w/.specstory/history/a.md', size: -1 }]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 21 marks the Claude Code transcripts holding a slash command to be read again, and only those', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v20-commands.sqlite');
+  await writeStoreAt(20, file);
+  const fixtures = path.resolve(__dirname, '../../../test/fixtures/claude-code');
+  const withCommand = path.join(dir, 'with-command.jsonl');
+  // The wrapper straddles two 1 MB reads: the search keeps the end of the chunk before.
+  const straddling = path.join(dir, 'straddling.jsonl');
+  const line = readFileSync(path.join(fixtures, 'slash-commands.jsonl'), 'utf8').split('\n')[5]!;
+  const codexWithCommand = path.join(dir, 'rollout.jsonl');
+  writeFileSync(withCommand, readFileSync(path.join(fixtures, 'slash-commands.jsonl')));
+  writeFileSync(codexWithCommand, readFileSync(path.join(fixtures, 'slash-commands.jsonl')));
+  writeFileSync(straddling, `${' '.repeat((1 << 20) - line.indexOf('<command-name>') - 5)}${line}\n`);
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES
+      (2, ?, 'claude-code', 700, 5, 700, 15), (3, ?, 'claude-code', 700, 5, 700, 9), (4, ?, 'claude-code', 700, 5, 700, 1),
+      (5, ?, 'claude-code', 700, 5, 700, 3), (6, ?, 'codex', 700, 5, 700, 15)`,
+    [withCommand, path.join(fixtures, 'split-reply.jsonl'), straddling, path.join(dir, 'gone.jsonl'), codexWithCommand]);
+    assert.equal(await migrate(db), 20);
+    const sizes = await db.all<{ id: number; size: number }>('SELECT id, size FROM sources ORDER BY id');
+    // 1: the store's own source, not on disk; 3: no command; 5: gone from disk (kept as stored); 6: not Claude Code
+    assert.deepEqual(sizes.map((s) => [s.id, s.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700]]);
   } finally {
     await db.close();
   }

@@ -28,6 +28,9 @@ const WRAPPER_PREFIXES = [
  * two lines: "Warmup" and "I'm Claude Code, ready to help…"): nobody asked it, so it and its reply are not kept.
  */
 const WARMUP_PROMPT = 'Warmup';
+/** The wrapper of a slash command the person typed: `<command-name>/x</command-name>`, its arguments beside it. */
+const COMMAND_NAME = /<command-name>\s*([^<]*?)\s*<\/command-name>/u;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/u;
 /** User lines the agent injects to tell the model something (a background task finished): context, not human. */
 const INJECTED_PREFIXES = ['<task-notification>'];
 
@@ -92,6 +95,12 @@ class SessionParser {
   private summaryPending = false;
   /** Inside a subagent's warm-up (WARMUP_PROMPT): its reply is dropped too, up to the next prompt. */
   private warmingUp = false;
+  /**
+   * A slash command the person typed, held until it is known whether the model answers it: a reply before the next
+   * user line makes it the prompt of an exchange of its own (else the reply joined the exchange before); a local
+   * command (/clear, /model…: its output line comes instead) or a new prompt drops it, as before.
+   */
+  private pendingCommand: PendingCommand | undefined;
 
   constructor(private readonly input: ParseInput) {}
 
@@ -123,11 +132,12 @@ class SessionParser {
   private onUser(rec: JsonRecord, line: SourceLine): void {
     const message = obj(rec['message']);
     if (!message) return this.skips.add('unknown-record', line.line);
-    if (rec['isMeta'] === true) return; // skill bodies, caveats, expanded commands: known and not human
     const content = message['content'];
+    if (rec['isMeta'] === true) return this.onMeta(rec, line, content); // skill bodies, caveats, expanded commands: not human
     if (Array.isArray(content) && content.some(isToolResultBlock)) return this.onToolResults(rec, line, content);
 
     this.openReplies.clear();
+    this.pendingCommand = undefined;
     if (rec['isCompactSummary'] === true || this.summaryPending) {
       this.summaryPending = false;
       const summary = userText(content).trim();
@@ -135,10 +145,36 @@ class SessionParser {
       return;
     }
     const text = stripSystemReminders(userText(content)).trim();
-    if (!text || startsWithAny(text, WRAPPER_PREFIXES)) return;
+    if (!text) return;
+    if (startsWithAny(text, WRAPPER_PREFIXES)) {
+      const command = typedCommand(text);
+      if (command) this.pendingCommand = { rec, line, text: command };
+      return;
+    }
     this.warmingUp = text === WARMUP_PROMPT && rec['isSidechain'] === true && rec['parentUuid'] === null;
     if (this.warmingUp) return;
     this.push(startsWithAny(text, INJECTED_PREFIXES) ? 'context' : 'prompt', rec, line, text);
+  }
+
+  /**
+   * An `isMeta` user line: nothing a person typed. Right after a slash command it is the command's expansion (the
+   * prompt Claude Code sent for it), kept with the command as context should the model answer it.
+   */
+  private onMeta(rec: JsonRecord, line: SourceLine, content: unknown): void {
+    const command = this.pendingCommand;
+    if (!command || command.expansion || (Array.isArray(content) && content.some(isToolResultBlock))) return;
+    const text = stripSystemReminders(userText(content)).trim();
+    if (text && !startsWithAny(text, WRAPPER_PREFIXES)) command.expansion = { rec, line, text };
+  }
+
+  /** The model answers a typed slash command: the command is the prompt (as typed), its expansion context. */
+  private flushCommand(): void {
+    const command = this.pendingCommand;
+    if (!command) return;
+    this.pendingCommand = undefined;
+    this.push('prompt', command.rec, command.line, command.text);
+    const expansion = command.expansion;
+    if (expansion) this.push('context', expansion.rec, expansion.line, expansion.text);
   }
 
   /**
@@ -166,6 +202,7 @@ class SessionParser {
     const message = obj(rec['message']);
     if (!message) return this.skips.add('unknown-record', line.line);
     if (this.warmingUp) return;
+    this.flushCommand();
     const id = str(message['id']);
     let reply = id === undefined ? undefined : this.openReplies.get(id);
     if (!reply) {
@@ -251,6 +288,24 @@ class SessionFacts {
     const own = this.summaries.filter((s) => s.leafUuid !== undefined && uuids.has(s.leafUuid));
     return (own.length ? own : this.summaries).at(-1)?.text;
   }
+}
+
+interface PendingCommand {
+  readonly rec: JsonRecord;
+  readonly line: SourceLine;
+  /** The command as typed: `/name` and its arguments. */
+  readonly text: string;
+  /** The isMeta line after it: the prompt Claude Code sent for the command (the agent's text, not the person's). */
+  expansion?: { readonly rec: JsonRecord; readonly line: SourceLine; readonly text: string };
+}
+
+/** `/name args` from a slash command's wrapper line, or undefined for the other wrappers (outputs, caveats). */
+function typedCommand(text: string): string | undefined {
+  const name = COMMAND_NAME.exec(text)?.[1];
+  if (!name) return undefined;
+  const args = COMMAND_ARGS.exec(text)?.[1]?.trim();
+  const command = name.startsWith('/') ? name : `/${name}`;
+  return args ? `${command} ${args}` : command;
 }
 
 type Identity = Pick<ConversationMeta, 'agent' | 'sessionId' | 'isSubagent' | 'parentSessionId' | 'line'>;

@@ -1,4 +1,5 @@
 import { RecallError } from '../errors';
+import { rereadCommandSources } from './commandSources';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
@@ -415,6 +416,14 @@ const MIGRATIONS: readonly Migration[] = [
       UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
       WHERE id IN (SELECT source_id FROM exchanges WHERE verbatim LIKE '%[error]%' AND verbatim LIKE '%more chars]%');
     `,
+  },
+  {
+    // A Claude Code slash command the model answers is an exchange of its own, its prompt the command as typed
+    // (sources/claudeCode.ts); its reply had been the last answer of the exchange before. The Claude Code
+    // transcripts holding a command's wrapper are read again whole (commandSources.ts); no other source is.
+    version: 21,
+    sql: '',
+    run: rereadCommandSources,
   },
 ];
 

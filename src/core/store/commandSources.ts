@@ -1,0 +1,52 @@
+import { open } from 'node:fs/promises';
+import type { Db } from './db';
+
+/** What Claude Code writes in the user line of a slash command the person typed. */
+const COMMAND_MARK = Buffer.from('<command-name>');
+const CHUNK = 1 << 20;
+
+/**
+ * Schema 21: a slash command the model answers is an exchange of its own (sources/claudeCode.ts), where the
+ * parser had folded its reply into the exchange before. The store keeps no trace of the command (its wrapper line
+ * was never stored), so the Claude Code transcripts are searched for the wrapper on disk and those holding one are
+ * marked to be read again whole; the others, and a transcript gone from disk (its exchanges are kept as they are),
+ * are not read again. No progress is reported: the update's progress counts exchanges, and a search through the
+ * files is quick (the corpus' 164 Claude Code transcripts, 22 MB: see docs/formats.md).
+ */
+export async function rereadCommandSources(db: Db): Promise<void> {
+  const sources = await db.all<{ id: number; path: string }>(`SELECT id, path FROM sources WHERE agent = 'claude-code' ORDER BY id`);
+  const marked: number[] = [];
+  for (const s of sources) if (await fileHolds(s.path, COMMAND_MARK)) marked.push(s.id);
+  if (marked.length === 0) return;
+  await db.run(
+    `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE id IN (SELECT value FROM json_each(?))`,
+    [JSON.stringify(marked)],
+  );
+}
+
+/** Whether the file holds `needle`, read a chunk at a time (a chunk keeps the last bytes of the one before); false when unreadable. */
+export async function fileHolds(file: string, needle: Buffer): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const keep = needle.length - 1;
+    const buf = Buffer.alloc(CHUNK + keep);
+    let carried = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, carried, CHUNK, null);
+      if (bytesRead === 0) return false;
+      const end = carried + bytesRead;
+      if (buf.subarray(0, end).includes(needle)) return true;
+      carried = Math.min(keep, end);
+      buf.copy(buf, 0, end - carried, end);
+    }
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
+}
