@@ -4,6 +4,7 @@ import type { ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import { exchangeFilter } from '../store/searchFilter';
 import { Candidates } from './candidates';
+import { KnownPlaces } from './continuation';
 import type { DistanceBounds } from './distanceBound';
 import { type Fusion, parseFusion, type SignalList } from './fusion';
 import { TermStats } from './idf';
@@ -74,6 +75,8 @@ class StoreSearcher implements Searcher {
   private readonly planner: SignalPlanner;
   private readonly candidates: Candidates;
   private readonly recent = new RecentTexts();
+  /** The candidates' conversations and requests read so far, kept until the store changes. */
+  private readonly places: KnownPlaces;
   /** The rooms shown as chips, read once since the store last changed. */
   private shownRooms: Promise<ShownRooms> | undefined;
   /** Whether `warm` ran the warm-up searches (once a searcher: the code they run stays compiled). */
@@ -90,7 +93,8 @@ class StoreSearcher implements Searcher {
     this.stats = new TermStats(reads, this.lexicon);
     this.knn = new NearestVectors(reads, embedder?.dimension ?? 0, options.bounds);
     this.planner = new SignalPlanner(reads, embedder, options.embedderNotice);
-    this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn);
+    this.places = new KnownPlaces(reads);
+    this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn, this.places);
   }
 
   async warm(turns?: WarmUpTurns, options: WarmOptions = {}): Promise<void> {
@@ -196,6 +200,7 @@ class StoreSearcher implements Searcher {
       this.planner.storeChanged();
       this.knn.storeChanged(stamp);
       this.recent.storeChanged();
+      this.places.storeChanged();
       this.shownRooms = undefined;
       void this.roomsShown(); // read beside the search's first statements, ready when its hit rows are
     }
