@@ -14,7 +14,7 @@ import { NearestVectors } from './nearestVectors';
 import { type SearchPlan, SignalPlanner, withoutModel } from './plan';
 import { rank, type Ranking } from './ranking';
 import { RecentTexts } from './recentTexts';
-import { type SearchAsk, SearchContext } from './searchContext';
+import { KeptRows, type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
 import type { FusionName, Layer, ModeName, SearchQuery, SearchResult, Searcher, WarmOptions } from './types';
@@ -77,6 +77,8 @@ class StoreSearcher implements Searcher {
   private readonly recent = new RecentTexts();
   /** The candidates' conversations and requests read so far, kept until the store changes. */
   private readonly places: KnownPlaces;
+  /** The hit rows read so far, kept until the store changes. */
+  private readonly rows = new KeptRows();
   /** The rooms shown as chips, read once since the store last changed. */
   private shownRooms: Promise<ShownRooms> | undefined;
   /** Whether `warm` ran the warm-up searches (once a searcher: the code they run stays compiled). */
@@ -147,7 +149,7 @@ class StoreSearcher implements Searcher {
     const filter = exchangeFilter(query.filters);
     const excluded = await this.reads.rowNumbersOf(query.exclude ?? []);
     const k = candidateCount(q.limit, q.perConversation) + excluded.size;
-    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded, redact: query.redact ?? false });
+    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded, redact: query.redact ?? false }, this.rows);
     const listOf = async (spec: SearchPlan['specs'][number]): Promise<SignalList> => this.candidates.list(spec, { k, filter, queryVector }, c);
 
     let ranking: Ranking | undefined;
@@ -201,6 +203,7 @@ class StoreSearcher implements Searcher {
       this.knn.storeChanged(stamp);
       this.recent.storeChanged();
       this.places.storeChanged();
+      this.rows.storeChanged();
       this.shownRooms = undefined;
       void this.roomsShown(); // read beside the search's first statements, ready when its hit rows are
     }
