@@ -9,7 +9,7 @@ import { createSearcher } from '../../src/core/search/searcher';
 import type { Searcher } from '../../src/core/search/types';
 import { candidatePlaces } from '../../src/core/store/continuations';
 import { conversationsOf } from '../../src/core/store/hitRows';
-import { statementsOf } from './helpers';
+import { statementsOf, storeStatementsOf } from './helpers';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
 
 const words = (n: number) => Array.from({ length: n }, () => 'filler').join(' ');
@@ -108,6 +108,32 @@ test("the candidates' conversations and requests are read from the exchanges' in
       const reads = plan.filter((d) => /^(SCAN|SEARCH) (exchanges|e|p)\b/.test(d));
       assert.ok(reads.length > 0 && reads.every((d) => /USING COVERING INDEX/.test(d)), plan.join('\n'));
     }
+  } finally {
+    await fx.store.close();
+  }
+});
+
+test("a searcher reads each candidate's place once, until the store changes, and answers the same", async () => {
+  // the places statement reads ~100 candidates a search; a candidate's conversation and request are the exchange's
+  const fx = await openFixture(CONVERSATIONS);
+  try {
+    const searcher = createSearcher(fx.reads);
+    const placesRead = async (text: string) => {
+      let answer: unknown;
+      const sql = await storeStatementsOf(fx.store, async () => {
+        answer = (await searcher.search({ text })).hits.map((h) => [fx.keys.get(h.exchangeId), h.score, h.more]);
+      });
+      return { reads: sql.filter((s) => s.includes('CASE WHEN NOT e.asked')).length, answer };
+    };
+    const first = await placesRead('nightly deploy workflow');
+    assert.equal(first.reads, 1);
+    assert.deepEqual((first.answer as string[][]).slice(0, 2).map(([key]) => key), ['request', 'continuation']);
+    // asked again, and another query over some of the same candidates: nothing read again, the same answer
+    assert.deepEqual(await placesRead('nightly deploy workflow'), { reads: 0, answer: first.answer });
+    assert.equal((await placesRead('deploy workflow')).reads, 0);
+    // a change of the store (any write moves its change stamp): read again
+    await fx.store.db.run('UPDATE exchanges SET asked = asked WHERE n = (SELECT min(n) FROM exchanges)');
+    assert.deepEqual(await placesRead('nightly deploy workflow'), { reads: 1, answer: first.answer });
   } finally {
     await fx.store.close();
   }

@@ -5,6 +5,7 @@ import { pairsNear, proximityForm } from '../../src/core/search/proximity';
 import { RecentTexts } from '../../src/core/search/recentTexts';
 import { createSearcher } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
+import { storeStatementsOf } from './helpers';
 import { openFixture, writeConversation } from './searchFixture';
 import { PLANTED } from './secrets';
 
@@ -66,6 +67,33 @@ test('a searcher reads a text again once the store changed: its snippet is of th
     const now = await snippet();
     assert.match(now, /squeaks/);
     assert.ok(now.includes(`${MARK_START}zeppelin${MARK_END}`));
+  } finally {
+    await fx.store.close();
+  }
+});
+
+test("a searcher reads a hit's row once, until the store changes: then the row as it is now", async () => {
+  const fx = await openFixture([]);
+  const conv = (file: string) => ({
+    file: 'c.jsonl',
+    agent: 'claude-code' as const,
+    project: '/p/c',
+    exchanges: [{ key: 'c0', text: 'User: the zeppelin gearbox rattles\nAssistant: done.', files: [{ path: file, how: 'edit' as const }], startedAt: '2025-01-01T00:00:00Z' }],
+  });
+  try {
+    await writeConversation(fx.store, fx.dir, conv('src/gearbox.ts'));
+    const searcher = createSearcher(fx.reads);
+    const search = async () => {
+      let files: string[] = [];
+      const sql = await storeStatementsOf(fx.store, async () => {
+        files = (await searcher.search({ text: 'zeppelin gearbox', mode: 'verbatim/bm25' })).hits[0]!.filesTouched.map((f) => f.path);
+      });
+      return { rowsRead: sql.filter((s) => s.includes('json_group_array(json_array(room_id')).length, files };
+    };
+    assert.deepEqual(await search(), { rowsRead: 1, files: ['src/gearbox.ts'] });
+    assert.deepEqual(await search(), { rowsRead: 0, files: ['src/gearbox.ts'] }, 'kept: not read again');
+    await writeConversation(fx.store, fx.dir, conv('src/clutch.ts'));
+    assert.deepEqual(await search(), { rowsRead: 1, files: ['src/clutch.ts'] }, 'read again after the change');
   } finally {
     await fx.store.close();
   }

@@ -1,7 +1,7 @@
 import { RecallError } from '../errors';
 import type { SearchReads } from '../store/searchReads';
 import type { ExchangeFilter } from '../store/searchFilter';
-import { afterRequests, requestsOf } from './continuation';
+import { afterRequests, type PlacesReader, requestsOf } from './continuation';
 import type { Scored, SignalList } from './fusion';
 import type { TermStats } from './idf';
 import type { LexiconBm25 } from './lexiconBm25';
@@ -28,6 +28,8 @@ export class Candidates {
     private readonly lexicon: LexiconBm25,
     private readonly stats: TermStats,
     private readonly knn: NearestVectors,
+    /** The candidates' places: the store, or what the searcher kept of them (KnownPlaces). */
+    private readonly places: PlacesReader = reads,
   ) {}
 
   /** `spec`'s ranked list for this search; a vector signal without a query vector (nothing to embed) finds nothing. */
@@ -57,7 +59,7 @@ export class Candidates {
     const [near, requests] = await Promise.all([
       // one word has no neighbour: no proximity, and no IDF lookup on every single-word search
       terms.length < 2 ? hits : this.stats.idf(terms).then((idf) => withProximity(c.proximityForms, terms, idf, hits)),
-      requestsOf(this.reads, hits, c.conversations),
+      requestsOf(this.places, hits, c.conversations),
     ]);
     for (const [n, request] of requests) c.requests.set(n, request); // fusion keeps them in order too (ranking.ts)
     return afterRequests(near, requests);

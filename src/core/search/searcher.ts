@@ -4,6 +4,7 @@ import type { ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import { exchangeFilter } from '../store/searchFilter';
 import { Candidates } from './candidates';
+import { KnownPlaces } from './continuation';
 import type { DistanceBounds } from './distanceBound';
 import { type Fusion, parseFusion, type SignalList } from './fusion';
 import { TermStats } from './idf';
@@ -13,7 +14,7 @@ import { NearestVectors } from './nearestVectors';
 import { type SearchPlan, SignalPlanner, withoutModel } from './plan';
 import { rank, type Ranking } from './ranking';
 import { RecentTexts } from './recentTexts';
-import { type SearchAsk, SearchContext } from './searchContext';
+import { KeptRows, type SearchAsk, SearchContext } from './searchContext';
 import { explain, firstConfidence } from './shaping';
 import { queryTerms } from './terms';
 import type { FusionName, Layer, ModeName, SearchQuery, SearchResult, Searcher, WarmOptions } from './types';
@@ -74,6 +75,10 @@ class StoreSearcher implements Searcher {
   private readonly planner: SignalPlanner;
   private readonly candidates: Candidates;
   private readonly recent = new RecentTexts();
+  /** The candidates' conversations and requests read so far, kept until the store changes. */
+  private readonly places: KnownPlaces;
+  /** The hit rows read so far, kept until the store changes. */
+  private readonly rows = new KeptRows();
   /** The rooms shown as chips, read once since the store last changed. */
   private shownRooms: Promise<ShownRooms> | undefined;
   /** Whether `warm` ran the warm-up searches (once a searcher: the code they run stays compiled). */
@@ -90,7 +95,8 @@ class StoreSearcher implements Searcher {
     this.stats = new TermStats(reads, this.lexicon);
     this.knn = new NearestVectors(reads, embedder?.dimension ?? 0, options.bounds);
     this.planner = new SignalPlanner(reads, embedder, options.embedderNotice);
-    this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn);
+    this.places = new KnownPlaces(reads);
+    this.candidates = new Candidates(reads, this.lexicon, this.stats, this.knn, this.places);
   }
 
   async warm(turns?: WarmUpTurns, options: WarmOptions = {}): Promise<void> {
@@ -143,7 +149,7 @@ class StoreSearcher implements Searcher {
     const filter = exchangeFilter(query.filters);
     const excluded = await this.reads.rowNumbersOf(query.exclude ?? []);
     const k = candidateCount(q.limit, q.perConversation) + excluded.size;
-    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded, redact: query.redact ?? false });
+    const c = new SearchContext(this.reads, this.recent, this.roomsShown(), { terms: q.terms, limit: q.limit, perConversation: q.perConversation, excluded, redact: query.redact ?? false }, this.rows);
     const listOf = async (spec: SearchPlan['specs'][number]): Promise<SignalList> => this.candidates.list(spec, { k, filter, queryVector }, c);
 
     let ranking: Ranking | undefined;
@@ -196,6 +202,8 @@ class StoreSearcher implements Searcher {
       this.planner.storeChanged();
       this.knn.storeChanged(stamp);
       this.recent.storeChanged();
+      this.places.storeChanged();
+      this.rows.storeChanged();
       this.shownRooms = undefined;
       void this.roomsShown(); // read beside the search's first statements, ready when its hit rows are
     }
