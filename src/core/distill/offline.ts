@@ -103,6 +103,8 @@ function pickDetail(details: readonly string[], headline: string, room: number):
     for (const w of ws) said.add(w);
   }
   if (kept.length > 0) return kept.join(DETAIL_SEPARATOR);
-  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? details[0];
+  // failing that the first detail, unless the headline shows it already ("I chose `05-`" then "`05-`"): none then
+  const first = details[0];
+  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? (first && words(first).some((w) => !said.has(w)) ? first : undefined);
   return best ? fitTokens(best, room, false) : '';
 }
