@@ -325,6 +325,22 @@ test('detail line: a bare number only when nothing named is left', () => {
   );
   const items = detailItems(distillOffline(crash, englishRarity()).specificContext);
   assert.ok(items.length > 0 && items.every((i) => /\p{L}/u.test(i)), items.join(' | '));
-  const onlyNumbers = input('what was the exit status?', 'Assistant: It was 32460.');
+  const onlyNumbers = input('what was the exit status?', '[tool] Bash make build\n[result] 32460\n\nAssistant: The build failed with a nonzero exit status.');
   assert.equal(distillOffline(onlyNumbers, englishRarity()).specificContext, '32460');
+  // the number the headline shows already is no detail line ("It was 32460." then "32460")
+  assert.equal(distillOffline(input('what was the exit status?', 'Assistant: It was 32460.'), englishRarity()).specificContext, '');
+});
+
+test('no detail line that only repeats what the headline shows', () => {
+  // the fallback (no detail adds a word) used to show the first detail anyway: "`05-`" under "I chose `05-`"
+  for (const [prompt, answer] of [
+    ['why did you name the file that way?', 'Assistant: I chose `05-` because the other PRD files in the folder are numbered in order.'],
+    ['you sudo', 'Assistant: Your message might have been cut off or contains a typo. Could you clarify what you want to run with elevated privileges?'],
+  ] as const) {
+    const d = distillOffline(input(prompt, answer), background());
+    assert.ok(d.exchangeCore.includes(prompt === 'you sudo' ? 'sudo' : '`05-`'), d.exchangeCore);
+    assert.equal(d.specificContext, '', d.exchangeCore);
+  }
+  // a detail the headline does not show is still the fallback
+  assert.notEqual(distillOffline(UPLOAD, background()).specificContext, '');
 });

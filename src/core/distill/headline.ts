@@ -43,7 +43,7 @@ export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], st
   const answered = parts.some((p) => p.kind === 'assistant');
   const request = asked && namesNothing(asked, stats) ? (restatedTask(parts) ?? '') : asked || (answered ? '' : firstToolCall(parts));
   const room = MAX_HEADLINE_CHARS - (request ? Math.min(request.length, REQUEST_CHARS) + JOINER.length : 0);
-  const statement = finalStatement(parts, topic, stats, room);
+  const statement = planTitle(parts) ?? finalStatement(parts, topic, stats, room);
   const outcome = statement?.text ?? planDone(parts) ?? failure(parts) ?? '';
   // a bare "resume" with nothing after it is still what happened
   const headline = compose(request || (outcome ? '' : asked), outcome, maxTokens);
@@ -210,6 +210,17 @@ function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, sta
   // a text broken where the transcript lost its code spans reads wrong: no outcome rather than that
   const line = proseLine(last.text);
   return line ? { text: line } : undefined;
+}
+
+/**
+ * In plan mode the answer is the plan (exitPlan.ts): its title when it opens with one ("Implementation Plan: Claude
+ * Code Native Messaging for Helium Browser"), else (undefined here) its best sentence, as of any last text.
+ */
+function planTitle(parts: readonly VerbatimPart[]): Statement | undefined {
+  const last = parts.filter((p) => p.kind === 'assistant').at(-1);
+  if (!last?.plan) return undefined;
+  const first = proseSentences(last.text)[0];
+  return first?.heading ? { text: withoutColon(first.text) } : undefined;
 }
 
 /** An exchange without an answer whose agent kept a to-do list: the steps it marked done, in its words. */

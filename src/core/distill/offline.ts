@@ -9,6 +9,7 @@ import { englishRarity, type WordRarity, words } from './wordRarity';
 import { isStopWord } from './stopWords';
 import type { DistilledExchange } from './types';
 import { type VerbatimPart, splitVerbatim } from './verbatimParts';
+import { withPlanAsAnswer } from './exitPlan';
 
 /**
  * The offline extractive distiller (the default; needs no network). Deterministic: the same exchange always
@@ -32,7 +33,7 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-18';
+export const OFFLINE_PROMPT_VERSION = 'offline-19';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -55,7 +56,8 @@ export class OfflineDistiller implements Distiller {
 }
 
 export function distillOffline(input: DistillInput, stats: WordRarity): DistilledExchange {
-  const parts = readParts(input.verbatim);
+  // in plan mode the plan is the answer (exitPlan.ts): it is read as the assistant's last text
+  const parts = withPlanAsAnswer(readParts(input.verbatim));
   const details = detailCandidates(parts, input, stats);
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
   const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
@@ -101,6 +103,8 @@ function pickDetail(details: readonly string[], headline: string, room: number):
     for (const w of ws) said.add(w);
   }
   if (kept.length > 0) return kept.join(DETAIL_SEPARATOR);
-  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? details[0];
+  // failing that the first detail, unless the headline shows it already ("I chose `05-`" then "`05-`"): none then
+  const first = details[0];
+  const best = details.find((d) => words(d).some((w) => !said.has(w) && !isStopWord(w))) ?? (first && words(first).some((w) => !said.has(w)) ? first : undefined);
   return best ? fitTokens(best, room, false) : '';
 }

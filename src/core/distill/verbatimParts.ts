@@ -11,6 +11,8 @@ export type PartKind = LineRole | 'other';
 export interface VerbatimPart {
   readonly kind: PartKind;
   readonly text: string;
+  /** An assistant part that is the plan of Claude Code's `ExitPlanMode` call, read out of the call (exitPlan.ts). */
+  readonly plan?: boolean;
 }
 
 /** render.ts cuts long tool output as `…text… [N more chars]`: the cut word is not a word of the exchange. */
