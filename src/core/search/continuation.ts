@@ -1,5 +1,6 @@
 import type { CandidatePlace } from '../store/continuations';
 import type { Scored } from './fusion';
+import { KeptUntilChange } from './keptUntilChange';
 
 /** Where candidates' places are read: the store (SearchReads), or a searcher's KnownPlaces. */
 export interface PlacesReader {
@@ -17,14 +18,14 @@ const MAX_KNOWN_PLACES = 20_000;
  * main thread's CPU and ~0.75 of the process's for a query asked again) then reads none or a few.
  */
 export class KnownPlaces implements PlacesReader {
-  private readonly known = new Map<number, CandidatePlace>();
-  /** Counts the store's changes: a read that began before one keeps nothing. */
-  private generation = 0;
+  private readonly known: KeptUntilChange<CandidatePlace>;
 
   constructor(
     private readonly reads: PlacesReader,
-    private readonly max = MAX_KNOWN_PLACES,
-  ) {}
+    max = MAX_KNOWN_PLACES,
+  ) {
+    this.known = new KeptUntilChange(max);
+  }
 
   async candidatePlaces(ns: readonly number[]): Promise<CandidatePlace[]> {
     const out: CandidatePlace[] = [];
@@ -35,12 +36,9 @@ export class KnownPlaces implements PlacesReader {
       else missing.push(n);
     }
     if (missing.length === 0) return out;
-    const generation = this.generation;
-    const read = await this.reads.candidatePlaces(missing);
-    const keep = generation === this.generation;
-    if (keep && this.known.size + read.length > this.max) this.known.clear();
-    for (const place of read) {
-      if (keep) this.known.set(place.n, place);
+    const generation = this.known.generation;
+    for (const place of await this.reads.candidatePlaces(missing)) {
+      this.known.keep(place.n, place, generation);
       out.push(place);
     }
     return out;
@@ -48,8 +46,7 @@ export class KnownPlaces implements PlacesReader {
 
   /** The store changed: a place kept may be another exchange's now. */
   storeChanged(): void {
-    this.known.clear();
-    this.generation++;
+    this.known.storeChanged();
   }
 }
 

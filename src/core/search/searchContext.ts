@@ -1,6 +1,7 @@
 import type { ExchangeText, HitRow, ShownRooms } from '../store/hitRows';
 import type { SearchReads } from '../store/searchReads';
 import type { FormsOf, ProximityText } from './proximity';
+import { KeptUntilChange } from './keptUntilChange';
 import type { RecentTexts } from './recentTexts';
 import { makeSnippet, type Snippet } from './snippet';
 
@@ -138,31 +139,11 @@ const MAX_KEPT_ROWS = 2_000;
 
 /**
  * The hit rows a searcher's last searches read, kept until the store changes: what a hit shows of its exchange
- * depends on the store only (and on the rooms shown, read once per change too), and the same exchanges come back
- * search after search. Its statement (a row's rooms, files and copies aggregated) was ~0.6 ms of a query asked
- * again's ~4.5 ms of CPU on the corpus. Rows are shared by the hits made of them: read-only.
+ * depends on the store only (and on the rooms shown, read once per change too). Its statement (a row's rooms, files
+ * and copies aggregated) was ~0.6 ms of a query asked again's ~4.5 ms of CPU on the corpus.
  */
-export class KeptRows {
-  private readonly rows = new Map<number, HitRow>();
-  /** Counts the store's changes: rows read before one are not kept. */
-  generation = 0;
-
-  constructor(private readonly max = MAX_KEPT_ROWS) {}
-
-  get(n: number): HitRow | undefined {
-    return this.rows.get(n);
-  }
-
-  /** Keeps row `n`, read since the store's change `generation`. */
-  keep(n: number, row: HitRow, generation: number): void {
-    if (generation !== this.generation) return;
-    if (this.rows.size >= this.max) this.rows.clear();
-    this.rows.set(n, row);
-  }
-
-  /** The store changed: a row kept may not be as it is now. */
-  storeChanged(): void {
-    this.rows.clear();
-    this.generation++;
+export class KeptRows extends KeptUntilChange<HitRow> {
+  constructor(max = MAX_KEPT_ROWS) {
+    super(max);
   }
 }
