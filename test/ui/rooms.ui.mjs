@@ -64,6 +64,10 @@ describe('Rooms of several projects, many rooms each', function () {
     // no file opened yet: no empty File History pane takes the side bar's room from the Rooms view (issue 39)
     const history = page.locator('.part.sidebar .pane-header h3.title', { hasText: /^File History$/i });
     assert.equal(await history.count(), 0, 'a File History pane before any file was opened');
+    // the Rooms tree gets the larger share of the side bar on a first start (the views' initialSize), not half of it
+    const index = await waitForView(page, 'Index');
+    const [indexBox, roomsBox] = [await index.boundingBox(), await rooms.boundingBox()];
+    assert.ok(roomsBox.height > 1.8 * indexBox.height, `Rooms ${roomsBox.height}px against Index ${indexBox.height}px`);
     // projects first (the workspace holds two), each named by its folder; the most recent one open
     await waitForTreeItem(rooms, /^shop/, 180_000);
     await waitForTreeItem(rooms, /^tools/, 30_000);
