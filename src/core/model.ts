@@ -83,6 +83,12 @@ export interface Message {
   readonly offset: number;
   readonly uuid?: string;
   /**
+   * A `context` message that opens an exchange of its own, and that exchange's prompt in the agent's words: a
+   * background task's report the model answers (Claude Code's `<task-notification>`, its summary). segment.ts starts
+   * an exchange at it as at a prompt; the rendering still shows it as `[context]`: nobody typed it.
+   */
+  readonly opens?: string;
+  /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
    * messages), when the message itself does not carry the tool call; or what its adapter read from tool inputs
    * files.ts does not know (Kiro's, Zed's, Goose's `text_editor` commands), with the lines those inputs name.
