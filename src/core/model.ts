@@ -41,6 +41,12 @@ export interface ToolCall {
    * offset from 1 where OpenCode's `read` counts from 0): taken instead of the input's offset and limit.
    */
   readonly lines?: readonly LineRange[];
+  /**
+   * What the agent says to the person through the call, taken out of its input by the adapter: Claude Code's plan in
+   * plan mode (`ExitPlanMode`'s `plan`). Rendered whole as the assistant's words after the call's line, where an
+   * input is cut to TOOL_INPUT_CHARS (render.ts).
+   */
+  readonly said?: string;
 }
 
 /** Line ranges an edit touched, when the transcript records them (Claude Code `structuredPatch`). */

@@ -39,6 +39,8 @@ const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/u;
  */
 const NOTIFICATION_PREFIX = '<task-notification>';
 const NOTIFICATION_SUMMARY = /<summary>([\s\S]*?)<\/summary>/gu;
+/** Claude Code's plan mode: the plan is this call's `plan` input, the answer of the exchange (distill/exitPlan.ts). */
+const PLAN_TOOL = 'ExitPlanMode';
 
 const REMINDER_OPEN = '<system-reminder>';
 const REMINDER_CLOSE = '</system-reminder>';
@@ -471,7 +473,14 @@ function appendAssistantContent(reply: Message, content: unknown): void {
 
 function toolCall(block: JsonRecord): ToolCall {
   const id = str(block['id']);
-  return { ...(id !== undefined ? { id } : {}), name: str(block['name']) ?? 'unknown', input: block['input'] };
+  const name = str(block['name']) ?? 'unknown';
+  const call = { ...(id !== undefined ? { id } : {}), name, input: block['input'] };
+  const input = obj(block['input']);
+  const plan = name === PLAN_TOOL ? str(input?.['plan'])?.trim() : undefined;
+  if (!input || !plan) return call;
+  // the plan is the answer, whole; the rest of the input (if any) is the call's as before
+  const { plan: _plan, ...rest } = input;
+  return { ...call, input: Object.keys(rest).length > 0 ? rest : undefined, said: plan };
 }
 
 /** Removes `<system-reminder>` blocks the agent appends to user turns; an unclosed tag is left as typed. */
