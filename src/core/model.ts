@@ -41,6 +41,12 @@ export interface ToolCall {
    * offset from 1 where OpenCode's `read` counts from 0): taken instead of the input's offset and limit.
    */
   readonly lines?: readonly LineRange[];
+  /**
+   * What the agent says to the person through the call, taken out of its input by the adapter: Claude Code's plan in
+   * plan mode (`ExitPlanMode`'s `plan`). Rendered whole as the assistant's words after the call's line, where an
+   * input is cut to TOOL_INPUT_CHARS (render.ts).
+   */
+  readonly said?: string;
 }
 
 /** Line ranges an edit touched, when the transcript records them (Claude Code `structuredPatch`). */
@@ -82,6 +88,12 @@ export interface Message {
   /** Byte offset in the source file where this message's first line starts. */
   readonly offset: number;
   readonly uuid?: string;
+  /**
+   * A `context` message that opens an exchange of its own, and that exchange's prompt in the agent's words: a
+   * background task's report the model answers (Claude Code's `<task-notification>`, its summary). segment.ts starts
+   * an exchange at it as at a prompt; the rendering still shows it as `[context]`: nobody typed it.
+   */
+  readonly opens?: string;
   /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
    * messages), when the message itself does not carry the tool call; or what its adapter read from tool inputs

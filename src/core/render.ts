@@ -5,7 +5,8 @@ import { boundedJson, withBoundedDepth } from './boundedJson';
  * The verbatim rendering of an exchange, stored and searched (BM25) and shown to the user:
  * - `User:` the human prompt, complete;
  * - `Assistant:` each reply's text, complete, followed by one `[tool] Name summary` line per tool call
- *   (the summary is the input's path/command/pattern, or its JSON, cut to TOOL_INPUT_CHARS);
+ *   (the summary is the input's path/command/pattern, or its JSON, cut to TOOL_INPUT_CHARS); what the agent says
+ *   through a call (`ToolCall.said`: Claude Code's plan) follows its line as an `Assistant:` paragraph, complete;
  * - `[result]` / `[error]` lines for tool outputs, cut to TOOL_OUTPUT_CHARS with a visible
  *   `… [N more chars]` marker (outputs are long and rarely what a person remembers);
  * - `[context]` for user-side text that no human wrote (compaction summaries), cut likewise.
@@ -80,7 +81,10 @@ function oneLine(s: string): string {
 
 function renderToolCall(call: ToolCall): string {
   const summary = summarizeToolInput(call.input);
-  return summary ? `[tool] ${call.name} ${summary}` : `[tool] ${call.name}`;
+  const line = summary ? `[tool] ${call.name} ${summary}` : `[tool] ${call.name}`;
+  // what the agent says through the call (a plan) is its answer: whole, as its words, a paragraph after the call
+  const said = call.said?.trim();
+  return said ? `${line}\n\nAssistant: ${said}` : line;
 }
 
 function renderToolResult(result: ToolResult): string {

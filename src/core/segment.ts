@@ -4,8 +4,8 @@ import type { Conversation, ConversationMeta, Exchange, Message } from './model'
 import { renderVerbatim } from './render';
 
 /**
- * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt follows an assistant
- * reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
+ * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt (or a message that opens one:
+ * model.ts `opens`) follows an assistant reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
  * text are dropped (counted), and exchanges over `maxPlies` assistant replies are split at fixed intervals.
  */
 export interface SegmentOptions {
@@ -82,7 +82,7 @@ function groupExchanges(messages: readonly Message[]): Message[][] {
   let current: Message[] | undefined;
   let answered = false;
   for (const m of messages) {
-    if (m.kind === 'prompt' && current && answered) current = undefined;
+    if ((m.kind === 'prompt' || m.opens !== undefined) && current && answered) current = undefined;
     if (!current) {
       current = [];
       groups.push(current);
@@ -153,10 +153,11 @@ function buildExchange(
     lineEnd: Math.max(...piece.map((m) => m.lineEnd)),
     byteStart: first.offset,
     ...exchangeDates(timestamps, conv.meta),
-    prompt: piece
-      .filter((m) => m.kind === 'prompt')
-      .map((m) => m.text.trim())
-      .join('\n\n'),
+    prompt: [
+      // a background task's report that opens the exchange names it (model.ts `opens`); one inside an exchange does not
+      ...(first.opens !== undefined ? [first.opens] : []),
+      ...piece.filter((m) => m.kind === 'prompt').map((m) => m.text.trim()),
+    ].join('\n\n'),
     verbatim,
     messages: piece,
     filesTouched: extractFiles(piece, {

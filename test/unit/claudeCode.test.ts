@@ -382,3 +382,49 @@ test('a slash command the model answers is an exchange of its own; a local comma
   assert.ok(poem.text.startsWith('Here is the poem about Thai red curry'));
   assert.ok(!exchanges[0]!.verbatim.includes('publish'));
 });
+
+test('a background task report the model answers opens an exchange named by its summary; an unanswered one stays context', () => {
+  const { conv, skipped } = parse('task-notifications.jsonl');
+  assert.deepEqual(skipped, []);
+  assert.deepEqual(shape(conv.messages), [
+    'prompt@1-1',
+    'reply@2-2',
+    'tool-results@3-3',
+    'reply@4-4',
+    'prompt@5-5',
+    'reply@6-6',
+    // line 7 is Claude Code's queue of the report, no message; line 10, the green curry's report, gets no reply
+    'context@8-8',
+    'reply@9-9',
+    'context@10-10',
+    'prompt@11-11',
+    'reply@12-12',
+    'tool-results@13-13',
+    'context@14-14',
+    'reply@15-15',
+  ]);
+  // the answered reports carry what they would name; the unanswered one nothing: nobody typed any of them
+  assert.deepEqual(conv.messages.map((m) => m.opens).filter(Boolean), [
+    'Agent "Poem about Thai red curry" completed',
+    'Background command "Run the test suite" failed with exit code 1',
+  ]);
+
+  const { exchanges } = segmentConversation(conv, DEFAULT_SEGMENT_OPTIONS);
+  assert.deepEqual(
+    exchanges.map((e) => [e.prompt, e.lineStart, e.lineEnd]),
+    [
+      ['Spawn background agents to write poems about Thai red curry and Thai green curry, and write me a sushi poem meanwhile.', 1, 4],
+      // the rice answer no longer ends on the red curry poem
+      ['Which rice works best for sushi?', 5, 6],
+      ['Agent "Poem about Thai red curry" completed', 8, 10],
+      // a report that arrives before the exchange open has an answer is part of it, and names nothing
+      ['Now run the tests in the background.', 11, 15],
+    ],
+  );
+  // the report is shown as it is, as context (never as the person's words), its result with it
+  const red = exchanges[2]!.verbatim;
+  assert.ok(red.startsWith('[context] <task-notification>\n<task-id>ac27727</task-id>'), red);
+  assert.ok(!/^User: /mu.test(red));
+  assert.match(red, /Assistant: The \*\*Thai Red Curry\*\* poem is ready/u);
+  assert.ok(!exchanges[1]!.verbatim.includes('Curry'));
+});

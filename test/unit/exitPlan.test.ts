@@ -42,8 +42,8 @@ function planSession(afterPlan: readonly object[] = []): DistillInput {
 
 test('a plan-mode exchange reads as its plan, not as the preamble before ExitPlanMode', () => {
   const input = planSession();
-  // the rendering keeps the plan only as the call's JSON: what the distiller must read it from
-  assert.match(input.verbatim, /\[tool\] ExitPlanMode \{"plan":"# Implementation Plan/);
+  // the plan is the assistant's words after the call's line, whole; the call keeps no JSON of it
+  assert.ok(input.verbatim.endsWith(`[tool] ExitPlanMode\n\nAssistant: ${PLAN}`), input.verbatim);
   const out = distillOffline(input, englishRarity());
   assert.match(out.exchangeCore, / → Implementation Plan: Native Messaging for the Helium Browser$/u, out.exchangeCore);
   assert.doesNotMatch(out.exchangeCore, /information needed/u);
@@ -72,4 +72,37 @@ test('planText decodes the JSON string of the call, up to where the rendering cu
 test('without a plan the parts are the same object', () => {
   const parts = splitVerbatim('User: hi\n\nAssistant: Hello.\n[tool] ExitPlanMode {}');
   assert.equal(withPlanAsAnswer(parts), parts);
+});
+
+test('a plan longer than a tool input is kept whole, the other tool inputs cut as before', () => {
+  const steps = Array.from({ length: 40 }, (_, i) => `${i + 1}. Link manifest ${i + 1} into the NativeMessagingHosts directory`);
+  const long = [PLAN, ...steps, '', '## Verification', '', 'Open Helium and check the extension connects.'].join('\n');
+  assert.ok(long.length > 2_000);
+  let uuid = 0;
+  const base = { sessionId: 's-long', cwd: '/home/dev/helium', version: '2.0.76', timestamp: '2025-12-30T10:00:00.000Z' };
+  const rec = (type: string, message: object): object => ({ ...base, type, uuid: `u${++uuid}`, message });
+  const command = `echo ${'x'.repeat(500)}`;
+  const records = [
+    rec('user', { role: 'user', content: 'plan the Helium native messaging link' }),
+    rec('assistant', { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command } }] }),
+    rec('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }),
+    rec('assistant', { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'ExitPlanMode', input: { plan: long, allowedPrompts: [] } }] }),
+  ];
+  const chunk = splitLines(Buffer.from(records.map((r) => JSON.stringify(r)).join('\n') + '\n'), 0, 1, { holdBackPartial: true, isComplete: parsesAsJson });
+  const conv = claudeCodeAdapter.parse({ file: '/p/s-long.jsonl', lines: chunk.lines }).conversations[0]!;
+  const { verbatim } = segmentConversation(conv, DEFAULT_SEGMENT_OPTIONS).exchanges[0]!;
+  // the call's other input stays on its line; the plan, 2,000+ characters, follows it whole
+  assert.ok(verbatim.endsWith(`[tool] ExitPlanMode {"allowedPrompts":[]}\n\nAssistant: ${long}`), verbatim.slice(-400));
+  // a long command is still cut to TOOL_INPUT_CHARS
+  assert.match(verbatim, /\[tool\] Bash echo x+… \[205 more chars\]/u);
+  // the plan is the last assistant part, marked as the answer
+  const parts = withPlanAsAnswer(splitVerbatim(verbatim));
+  assert.equal(parts.at(-1)!.plan, true);
+  assert.ok(parts.at(-1)!.text.endsWith('Open Helium and check the extension connects.'));
+});
+
+test('a store rendered before schema 22 (the plan in the call\'s JSON, cut) still reads its plan', () => {
+  const parts = withPlanAsAnswer(splitVerbatim('User: plan it\n\nAssistant: I have what I need.\n[tool] ExitPlanMode {"plan":"# Plan: Link the manifest\\n\\nFirst the steps… [400 more chars]'));
+  assert.equal(parts.at(-1)!.plan, true);
+  assert.match(parts.at(-1)!.text, /^# Plan: Link the manifest/u);
 });

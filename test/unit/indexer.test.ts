@@ -154,6 +154,41 @@ test('appending a file in 3 steps (cut mid-line) gives the same exchanges as ind
   }
 });
 
+test('a Claude Code session read after every line it writes gives the exchanges of one read: a task report waits for its answer', async () => {
+  // the report on line 8 is context until the model answers it on line 9, then it opens an exchange of its own
+  const fixture = path.join(FIXTURES, 'claude-code', 'task-notifications.jsonl');
+  const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
+  const lines = (await readFile(fixture, 'utf8')).split(/(?<=\n)/u);
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', 'session.jsonl');
+  const once = path.join(dir, 'once', 'session.jsonl');
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await copyFile(fixture, once);
+  await writeFile(stepped, '');
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    for (const line of lines) {
+      await appendFile(stepped, line);
+      await indexSource(storeA, stepped, adapter, segment);
+    }
+    await indexSource(storeB, once, adapter, segment);
+    const prompts = async (s: Store): Promise<string[]> =>
+      Promise.all((await s.listExchanges()).map(async (e) => {
+        const x = (await s.getExchange(e.exchangeId))!;
+        return `${x.lineStart}-${x.lineEnd} ${x.prompt}`;
+      }));
+    const whole = await prompts(storeB);
+    assert.deepEqual((await prompts(storeA)).sort(), [...whole].sort());
+    assert.ok(whole.includes('8-10 Agent "Poem about Thai red curry" completed'), whole.join('\n'));
+    assert.deepEqual(await snapshot(storeA), await snapshot(storeB));
+  } finally {
+    await storeA.close();
+    await storeB.close();
+  }
+});
+
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
   // a fixture with several exchanges, so that half of it has fewer
   const src = (await fixtureSources()).find((s) => s.path.endsWith('compaction.jsonl'));

@@ -382,3 +382,29 @@ test('schema 21 marks the Claude Code transcripts holding a slash command to be 
     await db.close();
   }
 });
+
+test('schema 22 marks the Claude Code transcripts holding a task report or a plan to be read again, and only those', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v21-notifications.sqlite');
+  await writeStoreAt(21, file);
+  const fixtures = path.resolve(__dirname, '../../../test/fixtures/claude-code');
+  const withReport = path.join(dir, 'with-report.jsonl');
+  writeFileSync(withReport, readFileSync(path.join(fixtures, 'task-notifications.jsonl')));
+  const withPlan = path.join(dir, 'with-plan.jsonl');
+  writeFileSync(withPlan, `${JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't2', name: 'ExitPlanMode', input: { plan: '# Plan' } }] } })}\n`);
+  const codexWithReport = path.join(dir, 'rollout.jsonl');
+  writeFileSync(codexWithReport, readFileSync(withReport));
+  const db = await Db.open(file);
+  try {
+    await db.run(`INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES
+      (2, ?, 'claude-code', 700, 5, 700, 16), (3, ?, 'claude-code', 700, 5, 700, 15), (4, ?, 'claude-code', 700, 5, 700, 2),
+      (5, ?, 'claude-code', 700, 5, 700, 3), (6, ?, 'codex', 700, 5, 700, 16)`,
+    [withReport, path.join(fixtures, 'slash-commands.jsonl'), withPlan, path.join(dir, 'gone.jsonl'), codexWithReport]);
+    assert.equal(await migrate(db), 21);
+    const sizes = await db.all<{ id: number; size: number }>('SELECT id, size FROM sources ORDER BY id');
+    // 1: the store's own source, not on disk; 3: neither; 5: gone from disk (kept as stored); 6: not Claude Code
+    assert.deepEqual(sizes.map((s) => [s.id, s.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700]]);
+  } finally {
+    await db.close();
+  }
+});

@@ -3,21 +3,29 @@ import type { VerbatimPart } from './verbatimParts';
 /**
  * Claude Code's plan mode: the answer is the plan, sent as the input of an `ExitPlanMode` call
  * (`{"plan": "…markdown…"}`), and the assistant's text around it is a preamble ("I now have all the information
- * needed."). The rendering shows the call as `[tool] ExitPlanMode {"plan":"…"}` (its JSON, cut to
- * TOOL_INPUT_CHARS); this reads the plan's text back out of it, so the plan counts as the answer.
+ * needed."). Since schema 22 the rendering shows the plan whole, as an `Assistant:` paragraph right after the call's
+ * line `[tool] ExitPlanMode` (render.ts `said`); before, only the call's JSON `[tool] ExitPlanMode {"plan":"…"}`, cut
+ * to TOOL_INPUT_CHARS, which this reads the plan's text back out of (a store whose transcript is gone keeps it).
+ * Either way the plan counts as the answer.
  */
 
 const PLAN_CALL_RE = /^ExitPlanMode\s+\{.*?"plan":"/su;
+const PLAN_TOOL_RE = /^ExitPlanMode(?:\s|$)/u;
 
 /**
- * The parts with the plan of an exchange's last `ExitPlanMode` call after it as an assistant part (`plan`
- * marked), when nothing the assistant said follows the call (a plan approved and then carried out ends in
- * what was done, not in the plan). The parts unchanged when there is none.
+ * The parts with the plan of an exchange's last `ExitPlanMode` call marked as its answer (`plan`), when nothing the
+ * assistant said follows it (a plan approved and then carried out ends in what was done, not in the plan): the
+ * assistant part after the call, or one read out of the call's JSON and put after it. The parts unchanged when there
+ * is none.
  */
 export function withPlanAsAnswer(parts: readonly VerbatimPart[]): readonly VerbatimPart[] {
   for (let i = parts.length - 1; i >= 0; i--) {
     const part = parts[i]!;
-    if (part.kind === 'assistant') return parts;
+    if (part.kind === 'assistant') {
+      const call = parts[i - 1];
+      const shown = call?.kind === 'tool' && PLAN_TOOL_RE.test(call.text) && planText(call.text) === undefined;
+      return shown ? [...parts.slice(0, i), { ...part, plan: true }, ...parts.slice(i + 1)] : parts;
+    }
     if (part.kind !== 'tool') continue;
     const plan = planText(part.text);
     if (plan === undefined) continue;

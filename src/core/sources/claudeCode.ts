@@ -31,8 +31,16 @@ const WARMUP_PROMPT = 'Warmup';
 /** The wrapper of a slash command the person typed: `<command-name>/x</command-name>`, its arguments beside it. */
 const COMMAND_NAME = /<command-name>\s*([^<]*?)\s*<\/command-name>/u;
 const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/u;
-/** User lines the agent injects to tell the model something (a background task finished): context, not human. */
-const INJECTED_PREFIXES = ['<task-notification>'];
+/**
+ * The user line Claude Code injects when a background task (a `Task` agent, a `Bash` call run in the background)
+ * finishes: one or more `<task-notification>` blocks with the task's id, status, `<summary>` ("Agent "Poem about
+ * Thai red curry" completed", "Background command "Install Bun via Homebrew" failed with exit code 1") and, for an
+ * agent, its `<result>`. Nobody typed it: context.
+ */
+const NOTIFICATION_PREFIX = '<task-notification>';
+const NOTIFICATION_SUMMARY = /<summary>([\s\S]*?)<\/summary>/gu;
+/** Claude Code's plan mode: the plan is this call's `plan` input, the answer of the exchange (distill/exitPlan.ts). */
+const PLAN_TOOL = 'ExitPlanMode';
 
 const REMINDER_OPEN = '<system-reminder>';
 const REMINDER_CLOSE = '</system-reminder>';
@@ -101,11 +109,19 @@ class SessionParser {
    * command (/clear, /model…: its output line comes instead) or a new prompt drops it, as before.
    */
   private pendingCommand: PendingCommand | undefined;
+  /**
+   * A background task's report, held likewise: answered by the model (an assistant line before the next user line),
+   * it opens an exchange of its own named by its summaries (segment.ts), since it arrives whenever the task ends,
+   * mostly after the person has moved on, and the reply is about the task, not about the exchange then open; else it
+   * is context of that exchange, as before.
+   */
+  private pendingNotification: PendingNotification | undefined;
 
   constructor(private readonly input: ParseInput) {}
 
   run(): ParseOutput {
     for (const line of this.input.lines) this.consume(line);
+    this.settleNotification(false);
     const messages = this.messages.filter(hasContent); // drops thinking-only replies
     const conversations =
       messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(), messages }];
@@ -134,6 +150,7 @@ class SessionParser {
     if (!message) return this.skips.add('unknown-record', line.line);
     const content = message['content'];
     if (rec['isMeta'] === true) return this.onMeta(rec, line, content); // skill bodies, caveats, expanded commands: not human
+    this.settleNotification(false);
     if (Array.isArray(content) && content.some(isToolResultBlock)) return this.onToolResults(rec, line, content);
 
     this.openReplies.clear();
@@ -151,9 +168,26 @@ class SessionParser {
       if (command) this.pendingCommand = { rec, line, text: command };
       return;
     }
+    if (text.startsWith(NOTIFICATION_PREFIX)) {
+      this.pendingNotification = { rec, line, text };
+      return;
+    }
     this.warmingUp = text === WARMUP_PROMPT && rec['isSidechain'] === true && rec['parentUuid'] === null;
     if (this.warmingUp) return;
-    this.push(startsWithAny(text, INJECTED_PREFIXES) ? 'context' : 'prompt', rec, line, text);
+    this.push('prompt', rec, line, text);
+  }
+
+  /**
+   * Pushes the held task report as context; `answered` (the model's line follows it) makes it open an exchange named
+   * by its summaries, when it has any (none: it stays context, since nothing in it would name the exchange).
+   */
+  private settleNotification(answered: boolean): void {
+    const held = this.pendingNotification;
+    if (!held) return;
+    this.pendingNotification = undefined;
+    const summaries = [...held.text.matchAll(NOTIFICATION_SUMMARY)].map((m) => m[1]!.trim()).filter(Boolean);
+    const opens = answered && summaries.length > 0 ? summaries.join('\n') : undefined;
+    this.push('context', held.rec, held.line, held.text, opens);
   }
 
   /**
@@ -202,6 +236,7 @@ class SessionParser {
     const message = obj(rec['message']);
     if (!message) return this.skips.add('unknown-record', line.line);
     if (this.warmingUp) return;
+    this.settleNotification(true);
     this.flushCommand();
     const id = str(message['id']);
     let reply = id === undefined ? undefined : this.openReplies.get(id);
@@ -213,9 +248,13 @@ class SessionParser {
     reply.lineEnd = line.line;
   }
 
-  private push(kind: MessageKind, rec: JsonRecord, line: SourceLine, text: string): Message {
+  private push(kind: MessageKind, rec: JsonRecord, line: SourceLine, text: string, opens?: string): Message {
     const uuid = str(rec['uuid']);
-    const m = { ...newMessage(kind, line, text, str(rec['timestamp'])), ...(uuid !== undefined ? { uuid } : {}) };
+    const m = {
+      ...newMessage(kind, line, text, str(rec['timestamp'])),
+      ...(uuid !== undefined ? { uuid } : {}),
+      ...(opens !== undefined ? { opens } : {}),
+    };
     this.messages.push(m);
     return m;
   }
@@ -288,6 +327,12 @@ class SessionFacts {
     const own = this.summaries.filter((s) => s.leafUuid !== undefined && uuids.has(s.leafUuid));
     return (own.length ? own : this.summaries).at(-1)?.text;
   }
+}
+
+interface PendingNotification {
+  readonly rec: JsonRecord;
+  readonly line: SourceLine;
+  readonly text: string;
 }
 
 interface PendingCommand {
@@ -428,7 +473,14 @@ function appendAssistantContent(reply: Message, content: unknown): void {
 
 function toolCall(block: JsonRecord): ToolCall {
   const id = str(block['id']);
-  return { ...(id !== undefined ? { id } : {}), name: str(block['name']) ?? 'unknown', input: block['input'] };
+  const name = str(block['name']) ?? 'unknown';
+  const call = { ...(id !== undefined ? { id } : {}), name, input: block['input'] };
+  const input = obj(block['input']);
+  const plan = name === PLAN_TOOL ? str(input?.['plan'])?.trim() : undefined;
+  if (!input || !plan) return call;
+  // the plan is the answer, whole; the rest of the input (if any) is the call's as before
+  const { plan: _plan, ...rest } = input;
+  return { ...call, input: Object.keys(rest).length > 0 ? rest : undefined, said: plan };
 }
 
 /** Removes `<system-reminder>` blocks the agent appends to user turns; an unclosed tag is left as typed. */

@@ -6,6 +6,7 @@ import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
+import { rereadNotificationSources } from './notificationSources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 
@@ -424,6 +425,14 @@ const MIGRATIONS: readonly Migration[] = [
     version: 21,
     sql: '',
     run: rereadCommandSources,
+  },
+  {
+    // A Claude Code background task's report the model answers is an exchange of its own, named by the report's
+    // summary, and a plan-mode plan is shown whole (sources/claudeCode.ts): the Claude Code transcripts holding a
+    // `<task-notification>` or an `ExitPlanMode` call are read again whole (notificationSources.ts); no other source is.
+    version: 22,
+    sql: '',
+    run: rereadNotificationSources,
   },
 ];
 
