@@ -104,9 +104,14 @@ export function extractFiles(messages: readonly Message[], ctx: PathContext): Fi
       else if (existsOnDisk(raw, ctx)) add(raw, 'mention');
     }
   }
+  // Sorted before they are made touches, and none sorted at all: the touches are of two shapes (with lines and
+  // without), an empty array is another kind of array, and the sort's "wrong map" at either sent this function (the
+  // largest of a parse, with what it inlines) back to V8's compiler twice in every run. The same order: the sort
+  // reads only the path and how.
+  if (acc.size === 0) return [];
   return [...acc.entries()]
-    .map(([p, { how, lines }]) => (lines.length ? { path: p, how, lines: mergeRanges(lines) } : { path: p, how }))
-    .sort((a, b) => RANK[b.how] - RANK[a.how] || a.path.localeCompare(b.path));
+    .sort(([pathA, a], [pathB, b]) => RANK[b.how] - RANK[a.how] || pathA.localeCompare(pathB))
+    .map(([p, { how, lines }]) => (lines.length ? { path: p, how, lines: mergeRanges(lines) } : { path: p, how }));
 }
 
 function touchesFromToolCall(

@@ -50,7 +50,7 @@ function termOf(word: string): string {
  * lookups for every occurrence, then a lookup of each distinct word's term and a map of the terms, were most of an
  * index worker's time here.
  */
-export function indexTermCounts(texts: string | readonly string[]): { words: number; terms: string; counts: number[] } {
+export function indexTermCounts(texts: string | readonly string[]): { words: number; terms: string; counts: Int32Array } {
   const table = wordTable.begin();
   for (const text of typeof texts === 'string' ? [texts] : texts) countWords(text.toLowerCase(), table);
   return table.document();
@@ -153,7 +153,7 @@ class WordTable {
   }
 
   /** The count taken: its words (overlong ones included, marks alone not), its terms in order and their counts. */
-  document(): { words: number; terms: string; counts: number[] } {
+  document(): { words: number; terms: string; counts: Int32Array } {
     let words = 0;
     const termOrder: number[] = [];
     for (const id of this.order) {
@@ -170,7 +170,7 @@ class WordTable {
       }
     }
     const terms = new Array<string>(termOrder.length);
-    const counts = new Array<number>(termOrder.length);
+    const counts = new Int32Array(termOrder.length);
     for (const [i, term] of termOrder.entries()) {
       terms[i] = this.terms[term]!;
       counts[i] = this.termCount[term]!;

@@ -17,7 +17,11 @@ export interface TermCounts {
   readonly words: number;
   /** The distinct terms, joined by spaces (a term holds none): one string crosses threads cheaply. */
   readonly terms: string;
-  readonly counts: readonly number[];
+  /**
+   * Each term's count, in the order of `terms`: an Int32Array where the index text is made (a typed array crosses
+   * threads as one copy of its bytes; an array of numbers is cloned and rebuilt number by number).
+   */
+  readonly counts: ArrayLike<number>;
 }
 
 export function indexText(prompt: string, verbatim: string): IndexText {

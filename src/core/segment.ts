@@ -160,9 +160,8 @@ function buildExchange(
     ].join('\n\n'),
     verbatim,
     messages: piece,
-    filesTouched: extractFiles(piece, {
-      ...(cwd !== undefined ? { cwd } : {}),
-      ...(options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {}),
-    }),
+    // one shape of context whichever is known (an absent field reads as undefined all the same): contexts of three
+    // shapes sent extractFiles back to V8's compiler at its first line
+    filesTouched: extractFiles(piece, { cwd, workspaceRoot: options.workspaceRoot }),
   };
 }

@@ -167,3 +167,29 @@ test('a name in prose is a file only when it resolves: a file the agent touched,
   );
   assert.deepEqual(files.map((f) => `${f.path}:${f.how}`), ['src/cart.ts:edit', 'scripts/seed.mjs:mention', 'server/index.js:mention']);
 });
+
+test('touches come strongest first, then by path, those with lines and without alike; a context naming no folder is one without it', () => {
+  const calls = [
+    { id: '1', name: 'Read', input: { file_path: '/home/dev/shop/b.ts', offset: 1, limit: 2 } },
+    { id: '2', name: 'Write', input: { file_path: '/home/dev/shop/z.ts' } },
+    { id: '3', name: 'Read', input: { file_path: '/home/dev/shop/a.ts' } },
+    { id: '4', name: 'Edit', input: { file_path: '/home/dev/shop/c.ts' } },
+    { id: '5', name: 'Write', input: { file_path: '/home/dev/shop/m.ts' } },
+    { id: '6', name: 'Edit', input: { file_path: '/home/dev/shop/b2.ts' } },
+  ];
+  const messages = [
+    msg('reply', 'see notes.md', { toolCalls: calls }),
+    msg('tool-results', '', { toolResults: [{ toolUseId: '6', text: 'ok', isError: false, filePath: '/home/dev/shop/b2.ts', editedLines: [{ start: 3, end: 4 }] }] }),
+  ];
+  const files = extractFiles(messages, ctx);
+  assert.deepEqual(files, [
+    { path: 'm.ts', how: 'write' },
+    { path: 'z.ts', how: 'write' },
+    { path: 'b2.ts', how: 'edit', lines: [{ start: 3, end: 4 }] },
+    { path: 'c.ts', how: 'edit' },
+    { path: 'a.ts', how: 'read' },
+    { path: 'b.ts', how: 'read', lines: [{ start: 1, end: 2 }] },
+  ]);
+  assert.deepEqual(extractFiles(messages, { cwd: '/home/dev/shop', workspaceRoot: undefined }), files);
+  assert.deepEqual(extractFiles([msg('reply', 'nothing here', {})], { cwd: undefined, workspaceRoot: undefined }), []);
+});

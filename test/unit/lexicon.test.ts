@@ -98,6 +98,15 @@ describe('lexicon terms', () => {
     assert.equal(countIndexTerms('\u0301\u0302 ok', new Map()), 1, 'marks alone are no word');
   });
 
+  test("an exchange's counts cross to the writing thread as one typed array, and arrive as they left", () => {
+    const doc = indexTermCounts(['Testing the tests', 'café CAFÉ 数据库 x '.repeat(3)]);
+    assert.ok(doc.counts instanceof Int32Array, 'one copy of its bytes, not a clone number by number');
+    assert.deepEqual(Array.from(doc.counts), [2, 1, 6, 3, 3]);
+    const crossed = structuredClone(doc);
+    assert.deepEqual(crossed, doc);
+    assert.deepEqual(Array.from(crossed.counts), Array.from(doc.counts));
+  });
+
   test('the words are the runs of letters, digits and marks a Unicode pattern finds, in every script and plane', () => {
     const scanned = (text: string): [number, Array<[string, number]>] => {
       const counts = new Map<string, number>();

@@ -192,15 +192,38 @@ export function parseJsonLine(line: SourceLine, skips: SkipCounter, maxChars = M
 /** How many JSON records of a file's head a sniffer looks at before saying "not mine". */
 const SNIFF_RECORDS = 5;
 
-/** The first JSON object records of a file's head (bad lines skipped, not counted): what sniffers decide on. */
-export function headRecords(head: readonly SourceLine[]): Array<Record<string, unknown>> {
+/**
+ * The first JSON object records of a file's head (bad lines skipped, not counted): what sniffers decide on. Made once
+ * per head and shared, read-only: discovery asks every sniffer of a path in turn (a Claude Code file passes six before
+ * its own), and each asked for the same records again. A line whose first character after JSON's whitespace is not
+ * `{` is no object: it is passed over without `JSON.parse` (a pretty-printed document's head is a thousand such
+ * lines, each an exception thrown, once per sniffer).
+ */
+export function headRecords(head: readonly SourceLine[]): ReadonlyArray<Record<string, unknown>> {
+  let records = headRecordsOf.get(head);
+  if (records) return records;
   const scratch = new SkipCounter();
-  const records: Array<Record<string, unknown>> = [];
+  const found: Array<Record<string, unknown>> = [];
   for (const line of head) {
+    if (!mayBeObject(line.text)) continue;
     const rec = parseJsonLine(line, scratch);
-    if (rec && records.push(rec) >= SNIFF_RECORDS) break;
+    if (rec && found.push(rec) >= SNIFF_RECORDS) break;
   }
+  records = Object.freeze(found);
+  headRecordsOf.set(head, records);
   return records;
+}
+
+const headRecordsOf = new WeakMap<readonly SourceLine[], ReadonlyArray<Record<string, unknown>>>();
+
+/** Whether `JSON.parse` of the text could give an object: its first character past JSON's whitespace is `{`. */
+function mayBeObject(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b) return true;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  }
+  return false;
 }
 
 /**
