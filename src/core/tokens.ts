@@ -50,18 +50,25 @@ function rankOf({ bytes, starts, ranks, slots }: Cl100k, s: string, from: number
   }
 }
 
-/** The ranks of the two-byte tokens by their bytes (first << 8 | second; NO_PAIR: no token), made with the table. */
+/**
+ * The ranks of the two-byte tokens by their bytes (first << 8 | second; NO_PAIR: no token), each looked up in the
+ * table the first time it is asked for (UNKNOWN until then). Made whole from the table's 100,256 tokens it took a
+ * fresh process 10-14 ms of CPU, in V8's interpreter, on the way to an MCP server's first answer; a text asks for a
+ * few hundred pairs.
+ */
 let pairTable: { readonly of: Cl100k; readonly ranks: Int32Array } | undefined;
-function bytePairRanks(cl: Cl100k): Int32Array {
-  if (pairTable?.of !== cl) {
-    const { bytes, starts, ranks } = cl;
-    const pairs = new Int32Array(1 << 16).fill(NO_PAIR);
-    for (let t = 0; t + 1 < starts.length; t++) {
-      if (starts[t + 1]! - starts[t]! === 2) pairs[(bytes.charCodeAt(starts[t]!) << 8) | bytes.charCodeAt(starts[t]! + 1)] = ranks[t]!;
-    }
-    pairTable = { of: cl, ranks: pairs };
+const UNKNOWN = -1;
+
+/** The rank of the token whose bytes are s[at] and s[at + 1] (each below 256), or NO_PAIR when no token has them. */
+function pairRankAt(cl: Cl100k, s: string, at: number): number {
+  if (pairTable?.of !== cl) pairTable = { of: cl, ranks: new Int32Array(1 << 16).fill(UNKNOWN) };
+  const key = (s.charCodeAt(at) << 8) | s.charCodeAt(at + 1);
+  let rank = pairTable.ranks[key]!;
+  if (rank === UNKNOWN) {
+    rank = pairRank(cl, s, at, at + 2);
+    pairTable.ranks[key] = rank;
   }
-  return pairTable.ranks;
+  return rank;
 }
 
 /** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces (cl100kPieces.ts). */
@@ -84,8 +91,7 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
     const c = text.charCodeAt(from);
     if (c < 0x80) {
       if (length === 1) return 1;
-      const d = text.charCodeAt(from + 1);
-      if (d < 0x80) return bytePairRanks(cl)[(c << 8) | d] === NO_PAIR ? 2 : 1;
+      if (text.charCodeAt(from + 1) < 0x80) return pairRankAt(cl, text, from) === NO_PAIR ? 2 : 1;
     }
   }
   // the piece's hash (rangeHash's) and whether it is ASCII, in one pass
@@ -142,9 +148,8 @@ function mergedLength(bytes: string, cl: Cl100k): number {
   const starts = mergeStarts;
   const rank = mergeRanks;
   for (let i = 0; i <= parts; i++) starts[i] = i;
-  // the first pairs are two bytes each: looked up by their bytes, not hashed
-  const two = bytePairRanks(cl);
-  for (let i = 0; i + 1 < parts; i++) rank[i] = two[(bytes.charCodeAt(i) << 8) | bytes.charCodeAt(i + 1)]!;
+  // the first pairs are two bytes each: looked up by their bytes, hashed only the first time
+  for (let i = 0; i + 1 < parts; i++) rank[i] = pairRankAt(cl, bytes, i);
   for (;;) {
     let best = NO_PAIR;
     let at = -1;

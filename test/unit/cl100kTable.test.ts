@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { cl100kTableBytes } from '../../src/core/cl100kTable';
+import { readKept, writeKept } from '../../src/keptFile';
 import { countTokens } from '../../src/core/tokens';
 
 const TEXTS = [
@@ -57,8 +58,9 @@ test('bytes that are not a whole table of this layout are refused, and the table
     const variants: Record<string, Buffer> = {
       cut: good.subarray(0, good.length - 4),
       format: changed(0, (f) => f + 1),
-      startsOutOfOrder: changed(4 + 10, () => good.readInt32LE((4 + 9) * 4)),
-      slotPastTheTokens: changed(4 + 2 * tokens + 1, () => tokens + 1),
+      tokens: changed(1, (t) => t - 1),
+      slotsNoPowerOfTwo: changed(3, (n) => n - 2),
+      lastStart: changed(4 + tokens, (s) => s - 1),
     };
     const files = Object.entries(variants).map(([name, bytes]) => {
       const file = path.join(dir, name);
@@ -66,9 +68,33 @@ test('bytes that are not a whole table of this layout are refused, and the table
       return file;
     });
     const child = adoptInChild(files);
-    assert.deepEqual(child.adopted, [false, false, false, false]);
+    assert.deepEqual(child.adopted, [false, false, false, false, false]);
     assert.deepEqual(child.counts, TEXTS.map(countTokens));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a kept table with one entry changed on disk is not taken back (its file is checked whole: keptFile.ts)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cl100k-'));
+  try {
+    const file = path.join(dir, 'cl100k.table');
+    const stamp = { size: 1234, mtimeMs: 5678 };
+    const bytes = cl100kTableBytes();
+    writeKept(file, stamp, bytes);
+    assert.ok('data' in readKept(file, stamp));
+    // a slot past the tokens, far into the file: what adoptCl100kTable no longer looks for entry by entry
+    const onDisk = readFileSync(file);
+    const slotAt = onDisk.length - bytes.length + (4 + 2 * tokenCount(bytes) + 1 + 7) * 4;
+    onDisk.writeInt32LE(tokenCount(bytes) + 1, slotAt);
+    writeFileSync(file, onDisk);
+    assert.deepEqual(readKept(file, stamp), { why: 'damaged' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The count of tokens in a table's bytes (its second int32). */
+function tokenCount(bytes: Uint8Array): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readInt32LE(4);
+}

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,4 +36,17 @@ test("the server's after-first-answer hook (where the launcher keeps V8's code) 
     await agent.close();
     await memory.close();
   }
+});
+
+test("the MCP server's modules load neither node:worker_threads nor node:v8 (it starts no worker and sets no flag: ~8 ms of a start)", () => {
+  // in a fresh process: what requiring the server's command (and every module it imports) loaded of Node's own modules
+  const loaded = (extra: string): string[] =>
+    (
+      JSON.parse(
+        execFileSync(process.execPath, ['-e', `require(${JSON.stringify(path.resolve(__dirname, '../../src/mcp/command.js'))}); ${extra}; process.stdout.write(JSON.stringify(process.moduleLoadList))`], { encoding: 'utf8' }),
+      ) as string[]
+    ).filter((m) => /^NativeModule (worker_threads|v8)$/.test(m));
+  assert.deepEqual(loaded(''), []);
+  // the list does name them once they are loaded
+  assert.deepEqual(loaded("require('node:worker_threads'); require('node:v8')").sort(), ['NativeModule v8', 'NativeModule worker_threads']);
 });

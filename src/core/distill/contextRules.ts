@@ -29,12 +29,14 @@ export const SID_RULES: readonly Rule[] = [
     kind: 'twilio-key',
     // Client("AC…", "<auth token>"), curl -u AC…:<auth token>: a Twilio auth token is 32 bare hex digits
     re: /(\bAC[0-9a-fA-F]{32}["'`]?[ \t]*[,:][ \t]*["'`]?)([0-9a-fA-F]{32})(?![0-9A-Za-z])/g,
+    needs: ['AC'],
     replace: (m, head = '') => `${head}${m}`,
   },
   {
     kind: 'aws-secret-key',
     // Credentials("AKIA…", "<secret>"), once the access key id itself is redacted
     re: /(\[REDACTED:aws-access-key\]["'`]?[ \t]*[,:][ \t]*["'`]?)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/g,
+    needs: ['[REDACTED:aws-access-key]'],
     replace: (m, head = '') => `${head}${m}`,
   },
 ];
@@ -56,11 +58,13 @@ export const PASSWORD_RULES: readonly Rule[] = [
     kind: 'password',
     // .netrc: machine HOST login USER password SECRET (one line or several)
     re: /(\b(?:machine[ \t]+\S+|default)\s+login[ \t]+\S+\s+password[ \t]+)(\S+)/g,
+    needs: ['password'],
     replace: (m, head = '', value = '') => (literalPassword(value) ? `${head}${m}` : undefined),
   },
   {
     kind: 'password',
     re: new RegExp(String.raw`(${CLIENT_PASSWORD_FLAG})` + ARG, 'g'),
+    needs: ['-'],
     replace: (m, head = '', q = '', value = '') => (literalPassword(value) ? `${head}${q}${m}${q}` : undefined),
   },
   {
@@ -68,6 +72,7 @@ export const PASSWORD_RULES: readonly Rule[] = [
     // --password=SECRET, --db-password SECRET: whatever its shape (not --password-stdin, --password-file)
     // (letter classes rather than the `i` flag, and a lookbehind for the space: 3 times faster on code)
     re: new RegExp(String.raw`(?<![^ \t\n])(--?(?:[A-Za-z][\w-]*-)?[Pp][Aa][Ss][Ss](?:[Ww][Oo][Rr][Dd]|[Ww][Dd]|[Pp][Hh][Rr][Aa][Ss][Ee])(?:=|[ \t]+))(?!-)` + ARG, 'g'),
+    needs: ['-'],
     replace: (m, head = '', q = '', value = '') => (literalPassword(value) ? `${head}${q}${m}${q}` : undefined),
   },
   {
@@ -75,6 +80,7 @@ export const PASSWORD_RULES: readonly Rule[] = [
     // a config line (my.cnf, .pypirc, .properties, YAML): `password = SECRET` to the end of the line, which
     // may hold `&`, `;` or `#`. Upper-case names are env lines (env-secret); quoted values are assigned-secret's.
     re: /^([ \t]*(?:-[ \t]+)?((?:[A-Za-z_][\w.-]*[._-])?(?:password|passwd|passphrase)|[A-Za-z_][\w.-]*[._-]pass)[ \t]*[=:][ \t]*)([^\s'"][^\n\r]*?)[ \t]*(?=\r?$)/gim,
+    needs: ['pass'],
     replace: (m, head = '', name = '', value = '') =>
       name === name.toUpperCase() || /\s/.test(value) || isReference(value) || isCodeValue(value) ? undefined : `${head}${m}`,
   },
@@ -135,6 +141,7 @@ export const GENERIC_RULES: readonly Rule[] = [
     kind: 'generic-secret',
     // a leading "public " is part of the name: `public key: …` (WireGuard, SSH tools) is no secret
     re: new RegExp(String.raw`(^|[^A-Za-z0-9_.-])((?:public[ \t]+)?[A-Za-z_][A-Za-z0-9_.-]{0,60}["']?\s*[:=](?!//)\s*)` + VALUE, 'gm'),
+    needs: [':', '='],
     replace: (m, lead = '', head = '', q = '', value = '') =>
       looksSecret(head.replace(/["']?\s*[:=]\s*$/, ''), value) ? `${lead}${head}${q}${m}${q}` : undefined,
     // a value that is no secret may be the next key ("Notes:\napi_key = …"): look again from the head's last
@@ -144,6 +151,7 @@ export const GENERIC_RULES: readonly Rule[] = [
   {
     kind: 'generic-secret',
     re: new RegExp(String.raw`(^|[\s])(--?[A-Za-z][A-Za-z0-9_.-]{0,60}[ \t]+)` + VALUE, 'gm'),
+    needs: ['-'],
     replace: (m, lead = '', head = '', q = '', value = '') => (looksSecret(head.trim(), value) ? `${lead}${head}${q}${m}${q}` : undefined),
     resumeAt: (lead = '', head = '') => lead.length + head.length - 1,
   },

@@ -35,41 +35,49 @@ const RULES: readonly Rule[] = [
   { kind: 'private-key', re: KEY_BLOCK, replace: (m, block = '') => (holdsKeyBody(block) ? m : undefined) },
   { kind: 'private-key', re: KEY_BLOCK_CUT_OPEN },
   { kind: 'private-key', pass: redactKeyTails },
-  { kind: 'anthropic-key', re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'anthropic-key', re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g, needs: ['sk-ant-'] },
   {
     kind: 'openai-key',
     // sk-, sk-proj-, sk-svcacct-, sk-admin-: random base62-ish bodies, which always hold a digit.
     re: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]{0,200}\d)(?=[A-Za-z0-9_-]{0,200}[A-Za-z])[A-Za-z0-9_-]{20,}/g,
+    needs: ['sk-'],
   },
-  { kind: 'github-token', re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g },
-  { kind: 'aws-access-key', re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Z0-9])/g },
-  { kind: 'google-api-key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
+  { kind: 'github-token', re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g, needs: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'] },
+  { kind: 'aws-access-key', re: /(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Z0-9])/g, needs: ['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA'] },
+  { kind: 'google-api-key', re: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, needs: ['AIza'] },
   {
     kind: 'slack-token',
     re: /(?<![A-Za-z0-9_-])xox[abposre]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g,
+    needs: ['xox', 'https://hooks.slack.com/services/'],
   },
-  { kind: 'stripe-key', re: /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{24,}/g },
-  { kind: 'gitlab-token', re: /(?<![A-Za-z0-9_-])(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glft|glagent)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20,}/g },
-  { kind: 'huggingface-token', re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])/g },
-  { kind: 'npm-token', re: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g },
+  { kind: 'stripe-key', re: /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{24,}/g, needs: ['_live_', '_test_', 'whsec_'] },
+  {
+    kind: 'gitlab-token',
+    re: /(?<![A-Za-z0-9_-])(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glft|glagent)-[A-Za-z0-9_-]{20,}|\bGR1348941[A-Za-z0-9_-]{20,}/g,
+    needs: ['glpat-', 'glptt-', 'gldt-', 'glrt-', 'glcbt-', 'glimt-', 'glsoat-', 'glft-', 'glagent-', 'GR1348941'],
+  },
+  { kind: 'huggingface-token', re: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])/g, needs: ['hf_'] },
+  { kind: 'npm-token', re: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g, needs: ['npm_'] },
   {
     kind: 'npm-token',
     // .npmrc: //registry/:_authToken=…, _auth=…, _password=… (legacy tokens are bare UUIDs)
     re: /(:_(?:authToken|auth|password)\s*=\s*)(["']?)([^\s"']+)\2/g,
+    needs: [':_'],
     replace: (m, head = '', q = '', value = '') => (isNotLiteral(value) ? undefined : `${head}${q}${m}${q}`),
   },
-  { kind: 'pypi-token', re: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g },
-  { kind: 'sendgrid-key', re: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g },
+  { kind: 'pypi-token', re: /(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}/g, needs: ['pypi-AgEIcHlwaS5vcmc'] },
+  { kind: 'sendgrid-key', re: /(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, needs: ['SG.'] },
   { kind: 'twilio-key', re: /(?<![A-Za-z0-9_])SK[a-f0-9]{32}(?![A-Za-z0-9_])/g, needs: ['SK'] },
   ...SID_RULES,
   {
     kind: 'discord-token',
     re: /(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])/g,
+    needs: ['.'],
   },
-  { kind: 'telegram-token', re: /(?<![A-Za-z0-9_:])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
-  { kind: 'digitalocean-token', re: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/g },
-  { kind: 'mailgun-key', re: /(?<![A-Za-z0-9_])key-[a-f0-9]{32}(?![A-Za-z0-9_])/g },
-  { kind: 'google-oauth', re: /(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{30,})/g },
+  { kind: 'telegram-token', re: /(?<![A-Za-z0-9_:])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g, needs: [':AA'] },
+  { kind: 'digitalocean-token', re: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/g, needs: ['_v1_'] },
+  { kind: 'mailgun-key', re: /(?<![A-Za-z0-9_])key-[a-f0-9]{32}(?![A-Za-z0-9_])/g, needs: ['key-'] },
+  { kind: 'google-oauth', re: /(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{28}|ya29\.[A-Za-z0-9_-]{30,})/g, needs: ['GOCSPX-', 'ya29.'] },
   {
     kind: 'service-token',
     // Prefixed tokens of other services: Shopify, Databricks, Linear, Notion, Postman, Grafana, Vault,
@@ -81,17 +89,20 @@ const RULES: readonly Rule[] = [
     kind: 'service-token',
     // Docker personal and organisation access tokens; Azure AD client secrets (`…8Q~…`)
     re: /(?<![A-Za-z0-9_-])dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g,
+    needs: ['dckr_', 'Q~'],
   },
-  { kind: 'age-secret-key', re: /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g },
-  { kind: 'jwt', re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+  { kind: 'age-secret-key', re: /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/g, needs: ['AGE-SECRET-KEY-1'] },
+  { kind: 'jwt', re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, needs: ['eyJ'] },
   {
     kind: 'bearer-token',
     re: /\b(Bearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/g,
+    needs: ['Bearer'],
     replace: (m, prefix = '') => `${prefix}${m}`,
   },
   {
     kind: 'basic-auth',
     re: /\b(Authorization:\s*Basic\s+)([A-Za-z0-9+/]{8,}=*)/gi,
+    needs: ['authorization:'],
     replace: (m, prefix = '') => `${prefix}${m}`,
   },
   {
@@ -108,6 +119,7 @@ const RULES: readonly Rule[] = [
     // ADO.NET / Azure style: Server=…;Password=…; AccountKey=…; SharedAccessKey=…
     // (no spaces around `=`: `password = getPassword()` is code, not a connection string).
     re: /(^|[;\s'"])(Password|Pwd|AccountKey|SharedAccessKey|SharedAccessSignature)=([^;\s'"]+)/gi,
+    needs: ['password=', 'pwd=', 'accountkey=', 'sharedaccesskey=', 'sharedaccesssignature='],
     replace: (m, lead = '', name = '', value = '') => (isNotLiteral(value) ? undefined : `${lead}${name}=${m}`),
   },
   {
@@ -116,6 +128,7 @@ const RULES: readonly Rule[] = [
     // (code like `TOKEN_KIND = Kind.Ident` is not an env line) or `NAME: value`; the name must hold a
     // secret-like word (not PWD: that is the working directory).
     re: /(^|[\s;'"])((?:export\s+)?[A-Z][A-Z0-9_]*)(=|:[ \t]+)(['"]?)([^\s'"]+)\4/gm,
+    needs: ['=', ':'],
     replace: (m, lead = '', name = '', eq = '', quote = '', value = '') =>
       /(?:^|_)(?:PASSWORD|PASSWD|PASS|SECRET|SECRETS|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|PAT)(?:_|$)/.test(
         name.replace(/^export\s+/, ''),
@@ -127,6 +140,7 @@ const RULES: readonly Rule[] = [
     kind: 'aws-secret-key',
     // The credentials file (after env-secret: an upper-case env line stays an env secret): aws_secret_access_key = …, AWS_SESSION_TOKEN=…
     re: /\b(aws_secret_access_key|aws_session_token|aws_security_token)(["']?\s*[:=]\s*)(["']?)([A-Za-z0-9/+=]{40,})\3/gi,
+    needs: ['aws_s'],
     replace: (m, name = '', eq = '', q = '') => `${name}${eq}${q}${m}${q}`,
   },
   {
@@ -141,70 +155,97 @@ const RULES: readonly Rule[] = [
   ...CALL_RULES,
 ];
 
+/**
+ * A rule as redactSecrets runs it: every rule in one shape, so the loop reads each field at one place for all of them
+ * (the rules' five shapes made every read of the loop a lookup among them), its marker made once.
+ */
+interface Step {
+  readonly kind: SecretKind;
+  readonly marker: string;
+  readonly pass: ((text: string, marker: string) => { text: string; count: number }) | undefined;
+  readonly re: RegExp | undefined;
+  readonly needs: readonly string[] | undefined;
+  /** Whether `needs` is looked for in the lower-cased text (the pattern ignores case). */
+  readonly lower: boolean;
+  readonly replace: ((marker: string, ...groups: string[]) => string | undefined) | undefined;
+  readonly resumeAt: ((...groups: string[]) => number) | undefined;
+}
+
+const STEPS: readonly Step[] = [...RULES, ...GENERIC_RULES].map((rule) =>
+  'pass' in rule
+    ? { kind: rule.kind, marker: marker(rule.kind), pass: rule.pass, re: undefined, needs: undefined, lower: false, replace: undefined, resumeAt: undefined }
+    : { kind: rule.kind, marker: marker(rule.kind), pass: undefined, re: rule.re, needs: rule.needs, lower: rule.re.ignoreCase, replace: rule.replace, resumeAt: rule.resumeAt },
+);
+
+/** Whether `text` holds one of `literals`. */
+function holdsAny(text: string, literals: readonly string[]): boolean {
+  for (const literal of literals) if (text.includes(literal)) return true;
+  return false;
+}
+
 export function redactSecrets(text: string): RedactionResult {
   const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
   // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement)
   let lower: string | undefined;
-  for (const rule of [...RULES, ...GENERIC_RULES]) {
-    if ('pass' in rule) {
-      const r = rule.pass(out, marker(rule.kind));
-      if (r.count > 0) found[rule.kind] = (found[rule.kind] ?? 0) + r.count;
-      count += r.count;
+  for (const step of STEPS) {
+    let replaced = 0;
+    if (step.pass !== undefined) {
+      const r = step.pass(out, step.marker);
+      replaced = r.count;
       if (r.text !== out) lower = undefined;
       out = r.text;
-      continue;
+    } else {
+      if (step.needs !== undefined && !holdsAny(step.lower ? (lower ??= out.toLowerCase()) : out, step.needs)) continue;
+      const before = out;
+      out = replaceSecrets(out, step);
+      replaced = replacedCount;
+      if (out !== before) lower = undefined;
     }
-    if (rule.needs) {
-      const searched = rule.re.ignoreCase ? (lower ??= out.toLowerCase()) : out;
-      if (!rule.needs.some((literal) => searched.includes(literal))) continue;
-    }
-    const before = out;
-    out = replaceSecrets(out, rule.re, rule.resumeAt, (groups) => {
-      const m = marker(rule.kind);
-      const replaced = rule.replace ? rule.replace(m, ...groups) : m;
-      if (replaced === undefined) return undefined;
-      found[rule.kind] = (found[rule.kind] ?? 0) + 1;
-      count++;
-      return replaced;
-    });
-    if (out !== before) lower = undefined;
+    if (replaced > 0) found[step.kind] = (found[step.kind] ?? 0) + replaced;
+    count += replaced;
   }
   return { text: out, found, count };
 }
 
+/** How many matches the last replaceSecrets replaced. */
+let replacedCount = 0;
+
 /**
- * `text` with each match of `re` that `replace` takes (given its groups) replaced, as `String.replace` would, except
- * that a match `replace` refuses (not a secret after all) gives its text back to the scan from `resumeAt` on: in
- * "Notes:\napi_key = sk_…" the key-value shape first matches "Notes:\napi_key" (no secret), and the secret's own key
- * must still be found inside it.
+ * `text` with each match of the step's pattern that its `replace` takes (given its groups) replaced, as `String.replace`
+ * would, except that a match `replace` refuses (not a secret after all) gives its text back to the scan from `resumeAt`
+ * on: in "Notes:\napi_key = sk_…" the key-value shape first matches "Notes:\napi_key" (no secret), and the secret's own
+ * key must still be found inside it. How many it replaced: replacedCount.
  */
-function replaceSecrets(
-  text: string,
-  re: RegExp,
-  resumeAt: ((...groups: string[]) => number) | undefined,
-  replace: (groups: string[]) => string | undefined,
-): string {
+function replaceSecrets(text: string, step: Step): string {
+  const re = step.re!;
   let out = '';
   let kept = 0;
   let replacedAny = false;
+  replacedCount = 0;
   re.lastIndex = 0;
   // a pattern without the g flag (one anchored at the text's start) is looked for once, as String.replace does
   for (let m = re.exec(text); m !== null; m = re.global ? re.exec(text) : null) {
     // the string captures only (a group that took no part is '')
     const groups = m.slice(1).map((g) => g ?? '');
-    const replaced = replace(groups);
+    const replaced = step.replace ? step.replace(step.marker, ...groups) : step.marker;
     if (replaced === undefined) {
-      re.lastIndex = m.index + Math.max(1, resumeAt ? resumeAt(...groups) : m[0].length);
+      re.lastIndex = m.index + Math.max(1, step.resumeAt ? step.resumeAt(...groups) : m[0].length);
       continue;
     }
+    replacedCount++;
     out += text.slice(kept, m.index) + replaced;
     kept = m.index + m[0].length;
     replacedAny = true;
     if (m[0].length === 0) re.lastIndex++;
   }
   return replacedAny ? out + text.slice(kept) : text;
+}
+
+/** The rules in the order they run (for tests). */
+export function redactionRules(): readonly Rule[] {
+  return [...RULES, ...GENERIC_RULES];
 }
 
 /** The redacted text alone. */

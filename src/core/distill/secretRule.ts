@@ -42,7 +42,8 @@ export type Rule =
       readonly replace?: (marker: string, ...groups: string[]) => string | undefined;
       /**
        * Strings one of which every match holds (lower-case where the pattern ignores case): a text holding none is
-       * not searched. For patterns whose search is costly and whose literals are rare in prose.
+       * not searched. Every pattern with such literals names them: a hit's short fields (a path, a room, a headline)
+       * then meet a few patterns instead of every one (issue 42; redactNeeds.test.ts checks each match holds one).
        */
       readonly needs?: readonly string[];
       /**

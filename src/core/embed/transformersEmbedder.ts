@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { RecallError } from '../errors';
 import type { Embedder } from './embedder';
 import type { MainMessage, WorkerConfig, WorkerReply } from './workerProtocol';
@@ -113,7 +113,9 @@ export class TransformersEmbedder implements Embedder {
       }
       let worker: Worker;
       try {
-        worker = new Worker(script, { workerData: config });
+        // (required when first used: the MCP server, which starts none, does not load the module: ~4 ms of its start)
+        const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+        worker = new threads.Worker(script, { workerData: config });
       } catch (err) {
         reject(unavailable(`the embedding worker did not start (${(err as Error).message})`, err));
         return;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { IndexTask, IndexTaskResult, WorkerReply } from './tasks';
 
 /**
@@ -109,7 +109,9 @@ export class WorkerPool {
     }
     let worker: Worker;
     try {
-      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.oldGenerationMb } });
+      // (required when first used: the MCP server, which starts none, does not load the module: ~4 ms of its start)
+      const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+      worker = new threads.Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.oldGenerationMb } });
     } catch (err) {
       this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
       return undefined;
