@@ -35,6 +35,17 @@ const FOLLOW_UP = input('resume', [
   'Assistant: I added the `toggle-theme` script and it now switches both terminals.',
 ].join('\n'));
 
+test("a SpecStory chat named by its first prompt's first 50 characters shows their whole words, marked as cut", () => {
+  const cut = 'Recently, I had a problem where I made some (suppo';
+  assert.equal(cut.length, 50);
+  assert.equal(conversationSubject('ok', cut, '', 'specstory'), 'Recently, I had a problem where I made some…');
+  // another agent's title of 50 characters, or a SpecStory heading of another length, is whole
+  const fifty = 'Overview of sketch.js file structure and functions';
+  assert.equal(fifty.length, 50);
+  assert.equal(conversationSubject('ok', fifty, '', 'claude-code'), fifty);
+  assert.equal(conversationSubject('ok', 'Debugging a web app in VS Code with Chrome', '', 'specstory'), 'Debugging a web app in VS Code with Chrome');
+});
+
 test('the offline detail line of a follow-up ends with its conversation title; without a title nothing changes', () => {
   const stats = englishRarity();
   const plain = distillOffline(FOLLOW_UP, stats);

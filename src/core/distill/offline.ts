@@ -65,7 +65,7 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
   const picked = pickDetail(details, exchangeCore, room);
   // a follow-up that names little ends its line with its conversation's subject (subject.ts)
-  const subject = conversationSubject(input.prompt, input.title, `${exchangeCore}\n${picked}`);
+  const subject = conversationSubject(input.prompt, input.title, `${exchangeCore}\n${picked}`, input.agent);
   const specificContext = subject ? (picked ? `${picked}${DETAIL_SEPARATOR}${subject}` : subject) : picked;
   const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
   return {

@@ -1,3 +1,4 @@
+import type { AgentKind } from '../model';
 import { isStopWord } from './stopWords';
 import { fitTokens } from './tokenFit';
 import { words } from './wordRarity';
@@ -16,9 +17,14 @@ const BARE_REQUEST_WORDS = 3;
 /** The subject's room, beyond the detail line's (a title is a short phrase; a longer one is cut at a word). */
 export const SUBJECT_MAX_TOKENS = 12;
 
+/** SpecStory names a chat it has no title for by the first 50 characters of its first prompt, cut inside a word. */
+const SPECSTORY_CUT = 50;
+
 /** The title to show as the exchange's subject, or '' (none recorded, the request names enough, nothing new). */
-export function conversationSubject(prompt: string, title: string | undefined, said: string): string {
-  const subject = title?.trim().replace(/\s+/gu, ' ') ?? '';
+export function conversationSubject(prompt: string, title: string | undefined, said: string, agent?: AgentKind): string {
+  let subject = title?.trim().replace(/\s+/gu, ' ') ?? '';
+  // "Recently, I had a problem where I made some (suppo": its whole words, marked as cut
+  if (agent === 'specstory' && title?.length === SPECSTORY_CUT && subject.includes(' ')) subject = `${subject.slice(0, subject.lastIndexOf(' '))}…`;
   if (!subject || contentWords(prompt).size > BARE_REQUEST_WORDS) return '';
   const known = new Set(words(said));
   if (![...contentWords(subject)].some((w) => !known.has(w))) return '';
