@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { appendFile, mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
 import { test } from 'node:test';
+import { indexWorkspace } from '../../src/core/indexer';
+import { Store } from '../../src/core/store/store';
 import { detailItems } from '../../src/core/distill/details';
 import { distillOffline } from '../../src/core/distill/offline';
 import { conversationSubject, SUBJECT_MAX_TOKENS } from '../../src/core/distill/subject';
@@ -7,6 +11,7 @@ import { englishRarity } from '../../src/core/distill/wordRarity';
 import { pendingDistillation } from '../../src/core/store/distilledStore';
 import { countTokens } from '../../src/core/tokens';
 import { distillInput as input, fixtureStore } from './distillHelpers';
+import { tempDir } from './helpers';
 
 const TITLE = 'Alacritty theme switching for the Cosmic desktop';
 
@@ -69,6 +74,41 @@ test('pending exchanges carry their conversation title to the distiller', async 
     assert.ok(titles.length > 0);
     for (const t of titles) assert.equal(inputs.find((i) => i.exchangeId === t.id)?.title, t.title);
     assert.ok(inputs.some((i) => i.title === undefined));
+  } finally {
+    await store.close();
+  }
+});
+
+/** One exchange of a Claude Code session, appended as the agent writes it. */
+async function appendExchange(file: string, k: number, prompt: string, reply: string): Promise<void> {
+  const base = { isSidechain: false, userType: 'external', cwd: '/w/shop', sessionId: path.basename(file, '.jsonl'), version: '2.1.12' };
+  const id = (j: number): string => `aaaaaaaa-0000-4000-8000-${String(j).padStart(12, '0')}`;
+  const at = new Date(Date.UTC(2026, 0, 1, 0, k)).toISOString();
+  const user = { ...base, parentUuid: k > 1 ? id(2 * k - 2) : null, type: 'user', message: { role: 'user', content: prompt }, uuid: id(2 * k - 1), timestamp: at };
+  const answer = { ...base, parentUuid: id(2 * k - 1), type: 'assistant', message: { model: 'claude', id: `msg_${k}`, type: 'message', role: 'assistant', content: [{ type: 'text', text: reply }] }, uuid: id(2 * k), timestamp: at };
+  await appendFile(file, `${JSON.stringify(user)}\n${JSON.stringify(answer)}\n`);
+}
+
+test('a title the agent writes after an exchange was distilled has the exchange distilled again, with it', async () => {
+  const dir = tempDir();
+  const root = path.join(dir, 'projects', 'shop');
+  await mkdir(root, { recursive: true });
+  const file = path.join(root, 'aaaaaaaa-1111-4111-8111-111111111111.jsonl');
+  await appendExchange(file, 1, 'continue please', 'I finished the coupon field: the checkout page now renders it once, and the tests pass again.');
+  await appendExchange(file, 2, 'and the cart?', 'The cart page shows the coupon once too; its snapshot test is updated.');
+  const store = await Store.open(path.join(dir, 'store.sqlite'));
+  const options = { discover: { workspaceRoots: [], claudeRoots: [], codexRoots: [], extraRoots: [path.join(dir, 'projects')], includeSubagents: true }, segment: { minChars: 10, maxPlies: 20 } };
+  const context = async (): Promise<string[]> => (await store.db.all<{ context: string }>('SELECT d.context FROM distilled d JOIN exchanges e ON e.n = d.exchange_n ORDER BY e.line_start')).map((r) => r.context);
+  try {
+    await indexWorkspace(store, options);
+    assert.ok(!(await context())[0]!.includes('Quokkaberry'), 'no title yet');
+    await appendFile(file, `${JSON.stringify({ type: 'ai-title', aiTitle: 'Quokkaberry checkout coupon rendering', sessionId: path.basename(file, '.jsonl') })}\n`);
+    await appendExchange(file, 3, 'and now?', 'The coupon field keeps its value when the cart is updated, so nothing else needs to change.');
+    await indexWorkspace(store, options);
+    // the first exchange is not parsed again (only the last one may still grow): its object is redone all the same
+    const lines = await context();
+    assert.equal(lines.length, 3);
+    for (const line of lines) assert.equal(detailItems(line).at(-1), 'Quokkaberry checkout coupon rendering', line);
   } finally {
     await store.close();
   }
