@@ -277,6 +277,8 @@ export interface DistillInput {
   readonly exchangeId: string;
   readonly agent: AgentKind;
   readonly project?: string;
+  /** The conversation's title, when its agent recorded one (Claude Code's summary, Gemini CLI's, a SpecStory heading). */
+  readonly title?: string;
   readonly plyStart: number;
   readonly plyEnd: number;
   readonly prompt: string;

@@ -45,5 +45,5 @@ export interface Distiller {
  * detail or room can hold a secret for search, `recent` or an agent to return.
  */
 export function distillerInput(e: DistillInput): DistillInput {
-  return { ...e, prompt: redact(e.prompt), verbatim: redact(e.verbatim) };
+  return { ...e, prompt: redact(e.prompt), verbatim: redact(e.verbatim), ...(e.title !== undefined ? { title: redact(e.title) } : {}) };
 }

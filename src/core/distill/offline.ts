@@ -10,6 +10,7 @@ import { isStopWord } from './stopWords';
 import type { DistilledExchange } from './types';
 import { type VerbatimPart, splitVerbatim } from './verbatimParts';
 import { withPlanAsAnswer } from './exitPlan';
+import { conversationSubject } from './subject';
 
 /**
  * The offline extractive distiller (the default; needs no network). Deterministic: the same exchange always
@@ -33,7 +34,7 @@ const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
-export const OFFLINE_PROMPT_VERSION = 'offline-19';
+export const OFFLINE_PROMPT_VERSION = 'offline-20';
 
 export class OfflineDistiller implements Distiller {
   readonly name = 'offline';
@@ -62,7 +63,10 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
   const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
-  const specificContext = pickDetail(details, exchangeCore, room);
+  const picked = pickDetail(details, exchangeCore, room);
+  // a follow-up that names little ends its line with its conversation's subject (subject.ts)
+  const subject = conversationSubject(input.prompt, input.title, `${exchangeCore}\n${picked}`, input.agent);
+  const specificContext = subject ? (picked ? `${picked}${DETAIL_SEPARATOR}${subject}` : subject) : picked;
   const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
   return {
     exchangeCore,

@@ -73,10 +73,10 @@ export async function pendingDistillation(
 ): Promise<DistillInput[]> {
   const [backlog, params] = backlogCondition(target);
   const rows = await db.all<{
-    n: number; id: string; agent: AgentKind; project: string | null; ply_start: number; ply_end: number;
+    n: number; id: string; agent: AgentKind; project: string | null; title: string | null; ply_start: number; ply_end: number;
     prompt: string; verbatim: string;
   }>(
-    `SELECT e.n, e.id, c.agent, c.project, e.ply_start, e.ply_end, e.prompt, e.verbatim
+    `SELECT e.n, e.id, c.agent, c.project, c.title, e.ply_start, e.ply_end, e.prompt, e.verbatim
      FROM exchanges e JOIN conversations c ON c.id = e.conversation_id
      LEFT JOIN distilled d ON d.exchange_n = e.n
      LEFT JOIN distill_failures f ON f.exchange_n = e.n
@@ -104,6 +104,7 @@ export async function pendingDistillation(
       exchangeId: r.id,
       agent: r.agent,
       ...(r.project !== null ? { project: r.project } : {}),
+      ...(r.title !== null && r.title !== '' ? { title: r.title } : {}),
       plyStart: r.ply_start,
       plyEnd: r.ply_end,
       prompt: r.prompt,

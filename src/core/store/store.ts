@@ -491,6 +491,17 @@ export class Store {
     return stored.some((r) => group.has(r.source_id) && bringers.get(r.id)!.some((s) => s !== r.source_id));
   }
 
+  /** The stored conversations these parses give another title than the one stored. */
+  private async retitledConversations(ws: readonly ParseWrite[]): Promise<string[]> {
+    const titles = new Map(ws.flatMap((w) => w.conversations.flatMap(({ key, meta }) => (meta.title !== undefined ? [[key, meta.title] as const] : []))));
+    if (titles.size === 0) return [];
+    const stored = await this.db.all<{ id: string; title: string | null }>(
+      'SELECT id, title FROM conversations WHERE id IN (SELECT value FROM json_each(?))',
+      [JSON.stringify([...titles.keys()])],
+    );
+    return stored.filter((c) => c.title !== titles.get(c.id)).map((c) => c.id);
+  }
+
   /** Replaces what each parse covers of its source (`ids`: the sources' ids, in order) with its rows. */
   private async replaceRows(ws: readonly ParseWrite[], ids: readonly number[]): Promise<WriteResult[]> {
     const whole = JSON.stringify(ids.filter((_, i) => ws[i]!.full));
@@ -509,6 +520,7 @@ export class Store {
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
       await this.db.run('DELETE FROM exchange_copies WHERE source_id = ? AND line_start >= ?', [ids[i]!, w.fromLine]);
     }
+    const retitled = await this.retitledConversations(ws);
     await this.db.insertRows(
       `INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent,
          parent_session_id, model, line)`,
@@ -522,6 +534,15 @@ export class Store {
          git_branch = coalesce(excluded.git_branch, git_branch), title = coalesce(excluded.title, title),
          started_at = coalesce(started_at, excluded.started_at), model = coalesce(excluded.model, model)`,
     );
+    // the offline detail line of a follow-up shows its conversation's title (distill/subject.ts): a title the agent
+    // wrote (or rewrote) after some of its exchanges were distilled puts them back in the offline distiller's backlog
+    if (retitled.length > 0) {
+      await this.db.run(
+        `UPDATE distilled SET prompt_version = '' WHERE distiller = 'offline'
+           AND exchange_n IN (SELECT n FROM exchanges WHERE conversation_id IN (SELECT value FROM json_each(?)))`,
+        [JSON.stringify(retitled)],
+      );
+    }
     // An id already stored (or brought twice) inserts nothing and is not returned: a duplicate.
     const inserted = await this.db.insertRows<{ n: number; id: string }>(
       `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
