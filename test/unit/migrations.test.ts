@@ -382,3 +382,41 @@ test('schema 21 marks the Claude Code transcripts holding a slash command to be 
     await db.close();
   }
 });
+
+test('schema 22 marks the Codex and Gemini CLI sources whose outputs hold a shell report to be read again, and only those', async () => {
+  const file = path.join(tempDir(), 'v21-shell-reports.sqlite');
+  await writeStoreAt(21, file);
+  const db = await Db.open(file);
+  try {
+    const sources: Array<[string, string, string]> = [
+      ['/t/rollout-new.jsonl', 'codex', '[result] Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok'],
+      ['/t/rollout-legacy.jsonl', 'codex', '[result] ok'],
+      ['/t/claude.jsonl', 'claude-code', '[result] Wall time: 2 seconds\n[result] Command: ls'],
+      ['/t/session-a.json', 'gemini', '[tool] run_shell_command ls\n\n[result] Command: ls\nDirectory: (root)\nOutput: a.txt'],
+      ['/t/session-b.json', 'gemini', '[result] Output: (empty)\nProcess Group PGID: 7'],
+      ['/t/session-c.json', 'gemini', '[tool] read_file a.txt\n\n[result] hello'],
+    ];
+    for (const [i, [p, agent, verbatim]] of sources.entries()) {
+      const id = i + 2;
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
+      await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
+      await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+        VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
+    }
+    assert.equal(await migrate(db), 21);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    // the legacy rollout has no header, the Claude Code transcript is no Codex or Gemini source, the third Gemini
+    // session runs no command
+    assert.deepEqual(sizes.map((s) => [s.path, s.size]), [
+      ['/t/s.jsonl', 900],
+      ['/t/rollout-new.jsonl', -1],
+      ['/t/rollout-legacy.jsonl', 700],
+      ['/t/claude.jsonl', 700],
+      ['/t/session-a.json', -1],
+      ['/t/session-b.json', -1],
+      ['/t/session-c.json', 700],
+    ]);
+  } finally {
+    await db.close();
+  }
+});

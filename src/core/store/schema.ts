@@ -1,4 +1,5 @@
 import { RecallError } from '../errors';
+import { rereadCommandOutputSources } from './commandOutputSources';
 import { rereadCommandSources } from './commandSources';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
@@ -424,6 +425,15 @@ const MIGRATIONS: readonly Migration[] = [
     version: 21,
     sql: '',
     run: rereadCommandSources,
+  },
+  {
+    // The report a shell tool wraps a command's output in (Codex's wall time and `Output:`, Gemini CLI's command,
+    // folder, `(none)` lines and process ids) is not the output, and a command that exited with an error is one
+    // (sources/codex.ts, sources/gemini.ts): the Codex, Gemini CLI and Qwen Code sources whose stored outputs hold
+    // such a report are read again whole (commandOutputSources.ts); no other source is.
+    version: 22,
+    sql: '',
+    run: rereadCommandOutputSources,
   },
 ];
 
