@@ -89,32 +89,6 @@ test('.json document: exchanges, their line ranges and files touched', async () 
   assert.match(exchanges[1]!.verbatim, /^\[error\] Command exited with code 1/m);
 });
 
-test('shell reports: the output as the command printed it, a non-zero exit code an error, the wrapper left out', async () => {
-  const conv = only(await parse(geminiAdapter, path.join(FIXTURES, 'gemini', 'session-2025-12-20T09-00-7d3e2f10.json')));
-  const results = conv.messages.flatMap((m) => m.toolResults);
-  assert.deepEqual(results, [
-    { toolUseId: 'run_shell_command-1', text: 'PASS tests/tides.test.ts\n  upper-cases harbour codes', isError: false },
-    // a command over several lines (a heredoc) is still the report's command
-    {
-      toolUseId: 'run_shell_command-2',
-      text: "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tides'\nExit Code: 1",
-      isError: true,
-    },
-    // older versions: stdout and stderr
-    {
-      toolUseId: 'run_shell_command-3',
-      text: "tides.csv\nls: cannot access 'data/old': No such file or directory\nExit Code: 2",
-      isError: true,
-    },
-    // newer versions: only the lines that say something
-    { toolUseId: 'run_shell_command-4', text: '', isError: false },
-    // not a shell report: it names neither its command nor its process group
-    { toolUseId: 'search_file_content-5', text: 'Output: 3 matches\nExit Code: 1', isError: false },
-  ]);
-  const { exchanges } = segmentConversation({ ...conv, meta: { ...conv.meta, project: '/home/dev/tidepool' } }, segment);
-  assert.doesNotMatch(exchanges[0]!.verbatim, /Directory:|Process Group|Background PIDs|Signal:|\(none\)|\(empty\)|Command: /);
-});
-
 test('.jsonl log: repeated ids replace, $set patches the title, $rewindTo drops the undone turn, a partial line waits', async () => {
   const out = await parse(geminiLogAdapter, LOG);
   const conv = only(out);

@@ -31,18 +31,6 @@ const PROJECT_HASH_RE = /"projectHash"\s*:\s*"([0-9a-f]{64})"/;
 /** Notices of the CLI itself (login, memory refresh): nobody said them. */
 const NOTICE_TYPES = new Set(['info', 'warning']);
 const MAX_RESULT_CHARS = 20_000;
-/**
- * Gemini CLI's report of a shell command to the model (run_shell_command; Qwen Code's is the same):
- * `Command: …`, `Directory: …`, `Output: …` (older versions: `Stdout: …`, `Stderr: …`), then `Error: …`,
- * `Exit Code: …`, `Signal: …`, `Background PIDs: …`, `Process Group PGID: …`, each `(none)` when there is
- * nothing to say; newer versions write `Output: …` and only the lines that say something. The command and its
- * folder repeat the call's input; the groups: the output, its stderr, and the lines after it.
- */
-const SHELL_REPORT_RE =
-  /^(Command: [\s\S]*?\nDirectory: [^\n]*\n)?(?:Output|Stdout): ([\s\S]*?)(?:\nStderr: ([\s\S]*?))?((?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*)+)$/;
-const REPORT_LINE_RE = /^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): (.*)$/;
-/** What a report says where it has nothing to say. */
-const NOTHING = new Set(['(none)', '(empty)', '']);
 
 export const geminiAdapter: SourceAdapter = {
   agent: 'gemini',
@@ -249,39 +237,13 @@ function contentText(content: unknown): string {
 /** The function response's output (or error); the display text when the response is not recorded. */
 function toolResult(call: JsonRecord, callId: string | undefined): ToolResult | undefined {
   const outputs: string[] = [];
-  let failed = call['status'] === 'error' || call['status'] === 'cancelled';
   for (const raw of arr(call['result'])) {
     const response = obj(obj(obj(raw)?.['functionResponse'])?.['response']);
     const out = response ? (str(response['output']) ?? str(response['error']) ?? JSON.stringify(response)) : undefined;
-    const report = out === undefined ? undefined : shellReport(out);
-    if (report) failed ||= report.failed;
-    const text = report ? report.text : out;
-    if (text) outputs.push(text);
+    if (out) outputs.push(out);
   }
   if (outputs.length === 0 && typeof call['resultDisplay'] === 'string') outputs.push(call['resultDisplay']);
   if (outputs.length === 0 && call['status'] === undefined) return undefined;
   const text = outputs.join('\n').slice(0, MAX_RESULT_CHARS);
-  return { ...(callId ? { toolUseId: callId } : {}), text, isError: failed };
-}
-
-/**
- * A shell report (SHELL_REPORT_RE) as what the command printed: its output and stderr, then the error, exit code
- * and signal when they say something, in the report's words (`Exit Code: 1`); the command and folder the call's
- * input holds, the process ids and every `(none)` left out. A command that exited with a code other than 0, was
- * stopped by a signal or could not run failed. Undefined when `text` is no such report (a report must name its
- * command or its process group: an output that merely opens with `Output:` is left as it is).
- */
-export function shellReport(text: string): { text: string; failed: boolean } | undefined {
-  const m = SHELL_REPORT_RE.exec(text);
-  if (!m || (m[1] === undefined && !m[4]!.includes('\nProcess Group PGID: '))) return undefined;
-  const said = [m[2]!, m[3] ?? ''].map((part) => part.trimEnd()).filter((part) => !NOTHING.has(part.trim()));
-  let failed = false;
-  for (const line of m[4]!.split('\n')) {
-    const [, label, value = ''] = REPORT_LINE_RE.exec(line) ?? [];
-    if (!label || NOTHING.has(value.trim()) || label === 'Background PIDs' || label === 'Process Group PGID') continue;
-    if ((label === 'Exit Code' || label === 'Signal') && value.trim() === '0') continue;
-    said.push(line);
-    failed = true;
-  }
-  return { text: said.join('\n'), failed };
+  return { ...(callId ? { toolUseId: callId } : {}), text, isError: call['status'] === 'error' || call['status'] === 'cancelled' };
 }
