@@ -383,7 +383,7 @@ test('schema 21 marks the Claude Code transcripts holding a slash command to be 
   }
 });
 
-test('schema 22 marks the Codex and Gemini CLI sources whose outputs hold a shell report to be read again, and only those', async () => {
+test('schema 22 marks the Codex rollouts whose outputs hold the exec header to be read again, and only those', async () => {
   const file = path.join(tempDir(), 'v21-shell-reports.sqlite');
   await writeStoreAt(21, file);
   const db = await Db.open(file);
@@ -392,9 +392,7 @@ test('schema 22 marks the Codex and Gemini CLI sources whose outputs hold a shel
       ['/t/rollout-new.jsonl', 'codex', '[result] Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok'],
       ['/t/rollout-legacy.jsonl', 'codex', '[result] ok'],
       ['/t/claude.jsonl', 'claude-code', '[result] Wall time: 2 seconds\n[result] Command: ls'],
-      ['/t/session-a.json', 'gemini', '[tool] run_shell_command ls\n\n[result] Command: ls\nDirectory: (root)\nOutput: a.txt'],
-      ['/t/session-b.json', 'gemini', '[result] Output: (empty)\nProcess Group PGID: 7'],
-      ['/t/session-c.json', 'gemini', '[tool] read_file a.txt\n\n[result] hello'],
+      ['/t/session-a.json', 'gemini', '[tool] run_shell_command ls\n\n[result] Command: ls\nWall time: 1 seconds'],
     ];
     for (const [i, [p, agent, verbatim]] of sources.entries()) {
       const id = i + 2;
@@ -405,16 +403,13 @@ test('schema 22 marks the Codex and Gemini CLI sources whose outputs hold a shel
     }
     assert.equal(await migrate(db), 21);
     const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
-    // the legacy rollout has no header, the Claude Code transcript is no Codex or Gemini source, the third Gemini
-    // session runs no command
+    // the legacy rollout has no header; the Claude Code transcript and the Gemini session are no Codex rollouts
     assert.deepEqual(sizes.map((s) => [s.path, s.size]), [
       ['/t/s.jsonl', 900],
       ['/t/rollout-new.jsonl', -1],
       ['/t/rollout-legacy.jsonl', 700],
       ['/t/claude.jsonl', 700],
-      ['/t/session-a.json', -1],
-      ['/t/session-b.json', -1],
-      ['/t/session-c.json', 700],
+      ['/t/session-a.json', 700],
     ]);
   } finally {
     await db.close();

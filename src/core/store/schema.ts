@@ -427,10 +427,9 @@ const MIGRATIONS: readonly Migration[] = [
     run: rereadCommandSources,
   },
   {
-    // The report a shell tool wraps a command's output in (Codex's wall time and `Output:`, Gemini CLI's command,
-    // folder, `(none)` lines and process ids) is not the output, and a command that exited with an error is one
-    // (sources/codex.ts, sources/gemini.ts): the Codex, Gemini CLI and Qwen Code sources whose stored outputs hold
-    // such a report are read again whole (commandOutputSources.ts); no other source is.
+    // Codex's header above a command's output (wall time, `Output:`) is not the output, and an exec command that
+    // exited with an error is one (sources/codex.ts): the Codex rollouts whose stored outputs hold the header are
+    // read again whole (commandOutputSources.ts); no other source is.
     version: 22,
     sql: '',
     run: rereadCommandOutputSources,
