@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { extractFiles } from '../../src/core/files';
 import type { Conversation, ConversationMeta } from '../../src/core/model';
+import { renderVerbatim } from '../../src/core/render';
 import type { ParseOutput } from '../../src/core/sources/adapter';
 import { codexAdapter } from '../../src/core/sources/codex';
 import { type LineChunk, parsesAsJson, type SourceLine, splitLines } from '../../src/core/sources/lines';
@@ -99,10 +100,33 @@ test('envelope layout: tool calls with parsed arguments, patches as text, output
   // `{output, metadata}` JSON is unwrapped to the output text.
   assert.equal(results[1]!.text, 'Success. Updated the following files:\nM src/alerts/rules.py\n');
   assert.equal(results[3]!.text, '8 passed in 0.41s\n');
-  assert.match(results[2]!.text, /^Exit code: 1\n/);
+  // Codex's header above a command's output (wall time, `Output:`) is not the output; a failing exit code stays.
+  assert.equal(results[0]!.text, 'src/alerts/rules.py:14:    if level > threshold - 0.1:\n');
+  assert.equal(results[2]!.text, 'Exit code: 1\nFAILED tests/test_rules.py::test_exact_threshold\n1 failed, 7 passed\n');
 
   const files = extractFiles(conv.messages, { cwd: conv.meta.project! });
   assert.deepEqual(files.find((f) => f.path === 'src/alerts/rules.py'), { path: 'src/alerts/rules.py', how: 'edit' });
+});
+
+test('newer command outputs: the exec header is left out, the exit code of either form flags a failure', () => {
+  const conv = only(parse(path.join(DIR, 'exec-output.jsonl')));
+  const results = conv.messages.flatMap((m) => m.toolResults);
+  assert.deepEqual(results, [
+    {
+      toolUseId: 'call_E1',
+      text: "Exit code: 2\nTraceback (most recent call last):\n  File \"export.py\", line 41, in <module>\nKeyError: 'station_id'\n",
+      isError: true,
+    },
+    // still running (unified exec): what it printed so far, no failure
+    { toolUseId: 'call_E2', text: 'export started for 41 stations\n', isError: false },
+    { toolUseId: 'call_E3', text: 'src/export.py:3\nsrc/schema.py:1\n', isError: false },
+    { toolUseId: 'call_E4', text: '', isError: false },
+    // content parts (newer versions) are unwrapped alike
+    { toolUseId: 'call_E5', text: 'stations  tides\n', isError: false },
+  ]);
+  const verbatim = renderVerbatim(conv.messages);
+  assert.doesNotMatch(verbatim, /Wall time|Chunk ID|token count|Output:|Process (?:exited|running)|output lines/);
+  assert.match(verbatim, /^\[error\] Exit code: 2$/m);
 });
 
 test('envelope layout: meta from session_meta and turn_context; bad lines counted, event_msg and injected ones not', () => {

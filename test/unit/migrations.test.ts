@@ -408,3 +408,36 @@ test('schema 22 marks the Claude Code transcripts holding a task report or a pla
     await db.close();
   }
 });
+
+test('schema 23 marks the Codex rollouts whose outputs hold the exec header to be read again, and only those', async () => {
+  const file = path.join(tempDir(), 'v22-shell-reports.sqlite');
+  await writeStoreAt(22, file);
+  const db = await Db.open(file);
+  try {
+    const sources: Array<[string, string, string]> = [
+      ['/t/rollout-new.jsonl', 'codex', '[result] Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok'],
+      ['/t/rollout-legacy.jsonl', 'codex', '[result] ok'],
+      ['/t/claude.jsonl', 'claude-code', '[result] Wall time: 2 seconds\n[result] Command: ls'],
+      ['/t/session-a.json', 'gemini', '[tool] run_shell_command ls\n\n[result] Command: ls\nWall time: 1 seconds'],
+    ];
+    for (const [i, [p, agent, verbatim]] of sources.entries()) {
+      const id = i + 2;
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
+      await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
+      await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+        VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
+    }
+    assert.equal(await migrate(db), 22);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    // the legacy rollout has no header; the Claude Code transcript and the Gemini session are no Codex rollouts
+    assert.deepEqual(sizes.map((s) => [s.path, s.size]), [
+      ['/t/s.jsonl', 900],
+      ['/t/rollout-new.jsonl', -1],
+      ['/t/rollout-legacy.jsonl', 700],
+      ['/t/claude.jsonl', 700],
+      ['/t/session-a.json', 700],
+    ]);
+  } finally {
+    await db.close();
+  }
+});

@@ -32,6 +32,16 @@ const INJECTED_PREFIXES = [
 /** `<cwd>/x</cwd>` (newer) or `Current working directory: /x` (2025-08 versions) inside `<environment_context>`. */
 const CWD_RE = /<cwd>([^<]+)<\/cwd>|^Current working directory: (.+)$/m;
 const EXIT_CODE_RE = /^Exit code: (\d+)/;
+/**
+ * The lines Codex writes above a command's output for the model (cli 0.5x+): `Exit code: N`, `Wall time: X
+ * seconds`, `Total output lines: N`, then `Output:` (shell_command, apply_patch); the unified exec tools'
+ * `Chunk ID: …`, `Wall time: …`, `Process exited with code N` or `Process running with session ID N`,
+ * `Original token count: N`, `Output:`. Not what the command printed: the legacy layout keeps them in JSON
+ * metadata, which is left out too.
+ */
+const HEADER_EXIT_RE = /^(?:Exit code: |Process exited with code )(-?\d+)$/m;
+const EXEC_HEADER_RE =
+  /^(?:(?:Chunk ID|Wall time|Total output lines|Original token count): [^\n]*\n|(?:Exit code: |Process exited with code )-?\d+\n|Process running with session ID [^\n]*\n)+Output:(?:\n|$)/;
 /** Codex's own wording when a call could not run (sandbox refusal, bad arguments). */
 const FAILURE_RE = /^(?:error|failed|execution error|unsupported call)\b/i;
 const ROLLOUT_UUID_RE = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
@@ -285,10 +295,36 @@ function outputText(output: unknown): { text: string; isError: boolean } {
       const exit = obj(wrapped['metadata'])?.['exit_code'];
       return { text: inner, isError: typeof exit === 'number' && exit !== 0 };
     }
+    const header = execHeader(output);
+    if (header) return withoutHeader(output, header, false);
     const exit = EXIT_CODE_RE.exec(output)?.[1];
     return { text: output, isError: exit !== undefined ? exit !== '0' : FAILURE_RE.test(output) };
   }
   const rec = obj(output);
-  if (rec) return { text: str(rec['content']) ?? contentText(rec['content']), isError: rec['success'] === false };
-  return { text: contentText(output), isError: false };
+  if (rec) {
+    const text = str(rec['content']) ?? contentText(rec['content']);
+    const header = execHeader(text);
+    const failed = rec['success'] === false;
+    return header ? withoutHeader(text, header, failed) : { text, isError: failed };
+  }
+  const text = contentText(output);
+  const header = execHeader(text);
+  return header ? withoutHeader(text, header, false) : { text, isError: false };
+}
+
+/** The exec header `text` opens with (EXEC_HEADER_RE, holding a wall time), if it opens with one. */
+function execHeader(text: string): string | undefined {
+  const header = EXEC_HEADER_RE.exec(text)?.[0];
+  return header?.includes('Wall time: ') ? header : undefined;
+}
+
+/**
+ * A command's output without Codex's header: what the command printed. A failing command's exit code stays in
+ * front of it (`Exit code: 1`), and flags the output as an error, as does a call Codex reports failed.
+ */
+function withoutHeader(text: string, header: string, failed: boolean): { text: string; isError: boolean } {
+  const body = text.slice(header.length);
+  const exit = HEADER_EXIT_RE.exec(header)?.[1];
+  const exited = exit !== undefined && exit !== '0';
+  return { text: exited ? `Exit code: ${exit}\n${body}` : body, isError: exited || failed };
 }

@@ -1,4 +1,5 @@
 import { RecallError } from '../errors';
+import { rereadCommandOutputSources } from './commandOutputSources';
 import { rereadCommandSources } from './commandSources';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
@@ -433,6 +434,14 @@ const MIGRATIONS: readonly Migration[] = [
     version: 22,
     sql: '',
     run: rereadNotificationSources,
+  },
+  {
+    // Codex's header above a command's output (wall time, `Output:`) is not the output, and an exec command that
+    // exited with an error is one (sources/codex.ts): the Codex rollouts whose stored outputs hold the header are
+    // read again whole (commandOutputSources.ts); no other source is.
+    version: 23,
+    sql: '',
+    run: rereadCommandOutputSources,
   },
 ];
 
