@@ -33,6 +33,12 @@ test('shapes a hit into a candidate: headline, date, files with lines, rooms, wh
   assert.deepEqual(c.rooms, [{ id: 'concept:cart', label: 'Cart' }]);
   assert.equal(c.why, 'Your words “cart”, “total” in the conversation and its summary');
   assert.equal(toCandidate({ ...hit, core: 'Cart test added', context: '2250 cents' }).headline, 'Cart test added');
+  // a follow-up's detail line ends with its conversation's title (distill/subject.ts); the card shows the title already
+  const titled = { ...hit, core: 'resume → Done', title: 'Cart totals  in cents' };
+  assert.equal(toCandidate({ ...titled, context: '2250 cents · Cart totals in cents' }).context, '2250 cents');
+  assert.equal(toCandidate({ ...titled, context: 'Cart totals in' }).context, undefined, 'a title cut at a word, alone');
+  assert.equal(toCandidate({ ...titled, context: '2250 cents · Cart' }).context, '2250 cents · Cart', 'a detail that is no title item stays');
+  assert.equal(toCandidate({ ...hit, context: '2250 cents · Cart totals in cents' }).context, '2250 cents · Cart totals in cents', 'no title shown: kept');
   assert.equal(whyMatched({ matchedTerms: [], parts: [] }), 'Related: none of your words appear in it');
   assert.equal(whyMatched({ matchedTerms: [], parts: [{ signal: 'vec(core)', rank: 17, score: 0.5 }] }), 'Close in meaning to what you wrote');
   const why = whyMatched({ matchedTerms: ['coupon'], parts: [{ signal: 'bm25(verbatim)', rank: 17, score: 3 }, { signal: 'vec(core)', rank: 2, score: 0.5 }] });
