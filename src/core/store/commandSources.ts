@@ -14,9 +14,17 @@ const CHUNK = 1 << 20;
  * files is quick (the corpus' 164 Claude Code transcripts, 22 MB: see docs/formats.md).
  */
 export async function rereadCommandSources(db: Db): Promise<void> {
+  await rereadClaudeCodeSourcesHolding(db, [COMMAND_MARK]);
+}
+
+/**
+ * Marks the Claude Code transcripts whose file on disk holds one of `needles` to be read again whole (a later parse
+ * change the store keeps no trace of); a transcript gone from disk is not read again.
+ */
+export async function rereadClaudeCodeSourcesHolding(db: Db, needles: readonly Buffer[]): Promise<void> {
   const sources = await db.all<{ id: number; path: string }>(`SELECT id, path FROM sources WHERE agent = 'claude-code' ORDER BY id`);
   const marked: number[] = [];
-  for (const s of sources) if (await fileHolds(s.path, COMMAND_MARK)) marked.push(s.id);
+  for (const s of sources) if (await fileHolds(s.path, needles)) marked.push(s.id);
   if (marked.length === 0) return;
   await db.run(
     `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE id IN (SELECT value FROM json_each(?))`,
@@ -24,8 +32,11 @@ export async function rereadCommandSources(db: Db): Promise<void> {
   );
 }
 
-/** Whether the file holds `needle`, read a chunk at a time (a chunk keeps the last bytes of the one before); false when unreadable. */
-export async function fileHolds(file: string, needle: Buffer): Promise<boolean> {
+/**
+ * Whether the file holds one of `needles`, read once a chunk at a time (a chunk keeps the last bytes of the one
+ * before); false when unreadable.
+ */
+async function fileHolds(file: string, needles: readonly Buffer[]): Promise<boolean> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -33,14 +44,15 @@ export async function fileHolds(file: string, needle: Buffer): Promise<boolean> 
     return false;
   }
   try {
-    const keep = needle.length - 1;
+    const keep = Math.max(...needles.map((n) => n.length)) - 1;
     const buf = Buffer.alloc(CHUNK + keep);
     let carried = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buf, carried, CHUNK, null);
       if (bytesRead === 0) return false;
       const end = carried + bytesRead;
-      if (buf.subarray(0, end).includes(needle)) return true;
+      const read = buf.subarray(0, end);
+      if (needles.some((needle) => read.includes(needle))) return true;
       carried = Math.min(keep, end);
       buf.copy(buf, 0, end - carried, end);
     }

@@ -1,4 +1,4 @@
-import { fileHolds } from './commandSources';
+import { rereadClaudeCodeSourcesHolding } from './commandSources';
 import type { Db } from './db';
 
 /** What Claude Code writes when a background task reports back, and the call that carries a plan-mode plan. */
@@ -12,17 +12,5 @@ const NEEDLES = [Buffer.from('<task-notification>'), Buffer.from('"name":"ExitPl
  * for slash commands (commandSources.ts); the others, and a transcript gone from disk, are not read again.
  */
 export async function rereadNotificationSources(db: Db): Promise<void> {
-  const sources = await db.all<{ id: number; path: string }>(`SELECT id, path FROM sources WHERE agent = 'claude-code' ORDER BY id`);
-  const marked: number[] = [];
-  for (const s of sources) if (await holdsAny(s.path)) marked.push(s.id);
-  if (marked.length === 0) return;
-  await db.run(
-    `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL WHERE id IN (SELECT value FROM json_each(?))`,
-    [JSON.stringify(marked)],
-  );
-}
-
-async function holdsAny(file: string): Promise<boolean> {
-  for (const needle of NEEDLES) if (await fileHolds(file, needle)) return true;
-  return false;
+  await rereadClaudeCodeSourcesHolding(db, NEEDLES);
 }
