@@ -190,40 +190,27 @@ export function redactSecrets(text: string): RedactionResult {
   // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement)
   let lower: string | undefined;
   for (const step of STEPS) {
-    let replaced = 0;
-    if (step.pass !== undefined) {
-      const r = step.pass(out, step.marker);
-      replaced = r.count;
-      if (r.text !== out) lower = undefined;
-      out = r.text;
-    } else {
-      if (step.needs !== undefined && !holdsAny(step.lower ? (lower ??= out.toLowerCase()) : out, step.needs)) continue;
-      const before = out;
-      out = replaceSecrets(out, step);
-      replaced = replacedCount;
-      if (out !== before) lower = undefined;
-    }
-    if (replaced > 0) found[step.kind] = (found[step.kind] ?? 0) + replaced;
-    count += replaced;
+    if (step.needs !== undefined && !holdsAny(step.lower ? (lower ??= out.toLowerCase()) : out, step.needs)) continue;
+    const r = step.pass !== undefined ? step.pass(out, step.marker) : replaceSecrets(out, step);
+    if (r.text !== out) lower = undefined;
+    out = r.text;
+    if (r.count > 0) found[step.kind] = (found[step.kind] ?? 0) + r.count;
+    count += r.count;
   }
   return { text: out, found, count };
 }
-
-/** How many matches the last replaceSecrets replaced. */
-let replacedCount = 0;
 
 /**
  * `text` with each match of the step's pattern that its `replace` takes (given its groups) replaced, as `String.replace`
  * would, except that a match `replace` refuses (not a secret after all) gives its text back to the scan from `resumeAt`
  * on: in "Notes:\napi_key = sk_…" the key-value shape first matches "Notes:\napi_key" (no secret), and the secret's own
- * key must still be found inside it. How many it replaced: replacedCount.
+ * key must still be found inside it. With how many it replaced.
  */
-function replaceSecrets(text: string, step: Step): string {
+function replaceSecrets(text: string, step: Step): { text: string; count: number } {
   const re = step.re!;
   let out = '';
   let kept = 0;
-  let replacedAny = false;
-  replacedCount = 0;
+  let count = 0;
   re.lastIndex = 0;
   // a pattern without the g flag (one anchored at the text's start) is looked for once, as String.replace does
   for (let m = re.exec(text); m !== null; m = re.global ? re.exec(text) : null) {
@@ -234,13 +221,12 @@ function replaceSecrets(text: string, step: Step): string {
       re.lastIndex = m.index + Math.max(1, step.resumeAt ? step.resumeAt(...groups) : m[0].length);
       continue;
     }
-    replacedCount++;
+    count++;
     out += text.slice(kept, m.index) + replaced;
     kept = m.index + m[0].length;
-    replacedAny = true;
     if (m[0].length === 0) re.lastIndex++;
   }
-  return replacedAny ? out + text.slice(kept) : text;
+  return { text: count > 0 ? out + text.slice(kept) : text, count };
 }
 
 /** The rules in the order they run (for tests). */
