@@ -1,4 +1,4 @@
-import { DETAIL_SEPARATOR, detailItems } from './distill/details';
+import { withoutSubject } from './distill/subject';
 import { AGENT_NAMES, type AgentKind, type Confidence } from './model';
 import { MARK_END, MARK_START } from './search/snippet';
 import type { Hit, SearchFilters, SearchResult } from './search/types';
@@ -203,7 +203,7 @@ export function whyMatched(hit: Pick<Hit, 'matchedTerms' | 'parts'>): string {
 }
 
 export function toCandidate(hit: Hit, now = Date.now()): Candidate {
-  const context = hit.context ? besideTitle(hit.context, hit.title) : '';
+  const context = hit.context ? withoutSubject(hit.context, hit.title) : '';
   return {
     exchangeId: hit.exchangeId,
     headline: headline(hit),
@@ -228,19 +228,6 @@ export function toCandidate(hit: Hit, now = Date.now()): Candidate {
     ...(hit.more > 0 ? { more: { count: hit.more, conversation: { id: hit.conversationId, label: conversationLabel(hit.title, hit.firstPrompt) } } } : {}),
     ...(hit.copies.length > 0 ? { savedIn: hit.copies.map((c) => `${visible(c.file)}, lines ${c.lineStart}–${c.lineEnd}`) } : {}),
   };
-}
-
-/**
- * A detail line shown under its conversation's title: without its last item when that item is the title (the offline
- * distiller ends a follow-up's line with it, distill/subject.ts; whole, or cut at a word), which the card shows already.
- */
-function besideTitle(context: string, title: string | undefined): string {
-  const items = detailItems(context);
-  const last = items[items.length - 1]?.replace(/…$/u, '').trim().replace(/\s+/gu, ' ') ?? '';
-  const named = title?.trim().replace(/\s+/gu, ' ') ?? '';
-  // the whole title, or a cut of at least three words: a short item the title happens to begin with is a detail
-  const isTitle = last === named || (named.startsWith(`${last} `) && last.split(' ').length >= 3);
-  return last && isTitle ? items.slice(0, -1).join(DETAIL_SEPARATOR) : context;
 }
 
 const TIME_DAYS: Record<TimeFacet, number> = { week: 7, month: 31, quarter: 92 };

@@ -1,4 +1,5 @@
 import type { AgentKind } from '../model';
+import { DETAIL_SEPARATOR, detailItems } from './details';
 import { isStopWord } from './stopWords';
 import { fitTokens } from './tokenFit';
 import { words } from './wordRarity';
@@ -22,13 +23,30 @@ const SPECSTORY_CUT = 50;
 
 /** The title to show as the exchange's subject, or '' (none recorded, the request names enough, nothing new). */
 export function conversationSubject(prompt: string, title: string | undefined, said: string, agent?: AgentKind): string {
-  let subject = title?.trim().replace(/\s+/gu, ' ') ?? '';
+  let subject = oneLine(title);
   // "Recently, I had a problem where I made some (suppo": its whole words, marked as cut
   if (agent === 'specstory' && title?.length === SPECSTORY_CUT && subject.includes(' ')) subject = `${subject.slice(0, subject.lastIndexOf(' '))}…`;
   if (!subject || contentWords(prompt).size > BARE_REQUEST_WORDS) return '';
   const known = new Set(words(said));
   if (![...contentWords(subject)].some((w) => !known.has(w))) return '';
   return fitTokens(subject, SUBJECT_MAX_TOKENS, false);
+}
+
+/**
+ * A detail line shown under its conversation's title (the recall card): without its last item when that item is the
+ * subject conversationSubject ended it with (the title whole, or cut at a word), which the card shows already.
+ */
+export function withoutSubject(detailLine: string, title: string | undefined): string {
+  const items = detailItems(detailLine);
+  const last = oneLine(items[items.length - 1]?.replace(/…$/u, ''));
+  const named = oneLine(title);
+  // the whole title, or a cut of at least three words: a short item the title happens to begin with is a detail
+  const isTitle = last === named || (named.startsWith(`${last} `) && last.split(' ').length >= 3);
+  return last && isTitle ? items.slice(0, -1).join(DETAIL_SEPARATOR) : detailLine;
+}
+
+function oneLine(text: string | undefined): string {
+  return text?.trim().replace(/\s+/gu, ' ') ?? '';
 }
 
 /** Words of 3+ characters that are neither function words nor numbers. */
