@@ -295,34 +295,29 @@ function outputText(output: unknown): { text: string; isError: boolean } {
       const exit = obj(wrapped['metadata'])?.['exit_code'];
       return { text: inner, isError: typeof exit === 'number' && exit !== 0 };
     }
-    const header = execHeader(output);
-    if (header) return withoutHeader(output, header, false);
+    const stripped = withoutHeader(output, false);
+    if (stripped) return stripped;
     const exit = EXIT_CODE_RE.exec(output)?.[1];
     return { text: output, isError: exit !== undefined ? exit !== '0' : FAILURE_RE.test(output) };
   }
   const rec = obj(output);
   if (rec) {
     const text = str(rec['content']) ?? contentText(rec['content']);
-    const header = execHeader(text);
     const failed = rec['success'] === false;
-    return header ? withoutHeader(text, header, failed) : { text, isError: failed };
+    return withoutHeader(text, failed) ?? { text, isError: failed };
   }
   const text = contentText(output);
-  const header = execHeader(text);
-  return header ? withoutHeader(text, header, false) : { text, isError: false };
-}
-
-/** The exec header `text` opens with (EXEC_HEADER_RE, holding a wall time), if it opens with one. */
-function execHeader(text: string): string | undefined {
-  const header = EXEC_HEADER_RE.exec(text)?.[0];
-  return header?.includes('Wall time: ') ? header : undefined;
+  return withoutHeader(text, false) ?? { text, isError: false };
 }
 
 /**
- * A command's output without Codex's header: what the command printed. A failing command's exit code stays in
- * front of it (`Exit code: 1`), and flags the output as an error, as does a call Codex reports failed.
+ * A command's output without the exec header it opens with (EXEC_HEADER_RE, holding a wall time): what the command
+ * printed; undefined when it opens with none. A failing command's exit code stays in front of it (`Exit code: 1`),
+ * and flags the output as an error, as does a call Codex reports failed.
  */
-function withoutHeader(text: string, header: string, failed: boolean): { text: string; isError: boolean } {
+function withoutHeader(text: string, failed: boolean): { text: string; isError: boolean } | undefined {
+  const header = EXEC_HEADER_RE.exec(text)?.[0];
+  if (!header?.includes('Wall time: ')) return undefined;
   const body = text.slice(header.length);
   const exit = HEADER_EXIT_RE.exec(header)?.[1];
   const exited = exit !== undefined && exit !== '0';
