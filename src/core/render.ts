@@ -1,5 +1,6 @@
 import type { Message, ToolCall, ToolResult } from './model';
 import { boundedJson, withBoundedDepth } from './boundedJson';
+import { type Plan, changedSteps, checklist, isAcknowledgement, planOf } from './planCalls';
 
 /**
  * The verbatim rendering of an exchange, stored and searched (BM25) and shown to the user:
@@ -9,7 +10,10 @@ import { boundedJson, withBoundedDepth } from './boundedJson';
  *   through a call (`ToolCall.said`: Claude Code's plan) follows its line as an `Assistant:` paragraph, complete;
  * - `[result]` / `[error]` lines for tool outputs, cut to TOOL_OUTPUT_CHARS with a visible
  *   `… [N more chars]` marker (outputs are long and rarely what a person remembers);
- * - `[context]` for user-side text that no human wrote (compaction summaries), cut likewise.
+ * - `[context]` for user-side text that no human wrote (compaction summaries), cut likewise;
+ * - an agent's to-do list (planCalls.ts) as `[tool] Name ✓ step · ▸ step · ○ step`, every step whole: the first
+ *   and the last of an exchange's updates whole, each one between only the steps it changed, and the tool's fixed
+ *   acknowledgement left out.
  */
 export const TOOL_INPUT_CHARS = 300;
 export const TOOL_OUTPUT_CHARS = 600;
@@ -79,8 +83,9 @@ function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ⏎ ').trim();
 }
 
-function renderToolCall(call: ToolCall): string {
-  const summary = summarizeToolInput(call.input);
+function renderToolCall(call: ToolCall, plans: PlanRendering): string {
+  const plan = plans.shown(call);
+  const summary = plan ?? summarizeToolInput(call.input);
   const line = summary ? `[tool] ${call.name} ${summary}` : `[tool] ${call.name}`;
   // what the agent says through the call (a plan) is its answer: whole, as its words, a paragraph after the call
   const said = call.said?.trim();
@@ -91,6 +96,60 @@ function renderToolResult(result: ToolResult): string {
   const tag = result.isError ? '[error]' : '[result]';
   const text = result.isError ? withoutRepeatedLines(result.text.trim()) : result.text.trim();
   return text ? `${tag} ${truncate(text, TOOL_OUTPUT_CHARS)}` : tag;
+}
+
+/**
+ * How an exchange's plan calls are shown. The list is written again whole at each update, mostly to move one step
+ * on: the first update is shown whole (the plan as made), the last whole (where it ended, what a person reading
+ * the exchange wants to see at a glance), and each one between shows only the steps it added or moved, beside
+ * the work that moved them. Results the tools always give (`Plan updated`) are left out.
+ */
+class PlanRendering {
+  private readonly plans = new Map<ToolCall, Plan>();
+  private readonly last: ToolCall | undefined;
+  /** The plan calls' tools by call id, and the plan tools called. */
+  private readonly toolOf = new Map<string, string>();
+  private readonly tools = new Set<string>();
+  private before: Plan | undefined;
+
+  constructor(messages: readonly Message[]) {
+    let last: ToolCall | undefined;
+    for (const m of messages) {
+      for (const call of m.toolCalls) {
+        const plan = planOf(call);
+        if (!plan) continue;
+        this.plans.set(call, plan);
+        last = call;
+        this.tools.add(call.name);
+        if (call.id) this.toolOf.set(call.id, call.name);
+      }
+    }
+    this.last = last;
+  }
+
+  /** The call's plan as shown after its name, or undefined for a call that is no plan (shown as any call). */
+  shown(call: ToolCall): string | undefined {
+    const plan = this.plans.get(call);
+    if (!plan) return undefined;
+    const steps = this.before && call !== this.last ? changedSteps(plan, this.before) : plan.steps;
+    this.before = plan;
+    const list = checklist(steps);
+    return plan.note ? (list ? `${plan.note} — ${list}` : plan.note) : list;
+  }
+
+  /**
+   * Whether a result is the fixed acknowledgement of a plan call of this exchange: of its own call when it names
+   * one, else (a reader that pairs no ids) of a plan tool the exchange called.
+   */
+  acknowledges(result: ToolResult): boolean {
+    if (result.isError || this.tools.size === 0) return false;
+    if (result.toolUseId !== undefined) {
+      const tool = this.toolOf.get(result.toolUseId);
+      return tool !== undefined && isAcknowledgement(tool, result.text);
+    }
+    for (const tool of this.tools) if (isAcknowledgement(tool, result.text)) return true;
+    return false;
+  }
 }
 
 const NUMBER = /\d+(?:\.\d+)?/g;
@@ -132,27 +191,28 @@ export function withoutRepeatMark(line: string): string {
   return line.replace(REPEAT_MARK, '');
 }
 
-export function renderMessage(m: Message): string {
+function renderMessage(m: Message, plans: PlanRendering): string {
   switch (m.kind) {
     case 'prompt':
       return `User: ${m.text.trim()}`;
     case 'context':
       return `[context] ${truncate(m.text.trim(), CONTEXT_CHARS)}`;
-    case 'tool-results':
-      return [m.text.trim() ? truncate(m.text.trim(), TOOL_OUTPUT_CHARS) : '', ...m.toolResults.map(renderToolResult)]
-        .filter(Boolean)
-        .join('\n');
+    case 'tool-results': {
+      const results = m.toolResults.filter((r) => !plans.acknowledges(r)).map(renderToolResult);
+      return [m.text.trim() ? truncate(m.text.trim(), TOOL_OUTPUT_CHARS) : '', ...results].filter(Boolean).join('\n');
+    }
     case 'reply': {
       const lines = m.text.trim() ? [`Assistant: ${m.text.trim()}`] : [];
-      lines.push(...m.toolCalls.map(renderToolCall));
+      lines.push(...m.toolCalls.map((call) => renderToolCall(call, plans)));
       return lines.join('\n');
     }
   }
 }
 
 export function renderVerbatim(messages: readonly Message[]): string {
+  const plans = new PlanRendering(messages);
   return messages
-    .map(renderMessage)
+    .map((m) => renderMessage(m, plans))
     .filter((s) => s.length > 0)
     .join('\n\n');
 }

@@ -1,0 +1,115 @@
+import type { ToolCall } from './model';
+
+/**
+ * The agents' own to-do lists (Claude Code's `TodoWrite`, Codex's `update_plan`, Gemini CLI's
+ * `write_todos`, Copilot Chat's `manage_todo_list`): each call writes the whole list again with each step's state,
+ * and the tool answers with a fixed acknowledgement. Rendered as raw JSON they filled an exchange with keys, state
+ * words and the `activeForm` duplicate of every step, cut at 300 characters, once per update. Here a call is read
+ * as its steps, shown as a checklist a person reads at a glance (render.ts), and the acknowledgements are known.
+ */
+
+export type StepState = 'done' | 'active' | 'open' | 'dropped';
+
+export interface PlanStep {
+  readonly text: string;
+  readonly state: StepState;
+}
+
+export interface Plan {
+  /** What the agent said with the update (Codex's `explanation`), or undefined. */
+  readonly note?: string;
+  readonly steps: readonly PlanStep[];
+}
+
+/** The plan tools by name (one name is one tool in every agent that has it). */
+export const PLAN_TOOLS: ReadonlySet<string> = new Set(['TodoWrite', 'update_plan', 'write_todos', 'manage_todo_list']);
+
+/** The mark a step's state is shown with, and back. */
+export const STEP_MARKS: Readonly<Record<StepState, string>> = { done: '✓', active: '▸', open: '○', dropped: '✗' };
+export const STEP_SEPARATOR = ' · ';
+
+/** Each tool's word for a state (Claude Code, Codex and Gemini CLI write `in_progress`, Copilot Chat `in-progress`). */
+const STATES: ReadonlyMap<string, StepState> = new Map([
+  ['completed', 'done'],
+  ['in_progress', 'active'],
+  ['in-progress', 'active'],
+  ['pending', 'open'],
+  ['not-started', 'open'],
+  ['cancelled', 'dropped'],
+]);
+
+/** Where each tool keeps its list, and each step's words (Copilot's `description` is a longer note: its `title` first). */
+const LIST_KEYS = ['todos', 'plan', 'todoList'];
+const TEXT_KEYS = ['content', 'step', 'title', 'description'];
+
+/**
+ * The plan a call writes, or undefined when it is no plan call or its input is not a list of steps this knows
+ * (an unknown state, a step without words, Copilot's `read` operation): such a call is shown as before.
+ */
+export function planOf(call: ToolCall): Plan | undefined {
+  if (!PLAN_TOOLS.has(call.name)) return undefined;
+  const input = call.input;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  const rec = input as Record<string, unknown>;
+  if (rec['operation'] !== undefined && rec['operation'] !== 'write') return undefined;
+  const list = LIST_KEYS.map((k) => rec[k]).find(Array.isArray);
+  if (!list) return undefined;
+  const steps: PlanStep[] = [];
+  for (const item of list) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const step = item as Record<string, unknown>;
+    const text = TEXT_KEYS.map((k) => step[k]).find((v): v is string => typeof v === 'string' && v.trim().length > 0);
+    const state = typeof step['status'] === 'string' ? STATES.get(step['status']) : undefined;
+    if (text === undefined || state === undefined) return undefined;
+    steps.push({ text: oneLine(text), state });
+  }
+  const note = typeof rec['explanation'] === 'string' && rec['explanation'].trim() ? oneLine(rec['explanation']) : undefined;
+  return note ? { note, steps } : { steps };
+}
+
+/** The steps as a checklist line: `✓ Download the icon · ▸ Convert it to .icns · ○ Build the app`. */
+export function checklist(steps: readonly PlanStep[]): string {
+  return steps.map((s) => `${STEP_MARKS[s.state]} ${s.text}`).join(STEP_SEPARATOR);
+}
+
+/** The steps of `plan` that are new or changed state since `before` (the same list written again). */
+export function changedSteps(plan: Plan, before: Plan): PlanStep[] {
+  const was = new Map(before.steps.map((s) => [s.text, s.state]));
+  return plan.steps.filter((s) => was.get(s.text) !== s.state);
+}
+
+const MARK_OF = new Map(Object.entries(STEP_MARKS).map(([state, mark]) => [mark, state as StepState]));
+const STEP_RE = new RegExp(`(?:^|${STEP_SEPARATOR}| — )([${Object.values(STEP_MARKS).join('')}]) (.+?)(?=${STEP_SEPARATOR}[${Object.values(STEP_MARKS).join('')}] |$)`, 'gu');
+
+/** The steps of a checklist line (checklist()'s text, or the rest of a rendered plan call), in order. */
+export function stepsOfChecklist(line: string): PlanStep[] {
+  const steps: PlanStep[] = [];
+  for (const m of line.matchAll(STEP_RE)) steps.push({ text: m[2]!, state: MARK_OF.get(m[1]!)! });
+  return steps;
+}
+
+/**
+ * The plan tools' fixed acknowledgements, word for word as the corpus holds them (177 of 177 `TodoWrite` results,
+ * 38 of 39 `update_plan` results; the 39th, an argument error, says something else and stays): they say nothing
+ * the call does not. Gemini CLI's repeats the list the call wrote, after a fixed line (7 of 7 `write_todos`).
+ */
+const ACKNOWLEDGEMENTS: ReadonlyMap<string, (text: string) => boolean> = new Map([
+  [
+    'TodoWrite',
+    (t: string) =>
+      t === 'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable',
+  ],
+  ['update_plan', (t: string) => t === 'Plan updated'],
+  ['write_todos', (t: string) => GEMINI_ACK_RE.test(t)],
+  ['manage_todo_list', (t: string) => t === 'Successfully wrote todo list'],
+]);
+const GEMINI_ACK_RE = /^Successfully updated the todo list\. The current list is now:(?:\n\d+\. \[(?:pending|in_progress|completed|cancelled)\] [^\n]*)*$/u;
+
+/** Whether a result of `tool` is its fixed acknowledgement, which says nothing the call does not. */
+export function isAcknowledgement(tool: string, text: string): boolean {
+  return ACKNOWLEDGEMENTS.get(tool)?.(text.trim()) ?? false;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
+}

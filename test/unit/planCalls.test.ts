@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { completedSteps } from '../../src/core/distill/agentPlan';
+import { splitVerbatim } from '../../src/core/distill/verbatimParts';
+import type { Conversation, Message, ToolCall } from '../../src/core/model';
+import { planOf, stepsOfChecklist } from '../../src/core/planCalls';
+import { renderVerbatim } from '../../src/core/render';
+import { DEFAULT_SEGMENT_OPTIONS, segmentConversation } from '../../src/core/segment';
+import type { ParseOutput, SourceAdapter } from '../../src/core/sources/adapter';
+import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { codexAdapter } from '../../src/core/sources/codex';
+import { copilotAdapter } from '../../src/core/sources/copilot';
+import { geminiAdapter } from '../../src/core/sources/gemini';
+import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
+
+// The agents' to-do lists (planCalls.ts): a checklist with every step whole, each update between the first and the
+// last only by what it moved, and the tools' fixed acknowledgements left out.
+
+const CLAUDE_ACK =
+  'Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable';
+const LONG_STEP = `Convert the PNG icon to an .icns file with every size macOS asks for (${'16, 32, 64, 128, 256, 512 and 1024 pixels, '.repeat(6)}each at 1x and 2x)`;
+const STEPS = ['Download the custom icon image', LONG_STEP, 'Move the app to the Applications folder'];
+
+function message(kind: Message['kind'], text: string, extra: Partial<Message> = {}): Message {
+  return { kind, role: kind === 'reply' ? 'assistant' : 'user', text, toolCalls: [], toolResults: [], line: 1, lineEnd: 1, offset: 0, ...extra };
+}
+
+/** Claude Code's TodoWrite with the first `done` steps completed and the next one in progress. */
+function todoWrite(id: string, done: number): ToolCall {
+  const status = (i: number) => (i < done ? 'completed' : i === done ? 'in_progress' : 'pending');
+  return { id, name: 'TodoWrite', input: { todos: STEPS.map((content, i) => ({ content, status: status(i), activeForm: `Doing: ${content}` })) } };
+}
+
+function planExchange(): string {
+  const calls = [0, 1, 2, 3].map((done) => todoWrite(`t${done}`, done));
+  return renderVerbatim([
+    message('prompt', 'make a Claude Code app with this icon'),
+    ...calls.flatMap((call) => [
+      message('reply', '', { toolCalls: [call, { id: `b${call.id}`, name: 'Bash', input: { command: `step ${call.id}` } }] }),
+      message('tool-results', '', {
+        toolResults: [
+          { toolUseId: call.id, text: CLAUDE_ACK, isError: false },
+          { toolUseId: `b${call.id}`, text: 'ok', isError: false },
+        ],
+      }),
+    ]),
+    message('reply', 'The app is in /Applications with the icon.'),
+  ]);
+}
+
+test('a plan call is a checklist: every step whole, no JSON keys, no activeForm twin, no acknowledgement', () => {
+  const verbatim = planExchange();
+  const planLines = verbatim.split('\n').filter((l) => l.startsWith('[tool] TodoWrite'));
+  assert.deepEqual(planLines, [
+    `[tool] TodoWrite ▸ ${STEPS[0]} · ○ ${STEPS[1]} · ○ ${STEPS[2]}`,
+    // between the first and the last, only what the update moved, beside the work that moved it
+    `[tool] TodoWrite ✓ ${STEPS[0]} · ▸ ${STEPS[1]}`,
+    `[tool] TodoWrite ✓ ${STEPS[1]} · ▸ ${STEPS[2]}`,
+    // the last whole: where the plan ended
+    `[tool] TodoWrite ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`,
+  ]);
+  assert.ok(LONG_STEP.length > 300);
+  for (const noise of ['"todos"', 'activeForm', 'Doing:', 'in_progress', 'pending', 'more chars', 'Todos have been modified']) {
+    assert.ok(!verbatim.includes(noise), noise);
+  }
+  // the other tool's result stays
+  assert.equal(verbatim.split('\n').filter((l) => l === '[result] ok').length, 4);
+});
+
+test('one plan call is shown whole; a result that says more than the acknowledgement stays', () => {
+  const verbatim = renderVerbatim([
+    message('prompt', 'plan it'),
+    message('reply', '', { toolCalls: [todoWrite('t1', 1)] }),
+    message('tool-results', '', { toolResults: [{ toolUseId: 't1', text: `${CLAUDE_ACK}\n\nThe list has 3 items.`, isError: false }] }),
+  ]);
+  assert.match(verbatim, /^\[tool\] TodoWrite ✓ Download the custom icon image · ▸ Convert/mu);
+  assert.match(verbatim, /^\[result\] Todos have been modified successfully\./mu);
+  // the acknowledgement of another tool's call is that tool's output
+  const other = renderVerbatim([
+    message('prompt', 'echo it'),
+    message('reply', '', { toolCalls: [todoWrite('t1', 1), { id: 'b1', name: 'Bash', input: { command: 'echo' } }] }),
+    message('tool-results', '', { toolResults: [{ toolUseId: 'b1', text: CLAUDE_ACK, isError: false }] }),
+  ]);
+  assert.ok(other.includes(`[result] ${CLAUDE_ACK}`), other);
+});
+
+test('a plan tool input that is no list of steps is shown as before (its JSON): an unknown state, a read', () => {
+  assert.equal(planOf({ name: 'TodoWrite', input: { todos: [{ content: 'a', status: 'blocked' }] } }), undefined);
+  assert.equal(planOf({ name: 'manage_todo_list', input: { operation: 'read' } }), undefined);
+  assert.equal(planOf({ name: 'update_plan', input: { metadata: { steps: [] } } }), undefined);
+  assert.equal(planOf({ name: 'Bash', input: { todos: [{ content: 'a', status: 'pending' }] } }), undefined);
+  const verbatim = renderVerbatim([message('reply', '', { toolCalls: [{ name: 'update_plan', input: { metadata: { steps: [] } } }] })]);
+  assert.equal(verbatim, '[tool] update_plan {"metadata":{"steps":[]}}');
+});
+
+test('the distiller reads the steps marked done from the checklist, as it read them from the JSON', () => {
+  assert.deepEqual(completedSteps(splitVerbatim(planExchange())), STEPS);
+  const midway = renderVerbatim([message('prompt', 'x'), message('reply', '', { toolCalls: [todoWrite('t1', 0), todoWrite('t2', 2)] })]);
+  assert.deepEqual(completedSteps(splitVerbatim(midway)), STEPS.slice(0, 2));
+  assert.deepEqual(
+    stepsOfChecklist('Checks ran. — ✓ Run the linter · ▸ Fix · the dots · ○ Ship'),
+    [
+      { text: 'Run the linter', state: 'done' },
+      { text: 'Fix · the dots', state: 'active' },
+      { text: 'Ship', state: 'open' },
+    ],
+  );
+});
+
+// Each agent's reader hands its plan tool to the rendering as a call with its input and its acknowledgement as
+// the call's result.
+
+function exchangesOf(adapter: SourceAdapter, file: string, text: string): string[] {
+  const lines = splitLines(Buffer.from(text), 0, 1, { holdBackPartial: adapter.lineFormat === 'jsonl', isComplete: parsesAsJson }).lines;
+  const out: ParseOutput = adapter.parse({ file, lines });
+  return out.conversations.flatMap((c: Conversation) => segmentConversation(c, DEFAULT_SEGMENT_OPTIONS).exchanges.map((e) => e.verbatim));
+}
+
+test('Claude Code: TodoWrite', () => {
+  const base = { sessionId: 's-todo', cwd: '/home/dev/icons', version: '2.1.6', timestamp: '2026-01-02T23:07:48.000Z' };
+  let n = 0;
+  const rec = (type: string, message: object) => JSON.stringify({ ...base, type, uuid: `u${++n}`, message });
+  const todos = (done: number) => STEPS.map((content, i) => ({ content, status: i < done ? 'completed' : 'pending', activeForm: `Doing ${i}` }));
+  const text = [
+    rec('user', { role: 'user', content: 'make a Claude Code app with this icon' }),
+    rec('assistant', { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'TodoWrite', input: { todos: todos(0) } }] }),
+    rec('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: CLAUDE_ACK }] }),
+    rec('assistant', { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'TodoWrite', input: { todos: todos(3) } }] }),
+    rec('user', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: CLAUDE_ACK }] }),
+    rec('assistant', { role: 'assistant', content: [{ type: 'text', text: 'The app is in /Applications with the icon.' }] }),
+  ].join('\n');
+  const [verbatim] = exchangesOf(claudeCodeAdapter, '/home/dev/.claude/projects/-home-dev-icons/s-todo.jsonl', `${text}\n`);
+  assert.ok(verbatim!.includes(`[tool] TodoWrite ○ ${STEPS[0]} · ○ ${STEPS[1]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] TodoWrite ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
+  assert.ok(!verbatim!.includes('Todos have been'), verbatim);
+});
+
+test("Codex: update_plan with the agent's explanation", () => {
+  const item = (payload: object) => JSON.stringify({ timestamp: '2025-11-27T03:40:55.000Z', type: 'response_item', payload });
+  const plan = (done: number) => ({ plan: STEPS.slice(0, 2).map((step, i) => ({ status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending', step })) });
+  const text = [
+    JSON.stringify({ timestamp: '2025-11-27T03:40:50.000Z', type: 'session_meta', payload: { id: 'c0de', cwd: '/home/dev/icons', originator: 'codex_cli_rs', cli_version: '0.63.0' } }),
+    item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'run the health checks of this project' }] }),
+    item({ type: 'function_call', name: 'update_plan', arguments: JSON.stringify(plan(0)), call_id: 'p1' }),
+    item({ type: 'function_call_output', call_id: 'p1', output: 'Plan updated' }),
+    item({ type: 'function_call', name: 'update_plan', arguments: JSON.stringify({ explanation: 'Icon fetched.', ...plan(2) }), call_id: 'p2' }),
+    item({ type: 'function_call_output', call_id: 'p2', output: 'Plan updated' }),
+    item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Both steps are done; the icon is in place.' }] }),
+  ].join('\n');
+  const [verbatim] = exchangesOf(codexAdapter, '/home/dev/.codex/sessions/2025/11/27/rollout-2025-11-27T03-40-50-c0de.jsonl', `${text}\n`);
+  assert.ok(verbatim!.includes(`[tool] update_plan ▸ ${STEPS[0]} · ○ ${STEPS[1]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] update_plan Icon fetched. — ✓ ${STEPS[0]} · ✓ ${STEPS[1]}`), verbatim);
+  assert.ok(!verbatim!.includes('Plan updated'), verbatim);
+});
+
+test('Gemini CLI: write_todos, whose acknowledgement repeats the list', () => {
+  const call = (id: string, done: number) => {
+    const todos = STEPS.map((description, i) => ({ description, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending' }));
+    const listed = todos.map((t, i) => `${i + 1}. [${t.status}] ${t.description}`).join('\n');
+    return {
+      id,
+      name: 'write_todos',
+      args: { todos },
+      result: [{ functionResponse: { id, name: 'write_todos', response: { output: `Successfully updated the todo list. The current list is now:\n${listed}` } } }],
+      status: 'success',
+      timestamp: '2025-12-24T06:34:09.602Z',
+    };
+  };
+  const session = {
+    sessionId: '6e0d0a2b-7c3d-4e8f-9a0b-1c2d3e4f5a6b',
+    projectHash: 'ab',
+    startTime: '2025-12-24T06:30:00.000Z',
+    lastUpdated: '2025-12-24T06:40:00.000Z',
+    messages: [
+      { id: 'm1', timestamp: '2025-12-24T06:30:05.000Z', type: 'user', content: 'make a Claude Code app with this icon' },
+      { id: 'm2', timestamp: '2025-12-24T06:34:09.000Z', type: 'gemini', content: '', toolCalls: [call('w1', 0), call('w2', 3)] },
+      { id: 'm3', timestamp: '2025-12-24T06:35:00.000Z', type: 'gemini', content: 'The app is in /Applications with the icon.' },
+    ],
+  };
+  const [verbatim] = exchangesOf(geminiAdapter, '/home/dev/.gemini/tmp/ab/chats/session-2025-12-24T06-30-6e0d0a2b.json', JSON.stringify(session, null, 2));
+  assert.ok(verbatim!.includes(`[tool] write_todos ▸ ${STEPS[0]} · ○ ${STEPS[1]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] write_todos ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
+  assert.ok(!verbatim!.includes('Successfully updated the todo list'), verbatim);
+});
+
+test("Copilot Chat: manage_todo_list's write, its title the step", () => {
+  const todoList = (done: number) => STEPS.map((title, id) => ({ id: id + 1, title, description: `why ${id}`, status: id < done ? 'completed' : id === done ? 'in-progress' : 'not-started' }));
+  const request = {
+    requestId: 'request_t1',
+    timestamp: 1762077600000,
+    message: { text: 'make a Claude Code app with this icon' },
+    response: [{ value: 'The app is in /Applications with the icon.' }],
+    result: {
+      metadata: {
+        toolCallRounds: [
+          { response: '', toolCalls: [{ name: 'manage_todo_list', arguments: JSON.stringify({ operation: 'write', todoList: todoList(1) }), id: 'm1' }] },
+          { response: '', toolCalls: [{ name: 'manage_todo_list', arguments: JSON.stringify({ operation: 'write', todoList: todoList(3) }), id: 'm2' }] },
+        ],
+        toolCallResults: {
+          m1: { content: [{ value: 'Successfully wrote todo list' }] },
+          m2: { content: [{ value: 'Successfully wrote todo list\n\nWarning: Did you mean to update so many todos at the same time? Consider working on them one by one.' }] },
+        },
+      },
+    },
+  };
+  const [verbatim] = exchangesOf(copilotAdapter, '/home/dev/export.json', JSON.stringify({ requesterUsername: 'dev', responderUsername: 'GitHub Copilot', requests: [request] }, null, 2));
+  assert.ok(verbatim!.includes(`[tool] manage_todo_list ✓ ${STEPS[0]} · ▸ ${STEPS[1]} · ○ ${STEPS[2]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] manage_todo_list ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
+  assert.ok(!verbatim!.includes('why 0') && !verbatim!.includes('not-started'), verbatim);
+  // the plain acknowledgement is left out; the one with a warning says more and stays
+  assert.equal(verbatim!.split('Successfully wrote todo list').length - 1, 1, verbatim);
+  assert.match(verbatim!, /\[result\] Successfully wrote todo list\n\nWarning: Did you mean/u);
+});
