@@ -441,3 +441,38 @@ test('schema 23 marks the Codex rollouts whose outputs hold the exec header to b
     await db.close();
   }
 });
+
+test('schema 24 marks the sources whose exchanges hold an agent\'s plan call to be read again, of every agent, and only those', async () => {
+  const file = path.join(tempDir(), 'v23-plans.sqlite');
+  await writeStoreAt(23, file);
+  const db = await Db.open(file);
+  try {
+    const sources: Array<[string, string, string]> = [
+      ['/t/claude.jsonl', 'claude-code', '[tool] TodoWrite {"todos":[{"content":"Run the linter","status":"pending","activeForm":"Running"}]}'],
+      ['/t/rollout.jsonl', 'codex', '[tool] update_plan {"plan":[{"status":"completed","step":"Inspect"}]}\n\n[result] Plan updated'],
+      ['/t/session-a.json', 'gemini', '[tool] write_todos {"todos":[{"description":"List files","status":"in_progress"}]}'],
+      ['/t/export.json', 'copilot', '[tool] manage_todo_list {"operation":"write","todoList":[]}'],
+      ['/t/other.jsonl', 'claude-code', 'Assistant: I used TodoWrite to track it.\n[tool] Bash echo update_plan'],
+    ];
+    for (const [i, [p, agent, verbatim]] of sources.entries()) {
+      const id = i + 2;
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
+      await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
+      await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+        VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
+    }
+    assert.equal(await migrate(db), 23);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    // a tool named in what was said, or in another tool's input, is no plan call
+    assert.deepEqual(sizes.map((s) => [s.path, s.size]), [
+      ['/t/s.jsonl', 900],
+      ['/t/claude.jsonl', -1],
+      ['/t/rollout.jsonl', -1],
+      ['/t/session-a.json', -1],
+      ['/t/export.json', -1],
+      ['/t/other.jsonl', 700],
+    ]);
+  } finally {
+    await db.close();
+  }
+});

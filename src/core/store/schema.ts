@@ -8,6 +8,7 @@ import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
+import { rereadPlanSources } from './planSources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 
@@ -442,6 +443,14 @@ const MIGRATIONS: readonly Migration[] = [
     version: 23,
     sql: '',
     run: rereadCommandOutputSources,
+  },
+  {
+    // An agent's to-do list is a checklist, its updates by the steps they moved, and its tools' fixed
+    // acknowledgements are left out (render.ts): the sources whose stored exchanges hold a plan call are read again
+    // whole (planSources.ts); no other source is.
+    version: 24,
+    sql: '',
+    run: rereadPlanSources,
   },
 ];
 
