@@ -1,11 +1,12 @@
 import type { ToolCall } from './model';
 
 /**
- * The agents' own to-do lists (Claude Code's `TodoWrite`, Codex's `update_plan`, Gemini CLI's
- * `write_todos`, Copilot Chat's `manage_todo_list`): each call writes the whole list again with each step's state,
- * and the tool answers with a fixed acknowledgement. Rendered as raw JSON they filled an exchange with keys, state
- * words and the `activeForm` duplicate of every step, cut at 300 characters, once per update. Here a call is read
- * as its steps, shown as a checklist a person reads at a glance (render.ts), and the acknowledgements are known.
+ * The agents' own to-do lists (Claude Code's `TodoWrite`, Codex's `update_plan`, Gemini CLI's `write_todos`,
+ * Copilot Chat's `manage_todo_list`, Qwen Code's `todo_write`, OpenCode's `todowrite`): each call writes the whole
+ * list again with each step's state, and most tools answer with a fixed acknowledgement. Rendered as raw JSON they
+ * filled an exchange with keys, state words and the `activeForm` duplicate of every step, cut at 300 characters,
+ * once per update. Here a call is read as its steps, shown as a checklist a person reads at a glance (render.ts),
+ * and the acknowledgements known word for word are recognised.
  */
 
 export type StepState = 'done' | 'active' | 'open' | 'dropped';
@@ -22,7 +23,7 @@ export interface Plan {
 }
 
 /** The plan tools by name (one name is one tool in every agent that has it). */
-export const PLAN_TOOLS: ReadonlySet<string> = new Set(['TodoWrite', 'update_plan', 'write_todos', 'manage_todo_list']);
+export const PLAN_TOOLS: ReadonlySet<string> = new Set(['TodoWrite', 'update_plan', 'write_todos', 'manage_todo_list', 'todo_write', 'todowrite']);
 
 /** The mark a step's state is shown with, and back. */
 export const STEP_MARKS: Readonly<Record<StepState, string>> = { done: '✓', active: '▸', open: '○', dropped: '✗' };
@@ -51,7 +52,8 @@ export function planOf(call: ToolCall): Plan | undefined {
   const input = call.input;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
   const rec = input as Record<string, unknown>;
-  if (rec['operation'] !== undefined && rec['operation'] !== 'write') return undefined;
+  // Copilot's `read` writes nothing; a call that merges its steps into the list (Cursor's `todo_write`) is no whole list
+  if ((rec['operation'] !== undefined && rec['operation'] !== 'write') || rec['merge'] === true) return undefined;
   const list = LIST_KEYS.map((k) => rec[k]).find(Array.isArray);
   if (!list) return undefined;
   const steps: PlanStep[] = [];
@@ -92,6 +94,8 @@ export function stepsOfChecklist(line: string): PlanStep[] {
  * The plan tools' fixed acknowledgements, word for word as the corpus holds them (177 of 177 `TodoWrite` results,
  * 38 of 39 `update_plan` results; the 39th, an argument error, says something else and stays): they say nothing
  * the call does not. Gemini CLI's repeats the list the call wrote, after a fixed line (7 of 7 `write_todos`).
+ * Copilot Chat's is its source's (`manage_todo_list`'s write, vscode-copilot-chat; with a warning after it, it says
+ * more and stays). Qwen Code's and OpenCode's answers are not known from a transcript here and stay.
  */
 const ACKNOWLEDGEMENTS: ReadonlyMap<string, (text: string) => boolean> = new Map([
   [

@@ -11,6 +11,8 @@ import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
 import { codexAdapter } from '../../src/core/sources/codex';
 import { copilotAdapter } from '../../src/core/sources/copilot';
 import { geminiAdapter } from '../../src/core/sources/gemini';
+import { openCodeAdapter } from '../../src/core/sources/opencode';
+import { qwenAdapter } from '../../src/core/sources/qwen';
 import { parsesAsJson, splitLines } from '../../src/core/sources/lines';
 
 // The agents' to-do lists (planCalls.ts): a checklist with every step whole, each update between the first and the
@@ -210,4 +212,49 @@ test("Copilot Chat: manage_todo_list's write, its title the step", () => {
   // the plain acknowledgement is left out; the one with a warning says more and stays
   assert.equal(verbatim!.split('Successfully wrote todo list').length - 1, 1, verbatim);
   assert.match(verbatim!, /\[result\] Successfully wrote todo list\n\nWarning: Did you mean/u);
+});
+
+test('Qwen Code: todo_write', () => {
+  const base = { sessionId: 'q-todo', cwd: '/home/dev/icons', version: '0.15.6', gitBranch: 'main' };
+  let n = 0;
+  const rec = (type: string, message: object, extra: object = {}) =>
+    JSON.stringify({ uuid: `q${++n}`, parentUuid: n > 1 ? `q${n - 1}` : null, timestamp: `2026-04-02T14:00:0${n}.000Z`, type, ...base, message, ...extra });
+  const todos = (done: number) => STEPS.map((content, i) => ({ id: String(i + 1), content, status: i < done ? 'completed' : 'pending' }));
+  const call = (id: string, done: number) => rec('assistant', { role: 'model', parts: [{ functionCall: { id, name: 'todo_write', args: { todos: todos(done) } } }] });
+  const result = (id: string) =>
+    rec('tool_result', { role: 'user', parts: [{ functionResponse: { id, name: 'todo_write', response: { output: 'ok' } } }] }, { toolCallResult: { callId: id, status: 'success' } });
+  const text = [
+    rec('user', { role: 'user', parts: [{ text: 'make a Claude Code app with this icon' }] }),
+    call('c1', 0),
+    result('c1'),
+    call('c2', 3),
+    result('c2'),
+    rec('assistant', { role: 'model', parts: [{ text: 'The app is in /Applications with the icon.' }] }),
+  ].join('\n');
+  const [verbatim] = exchangesOf(qwenAdapter, '/home/dev/.qwen/projects/-home-dev-icons/chats/q-todo.jsonl', `${text}\n`);
+  assert.ok(verbatim!.includes(`[tool] todo_write ○ ${STEPS[0]} · ○ ${STEPS[1]} · ○ ${STEPS[2]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] todo_write ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
+  // Cursor's todo_write that merges a few steps into the list is no whole list: shown as before
+  assert.equal(planOf({ name: 'todo_write', input: { merge: true, todos: [{ id: '2', content: 'x', status: 'completed' }] } }), undefined);
+});
+
+test('OpenCode: todowrite', () => {
+  const todos = (done: number) => STEPS.map((content, i) => ({ id: String(i + 1), content, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending', priority: 'high' }));
+  const part = (id: string, done: number) => ({
+    part: { id: `prt_${id}`, sessionID: 'ses_todo', messageID: 'msg_2', type: 'tool', callID: id, tool: 'todowrite', state: { status: 'completed', input: { todos: todos(done) }, output: JSON.stringify(todos(done), null, 2) } },
+  });
+  const records = [
+    { session: { id: 'ses_todo', directory: '/home/dev/icons', title: 'icons', time: { created: 1762246800000 } } },
+    { message: { id: 'msg_1', sessionID: 'ses_todo', role: 'user', time: { created: 1762246800000 } } },
+    { part: { id: 'prt_1', sessionID: 'ses_todo', messageID: 'msg_1', type: 'text', text: 'make a Claude Code app with this icon' } },
+    { message: { id: 'msg_2', sessionID: 'ses_todo', role: 'assistant', time: { created: 1762246801000 } } },
+    part('t1', 0),
+    part('t2', 3),
+    { part: { id: 'prt_9', sessionID: 'ses_todo', messageID: 'msg_2', type: 'text', text: 'The app is in /Applications with the icon.' } },
+  ];
+  const [verbatim] = exchangesOf(openCodeAdapter, '/home/dev/.local/share/opencode/storage/session/p/ses_todo.json', `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  assert.ok(verbatim!.includes(`[tool] todowrite ▸ ${STEPS[0]} · ○ ${STEPS[1]} · ○ ${STEPS[2]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] todowrite ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
+  // its answer repeats the list as JSON, a form no transcript here shows: it stays
+  for (const line of verbatim!.split('\n').filter((l) => l.startsWith('[tool] todowrite'))) assert.ok(!line.includes('priority'), line);
 });
