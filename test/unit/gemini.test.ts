@@ -233,3 +233,31 @@ test('older CLI versions (no displayContent): an @ reference\'s file contents ar
   ]);
   assert.doesNotMatch(conv.messages.map((m) => m.text).join('\n'), /quokka-doc|Content from referenced files|System: Please continue/);
 });
+
+test("read_file's note to the model above a file it cut short is not the file's text", async () => {
+  const note = (next: string): string =>
+    `\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-50 of 158 total lines.\nAction: To read more of the file, ${next}\n\n--- FILE CONTENT (truncated) ---\n`;
+  const call = (id: string, output: string): unknown => ({
+    id, name: 'read_file', args: { file_path: '.config/kdeglobals', limit: 50 }, status: 'success',
+    result: [{ functionResponse: { id, name: 'read_file', response: { output } } }],
+  });
+  const lines = [
+    JSON.stringify({ sessionId: 's', projectHash: 'a'.repeat(64), startTime: '2025-12-30T07:25:00.000Z' }),
+    JSON.stringify({ id: 'u1', type: 'user', content: 'why does Octopi stay light when the desktop is dark?' }),
+    JSON.stringify({
+      id: 'g1', type: 'gemini', content: 'Checking the colour scheme.',
+      toolCalls: [
+        // 0.22's wording, and a later one's (start_line)
+        call('r1', `${note("you can use the 'offset' and 'limit' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use offset: 50.")}[ColorEffects:Disabled]\nColor=56,56,56`),
+        call('r2', `${note("you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 51.")}[General]\nColorScheme=BreezeDark`),
+        call('r3', 'IMPORTANT: keep this line, it is the file'),
+      ],
+    }),
+  ];
+  const conv = only(await parse(geminiLogAdapter, '/tmp/session-y.jsonl', Buffer.from(lines.join('\n') + '\n')));
+  assert.deepEqual(conv.messages[2]!.toolResults.map((r) => r.text), [
+    '[ColorEffects:Disabled]\nColor=56,56,56',
+    '[General]\nColorScheme=BreezeDark',
+    'IMPORTANT: keep this line, it is the file',
+  ]);
+});

@@ -44,6 +44,12 @@ const NUDGE = 'Please continue.';
 const REFERENCES_START = '\n--- Content from referenced files ---';
 const REFERENCE_RE = /^Content from @(.+):$/gm;
 const MAX_RESULT_CHARS = 20_000;
+/**
+ * What read_file writes above a file it cut short, for the model (read-file.ts: `IMPORTANT: The file content has been
+ * truncated.`, `Status: Showing lines 1-50 of 158 total lines.`, how to read on, `--- FILE CONTENT (truncated) ---`):
+ * not the file's text, which follows it.
+ */
+const TRUNCATION_NOTE_RE = /^\s*IMPORTANT: The file content has been truncated\.\nStatus: [^\n]*\nAction: [^\n]*\n\n--- FILE CONTENT \(truncated\) ---\n/;
 
 export const geminiAdapter: SourceAdapter = {
   agent: 'gemini',
@@ -277,7 +283,7 @@ function toolResult(call: JsonRecord, callId: string | undefined): ToolResult | 
   for (const raw of arr(call['result'])) {
     const response = obj(obj(obj(raw)?.['functionResponse'])?.['response']);
     const out = response ? (str(response['output']) ?? str(response['error']) ?? JSON.stringify(response)) : undefined;
-    if (out) outputs.push(out);
+    if (out) outputs.push(out.replace(TRUNCATION_NOTE_RE, ''));
   }
   if (outputs.length === 0 && typeof call['resultDisplay'] === 'string') outputs.push(call['resultDisplay']);
   if (outputs.length === 0 && call['status'] === undefined) return undefined;
