@@ -240,3 +240,34 @@ test("the editor's user-data folder from the extension's own storage folders; th
     path.join(ud, 'User', 'globalStorage', 'kiro.kiroagent'),
   ]);
 });
+
+test('the files a request attached (a file, the editor\'s selection, the implicit active file) are mentioned by its prompt; instructions files and images are not', () => {
+  const uri = (p: string): unknown => ({ $mid: 1, fsPath: p, external: `file://${p}`, path: p, scheme: 'file' });
+  const request = (id: string, text: string, variables: unknown[]): unknown => ({
+    requestId: id, timestamp: 1762077600000, message: { text }, variableData: { variables },
+    response: [{ value: `An answer about ${text.toLowerCase()} that is long enough to keep as an exchange of its own.` }],
+  });
+  const session = {
+    version: 3, sessionId: 'attach-1', creationDate: 1762077590000, requesterUsername: 'dev', responderUsername: 'GitHub Copilot',
+    requests: [
+      request('r1', 'Is there a similar facility for application charts?', [
+        { kind: 'file', id: 'vscode.implicit.selection', name: 'file:Chart.yaml', modelDescription: "User's active selection",
+          value: { uri: uri('/home/dev/charts/Chart.yaml'), range: { startLineNumber: 14, startColumn: 1, endLineNumber: 16, endColumn: 29 } } },
+        { kind: 'promptFile', id: 'vscode.prompt.instructions.root__file:///home/dev/charts/AGENTS.md', name: 'prompt:AGENTS.md', value: uri('/home/dev/charts/AGENTS.md') },
+        { kind: 'image', id: 'img', name: 'screenshot.png', value: {} },
+      ]),
+      // an older VS Code: the active file as an implicit entry, and a file picked with #file
+      request('r2', 'Why does the values file not reach the child?', [
+        { kind: 'implicit', id: 'vscode.implicit.file', name: 'file:values.yaml', isFile: true, value: uri('/home/dev/charts/values.yaml') },
+        { kind: 'file', id: 'file:///home/dev/charts/templates/deploy.yaml', name: 'file:deploy.yaml', value: uri('/home/dev/charts/templates/deploy.yaml') },
+      ]),
+    ],
+  };
+  const conv = only(parseBytes(copilotAdapter, '/home/dev/.config/Code/User/workspaceStorage/ab/chatSessions/attach-1.json', Buffer.from(JSON.stringify(session, null, 2))));
+  conv.meta = { ...conv.meta, project: '/home/dev/charts' };
+  const { exchanges } = segmentConversation(conv, segment);
+  assert.deepEqual(exchanges.map((e) => e.filesTouched), [
+    [{ path: 'Chart.yaml', how: 'mention' }],
+    [{ path: 'templates/deploy.yaml', how: 'mention' }, { path: 'values.yaml', how: 'mention' }],
+  ]);
+});

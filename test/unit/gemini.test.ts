@@ -186,3 +186,78 @@ test('project: a slug folder names its project in .project_root', async () => {
     await store.close();
   }
 });
+
+const NEWER_LOG = path.join(FIXTURES, 'gemini', 'session-2026-06-01T09-00-4c1d2e3f.jsonl');
+const REFERENCES_DOC = path.join(FIXTURES, 'gemini', 'session-2025-12-20T10-00-6e2f3a4b.json');
+
+test('newer CLI versions: the prompt is what the person typed (displayContent); the session context, hook context and the CLI\'s "Please continue." are nobody\'s prompt', async () => {
+  const conv = only(await parse(geminiLogAdapter, NEWER_LOG));
+  const prompts = conv.messages.filter((m) => m.kind === 'prompt');
+  assert.deepEqual(prompts.map((m) => m.text), [
+    'why does @tides.ts return NaN for lowercase harbour codes',
+    '/review tides',
+    'run the harbour tests',
+  ]);
+  assert.deepEqual(prompts[0]!.touched, [{ path: 'src/routes/tides.ts', how: 'mention' }], 'the file the @ reference sent');
+  const all = conv.messages.map((m) => m.text).join('\n');
+  assert.doesNotMatch(all, /session_context|This is the Gemini CLI|Always run the harbour fixtures/, 'the session context is left out');
+  assert.doesNotMatch(all, /quokka-marker/, "the referenced file's text is not the prompt's");
+  assert.doesNotMatch(all, /hook_context|fix-tides|update the changelog/, "a hook's context is left out");
+  assert.doesNotMatch(all, /Please continue/);
+  // the slash command's prompt, as the CLI sent it, is context after the command (as Claude Code's expansions are)
+  const expansion = conv.messages[conv.messages.indexOf(prompts[1]!) + 1]!;
+  assert.equal(expansion.kind, 'context');
+  assert.match(expansion.text, /^Review the staged changes for correctness and style/);
+  const { exchanges } = segmentConversation({ ...conv, meta: { ...conv.meta, project: '/home/dev/tidepool' } }, segment);
+  assert.deepEqual(exchanges.map((e) => e.prompt), [
+    'why does @tides.ts return NaN for lowercase harbour codes',
+    '/review tides',
+    'run the harbour tests',
+  ]);
+  assert.match(exchanges[0]!.verbatim, /Upper-casing the code/, "the answer after the CLI's nudge is the first prompt's");
+  assert.match(exchanges[2]!.verbatim, /changelog gains a line/, "the answer to a hook's context is the prompt's before it");
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/routes/tides.ts', how: 'mention' }]);
+});
+
+test('older CLI versions (no displayContent): an @ reference\'s file contents are cut from the prompt, "System: Please continue." is the CLI\'s', async () => {
+  const conv = only(await parse(geminiAdapter, REFERENCES_DOC));
+  const prompts = conv.messages.filter((m) => m.kind === 'prompt');
+  assert.deepEqual(prompts.map((m) => m.text), [
+    'compare @docs/harbours.md with @src/stations.ts and list the missing codes',
+    // typed or sent by the CLI's next-speaker check: the record cannot tell, so it stays a prompt
+    'Please continue.',
+  ]);
+  assert.deepEqual(prompts[0]!.touched, [
+    { path: 'docs/harbours.md', how: 'mention' },
+    { path: 'src/stations.ts', how: 'mention' },
+  ]);
+  assert.doesNotMatch(conv.messages.map((m) => m.text).join('\n'), /quokka-doc|Content from referenced files|System: Please continue/);
+});
+
+test("read_file's note to the model above a file it cut short is not the file's text", async () => {
+  const note = (next: string): string =>
+    `\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-50 of 158 total lines.\nAction: To read more of the file, ${next}\n\n--- FILE CONTENT (truncated) ---\n`;
+  const call = (id: string, output: string): unknown => ({
+    id, name: 'read_file', args: { file_path: '.config/kdeglobals', limit: 50 }, status: 'success',
+    result: [{ functionResponse: { id, name: 'read_file', response: { output } } }],
+  });
+  const lines = [
+    JSON.stringify({ sessionId: 's', projectHash: 'a'.repeat(64), startTime: '2025-12-30T07:25:00.000Z' }),
+    JSON.stringify({ id: 'u1', type: 'user', content: 'why does Octopi stay light when the desktop is dark?' }),
+    JSON.stringify({
+      id: 'g1', type: 'gemini', content: 'Checking the colour scheme.',
+      toolCalls: [
+        // 0.22's wording, and a later one's (start_line)
+        call('r1', `${note("you can use the 'offset' and 'limit' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use offset: 50.")}[ColorEffects:Disabled]\nColor=56,56,56`),
+        call('r2', `${note("you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 51.")}[General]\nColorScheme=BreezeDark`),
+        call('r3', 'IMPORTANT: keep this line, it is the file'),
+      ],
+    }),
+  ];
+  const conv = only(await parse(geminiLogAdapter, '/tmp/session-y.jsonl', Buffer.from(lines.join('\n') + '\n')));
+  assert.deepEqual(conv.messages[2]!.toolResults.map((r) => r.text), [
+    '[ColorEffects:Disabled]\nColor=56,56,56',
+    '[General]\nColorScheme=BreezeDark',
+    'IMPORTANT: keep this line, it is the file',
+  ]);
+});

@@ -9,7 +9,7 @@ import { indexText } from '../../src/core/indexText';
 import { indexExchanges } from '../../src/core/store/exchangeFts';
 import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
 import { addToLexicon, clearLexicon, forEachPair, readLexiconDocs, readPostings } from '../../src/core/store/lexicon';
-import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
+import { migrate, type MigrationProgress, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../../src/core/store/schema';
 import { tempDir } from './helpers';
 
 /**
@@ -64,7 +64,7 @@ async function indexAsWrittenAt(db: Db, rows: ReadonlyArray<{ n: number; prompt:
   if (version >= 11) await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
 }
 
-for (let version = 1; version < SCHEMA_VERSION; version++) {
+for (const version of SCHEMA_VERSIONS.filter((v) => v < SCHEMA_VERSION)) {
   test(`a store written at schema version ${version} opens at ${SCHEMA_VERSION} with its data intact`, async () => {
     const file = path.join(tempDir(), `v${version}.sqlite`);
     await writeStoreAt(version, file);
@@ -471,6 +471,54 @@ test('schema 24 marks the sources whose exchanges hold an agent\'s plan call to 
       ['/t/session-a.json', -1],
       ['/t/export.json', -1],
       ['/t/other.jsonl', 700],
+    ]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 25 marks the Gemini CLI sessions and Copilot Chat requests whose reading changed to be read again, and only those', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v23-prompts.sqlite');
+  await writeStoreAt(23, file);
+  const write = (name: string, text: string): string => {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const user = (content: unknown, extra = {}): string => JSON.stringify({ id: 'u1', type: 'user', content, ...extra });
+  const sources: Array<[string, string]> = [
+    [write('session-typed.jsonl', `${user([{ text: 'x\n--- Content from referenced files ---' }], { displayContent: [{ text: 'x' }] })}\n`), 'gemini'],
+    [write('session-context.jsonl', `${user('<session_context>\nThis is the Gemini CLI.\n</session_context>')}\n`), 'gemini'],
+    [write('session-read.json', JSON.stringify({ messages: [{ toolCalls: [{ result: [{ functionResponse: { response: { output: '\nIMPORTANT: The file content has been truncated.\n' } } }] }] }] })), 'gemini'],
+    [write('session-plain.json', JSON.stringify({ messages: [JSON.parse(user('why is the tide chart wrong?'))] }, null, 2)), 'gemini'],
+    [write('qwen-session.json', `${user('System: Please continue.')}\n`), 'qwen-code'],
+    [write('chat-attached.json', JSON.stringify({ requests: [{ variableData: { variables: [{ kind: 'file', value: {} }] } }] }, null, 2)), 'copilot'],
+    [write('chat-log.jsonl', `${JSON.stringify({ kind: 0, v: { requests: [{ variableData: { variables: [{ kind: 'implicit' }] } }] } })}\n`), 'copilot'],
+    [write('chat-none.json', JSON.stringify({ requests: [{ variableData: { variables: [{ kind: 'promptFile' }] } }] })), 'copilot'],
+    // a Claude Code transcript quoting a Gemini session is not read again
+    [write('claude.jsonl', `${user('<session_context>')}\n`), 'claude-code'],
+    [path.join(dir, 'gone.json'), 'gemini'],
+  ];
+  const db = await Db.open(file);
+  try {
+    for (const [i, [p, agent]] of sources.entries()) {
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [i + 2, p, agent]);
+    }
+    assert.equal(await migrate(db), 23);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes.map((s) => [path.basename(s.path), s.size]), [
+      ['s.jsonl', 900],
+      ['session-typed.jsonl', -1],
+      ['session-context.jsonl', -1],
+      ['session-read.json', -1],
+      ['session-plain.json', 700],
+      ['qwen-session.json', -1],
+      ['chat-attached.json', -1],
+      ['chat-log.jsonl', -1],
+      ['chat-none.json', 700],
+      ['claude.jsonl', 700],
+      ['gone.json', 700],
     ]);
   } finally {
     await db.close();

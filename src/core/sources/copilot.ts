@@ -173,7 +173,12 @@ function requestMessages(request: JsonRecord, span: RecordSpan, skips: SkipCount
   const uuid = (suffix: string): string | undefined => requestId && `${requestId}${suffix}`;
   const promptText = (str(obj(request['message'])?.['text']) ?? '').trim();
   const out: Message[] = [];
-  if (promptText) out.push(spanMessage('prompt', span, promptText, { timestamp, uuid: uuid('') }));
+  if (promptText) {
+    const prompt = spanMessage('prompt', span, promptText, { timestamp, uuid: uuid('') });
+    const attached = attachedFiles(obj(request['variableData'])?.['variables']);
+    if (attached.length) prompt.touched = attached.map((p) => ({ path: p, how: 'mention' as const }));
+    out.push(prompt);
+  }
   const reply = spanMessage('reply', span, '', { timestamp, uuid: uuid('#reply') });
   const results = spanMessage('tool-results', span, '', { timestamp, uuid: uuid('#results') });
 
@@ -215,6 +220,23 @@ function requestMessages(request: JsonRecord, span: RecordSpan, skips: SkipCount
   return out;
 }
 
+/**
+ * The files a request attached (`variableData.variables`): a `file` entry (picked, dropped, or the editor's selection,
+ * `{uri, range}`) or the active editor's `implicit` one, which the model got with the prompt: mentioned, like Cursor's
+ * and Continue's attachments. Instructions files (`promptFile`), images and tools are not files the person named.
+ */
+function attachedFiles(variables: unknown): string[] {
+  const files: string[] = [];
+  for (const raw of arr(variables)) {
+    const entry = obj(raw);
+    const kind = str(entry?.['kind']);
+    if (kind !== 'file' && kind !== 'implicit') continue;
+    const value = obj(entry!['value']);
+    const file = uriPath(value?.['uri'] ?? value);
+    if (file && !files.includes(file)) files.push(file);
+  }
+  return files;
+}
 
 /** A tool result as Copilot keeps it: content parts whose `value` is text or a rendered prompt-tsx tree. */
 function resultText(result: unknown): string | undefined {

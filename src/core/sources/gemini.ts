@@ -30,7 +30,26 @@ const QWEN_DOC_PATH_RE = /[\\/]\.qwen[\\/]tmp[\\/][^\\/]+[\\/]chats[\\/]session-
 const PROJECT_HASH_RE = /"projectHash"\s*:\s*"([0-9a-f]{64})"/;
 /** Notices of the CLI itself (login, memory refresh): nobody said them. */
 const NOTICE_TYPES = new Set(['info', 'warning']);
+/**
+ * User records the CLI writes itself, which it leaves out when it shows a resumed session (`isIgnoredUserContent`):
+ * the session's context (date, system, folders, GEMINI.md) and a hook's added context.
+ */
+const INJECTED_PREFIXES = ['<session_context>', '<hook_context>'];
+const HOOK_CONTEXT_RE = /<hook_context>[\s\S]*?<\/hook_context>/g;
+/** The CLI's nudge after a broken stream (client.ts): never typed. */
+const SYSTEM_NUDGE = 'System: Please continue.';
+/** Its nudge after the next-speaker check, recorded (0.28+) with the prompt it continues as display. */
+const NUDGE = 'Please continue.';
+/** Where an @ reference's file contents start in what the model got (atCommandProcessor.ts), and each file's label. */
+const REFERENCES_START = '\n--- Content from referenced files ---';
+const REFERENCE_RE = /^Content from @(.+):$/gm;
 const MAX_RESULT_CHARS = 20_000;
+/**
+ * What read_file writes above a file it cut short, for the model (read-file.ts: `IMPORTANT: The file content has been
+ * truncated.`, `Status: Showing lines 1-50 of 158 total lines.`, how to read on, `--- FILE CONTENT (truncated) ---`):
+ * not the file's text, which follows it.
+ */
+const TRUNCATION_NOTE_RE = /^\s*IMPORTANT: The file content has been truncated\.\nStatus: [^\n]*\nAction: [^\n]*\n\n--- FILE CONTENT \(truncated\) ---\n/;
 
 export const geminiAdapter: SourceAdapter = {
   agent: 'gemini',
@@ -195,13 +214,37 @@ function toMessages(rec: JsonRecord | undefined, span: RecordSpan, skips: SkipCo
   if (type === flavour.replyType) return replyMessages(rec, span, text, timestamp, id);
   switch (type) {
     case 'user':
-      return text ? [spanMessage('prompt', span, text, { timestamp, uuid: id })] : [];
+      return userMessages(rec, span, text, timestamp, id);
     case 'error':
       return text ? [spanMessage('context', span, `[${flavour.replyType} error] ${text}`, { timestamp, uuid: id })] : [];
     default:
       if (!NOTICE_TYPES.has(type ?? '')) skips.add('unknown-record', span.line);
       return [];
   }
+}
+
+/**
+ * A user record: the prompt as the person typed it, which 0.28+ keeps as `displayContent` when the model got other
+ * text (`content`: an @ reference's files, a slash command's prompt, a hook's context). Files an @ reference sent are
+ * mentioned by the prompt, not its text; a slash command's prompt is context after it (as Claude Code's are).
+ * Older versions keep only what the model got: the typed part is what comes before the referenced files.
+ */
+function userMessages(rec: JsonRecord, span: RecordSpan, sent: string, timestamp: string | undefined, id: string | undefined): Message[] {
+  if (!sent || INJECTED_PREFIXES.some((p) => sent.startsWith(p))) return [];
+  const display = rec['displayContent'] === undefined ? '' : contentText(rec['displayContent']).trim();
+  if (sent === SYSTEM_NUDGE || (sent === NUDGE && display !== '' && display !== sent)) return [];
+  const refAt = sent.indexOf(REFERENCES_START);
+  const asked = (refAt < 0 ? sent : sent.slice(0, refAt)).replace(HOOK_CONTEXT_RE, '').trim();
+  const typed = display || asked;
+  if (!typed) return [];
+  const prompt = spanMessage('prompt', span, typed, { timestamp, uuid: id });
+  if (refAt >= 0) {
+    const files = [...sent.slice(refAt).matchAll(REFERENCE_RE)].map((m) => m[1]!.trim()).filter(Boolean);
+    if (files.length) prompt.touched = files.map((p) => ({ path: p, how: 'mention' as const }));
+  }
+  // without references, text the model got that the person did not type: a command's prompt
+  const expansion = refAt < 0 && display !== '' && asked !== display ? asked : '';
+  return expansion ? [prompt, spanMessage('context', span, expansion, { timestamp, uuid: id && `${id}#sent` })] : [prompt];
 }
 
 /** The model's message: a reply (text and tool calls) followed by the results of those calls, kept in the same record. */
@@ -240,7 +283,7 @@ function toolResult(call: JsonRecord, callId: string | undefined): ToolResult | 
   for (const raw of arr(call['result'])) {
     const response = obj(obj(obj(raw)?.['functionResponse'])?.['response']);
     const out = response ? (str(response['output']) ?? str(response['error']) ?? JSON.stringify(response)) : undefined;
-    if (out) outputs.push(out);
+    if (out) outputs.push(out.replace(TRUNCATION_NOTE_RE, ''));
   }
   if (outputs.length === 0 && typeof call['resultDisplay'] === 'string') outputs.push(call['resultDisplay']);
   if (outputs.length === 0 && call['status'] === undefined) return undefined;

@@ -22,7 +22,15 @@ export async function rereadCommandSources(db: Db): Promise<void> {
  * change the store keeps no trace of); a transcript gone from disk is not read again.
  */
 export async function rereadClaudeCodeSourcesHolding(db: Db, needles: readonly Buffer[]): Promise<void> {
-  const sources = await db.all<{ id: number; path: string }>(`SELECT id, path FROM sources WHERE agent = 'claude-code' ORDER BY id`);
+  await rereadSourcesHolding(db, ['claude-code'], needles);
+}
+
+/** The same for the sources of `agents`: those whose file on disk holds one of `needles` are read again whole. */
+export async function rereadSourcesHolding(db: Db, agents: readonly string[], needles: readonly Buffer[]): Promise<void> {
+  const sources = await db.all<{ id: number; path: string }>(
+    `SELECT id, path FROM sources WHERE agent IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    [JSON.stringify(agents)],
+  );
   const marked: number[] = [];
   for (const s of sources) if (await fileHolds(s.path, needles)) marked.push(s.id);
   if (marked.length === 0) return;

@@ -9,6 +9,7 @@ import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
+import { rereadPromptSources } from './promptSources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 
@@ -452,9 +453,20 @@ const MIGRATIONS: readonly Migration[] = [
     sql: '',
     run: rereadPlanSources,
   },
+  {
+    // A Gemini CLI prompt is what the person typed (not an @ reference's files, the session or hook context the CLI
+    // adds, its "Please continue."), read_file's note to the model is not the file, and a Copilot Chat prompt mentions
+    // the files it attached (sources/gemini.ts, copilot.ts): those agents' files holding such records are read again
+    // whole (promptSources.ts); no other source is.
+    version: 25,
+    sql: '',
+    run: rereadPromptSources,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+/** The versions a store may have been written at (a branch may leave a number to another's migration). */
+export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((m) => m.version);
 
 /** Whether `migrate` would write: the store is of an older version (or new). */
 export async function migrationDue(db: Db): Promise<boolean> {
