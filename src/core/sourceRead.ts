@@ -197,6 +197,8 @@ async function readSideFiles(file: string, names: readonly string[]): Promise<Ma
 
 async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
   if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent) return false;
+  // a state stored without the ids read before its resume point (an older store's) cannot tell a replayed record
+  if (adapter.skipsRepeatedIds && prev.seenIds === undefined) return false;
   return onlyGrew(handle, size, prev);
 }
 

@@ -268,6 +268,26 @@ test('a --resume replay is de-duplicated by uuid; the summary of this chain name
   assert.equal(conv.meta.title, 'Harbour list pagination');
 });
 
+test('a parse resumed after a turn skips a replayed record whose first copy lies before the resume point, as a whole read does', () => {
+  const whole = parse('replay-after-turn.jsonl');
+  assert.deepEqual(whole.skipped, [
+    { line: 5, reason: 'duplicate-uuid' },
+    { line: 6, reason: 'duplicate-uuid' },
+  ]);
+  const third = whole.chunk.lines[2]!;
+  const seenIds = whole.idsBefore!(third.offset);
+  assert.deepEqual(seenIds, ['3e8a1c52-0000-4000-8000-000000000001', '3e8a1c52-0000-4000-8000-000000000002']);
+  const lines = whole.chunk.lines.slice(2);
+  const resumed = claudeCodeAdapter.parse({ file: whole.conv.sourceFile, lines, resume: whole.conv.meta, seenIds });
+  assert.deepEqual(resumed.skipped, whole.skipped);
+  const after = (messages: readonly Message[]): string[] => shape(messages.filter((m) => m.line >= 3));
+  assert.deepEqual(shape(resumed.conversations[0]!.messages), after(whole.conv.messages));
+  // without them the replayed prompt is read as typed again
+  const blind = claudeCodeAdapter.parse({ file: whole.conv.sourceFile, lines, resume: whole.conv.meta });
+  assert.deepEqual(blind.skipped, []);
+  assert.ok(shape(blind.conversations[0]!.messages).includes('prompt@5-5'));
+});
+
 test('bad lines are skipped with a reason, a partial last line waits, nothing throws', () => {
   const { conv, skipped, chunk } = parse('bad-lines.jsonl');
   assert.equal(chunk.heldBackPartial, true);
@@ -319,7 +339,8 @@ test('a file with no messages yields no conversation', () => {
     { type: 'summary', summary: 'Old chain', leafUuid: 'u0' },
     { type: 'file-history-snapshot', messageId: 'm', snapshot: {}, isSnapshotUpdate: false },
   ]);
-  assert.deepEqual(claudeCodeAdapter.parse({ file: '/tmp/empty.jsonl', lines }), { conversations: [], skipped: [] });
+  const { idsBefore: _ids, ...out } = claudeCodeAdapter.parse({ file: '/tmp/empty.jsonl', lines });
+  assert.deepEqual(out, { conversations: [], skipped: [] });
 });
 
 test('lines over 1 MB parse whole, with reminders stripped and no time blow-up', () => {

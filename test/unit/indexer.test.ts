@@ -189,6 +189,47 @@ test('a Claude Code session read after every line it writes gives the exchanges 
   }
 });
 
+/** Skipped lines of a store: line and reason, in order. */
+async function skips(store: Store): Promise<string[]> {
+  return (await store.db.all<{ line: number; reason: string }>('SELECT line, reason FROM skipped_lines ORDER BY line, reason')).map((k) => `${k.line} ${k.reason}`);
+}
+
+test('every line-format fixture read after every line written gives the exchanges, skips and drops of one read', async () => {
+  for (const src of (await fixtureSources()).filter((s) => s.adapter.lineFormat === 'jsonl')) {
+    const rel = path.relative(FIXTURES, src.path);
+    const lines = (await readFile(src.path, 'utf8')).split(/(?<=\n)/u);
+    const dir = tempDir();
+    const stepped = path.join(dir, 'stepped', rel);
+    const once = path.join(dir, 'once', rel);
+    await mkdir(path.dirname(stepped), { recursive: true });
+    await mkdir(path.dirname(once), { recursive: true });
+    await copyFile(src.path, once);
+    await writeFile(stepped, '');
+    const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+    const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+    try {
+      for (const line of lines) {
+        await appendFile(stepped, line);
+        await indexSource(storeA, stepped, src.adapter, segment);
+      }
+      await indexSource(storeB, once, src.adapter, segment);
+      const norm = async (s: Store): Promise<string[]> =>
+        (await snapshot(s)).map((j) => {
+          const o = JSON.parse(j) as Record<string, unknown>;
+          delete o['exchangeId']; // ids of file-identified agents include the path, which differs here
+          if (typeof o['project'] === 'string') o['project'] = o['project'].replace(/[\\/](stepped|once)(?=[\\/])/, '');
+          return JSON.stringify(o);
+        });
+      assert.deepEqual(await norm(storeA), await norm(storeB), `${rel}: stepped != once`);
+      assert.deepEqual(await skips(storeA), await skips(storeB), `${rel}: skipped lines`);
+      assert.equal((await storeA.stats()).droppedExchanges, (await storeB.stats()).droppedExchanges, `${rel}: dropped`);
+    } finally {
+      await storeA.close();
+      await storeB.close();
+    }
+  }
+});
+
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
   // a fixture with several exchanges, so that half of it has fewer
   const src = (await fixtureSources()).find((s) => s.path.endsWith('compaction.jsonl'));

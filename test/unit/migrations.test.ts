@@ -9,7 +9,7 @@ import { indexText } from '../../src/core/indexText';
 import { indexExchanges } from '../../src/core/store/exchangeFts';
 import { insertThreeColumnRows } from '../../src/core/store/legacyFts';
 import { addToLexicon, clearLexicon, forEachPair, readLexiconDocs, readPostings } from '../../src/core/store/lexicon';
-import { migrate, type MigrationProgress, SCHEMA_VERSION } from '../../src/core/store/schema';
+import { migrate, type MigrationProgress, SCHEMA_VERSION, SCHEMA_VERSIONS } from '../../src/core/store/schema';
 import { tempDir } from './helpers';
 
 /**
@@ -64,7 +64,7 @@ async function indexAsWrittenAt(db: Db, rows: ReadonlyArray<{ n: number; prompt:
   if (version >= 11) await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: indexText(r.prompt, r.verbatim).doc })));
 }
 
-for (let version = 1; version < SCHEMA_VERSION; version++) {
+for (const version of SCHEMA_VERSIONS.filter((v) => v < SCHEMA_VERSION)) {
   test(`a store written at schema version ${version} opens at ${SCHEMA_VERSION} with its data intact`, async () => {
     const file = path.join(tempDir(), `v${version}.sqlite`);
     await writeStoreAt(version, file);
@@ -437,6 +437,40 @@ test('schema 23 marks the Codex rollouts whose outputs hold the exec header to b
       ['/t/claude.jsonl', 700],
       ['/t/session-a.json', 700],
     ]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('schema 26 keeps the ids read before the resume point, and marks the Claude Code and Qwen transcripts that repeat an id to be read again', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v23-seen-ids.sqlite');
+  await writeStoreAt(23, file);
+  const fixtures = path.resolve(__dirname, '../../../test/fixtures/claude-code');
+  const replayed = path.join(fixtures, 'replay-after-turn.jsonl');
+  const qwenReplayed = path.join(dir, 'chat.jsonl');
+  const qwenRecord = { type: 'user', uuid: 'q1', sessionId: 'q', message: { role: 'user', parts: [{ text: 'Rename the harbour field.' }] } };
+  writeFileSync(qwenReplayed, `${JSON.stringify(qwenRecord)}\n${JSON.stringify({ ...qwenRecord, parentUuid: 'q1', uuid: 'q2' })}\n${JSON.stringify(qwenRecord)}\n`);
+  const codexReplayed = path.join(dir, 'rollout.jsonl');
+  writeFileSync(codexReplayed, readFileSync(replayed));
+  const db = await Db.open(file);
+  try {
+    const sources: Array<[string, string]> = [
+      [replayed, 'claude-code'],
+      [path.join(fixtures, 'slash-commands.jsonl'), 'claude-code'],
+      [qwenReplayed, 'qwen-code'],
+      [codexReplayed, 'codex'],
+      [path.join(dir, 'gone.jsonl'), 'claude-code'],
+    ];
+    for (const [i, [p, agent]] of sources.entries()) {
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 9)', [i + 2, p, agent]);
+    }
+    assert.equal(await migrate(db), 23);
+    const rows = await db.all<{ id: number; size: number; seen_ids: string | null }>('SELECT id, size, seen_ids FROM sources ORDER BY id');
+    // 1: the store's own source, not on disk; 3: repeats no uuid (its parentUuids name earlier records); 5: not a
+    // reader that skips repeated ids; 6: gone from disk (kept as stored)
+    assert.deepEqual(rows.map((r) => [r.id, r.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700]]);
+    assert.ok(rows.every((r) => r.seen_ids === null));
   } finally {
     await db.close();
   }

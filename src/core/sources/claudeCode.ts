@@ -3,6 +3,7 @@ import type { ConversationMeta, LineRange, Message, MessageKind, ToolCall, ToolR
 import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
 import { appendText, hasContent, newMessage } from './message';
+import { RecordIds } from './recordIds';
 
 /**
  * Claude Code sessions: `~/.claude/projects/<enc>/<sessionId>.jsonl`, one record per line.
@@ -52,6 +53,7 @@ type JsonRecord = Record<string, unknown>;
 export const claudeCodeAdapter: SourceAdapter = {
   agent: 'claude-code',
   lineFormat: 'jsonl',
+  skipsRepeatedIds: true,
   matchesPath: (file) => file.endsWith('.jsonl'),
   sniff,
   probeProject,
@@ -91,7 +93,7 @@ function probeProject(head: readonly SourceLine[]): string | undefined {
 class SessionParser {
   private readonly skips = new SkipCounter();
   private readonly messages: Message[] = [];
-  private readonly seenUuids = new Set<string>();
+  private readonly seenUuids: RecordIds;
   private readonly facts = new SessionFacts();
   /**
    * Open assistant replies by API `message.id`. Claude Code writes one content block per line and may
@@ -117,7 +119,9 @@ class SessionParser {
    */
   private pendingNotification: PendingNotification | undefined;
 
-  constructor(private readonly input: ParseInput) {}
+  constructor(private readonly input: ParseInput) {
+    this.seenUuids = new RecordIds(input.seenIds);
+  }
 
   run(): ParseOutput {
     for (const line of this.input.lines) this.consume(line);
@@ -125,7 +129,7 @@ class SessionParser {
     const messages = this.messages.filter(hasContent); // drops thinking-only replies
     const conversations =
       messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(), messages }];
-    return { conversations, skipped: this.skips.lines };
+    return { conversations, skipped: this.skips.lines, idsBefore: (offset) => this.seenUuids.before(offset) };
   }
 
   private consume(line: SourceLine): void {
@@ -134,8 +138,7 @@ class SessionParser {
     const uuid = str(rec['uuid']);
     if (uuid !== undefined) {
       // `--resume` replays earlier records with their original uuids.
-      if (this.seenUuids.has(uuid)) return this.skips.add('duplicate-uuid', line.line);
-      this.seenUuids.add(uuid);
+      if (!this.seenUuids.firstRead(uuid, line)) return this.skips.add('duplicate-uuid', line.line);
     }
     this.facts.observe(rec);
     const type = str(rec['type']);
@@ -323,7 +326,7 @@ class SessionFacts {
    * Older versions write `summary` records for whole conversation chains, often several at the top of a
    * file and some about earlier files: prefer the latest one whose leaf is in this file.
    */
-  summaryTitle(uuids: ReadonlySet<string>): string | undefined {
+  summaryTitle(uuids: Pick<RecordIds, 'has'>): string | undefined {
     const own = this.summaries.filter((s) => s.leafUuid !== undefined && uuids.has(s.leafUuid));
     return (own.length ? own : this.summaries).at(-1)?.text;
   }

@@ -1,5 +1,6 @@
 import { RecallError } from '../errors';
 import { rereadCommandOutputSources } from './commandOutputSources';
+import { addSeenIds } from './seenIdsSources';
 import { rereadCommandSources } from './commandSources';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
@@ -443,9 +444,19 @@ const MIGRATIONS: readonly Migration[] = [
     sql: '',
     run: rereadCommandOutputSources,
   },
+  {
+    // A transcript appended to keeps the record ids read before its resume point (seen_ids), so a replayed record is
+    // skipped in steps as in a whole read (sources/recordIds.ts): the Claude Code and Qwen Code transcripts that repeat
+    // an id are read again whole (seenIdsSources.ts); the others' next change is read whole once.
+    version: 26,
+    sql: '',
+    run: addSeenIds,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+/** The versions a store can be at (numbers are handed out ahead of time, so a branch may skip some). */
+export const SCHEMA_VERSIONS: readonly number[] = MIGRATIONS.map((m) => m.version);
 
 /** Whether `migrate` would write: the store is of an older version (or new). */
 export async function migrationDue(db: Db): Promise<boolean> {
