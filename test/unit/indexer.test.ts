@@ -230,6 +230,44 @@ test('every line-format fixture read after every line written gives the exchange
   }
 });
 
+test('a last line read without its newline that grows into another line is read again with the lines before it', async () => {
+  // line 3 parses alone (a prompt, which closed the exchange of lines 1-2); a second record appended to it makes it a
+  // bad line, and the reply on line 4 belongs to the exchange of lines 1-2, as a read of the whole file has it
+  const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
+  const base = { sessionId: 's-grow', cwd: '/home/dev/tidepool', timestamp: '2025-11-05T10:00:00Z' };
+  const record = (type: string, uuid: string, content: unknown): string => JSON.stringify({ ...base, type, uuid, message: { id: `m-${uuid}`, role: type, content } });
+  const said = (text: string): unknown => [{ type: 'text', text }];
+  const head = [
+    record('user', 'u1', 'Why do the harbour tiles load twice on the map page?'),
+    record('assistant', 'a1', said('The map mounts its tile layer in both the page and the panel, so each tile is fetched twice; the panel now reuses the page layer.')),
+  ].join('\n') + '\n';
+  const third = record('user', 'u2', 'Check the panel as well.');
+  const rest = `${record('user', 'u3', 'and the legend')}\n${record('assistant', 'a2', said('The panel and its legend both draw from the one layer now, and each tile is fetched once.'))}\n`;
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', 'session.jsonl');
+  const once = path.join(dir, 'once', 'session.jsonl');
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await writeFile(once, head + third + rest);
+  await writeFile(stepped, head + third);
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    await indexSource(storeA, stepped, adapter, segment);
+    await appendFile(stepped, rest);
+    await indexSource(storeA, stepped, adapter, segment);
+    await indexSource(storeB, once, adapter, segment);
+    const ranges = async (s: Store): Promise<string[]> => (await s.listExchanges()).map((e) => `${e.lineStart}-${e.lineEnd}`);
+    assert.deepEqual(await ranges(storeB), ['1-4']);
+    assert.deepEqual(await ranges(storeA), await ranges(storeB));
+    assert.deepEqual(await snapshot(storeA), await snapshot(storeB));
+    assert.deepEqual(await skips(storeA), await skips(storeB));
+  } finally {
+    await storeA.close();
+    await storeB.close();
+  }
+});
+
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
   // a fixture with several exchanges, so that half of it has fewer
   const src = (await fixtureSources()).find((s) => s.path.endsWith('compaction.jsonl'));
