@@ -4,8 +4,8 @@ import type { Conversation, ConversationMeta, Exchange, Message } from './model'
 import { renderVerbatim } from './render';
 
 /**
- * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt (or a message that opens one:
- * model.ts `opens`) follows an assistant reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
+ * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt (not one taken into the running turn:
+ * model.ts `taken`; or a message that opens one: `opens`) follows an assistant reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
  * text are dropped (counted), and exchanges over `maxPlies` assistant replies are split at fixed intervals.
  */
 export interface SegmentOptions {
@@ -82,7 +82,7 @@ function groupExchanges(messages: readonly Message[]): Message[][] {
   let current: Message[] | undefined;
   let answered = false;
   for (const m of messages) {
-    if ((m.kind === 'prompt' || m.opens !== undefined) && current && answered) current = undefined;
+    if (((m.kind === 'prompt' && m.taken === undefined) || m.opens !== undefined) && current && answered) current = undefined;
     if (!current) {
       current = [];
       groups.push(current);

@@ -442,7 +442,7 @@ test('schema 23 marks the Codex rollouts whose outputs hold the exec header to b
   }
 });
 
-test('schema 26 keeps the ids read before the resume point, and marks the Claude Code and Qwen transcripts that repeat an id to be read again', async () => {
+test('schema 26 keeps the ids read before the resume point, and marks the Claude Code and Qwen transcripts that repeat an id, and the Claude Code ones with a queued message taken, to be read again', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'v23-seen-ids.sqlite');
   await writeStoreAt(23, file);
@@ -461,15 +461,16 @@ test('schema 26 keeps the ids read before the resume point, and marks the Claude
       [qwenReplayed, 'qwen-code'],
       [codexReplayed, 'codex'],
       [path.join(dir, 'gone.jsonl'), 'claude-code'],
+      [path.join(fixtures, 'typed-while-working.jsonl'), 'claude-code'],
     ];
     for (const [i, [p, agent]] of sources.entries()) {
       await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 9)', [i + 2, p, agent]);
     }
     assert.equal(await migrate(db), 23);
     const rows = await db.all<{ id: number; size: number; seen_ids: string | null }>('SELECT id, size, seen_ids FROM sources ORDER BY id');
-    // 1: the store's own source, not on disk; 3: repeats no uuid (its parentUuids name earlier records); 5: not a
-    // reader that skips repeated ids; 6: gone from disk (kept as stored)
-    assert.deepEqual(rows.map((r) => [r.id, r.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700]]);
+    // 1: the store's own source, not on disk; 3: repeats no uuid (its parentUuids name earlier records) and takes no
+    // queued message; 5: not a reader that skips repeated ids; 6: gone from disk (kept as stored); 7: a queued message taken
+    assert.deepEqual(rows.map((r) => [r.id, r.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700], [7, -1]]);
     assert.ok(rows.every((r) => r.seen_ids === null));
   } finally {
     await db.close();

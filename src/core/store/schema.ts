@@ -1,6 +1,5 @@
 import { RecallError } from '../errors';
 import { rereadCommandOutputSources } from './commandOutputSources';
-import { addSeenIds } from './seenIdsSources';
 import { rereadCommandSources } from './commandSources';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
@@ -9,6 +8,7 @@ import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
+import { rereadQueueAndReplaySources } from './queueAndReplaySources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 
@@ -446,11 +446,13 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     // A transcript appended to keeps the record ids read before its resume point (seen_ids), so a replayed record is
-    // skipped in steps as in a whole read (sources/recordIds.ts): the Claude Code and Qwen Code transcripts that repeat
-    // an id are read again whole (seenIdsSources.ts); the others' next change is read whole once.
+    // skipped in steps as in a whole read (sources/recordIds.ts), and a Claude Code message typed while the model works
+    // and taken into its turn is a prompt (sources/claudeCode.ts): the Claude Code and Qwen Code transcripts that repeat
+    // an id and the Claude Code ones that hold a queued message taken are read again whole (queueAndReplaySources.ts);
+    // the others' next change is read whole once.
     version: 26,
     sql: '',
-    run: addSeenIds,
+    run: rereadQueueAndReplaySources,
   },
 ];
 
