@@ -74,7 +74,9 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     dropped.push(...seg.dropped);
     records.push({ key: conversationKey(conv), meta: conv.meta });
     resumeMeta = conv.meta;
-    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
+    const last = seg.lastSegmentStart;
+    // the conversation open at the resume point still has one segment: the next parse starts where this one did
+    if (!(i === 0 && last?.first)) resumeAt = last ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
   }
 
   const state: SourceState = {

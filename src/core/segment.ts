@@ -28,8 +28,12 @@ export interface DroppedExchange {
 export interface SegmentResult {
   readonly exchanges: Exchange[];
   readonly dropped: DroppedExchange[];
-  /** Where the conversation's last segment (kept or dropped) starts: an appended file resumes here. */
-  readonly lastSegmentStart?: { readonly offset: number; readonly line: number; readonly ply: number };
+  /**
+   * Where the conversation's last segment (kept or dropped) starts: an appended file resumes here, or, when it is the
+   * first segment (`first`), where this parse started (the lines before its first message may set what the message is:
+   * a compaction's boundary before its summary).
+   */
+  readonly lastSegmentStart?: { readonly offset: number; readonly line: number; readonly ply: number; readonly first: boolean };
 }
 
 export function conversationKey(conv: Conversation): string {
@@ -72,7 +76,7 @@ export function segmentConversation(conv: Conversation, options: SegmentOptions,
   return {
     exchanges,
     dropped,
-    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line, ply: lastGroupPly } } : {}),
+    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line, ply: lastGroupPly, first: groups.length === 1 } } : {}),
   };
 }
 

@@ -268,6 +268,40 @@ test('a last line read without its newline that grows into another line is read 
   }
 });
 
+test('a file whose first message is a compaction summary read in steps reads it as the summary, as one read does', async () => {
+  // the boundary on line 1 makes line 2 the summary (context); the first message starts the exchange an appended file
+  // is read again from, and the boundary before it must be read again too
+  const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
+  const base = { sessionId: 's-compact', cwd: '/home/dev/tidepool', timestamp: '2025-11-06T10:00:00Z' };
+  const head = [
+    JSON.stringify({ ...base, type: 'system', subtype: 'compact_boundary', uuid: 'b1', content: 'Conversation compacted' }),
+    JSON.stringify({ ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'Summary: the harbour list was paginated, 20 a page, with a load more button.' } }),
+  ].join('\n') + '\n';
+  const rest = JSON.stringify({ ...base, type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Picking up from the summary: the page size now comes from the settings file, 20 by default.' }] } }) + '\n';
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', 'session.jsonl');
+  const once = path.join(dir, 'once', 'session.jsonl');
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await writeFile(once, head + rest);
+  await writeFile(stepped, head);
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    await indexSource(storeA, stepped, adapter, segment);
+    await appendFile(stepped, rest);
+    await indexSource(storeA, stepped, adapter, segment);
+    await indexSource(storeB, once, adapter, segment);
+    const whole = await snapshot(storeB);
+    assert.equal(whole.length, 1);
+    assert.match(whole[0]!, /\[context\] Summary: the harbour list/);
+    assert.deepEqual(await snapshot(storeA), whole);
+  } finally {
+    await storeA.close();
+    await storeB.close();
+  }
+});
+
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
   // a fixture with several exchanges, so that half of it has fewer
   const src = (await fixtureSources()).find((s) => s.path.endsWith('compaction.jsonl'));
