@@ -95,6 +95,11 @@ export interface Message {
    */
   readonly opens?: string;
   /**
+   * A `prompt` the person typed while the model worked, taken into the running turn (Claude Code's queue): it joins
+   * the exchange open, where segment.ts would start one at a typed prompt.
+   */
+  readonly taken?: true;
+  /**
    * Files the agent's own side records say this message read, edited or wrote (Cline's task metadata and UI
    * messages), when the message itself does not carry the tool call; or what its adapter read from tool inputs
    * files.ts does not know (Kiro's, Zed's, Goose's `text_editor` commands), with the lines those inputs name.

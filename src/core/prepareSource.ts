@@ -40,7 +40,15 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
   const { st, resumed, fromOffset, fromLine, chunk } = read;
   const full = resumed === undefined && (read.groups?.full ?? true);
   const resume = resumed?.resumeMeta;
-  const parsed = adapter.parse({ file, lines: chunk.lines, ...(resume ? { resume } : {}), ...(read.side ? { side: read.side } : {}), ...(read.replay !== undefined ? { replay: read.replay } : {}) });
+  const seenIds = resumed?.seenIds;
+  const parsed = adapter.parse({
+    file,
+    lines: chunk.lines,
+    ...(resume ? { resume } : {}),
+    ...(seenIds ? { seenIds } : {}),
+    ...(read.side ? { side: read.side } : {}),
+    ...(read.replay !== undefined ? { replay: read.replay } : {}),
+  });
   // kept for the next change: it is used only if what is stored then ends where this replay does
   if (parsed.replay !== undefined && (options.keepReplay ?? true)) keepReplay(file, chunk.endOffset, parsed.replay);
   const { skipped } = parsed;
@@ -66,7 +74,9 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     dropped.push(...seg.dropped);
     records.push({ key: conversationKey(conv), meta: conv.meta });
     resumeMeta = conv.meta;
-    resumeAt = seg.lastSegmentStart ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
+    const last = seg.lastSegmentStart;
+    // the conversation open at the resume point still has one segment: the next parse starts where this one did
+    if (!(i === 0 && last?.first)) resumeAt = last ?? { offset: chunk.endOffset, line: chunk.nextLine, ply: 0 };
   }
 
   const state: SourceState = {
@@ -82,6 +92,8 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     resumeLine: resumeAt.line,
     resumePly: resumeAt.ply,
     ...(resumeMeta ? { resumeMeta } : {}),
+    // the ids the next parse, resumed at resumeAt, starts from
+    ...(parsed.idsBefore ? { seenIds: parsed.idsBefore(resumeAt.offset) } : {}),
     pendingPartial: chunk.heldBackPartial,
     ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
   };

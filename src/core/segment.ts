@@ -4,8 +4,8 @@ import type { Conversation, ConversationMeta, Exchange, Message } from './model'
 import { renderVerbatim } from './render';
 
 /**
- * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt (or a message that opens one:
- * model.ts `opens`) follows an assistant reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
+ * Plies -> exchanges (paper 3.1). A new exchange starts when a real human prompt (not one taken into the running turn:
+ * model.ts `taken`; or a message that opens one: `opens`) follows an assistant reply with substantive text; tool round-trips never split one. Exchanges under `minChars` of rendered
  * text are dropped (counted), and exchanges over `maxPlies` assistant replies are split at fixed intervals.
  */
 export interface SegmentOptions {
@@ -28,8 +28,12 @@ export interface DroppedExchange {
 export interface SegmentResult {
   readonly exchanges: Exchange[];
   readonly dropped: DroppedExchange[];
-  /** Where the conversation's last segment (kept or dropped) starts: an appended file resumes here. */
-  readonly lastSegmentStart?: { readonly offset: number; readonly line: number; readonly ply: number };
+  /**
+   * Where the conversation's last segment (kept or dropped) starts: an appended file resumes here, or, when it is the
+   * first segment (`first`), where this parse started (the lines before its first message may set what the message is:
+   * a compaction's boundary before its summary).
+   */
+  readonly lastSegmentStart?: { readonly offset: number; readonly line: number; readonly ply: number; readonly first: boolean };
 }
 
 export function conversationKey(conv: Conversation): string {
@@ -72,7 +76,7 @@ export function segmentConversation(conv: Conversation, options: SegmentOptions,
   return {
     exchanges,
     dropped,
-    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line, ply: lastGroupPly } } : {}),
+    ...(lastGroup ? { lastSegmentStart: { offset: lastGroup[0]!.offset, line: lastGroup[0]!.line, ply: lastGroupPly, first: groups.length === 1 } } : {}),
   };
 }
 
@@ -82,7 +86,7 @@ function groupExchanges(messages: readonly Message[]): Message[][] {
   let current: Message[] | undefined;
   let answered = false;
   for (const m of messages) {
-    if ((m.kind === 'prompt' || m.opens !== undefined) && current && answered) current = undefined;
+    if (((m.kind === 'prompt' && m.taken === undefined) || m.opens !== undefined) && current && answered) current = undefined;
     if (!current) {
       current = [];
       groups.push(current);

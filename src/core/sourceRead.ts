@@ -197,7 +197,21 @@ async function readSideFiles(file: string, names: readonly string[]): Promise<Ma
 
 async function canResume(handle: FileHandle, size: number, prev: SourceState, adapter: SourceAdapter): Promise<boolean> {
   if (adapter.lineFormat !== 'jsonl' || adapter.replaysLog || adapter.agent !== prev.agent) return false;
-  return onlyGrew(handle, size, prev);
+  // a state stored without the ids read before its resume point (an older store's) cannot tell a replayed record
+  if (adapter.skipsRepeatedIds && prev.seenIds === undefined) return false;
+  return (await onlyGrew(handle, size, prev)) && !(await lastLineGrew(handle, size, prev.parsedOffset));
+}
+
+/**
+ * The last line was taken without its newline (it parsed) and bytes were appended to it: it is another line now (two
+ * records run together), and the exchanges before the resume point were cut by what it had said, so the file is read
+ * whole. Appended bytes that start with the newline leave it as it was read.
+ */
+async function lastLineGrew(handle: FileHandle, size: number, offset: number): Promise<boolean> {
+  if (offset === 0 || size <= offset || (await endsLine(handle, offset))) return false;
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, offset);
+  return byte[0] !== 0x0a;
 }
 
 /**

@@ -268,6 +268,26 @@ test('a --resume replay is de-duplicated by uuid; the summary of this chain name
   assert.equal(conv.meta.title, 'Harbour list pagination');
 });
 
+test('a parse resumed after a turn skips a replayed record whose first copy lies before the resume point, as a whole read does', () => {
+  const whole = parse('replay-after-turn.jsonl');
+  assert.deepEqual(whole.skipped, [
+    { line: 5, reason: 'duplicate-uuid' },
+    { line: 6, reason: 'duplicate-uuid' },
+  ]);
+  const third = whole.chunk.lines[2]!;
+  const seenIds = whole.idsBefore!(third.offset);
+  assert.deepEqual(seenIds, ['3e8a1c52-0000-4000-8000-000000000001', '3e8a1c52-0000-4000-8000-000000000002']);
+  const lines = whole.chunk.lines.slice(2);
+  const resumed = claudeCodeAdapter.parse({ file: whole.conv.sourceFile, lines, resume: whole.conv.meta, seenIds });
+  assert.deepEqual(resumed.skipped, whole.skipped);
+  const after = (messages: readonly Message[]): string[] => shape(messages.filter((m) => m.line >= 3));
+  assert.deepEqual(shape(resumed.conversations[0]!.messages), after(whole.conv.messages));
+  // without them the replayed prompt is read as typed again
+  const blind = claudeCodeAdapter.parse({ file: whole.conv.sourceFile, lines, resume: whole.conv.meta });
+  assert.deepEqual(blind.skipped, []);
+  assert.ok(shape(blind.conversations[0]!.messages).includes('prompt@5-5'));
+});
+
 test('bad lines are skipped with a reason, a partial last line waits, nothing throws', () => {
   const { conv, skipped, chunk } = parse('bad-lines.jsonl');
   assert.equal(chunk.heldBackPartial, true);
@@ -319,7 +339,8 @@ test('a file with no messages yields no conversation', () => {
     { type: 'summary', summary: 'Old chain', leafUuid: 'u0' },
     { type: 'file-history-snapshot', messageId: 'm', snapshot: {}, isSnapshotUpdate: false },
   ]);
-  assert.deepEqual(claudeCodeAdapter.parse({ file: '/tmp/empty.jsonl', lines }), { conversations: [], skipped: [] });
+  const { idsBefore: _ids, ...out } = claudeCodeAdapter.parse({ file: '/tmp/empty.jsonl', lines });
+  assert.deepEqual(out, { conversations: [], skipped: [] });
 });
 
 test('lines over 1 MB parse whole, with reminders stripped and no time blow-up', () => {
@@ -427,4 +448,56 @@ test('a background task report the model answers opens an exchange named by its 
   assert.ok(!/^User: /mu.test(red));
   assert.match(red, /Assistant: The \*\*Thai Red Curry\*\* poem is ready/u);
   assert.ok(!exchanges[1]!.verbatim.includes('Curry'));
+});
+
+test('a message typed while the model works and taken into its turn is a prompt of the exchange open; a queued text sent, taken back, a report, a command or a one-time password is none', () => {
+  const { conv, skipped } = parse('typed-while-working.jsonl');
+  assert.deepEqual(skipped, []);
+  const prompts = conv.messages.filter((m) => m.kind === 'prompt').map((m) => [m.text, m.line, m.taken ?? false]);
+  assert.deepEqual(prompts, [
+    ['Fix the date parser in src/parse.ts.', 1, false],
+    // Claude Code wrote it only as queue operations: enqueue (line 4), remove (line 5), the prompt's place
+    ['create a launcher for the parser tests in the Apps folder', 5, true],
+    // sent as the next turn (dequeue): the user line is the prompt
+    ['seems fixed', 10, false],
+    ['Now add a test for leap years.', 12, false],
+    // a report and a command taken (lines 16-17) and a text taken back to the input box (popAll, line 19) are none
+    ['also cover 1900', 21, true],
+    // the model let it pass and the person typed it again: no later line is looked at, so it is a prompt twice
+    ['uninstall the old parser', 26, true],
+    ['uninstall the old parser', 29, false],
+  ]);
+  const { exchanges } = segmentConversation(conv, { ...DEFAULT_SEGMENT_OPTIONS, minChars: 0 });
+  assert.deepEqual(
+    exchanges.map((e) => [e.prompt, e.lineStart, e.lineEnd]),
+    [
+      // taken into the running turn, it joins the exchange open, though that one has an answer (line 2)
+      ['Fix the date parser in src/parse.ts.\n\ncreate a launcher for the parser tests in the Apps folder', 1, 7],
+      ['seems fixed', 10, 11],
+      ['Now add a test for leap years.\n\nalso cover 1900\n\nuninstall the old parser', 12, 28],
+      // a YubiKey's one-time passwords taken at lines 34-35 are no prompt
+      ['uninstall the old parser', 29, 37],
+    ],
+  );
+});
+
+test('a queued message belongs to the exchange it was typed in: one queued before the first message, or taken after the next typed line, is none', () => {
+  const base = { sessionId: 's-q', cwd: '/home/dev/parser' };
+  const queue = (operation: string, content?: string): object => ({ ...base, type: 'queue-operation', operation, ...(content ? { content } : {}) });
+  const lines = jsonLines([
+    // a file that starts within a turn (its prompt in another file)
+    queue('enqueue', 'typed before anything'),
+    { ...base, type: 'assistant', uuid: 'a0', message: { id: 'm0', content: [{ type: 'tool_use', id: 't0', name: 'Bash', input: {} }] } },
+    queue('remove'),
+    { ...base, type: 'user', uuid: 'u0', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0', content: 'ok' }] } },
+    { ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'Fix the date parser.' } },
+    { ...base, type: 'assistant', uuid: 'a1', message: { id: 'm1', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] } },
+    queue('enqueue', 'also check leap years'),
+    { ...base, type: 'user', uuid: 'u2', message: { role: 'user', content: 'And the time zones.' } },
+    queue('remove'),
+    { ...base, type: 'user', uuid: 'u3', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] } },
+    { ...base, type: 'assistant', uuid: 'a2', message: { id: 'm2', content: [{ type: 'text', text: 'Done.' }] } },
+  ]);
+  const out = claudeCodeAdapter.parse({ file: '/tmp/s-q.jsonl', lines });
+  assert.deepEqual(out.conversations[0]!.messages.filter((m) => m.kind === 'prompt').map((m) => m.text), ['Fix the date parser.', 'And the time zones.']);
 });

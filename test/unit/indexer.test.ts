@@ -189,6 +189,119 @@ test('a Claude Code session read after every line it writes gives the exchanges 
   }
 });
 
+/** Skipped lines of a store: line and reason, in order. */
+async function skips(store: Store): Promise<string[]> {
+  return (await store.db.all<{ line: number; reason: string }>('SELECT line, reason FROM skipped_lines ORDER BY line, reason')).map((k) => `${k.line} ${k.reason}`);
+}
+
+test('every line-format fixture read after every line written gives the exchanges, skips and drops of one read', async () => {
+  for (const src of (await fixtureSources()).filter((s) => s.adapter.lineFormat === 'jsonl')) {
+    const rel = path.relative(FIXTURES, src.path);
+    const lines = (await readFile(src.path, 'utf8')).split(/(?<=\n)/u);
+    const dir = tempDir();
+    const stepped = path.join(dir, 'stepped', rel);
+    const once = path.join(dir, 'once', rel);
+    await mkdir(path.dirname(stepped), { recursive: true });
+    await mkdir(path.dirname(once), { recursive: true });
+    await copyFile(src.path, once);
+    await writeFile(stepped, '');
+    const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+    const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+    try {
+      for (const line of lines) {
+        await appendFile(stepped, line);
+        await indexSource(storeA, stepped, src.adapter, segment);
+      }
+      await indexSource(storeB, once, src.adapter, segment);
+      const norm = async (s: Store): Promise<string[]> =>
+        (await snapshot(s)).map((j) => {
+          const o = JSON.parse(j) as Record<string, unknown>;
+          delete o['exchangeId']; // ids of file-identified agents include the path, which differs here
+          if (typeof o['project'] === 'string') o['project'] = o['project'].replace(/[\\/](stepped|once)(?=[\\/])/, '');
+          return JSON.stringify(o);
+        });
+      assert.deepEqual(await norm(storeA), await norm(storeB), `${rel}: stepped != once`);
+      assert.deepEqual(await skips(storeA), await skips(storeB), `${rel}: skipped lines`);
+      assert.equal((await storeA.stats()).droppedExchanges, (await storeB.stats()).droppedExchanges, `${rel}: dropped`);
+    } finally {
+      await storeA.close();
+      await storeB.close();
+    }
+  }
+});
+
+test('a last line read without its newline that grows into another line is read again with the lines before it', async () => {
+  // line 3 parses alone (a prompt, which closed the exchange of lines 1-2); a second record appended to it makes it a
+  // bad line, and the reply on line 4 belongs to the exchange of lines 1-2, as a read of the whole file has it
+  const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
+  const base = { sessionId: 's-grow', cwd: '/home/dev/tidepool', timestamp: '2025-11-05T10:00:00Z' };
+  const record = (type: string, uuid: string, content: unknown): string => JSON.stringify({ ...base, type, uuid, message: { id: `m-${uuid}`, role: type, content } });
+  const said = (text: string): unknown => [{ type: 'text', text }];
+  const head = [
+    record('user', 'u1', 'Why do the harbour tiles load twice on the map page?'),
+    record('assistant', 'a1', said('The map mounts its tile layer in both the page and the panel, so each tile is fetched twice; the panel now reuses the page layer.')),
+  ].join('\n') + '\n';
+  const third = record('user', 'u2', 'Check the panel as well.');
+  const rest = `${record('user', 'u3', 'and the legend')}\n${record('assistant', 'a2', said('The panel and its legend both draw from the one layer now, and each tile is fetched once.'))}\n`;
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', 'session.jsonl');
+  const once = path.join(dir, 'once', 'session.jsonl');
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await writeFile(once, head + third + rest);
+  await writeFile(stepped, head + third);
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    await indexSource(storeA, stepped, adapter, segment);
+    await appendFile(stepped, rest);
+    await indexSource(storeA, stepped, adapter, segment);
+    await indexSource(storeB, once, adapter, segment);
+    const ranges = async (s: Store): Promise<string[]> => (await s.listExchanges()).map((e) => `${e.lineStart}-${e.lineEnd}`);
+    assert.deepEqual(await ranges(storeB), ['1-4']);
+    assert.deepEqual(await ranges(storeA), await ranges(storeB));
+    assert.deepEqual(await snapshot(storeA), await snapshot(storeB));
+    assert.deepEqual(await skips(storeA), await skips(storeB));
+  } finally {
+    await storeA.close();
+    await storeB.close();
+  }
+});
+
+test('a file whose first message is a compaction summary read in steps reads it as the summary, as one read does', async () => {
+  // the boundary on line 1 makes line 2 the summary (context); the first message starts the exchange an appended file
+  // is read again from, and the boundary before it must be read again too
+  const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
+  const base = { sessionId: 's-compact', cwd: '/home/dev/tidepool', timestamp: '2025-11-06T10:00:00Z' };
+  const head = [
+    JSON.stringify({ ...base, type: 'system', subtype: 'compact_boundary', uuid: 'b1', content: 'Conversation compacted' }),
+    JSON.stringify({ ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'Summary: the harbour list was paginated, 20 a page, with a load more button.' } }),
+  ].join('\n') + '\n';
+  const rest = JSON.stringify({ ...base, type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Picking up from the summary: the page size now comes from the settings file, 20 by default.' }] } }) + '\n';
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', 'session.jsonl');
+  const once = path.join(dir, 'once', 'session.jsonl');
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await writeFile(once, head + rest);
+  await writeFile(stepped, head);
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    await indexSource(storeA, stepped, adapter, segment);
+    await appendFile(stepped, rest);
+    await indexSource(storeA, stepped, adapter, segment);
+    await indexSource(storeB, once, adapter, segment);
+    const whole = await snapshot(storeB);
+    assert.equal(whole.length, 1);
+    assert.match(whole[0]!, /\[context\] Summary: the harbour list/);
+    assert.deepEqual(await snapshot(storeA), whole);
+  } finally {
+    await storeA.close();
+    await storeB.close();
+  }
+});
+
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
   // a fixture with several exchanges, so that half of it has fewer
   const src = (await fixtureSources()).find((s) => s.path.endsWith('compaction.jsonl'));

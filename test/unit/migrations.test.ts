@@ -524,3 +524,38 @@ test('schema 25 marks the Gemini CLI sessions and Copilot Chat requests whose re
     await db.close();
   }
 });
+
+test('schema 26 keeps the ids read before the resume point, and marks the Claude Code and Qwen transcripts that repeat an id, and the Claude Code ones with a queued message taken, to be read again', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v23-seen-ids.sqlite');
+  await writeStoreAt(23, file);
+  const fixtures = path.resolve(__dirname, '../../../test/fixtures/claude-code');
+  const replayed = path.join(fixtures, 'replay-after-turn.jsonl');
+  const qwenReplayed = path.join(dir, 'chat.jsonl');
+  const qwenRecord = { type: 'user', uuid: 'q1', sessionId: 'q', message: { role: 'user', parts: [{ text: 'Rename the harbour field.' }] } };
+  writeFileSync(qwenReplayed, `${JSON.stringify(qwenRecord)}\n${JSON.stringify({ ...qwenRecord, parentUuid: 'q1', uuid: 'q2' })}\n${JSON.stringify(qwenRecord)}\n`);
+  const codexReplayed = path.join(dir, 'rollout.jsonl');
+  writeFileSync(codexReplayed, readFileSync(replayed));
+  const db = await Db.open(file);
+  try {
+    const sources: Array<[string, string]> = [
+      [replayed, 'claude-code'],
+      [path.join(fixtures, 'slash-commands.jsonl'), 'claude-code'],
+      [qwenReplayed, 'qwen-code'],
+      [codexReplayed, 'codex'],
+      [path.join(dir, 'gone.jsonl'), 'claude-code'],
+      [path.join(fixtures, 'typed-while-working.jsonl'), 'claude-code'],
+    ];
+    for (const [i, [p, agent]] of sources.entries()) {
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 9)', [i + 2, p, agent]);
+    }
+    assert.equal(await migrate(db), 23);
+    const rows = await db.all<{ id: number; size: number; seen_ids: string | null }>('SELECT id, size, seen_ids FROM sources ORDER BY id');
+    // 1: the store's own source, not on disk; 3: repeats no uuid (its parentUuids name earlier records) and takes no
+    // queued message; 5: not a reader that skips repeated ids; 6: gone from disk (kept as stored); 7: a queued message taken
+    assert.deepEqual(rows.map((r) => [r.id, r.size]), [[1, 900], [2, -1], [3, 700], [4, -1], [5, 700], [6, 700], [7, -1]]);
+    assert.ok(rows.every((r) => r.seen_ids === null));
+  } finally {
+    await db.close();
+  }
+});

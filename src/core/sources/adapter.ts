@@ -19,6 +19,11 @@ export interface ParseInput {
    * after it) continue. The adapter takes it over (it may change it).
    */
   readonly replay?: unknown;
+  /**
+   * For an adapter that `skipsRepeatedIds`, when parsing resumes mid-file: the ids of the records before the resume
+   * point (the last parse's `idsBefore` there), so a record written again after it is skipped as in a whole read.
+   */
+  readonly seenIds?: readonly string[];
 }
 
 export interface ParseOutput {
@@ -27,6 +32,8 @@ export interface ParseOutput {
   readonly skipped: readonly SkippedLine[];
   /** A log replayed to the end of the lines (its whole state so far), to continue from when it only grows. */
   readonly replay?: unknown;
+  /** An adapter that `skipsRepeatedIds`: the ids of the records on lines before `offset`, for a parse resumed there. */
+  readonly idsBefore?: (offset: number) => readonly string[];
 }
 
 /** One conversation's records as a database holds them; its id is the session id its conversation gets. */
@@ -73,6 +80,12 @@ export interface SourceAdapter {
    * when its parse returns its `replay` and the log only grew, from where that replay ended.
    */
   readonly replaysLog?: boolean;
+  /**
+   * A JSONL transcript whose records carry ids, a record written again under an id read before being skipped (a
+   * resumed session's replay): a parse resumed mid-file is given the ids of the lines before its resume point
+   * (ParseInput.seenIds, kept with the source's state); a state stored without them is read whole again.
+   */
+  readonly skipsRepeatedIds?: boolean;
   /**
    * Files in the transcript's folder the parse also reads (Cline's `ui_messages.json`, `task_metadata.json`; for
    * Kiro's `<id>.jsonl` its `<id>.json`, for Factory Droid's its `<id>.settings.json`, named from the transcript's), or near it by a relative name (Kimi Code's

@@ -3,6 +3,7 @@ import type { ConversationMeta, LineRange, Message, MessageKind, ToolCall, ToolR
 import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
 import { appendText, hasContent, newMessage } from './message';
+import { RecordIds } from './recordIds';
 
 /**
  * Claude Code sessions: `~/.claude/projects/<enc>/<sessionId>.jsonl`, one record per line.
@@ -41,6 +42,21 @@ const NOTIFICATION_PREFIX = '<task-notification>';
 const NOTIFICATION_SUMMARY = /<summary>([\s\S]*?)<\/summary>/gu;
 /** Claude Code's plan mode: the plan is this call's `plan` input, the answer of the exchange (distill/exitPlan.ts). */
 const PLAN_TOOL = 'ExitPlanMode';
+/**
+ * A message typed while the model works is queued: a `queue-operation` record `enqueue` with its text, then one record
+ * saying what became of it. `dequeue`: sent as the next turn, and written again as a user line. `remove`: taken into
+ * the running turn (appended to the next tool result) and, in the versions of the shared corpus (2.0.64–2.1.7), written
+ * nowhere else, though the model acts on it: a prompt of the exchange open (model.ts `taken`). `popAll`: the person
+ * interrupted and the queue went back to the input box, not to the model. A task's report (`<task-notification>`,
+ * `<bash-notification>`), a slash command and NOT_A_MESSAGE taken so are no prompt. See docs/formats.md.
+ */
+const QUEUE_OPERATION = 'queue-operation';
+/**
+ * A queued text that is no message: only redaction markers (`[REDACTED_YUBIKEY_OTP]`), or the one-time password a
+ * YubiKey types when touched (44 modhex letters): a secret gone to the wrong box, and the model goes on with its work
+ * (the corpus: 0d510331 lines 26–33).
+ */
+const NOT_A_MESSAGE = /^(?:\s*\[REDACTED[^\]\n]{0,40}\]\s*)+$|^[cbdefghijklnrtuv]{44}$/u;
 
 const REMINDER_OPEN = '<system-reminder>';
 const REMINDER_CLOSE = '</system-reminder>';
@@ -52,6 +68,7 @@ type JsonRecord = Record<string, unknown>;
 export const claudeCodeAdapter: SourceAdapter = {
   agent: 'claude-code',
   lineFormat: 'jsonl',
+  skipsRepeatedIds: true,
   matchesPath: (file) => file.endsWith('.jsonl'),
   sniff,
   probeProject,
@@ -91,7 +108,7 @@ function probeProject(head: readonly SourceLine[]): string | undefined {
 class SessionParser {
   private readonly skips = new SkipCounter();
   private readonly messages: Message[] = [];
-  private readonly seenUuids = new Set<string>();
+  private readonly seenUuids: RecordIds;
   private readonly facts = new SessionFacts();
   /**
    * Open assistant replies by API `message.id`. Claude Code writes one content block per line and may
@@ -116,8 +133,19 @@ class SessionParser {
    * is context of that exchange, as before.
    */
   private pendingNotification: PendingNotification | undefined;
+  /**
+   * The texts queued while the model works (QUEUE_OPERATION), oldest first, of the exchange open: emptied at each user
+   * line that is no tool result (where an exchange can start), and an item queued before the first message with
+   * content is left out. So the queue never outlives an exchange, and a parse resumed at an exchange's start (an
+   * appended file) begins with what a read of the whole file has there: nothing. No later line is looked at.
+   */
+  private readonly queued: string[] = [];
+  /** A message with content has been pushed (queued items count from then on). */
+  private contentSeen = false;
 
-  constructor(private readonly input: ParseInput) {}
+  constructor(private readonly input: ParseInput) {
+    this.seenUuids = new RecordIds(input.seenIds);
+  }
 
   run(): ParseOutput {
     for (const line of this.input.lines) this.consume(line);
@@ -125,7 +153,7 @@ class SessionParser {
     const messages = this.messages.filter(hasContent); // drops thinking-only replies
     const conversations =
       messages.length === 0 ? [] : [{ sourceFile: this.input.file, meta: this.buildMeta(), messages }];
-    return { conversations, skipped: this.skips.lines };
+    return { conversations, skipped: this.skips.lines, idsBefore: (offset) => this.seenUuids.before(offset) };
   }
 
   private consume(line: SourceLine): void {
@@ -134,14 +162,14 @@ class SessionParser {
     const uuid = str(rec['uuid']);
     if (uuid !== undefined) {
       // `--resume` replays earlier records with their original uuids.
-      if (this.seenUuids.has(uuid)) return this.skips.add('duplicate-uuid', line.line);
-      this.seenUuids.add(uuid);
+      if (!this.seenUuids.firstRead(uuid, line)) return this.skips.add('duplicate-uuid', line.line);
     }
     this.facts.observe(rec);
     const type = str(rec['type']);
     if (type === 'user') this.onUser(rec, line);
     else if (type === 'assistant') this.onAssistant(rec, line);
     else if (type === 'system' && rec['subtype'] === 'compact_boundary') this.summaryPending = true;
+    else if (type === QUEUE_OPERATION) this.onQueueOperation(rec, line);
     else if (type === undefined || !NON_MESSAGE_TYPES.has(type)) this.skips.add('unknown-record', line.line);
   }
 
@@ -155,6 +183,7 @@ class SessionParser {
 
     this.openReplies.clear();
     this.pendingCommand = undefined;
+    this.queued.length = 0;
     if (rec['isCompactSummary'] === true || this.summaryPending) {
       this.summaryPending = false;
       const summary = userText(content).trim();
@@ -209,6 +238,33 @@ class SessionParser {
     this.push('prompt', command.rec, command.line, command.text);
     const expansion = command.expansion;
     if (expansion) this.push('context', expansion.rec, expansion.line, expansion.text);
+  }
+
+  /**
+   * Follows the queue (QUEUE_OPERATION): a message `remove` takes into the turn is a prompt in the person's words at the
+   * `remove` line, joining the exchange open (segment.ts). An operation naming its text takes that item, else the oldest.
+   */
+  private onQueueOperation(rec: JsonRecord, line: SourceLine): void {
+    const operation = str(rec['operation']);
+    const text = (str(rec['content']) ?? '').trim();
+    if (operation === 'enqueue') {
+      if (this.hasContentSoFar()) this.queued.push(text);
+      return;
+    }
+    if (operation === 'popAll') return void (this.queued.length = 0);
+    if (operation !== 'dequeue' && operation !== 'remove') return;
+    const at = text ? this.queued.indexOf(text) : 0;
+    const taken = at >= 0 ? this.queued.splice(at, 1)[0] : undefined;
+    if (operation !== 'remove' || !taken || !isQueuedMessage(taken)) return;
+    // the lines before it are settled first, so the messages stay in the order of their lines
+    this.settleNotification(false);
+    this.flushCommand();
+    this.messages.push({ ...newMessage('prompt', line, taken, str(rec['timestamp'])), taken: true });
+  }
+
+  private hasContentSoFar(): boolean {
+    this.contentSeen ||= this.messages.some(hasContent);
+    return this.contentSeen;
   }
 
   /**
@@ -323,7 +379,7 @@ class SessionFacts {
    * Older versions write `summary` records for whole conversation chains, often several at the top of a
    * file and some about earlier files: prefer the latest one whose leaf is in this file.
    */
-  summaryTitle(uuids: ReadonlySet<string>): string | undefined {
+  summaryTitle(uuids: Pick<RecordIds, 'has'>): string | undefined {
     const own = this.summaries.filter((s) => s.leafUuid !== undefined && uuids.has(s.leafUuid));
     return (own.length ? own : this.summaries).at(-1)?.text;
   }
@@ -342,6 +398,11 @@ interface PendingCommand {
   readonly text: string;
   /** The isMeta line after it: the prompt Claude Code sent for the command (the agent's text, not the person's). */
   expansion?: { readonly rec: JsonRecord; readonly line: SourceLine; readonly text: string };
+}
+
+/** A queued text taken into the turn that is the person's message: no task report, slash command or NOT_A_MESSAGE. */
+function isQueuedMessage(text: string): boolean {
+  return text !== '' && !text.startsWith('<') && !text.startsWith('/') && !NOT_A_MESSAGE.test(text);
 }
 
 /** `/name args` from a slash command's wrapper line, or undefined for the other wrappers (outputs, caveats). */

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import type { ConversationMeta, Message, MessageKind, ToolResult } from '../model';
-import { arr, headRecords, obj, type SourceAdapter, str } from './adapter';
+import { arr, headRecords, obj, type ParseOutput, type SourceAdapter, str } from './adapter';
 import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
 import { appendText, newMessage } from './message';
+import { RecordIds } from './recordIds';
 import { diffHunkRanges } from './unifiedDiff';
 
 /**
@@ -27,6 +28,7 @@ const MAX_RESULT_CHARS = 20_000;
 export const qwenAdapter: SourceAdapter = {
   agent: 'qwen-code',
   lineFormat: 'jsonl',
+  skipsRepeatedIds: true,
   matchesPath: (file) => file.endsWith('.jsonl'),
   // Claude Code's projects hold `<project>/<session>.jsonl`, never a `chats` folder
   claimsPath: (file) => CHATS_PATH_RE.test(file),
@@ -48,14 +50,17 @@ interface ChatFacts {
 /** One pass over a chat log: consecutive model records make one reply, consecutive results one message. */
 class ChatLogParser extends JsonlConversationParser {
   private readonly facts: ChatFacts = {};
-  private readonly seen = new Set<string>();
+  private readonly seen = new RecordIds(this.input.seenIds);
+
+  override run(): ParseOutput {
+    return { ...super.run(), idsBefore: (offset) => this.seen.before(offset) };
+  }
 
   protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const uuid = str(rec['uuid']);
     if (uuid !== undefined) {
       // a resumed session may write a record again with its uuid
-      if (this.seen.has(uuid)) return this.skips.add('duplicate-uuid', line.line);
-      this.seen.add(uuid);
+      if (!this.seen.firstRead(uuid, line)) return this.skips.add('duplicate-uuid', line.line);
     }
     this.observe(rec);
     const type = str(rec['type']);

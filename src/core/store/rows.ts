@@ -19,6 +19,8 @@ export interface SourceState {
   /** Ply number of the first message at the resume point. */
   readonly resumePly: number;
   readonly resumeMeta?: ConversationMeta;
+  /** An adapter that `skipsRepeatedIds`: the ids of the records before `resumeOffset`, which the next parse starts from. */
+  readonly seenIds?: readonly string[];
   /** A partial last line is waiting for its writer to finish it. */
   readonly pendingPartial: boolean;
   readonly lastError?: string;

@@ -10,6 +10,7 @@ import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
 import { rereadPromptSources } from './promptSources';
+import { rereadQueueAndReplaySources } from './queueAndReplaySources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 
@@ -461,6 +462,16 @@ const MIGRATIONS: readonly Migration[] = [
     version: 25,
     sql: '',
     run: rereadPromptSources,
+  },
+  {
+    // A transcript appended to keeps the record ids read before its resume point (seen_ids), so a replayed record is
+    // skipped in steps as in a whole read (sources/recordIds.ts), and a Claude Code message typed while the model works
+    // and taken into its turn is a prompt (sources/claudeCode.ts): the Claude Code and Qwen Code transcripts that repeat
+    // an id and the Claude Code ones that hold a queued message taken are read again whole (queueAndReplaySources.ts);
+    // the others' next change is read whole once.
+    version: 26,
+    sql: '',
+    run: rereadQueueAndReplaySources,
   },
 ];
 

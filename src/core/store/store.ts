@@ -455,17 +455,17 @@ export class Store {
     const now = Date.now();
     const rows = await this.db.insertRows<{ id: number; path: string }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups)`,
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups, seen_ids)`,
       states.map((s) => [
         s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
         s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
-        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null,
+        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null, s.seenIds ? JSON.stringify(s.seenIds) : null,
       ]),
       `ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
          resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
-         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups
+         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups, seen_ids = excluded.seen_ids
        RETURNING id, path`,
     );
     const byPath = new Map(rows.map((r) => [r.path, r.id]));
@@ -757,6 +757,7 @@ interface SourceRow {
   pending_partial: number;
   last_error: string | null;
   record_groups: string | null;
+  seen_ids: string | null;
 }
 
 interface DetailRow {
@@ -796,6 +797,7 @@ function fromSourceRow(r: SourceRow): SourceState {
     pendingPartial: r.pending_partial === 1,
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),
     ...(r.record_groups ? { recordGroups: JSON.parse(r.record_groups) as RecordGroups } : {}),
+    ...(r.seen_ids ? { seenIds: JSON.parse(r.seen_ids) as string[] } : {}),
   };
 }
 
