@@ -96,13 +96,16 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
     if (!acceptable(detail, project)) continue;
     scored.push([detail, weight * distinctiveness(detail, stats)]);
   }
-  // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates
-  const ranked = scored
-    .sort(byScore)
-    .slice(0, 12)
-    .filter(([detail]) => input.verbatim.includes(detail))
-    .map(([detail, score]) => [detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)] as const)
-    .sort(byScore);
+  // final scores (with the repetition bonus, a scan of the verbatim each) only for the leading candidates; sorted
+  // only when there are two or more (an empty array has another map than a filled one: the sort's lookup was
+  // compiled for one and thrown away at the other)
+  if (scored.length > 1) scored.sort(byScore);
+  const ranked: Array<[string, number]> = [];
+  for (let i = 0; i < scored.length && i < 12; i++) {
+    const [detail, score] = scored[i]!;
+    if (input.verbatim.includes(detail)) ranked.push([detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)]);
+  }
+  if (ranked.length > 1) ranked.sort(byScore);
   if (ranked.length > 0) return ranked.map(([d]) => d);
   const rare = rarestWord(parts, stats);
   return rare ? [rare] : [];
