@@ -49,3 +49,14 @@ test('a pair set made again forgets the text before', () => {
   assert.equal(set.mayHold(literalKeys('h')), false);
   assert.ok(set.mayHold(literalKeys('')));
 });
+
+test('a pair set made again more times than its generations count still says only what the last text holds', () => {
+  const set = new PairSet();
+  // the first text's pairs hold the first generation; 65,535 texts later the generations start over at it
+  set.of('password=');
+  for (let i = 0; i < 0xffff; i++) set.of('nothing');
+  // the last text was 'nothing': its pairs only
+  assert.ok(set.mayHold(literalKeys('nothing')));
+  assert.equal(set.mayHold(literalKeys('password=')), false);
+  assert.equal(set.mayHold(literalKeys('=')), false);
+});
