@@ -47,13 +47,34 @@ export class OfflineDistiller implements Distiller {
     for (const input of batch) {
       if (token.isCancellationRequested) break;
       try {
-        out.push({ n: input.n, ok: true, value: distillOffline(input, stats) });
+        out.push({ n: input.n, ok: true, value: distillOffline(oneShape(input), stats) });
       } catch (err) {
         out.push({ n: input.n, ok: false, error: `offline distiller: ${(err as Error).message}` });
       }
     }
     return out;
   }
+}
+
+/**
+ * The input with every field in one place, `project` and `title` too when it has none (undefined): inputs come in
+ * four shapes (with or without each), and the distiller's functions, compiled for the shapes they had seen, were
+ * thrown away and compiled again for each new one (`--trace-deopt`: "wrong map" at `input.project`). What is read is
+ * the same.
+ */
+function oneShape(e: DistillInput): DistillInput {
+  return {
+    n: e.n,
+    exchangeId: e.exchangeId,
+    agent: e.agent,
+    project: e.project,
+    title: e.title,
+    plyStart: e.plyStart,
+    plyEnd: e.plyEnd,
+    prompt: e.prompt,
+    verbatim: e.verbatim,
+    filesTouched: e.filesTouched,
+  } as DistillInput;
 }
 
 export function distillOffline(input: DistillInput, stats: WordRarity): DistilledExchange {

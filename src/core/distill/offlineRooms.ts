@@ -106,7 +106,9 @@ export function fileLabel(path: string): string {
 }
 
 function workflowRoom(prompt: string, parts: readonly VerbatimPart[]): RoomAssignment | undefined {
-  const lines = parts.filter((p) => p.kind === 'tool').map((p) => p.text);
+  // (pushed into a literal: see nameRooms)
+  const lines: string[] = [];
+  for (const p of parts) if (p.kind === 'tool') lines.push(p.text);
   const errors = parts.filter((p) => p.kind === 'error').length;
   let best: { w: Workflow; hits: number } | undefined;
   for (const w of WORKFLOWS) {
@@ -178,7 +180,11 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     let keysAt = -1;
     let keys: readonly string[] | null = null;
     const keysOf = (at: number): readonly string[] | null => {
-      if (keysAt !== at) [keysAt, keys] = [at, plainKeyWords(seq[at]!.surface)];
+      // (two assignments, not a pair: a pair of a number and an array was a new array each time, of another map)
+      if (keysAt !== at) {
+        keys = plainKeyWords(seq[at]!.surface);
+        keysAt = at;
+      }
       return keys;
     };
     for (let i = 0; i < seq.length; i++) {
@@ -259,7 +265,10 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
 function nameRooms(themes: ReadonlyMap<string, Theme>): { dropped: Set<string>; keyedBy: Map<string, string> } {
   const dropped = new Set<string>();
   const keyedBy = new Map<string, string>();
-  const phrases = [...themes].filter(([, t]) => t.words > 1).map(([key, t]) => ({ key, t, tokens: new Set(key.split('_')) }));
+  // (pushed into a literal, not filtered and mapped: an array that map makes empty has another map than a filled
+  // one, and the code compiled for one was thrown away at the other; a literal's arrays keep the kind it last held)
+  const phrases: Array<{ key: string; t: Theme; tokens: Set<string> }> = [];
+  for (const [key, t] of themes) if (t.words > 1) phrases.push({ key, t, tokens: new Set(key.split('_')) });
   for (const [key, t] of themes) {
     if (t.words > 1) continue;
     const tokens = key.split('_');

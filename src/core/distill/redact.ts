@@ -1,4 +1,5 @@
 import { CALL_RULES, GENERIC_RULES, PASSWORD_RULES, SID_RULES } from './contextRules';
+import { literalKeys, PairSet } from './pairSet';
 import { holdsKeyBody, KEY_BLOCK, KEY_BLOCK_CUT_OPEN, redactKeyTails } from './privateKeys';
 import { isNotLiteral, isReference, marker, type Rule, type SecretKind } from './secretRule';
 
@@ -165,6 +166,8 @@ interface Step {
   readonly pass: ((text: string, marker: string) => { text: string; count: number }) | undefined;
   readonly re: RegExp | undefined;
   readonly needs: readonly string[] | undefined;
+  /** Each literal of `needs`' keys in a PairSet (pairSet.ts). */
+  readonly needKeys: readonly Int32Array[] | undefined;
   /** Whether `needs` is looked for in the lower-cased text (the pattern ignores case). */
   readonly lower: boolean;
   readonly replace: ((marker: string, ...groups: string[]) => string | undefined) | undefined;
@@ -173,26 +176,53 @@ interface Step {
 
 const STEPS: readonly Step[] = [...RULES, ...GENERIC_RULES].map((rule) =>
   'pass' in rule
-    ? { kind: rule.kind, marker: marker(rule.kind), pass: rule.pass, re: undefined, needs: undefined, lower: false, replace: undefined, resumeAt: undefined }
-    : { kind: rule.kind, marker: marker(rule.kind), pass: undefined, re: rule.re, needs: rule.needs, lower: rule.re.ignoreCase, replace: rule.replace, resumeAt: rule.resumeAt },
+    ? { kind: rule.kind, marker: marker(rule.kind), pass: rule.pass, re: undefined, needs: undefined, needKeys: undefined, lower: false, replace: undefined, resumeAt: undefined }
+    : { kind: rule.kind, marker: marker(rule.kind), pass: undefined, re: rule.re, needs: rule.needs, needKeys: rule.needs?.map(literalKeys), lower: rule.re.ignoreCase, replace: rule.replace, resumeAt: rule.resumeAt },
 );
 
-/** Whether `text` holds one of `literals`. */
-function holdsAny(text: string, literals: readonly string[]): boolean {
-  for (const literal of literals) if (text.includes(literal)) return true;
+/**
+ * Whether `text` holds one of `literals`: looked for only where `pairs` (the text's, pairSet.ts) has each of the
+ * literal's pairs of characters (most of the rules' literals are in no text, and each was a scan of the whole text).
+ */
+function holdsAny(text: string, pairs: PairSet, literals: readonly string[], keys: readonly Int32Array[]): boolean {
+  for (let i = 0; i < literals.length; i++) if (pairs.mayHold(keys[i]!) && text.includes(literals[i]!)) return true;
   return false;
 }
+
+/** The pairs of the text being redacted and of its lower case (redactSecrets calls nothing that redacts again). */
+const textPairs = new PairSet();
+const lowerPairs = new PairSet();
 
 export function redactSecrets(text: string): RedactionResult {
   const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
-  // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement)
+  // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement), and
+  // whether textPairs and lowerPairs are those of out and of lower
   let lower: string | undefined;
+  let outPaired = false;
+  let lowerPaired = false;
   for (const step of STEPS) {
-    if (step.needs !== undefined && !holdsAny(step.lower ? (lower ??= out.toLowerCase()) : out, step.needs)) continue;
+    if (step.needs !== undefined) {
+      let holds: boolean;
+      if (step.lower) {
+        lower ??= out.toLowerCase();
+        if (!lowerPaired) lowerPairs.of(lower);
+        lowerPaired = true;
+        holds = holdsAny(lower, lowerPairs, step.needs, step.needKeys!);
+      } else {
+        if (!outPaired) textPairs.of(out);
+        outPaired = true;
+        holds = holdsAny(out, textPairs, step.needs, step.needKeys!);
+      }
+      if (!holds) continue;
+    }
     const r = step.pass !== undefined ? step.pass(out, step.marker) : replaceSecrets(out, step);
-    if (r.text !== out) lower = undefined;
+    if (r.text !== out) {
+      lower = undefined;
+      outPaired = false;
+      lowerPaired = false;
+    }
     out = r.text;
     if (r.count > 0) found[step.kind] = (found[step.kind] ?? 0) + r.count;
     count += r.count;

@@ -40,7 +40,12 @@ export function splitVerbatim(verbatim: string): VerbatimPart[] {
     else if (parts.length > 0) parts[parts.length - 1]!.lines.push(line);
     else parts.push({ kind: 'other', lines: [line] });
   }
-  return parts
-    .map((p) => ({ kind: p.kind, text: dropCutMarks(p.lines.join('\n')).trim() }))
-    .filter((p) => p.text.length > 0);
+  // (pushed into a literal, not mapped and filtered: the callers' lists then have one map, whichever path of map
+  // made them, and code compiled for them is not thrown away at another)
+  const out: VerbatimPart[] = [];
+  for (const p of parts) {
+    const text = dropCutMarks(p.lines.join('\n')).trim();
+    if (text.length > 0) out.push({ kind: p.kind, text });
+  }
+  return out;
 }
