@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { blankBetween, endsSentence, joinedBetween } from '../../src/core/distill/gaps';
 import { phraseConceptKey, normaliseKey } from '../../src/core/roomKey';
+import { seededText } from './helpers';
 
 /** The patterns gaps.ts reads in place, as offlineRooms.ts tested them on the slice before. */
 const BLANK_RE = /^[ \t]+$/;
@@ -11,15 +12,7 @@ const ENDS_RE = /[.!?:\n][^\p{L}\p{N}]*$/u;
 /** Characters of every kind the gaps tell apart: ASCII, other scripts' letters and digits, astral letters and digits, lone surrogates. */
 const CHARS = [' ', '\t', '\n', '.', '!', '?', ':', ',', '-', '‐', '‑', '—', '_', '(', '"', 'a', 'Z', '0', '9', 'é', 'ж', '٣', '…', '★', '\u0301', '𝑥', '𝟎', '😀', '\ud835', '\udc65'];
 
-function randomText(seed: number, length: number): string {
-  let x = seed;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    out += CHARS[x % CHARS.length];
-  }
-  return out;
-}
+const randomText = (seed: number, length: number): string => seededText(CHARS, seed, length);
 
 test('the gaps read in place answer as their patterns do on the slice, for every range of varied texts', () => {
   for (let seed = 1; seed <= 60; seed++) {

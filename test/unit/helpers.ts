@@ -150,3 +150,14 @@ export async function storeConversation(store: Store, session: string, messages:
     [session],
   );
 }
+
+/** A text of `length` pieces drawn from `pieces` by a seeded generator: the same seed, the same text, on every run. */
+export function seededText(pieces: readonly string[], seed: number, length: number): string {
+  let x = seed;
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    out += pieces[x % pieces.length];
+  }
+  return out;
+}

@@ -420,13 +420,7 @@ test('schema 23 marks the Codex rollouts whose outputs hold the exec header to b
       ['/t/claude.jsonl', 'claude-code', '[result] Wall time: 2 seconds\n[result] Command: ls'],
       ['/t/session-a.json', 'gemini', '[tool] run_shell_command ls\n\n[result] Command: ls\nWall time: 1 seconds'],
     ];
-    for (const [i, [p, agent, verbatim]] of sources.entries()) {
-      const id = i + 2;
-      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
-      await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
-      await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
-        VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
-    }
+    await insertSourcesWithExchange(db, sources);
     assert.equal(await migrate(db), 22);
     const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
     // the legacy rollout has no header; the Claude Code transcript and the Gemini session are no Codex rollouts
@@ -454,13 +448,7 @@ test('schema 24 marks the sources whose exchanges hold an agent\'s plan call to 
       ['/t/export.json', 'copilot', '[tool] manage_todo_list {"operation":"write","todoList":[]}'],
       ['/t/other.jsonl', 'claude-code', 'Assistant: I used TodoWrite to track it.\n[tool] Bash echo update_plan'],
     ];
-    for (const [i, [p, agent, verbatim]] of sources.entries()) {
-      const id = i + 2;
-      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
-      await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
-      await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
-        VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
-    }
+    await insertSourcesWithExchange(db, sources);
     assert.equal(await migrate(db), 23);
     const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
     // a tool named in what was said, or in another tool's input, is no plan call
@@ -559,3 +547,14 @@ test('schema 26 keeps the ids read before the resume point, and marks the Claude
     await db.close();
   }
 });
+
+/** One source each (ids from 2, read to byte 700) with one conversation and one exchange whose verbatim follows a prompt. */
+async function insertSourcesWithExchange(db: Db, sources: ReadonlyArray<readonly [path: string, agent: string, verbatim: string]>): Promise<void> {
+  for (const [i, [p, agent, verbatim]] of sources.entries()) {
+    const id = i + 2;
+    await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [id, p, agent]);
+    await db.run(`INSERT INTO conversations(id, source_id, agent, session_id, line) VALUES ('c${id}', ${id}, '${agent}', 's${id}', 1)`);
+    await db.run(`INSERT INTO exchanges(n, id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start, prompt, verbatim)
+      VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
+  }
+}

@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { literalKeys, PairSet } from '../../src/core/distill/pairSet';
 import { redactionRules } from '../../src/core/distill/redact';
+import { seededText } from './helpers';
 
 /** Characters whose low bytes collide (a, ġ U+0121... ) and the redaction literals' own, so the set's sharing is exercised. */
 const CHARS = ['a', 'k', 'e', 'y', 's', '-', '_', '=', ':', '/', 'A', 'K', 'I', ' ', '\n', 'ġ', 'š', 'ſ', 'K', 'İ', '😀', 'ā', 'Ǡ'];
 
-function randomText(seed: number, length: number): string {
-  let x = seed;
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    out += CHARS[x % CHARS.length];
-  }
-  return out;
-}
+const randomText = (seed: number, length: number): string => seededText(CHARS, seed, length);
 
 test('a text holds a literal only where its pair set may hold it: literals are found as by a scan for each', () => {
   const literals = [...new Set(redactionRules().flatMap((r) => ('needs' in r && r.needs ? r.needs : [])))];
