@@ -159,21 +159,7 @@ test('a Claude Code session read after every line it writes gives the exchanges 
   const fixture = path.join(FIXTURES, 'claude-code', 'task-notifications.jsonl');
   const adapter = ADAPTERS.find((a) => a.agent === 'claude-code')!;
   const lines = (await readFile(fixture, 'utf8')).split(/(?<=\n)/u);
-  const dir = tempDir();
-  const stepped = path.join(dir, 'stepped', 'session.jsonl');
-  const once = path.join(dir, 'once', 'session.jsonl');
-  await mkdir(path.dirname(stepped), { recursive: true });
-  await mkdir(path.dirname(once), { recursive: true });
-  await copyFile(fixture, once);
-  await writeFile(stepped, '');
-  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
-  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
-  try {
-    for (const line of lines) {
-      await appendFile(stepped, line);
-      await indexSource(storeA, stepped, adapter, segment);
-    }
-    await indexSource(storeB, once, adapter, segment);
+  await inStepsAndOnce(adapter, 'session.jsonl', lines, async (storeA, storeB) => {
     const prompts = async (s: Store): Promise<string[]> =>
       Promise.all((await s.listExchanges()).map(async (e) => {
         const x = (await s.getExchange(e.exchangeId))!;
@@ -183,11 +169,36 @@ test('a Claude Code session read after every line it writes gives the exchanges 
     assert.deepEqual((await prompts(storeA)).sort(), [...whole].sort());
     assert.ok(whole.includes('8-10 Agent "Poem about Thai red curry" completed'), whole.join('\n'));
     assert.deepEqual(await snapshot(storeA), await snapshot(storeB));
+  });
+});
+
+/**
+ * A transcript written in `pieces`, indexed after each one (the first store), and the same file indexed once when whole
+ * (the second), each in its own folder under the same relative path `rel` (a reader may match on the path); `check`
+ * compares the two stores, which are closed after it.
+ */
+async function inStepsAndOnce(adapter: SourceAdapter, rel: string, pieces: readonly string[], check: (stepped: Store, once: Store) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const stepped = path.join(dir, 'stepped', rel);
+  const once = path.join(dir, 'once', rel);
+  await mkdir(path.dirname(stepped), { recursive: true });
+  await mkdir(path.dirname(once), { recursive: true });
+  await writeFile(once, pieces.join(''));
+  await writeFile(stepped, '');
+  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
+  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
+  try {
+    for (const piece of pieces) {
+      await appendFile(stepped, piece);
+      await indexSource(storeA, stepped, adapter, segment);
+    }
+    await indexSource(storeB, once, adapter, segment);
+    await check(storeA, storeB);
   } finally {
     await storeA.close();
     await storeB.close();
   }
-});
+}
 
 /** Skipped lines of a store: line and reason, in order. */
 async function skips(store: Store): Promise<string[]> {
@@ -198,21 +209,7 @@ test('every line-format fixture read after every line written gives the exchange
   for (const src of (await fixtureSources()).filter((s) => s.adapter.lineFormat === 'jsonl')) {
     const rel = path.relative(FIXTURES, src.path);
     const lines = (await readFile(src.path, 'utf8')).split(/(?<=\n)/u);
-    const dir = tempDir();
-    const stepped = path.join(dir, 'stepped', rel);
-    const once = path.join(dir, 'once', rel);
-    await mkdir(path.dirname(stepped), { recursive: true });
-    await mkdir(path.dirname(once), { recursive: true });
-    await copyFile(src.path, once);
-    await writeFile(stepped, '');
-    const storeA = await Store.open(path.join(dir, 'a.sqlite'));
-    const storeB = await Store.open(path.join(dir, 'b.sqlite'));
-    try {
-      for (const line of lines) {
-        await appendFile(stepped, line);
-        await indexSource(storeA, stepped, src.adapter, segment);
-      }
-      await indexSource(storeB, once, src.adapter, segment);
+    await inStepsAndOnce(src.adapter, rel, lines, async (storeA, storeB) => {
       const norm = async (s: Store): Promise<string[]> =>
         (await snapshot(s)).map((j) => {
           const o = JSON.parse(j) as Record<string, unknown>;
@@ -223,10 +220,7 @@ test('every line-format fixture read after every line written gives the exchange
       assert.deepEqual(await norm(storeA), await norm(storeB), `${rel}: stepped != once`);
       assert.deepEqual(await skips(storeA), await skips(storeB), `${rel}: skipped lines`);
       assert.equal((await storeA.stats()).droppedExchanges, (await storeB.stats()).droppedExchanges, `${rel}: dropped`);
-    } finally {
-      await storeA.close();
-      await storeB.close();
-    }
+    });
   }
 });
 
@@ -243,29 +237,13 @@ test('a last line read without its newline that grows into another line is read 
   ].join('\n') + '\n';
   const third = record('user', 'u2', 'Check the panel as well.');
   const rest = `${record('user', 'u3', 'and the legend')}\n${record('assistant', 'a2', said('The panel and its legend both draw from the one layer now, and each tile is fetched once.'))}\n`;
-  const dir = tempDir();
-  const stepped = path.join(dir, 'stepped', 'session.jsonl');
-  const once = path.join(dir, 'once', 'session.jsonl');
-  await mkdir(path.dirname(stepped), { recursive: true });
-  await mkdir(path.dirname(once), { recursive: true });
-  await writeFile(once, head + third + rest);
-  await writeFile(stepped, head + third);
-  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
-  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
-  try {
-    await indexSource(storeA, stepped, adapter, segment);
-    await appendFile(stepped, rest);
-    await indexSource(storeA, stepped, adapter, segment);
-    await indexSource(storeB, once, adapter, segment);
+  await inStepsAndOnce(adapter, 'session.jsonl', [head + third, rest], async (storeA, storeB) => {
     const ranges = async (s: Store): Promise<string[]> => (await s.listExchanges()).map((e) => `${e.lineStart}-${e.lineEnd}`);
     assert.deepEqual(await ranges(storeB), ['1-4']);
     assert.deepEqual(await ranges(storeA), await ranges(storeB));
     assert.deepEqual(await snapshot(storeA), await snapshot(storeB));
     assert.deepEqual(await skips(storeA), await skips(storeB));
-  } finally {
-    await storeA.close();
-    await storeB.close();
-  }
+  });
 });
 
 test('a file whose first message is a compaction summary read in steps reads it as the summary, as one read does', async () => {
@@ -278,28 +256,12 @@ test('a file whose first message is a compaction summary read in steps reads it 
     JSON.stringify({ ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'Summary: the harbour list was paginated, 20 a page, with a load more button.' } }),
   ].join('\n') + '\n';
   const rest = JSON.stringify({ ...base, type: 'assistant', uuid: 'a1', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'Picking up from the summary: the page size now comes from the settings file, 20 by default.' }] } }) + '\n';
-  const dir = tempDir();
-  const stepped = path.join(dir, 'stepped', 'session.jsonl');
-  const once = path.join(dir, 'once', 'session.jsonl');
-  await mkdir(path.dirname(stepped), { recursive: true });
-  await mkdir(path.dirname(once), { recursive: true });
-  await writeFile(once, head + rest);
-  await writeFile(stepped, head);
-  const storeA = await Store.open(path.join(dir, 'a.sqlite'));
-  const storeB = await Store.open(path.join(dir, 'b.sqlite'));
-  try {
-    await indexSource(storeA, stepped, adapter, segment);
-    await appendFile(stepped, rest);
-    await indexSource(storeA, stepped, adapter, segment);
-    await indexSource(storeB, once, adapter, segment);
+  await inStepsAndOnce(adapter, 'session.jsonl', [head, rest], async (storeA, storeB) => {
     const whole = await snapshot(storeB);
     assert.equal(whole.length, 1);
     assert.match(whole[0]!, /\[context\] Summary: the harbour list/);
     assert.deepEqual(await snapshot(storeA), whole);
-  } finally {
-    await storeA.close();
-    await storeB.close();
-  }
+  });
 });
 
 test('a truncated (rewritten) file is re-parsed whole and its old exchanges replaced', async () => {
