@@ -168,14 +168,26 @@ const ZERO_BASED_OFFSET = new Set(['read_file', 'read']);
 function readRange(tool: string, input: Record<string, unknown>): LineRange[] {
   const offset = input['offset'];
   const limit = input['limit'];
-  if (typeof offset === 'number' && typeof limit === 'number' && limit > 0) {
-    const start = Math.max(1, ZERO_BASED_OFFSET.has(tool) ? offset + 1 : offset);
-    return [{ start, end: start + limit - 1 }];
+  if (typeof limit === 'number' && limit > 0) {
+    // without an offset every one of these tools reads from the file's first line (Gemini CLI's read_file before
+    // 0.31: offset 0 by default, read-file.ts; Claude Code's Read, OpenCode's read)
+    if (offset === undefined) return [{ start: 1, end: limit }];
+    if (typeof offset === 'number') {
+      const start = Math.max(1, ZERO_BASED_OFFSET.has(tool) ? offset + 1 : offset);
+      return [{ start, end: start + limit - 1 }];
+    }
   }
   // Copilot's read_file: 1-based inclusive lines
   const start = input['startLine'];
   const end = input['endLine'];
   if (typeof start === 'number' && typeof end === 'number' && end >= start) return [{ start: Math.max(1, start), end }];
+  // Gemini CLI's read_file since 0.31: `start_line`, `end_line`, 1-based inclusive, the first line when no start is
+  // given; a start without an end reads to the file's end or 2,000 lines on, which the call does not say
+  const endLine = input['end_line'];
+  const startLine = input['start_line'] ?? 1;
+  if (typeof startLine === 'number' && typeof endLine === 'number' && endLine >= startLine) {
+    return [{ start: Math.max(1, startLine), end: endLine }];
+  }
   // Copilot CLI's view `view_range`, Amp's Read `read_range`: [first, last], 1-based; a last of -1 reads to the end (unknown)
   const range = input['view_range'] ?? input['read_range'];
   if (Array.isArray(range) && typeof range[0] === 'number' && typeof range[1] === 'number' && range[1] >= range[0]) {

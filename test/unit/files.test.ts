@@ -42,6 +42,35 @@ test('tool inputs give read/edit/write with line ranges from structured patches 
   ]);
 });
 
+test("a read's lines without an offset: read_file's, Read's and read's limit alone, read_file's start_line/end_line (Gemini CLI 0.31+)", () => {
+  const files = extractFiles(
+    [
+      msg('reply', '', {
+        toolCalls: [
+          // Gemini CLI before 0.31: offset 0 unless given
+          { name: 'read_file', input: { file_path: '/home/dev/shop/src/a.ts', limit: 40 } },
+          { name: 'Read', input: { file_path: '/home/dev/shop/src/b.ts', limit: 25 } },
+          { name: 'read', input: { filePath: '/home/dev/shop/src/c.ts', limit: 10 } },
+          // since 0.31: 1-based, inclusive
+          { name: 'read_file', input: { file_path: '/home/dev/shop/src/d.ts', start_line: 120, end_line: 180 } },
+          { name: 'read_file', input: { file_path: '/home/dev/shop/src/e.ts', end_line: 30 } },
+          // a start without an end: to the file's end or 2,000 lines on, which the call does not say
+          { name: 'read_file', input: { file_path: '/home/dev/shop/src/f.ts', start_line: 50 } },
+        ],
+      }),
+    ],
+    ctx,
+  );
+  assert.deepEqual(files, [
+    { path: 'src/a.ts', how: 'read', lines: [{ start: 1, end: 40 }] },
+    { path: 'src/b.ts', how: 'read', lines: [{ start: 1, end: 25 }] },
+    { path: 'src/c.ts', how: 'read', lines: [{ start: 1, end: 10 }] },
+    { path: 'src/d.ts', how: 'read', lines: [{ start: 120, end: 180 }] },
+    { path: 'src/e.ts', how: 'read', lines: [{ start: 1, end: 30 }] },
+    { path: 'src/f.ts', how: 'read' },
+  ]);
+});
+
 test("Copilot CLI's view_range and create, Amp's read_range, Qwen Code's absolute_path: lines read, files written", () => {
   const files = extractFiles(
     [
