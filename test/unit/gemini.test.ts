@@ -261,3 +261,148 @@ test("read_file's note to the model above a file it cut short is not the file's 
     'IMPORTANT: keep this line, it is the file',
   ]);
 });
+
+const TIDEPOOL = path.join(FIXTURES, 'gemini', 'tidepool');
+const MASKED_DOC = path.join(TIDEPOOL, 'chats', 'session-2026-03-02T10-00-7a1b2c3d.json');
+const PARENT_LOG = path.join(TIDEPOOL, 'chats', 'session-2026-05-04T08-00-5b6c7d8e.jsonl');
+const SUBAGENT_LOG = path.join(TIDEPOOL, 'chats', '5b6c7d8e-1f2a-4b3c-8d4e-5f6a7b8c9d0e', 'q8w2e4.jsonl');
+const MASK = '<tool_output_masked>';
+
+test("a masked tool output (0.29+) is read from its file in the session's tool-outputs folder; one whose file is gone says it was masked", async () => {
+  const conv = only(await parse(geminiAdapter, MASKED_DOC));
+  const results = conv.messages.flatMap((m) => m.toolResults.map((r) => r.text));
+  assert.equal(results.length, 2);
+  // the whole output: the failing test is in no preview, only in the file
+  assert.match(results[0]!, /^Command: npm test\nDirectory: \(root\)\nOutput: > tidepool@1\.4\.0 test/);
+  assert.match(results[0]!, /FAIL src\/harbour\/lowercase\.test\.ts > tideHeight > rejects the unknown station zz/);
+  assert.match(results[0]!, /Exit Code: 1/);
+  assert.ok(!results[0]!.includes(MASK) && !results[0]!.includes('Output too large'));
+  // its file is gone: said plainly, with the preview the CLI kept
+  assert.match(results[1]!, /^\[Gemini CLI masked this output to save context; its whole text was not found beside the session\]\nexport const STATION_001/);
+  assert.ok(!results[1]!.includes(MASK) && !results[1]!.includes('Full output available at'));
+  const { exchanges } = segmentConversation({ ...conv, meta: { ...conv.meta, project: '/home/dev/tidepool' } }, segment);
+  assert.deepEqual(exchanges[1]!.filesTouched, [{ path: 'src/harbour/stations.ts', how: 'read', lines: [{ start: 1, end: 59 }] }]);
+});
+
+test('a masked output\'s path is never followed: only its file name, only in the session\'s own tool-outputs folder', async () => {
+  const project = path.join(tempDir(), 'tidepool');
+  const chats = path.join(project, 'chats');
+  const sid = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  const folder = path.join(project, 'tool-outputs', `session-${sid}`);
+  await mkdir(folder, { recursive: true });
+  await mkdir(path.join(project, 'tool-outputs', 'session-other'), { recursive: true });
+  await writeFile(path.join(project, 'secret.txt'), 'the project folder: not to be read');
+  await writeFile(path.join(project, 'tool-outputs', 'session-other', 'other.txt'), "another session's: not to be read");
+  await writeFile(path.join(folder, 'kept.txt'), 'the whole output of the session');
+  const masked = (p: string): string => `${MASK}\npreview\n\nOutput too large. Full output available at: ${p}\n</tool_output_masked>`;
+  const call = (id: string, p: string): unknown => ({
+    id, name: 'run_shell_command', args: { command: 'ls' }, status: 'success',
+    result: [{ functionResponse: { id, name: 'run_shell_command', response: { output: masked(p) } } }],
+  });
+  const doc = {
+    sessionId: sid, projectHash: 'a'.repeat(64), startTime: '2026-03-02T10:00:00.000Z',
+    messages: [
+      { id: 'u1', type: 'user', content: 'list the harbour folder' },
+      {
+        id: 'g1', type: 'gemini', content: '', toolCalls: [
+          call('c1', `${folder}/../../secret.txt`),
+          call('c2', '/etc/passwd'),
+          call('c3', `${path.dirname(folder)}/session-other/other.txt`),
+          call('c4', `/somewhere/else/tool-outputs/session-${sid}/kept.txt`),
+        ],
+      },
+    ],
+  };
+  const file = path.join(chats, 'session-2026-03-02T10-00-7a1b2c3d.json');
+  await mkdir(chats, { recursive: true });
+  await writeFile(file, JSON.stringify(doc, null, 2));
+  const texts = only(await parse(geminiAdapter, file)).messages.flatMap((m) => m.toolResults.map((r) => r.text));
+  const notFound = '[Gemini CLI masked this output to save context; its whole text was not found beside the session]\npreview';
+  // `secret.txt` and `other.txt` are looked for in this session's folder, where they are not; `passwd` is no output file
+  assert.deepEqual(texts, [notFound, notFound, notFound, 'the whole output of the session']);
+});
+
+test('a log that writes a record again with its outputs masked keeps the whole outputs of its earlier version', async () => {
+  const conv = only(await parse(geminiLogAdapter, PARENT_LOG));
+  const build = conv.messages.flatMap((m) => m.toolResults).find((r) => r.toolUseId === 'run_shell_command-1777880600000-0');
+  assert.ok(build);
+  assert.match(build.text, /compiled src\/module20\.ts/, 'a line the masked preview left out');
+  assert.ok(!build.text.includes(MASK));
+  // the subagent's call and its report are the parent's; what the subagent did is not
+  const report = conv.messages.flatMap((m) => m.toolResults).find((r) => r.toolUseId === 'codebase_investigator-1777880460000-0');
+  assert.match(report!.text, /^Subagent 'codebase_investigator' finished\./);
+  assert.ok(!conv.messages.some((m) => m.toolCalls.some((c) => c.name === 'read_file' || c.name === 'complete_task')));
+});
+
+test("a subagent's chat (0.37+: chats/<parent session>/<id>.jsonl) is found and read as a conversation of its own, marked with its parent", async () => {
+  const conv = only(await parse(geminiLogAdapter, SUBAGENT_LOG));
+  assert.equal(conv.meta.sessionId, '5b6c7d8e-1f2a-4b3c-8d4e-5f6a7b8c9d0e/q8w2e4');
+  assert.equal(conv.meta.isSubagent, true);
+  assert.equal(conv.meta.parentSessionId, '5b6c7d8e-1f2a-4b3c-8d4e-5f6a7b8c9d0e');
+  assert.equal(conv.meta.model, 'gemini-3-flash-preview');
+  assert.deepEqual(conv.messages.map((m) => m.kind), ['prompt', 'reply', 'tool-results', 'reply', 'tool-results']);
+  assert.match(conv.messages[0]!.text, /<objective>\nFind why lowercase harbour codes make tideHeight return NaN/);
+  const { exchanges } = segmentConversation({ ...conv, meta: { ...conv.meta, project: '/home/dev/tidepool' } }, segment);
+  assert.deepEqual(exchanges[0]!.filesTouched, [{ path: 'src/harbour/tides.ts', how: 'read', lines: [{ start: 1, end: 40 }] }]);
+
+  const options = { workspaceRoots: [], claudeRoots: [], codexRoots: [], agentRoots: [], extraRoots: [TIDEPOOL] };
+  const found = await discoverSources({ ...options, includeSubagents: true });
+  assert.deepEqual(found.map((s) => [path.relative(TIDEPOOL, s.path), s.adapter.agent, s.adapter.lineFormat]), [
+    [path.join('chats', '5b6c7d8e-1f2a-4b3c-8d4e-5f6a7b8c9d0e', 'q8w2e4.jsonl'), 'gemini', 'jsonl'],
+    [path.join('chats', 'session-2026-03-02T10-00-7a1b2c3d.json'), 'gemini', 'json'],
+    [path.join('chats', 'session-2026-05-04T08-00-5b6c7d8e.jsonl'), 'gemini', 'jsonl'],
+  ]);
+  const withoutSubagents = await discoverSources({ ...options, includeSubagents: false });
+  assert.deepEqual(withoutSubagents.map((s) => path.basename(s.path)), ['session-2026-03-02T10-00-7a1b2c3d.json', 'session-2026-05-04T08-00-5b6c7d8e.jsonl']);
+
+  // indexed together, each exchange is in one conversation only: the subagent's work in its own, the parent's call in the parent's
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    for (const s of found) await indexSource(store, s.path, s.adapter, segment, '/home/dev/tidepool');
+    const rows = await store.listExchanges();
+    const of = (file: string): string[] => rows.filter((r) => path.basename(r.file) === file).map((r) => r.prompt);
+    assert.deepEqual(of('q8w2e4.jsonl'), [conv.messages[0]!.text]);
+    assert.deepEqual(of('session-2026-05-04T08-00-5b6c7d8e.jsonl'), [
+      'investigate why lowercase harbour codes give NaN before changing anything', 'upper-case it first, then build', 'and the changelog?',
+    ]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a 0.31-0.36 subagent's chat beside its parent's carries the parent's session id: its own is the parent's and its file's", async () => {
+  const file = path.join(tempDir(), 'chats', 'session-2026-03-10T09-05-7a1b2c3d.json');
+  await mkdir(path.dirname(file), { recursive: true });
+  const doc = {
+    sessionId: '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', projectHash: 'a'.repeat(64), startTime: '2026-03-10T09:05:00.000Z', kind: 'subagent',
+    messages: [
+      { id: 'u1', type: 'user', content: [{ text: 'Get Started!' }] },
+      { id: 'g1', type: 'gemini', content: 'The harbour module keys its stations by upper-case code.' },
+    ],
+  };
+  await writeFile(file, JSON.stringify(doc, null, 2));
+  const conv = only(await parse(geminiAdapter, file));
+  assert.equal(conv.meta.sessionId, '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d/session-2026-03-10T09-05-7a1b2c3d');
+  assert.equal(conv.meta.isSubagent, true);
+  assert.equal(conv.meta.parentSessionId, '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d');
+  // the main session's own document is not a subagent's
+  await writeFile(file, JSON.stringify({ ...doc, kind: 'main' }, null, 2));
+  const main = only(await parse(geminiAdapter, file));
+  assert.deepEqual([main.meta.sessionId, main.meta.isSubagent], ['7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', false]);
+});
+
+test("newer logs record whole turns (geminiChat.ts): a tool's response as a user record and a turn's thought part are no one's text", async () => {
+  const lines = [
+    JSON.stringify({ sessionId: 's', projectHash: 'a'.repeat(64), startTime: '2026-08-01T10:00:00.000Z', kind: 'main' }),
+    JSON.stringify({ id: 'u1', type: 'user', content: [{ text: 'describe the harbour chart image' }] }),
+    JSON.stringify({ id: 'g1', type: 'gemini', content: [{ functionCall: { id: 'r1', name: 'read_file', args: { file_path: 'chart.png' } } }] }),
+    JSON.stringify({ id: 'u2', type: 'user', content: [{ functionResponse: { id: 'r1', name: 'read_file', response: { output: 'Binary content provided (1 item).' } } }] }),
+    JSON.stringify({ id: 'g2', type: 'gemini', content: [{ text: 'Binary content received. Proceeding with analysis.', thought: true, thoughtSignature: 'x' }] }),
+    JSON.stringify({ id: 'g3', type: 'gemini', content: [{ text: 'The chart shows two high tides, at 06:10 and 18:32.' }] }),
+  ];
+  const conv = only(await parse(geminiLogAdapter, '/tmp/session-z.jsonl', Buffer.from(lines.join('\n') + '\n')));
+  assert.deepEqual(conv.messages.map((m) => [m.kind, m.text]), [
+    ['prompt', 'describe the harbour chart image'],
+    ['reply', 'The chart shows two high tides, at 06:10 and 18:32.'],
+  ]);
+});

@@ -10,6 +10,7 @@ import {
   defaultOpenHandsRoots, defaultKimiRoots, defaultWarpRoots, defaultAntigravityRoots, defaultJunieRoots,
 } from './agentRoots';
 import { crushDatabasesListedIn, isCrushDatabase, isCrushRegistry, isDefaultCrushDatabase } from './crush';
+import { isGeminiSubagentPath } from './gemini';
 import { isGooseDatabase } from './goose';
 import { readHead } from './head';
 import { isJunieSessionDir } from './junie';
@@ -232,7 +233,7 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
 }
 
 function isSubagentPath(file: string): boolean {
-  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file)) || isKimiSubagent(file);
+  return /[\\/]subagents[\\/]/.test(file) || /^agent-[0-9a-f]+\.jsonl$/.test(path.basename(file)) || isKimiSubagent(file) || isGeminiSubagentPath(file);
 }
 
 /**
