@@ -558,3 +558,55 @@ async function insertSourcesWithExchange(db: Db, sources: ReadonlyArray<readonly
       VALUES (?, ?, ?, ?, 0, 0, 1, 1, 9, 0, 'hello', ?)`, [id + 10, `ex-${id}`, `c${id}`, id, `User: hello\n${verbatim}`]);
   }
 }
+
+test("schema 27 marks the sources holding a read's limit or line range, and the Gemini CLI sessions with a masked output, a subagent's chat or a whole message list written again, to be read again, and only those", async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'v26-read-lines.sqlite');
+  await writeStoreAt(26, file);
+  const write = (name: string, text: string): string => {
+    const p = path.join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  const fixtures = path.resolve(__dirname, '../../../test/fixtures');
+  const read = (input: unknown): string => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Read', input }] } });
+  const sources: Array<[string, string]> = [
+    [write('claude-limit.jsonl', `${read({ file_path: '/a.ts', limit: 40 })}\n`), 'claude-code'],
+    [write('claude-whole.jsonl', `${read({ file_path: '/a.ts' })}\n`), 'claude-code'],
+    [write('gemini-lines.json', JSON.stringify({ messages: [{ toolCalls: [{ name: 'read_file', args: { file_path: 'a.ts', start_line: 3, end_line: 9 } }] }] }, null, 2)), 'gemini'],
+    // Copilot CLI's arguments: a JSON string
+    [write('events.jsonl', `${JSON.stringify({ type: 'tool.execution_start', data: { arguments: JSON.stringify({ path: '/a.ts', limit: 5 }) } })}\n`), 'copilot-cli'],
+    [path.join(fixtures, 'gemini', 'tidepool', 'chats', 'session-2026-03-02T10-00-7a1b2c3d.json'), 'gemini'],
+    [write('session-sub.json', JSON.stringify({ sessionId: 'p', kind: 'subagent', messages: [] }, null, 2)), 'gemini'],
+    [write('session-main.json', JSON.stringify({ sessionId: 'p', kind: 'main', messages: [] }, null, 2)), 'gemini'],
+    [write('session-listed.jsonl', `${JSON.stringify({ sessionId: 'p' })}\n${JSON.stringify({ $set: { messages: [] } })}\n`), 'gemini'],
+    [write('session-title.jsonl', `${JSON.stringify({ sessionId: 'p' })}\n${JSON.stringify({ $set: { summary: 'tides' } })}\n`), 'gemini'],
+    // the Gemini CLI's words in another agent's transcript do not make it read again
+    [write('rollout.jsonl', `${JSON.stringify({ type: 'message', text: '<tool_output_masked> "kind": "subagent"' })}\n`), 'codex'],
+    [path.join(dir, 'gone.jsonl'), 'claude-code'],
+  ];
+  const db = await Db.open(file);
+  try {
+    for (const [i, [p, agent]] of sources.entries()) {
+      await db.run('INSERT INTO sources(id, path, agent, size, mtime_ms, parsed_offset, next_line) VALUES (?, ?, ?, 700, 5, 700, 30)', [i + 2, p, agent]);
+    }
+    assert.equal(await migrate(db), 26);
+    const sizes = await db.all<{ path: string; size: number }>('SELECT path, size FROM sources ORDER BY id');
+    assert.deepEqual(sizes.map((s) => [path.basename(s.path), s.size]), [
+      ['s.jsonl', 900],
+      ['claude-limit.jsonl', -1],
+      ['claude-whole.jsonl', 700],
+      ['gemini-lines.json', -1],
+      ['events.jsonl', -1],
+      ['session-2026-03-02T10-00-7a1b2c3d.json', -1],
+      ['session-sub.json', -1],
+      ['session-main.json', 700],
+      ['session-listed.jsonl', -1],
+      ['session-title.jsonl', 700],
+      ['rollout.jsonl', 700],
+      ['gone.jsonl', 700],
+    ]);
+  } finally {
+    await db.close();
+  }
+});

@@ -9,6 +9,7 @@ import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
+import { rereadReadLineSources } from './readLineSources';
 import { rereadPromptSources } from './promptSources';
 import { rereadQueueAndReplaySources } from './queueAndReplaySources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -472,6 +473,15 @@ const MIGRATIONS: readonly Migration[] = [
     version: 26,
     sql: '',
     run: rereadQueueAndReplaySources,
+  },
+  {
+    // A read's limit without an offset, and Gemini CLI's read_file start_line/end_line, give the lines read (files.ts);
+    // a Gemini CLI output it masked is read whole, a 0.31-0.36 subagent's chat is marked with its parent
+    // (sources/gemini.ts): the sources whose file holds such a record are read again whole (readLineSources.ts); no
+    // other source is.
+    version: 27,
+    sql: '',
+    run: rereadReadLineSources,
   },
 ];
 
