@@ -9,6 +9,7 @@ import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
+import { rereadTodoListSources } from './todoListSources';
 import { rereadPromptSources } from './promptSources';
 import { rereadQueueAndReplaySources } from './queueAndReplaySources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -472,6 +473,14 @@ const MIGRATIONS: readonly Migration[] = [
     version: 26,
     sql: '',
     run: rereadQueueAndReplaySources,
+  },
+  {
+    // Roo Code's and Kilo Code's to-do list held in one string and Copilot Chat's read of its list are checklists
+    // like the other plan tools (render.ts): the sources whose stored exchanges hold such a call are read again whole
+    // (todoListSources.ts); no other source is.
+    version: 28,
+    sql: '',
+    run: rereadTodoListSources,
   },
 ];
 
