@@ -1,6 +1,6 @@
 import type { Message, ToolCall, ToolResult } from './model';
 import { boundedJson, withBoundedDepth } from './boundedJson';
-import { type Plan, changedSteps, checklist, isAcknowledgement, planOf } from './planCalls';
+import { type Plan, changedSteps, checklist, isAcknowledgement, planOf, readPlanOf } from './planCalls';
 
 /**
  * The verbatim rendering of an exchange, stored and searched (BM25) and shown to the user:
@@ -102,7 +102,8 @@ function renderToolResult(result: ToolResult): string {
  * How an exchange's plan calls are shown. The list is written again whole at each update, mostly to move one step
  * on: the first update is shown whole (the plan as made), the last whole (where it ended, what a person reading
  * the exchange wants to see at a glance), and each one between shows only the steps it added or moved, beside
- * the work that moved them. Results the tools always give (`Plan updated`) are left out.
+ * the work that moved them. Results the tools always give (`Plan updated`) are left out. A call that reads the list
+ * (Copilot Chat's `read`) is shown as the list its answer holds, and that answer, said by the call, left out.
  */
 class PlanRendering {
   private readonly plans = new Map<ToolCall, Plan>();
@@ -110,13 +111,22 @@ class PlanRendering {
   /** The plan calls' tools by call id, and the plan tools called. */
   private readonly toolOf = new Map<string, string>();
   private readonly tools = new Set<string>();
+  /** The answers of calls that read the list, shown as those calls. */
+  private readonly readAnswers = new Set<ToolResult>();
   private before: Plan | undefined;
 
   constructor(messages: readonly Message[]) {
     let last: ToolCall | undefined;
+    let answers: Map<string, ToolResult> | undefined;
     for (const m of messages) {
       for (const call of m.toolCalls) {
-        const plan = planOf(call);
+        let plan = planOf(call);
+        if (!plan && call.id && PLAN_READS.has(call.name)) {
+          answers ??= answersById(messages);
+          const answer = answers.get(call.id);
+          plan = answer && !answer.isError ? readPlanOf(call, answer.text) : undefined;
+          if (plan) this.readAnswers.add(answer!);
+        }
         if (!plan) continue;
         this.plans.set(call, plan);
         last = call;
@@ -143,6 +153,7 @@ class PlanRendering {
    */
   acknowledges(result: ToolResult): boolean {
     if (result.isError || this.tools.size === 0) return false;
+    if (this.readAnswers.has(result)) return true;
     if (result.toolUseId !== undefined) {
       const tool = this.toolOf.get(result.toolUseId);
       return tool !== undefined && isAcknowledgement(tool, result.text);
@@ -150,6 +161,16 @@ class PlanRendering {
     for (const tool of this.tools) if (isAcknowledgement(tool, result.text)) return true;
     return false;
   }
+}
+
+/** The plan tools a call of which may read the list rather than write it (its answer holds the list). */
+const PLAN_READS: ReadonlySet<string> = new Set(['manage_todo_list']);
+
+/** Every result of the exchange by the call it answers. */
+function answersById(messages: readonly Message[]): Map<string, ToolResult> {
+  const answers = new Map<string, ToolResult>();
+  for (const m of messages) for (const r of m.toolResults) if (r.toolUseId !== undefined) answers.set(r.toolUseId, r);
+  return answers;
 }
 
 const NUMBER = /\d+(?:\.\d+)?/g;

@@ -8,6 +8,7 @@ import { renderVerbatim } from '../../src/core/render';
 import { DEFAULT_SEGMENT_OPTIONS, segmentConversation } from '../../src/core/segment';
 import type { ParseOutput, SourceAdapter } from '../../src/core/sources/adapter';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { kiloLegacyAdapter, rooCodeAdapter } from '../../src/core/sources/cline';
 import { codexAdapter } from '../../src/core/sources/codex';
 import { copilotAdapter } from '../../src/core/sources/copilot';
 import { geminiAdapter } from '../../src/core/sources/gemini';
@@ -257,4 +258,129 @@ test('OpenCode: todowrite', () => {
   assert.ok(verbatim!.includes(`[tool] todowrite ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`), verbatim);
   // its answer repeats the list as JSON, a form no transcript here shows: it stays
   for (const line of verbatim!.split('\n').filter((l) => l.startsWith('[tool] todowrite'))) assert.ok(!line.includes('priority'), line);
+});
+
+// Roo Code and Kilo Code (its fork) keep the list in one markdown string, a step a line (`[ ]`, `[x]`, `[-]`): as
+// their native tool calls store it (api_conversation_history.json: a `tool_use` with `input.todos`, its
+// `tool_result` the acknowledgement; UpdateTodoListTool.ts in RooCodeInc/Roo-Code and Kilo-Org/kilocode-legacy).
+
+const ROO_ACK = 'Todo list updated successfully.';
+
+function rooTask(todoLists: string[], extra: { results?: string[] } = {}): string {
+  let ts = 1762081200000;
+  const at = () => (ts += 60_000);
+  const messages: object[] = [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: '<task>\nmake a Claude Code app with this icon\n</task>' },
+        { type: 'text', text: '<environment_details>\n# Current Working Directory (/home/dev/icons) Files\nicon.png\n</environment_details>' },
+      ],
+      ts: at(),
+    },
+  ];
+  todoLists.forEach((todos, i) => {
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `call_u${i}`, name: 'update_todo_list', input: { todos } }], ts: at() });
+    messages.push({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: `call_u${i}`, content: extra.results?.[i] ?? ROO_ACK },
+        { type: 'text', text: '<environment_details>\n# Current Time\n2025-11-02 11:0' + i + '\n</environment_details>' },
+      ],
+      ts: at(),
+    });
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `call_e${i}`, name: 'execute_command', input: { command: `step ${i}` } }], ts: at() });
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `call_e${i}`, content: 'ok' }], ts: at() });
+  });
+  messages.push({ role: 'assistant', content: [{ type: 'text', text: 'The app is in /Applications with the icon.' }], ts: at() });
+  return JSON.stringify(messages);
+}
+
+test("Roo Code: update_todo_list, the list in one markdown string, a step a line", () => {
+  const text = rooTask([
+    `[-] ${STEPS[0]}\n[ ] ${STEPS[1]}\n[ ] ${STEPS[2]}`,
+    // a leading dash and `[~]` are Roo's too; a line that is no step is passed over, as Roo does
+    `Progress:\n- [x] ${STEPS[0]}\n- [~] ${STEPS[1]}\n- [ ] ${STEPS[2]}`,
+    `[x] ${STEPS[0]}\n[X] ${STEPS[1]}\n[x] ${STEPS[2]}`,
+  ]);
+  const file = '/home/dev/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/5e2b8c1d-4f3a-4b6e-9c7d-1a2b3c4d5e6f/api_conversation_history.json';
+  const [verbatim] = exchangesOf(rooCodeAdapter, file, text);
+  assert.deepEqual(
+    verbatim!.split('\n').filter((l) => l.startsWith('[tool] update_todo_list')),
+    [
+      `[tool] update_todo_list ▸ ${STEPS[0]} · ○ ${STEPS[1]} · ○ ${STEPS[2]}`,
+      `[tool] update_todo_list ✓ ${STEPS[0]} · ▸ ${STEPS[1]}`,
+      `[tool] update_todo_list ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ✓ ${STEPS[2]}`,
+    ],
+    verbatim,
+  );
+  for (const noise of ['"todos"', '[x]', '[-]', 'Progress:', ROO_ACK, 'more chars']) assert.ok(!verbatim!.includes(noise), noise);
+  assert.equal(verbatim!.split('\n').filter((l) => l === '[result] ok').length, 3, "the other tool's results stay");
+  assert.deepEqual(completedSteps(splitVerbatim(verbatim!)), STEPS, 'the distiller reads the steps done');
+});
+
+test('Roo Code: a list the person edited is said in the answer, which stays; a string with no step is shown as before', () => {
+  const edited = `User edits todo:\n\n[x] ${STEPS[0]}\n[-] ${STEPS[2]}`;
+  const [verbatim] = exchangesOf(
+    rooCodeAdapter,
+    '/home/dev/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/5e2b8c1d-4f3a-4b6e-9c7d-1a2b3c4d5e6f/api_conversation_history.json',
+    rooTask([`[-] ${STEPS[0]}\n[ ] ${STEPS[2]}`, 'nothing to do'], { results: [edited, ROO_ACK] }),
+  );
+  assert.ok(verbatim!.includes(`[result] ${edited}`), verbatim);
+  assert.ok(verbatim!.includes('[tool] update_todo_list {"todos":"nothing to do"}'), verbatim);
+  // the acknowledgement of a call shown as before is no plan call's: it stays
+  assert.ok(verbatim!.includes(`[result] ${ROO_ACK}`), verbatim);
+  assert.equal(planOf({ name: 'update_todo_list', input: { todos: [{ content: 'a', status: 'pending' }] } }), undefined, 'a list, not a string: not Roo\'s');
+  assert.equal(planOf({ name: 'TodoWrite', input: { todos: '[ ] a' } }), undefined, "a string list is Roo's tool's only");
+});
+
+test('Kilo Code (the legacy extension): update_todo_list, as Roo Code', () => {
+  const file = '/home/dev/.config/Code/User/globalStorage/kilocode.kilo-code/tasks/3c5e7a9b-1d2f-4a6b-8c0e-2f4a6b8c0d1f/api_conversation_history.json';
+  const [verbatim] = exchangesOf(kiloLegacyAdapter, file, rooTask([`[-] ${STEPS[0]}\n[ ] ${STEPS[1]}`, `[x] ${STEPS[0]}\n[x] ${STEPS[1]}`]));
+  assert.ok(verbatim!.includes(`[tool] update_todo_list ▸ ${STEPS[0]} · ○ ${STEPS[1]}`), verbatim);
+  assert.ok(verbatim!.includes(`[tool] update_todo_list ✓ ${STEPS[0]} · ✓ ${STEPS[1]}`), verbatim);
+  assert.ok(!verbatim!.includes(ROO_ACK), verbatim);
+});
+
+// Copilot Chat's `read` writes nothing: its answer is the list as it stands (handleRead, manageTodoListTool.ts in
+// microsoft/vscode): the call is shown as that list, and the answer, which the call now says, left out.
+
+function copilotRequest(id: string, prompt: string, calls: Array<{ id: string; args: object; answer: string }>): object {
+  return {
+    requestId: `request_${id}`,
+    timestamp: 1762077600000,
+    message: { text: prompt },
+    response: [{ value: 'Two of the three steps are done.' }],
+    result: {
+      metadata: {
+        toolCallRounds: calls.map((c) => ({ response: '', toolCalls: [{ name: 'manage_todo_list', arguments: JSON.stringify(c.args), id: c.id }] })),
+        toolCallResults: Object.fromEntries(calls.map((c) => [c.id, { content: [{ value: c.answer }] }])),
+      },
+    },
+  };
+}
+
+test("Copilot Chat: manage_todo_list's read, shown as the list its answer holds", () => {
+  const todoList = (done: number) => STEPS.map((title, id) => ({ id: id + 1, title, description: `why ${id}`, status: id < done ? 'completed' : id === done ? 'in-progress' : 'not-started' }));
+  const listed = `# Todo List\n\n- [x] ${STEPS[0]}\n  - why 0\n- [x] ${STEPS[1]}\n  - why 1\n- [-] ${STEPS[2]}`;
+  const requests = [
+    copilotRequest('t1', 'make a Claude Code app with this icon', [{ id: 'w1', args: { operation: 'write', todoList: todoList(2) }, answer: 'Successfully wrote todo list' }]),
+    copilotRequest('t2', 'what is left?', [{ id: 'r1', args: { operation: 'read' }, answer: listed }]),
+    copilotRequest('t3', 'and now?', [
+      { id: 'r2', args: { operation: 'read' }, answer: 'No todo list found.' },
+      // a description over two lines: no longer the form known word for word
+      { id: 'r3', args: { operation: 'read' }, answer: `# Todo List\n\n- [ ] ${STEPS[0]}\n  - why\nand why` },
+    ]),
+  ];
+  const [, read, others] = exchangesOf(copilotAdapter, '/home/dev/export.json', JSON.stringify({ requesterUsername: 'dev', responderUsername: 'GitHub Copilot', requests }, null, 2));
+  assert.deepEqual(read!.split('\n').filter((l) => l.startsWith('[tool]') || l.startsWith('[result]')), [`[tool] manage_todo_list ✓ ${STEPS[0]} · ✓ ${STEPS[1]} · ▸ ${STEPS[2]}`], read);
+  assert.ok(!read!.includes('# Todo List') && !read!.includes('why 0'), read);
+  assert.deepEqual(completedSteps(splitVerbatim(read!)), STEPS.slice(0, 2));
+  // an empty list, or an answer in another form, is shown as before
+  assert.deepEqual(others!.split('\n').filter((l) => l.startsWith('[tool]') || l.startsWith('[result]')), [
+    '[tool] manage_todo_list {"operation":"read"}',
+    '[tool] manage_todo_list {"operation":"read"}',
+    '[result] No todo list found.',
+    '[result] # Todo List',
+  ], others);
 });

@@ -3,9 +3,9 @@ import type { VerbatimPart } from './verbatimParts';
 
 /**
  * The agent's own to-do list, as its plan tool last wrote it (Claude Code's `TodoWrite`, Codex's `update_plan`,
- * Gemini CLI's `write_todos`, Copilot Chat's `manage_todo_list`): the steps it marked done say what an exchange
- * without an answer did ("Stop gl_screen service to eliminate log spam"), where its first tool error ("Command
- * failed: cygpath…", retried and passed) says nothing of it. A plan call is rendered as a checklist (render.ts:
+ * Gemini CLI's `write_todos`, Copilot Chat's `manage_todo_list`, Roo Code's `update_todo_list`, the others of
+ * PLAN_TOOLS): the steps it marked done say what an exchange without an answer did ("Stop gl_screen service to
+ * eliminate log spam"), where its first tool error ("Command failed: cygpath…", retried and passed) says nothing of it. A plan call is rendered as a checklist (render.ts:
  * `✓ step · ▸ step`); one whose input was no list of steps as its JSON, cut, which is read too.
  */
 

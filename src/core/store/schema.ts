@@ -9,11 +9,12 @@ import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
-import { rereadReadLineSources } from './readLineSources';
 import { rereadPromptSources } from './promptSources';
 import { rereadQueueAndReplaySources } from './queueAndReplaySources';
+import { rereadReadLineSources } from './readLineSources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
+import { rereadTodoListSources } from './todoListSources';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -482,6 +483,14 @@ const MIGRATIONS: readonly Migration[] = [
     version: 27,
     sql: '',
     run: rereadReadLineSources,
+  },
+  {
+    // Roo Code's and Kilo Code's to-do list held in one string and Copilot Chat's read of its list are checklists
+    // like the other plan tools (render.ts): the sources whose stored exchanges hold such a call are read again whole
+    // (todoListSources.ts); no other source is.
+    version: 28,
+    sql: '',
+    run: rereadTodoListSources,
   },
 ];
 
