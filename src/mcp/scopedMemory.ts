@@ -13,8 +13,14 @@ import { WarmUpTurns } from '../core/search/warmUpTurns';
  */
 const WARM_UP_QUIET_MS = 200;
 const WARM_UP_ENOUGH_CALLS = 9;
-/** The warm-up also asks for what the newest exchanges of the store were about, this many of them (warmUp). */
-const WARM_UP_OWN_QUERIES = 16;
+/**
+ * The warm-up also asks for what the newest exchanges of the store were about, this many of them (warmUp). Searches
+ * new to the process are what compile a new query's path (reading and lower-casing texts not read before, their
+ * snippets, counting pieces not counted before): after 25 (16 of these), a fresh server's first 10 new calls still
+ * took ~20 ms of CPU each, after ~100 ~8, as its later calls; the 25 asked four times over gained nothing (issue 42,
+ * docs/search-log.md, twenty-fifth pass).
+ */
+export const WARM_UP_OWN_QUERIES = 96;
 /** Words of such a query: the start of its exchange's prompt, as an agent would ask about it. */
 const WARM_UP_QUERY_WORDS = 8;
 
@@ -75,7 +81,8 @@ export class ScopedMemory {
   async warmUp(search: (m: ScopedMemory, text: string) => Promise<unknown>): Promise<void> {
     if (!(await this.turns.next())) return;
     const own = await this.memory.read(() => this.recent(WARM_UP_OWN_QUERIES)).catch(() => []);
-    const texts = [...WARM_UP_QUERIES, ...own.map((e) => promptStart(e.prompt))].filter((t) => t.length > 0);
+    // each once: a search asked again takes the kept paths, not a new query's
+    const texts = [...new Set([...WARM_UP_QUERIES, ...own.map((e) => promptStart(e.prompt))])].filter((t) => t.length > 0);
     for (const [i, text] of texts.entries()) {
       if (i > 0 && !(await this.turns.next())) return;
       await this.memory.read(() => search(this, text)).catch(() => undefined);

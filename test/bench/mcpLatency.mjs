@@ -16,12 +16,13 @@
 // --node-flags "FLAGS" starts the server's Node with FLAGS (e.g. V8's) before the bundle, to measure a flag.
 // Prints the medians over the servers and the warm calls' p50 / p95 / max, with the machine noted; --json writes them.
 // With --positions N, also each of the first N warm calls' median elapsed and CPU time over the servers, by its
-// place after the first answer (the first calls meet the searcher's warm-up, or the code V8 has not compiled yet).
+// place after the first answer (the first calls meet the searcher's warm-up, or the code V8 has not compiled yet):
+// all threads in ticks, and to the nanosecond the main thread and all threads (V8's compiler threads with it).
 // With --pause MS, the client waits MS before each warm call, as an agent reading an answer does (the server's warm-up
 // runs in such pauses: scopedMemory.ts); a call's CPU is still read from its request to its answer. With --idle MS, the
 // client waits MS after the handshake before its first call, as an agent started with its session does (the server
 // warms itself up when idle: server.ts); the first call's own CPU is then reported too.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -85,6 +86,24 @@ function mainCpuMs(pid) {
   return Number(readFileSync(stat, 'utf8').split(' ')[0]) / 1e6;
 }
 
+/**
+ * The CPU time of all the server's threads so far, ms, to the nanosecond (each thread's schedstat; undefined where there
+ * is none): with V8's compiler threads, which cpuMs counts only in 10 ms ticks. A thread ended since is not counted.
+ */
+function allCpuMs(pid) {
+  const tasks = `/proc/${pid}/task`;
+  if (!pid || !existsSync(tasks)) return undefined;
+  let ns = 0;
+  for (const t of readdirSync(tasks)) {
+    try {
+      ns += Number(readFileSync(`${tasks}/${t}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ns / 1e6;
+}
+
 /** The server's peak resident memory so far, MB (undefined where /proc is not). */
 function peakRssMb(pid) {
   const status = `/proc/${pid}/status`;
@@ -106,7 +125,7 @@ const pauseMs = Number(values.pause);
 const idleMs = Number(values.idle);
 const warm = [];
 /** By the call's place after the first answer: its elapsed and CPU ms on each server. */
-const byPosition = Array.from({ length: Number(values.positions) }, () => ({ ms: [], cpuMs: [] }));
+const byPosition = Array.from({ length: Number(values.positions) }, () => ({ ms: [], cpuMs: [], mainMs: [], allMs: [] }));
 for (let s = 0; s < Number(values.servers); s++) {
   const { client, spawned, connectMs, pid } = await spawnServer();
   if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
@@ -132,6 +151,7 @@ for (let s = 0; s < Number(values.servers); s++) {
     if (c === half) cpuAtHalf = cpuMs(pid);
     const cpuBefore = cpuMs(pid);
     const mainBefore = mainCpuMs(pid);
+    const allBefore = c < byPosition.length ? allCpuMs(pid) : undefined;
     const { ms } = await call(client, 'search', { query: queries[(s + 1 + c) % queries.length] });
     warm.push(ms);
     if (cpuBefore !== undefined) callCpu.push(cpuMs(pid) - cpuBefore);
@@ -139,6 +159,8 @@ for (let s = 0; s < Number(values.servers); s++) {
     if (c < byPosition.length) {
       byPosition[c].ms.push(ms);
       if (cpuBefore !== undefined) byPosition[c].cpuMs.push(cpuMs(pid) - cpuBefore);
+      if (mainBefore !== undefined) byPosition[c].mainMs.push(mainCpuMs(pid) - mainBefore);
+      if (allBefore !== undefined) byPosition[c].allMs.push(allCpuMs(pid) - allBefore);
     }
   }
   const cpuAtLast = cpuMs(pid);
@@ -200,7 +222,12 @@ const result = {
   callMainCpu: servers.map((s) => s.callMainCpu.map((x) => Math.round(x * 100) / 100)),
   nodeFlags,
   warm: { calls: warm.length, p50: quantile(warm, 0.5), p95: quantile(warm, 0.95), max: Math.max(...warm) },
-  byPosition: byPosition.map((p) => ({ ms: median(p.ms), cpuMs: p.cpuMs.length ? median(p.cpuMs) : undefined })),
+  byPosition: byPosition.map((p) => ({
+    ms: median(p.ms),
+    cpuMs: p.cpuMs.length ? median(p.cpuMs) : undefined,
+    mainCpuMs: p.mainMs.length ? median(p.mainMs) : undefined,
+    allCpuMs: p.allMs.length ? median(p.allMs) : undefined,
+  })),
   tools: Object.fromEntries(Object.entries(tools).filter(([, xs]) => xs.length).map(([k, xs]) => [k, { calls: xs.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) }])),
 };
 console.log(`MCP over stdio (the SDK's client), ${facts.cores} cores (${facts.cpu}), node ${facts.node}, ${facts.date}; store ${values.db}; model ${values['embed-model']}`);
@@ -209,9 +236,12 @@ console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 console.log(`| ${servers.length} | ${fmt(result.firstAnswerMs)} | ${fmt(result.firstCallMs)} | ${fmt(result.connectMs)} | ${result.firstCpuMs === undefined ? '—' : fmt(result.firstCpuMs)} | ${warm.length} | ${fmt(result.warm.p50)} | ${fmt(result.warm.p95)} | ${fmt(result.warm.max)} | ${result.peakRssMb === undefined ? '—' : fmt(result.peakRssMb)} | ${result.earlyCpuMsPerCall === undefined ? '—' : fmt(result.earlyCpuMsPerCall)} | ${result.warmCpuMsPerCall === undefined ? '—' : fmt(result.warmCpuMsPerCall)} | ${result.earlyCallCpuMs === undefined ? '—' : fmt(result.earlyCallCpuMs)} | ${result.lateCallCpuMs === undefined ? '—' : fmt(result.lateCallCpuMs)} | ${result.earlyCallMainCpuMs === undefined ? '—' : fmt(result.earlyCallMainCpuMs)} | ${result.lateCallMainCpuMs === undefined ? '—' : fmt(result.lateCallMainCpuMs)} |`);
 if (idleMs > 0) console.log(`first call after ${idleMs} ms idle: ${fmt(result.firstCallMs)} ms, server CPU ${fmt(result.firstCallCpuMs)} ms (main thread ${fmt(result.firstCallMainCpuMs)})`);
 if (byPosition.length) {
-  console.log('| warm call | median ms | median server CPU ms (10 ms ticks) |');
-  console.log('| --- | --- | --- |');
-  result.byPosition.forEach((p, i) => console.log(`| ${i + 1} | ${fmt(p.ms)} | ${p.cpuMs === undefined ? '—' : fmt(p.cpuMs)} |`));
+  const opt = (x) => (x === undefined ? '—' : fmt(x));
+  console.log('| warm call | median ms | median server CPU ms (10 ms ticks) | main thread CPU ms | all threads CPU ms |');
+  console.log('| --- | --- | --- | --- | --- |');
+  result.byPosition.forEach((p, i) => console.log(`| ${i + 1} | ${fmt(p.ms)} | ${opt(p.cpuMs)} | ${opt(p.mainCpuMs)} | ${opt(p.allCpuMs)} |`));
+  const sum = (k, from, to) => result.byPosition.slice(from, to).reduce((a, p) => a + (p[k] ?? 0), 0);
+  if (byPosition.length >= 10) console.log(`calls 1-10, sum of the medians: main thread ${fmt(sum('mainCpuMs', 0, 10))} ms, all threads ${fmt(sum('allCpuMs', 0, 10))} ms`);
 }
 for (const [name, t] of Object.entries(result.tools)) console.log(`${name}: ${t.calls} calls, p50 ${fmt(t.p50)} ms, p95 ${fmt(t.p95)} ms`);
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

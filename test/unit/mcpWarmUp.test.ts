@@ -5,10 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { WARM_UP_QUERIES } from '../../src/core/search/warmUpQueries';
 import { searchAsked } from '../../src/mcp/schemas';
-import { ScopedMemory } from '../../src/mcp/scopedMemory';
+import { ScopedMemory, WARM_UP_OWN_QUERIES } from '../../src/mcp/scopedMemory';
 import { createMcpServer, IDLE_BEFORE_WARM_UP_MS } from '../../src/mcp/server';
 import { MemoryTools, type ToolAnswer } from '../../src/mcp/tools';
-import { openFixture } from './searchFixture';
+import { CONVERSATIONS, openFixture, type FixtureConversation } from './searchFixture';
 
 const QUERIES = ['login page null pointer', 'deploy', 'parser error', 'retry limit'];
 
@@ -49,6 +49,38 @@ test("the server's warm-up asks the search tool its warm-up queries and the star
   } finally {
     await cold.memory.close();
     await warm.memory.close();
+  }
+});
+
+test("the server's warm-up asks each of the newest prompts' starts once, far more of them than a handful", async () => {
+  // 60 exchanges newer than the fixture's, every third one asking what the one before it asked
+  const topics = ['cache', 'parser', 'deploy', 'router', 'schema', 'logger', 'worker', 'bundle', 'session', 'migration'];
+  const busy: FixtureConversation = {
+    file: 'busy-session.jsonl',
+    agent: 'claude-code',
+    project: '/p/busy',
+    exchanges: Array.from({ length: 60 }, (_, i) => {
+      const n = i % 3 === 2 ? i - 1 : i;
+      return {
+        key: `b${i}`,
+        text: `User: look at the ${topics[n % topics.length]} step ${n} of the release\nAssistant: Looked at step ${n}.`,
+        startedAt: new Date(Date.UTC(2025, 5, 1, 0, i)).toISOString(),
+      };
+    }),
+  };
+  const f = await openFixture([...CONVERSATIONS, busy]);
+  await f.store.close();
+  const { memory, tools } = await served(path.join(f.dir, 'recall.sqlite'));
+  try {
+    const asked: string[] = [];
+    await tools.warmUp((a) => asked.push(/"([^"]*)"/.exec(a.text)![1]!));
+    const newest = await memory.recent(WARM_UP_OWN_QUERIES);
+    const starts = new Set(newest.map((e) => e.prompt.split(/\s+/u).filter(Boolean).slice(0, 8).join(' ')));
+    assert.ok(newest.length > 16 && starts.size < newest.length);
+    assert.equal(asked.length, new Set(asked).size, 'no query asked twice');
+    assert.deepEqual(new Set(asked), new Set([...WARM_UP_QUERIES, ...starts]));
+  } finally {
+    await memory.close();
   }
 });
 
