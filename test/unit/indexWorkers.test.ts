@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
 import { Store } from '../../src/core/store/store';
-import { PARSE_YOUNG_GENERATION_MB, PoolBroken, threadsForCores, WorkerPool, YOUNG_GENERATION_MB } from '../../src/core/workers/pool';
-import { type ParallelOptions, RunWorkers } from '../../src/core/workers/runWorkers';
+import { PoolBroken, threadsForCores, WorkerPool } from '../../src/core/workers/pool';
+import type { ParallelOptions } from '../../src/core/workers/runWorkers';
 import { FIXTURES, tempDir } from './helpers';
 
 /**
@@ -92,21 +92,4 @@ test('a task that fails in a worker fails alone, with its message', async () => 
 
 test('workers by cores: one core is left to the run\'s own thread, at least one worker, at most four', () => {
   assert.deepEqual([1, 2, 3, 4, 8, 64].map(threadsForCores), [1, 1, 2, 3, 4, 4]);
-});
-
-test('sources and exchanges get pools of their own: the parse stage\'s threads a larger young generation, closed when a stage asks for exchanges', async () => {
-  const workers = new RunWorkers({ threads: 1, minBytes: 0, minExchanges: 0 });
-  try {
-    const sources = workers.for({ bytes: 1 })!;
-    assert.equal(workers.for({ bytes: 2 }), sources, 'one pool for a stage');
-    assert.equal(sources.youngGenerationMb, PARSE_YOUNG_GENERATION_MB);
-    assert.deepEqual(await sources.run({ kind: 'count', texts: ['two words'] }), [2]);
-    const exchanges = workers.for({ exchanges: 1 })!;
-    assert.notEqual(exchanges, sources);
-    assert.equal(exchanges.youngGenerationMb, YOUNG_GENERATION_MB);
-    await assert.rejects(sources.run({ kind: 'count', texts: ['a'] }), PoolBroken, 'the parse stage\'s pool is closed');
-    assert.deepEqual(await exchanges.run({ kind: 'count', texts: ['three more words'] }), [3]);
-  } finally {
-    await workers.close();
-  }
 });

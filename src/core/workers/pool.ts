@@ -19,19 +19,11 @@ export class PoolBroken extends Error {}
 /** Threads at most: the work is CPU-bound; more threads than cores only share them, and each holds its own heap. */
 const MAX_THREADS = 4;
 /**
- * Each thread's young generation, MB (V8's default on 64 bits: 48), for distilling, counting and stamping
- * (exchanges). A task's garbage is young; what lives (the tables, ~40 MB) is old: a smaller nursery costs no CPU
- * there and two threads ~65 MB less at the peak of a first index (432 against 498 MB on two copies of the corpus,
- * 18.6 s CPU both).
+ * Each thread's young generation, MB (V8's default on 64 bits: 48). A task's garbage is young; what lives (the
+ * tables, ~40 MB) is old: a smaller nursery costs no CPU here and two threads ~65 MB less at the peak of a
+ * first index (432 against 498 MB on two copies of the corpus, 18.6 s CPU both).
  */
-export const YOUNG_GENERATION_MB = 8;
-/**
- * The young generation of the threads that read and parse sources (RunWorkers): a source's lines, records, rendered
- * text and index text live until its answer is sent, so in 8 MB they were copied out of the nursery and into the old
- * generation, which V8's threads then marked. With 32 MB the parse stage of a first index of the corpus took ~7 %
- * less CPU (docs/benchmarks.md); the parse stage's peak is not the run's (distillation's is).
- */
-export const PARSE_YOUNG_GENERATION_MB = 32;
+const YOUNG_GENERATION_MB = 8;
 /**
  * Each thread's old generation, MB. What lives there is ~60 MB (the tables, a batch); without a cap V8 let each
  * thread's heap grow to ~230 MB before collecting it (a 250 MB history: peak RSS 581-585 MB, 348-369 with the cap,
@@ -79,7 +71,6 @@ export class WorkerPool {
     readonly size = defaultThreads(),
     private readonly script = workerScript(),
     private readonly oldGenerationMb = OLD_GENERATION_MB,
-    readonly youngGenerationMb = YOUNG_GENERATION_MB,
   ) {}
 
   /** Runs one task on the first free thread; rejects with PoolBroken when the pool cannot run it. */
@@ -120,7 +111,7 @@ export class WorkerPool {
     try {
       // (required when first used: the MCP server, which starts none, does not load the module: ~4 ms of its start)
       const threads = require('node:worker_threads') as typeof import('node:worker_threads');
-      worker = new threads.Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: this.youngGenerationMb, maxOldGenerationSizeMb: this.oldGenerationMb } });
+      worker = new threads.Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: this.oldGenerationMb } });
     } catch (err) {
       this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
       return undefined;

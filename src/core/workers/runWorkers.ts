@@ -1,4 +1,4 @@
-import { defaultThreads, PARSE_YOUNG_GENERATION_MB, WorkerPool, YOUNG_GENERATION_MB } from './pool';
+import { defaultThreads, WorkerPool } from './pool';
 
 /**
  * How an index run uses worker threads: how many, and from how much work on. Below that, the run's own thread
@@ -19,17 +19,9 @@ export interface ParallelOptions {
 const MIN_BYTES = 1024 * 1024;
 const MIN_EXCHANGES = 200;
 
-/**
- * One run's workers: started on the first task that is worth them, stopped with the run. Sources (read, parse,
- * segment) and exchanges (distill, count, stamp) have pools of their own, one at a time: their threads' young
- * generations differ (pool.ts), and a thread that distills needs nothing the parse left in its heap. A stage that
- * asks for the other kind closes the pool of the stage before it (its tasks are done by then; one still running
- * would fail as broken and be done on the run's own thread).
- */
+/** One run's workers: started on the first task that is worth them, stopped with the run. */
 export class RunWorkers {
   private pool: WorkerPool | undefined;
-  private poolFor: 'sources' | 'exchanges' | undefined;
-  private closing: Promise<void> = Promise.resolve();
   private readonly threads: number;
   private readonly minBytes: number;
   private readonly minExchanges: number;
@@ -49,17 +41,7 @@ export class RunWorkers {
     const enough = (work.bytes ?? 0) >= this.minBytes || (work.exchanges ?? 0) >= this.minExchanges;
     if (!enough) return undefined;
     this.wasStarted = true;
-    const kind = work.bytes !== undefined ? 'sources' : 'exchanges';
-    if (this.pool && this.poolFor !== kind) {
-      const old = this.pool;
-      this.pool = undefined;
-      this.closing = Promise.all([this.closing, old.close()]).then(() => undefined);
-    }
-    if (!this.pool) {
-      this.pool = new WorkerPool(this.threads, this.script, undefined, kind === 'sources' ? PARSE_YOUNG_GENERATION_MB : YOUNG_GENERATION_MB);
-      this.poolFor = kind;
-    }
-    return this.pool;
+    return (this.pool ??= new WorkerPool(this.threads, this.script));
   }
 
   /** Whether this run had work enough for threads (the pool may be closed since). */
@@ -68,8 +50,7 @@ export class RunWorkers {
   }
 
   async close(): Promise<void> {
-    const pool = this.pool;
+    await this.pool?.close();
     this.pool = undefined;
-    await Promise.all([this.closing, pool?.close()]);
   }
 }
