@@ -96,7 +96,14 @@ function countWords(lower: string, table: WordTable): void {
  */
 class WordTable {
   private static readonly MAX_WORDS = 50_000;
-  private slots = new Int32Array(2 ** 12); // slot -> word id + 1 (0: empty)
+  /**
+   * The table and its arrays start as small as they can: they grow (grown, rehash) at the first words a thread
+   * counts, before V8 optimises the count, so the optimised count knows those paths. Started at 4,096 slots and
+   * 1,024 words, they first grew once the count was optimised (its inlined `insert` had never run them), which threw
+   * the optimised code away twice in each index worker (`--trace-deopt`: "Insufficient type feedback"), and the
+   * worker counted in slower code until it was compiled again.
+   */
+  private slots = new Int32Array(INITIAL_SLOTS); // slot -> word id + 1 (0: empty)
   private words: string[] = [];
   private hashes: number[] = [];
   /** Each word's term id: NOT_A_TERM for an overlong word (a word, not a term), NO_WORD for marks alone. */
@@ -104,10 +111,10 @@ class WordTable {
   private terms: string[] = [];
   private termIdOf = new Map<string, number>();
   /** The count being taken: occurrences by word id, valid where `stamp` is the count's. */
-  private count = new Int32Array(2 ** 10);
-  private stamp = new Int32Array(2 ** 10);
-  private termCount = new Int32Array(2 ** 10);
-  private termStamp = new Int32Array(2 ** 10);
+  private count = new Int32Array(1);
+  private stamp = new Int32Array(1);
+  private termCount = new Int32Array(1);
+  private termStamp = new Int32Array(1);
   private current = 0;
   /** The word ids counted, in the order of their first occurrence. */
   private order: number[] = [];
@@ -115,7 +122,7 @@ class WordTable {
   /** Starts a count (and the table over, when it holds too many words). */
   begin(): this {
     if (this.words.length >= WordTable.MAX_WORDS) {
-      this.slots = new Int32Array(2 ** 12);
+      this.slots = new Int32Array(INITIAL_SLOTS);
       this.words = [];
       this.hashes = [];
       this.termIds = [];
@@ -220,6 +227,7 @@ class WordTable {
   }
 }
 
+const INITIAL_SLOTS = 2;
 const NOT_A_TERM = -1;
 const NO_WORD = -2;
 

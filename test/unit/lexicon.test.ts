@@ -8,6 +8,7 @@ import { queryTerms } from '../../src/core/search/terms';
 import { MAYBE_UNSPACED, searchableText, UNSPACED_CHAR } from '../../src/core/words';
 import { addToLexicon, FANOUT, lexiconProblems, mergeSegments, readLexiconDocs } from '../../src/core/store/lexicon';
 import { HELD_SEGMENTS } from '../../src/core/store/lexiconHold';
+import { WrittenPostings } from '../../src/core/store/writtenPostings';
 import { addLivePostings, forEachPair, VarintWriter } from '../../src/core/store/postings';
 import type { Store } from '../../src/core/store/store';
 import { openFixture, writeConversation } from './searchFixture';
@@ -213,6 +214,61 @@ describe('lexicon segments', () => {
     } finally {
       await fx.store.close();
     }
+  });
+
+  test("a write pass's merge takes the postings it wrote from memory, not the store, and writes the rows a merge reading them writes", async () => {
+    // the same pass twice: remembering its segments' postings, and with nothing remembered (the store read back)
+    const pass = async (remember: boolean): Promise<{ rows: unknown[]; readBack: number; segments: number[] }> => {
+      const fx = await openFixture([]);
+      const cap = WrittenPostings.MAX_TERMS;
+      if (!remember) (WrittenPostings as unknown as { MAX_TERMS: number }).MAX_TERMS = 0;
+      let readBack = 0;
+      const all = fx.store.db.all.bind(fx.store.db);
+      fx.store.db.all = ((sql: string, params?: Parameters<typeof all>[1]) => {
+        if (sql.startsWith('SELECT term, postings FROM lexicon_postings')) readBack++;
+        return all(sql, params);
+      }) as typeof all;
+      try {
+        const write = (i: number, said: string) =>
+          writeConversation(fx.store, fx.dir, { file: `s${i}.jsonl`, agent: 'codex', project: '/p', exchanges: [exchange(`s${i}`, said), exchange(`t${i}`, `${said} again`)] }, fx.ids, fx.keys);
+        await fx.store.lexiconMergesHeld(async () => {
+          for (let i = 0; i < 6; i++) await write(i, `alpha beta${i % 3} ${'gamma '.repeat(i + 1)}código ${i}`);
+          // a file rewritten: its old exchanges' postings in an older segment are dead
+          await write(2, 'alpha rewritten delta');
+          for (let i = 6; i < 9; i++) await write(i, `alpha ${i} 数据库 beta${i % 2}`);
+        });
+        const rows = await fx.store.db.all('SELECT term, segment, df, hex(postings) AS p FROM lexicon_postings ORDER BY term, segment');
+        return { rows, readBack, segments: (await segments(fx.store)).map((s) => s.docs) };
+      } finally {
+        (WrittenPostings as unknown as { MAX_TERMS: number }).MAX_TERMS = cap;
+        await fx.store.close();
+      }
+    };
+    const remembered = await pass(true);
+    const read = await pass(false);
+    assert.deepEqual(remembered.segments, [18], 'one segment of every live exchange');
+    assert.equal(remembered.readBack, 0, 'no postings read back');
+    assert.ok(read.readBack > 0, 'the other pass read them back');
+    assert.deepEqual(remembered.rows, read.rows);
+  });
+
+  test('a pass remembers the segments of committed writes only, and nothing once it holds too many postings', () => {
+    const bytes = Uint8Array.of(5, 1, 2, 3);
+    const places = Int32Array.of(0, 2, 2, 2);
+    const written = new WrittenPostings();
+    written.record(1)!.add(['a', 'b'], places, bytes);
+    written.committed();
+    written.record(2)!.add(['c', 'd'], places, bytes);
+    written.rolledBack(); // a rolled back segment's id is given again: what it wrote must not be taken for the next one's
+    assert.equal(written.all([1, 2]), undefined);
+    const [one] = written.all([1])!;
+    assert.deepEqual(one!.written.map((p) => [p.terms, [...p.bytes]]), [[['a', 'b'], [5, 1, 2, 3]]]);
+    written.forget([1]);
+    assert.equal(written.all([1]), undefined, 'merged: forgotten');
+    written.record(3)!.add(Array.from({ length: WrittenPostings.MAX_TERMS + 1 }, (_, i) => `t${i}`), new Int32Array(2 * (WrittenPostings.MAX_TERMS + 1)), bytes);
+    written.committed();
+    assert.equal(written.all([3]), undefined, 'too many to hold');
+    assert.equal(written.record(4), undefined, 'nothing more remembered in this pass');
   });
 
   test(`a write pass's segments merge into one whenever ${HELD_SEGMENTS} are there, before its end`, async () => {

@@ -1,6 +1,7 @@
 import { TimeSlice } from '../timeSlice';
 import type { Db } from './db';
 import { mergeLexicon, mergeSegments } from './lexicon';
+import { WrittenPostings } from './writtenPostings';
 
 /** A write pass's segments merged into one when this many are there, before its end (HeldMerges). */
 export const HELD_SEGMENTS = 32;
@@ -14,6 +15,9 @@ export const HELD_SEGMENTS = 32;
  * merge as always (mergeLexicon). What the lexicon holds is the same either way; only how it is cut in segments.
  */
 export class HeldMerges {
+  /** What the pass wrote of its segments' postings, while few: its merges take them from there, not the store. */
+  readonly written = new WrittenPostings();
+
   private constructor(private after: number) {}
 
   /** Holds the merges of the segments added from now on. */
@@ -25,7 +29,9 @@ export class HeldMerges {
   /** After the pass added a segment: its segments merged into one once HELD_SEGMENTS are there. */
   async added(db: Db, slice: TimeSlice): Promise<void> {
     const ids = await this.segments(db);
-    if (ids.length >= HELD_SEGMENTS) this.after = (await mergeSegments(db, ids, slice)) ?? ids.at(-1)!;
+    if (ids.length < HELD_SEGMENTS) return;
+    this.after = (await mergeSegments(db, ids, slice, undefined, this.written)) ?? ids.at(-1)!;
+    this.written.forget(ids);
   }
 
   /** Whether the pass added segments not merged yet. */
@@ -36,7 +42,8 @@ export class HeldMerges {
   /** At the pass's end: its segments merged into one, then FANOUT of a size (mergeLexicon). Call inside a transaction. */
   async release(db: Db, slice = new TimeSlice()): Promise<void> {
     const ids = await this.segments(db);
-    if (ids.length > 1) await mergeSegments(db, ids, slice);
+    if (ids.length > 1) await mergeSegments(db, ids, slice, undefined, this.written);
+    this.written.forget(ids);
     await mergeLexicon(db, slice);
   }
 

@@ -441,13 +441,22 @@ export class Store {
    * which waits for the parser on the main thread, so hundreds of them per group held the writes back.
    */
   async writeParses(ws: readonly ParseWrite[]): Promise<WriteResult[]> {
-    return this.db.transaction(async () => {
-      const ids = await this.upsertSources(ws.map((w) => w.state));
-      if (!(await this.mustWriteInTurn(ws, ids))) return this.replaceRows(ws, ids);
-      const out: WriteResult[] = [];
-      for (const [i, w] of ws.entries()) out.push(...(await this.replaceRows([w], [ids[i]!])));
-      return out;
-    });
+    const held = this.heldMerges;
+    try {
+      const results = await this.db.transaction(async () => {
+        const ids = await this.upsertSources(ws.map((w) => w.state));
+        if (!(await this.mustWriteInTurn(ws, ids))) return this.replaceRows(ws, ids);
+        const out: WriteResult[] = [];
+        for (const [i, w] of ws.entries()) out.push(...(await this.replaceRows([w], [ids[i]!])));
+        return out;
+      });
+      // the pass's memory of the lexicon segments this wrote holds only what committed (WrittenPostings)
+      held?.written.committed();
+      return results;
+    } catch (err) {
+      held?.written.rolledBack();
+      throw err;
+    }
   }
 
   /** Upserts the sources' states; their ids, in order. */
