@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -102,6 +103,36 @@ test('a discovery gives the size and time it saw of each source; the next whole 
     const third = await run();
     assert.deepEqual([third.parsed, third.unchanged], [1, first.parsed - 1]);
     assert.equal((await store.stats()).exchanges, before + 1);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a whole run that wrote nothing leaves the store's ledger as it is; one that wrote rewrites it after its later stages", async () => {
+  const root = tempDir();
+  const file = path.join(root, 'projects', 'p', '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, claudeSession('/home/dev/alpha'));
+  const db = path.join(tempDir(), 's.sqlite');
+  const ledger = `${db}.ledger.json`;
+  const store = await Store.open(db);
+  try {
+    const stages: string[] = [];
+    const run = (): ReturnType<typeof indexWorkspace> =>
+      indexWorkspace(store, { discover: options([root]), segment }, (p) => {
+        // the ledger is written after the last stage: at the first progress of each stage it is not there yet
+        if (stages[stages.length - 1] !== p.phase) stages.push(`${p.phase}:${existsSync(ledger)}`);
+      });
+    await run();
+    assert.ok(existsSync(ledger));
+    assert.deepEqual(stages.filter((s) => s.endsWith('true')), [], 'written at the end of the run');
+    await rm(ledger);
+    const again = await run();
+    assert.equal(again.parsed, 0);
+    assert.equal(existsSync(ledger), false, 'nothing written: not rewritten');
+    await writeFile(file, (await readFile(file, 'utf8')) + claudeSession('/home/dev/alpha').replace(/7d1e0000-0000-4000-8000-00000000000/g, '7d1e0000-0000-4000-8000-00000000010'));
+    assert.equal((await run()).parsed, 1);
+    assert.equal(JSON.parse(await readFile(ledger, 'utf8')).sources[0].exchanges, 2);
   } finally {
     await store.close();
   }

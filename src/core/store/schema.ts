@@ -9,6 +9,7 @@ import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
 import { rereadPlanSources } from './planSources';
+import { UNCOUNTED_INDEX_SQL } from './uncountedIndex';
 import { rereadPromptSources } from './promptSources';
 import { rereadQueueAndReplaySources } from './queueAndReplaySources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -472,6 +473,12 @@ const MIGRATIONS: readonly Migration[] = [
     version: 26,
     sql: '',
     run: rereadQueueAndReplaySources,
+  },
+  {
+    // The exchanges without a token count are indexed (uncountedIndex.ts): an index run finds them without reading
+    // every exchange's row three times.
+    version: 29,
+    sql: UNCOUNTED_INDEX_SQL,
   },
 ];
 
