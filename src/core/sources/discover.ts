@@ -284,10 +284,6 @@ export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): 
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
-  /**
-   * What one structured file is: a source (with its project), or nothing to read here; `own`: decided by the file
-   * (its path and head) and the options alone, so the same while the file is.
-   */
   // the files beside the transcripts that placed them (SourceAdapter.locatesFrom), stat'ed once a discovery
   const besideStats = new Map<string, SeenStat | undefined>();
   const besideStat = (file: string): SeenStat | undefined => {
@@ -295,6 +291,10 @@ export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): 
     return besideStats.get(file);
   };
   type Classified = { source?: DiscoveredSource; own: boolean; beside?: MemoEntry['beside'] };
+  /**
+   * What one structured file is: a source (with its project), or nothing to read here; `own`: decided by the file
+   * (its path and head), the files `beside` it and the options alone, so the same while they are.
+   */
   const classify = async (file: string, named: boolean): Promise<Classified> => {
     if (!options.includeSubagents && isSubagentPath(file)) return { own: true };
     const matching = structured.filter((a) => a.matchesPath(file));
