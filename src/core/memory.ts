@@ -45,6 +45,7 @@ import type { OpenCheck } from './store/pageCheck';
 import { SearchReads } from './store/searchReads';
 import { exchangeFilter } from './store/searchFilter';
 import { Store } from './store/store';
+import { DiscoveryMemo } from './sources/discover';
 import type { StoreCounts, StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
 import type { TableSalvage } from './store/salvage';
@@ -85,6 +86,8 @@ export class Memory {
   private readonly lexicon: LexiconBm25;
   /** The vectors' distance bounds, shared by this memory's searchers likewise. */
   private readonly bounds: DistanceBounds;
+  /** What this memory's index runs found of each transcript: the next whole run reads no head of an unchanged file. */
+  private readonly discoveries = new DiscoveryMemo();
 
   private constructor(private readonly store: Store) {
     this.reads = new SearchReads(store);
@@ -145,7 +148,7 @@ export class Memory {
   // ---- pipeline
 
   index(options: IndexOptions, onProgress?: (p: IndexProgress) => void, token: CancellationSignal = NEVER_CANCELLED): Promise<IndexReport> {
-    return this.store.unmappedWhile(() => indexWorkspace(this.store, options, onProgress, token));
+    return this.store.unmappedWhile(() => indexWorkspace(this.store, options, onProgress, token, this.discoveries));
   }
 
   /** The distill stage on its own: every exchange without a distilled object (resumable, `limit` stops early). */

@@ -22,15 +22,16 @@ export type SourceChange = { readonly changed: false } | { readonly changed: tru
 /**
  * The cheap first look of an index run, stats only (nothing opened or read): whether a source changed since its
  * stored state, by the test readSource makes, and about how many bytes reading it takes (from its resume point
- * when it can only have grown). readSource looks again: a source that changes in between is read.
+ * when it can only have grown). readSource looks again: a source that changes in between is read. `seen`: the
+ * file's size and time as this run's discovery just saw them (not asked again).
  */
-export async function sourceChange(file: string, prev: SourceState | undefined, adapter: SourceAdapter): Promise<SourceChange> {
+export async function sourceChange(file: string, prev: SourceState | undefined, adapter: SourceAdapter, seen?: Pick<Stats, 'size' | 'mtimeMs'>): Promise<SourceChange> {
   try {
     if (adapter.readRecords) {
       const st = adapter.recordsState ? await adapter.recordsState(file) : await databaseState(file);
       return isUnchanged(prev, st) ? { changed: false } : { changed: true, bytes: st.size };
     }
-    const fileSt = await stat(file);
+    const fileSt = seen ?? (await stat(file));
     const sideNames = sideFileNames(adapter, file);
     const st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (isUnchanged(prev, st)) return { changed: false };
@@ -39,6 +40,14 @@ export async function sourceChange(file: string, prev: SourceState | undefined, 
   } catch {
     return { changed: true, bytes: 0 }; // the read says what is wrong, and records it
   }
+}
+
+/**
+ * Whether the first look at `file` can be made in SQL (Store.sourcesToLook) from its size and time alone: no side
+ * files, no records read through the adapter. Such a source is unchanged exactly when isUnchanged says so.
+ */
+export function looksByStat(adapter: SourceAdapter, file: string): boolean {
+  return !adapter.readRecords && !sideFileNames(adapter, file);
 }
 
 /** A source whose size and time are those stored (and whose last read did not fail) is not read again. */

@@ -2,12 +2,13 @@ import { type CancellationSignal } from './cancellation';
 import { mapLimited } from './concurrency';
 import { type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
-import { readSource, sourceChange, type SourceRead } from './sourceRead';
+import { looksByStat, readSource, sourceChange, type SourceRead } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
-import type { DiscoveredSource } from './sources/discover';
+import type { DiscoveredSource, SeenStat } from './sources/discover';
 import { ADAPTERS } from './sources/registry';
 import type { SourceState } from './store/rows';
 import type { Store, WriteResult } from './store/store';
+import { TimeSlice } from './timeSlice';
 import { PoolBroken, type WorkerPool } from './workers/pool';
 import type { RunWorkers } from './workers/runWorkers';
 
@@ -41,7 +42,8 @@ const LOOKS = 16;
 type Outcome = { readonly prepared: PreparedSource | 'unchanged' } | { readonly err: unknown };
 
 /**
- * One pass over the sources: a first look at each (stats only) sets the unchanged ones aside; the others are
+ * One pass over the sources: a first look at each (stats only: `seen`, the sizes and times discovery just saw, or
+ * asked here) sets the unchanged ones aside; the others are
  * read, parsed and segmented (by the worker threads when there is enough of it, else here, a few read ahead)
  * and written in groups, one transaction each, always in discovery order: which file keeps an exchange two
  * files hold, and so the store, does not depend on which thread finished first.
@@ -53,6 +55,7 @@ export async function writeSources(
   onProgress: (p: { phase: 'parse'; done: number; total: number; file?: string }) => void,
   token: CancellationSignal,
   workers: RunWorkers,
+  seen?: ReadonlyMap<string, SeenStat>,
 ): Promise<SourcesPass> {
   const started = performance.now();
   let parsed = 0;
@@ -65,10 +68,22 @@ export async function writeSources(
     failed.push({ path, error: message });
     await store.recordSourceError(path, agent, message).catch(() => undefined);
   };
-  // One read of every source's state: a lookup per file would queue behind the write in flight.
-  const known = await store.sourceStates();
-  const looks = await mapLimited(sources, LOOKS, (src) => sourceChange(src.path, known.get(src.path), src.adapter));
-  const changed = sources.filter((_, i) => looks[i]!.changed);
+  // One read of the states of the sources that may have changed: a lookup per file would queue behind the write in
+  // flight. A file seen by discovery at the size and time the store holds is unchanged without more (in SQL).
+  const known = await store.sourcesToLook(
+    sources.map((src) => {
+      const st = looksByStat(src.adapter, src.path) ? seen?.get(src.path) : undefined;
+      return st ? { path: src.path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) } : { path: src.path };
+    }),
+  );
+  const toLook = sources.filter((src) => known.has(src.path));
+  // a look with its stat in hand waits for nothing: 12,000 of them (a first index) would be one task of ~200 ms
+  const slice = new TimeSlice(8);
+  const looks = await mapLimited(toLook, LOOKS, async (src) => {
+    await slice.yieldIfDue();
+    return sourceChange(src.path, known.get(src.path), src.adapter, seen?.get(src.path));
+  });
+  const changed = toLook.filter((_, i) => looks[i]!.changed);
   let unchanged = sources.length - changed.length;
   const pool = workers.for({ bytes: looks.reduce((sum, l) => sum + (l.changed ? l.bytes : 0), 0) });
 

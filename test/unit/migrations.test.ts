@@ -240,7 +240,7 @@ test('schema 12 marks the exchanges no human spoke in (an empty or blank prompt)
     const places = await candidatePlaces(db, [3, 4, 1, 2]);
     assert.deepEqual(places.filter((p) => p.request !== undefined).map((p) => [p.n, p.request]), [[3, 2], [4, 2]], 'each continues exchange 2, the last one asked before it');
     assert.deepEqual((await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'exchanges' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name),
-      ['exchanges_order', 'exchanges_place', 'exchanges_source', 'exchanges_time']);
+      ['exchanges_order', 'exchanges_place', 'exchanges_source', 'exchanges_time', 'exchanges_uncounted']);
   } finally {
     await db.close();
   }

@@ -130,6 +130,12 @@ export interface SourceAdapter {
    */
   locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
   /**
+   * Every file `locateProject` reads besides the transcript, when they are known from its path (Gemini's
+   * `.project_root`): a discovery keeps its answer for the next one while the transcript and these keep their size
+   * and time (or stay absent). Without it the project is looked for again at every discovery.
+   */
+  locatesFrom?(file: string): readonly string[];
+  /**
    * The file is of a form that records no project at all (Copilot Chat's "Chat: Export Chat…"): found in a
    * folder the user named for this workspace, it is this workspace's. Every other session counts only where
    * its records place it, whatever the agent.

@@ -1,3 +1,4 @@
+import { type Stats, statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,6 +24,7 @@ import { WARP_DB_NAME } from './warp';
 import { ZED_DB_NAME } from './zedDb';
 import { insideAny } from './paths';
 import { ADAPTERS } from './registry';
+import { TimeSlice } from '../timeSlice';
 
 export { insideAny } from './paths';
 
@@ -153,7 +155,92 @@ export function transcriptRoots(d: DiscoverOptions): string[] {
   return [...new Set([...d.claudeRoots, ...d.codexRoots, ...(d.agentRoots ?? []), ...d.extraRoots])];
 }
 
+/** A file's size and modification time, as a discovery saw them: what an index run's first look compares. */
+export type SeenStat = Pick<Stats, 'size' | 'mtimeMs'>;
+
+/**
+ * What discoveries found of each structured file they looked into, kept for the next one in a long-lived process
+ * (the extension's whole runs): a file whose size and time are those it had then is what it was, so its head is
+ * not read and sniffed again (at 12,000 files that was most of a whole run). Only what the file itself and the
+ * discovery's options decided is kept: a session placed by files beside it (a project found by `locateProject`,
+ * a registry, a preferred copy, a database asked whether it holds sessions) is looked into every time.
+ */
+export class DiscoveryMemo {
+  private key = '';
+  private readonly files = new Map<string, MemoEntry>();
+
+  /** The entries of `options`' discovery (another discovery's are forgotten). */
+  for(options: DiscoverOptions): this {
+    const key = JSON.stringify(options);
+    if (key !== this.key) {
+      this.key = key;
+      this.files.clear();
+    }
+    return this;
+  }
+
+  /**
+   * The file's classification when it was made at this size and time, the files it was located by (`stat`: theirs
+   * now) being as they were then; `false` when there is none.
+   */
+  get(file: string, st: SeenStat | undefined, stat: (file: string) => SeenStat | undefined): DiscoveredSource | undefined | false {
+    const e = this.files.get(file);
+    if (!e || !st || e.size !== st.size || e.mtimeMs !== st.mtimeMs) return false;
+    return e.beside.every((b) => sameStat(b.st, stat(b.file))) ? e.source : false;
+  }
+
+  set(file: string, st: SeenStat, source: DiscoveredSource | undefined, beside: MemoEntry['beside']): void {
+    this.files.set(file, { size: st.size, mtimeMs: st.mtimeMs, source, beside });
+  }
+
+  delete(file: string): void {
+    this.files.delete(file);
+  }
+
+  /** Files no longer found are forgotten. */
+  keepOnly(files: ReadonlySet<string>): void {
+    for (const f of this.files.keys()) if (!files.has(f)) this.files.delete(f);
+  }
+}
+
+interface MemoEntry {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly source: DiscoveredSource | undefined;
+  /** The files beside it its project was looked for in (SourceAdapter.locatesFrom), as they were (undefined: absent). */
+  readonly beside: ReadonlyArray<{ readonly file: string; readonly st: SeenStat | undefined }>;
+}
+
+function sameStat(a: SeenStat | undefined, b: SeenStat | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs);
+}
+
+/** A file's size and time now, undefined when it is not a file (absent, unreadable). */
+function statNow(file: string): SeenStat | undefined {
+  try {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st?.isFile() ? { size: st.size, mtimeMs: st.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a discovery found, with the size and time it saw of each file (for the run's first look). */
+export interface Discovery {
+  readonly sources: DiscoveredSource[];
+  readonly seen: ReadonlyMap<string, SeenStat>;
+}
+
 export async function discoverSources(options: DiscoverOptions): Promise<DiscoveredSource[]> {
+  return (await discover(options)).sources;
+}
+
+/**
+ * Discovery, the files it found stat'ed first (a stat each, on this thread in slices: ~3 µs a file, where one
+ * through the thread pool costs ~30 µs of this thread's time): an index run's first look takes those sizes and
+ * times instead of asking again, and `memo` keeps what the files' heads said for the next discovery.
+ */
+export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): Promise<Discovery> {
   const found = new Map<string, DiscoveredSource>();
   /** Structured files to sniff, and whether a root the user named holds them. */
   const candidates = new Map<string, boolean>();
@@ -198,38 +285,79 @@ export async function discoverSources(options: DiscoverOptions): Promise<Discove
   }
 
   const structured = ADAPTERS.filter((a) => a.lineFormat !== 'markdown');
-  /** What one structured file is: a source (with its project), or nothing to read here. */
-  const classify = async (file: string, named: boolean): Promise<DiscoveredSource | undefined> => {
-    if (!options.includeSubagents && isSubagentPath(file)) return undefined;
+  // the files beside the transcripts that placed them (SourceAdapter.locatesFrom), stat'ed once a discovery
+  const besideStats = new Map<string, SeenStat | undefined>();
+  const besideStat = (file: string): SeenStat | undefined => {
+    if (!besideStats.has(file)) besideStats.set(file, statNow(file));
+    return besideStats.get(file);
+  };
+  type Classified = { source?: DiscoveredSource; own: boolean; beside?: MemoEntry['beside'] };
+  /**
+   * What one structured file is: a source (with its project), or nothing to read here; `own`: decided by the file
+   * (its path and head), the files `beside` it and the options alone, so the same while they are.
+   */
+  const classify = async (file: string, named: boolean): Promise<Classified> => {
+    if (!options.includeSubagents && isSubagentPath(file)) return { own: true };
     const matching = structured.filter((a) => a.matchesPath(file));
-    if (matching.length === 0) return undefined;
+    if (matching.length === 0) return { own: true };
     const claimed = matching.find((a) => a.claimsPath?.(file));
-    if (claimed?.holdsManyProjects) return { path: file, adapter: claimed, ...(scope ? { within: scope } : {}) };
+    if (claimed?.holdsManyProjects) return { source: { path: file, adapter: claimed, ...(scope ? { within: scope } : {}) }, own: true };
     // a database is never read as lines: its head tells nothing, and a workspace's storage holds hundreds of them
     const head = claimed?.lineFormat === 'sqlite' ? [] : await readHead(file).catch(() => undefined);
-    if (!head) return undefined;
+    if (!head) return { own: false };
     const adapter = claimed ?? matching.find((a) => a.sniff(head));
-    if (!adapter) return undefined;
+    if (!adapter) return { own: true };
     const preferred = adapter.preferredCopy?.(file);
-    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) return undefined;
+    if (preferred && (await stat(preferred).catch(() => undefined))?.isFile()) return { own: false };
+    const probed = adapter.probeProject(head);
+    // the files a project is located by, as they are before it reads them (a change after shows at the next discovery)
+    const locating = probed === undefined && adapter.locateProject;
+    const beside = locating && adapter.locatesFrom ? adapter.locatesFrom(file).map((f) => ({ file: f, st: besideStat(f) })) : [];
     const recorded =
-      adapter.probeProject(head) ??
+      probed ??
       (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
       listedProject.get(file);
+    // what the file and the files it names decided alone: no other file was asked (a preferred copy, a project found
+    // by files not known from its path, a registry)
+    const own =
+      !preferred && !adapter.holdsSessions && claimed?.lineFormat !== 'sqlite' && !listedProject.has(file) && (!locating || adapter.locatesFrom !== undefined);
     // one rule for every agent: a session counts where its records place it; only a file of a form that records
     // no project (a chat export), in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);
-    if (scope && !(project && insideAny(project, scope))) return undefined;
-    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) return undefined;
-    return { path: file, adapter, ...(project ? { project } : {}) };
+    if (scope && !(project && insideAny(project, scope))) return { own, beside };
+    if (adapter.holdsSessions && !(await adapter.holdsSessions(file).catch(() => false))) return { own, beside };
+    return { source: { path: file, adapter, ...(project ? { project } : {}) }, own, beside };
   };
+  const files = [...candidates.keys()].sort();
+  // the markdown histories too: the run's first look takes every size and time from here
+  const seen = await statFiles([...files, ...found.keys()]);
+  memo?.for(options).keepOnly(new Set(files));
   // files are looked at several at a time: each look is a few waits on the disk (open, read, close), and a history
   // of 3,000 files spent most of its discovery waiting on them one by one
-  const files = [...candidates.keys()].sort();
-  for (const source of await mapLimited(files, LOOKS, (file) => classify(file, candidates.get(file)!))) {
-    if (source) found.set(source.path, source);
+  const sources = await mapLimited(files, LOOKS, async (file) => {
+    const st = seen.get(file);
+    const known = memo ? memo.get(file, st, besideStat) : false;
+    if (known !== undefined && known !== false) return known;
+    if (known === undefined) return undefined;
+    const { source, own, beside } = await classify(file, candidates.get(file)!);
+    if (memo && st && own) memo.set(file, st, source, beside ?? []);
+    else memo?.delete(file);
+    return source;
+  });
+  for (const source of sources) if (source) found.set(source.path, source);
+  return { sources: [...found.values()].sort((a, b) => a.path.localeCompare(b.path)), seen };
+}
+
+/** Each file's size and time (none for a file gone or unreadable), a slice of the event loop's time at a time. */
+async function statFiles(files: readonly string[]): Promise<Map<string, SeenStat>> {
+  const seen = new Map<string, SeenStat>();
+  const slice = new TimeSlice(8);
+  for (const file of files) {
+    const st = statNow(file); // none: read as before, its look says what is wrong
+    if (st) seen.set(file, st);
+    await slice.yieldIfDue();
   }
-  return [...found.values()].sort((a, b) => a.path.localeCompare(b.path));
+  return seen;
 }
 
 function isSubagentPath(file: string): boolean {

@@ -70,6 +70,7 @@ export const geminiAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
+  locatesFrom,
   parse: (input) => parseDocument(input, GEMINI),
 };
 
@@ -94,6 +95,7 @@ export const qwenDocumentAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
+  locatesFrom,
   parse: (input) => parseDocument(input, QWEN),
 };
 
@@ -109,8 +111,14 @@ export const geminiLogAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
+  locatesFrom,
   parse: (input) => parseLog(input, GEMINI),
 };
+
+/** The file beside a chat that locateProject reads: `<project>/.project_root` (the rest is the head's and the roots'). */
+function locatesFrom(file: string): string[] {
+  return [path.join(path.dirname(path.dirname(file)), '.project_root')];
+}
 
 /** `<project>/.project_root` when the CLI wrote one, else the workspace folder whose sha256 is the projectHash. */
 async function locateProject(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {

@@ -15,6 +15,7 @@ import { rereadReadLineSources } from './readLineSources';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
 import { RETRY_PROMPT } from './rows';
 import { rereadTodoListSources } from './todoListSources';
+import { UNCOUNTED_INDEX_SQL } from './uncountedIndex';
 
 /**
  * Forward-only migrations keyed by schema version. Each runs in one transaction with its version stamp.
@@ -491,6 +492,12 @@ const MIGRATIONS: readonly Migration[] = [
     version: 28,
     sql: '',
     run: rereadTodoListSources,
+  },
+  {
+    // The exchanges without a token count are indexed (uncountedIndex.ts): an index run finds them without reading
+    // every exchange's row three times.
+    version: 29,
+    sql: UNCOUNTED_INDEX_SQL,
   },
 ];
 

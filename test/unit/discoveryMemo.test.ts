@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { indexWorkspace } from '../../src/core/indexer';
+import { discover, discoverSources, DiscoveryMemo, type DiscoverOptions } from '../../src/core/sources/discover';
+import { Store } from '../../src/core/store/store';
+import { FIXTURES, tempDir } from './helpers';
+
+const segment = { minChars: 100, maxPlies: 20 };
+const options = (extraRoots: string[], workspaceRoots: string[] = []): DiscoverOptions => ({ workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots, includeSubagents: true });
+const listed = (sources: ReadonlyArray<{ path: string; adapter: { agent: string }; project?: string }>): string[][] =>
+  sources.map((s) => [s.path, s.adapter.agent, s.project ?? '']);
+
+/** A Claude Code session placed in `cwd` (the same length for every cwd given here, so the file keeps its size). */
+function claudeSession(cwd: string): string {
+  const record = (type: string, uuid: string, parentUuid: string | null, message: unknown): string =>
+    JSON.stringify({ parentUuid, isSidechain: false, userType: 'external', cwd, sessionId: '7d1e0000-0000-4000-8000-000000000000', version: '2.1.12', type, message, uuid, timestamp: '2026-01-01T00:00:00.000Z' });
+  return `${record('user', '7d1e0000-0000-4000-8000-000000000001', null, { role: 'user', content: 'Why does the harbour cache lose entries after a restart?' })}\n${record('assistant', '7d1e0000-0000-4000-8000-000000000002', '7d1e0000-0000-4000-8000-000000000001', {
+    model: 'claude', id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'It is kept in memory only; write it to disk on shutdown and read it back on start.' }],
+  })}\n`;
+}
+
+test('a discovery with a memo finds what a fresh one finds, every fixture agent, twice over', async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const memo = new DiscoveryMemo();
+  const fresh = listed(await discoverSources(options([root])));
+  assert.ok(fresh.length > 40, `${fresh.length} fixture sources`);
+  assert.deepEqual(listed((await discover(options([root]), memo)).sources), fresh);
+  assert.deepEqual(listed((await discover(options([root]), memo)).sources), fresh, 'from the memo');
+  // a scope: the memo's entries were made for another discovery, so nothing of them is taken
+  const scoped = options([root], ['/home/dev/shop']);
+  assert.deepEqual(listed((await discover(scoped, memo)).sources), listed(await discoverSources(scoped)));
+});
+
+test("a file of the same size and time is not read again: its head's project stays the memo's until the file changes", async () => {
+  const root = tempDir();
+  const file = path.join(root, 'projects', 'p', '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, claudeSession('/home/dev/alpha'));
+  // a whole second, which utimes puts back exactly
+  const time = new Date(Date.UTC(2026, 0, 1));
+  await utimes(file, time, time);
+  const memo = new DiscoveryMemo();
+  assert.deepEqual(listed((await discover(options([root]), memo)).sources), [[file, 'claude-code', '/home/dev/alpha']]);
+  // rewritten in place to the same size, its time put back: the index itself takes such a file as unchanged
+  await writeFile(file, claudeSession('/home/dev/omega'));
+  await utimes(file, time, time);
+  assert.deepEqual(listed((await discover(options([root]), memo)).sources), [[file, 'claude-code', '/home/dev/alpha']], 'the head was not read');
+  assert.deepEqual(listed(await discoverSources(options([root]))), [[file, 'claude-code', '/home/dev/omega']], 'a fresh discovery reads it');
+  // a new time: read again
+  await utimes(file, time, new Date(time.getTime() + 2000));
+  assert.deepEqual(listed((await discover(options([root]), memo)).sources), [[file, 'claude-code', '/home/dev/omega']]);
+  // gone: not found, and forgotten
+  await rm(file);
+  assert.deepEqual((await discover(options([root]), memo)).sources, []);
+});
+
+test("a Gemini chat is placed again when the .project_root beside it appears, changes or goes (its own file unchanged)", async () => {
+  const home = path.join(tempDir(), '.gemini');
+  const chats = path.join(home, 'tmp', 'tidepool', 'chats');
+  await mkdir(chats, { recursive: true });
+  const file = path.join(chats, 'session-2025-11-02T10-00-5e1f0a2b.json');
+  await writeFile(file, await readFile(path.join(FIXTURES, 'gemini', 'session-2025-11-02T10-00-5e1f0a2b.json')));
+  const marker = path.join(home, 'tmp', 'tidepool', '.project_root');
+  const memo = new DiscoveryMemo();
+  const found = async (): Promise<string[][]> => {
+    const mine = listed((await discover(options([home]), memo)).sources);
+    assert.deepEqual(mine, listed(await discoverSources(options([home]))), 'as a fresh discovery');
+    return mine;
+  };
+  assert.deepEqual(await found(), [[file, 'gemini', '']]);
+  assert.deepEqual(await found(), [[file, 'gemini', '']]);
+  await writeFile(marker, '/home/dev/tidepool\n');
+  assert.deepEqual(await found(), [[file, 'gemini', '/home/dev/tidepool']]);
+  await writeFile(marker, '/home/dev/tidepool/app\n');
+  assert.deepEqual(await found(), [[file, 'gemini', '/home/dev/tidepool/app']]);
+  await rm(marker);
+  assert.deepEqual(await found(), [[file, 'gemini', '']]);
+});
+
+test('a discovery gives the size and time it saw of each source; the next whole run of a memory reads only the file that grew', async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const found = await discover(options([root]));
+  for (const s of found.sources) {
+    const st = await stat(s.path);
+    assert.deepEqual(found.seen.get(s.path), { size: st.size, mtimeMs: st.mtimeMs }, s.path);
+  }
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    const memo = new DiscoveryMemo();
+    const run = (): ReturnType<typeof indexWorkspace> => indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, memo);
+    const first = await run();
+    assert.equal(first.parsed + first.failed.length, found.sources.length);
+    const again = await run();
+    assert.deepEqual([again.parsed, again.unchanged, again.failed.length], [0, first.parsed, first.failed.length]);
+    const grown = found.sources.find((s) => s.adapter.agent === 'claude-code' && s.path.endsWith('.jsonl'))!;
+    const before = (await store.stats()).exchanges;
+    await writeFile(grown.path, (await readFile(grown.path, 'utf8')) + claudeSession('/home/dev/alpha').replace(/7d1e0000-0000-4000-8000-00000000000/g, '7d1e0000-0000-4000-8000-00000000010'));
+    const third = await run();
+    assert.deepEqual([third.parsed, third.unchanged], [1, first.parsed - 1]);
+    assert.equal((await store.stats()).exchanges, before + 1);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a whole run that wrote nothing leaves the store's ledger as it is; one that wrote rewrites it after its later stages", async () => {
+  const root = tempDir();
+  const file = path.join(root, 'projects', 'p', '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, claudeSession('/home/dev/alpha'));
+  const db = path.join(tempDir(), 's.sqlite');
+  const ledger = `${db}.ledger.json`;
+  const store = await Store.open(db);
+  try {
+    const stages: string[] = [];
+    const run = (): ReturnType<typeof indexWorkspace> =>
+      indexWorkspace(store, { discover: options([root]), segment }, (p) => {
+        // the ledger is written after the last stage: at the first progress of each stage it is not there yet
+        if (stages[stages.length - 1] !== p.phase) stages.push(`${p.phase}:${existsSync(ledger)}`);
+      });
+    await run();
+    assert.ok(existsSync(ledger));
+    assert.deepEqual(stages.filter((s) => s.endsWith('true')), [], 'written at the end of the run');
+    await rm(ledger);
+    const again = await run();
+    assert.equal(again.parsed, 0);
+    assert.equal(existsSync(ledger), false, 'nothing written: not rewritten');
+    await writeFile(file, (await readFile(file, 'utf8')) + claudeSession('/home/dev/alpha').replace(/7d1e0000-0000-4000-8000-00000000000/g, '7d1e0000-0000-4000-8000-00000000010'));
+    assert.equal((await run()).parsed, 1);
+    assert.equal(JSON.parse(await readFile(ledger, 'utf8')).sources[0].exchanges, 2);
+  } finally {
+    await store.close();
+  }
+});
