@@ -137,3 +137,16 @@ test("a whole run that wrote nothing leaves the store's ledger as it is; one tha
     await store.close();
   }
 });
+
+test("a Gemini subagent's chat, a folder deeper, is placed again when its project's .project_root appears", async () => {
+  const home = path.join(tempDir(), '.gemini');
+  const parent = '5b6c7d8e-1f2a-4b3c-8d4e-5f6a7b8c9d0e';
+  const file = path.join(home, 'tmp', 'tidepool', 'chats', parent, 'q8w2e4.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, await readFile(path.join(FIXTURES, 'gemini', 'tidepool', 'chats', parent, 'q8w2e4.jsonl')));
+  const memo = new DiscoveryMemo();
+  const found = async (): Promise<string[][]> => listed((await discover(options([home]), memo)).sources);
+  assert.deepEqual(await found(), [[file, 'gemini', '']]);
+  await writeFile(path.join(home, 'tmp', 'tidepool', '.project_root'), '/home/dev/tidepool\n');
+  assert.deepEqual(await found(), [[file, 'gemini', '/home/dev/tidepool']], 'as a fresh discovery');
+});

@@ -117,7 +117,7 @@ export const geminiLogAdapter: SourceAdapter = {
 
 /** The file beside a chat that locateProject reads: `<project>/.project_root` (the rest is the head's and the roots'). */
 function locatesFrom(file: string): string[] {
-  return [path.join(path.dirname(path.dirname(file)), '.project_root')];
+  return [path.join(projectDirOf(file), '.project_root')];
 }
 
 /** `<project>/.project_root` when the CLI wrote one, else the workspace folder whose sha256 is the projectHash. */
