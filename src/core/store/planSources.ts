@@ -9,10 +9,14 @@ import type { Db } from './db';
  * cut) are marked to be read again whole, which renders them anew; no other source is read again.
  */
 export async function rereadPlanSources(db: Db): Promise<void> {
-  const lines = [...PLAN_TOOLS].map((tool) => `%[tool] ${tool} %`);
+  await rereadSourcesWithExchangesLike(db, [...PLAN_TOOLS].map((tool) => `%[tool] ${tool} %`));
+}
+
+/** Marks the sources with an exchange whose stored text is LIKE one of `patterns` to be read again whole. */
+export async function rereadSourcesWithExchangesLike(db: Db, patterns: readonly string[]): Promise<void> {
   await db.run(
     `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
-     WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.source_id = sources.id AND (${lines.map(() => 'e.verbatim LIKE ?').join(' OR ')}))`,
-    lines,
+     WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.source_id = sources.id AND (${patterns.map(() => 'e.verbatim LIKE ?').join(' OR ')}))`,
+    [...patterns],
   );
 }

@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { rereadSourcesWithExchangesLike } from './planSources';
 
 /**
  * Schema 28: Roo Code's and Kilo Code's `update_todo_list` (the list in one markdown string) and Copilot Chat's
@@ -8,10 +9,5 @@ import type { Db } from './db';
  * an exchange holding such a line are marked to be read again whole, which renders them anew; no other source is.
  */
 export async function rereadTodoListSources(db: Db): Promise<void> {
-  const lines = ['%[tool] update_todo_list {%', '%[tool] manage_todo_list {%'];
-  await db.run(
-    `UPDATE sources SET size = -1, head_hash = '', anchor_hash = '', record_groups = NULL
-     WHERE EXISTS (SELECT 1 FROM exchanges e WHERE e.source_id = sources.id AND (${lines.map(() => 'e.verbatim LIKE ?').join(' OR ')}))`,
-    lines,
-  );
+  await rereadSourcesWithExchangesLike(db, ['%[tool] update_todo_list {%', '%[tool] manage_todo_list {%']);
 }
