@@ -87,7 +87,8 @@ export function planOf(call: ToolCall): Plan | undefined {
  */
 const ROO_TOOL = 'update_todo_list';
 const ROO_LINE_RE = /^(?:-\s*)?\[\s*([ xX\-~])\s*\]\s+(.+)$/u;
-const ROO_BOXES: ReadonlyMap<string, StepState> = new Map([
+/** A markdown checkbox's mark and its step's state (Roo Code's and Copilot Chat's lists; Copilot writes `[ ]`, `[x]`, `[-]` only). */
+const BOXES: ReadonlyMap<string, StepState> = new Map([
   [' ', 'open'],
   ['x', 'done'],
   ['X', 'done'],
@@ -100,7 +101,7 @@ function rooPlan(text: string): Plan | undefined {
   const steps: PlanStep[] = [];
   for (const line of text.split(/\r?\n/u)) {
     const m = ROO_LINE_RE.exec(line.trim());
-    if (m) steps.push({ text: oneLine(m[2]!), state: ROO_BOXES.get(m[1]!)! });
+    if (m) steps.push({ text: oneLine(m[2]!), state: BOXES.get(m[1]!)! });
   }
   return steps.length > 0 ? { steps } : undefined;
 }
@@ -121,7 +122,7 @@ export function readPlanOf(call: ToolCall, answer: string): Plan | undefined {
   const steps: PlanStep[] = [];
   for (const line of lines.slice(2)) {
     const step = COPILOT_STEP_RE.exec(line);
-    if (step) steps.push({ text: step[2]!.trim(), state: COPILOT_BOXES.get(step[1]!)! });
+    if (step) steps.push({ text: step[2]!.trim(), state: BOXES.get(step[1]!)! });
     else if (!(steps.length > 0 && line.startsWith(COPILOT_NOTE))) return undefined;
   }
   return { steps };
@@ -129,11 +130,6 @@ export function readPlanOf(call: ToolCall, answer: string): Plan | undefined {
 const COPILOT_STEP_RE = /^- \[([ x-])\] ([^\n]*\S[^\n]*)$/u;
 /** A step's description, on the line below it. */
 const COPILOT_NOTE = '  - ';
-const COPILOT_BOXES: ReadonlyMap<string, StepState> = new Map([
-  [' ', 'open'],
-  ['x', 'done'],
-  ['-', 'active'],
-]);
 
 /** The steps as a checklist line: `✓ Download the icon · ▸ Convert it to .icns · ○ Build the app`. */
 export function checklist(steps: readonly PlanStep[]): string {
