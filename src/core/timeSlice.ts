@@ -9,9 +9,17 @@ export class TimeSlice {
   /** `ms`: how long the work runs before it yields (0 yields at every check). */
   constructor(private readonly ms = 15) {}
 
+  /**
+   * Whether this slice has run `ms` (yieldIfDue would yield). A loop of many short steps asks this first and awaits
+   * yieldIfDue only then: an await per step is a promise made and two turns of the microtask queue, each time.
+   */
+  due(): boolean {
+    return performance.now() - this.started >= this.ms;
+  }
+
   /** Yields to the event loop (after its pending I/O callbacks) once this slice has run `ms`; cheap otherwise. */
   async yieldIfDue(): Promise<void> {
-    if (performance.now() - this.started < this.ms) return;
+    if (!this.due()) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.started = performance.now();
   }

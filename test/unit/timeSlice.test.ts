@@ -19,3 +19,15 @@ test('a time slice gives the event loop back once it has run its time, and not b
   assert.equal(await letsTheLoopRun(() => slice.yieldIfDue()), true, 'due after 50 ms');
   assert.equal(await letsTheLoopRun(() => slice.yieldIfDue()), false, 'a new slice starts after the yield');
 });
+
+test('a time slice says it is due exactly when yieldIfDue would yield', async () => {
+  assert.equal(new TimeSlice(60_000).due(), false);
+  assert.equal(new TimeSlice(0).due(), true);
+  const slice = new TimeSlice(50);
+  assert.equal(slice.due(), false);
+  const until = performance.now() + 55;
+  while (performance.now() < until); // 55 ms of work
+  assert.equal(slice.due(), true);
+  await slice.yieldIfDue();
+  assert.equal(slice.due(), false, 'a new slice starts after the yield');
+});

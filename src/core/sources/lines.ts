@@ -216,6 +216,8 @@ class LineAssembler {
   private elider: LongStringElider | undefined;
   private lineStart: number;
   private lineNo: number;
+  /** The longest line (bytes before its '\n') that take() would keep whole: shortened past neither bound. */
+  private readonly wholeLineBytes: number;
 
   constructor(
     startOffset: number,
@@ -224,17 +226,35 @@ class LineAssembler {
   ) {
     this.lineStart = startOffset;
     this.lineNo = startLine;
+    this.wholeLineBytes = Math.min(MAX_LINE_BYTES, shortenPast ?? MAX_LINE_BYTES);
   }
 
   push(piece: Buffer): void {
     let p = 0;
     while (p < piece.length) {
       const nl = piece.indexOf(0x0a, p);
+      if (nl !== -1 && this.partBytes === 0 && nl - p <= this.wholeLineBytes) {
+        // the common line: whole in this piece, short enough to be kept as it is: decoded where it lies, without a
+        // view of its bytes and a list of parts made for it first
+        this.wholeLine(piece, p, nl);
+        p = nl + 1;
+        continue;
+      }
       this.take(piece.subarray(p, nl === -1 ? piece.length : nl));
       if (nl === -1) return;
       this.endLine(1);
       p = nl + 1;
     }
+  }
+
+  /** A line from `start` to its '\n' at `nl` in one piece, within both bounds (`wholeLineBytes`): what endLine makes of it. */
+  private wholeLine(piece: Buffer, start: number, nl: number): void {
+    const bytes = nl - start + 1;
+    const from = this.lineStart === 0 && nl - start >= 3 && piece[start] === 0xef && piece[start + 1] === 0xbb && piece[start + 2] === 0xbf ? start + 3 : start;
+    const text = piece.toString('utf8', from, nl);
+    this.lines.push({ text: text.endsWith('\r') ? text.slice(0, -1) : text, line: this.lineNo, offset: this.lineStart, bytes });
+    this.lineNo++;
+    this.lineStart += bytes;
   }
 
   finish(options: LineOptions): LineChunk {
