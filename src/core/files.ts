@@ -250,7 +250,10 @@ function looksLikePath(token: string, text: string, index: number): boolean {
   // URLs, e-mail-like and version-like tokens are not files.
   if (text.slice(Math.max(0, index - 3), index) === '://' || /^[\d.]+$/.test(token)) return false;
   // code, not a file: a call (`log.info(`, `print.sh(`) or a global's member (`grep -rn "console.log" src`)
-  if (text.charCodeAt(index + token.length) === 0x28 /* ( */ || GLOBAL_MEMBER_RE.test(token)) return false;
+  // (the next character read by its code, within the text: indexing a string, or reading past its end, threw away
+  // the compiled scan when another kind of string or a token at the very end came)
+  const after = index + token.length;
+  if ((after < text.length && text.charCodeAt(after) === 0x28) /* ( */ || GLOBAL_MEMBER_RE.test(token)) return false;
   const base = token.split(/[\\/]/).pop() ?? '';
   const stem = base.slice(0, base.lastIndexOf('.'));
   // `e.g.md`-style accidents: a bare name needs a stem of 2+ chars with a letter, or a directory part.
