@@ -94,6 +94,21 @@ describe('the built-in model (word vectors shipped in the extension)', () => {
     }
   });
 
+  test('an embedding asked while the table is being prepared makes the rest of it at once, to the same vectors', async () => {
+    const racing = await WordVectorEmbedder.load(BUILTIN);
+    try {
+      const preparing = racing.prepare();
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      const texts = ['the database migration failed', 'vegetable garden', 'zebra'];
+      assert.deepEqual(await racing.embed(texts), await builtin.embed(texts));
+      await preparing;
+      assert.deepEqual(await racing.embed(texts), await builtin.embed(texts));
+    } finally {
+      await racing.dispose();
+    }
+  });
+
   test('a missing or damaged model folder leaves search lexical with the reason; a disposed one refuses', async () => {
     await rejectsUnavailable(WordVectorEmbedder.load(path.join(tempDir('no-builtin-'), 'missing')), /cannot be read/);
     const damaged = tempDir('damaged-builtin-');

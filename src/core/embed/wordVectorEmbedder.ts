@@ -43,6 +43,8 @@ export class WordVectorEmbedder implements Embedder {
   /** Each word's row, made on the first embedding: a process that loads the model but answers without it (an
    * MCP server's first, confident search) does not wait for it. */
   private rows: WordRows | undefined;
+  /** The table prepare is making, slice by slice. */
+  private making: Generator<void, WordRows> | undefined;
   private disposed = false;
 
   private constructor(
@@ -88,24 +90,38 @@ export class WordVectorEmbedder implements Embedder {
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
-    const rows = (this.rows ??= WordRows.make(this.wordList, this.scales.length));
+    const rows = (this.rows ??= this.rowsNow());
     return Promise.resolve(texts.map((t) => this.vector(t, rows)));
   }
 
   /**
    * The word table made ahead, ROWS_A_SLICE rows at a time with a turn of the event loop between (a warm-up's reads
-   * ahead: Searcher.warm), so the first search by meaning does not hold the thread 45-80 ms making it at once.
+   * ahead: Searcher.warm), so the first search by meaning does not hold the thread 45-80 ms making it at once. An
+   * embedding asked meanwhile makes the rest at once.
    */
   async prepare(): Promise<void> {
-    if (this.rows || this.disposed) return;
-    const steps = WordRows.steps(this.wordList, this.scales.length);
-    for (let step = steps.next(); ; step = steps.next()) {
-      if (this.rows) return; // an embedding made it meanwhile
+    if (this.rows || this.making || this.disposed) return;
+    const steps = (this.making = WordRows.steps(this.wordList, this.scales.length));
+    for (;;) {
+      if (this.making !== steps) return; // an embedding made the rest
+      const step = steps.next();
       if (step.done) {
         this.rows = step.value;
+        this.making = undefined;
         return;
       }
       await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The word table at once: what prepare has not made yet, or all of it. */
+  private rowsNow(): WordRows {
+    const steps = this.making;
+    if (!steps) return WordRows.make(this.wordList, this.scales.length);
+    this.making = undefined;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
     }
   }
 
@@ -152,7 +168,7 @@ class WordRows {
     private readonly slots: Int32Array,
   ) {}
 
-  /** The table of `rows` rows over `list`, at once. */
+  /** The table of `rows` rows over `list`, at once (each loop in one call: in slices, or with a yield inside them, dearer). */
   static make(list: string, rows: number): WordRows {
     const t = new TableInMaking(list, rows);
     t.startsOf(rows);
