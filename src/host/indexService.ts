@@ -7,6 +7,7 @@ import type { SemanticState } from './embedderService';
 import type { LlmDistillation } from './llmDistillRun';
 import { KnownSources, mergeLiveReport } from './knownSources';
 import { ProgressPace } from './progressPace';
+import { ToolWarmUp } from './toolWarmUp';
 import { Disposable } from './lifecycle';
 import { log, showError } from './log';
 import type { WorkspaceMemory } from './workspaceMemory';
@@ -106,6 +107,8 @@ export class IndexService extends Disposable {
   private switching: Promise<void> | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<IndexEvent>());
   readonly onDidChange = this.changed.event;
+  /** The language-model tools' warm-up: after the first run, giving way to searches and runs (toolWarmUp.ts). */
+  private readonly toolWarmUp = new ToolWarmUp(this);
 
   constructor(
     readonly workspace: WorkspaceMemory,
@@ -120,6 +123,8 @@ export class IndexService extends Disposable {
     const embedders = workspace.embedders;
     if (embedders) this.register(embedders.onDidChange(() => this.fire()));
     this.register(workspace.onDidRebuildDamaged(() => void this.index()));
+    // with the extension: no warm-up search starts after this (one under way on a store closed under it fails quietly)
+    this.register({ dispose: () => void this.toolWarmUp.stop() });
   }
 
   get storeFile(): string | undefined {
@@ -144,6 +149,14 @@ export class IndexService extends Disposable {
   }
 
   /**
+   * Runs a search the user (or the user's agent) asked: a language-model tool's call, the recall panel's query, a
+   * digest. The tools' warm-up gives way to it (ToolWarmUp).
+   */
+  searching<T>(work: () => Promise<T>): Promise<T> {
+    return this.toolWarmUp.searching(work);
+  }
+
+  /**
    * Starts (or queues) an indexing run. `changed`: the transcripts live indexing saw written; the run reads only
    * those when the last whole run found them all (else, and without it, every source is looked at).
    */
@@ -158,7 +171,8 @@ export class IndexService extends Disposable {
       this.rerun = this.rerun ? joinRequests(this.rerun, request) : request;
       return this.running;
     }
-    this.running = this.runLoop(request).finally(() => {
+    // no warm-up search starts while runs are under way
+    this.running = this.toolWarmUp.indexing(() => this.runLoop(request)).finally(() => {
       this.running = undefined;
     });
     return this.running;
@@ -189,6 +203,8 @@ export class IndexService extends Disposable {
     this.rerun = undefined;
     while (this.running) await this.running;
     this.stopping = false;
+    // the warm-up searches the store about to close: it ends for good (its code is compiled by then, or the calls compile it)
+    await this.toolWarmUp.stop();
     await this.workspace.switchScope(scope);
     this.known.forget();
     this.counts = undefined;
@@ -306,7 +322,7 @@ export class IndexService extends Disposable {
           `${run.exchangesWritten} exchanges in ${Math.round(run.parseMs)} ms.`,
       );
       this.state = 'idle';
-      void this.warmSearch(memory);
+      void this.warmSearch();
     } catch (err) {
       this.message = err instanceof Error ? err.message : String(err);
       this.state = 'error';
@@ -331,10 +347,10 @@ export class IndexService extends Disposable {
     };
   }
 
-  /** Reads ahead what the next search needs of the store as the run left it (Searcher.warm), so the user's does not wait. */
-  private async warmSearch(memory: Memory): Promise<void> {
+  /** Reads ahead what the next search needs of the store as the run left it, then the tools' warm-up (ToolWarmUp.afterRun). */
+  private async warmSearch(): Promise<void> {
     try {
-      await memory.searcher(await this.embedding()).warm();
+      await this.toolWarmUp.afterRun();
     } catch (err) {
       log.warn(`Could not prepare the next search: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -22,7 +22,8 @@ export async function showMemoryForAgent(index: IndexService, config: Config, ar
     query = pick.query ?? (await vscode.window.showInputBox({ title: 'Memory about', prompt: 'What should the digest be about?' }));
     if (query === undefined) return undefined;
   }
-  const digest = await (await index.memory()).digest(config.memoryTokenBudget, query, await index.embedding());
+  const [memory, embedding] = [await index.memory(), await index.embedding()];
+  const digest = await index.searching(() => memory.digest(config.memoryTokenBudget, query, embedding));
   await vscode.env.clipboard.writeText(digest.text);
   void vscode.window.showInformationMessage(
     `Agent Recall: copied ${digest.included} of ${digest.available} exchanges (${digest.tokens} tokens) to the clipboard.`,

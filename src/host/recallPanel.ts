@@ -115,7 +115,9 @@ export class RecallPanel extends Disposable {
   private async query(seq: number, text: string, facets: Facets, exclude: readonly string[]): Promise<void> {
     const started = performance.now();
     const memory = await this.index.memory();
-    const answer = await memory.recall({ text, facets, exclude }, await this.index.embedding());
+    const embedding = await this.index.embedding();
+    // the tools' warm-up gives way to the panel's queries too
+    const answer = await this.index.searching(() => memory.recall({ text, facets, exclude }, embedding));
     this.post({ type: 'results', seq, ...answer, tookMs: Math.round(performance.now() - started) });
   }
 

@@ -71,6 +71,44 @@ describe('the built-in model (word vectors shipped in the extension)', () => {
     assert.ok(none!.every((x) => x === 0) && blank!.every((x) => x === 0));
   });
 
+  test('prepares its word table a slice at a time, the event loop turning between slices, to the same vectors', async () => {
+    const prepared = await WordVectorEmbedder.load(BUILTIN);
+    try {
+      let turns = 0;
+      let turning = true;
+      const turn = (): void => {
+        turns++;
+        if (turning) setImmediate(turn);
+      };
+      setImmediate(turn);
+      await prepared.prepare();
+      turning = false;
+      // the table is 200,000 rows; made at once, no turn came before its end
+      assert.ok(turns >= 20, `${turns} turns of the event loop while the table was made`);
+      const words = readFileSync(path.join(BUILTIN, 'words.txt'), 'utf8').split('\n');
+      const texts = words.filter((_, i) => i % 37 === 0).map((w, i) => `${w} ${words[(i * 7919) % words.length]}`);
+      const [a, b] = [await prepared.embed(texts), await builtin.embed(texts)];
+      texts.forEach((t, i) => assert.deepEqual(a[i], b[i], t));
+    } finally {
+      await prepared.dispose();
+    }
+  });
+
+  test('an embedding asked while the table is being prepared makes the rest of it at once, to the same vectors', async () => {
+    const racing = await WordVectorEmbedder.load(BUILTIN);
+    try {
+      const preparing = racing.prepare();
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      const texts = ['the database migration failed', 'vegetable garden', 'zebra'];
+      assert.deepEqual(await racing.embed(texts), await builtin.embed(texts));
+      await preparing;
+      assert.deepEqual(await racing.embed(texts), await builtin.embed(texts));
+    } finally {
+      await racing.dispose();
+    }
+  });
+
   test('a missing or damaged model folder leaves search lexical with the reason; a disposed one refuses', async () => {
     await rejectsUnavailable(WordVectorEmbedder.load(path.join(tempDir('no-builtin-'), 'missing')), /cannot be read/);
     const damaged = tempDir('damaged-builtin-');

@@ -12,6 +12,12 @@ export interface Embedder {
    * vector). Rejects with RecallError('model-unavailable') when the model cannot run.
    */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * Makes now, a slice at a time giving the thread back between slices, what the first `embed` would otherwise make
+   * in one go (the built-in model's word table: 45-80 ms of the extension host's thread at once). Optional; never
+   * rejects; `embed` does not wait for it.
+   */
+  prepare?(): Promise<void>;
   /** Releases the model; later `embed` calls reject. Safe to call more than once. */
   dispose(): Promise<void>;
 }

@@ -43,6 +43,8 @@ export class WordVectorEmbedder implements Embedder {
   /** Each word's row, made on the first embedding: a process that loads the model but answers without it (an
    * MCP server's first, confident search) does not wait for it. */
   private rows: WordRows | undefined;
+  /** The table prepare is making, slice by slice. */
+  private making: Generator<void, WordRows> | undefined;
   private disposed = false;
 
   private constructor(
@@ -88,8 +90,39 @@ export class WordVectorEmbedder implements Embedder {
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
-    const rows = (this.rows ??= new WordRows(this.wordList, this.scales.length));
+    const rows = (this.rows ??= this.rowsNow());
     return Promise.resolve(texts.map((t) => this.vector(t, rows)));
+  }
+
+  /**
+   * The word table made ahead, ROWS_A_SLICE rows at a time with a turn of the event loop between (a warm-up's reads
+   * ahead: Searcher.warm), so the first search by meaning does not hold the thread 45-80 ms making it at once. An
+   * embedding asked meanwhile makes the rest at once.
+   */
+  async prepare(): Promise<void> {
+    if (this.rows || this.making || this.disposed) return;
+    const steps = (this.making = WordRows.steps(this.wordList, this.scales.length));
+    for (;;) {
+      if (this.making !== steps) return; // an embedding made the rest
+      const step = steps.next();
+      if (step.done) {
+        this.rows = step.value;
+        this.making = undefined;
+        return;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The word table at once: what prepare has not made yet, or all of it. */
+  private rowsNow(): WordRows {
+    const steps = this.making;
+    if (!steps) return WordRows.make(this.wordList, this.scales.length);
+    this.making = undefined;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
   }
 
   private vector(text: string, rows: WordRows): Float32Array {
@@ -118,35 +151,45 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
+/** Rows of the word table a slice of WordVectorEmbedder.prepare makes: 200,000 rows cost 45-80 ms at once, cold. */
+const ROWS_A_SLICE = 10_000;
+
 /**
  * Word -> row, over the word list itself: an open-addressing hash table of rows by each line's hash. A Map of
  * 200,000 words took ~80-230 ms to make (a string per word, and ~15 MB of heap to collect later), the largest
  * part of an MCP server's first answer that needed the model; this takes ~10 ms and 3 MB.
  */
 class WordRows {
-  /** Row r's word is list[starts[r], starts[r + 1] - 1): the list's lines, as `split('\n')` makes them. */
-  private readonly starts: Int32Array;
-  /** Slot -> row + 1 (0: empty); its length a power of two. */
-  private readonly slots: Int32Array;
-
-  constructor(
+  private constructor(
     private readonly list: string,
-    rows: number,
-  ) {
-    const starts = new Int32Array(rows + 1);
-    for (let r = 1, at = list.indexOf('\n'); r < rows; r++, at = list.indexOf('\n', at + 1)) starts[r] = at + 1;
-    starts[rows] = list.length + 1;
-    let size = 1;
-    while (size < rows * 2) size *= 2;
-    const slots = new Int32Array(size);
-    // the last row first: a word listed twice finds its last row, as a Map set row by row kept it
-    for (let r = rows - 1; r >= 0; r--) {
-      let slot = rangeHash(list, starts[r]!, starts[r + 1]! - 1) & (size - 1);
-      while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
-      slots[slot] = r + 1;
+    /** Row r's word is list[starts[r], starts[r + 1] - 1): the list's lines, as `split('\n')` makes them. */
+    private readonly starts: Int32Array,
+    /** Slot -> row + 1 (0: empty); its length a power of two. */
+    private readonly slots: Int32Array,
+  ) {}
+
+  /** The table of `rows` rows over `list`, at once (each loop in one call: in slices, or with a yield inside them, dearer). */
+  static make(list: string, rows: number): WordRows {
+    const t = new TableInMaking(list, rows);
+    t.startsOf(rows);
+    t.slotsOf(0);
+    return new WordRows(list, t.starts, t.slots);
+  }
+
+  /** The table made in slices: each `next` makes ROWS_A_SLICE rows' part of it; the last returns the table. */
+  static *steps(list: string, rows: number): Generator<void, WordRows> {
+    const t = new TableInMaking(list, rows);
+    for (let to = Math.min(rows, ROWS_A_SLICE); ; to = Math.min(rows, to + ROWS_A_SLICE)) {
+      t.startsOf(to);
+      if (to === rows) break;
+      yield;
     }
-    this.starts = starts;
-    this.slots = slots;
+    for (let from = Math.max(0, rows - ROWS_A_SLICE); ; from = Math.max(0, from - ROWS_A_SLICE)) {
+      yield;
+      t.slotsOf(from);
+      if (from === 0) break;
+    }
+    return new WordRows(list, t.starts, t.slots);
   }
 
   get(word: string): number | undefined {
@@ -161,6 +204,51 @@ class WordRows {
   }
 }
 
+
+/** The word table being made: the rows' starts first, then their slots from the last row to the first. */
+class TableInMaking {
+  readonly starts: Int32Array;
+  readonly slots: Int32Array;
+  /** Rows whose start is known; the newline before the next one. */
+  private started = 1;
+  private at: number;
+  /** The first row given a slot so far. */
+  private slotted: number;
+
+  constructor(
+    private readonly list: string,
+    private readonly rows: number,
+  ) {
+    this.starts = new Int32Array(rows + 1);
+    this.starts[rows] = list.length + 1;
+    this.at = list.indexOf('\n');
+    let size = 1;
+    while (size < rows * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    this.slotted = rows;
+  }
+
+  /** The starts of the rows before `to`. */
+  startsOf(to: number): void {
+    const { list, starts } = this;
+    let at = this.at;
+    for (let r = this.started; r < Math.min(to, this.rows); r++, at = list.indexOf('\n', at + 1)) starts[r] = at + 1;
+    this.started = Math.max(this.started, Math.min(to, this.rows));
+    this.at = at;
+  }
+
+  /** The slots of the rows from `from` on (the last row first: a word listed twice finds its last row, as a Map set row by row kept it). */
+  slotsOf(from: number): void {
+    const { list, starts, slots } = this;
+    const mask = slots.length - 1;
+    for (let r = this.slotted - 1; r >= from; r--) {
+      let slot = rangeHash(list, starts[r]!, starts[r + 1]! - 1) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = r + 1;
+    }
+    this.slotted = Math.min(this.slotted, from);
+  }
+}
 
 /** Lines of `text` as `split('\n')` counts them, without making them. */
 function lineCount(text: string): number {

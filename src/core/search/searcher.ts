@@ -102,7 +102,9 @@ class StoreSearcher implements Searcher {
   async warm(turns?: WarmUpTurns, options: WarmOptions = {}): Promise<void> {
     const layers = await this.defaultVectorLayers();
     const k = candidateCount(DEFAULT_LIMIT, DEFAULT_PER_CONVERSATION);
-    await Promise.all([this.lexicon.warm(), this.reads.openReader(), ...layers.map((layer) => this.knn.warm(layer, k))]);
+    // the model's own tables too, a slice at a time (the extension host's thread is every extension's)
+    const model = layers.length ? this.embedder?.prepare?.() : undefined;
+    await Promise.all([this.lexicon.warm(), this.reads.openReader(), ...layers.map((layer) => this.knn.warm(layer, k)), model]);
     if (this.exercised || options.searches === false) return;
     this.exercised = true;
     // A process's first searches run in V8's interpreter: at 50K the first five took 20-50 ms each where a

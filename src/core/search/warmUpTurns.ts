@@ -12,29 +12,39 @@ export class WarmUpTurns {
   private lastEnd = -Infinity;
   /** The warm-up waiting for the work under way to end. */
   private wake: (() => void) | undefined;
+  private stopped = false;
 
   constructor(
     private readonly enough: number,
     private readonly quietMs: number,
   ) {}
 
-  /** Runs real work, the warm-up giving way to it. */
-  async during<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs real work, the warm-up giving way to it. `counted` false: work the warm-up waits for but that does not
+   * compile a search's code, so does not bring its end nearer (the extension host's index runs).
+   */
+  async during<T>(work: () => Promise<T>, counted = true): Promise<T> {
     this.busy++;
     try {
       return await work();
     } finally {
       this.busy--;
-      this.ended++;
+      if (counted) this.ended++;
       this.lastEnd = performance.now();
       if (this.busy === 0) this.wake?.();
     }
   }
 
+  /** No more turns: a warm-up waiting for one, or asking next, hears false (the store it searches is about to close). */
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
   /** Resolves true when the warm-up may start its next search, false when it should stop. */
   async next(): Promise<boolean> {
     for (;;) {
-      if (this.ended >= this.enough) return false;
+      if (this.stopped || this.ended >= this.enough) return false;
       if (this.busy > 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
@@ -44,7 +54,7 @@ export class WarmUpTurns {
       // a request already read but not yet begun is seen at the next turn of the event loop
       if (quietFor > 0) await new Promise((resolve) => setTimeout(resolve, quietFor));
       else await new Promise((resolve) => setImmediate(resolve));
-      if (this.busy === 0 && performance.now() - this.lastEnd >= this.quietMs && this.ended < this.enough) return true;
+      if (this.busy === 0 && performance.now() - this.lastEnd >= this.quietMs && this.ended < this.enough && !this.stopped) return true;
     }
   }
 }

@@ -1,0 +1,55 @@
+import { warmUp, warmUpTurns } from '../core/search/warmUp';
+import { type MemorySource, searchForAgent } from './agentAnswers';
+
+/**
+ * The language-model tools' warm-up in the extension host, as the MCP server's (core/search/warmUp.ts, one piece for
+ * both): once a process, after an index run has ended, `agent_recall_search`'s own path (search, redaction, the
+ * answer's text) asked the searcher's warm-up queries and the starts of the newest prompts, results unused, so an
+ * agent's first calls meet code V8 has compiled. It gives way: no search of it starts while one of the user's
+ * (a tool's call, the recall panel's query, a digest) or an index run is under way, nor within the quiet time after
+ * one; it stops after a few calls (they compiled the same code), and when the store is about to close (stop). None of
+ * VS Code's API here: the bench runs this class as the host does (test/bench/hostTools.mjs).
+ */
+export class ToolWarmUp {
+  private readonly turns = warmUpTurns();
+  private running: Promise<number> | undefined;
+
+  constructor(private readonly source: MemorySource) {}
+
+  /** A search the user (or the user's agent) asked: the warm-up gives way to it, and it counts as a call. */
+  searching<T>(work: () => Promise<T>): Promise<T> {
+    return this.turns.during(work);
+  }
+
+  /** An index run: no warm-up search starts while it runs (one under way ends first); it is not counted as a call. */
+  indexing<T>(work: () => Promise<T>): Promise<T> {
+    return this.turns.during(work, false);
+  }
+
+  /**
+   * After an index run: reads ahead what the next search needs of the store as the run left it (Searcher.warm, its
+   * own searches left out: they gave way to nothing and left a new query's path cold), then starts the warm-up (once
+   * a process). Rejects when the reads ahead failed (the warm-up is not started then).
+   */
+  async afterRun(): Promise<void> {
+    const [memory, embedding] = await Promise.all([this.source.memory(), this.source.embedding()]);
+    await memory.searcher(embedding).warm(undefined, { searches: false });
+    void this.start();
+  }
+
+  /** Starts the warm-up, once (later calls return the same run): resolves with the number of searches it ran. */
+  start(): Promise<number> {
+    this.running ??= warmUp(
+      this.turns,
+      async (limit) => (await (await this.source.memory()).recent(limit)).map((e) => e.prompt),
+      (text) => searchForAgent(this.source, { query: text }),
+    );
+    return this.running;
+  }
+
+  /** Stops the warm-up for good; resolves once the search under way, if any, has ended. */
+  async stop(): Promise<void> {
+    this.turns.stop();
+    await this.running;
+  }
+}
