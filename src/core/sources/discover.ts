@@ -163,7 +163,8 @@ export type SeenStat = Pick<Stats, 'size' | 'mtimeMs'>;
  * (the extension's whole runs): a file whose size and time are those it had then is what it was, so its head is
  * not read and sniffed again (at 12,000 files that was most of a whole run). Only what the file itself and the
  * discovery's options decided is kept: a session placed by files beside it (a project found by `locateProject`,
- * a registry, a preferred copy, a database asked whether it holds sessions) is looked into every time.
+ * a registry, a preferred copy, a database asked whether it holds sessions) is looked into every time. The folders
+ * walked are kept too, each with its entries: one whose time has not changed is not listed again (`listing`).
  */
 export class DiscoveryMemo {
   private key = '';
