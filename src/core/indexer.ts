@@ -118,7 +118,7 @@ export async function indexWorkspace(
     // searchable by its words from here on; the offline distiller's workers count tokens as they distill
     const uncounted = await store.countWithoutTokens();
     const chosen = token.isCancellationRequested ? { distiller: undefined } : await chooseDistiller(store, options.distiller);
-    const distill = chosen.distiller && !token.isCancellationRequested ? await distillPending(store.db, chosen.distiller, onProgress, token, await offload(store, workers)) : undefined;
+    const distill = chosen.distiller && !token.isCancellationRequested ? await distillPending(store.db, chosen.distiller, onProgress, token, { offload: offload(store, workers) }) : undefined;
     clock.lap('distill');
     const countedWhileDistilling = uncounted - (await store.countWithoutTokens());
     const tokensCounted = countedWhileDistilling + (token.isCancellationRequested ? 0 : await countPendingTokens(store, onProgress, token, workers));
@@ -149,21 +149,23 @@ export async function indexWorkspace(
 }
 
 /**
- * The distill stage's workers, when its backlog is worth them: one batch per thread and one more being read. A
- * batch's exchanges stored without a token count are counted there too (the text is in hand), as they are
- * distilled: the count stage after it finds nothing left to do.
+ * The distill stage's workers, when its backlog (the stage's own count of it) is worth them: one batch per thread
+ * and one more being read. A batch's exchanges stored without a token count are counted there too (the text is in
+ * hand), as they are distilled: the count stage after it finds nothing left to do.
  */
-async function offload(store: Store, workers: RunWorkers): Promise<{ offload?: Offload }> {
-  const pool = workers.for({ exchanges: await countPendingDistillation(store.db) });
-  if (!pool) return {};
-  const run = async (batch: readonly DistillInput[]): Promise<DistilledBatch> => {
-    const count = await store.uncountedBetween(batch[0]!.n, batch[batch.length - 1]!.n);
-    const { distilled, tokens } = await pool.run({ kind: 'distill', batch, count });
-    await store.setTokenCounts(tokens);
-    return distilled;
+function offload(store: Store, workers: RunWorkers): (backlog: number) => Offload | undefined {
+  return (backlog) => {
+    const pool = workers.for({ exchanges: backlog });
+    if (!pool) return undefined;
+    const run = async (batch: readonly DistillInput[]): Promise<DistilledBatch> => {
+      const count = await store.uncountedBetween(batch[0]!.n, batch[batch.length - 1]!.n);
+      const { distilled, tokens } = await pool.run({ kind: 'distill', batch, count });
+      await store.setTokenCounts(tokens);
+      return distilled;
+    };
+    // the threads stop when the last batch is in (a later stage that needs them starts them again)
+    return { run, depth: pool.size + 1, done: () => workers.close() };
   };
-  // the threads stop when the last batch is in (a later stage that needs them starts them again)
-  return { offload: { run, depth: pool.size + 1, done: () => workers.close() } };
 }
 
 async function chooseDistiller(store: Store, choice: IndexOptions['distiller']): Promise<{ distiller?: Distiller | undefined; note?: string }> {

@@ -150,3 +150,36 @@ test("a Gemini subagent's chat, a folder deeper, is placed again when its projec
   await writeFile(path.join(home, 'tmp', 'tidepool', '.project_root'), '/home/dev/tidepool\n');
   assert.deepEqual(await found(), [[file, 'gemini', '/home/dev/tidepool']], 'as a fresh discovery');
 });
+
+test("a folder whose time has not changed since a discovery listed it is not listed again; one changed since, or listed just after a change, is", async () => {
+  const root = tempDir();
+  const folder = path.join(root, 'projects', 'p');
+  await mkdir(folder, { recursive: true });
+  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
+  await writeFile(first, claudeSession('/home/dev/alpha'));
+  // the folder last changed long before it is listed: its listing is kept
+  const old = new Date(Date.UTC(2026, 0, 1));
+  await utimes(folder, old, old);
+  const memo = new DiscoveryMemo();
+  const found = async (): Promise<string[]> => (await discover(options([root]), memo)).sources.map((s) => s.path);
+  assert.deepEqual(await found(), [first]);
+  // a session added, the folder's time put back (as a change within one tick of the file system's clock leaves it):
+  // the folder is not listed again, so the new file is not seen; a fresh discovery lists it
+  await writeFile(second, claudeSession('/home/dev/alpha'));
+  await utimes(folder, old, old);
+  assert.deepEqual(await found(), [first], 'the folder was not listed again');
+  assert.deepEqual((await discoverSources(options([root]))).map((s) => s.path), [first, second]);
+  // the folder's time moves on (what adding a file does): listed again
+  const later = new Date(old.getTime() + 2000);
+  await utimes(folder, later, later);
+  assert.deepEqual(await found(), [first, second]);
+  // a folder listed within FOLDER_SETTLED_MS of its last change is listed again next time, whatever its times say
+  await rm(second);
+  const recent = new Date(Date.now() - 500);
+  await utimes(folder, recent, recent);
+  assert.deepEqual(await found(), [first]);
+  await writeFile(second, claudeSession('/home/dev/alpha'));
+  await utimes(folder, recent, recent);
+  assert.deepEqual(await found(), [first, second], 'a listing made just after a change is not kept');
+});

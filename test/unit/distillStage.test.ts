@@ -329,3 +329,24 @@ test('the threads a distillation offloads to are let go once its last batch is w
     await store.close();
   }
 });
+
+test("where the batches go is decided from the stage's own count of its backlog, counted once", async () => {
+  const store = await fixtureStore(false);
+  try {
+    const total = await countPendingDistillation(store.db);
+    const backlogs: number[] = [];
+    let offloaded = 0;
+    const report = await distillPending(store.db, new OfflineDistiller(), undefined, undefined, {
+      batchSize: 4,
+      offload: (backlog) => {
+        backlogs.push(backlog);
+        return { depth: 2, run: (batch) => ((offloaded += batch.length), distillOfflineBatch(batch)) };
+      },
+    });
+    assert.deepEqual(backlogs, [total], 'asked once, with the backlog');
+    assert.equal(offloaded, total, 'every batch went where it said');
+    assert.equal(report.distilled, total);
+  } finally {
+    await store.close();
+  }
+});

@@ -163,11 +163,16 @@ export type SeenStat = Pick<Stats, 'size' | 'mtimeMs'>;
  * (the extension's whole runs): a file whose size and time are those it had then is what it was, so its head is
  * not read and sniffed again (at 12,000 files that was most of a whole run). Only what the file itself and the
  * discovery's options decided is kept: a session placed by files beside it (a project found by `locateProject`,
- * a registry, a preferred copy, a database asked whether it holds sessions) is looked into every time.
+ * a registry, a preferred copy, a database asked whether it holds sessions) is looked into every time. The folders
+ * walked are kept too, each with its entries: one whose time has not changed is not listed again (`listing`).
  */
 export class DiscoveryMemo {
   private key = '';
   private readonly files = new Map<string, MemoEntry>();
+  /** What each folder walked held (its names and their kinds), by the folder's times when it was listed. */
+  private readonly folders = new Map<string, FolderListing>();
+  /** The folders the discovery under way walked (the others are forgotten at its end). */
+  private walked = new Set<string>();
 
   /** The entries of `options`' discovery (another discovery's are forgotten). */
   for(options: DiscoverOptions): this {
@@ -175,8 +180,35 @@ export class DiscoveryMemo {
     if (key !== this.key) {
       this.key = key;
       this.files.clear();
+      this.folders.clear();
     }
     return this;
+  }
+
+  /**
+   * A folder's entries as listed at an earlier discovery, when it is the same folder with the time it had then
+   * (`st`: its stat now) and it had not been changed for FOLDER_SETTLED_MS when it was listed; undefined otherwise. A folder's time
+   * changes when an entry is added, removed or renamed in it, but only as finely as the file system's clock ticks:
+   * a folder listed in the same tick as its last change could change again without a new time (the racy case git
+   * guards against the same way).
+   */
+  listing(dir: string, st: Stats): readonly FolderEntry[] | undefined {
+    this.walked.add(dir);
+    const known = this.folders.get(dir);
+    return known && known.ino === st.ino && known.mtimeMs === st.mtimeMs ? known.entries : undefined;
+  }
+
+  /** Keeps a folder's entries, listed at `listedAt` (epoch ms) when its stat before the listing was `st`. */
+  list(dir: string, st: Stats, entries: readonly FolderEntry[], listedAt: number): void {
+    this.walked.add(dir);
+    if (listedAt - st.mtimeMs >= FOLDER_SETTLED_MS) this.folders.set(dir, { ino: st.ino, mtimeMs: st.mtimeMs, entries });
+    else this.folders.delete(dir);
+  }
+
+  /** At a discovery's end: the folders it did not walk are forgotten. */
+  endWalk(): void {
+    for (const dir of this.folders.keys()) if (!this.walked.has(dir)) this.folders.delete(dir);
+    this.walked = new Set();
   }
 
   /**
@@ -201,6 +233,25 @@ export class DiscoveryMemo {
   keepOnly(files: ReadonlySet<string>): void {
     for (const f of this.files.keys()) if (!files.has(f)) this.files.delete(f);
   }
+}
+
+/**
+ * How long a folder must have stood unchanged when it is listed for its listing to be kept: far longer than any file
+ * system's clock tick (2 s on FAT), so a change after the listing gives the folder a new time.
+ */
+const FOLDER_SETTLED_MS = 3000;
+
+/** A folder's entry as a walk needs it. */
+interface FolderEntry {
+  readonly name: string;
+  readonly dir: boolean;
+  readonly file: boolean;
+}
+
+interface FolderListing {
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly entries: readonly FolderEntry[];
 }
 
 interface MemoEntry {
@@ -265,14 +316,17 @@ export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): 
       found.set(file, { path: file, adapter: md });
     }
   };
+  memo?.for(options);
+  const list = lister(memo);
   // Markdown histories count when they lie in the workspace or in a root the user named explicitly.
-  for (const root of options.workspaceRoots) await walk(root, (f) => visit(f, true, false), 4);
-  for (const root of options.extraRoots) await walk(root, (f) => visit(f, false, true), MAX_DEPTH);
+  for (const root of options.workspaceRoots) await walk(root, (f) => visit(f, true, false), 4, list);
+  for (const root of options.extraRoots) await walk(root, (f) => visit(f, false, true), MAX_DEPTH, list);
   for (const root of [...options.claudeRoots, ...options.codexRoots, ...(options.agentRoots ?? [])]) {
     // a root may be one file (Cursor's database)
     if ((await stat(root).catch(() => undefined))?.isFile()) visit(root, false, false);
-    else await walk(root, (f) => visit(f, false, false), MAX_DEPTH);
+    else await walk(root, (f) => visit(f, false, false), MAX_DEPTH, list);
   }
+  memo?.endWalk();
 
   // Crush lists each project's database, wherever its data directory is, in its projects.json
   const listedProject = new Map<string, string>();
@@ -331,7 +385,7 @@ export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): 
   const files = [...candidates.keys()].sort();
   // the markdown histories too: the run's first look takes every size and time from here
   const seen = await statFiles([...files, ...found.keys()]);
-  memo?.for(options).keepOnly(new Set(files));
+  memo?.keepOnly(new Set(files));
   // files are looked at several at a time: each look is a few waits on the disk (open, read, close), and a history
   // of 3,000 files spent most of its discovery waiting on them one by one
   const sources = await mapLimited(files, LOOKS, async (file) => {
@@ -369,14 +423,10 @@ function isSubagentPath(file: string): boolean {
  * per-workspace state; only its `chatSessions` folders and each workspace's `state.vscdb` (Trae keeps its chats
  * there) are of interest, so the rest of it is not walked.
  */
-async function walk(dir: string, onFile: (file: string) => void, depth: number): Promise<void> {
+async function walk(dir: string, onFile: (file: string) => void, depth: number, list: (dir: string) => Promise<readonly FolderEntry[] | undefined>): Promise<void> {
   if (depth < 0) return;
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return; // a missing or unreadable root is normal (agent not installed)
-  }
+  const entries = await list(dir);
+  if (!entries) return; // a missing or unreadable root is normal (agent not installed)
   const storage = path.basename(dir) === 'workspaceStorage';
   const names = entries.map((e) => e.name);
   const openCodeData = isOpenCodeData(dir, names);
@@ -384,15 +434,47 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number):
   const conversation = isOpenHandsConversation(names);
   for (const e of entries) {
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) {
+    if (e.dir) {
       if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
       if ((isKimiSession(names) && e.name !== 'agents') || isJunieSessionDir(path.basename(dir))) continue;
       if (storage) {
-        await walk(path.join(full, 'chatSessions'), onFile, 0);
+        await walk(path.join(full, 'chatSessions'), onFile, 0, list);
         if ((await stat(path.join(full, 'state.vscdb')).catch(() => undefined))?.isFile()) onFile(path.join(full, 'state.vscdb'));
-      } else await walk(full, onFile, depth - 1);
-    } else if (e.isFile()) onFile(full);
+      } else await walk(full, onFile, depth - 1, list);
+    } else if (e.file) onFile(full);
   }
+}
+
+/**
+ * How a discovery lists a folder: with a memo, a folder whose times are those it had when an earlier discovery
+ * listed it is not read again (a stat on this thread, ~3 µs, in slices: a listing through the thread pool is a
+ * round trip to it, and a walk makes them one after the other: at 1,500 folders that was most of a whole run's
+ * discovery on a busy machine).
+ */
+function lister(memo: DiscoveryMemo | undefined): (dir: string) => Promise<readonly FolderEntry[] | undefined> {
+  const slice = new TimeSlice(8);
+  return async (dir) => {
+    let st: Stats | undefined;
+    if (memo) {
+      await slice.yieldIfDue();
+      try {
+        st = statSync(dir, { throwIfNoEntry: false });
+      } catch {
+        st = undefined;
+      }
+      if (!st?.isDirectory()) return undefined;
+      const known = memo.listing(dir, st);
+      if (known) return known;
+    }
+    const listedAt = Date.now();
+    try {
+      const entries = (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory(), file: e.isFile() }));
+      if (memo && st) memo.list(dir, st, entries, listedAt);
+      return entries;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /**
