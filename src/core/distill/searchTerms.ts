@@ -1,7 +1,8 @@
 import { isStopWord } from './stopWords';
 import { wordPieceTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
+import { type WordRarity, words } from './wordRarity';
+import { type ExchangeWords, exchangeWords } from './exchangeWords';
 
 /**
  * The offline distiller's search terms (issue 39 (b)): the words the exchange is found by that its headline and
@@ -22,33 +23,16 @@ const HUMAN_WEIGHT = 2;
 /** Longer runs are hashes, keys or blobs, not words anyone searches by. */
 const MAX_WORD_CHARS = 32;
 
-export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
-  // each term's uses and whether the human said it (kept in place: one lookup a word)
-  const uses = new Map<string, { n: number; human: boolean }>();
-  const count = (ws: readonly string[], byHuman: boolean): void => {
-    for (const w of ws) {
-      // a word counted before is a term: its patterns are tried once
-      const known = uses.get(w);
-      if (known) {
-        known.n++;
-        known.human ||= byHuman;
-      } else if (isTerm(w)) uses.set(w, { n: 1, human: byHuman });
-    }
-  };
-  // the prompt's and the assistant's words are the headline's too (partWords remembers them); of each part the
-  // first PART_CHARS are read: a long paste says its topic early
-  count(partWords(prompt), true);
-  for (const p of parts) {
-    if (p.kind === 'assistant') count(partWords(p.text), false);
-    else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
-    // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
-    else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
-  }
+export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string, counted: ExchangeWords = exchangeWords(prompt, parts)): string {
+  // each word's uses where people and agents said something (exchangeWords.ts: the headline's counts too); the human's
+  // prompt, the assistant's text, errors and tool calls without the tool's name, of each part its first PART_CHARS (a
+  // long paste says its topic early)
   const already = new Set(words(said));
   const ranked: Array<{ w: string; weight: number }> = [];
   // (forEach: no [word, uses] pair made for each entry)
-  uses.forEach(({ n, human }, w) => {
-    if (!already.has(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1) });
+  counted.forEach(({ said: inProse, inErrorsAndArgs, human }, w) => {
+    const n = inProse + inErrorsAndArgs;
+    if (n > 0 && !already.has(w) && isTerm(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1) });
   });
   ranked.sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
   const kept: string[] = [];

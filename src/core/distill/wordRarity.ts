@@ -40,29 +40,8 @@ function isWordCodePoint(cp: number): boolean {
   return c === LETTER || c === NUMBER;
 }
 
-/**
- * Texts whose words partWords remembers at most: an exchange's prompt and assistant texts (fewer than this in
- * nearly every exchange); what it holds stays small in a worker's heap between batches.
- */
-const PART_TEXTS = 64;
-const partWordsKnown = new Map<string, readonly string[]>();
-
 /** How much of one part of an exchange (a prompt, a reply, a tool call) the headline and the search terms read. */
 export const PART_CHARS = 20_000;
-
-/**
- * `words` of the first PART_CHARS of an exchange's prompt or assistant text, remembered for the last texts asked:
- * the headline and the search terms both count them. Read-only: every caller sees the same array.
- */
-export function partWords(text: string): readonly string[] {
-  let known = partWordsKnown.get(text);
-  if (!known) {
-    if (partWordsKnown.size >= PART_TEXTS) partWordsKnown.clear();
-    known = words(text.slice(0, PART_CHARS));
-    partWordsKnown.set(text, known);
-  }
-  return known;
-}
 
 /**
  * Words among the 3,000 most frequent English words are generic: "set", "last", "start", "cup", "title".
