@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exchangeWords } from '../../src/core/distill/exchangeWords';
 import { type ProseSentence, proseSentences } from '../../src/core/distill/prose';
+import { keepBest, TERMS_MAX_TOKENS } from '../../src/core/distill/searchTerms';
 import { splitVerbatim } from '../../src/core/distill/verbatimParts';
 
 // The offline distiller reads an exchange's text once where it read it twice (issue 41): these pin that what it reads
@@ -54,4 +55,19 @@ test("exchangeWords: the prompt's and the assistant's words counted once for the
   assert.deepEqual(counted.get('bash'), { said: 0, inCalls: 1, inErrorsAndArgs: 0, human: false, weight: 0 });
   assert.deepEqual(counted.get('polls'), { said: 1, inCalls: 0, inErrorsAndArgs: 0, human: false, weight: 0 });
   assert.deepEqual(counted.get('refused'), { said: 0, inCalls: 0, inErrorsAndArgs: 1, human: false, weight: 0 });
+});
+
+test('keepBest: the first terms of a sort of every term by weight, then by word, as they come', () => {
+  let seed = 41;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 200; round++) {
+    const n = Math.floor(random() * 80);
+    // few distinct weights: ties are ordered by the word
+    const terms = Array.from({ length: n }, (_, i) => ({ w: `w${Math.floor(random() * 1000)}_${i}`, weight: 1 + Math.floor(random() * 6) / 2 }));
+    const best: string[] = [];
+    const weights: number[] = [];
+    for (const t of terms) keepBest(best, weights, t.w, t.weight);
+    const sorted = [...terms].sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1)).map((t) => t.w);
+    assert.deepEqual(best, sorted.slice(0, TERMS_MAX_TOKENS + 1));
+  }
 });
