@@ -316,8 +316,8 @@ function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name
   if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
   if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
-  const singular = w.lower.replace(/(?<=[^s])s$/, '');
-  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK ? 'name' : undefined;
+  // (the singular made only for a word rare enough itself)
+  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(w.lower.replace(/(?<=[^s])s$/, '')) > THEME_WORD_RANK ? 'name' : undefined;
 }
 
 /**

@@ -58,6 +58,7 @@ const UNSEEN_RANK = 100_000;
 
 export class WordRarity {
   private readonly idfCache = new Map<string, number>();
+  private readonly adverbCache = new Map<string, boolean>();
   /**
    * The generic words: ranked up to GENERIC_RANK, or unranked and generic in another language. One set a quarter
    * of the ranks' size answers isGeneric (asked of most words an exchange has) ~35 % faster than the ranks did.
@@ -96,6 +97,18 @@ export class WordRarity {
     const adverb = word.endsWith('ly');
     // most words end otherwise: no bases to look up
     if ((!adverb && !word.endsWith('est')) || !/^[a-z]{5,}$/.test(word)) return false;
+    // the few that do recur ("really", "latest", "request", asked of each word of a phrase, twice): answered
+    // once each (each answer made four candidate bases)
+    let known = this.adverbCache.get(word);
+    if (known === undefined) {
+      if (this.adverbCache.size >= 10_000) this.adverbCache.clear();
+      known = this.adverbOrSuperlative(word, adverb);
+      this.adverbCache.set(detached(word), known);
+    }
+    return known;
+  }
+
+  private adverbOrSuperlative(word: string, adverb: boolean): boolean {
     const bases = adverb
       ? [word.slice(0, -2), word.replace(/ally$/, ''), word.replace(/bly$/, 'ble'), word.replace(/ily$/, 'y')]
       : [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')];
