@@ -90,7 +90,6 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
       }
     }
   }
-  const saidText = said.join('\n');
   const scored: Array<[string, number]> = [];
   for (const [detail, weight] of weights) {
     if (!acceptable(detail, project)) continue;
@@ -103,7 +102,7 @@ export function detailCandidates(parts: readonly VerbatimPart[], input: DistillI
   const ranked: Array<[string, number]> = [];
   for (let i = 0; i < scored.length && i < 12; i++) {
     const [detail, score] = scored[i]!;
-    if (input.verbatim.includes(detail)) ranked.push([detail, score * topicBonus(saidText, detail) * lengthPenalty(detail)]);
+    if (input.verbatim.includes(detail)) ranked.push([detail, score * topicBonus(said, detail) * lengthPenalty(detail)]);
   }
   if (ranked.length > 1) ranked.sort(byScore);
   if (ranked.length > 0) return ranked.map(([d]) => d);
@@ -157,9 +156,14 @@ const MAX_USES = 20;
  * How much the exchange is about a detail: 1 + ln of its uses where people and agents said something (as
  * headline.ts weighs words), so the name a conversation keeps coming back to beats a rare one-off of a listing.
  */
-function topicBonus(said: string, detail: string): number {
+function topicBonus(said: readonly string[], detail: string): number {
+  // the parts joined by line breaks, part by part: a use spans two parts only when the detail holds a line break (a
+  // number and its unit, `5\nms`), and only such a detail is looked for in the parts joined
+  const texts = detail.includes('\n') ? [said.join('\n')] : said;
   let count = 0;
-  for (let i = said.indexOf(detail); i >= 0 && count < MAX_USES; i = said.indexOf(detail, i + detail.length)) count++;
+  for (const text of texts) {
+    for (let i = text.indexOf(detail); i >= 0 && count < MAX_USES; i = text.indexOf(detail, i + detail.length)) count++;
+  }
   return 1 + Math.log(Math.max(count, 1));
 }
 

@@ -5,7 +5,8 @@ import { oneLine, type ProseSentence, proseLine, proseSentences, proseShare } fr
 import { isStopWord } from './stopWords';
 import { fitTokens, wordPieceTokens, wordTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
+import { type WordRarity, words } from './wordRarity';
+import { type ExchangeWords, exchangeWords } from './exchangeWords';
 
 /**
  * The offline headline (`exchangeCore`): what was asked `→` what was done or decided, in the exchange's own
@@ -28,16 +29,13 @@ const JOINER = ' → ';
 const REQUEST_DECAY = 0.4;
 const OUTCOME_DECAY = 0.3;
 
-/** A word's uses in the exchange, and its weight (topicWeight) once asked: 0 until then (every weight is ≥ 1). */
-interface TopicWord {
-  uses: number;
-  weight: number;
-}
-/** How often the exchange's prose and tool calls use each content word (see topicWeight). */
-type TopicWeights = ReadonlyMap<string, TopicWord>;
+/**
+ * How often the exchange's prose and tool calls use each word (exchangeWords.ts: a word's uses here are its `said` and
+ * `inCalls`), and its weight (topicWeight) once asked.
+ */
+type TopicWeights = ExchangeWords;
 
-export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number): string {
-  const topic = topicWeights(prompt, parts);
+export function buildHeadline(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, maxTokens: number, topic: TopicWeights = exchangeWords(prompt, parts)): string {
   const asked = pickRequest(prompt, topic, stats);
   // a piece of a conversation without the human's words or an answer (tool calls alone): its first call
   const answered = parts.some((p) => p.kind === 'assistant');
@@ -63,7 +61,7 @@ const PRESENTING_RE = /^here(?:['’]s| is| are)\b/iu;
 function pickRequest(prompt: string, topic: TopicWeights, stats: WordRarity): string {
   const asked = withoutBoilerplate(prompt);
   // the human's first sentences carry the request; later ones are often pasted logs
-  const first = proseSentences(asked).slice(0, 4);
+  const first = proseSentences(asked, 4).slice(0, 4);
   const naming = first.filter((s) => !namesNothing(s.text, stats));
   const best = bestSentence(naming.length > 0 ? naming : first, topic, stats, REQUEST_DECAY, REQUEST_CHARS)?.text;
   return withoutColon(withoutCourtesy(best ?? (proseLine(asked) || loggedError(asked))));
@@ -120,7 +118,7 @@ function namesNothing(request: string, stats: WordRarity): boolean {
 /** The assistant's first statement of what it is about to do, without its "I'll": the task a bare "do it" asked for. */
 function restatedTask(parts: readonly VerbatimPart[]): string | undefined {
   const first = parts.find((p) => p.kind === 'assistant');
-  const opening = first && proseSentences(first.text)[0];
+  const opening = first && proseSentences(first.text, 1)[0];
   if (!opening || opening.heading) return undefined;
   const said = withoutOpener(opening.text);
   const task = said.replace(PROMISE_RE, '');
@@ -168,10 +166,15 @@ function withoutOpener(sentence: string): string {
  * fold of the dev queries fell.)
  */
 function statementCandidates(text: string): ProseSentence[] {
-  return proseSentences(withoutAsides(text))
-    .filter((s) => !s.heading && !OFFER_RE.test(s.text))
+  return proseSentences(withoutAsides(text), 8, isStatement)
+    .filter(isStatement)
     .slice(0, 8)
     .map((s) => ({ ...s, text: withoutOpener(s.text) }));
+}
+
+/** A sentence that may end a headline: no title, question or offer. */
+function isStatement(s: ProseSentence): boolean {
+  return !s.heading && !OFFER_RE.test(s.text);
 }
 
 /**
@@ -205,7 +208,7 @@ function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, sta
   // nothing but questions and titles: the first of them, else the text as it stands
   const last = replies[replies.length - 1];
   if (!last) return undefined;
-  const any = proseSentences(last.text)[0]?.text;
+  const any = proseSentences(last.text, 1)[0]?.text;
   if (any) return { text: withoutColon(withoutOpener(any)) };
   // a text broken where the transcript lost its code spans reads wrong: no outcome rather than that
   const line = proseLine(last.text);
@@ -219,7 +222,7 @@ function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, sta
 function planTitle(parts: readonly VerbatimPart[]): Statement | undefined {
   const last = parts.filter((p) => p.kind === 'assistant').at(-1);
   if (!last?.plan) return undefined;
-  const first = proseSentences(last.text)[0];
+  const first = proseSentences(last.text, 1)[0];
   return first?.heading ? { text: withoutColon(first.text) } : undefined;
 }
 
@@ -263,32 +266,14 @@ function withList(headline: string, outcome: string, list: readonly string[], ma
 
 /* ---- ranking ---- */
 
-/** Uses of each word in the human's and the assistant's words and the tool calls (not tool output, which repeats what it prints). */
-function topicWeights(prompt: string, parts: readonly VerbatimPart[]): TopicWeights {
-  const uses = new Map<string, TopicWord>();
-  const count = (ws: readonly string[]): void => {
-    // (one lookup a word: its count is kept in place)
-    for (const w of ws) {
-      const known = uses.get(w);
-      if (known) known.uses++;
-      else uses.set(w, { uses: 1, weight: 0 });
-    }
-  };
-  // the prompt's and the assistant's words are the search terms' too (partWords remembers them)
-  count(partWords(prompt));
-  for (const p of parts) {
-    if (p.kind === 'assistant') count(partWords(p.text));
-    else if (p.kind === 'tool') count(words(p.text.slice(0, PART_CHARS)));
-  }
-  return uses;
-}
-
 /** A word's weight in the exchange: its IDF in English times 1 + ln(its uses in the exchange). */
 function topicWeight(word: string, topic: TopicWeights, stats: WordRarity): number {
   const known = topic.get(word);
+  // the uses in prose and tool calls (the counts hold the search terms' words of errors too: those have none here)
+  const uses = known === undefined ? 0 : known.said + known.inCalls;
   // a word of the exchange is weighed once, however many sentences hold it
-  if (!known) return stats.idf(word);
-  return (known.weight ||= stats.idf(word) * (1 + Math.log(known.uses)));
+  if (uses === 0) return stats.idf(word);
+  return (known!.weight ||= stats.idf(word) * (1 + Math.log(uses)));
 }
 
 function contentWords(text: string): string[] {

@@ -4,6 +4,7 @@ import { DETAIL_SEPARATOR, detailCandidates } from './details';
 import { buildHeadline } from './headline';
 import { proposeRooms } from './offlineRooms';
 import { searchTerms } from './searchTerms';
+import { exchangeWords } from './exchangeWords';
 import { fitTokens, wordTokens } from './tokenFit';
 import { englishRarity, type WordRarity, words } from './wordRarity';
 import { isStopWord } from './stopWords';
@@ -81,14 +82,16 @@ export function distillOffline(input: DistillInput, stats: WordRarity): Distille
   // in plan mode the plan is the answer (exitPlan.ts): it is read as the assistant's last text
   const parts = withPlanAsAnswer(readParts(input.verbatim));
   const details = detailCandidates(parts, input, stats);
+  // the words' uses the headline and the search terms both weigh, counted once
+  const counted = exchangeWords(input.prompt, parts);
   // the headline is what a person reads: it keeps its room; the detail gets what is left, at least CONTEXT_MIN_TOKENS
-  const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0));
+  const exchangeCore = buildHeadline(input.prompt, parts, stats, TARGET_TOKENS - (details.length > 0 ? CONTEXT_MIN_TOKENS + 1 : 0), counted);
   const room = Math.min(CONTEXT_MAX_TOKENS, TARGET_TOKENS - wordTokens(exchangeCore) - 1);
   const picked = pickDetail(details, exchangeCore, room);
   // a follow-up that names little ends its line with its conversation's subject (subject.ts)
   const subject = conversationSubject(input.prompt, input.title, `${exchangeCore}\n${picked}`, input.agent);
   const specificContext = subject ? (picked ? `${picked}${DETAIL_SEPARATOR}${subject}` : subject) : picked;
-  const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`);
+  const terms = searchTerms(input.prompt, parts, stats, `${exchangeCore}\n${specificContext}`, counted);
   return {
     exchangeCore,
     specificContext,

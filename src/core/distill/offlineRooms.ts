@@ -129,15 +129,22 @@ const MAX_CONCEPTS = 4;
 const IDENTIFIER_RE = /^(?:\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+|\p{Lu}[\p{Ll}\p{N}]+(?:\p{Lu}[\p{Ll}\p{N}]*)+|[\p{L}][\p{L}\p{N}]*(?:_[\p{L}\p{N}]+)+)$/u;
 
 interface Theme {
-  /** Surface forms as written, with how often each was used (the label is the most used). */
-  readonly surfaces: Map<string, number>;
+  /** The first surface form as written, and its uses while it is the only one (most themes have one). */
+  readonly surface: string;
+  surfaceUses: number;
+  /**
+   * Surface forms as written, with how often each was used (the label is the most used): made when a second form
+   * comes (the corpus's exchanges make ~60,000 themes a pass, most of them used once).
+   */
+  surfaces: Map<string, number> | undefined;
   tf: number;
   inPrompt: boolean;
   /** An identifier or a phrase: a theme by its form. A capitalised word is one by how it is used (`named`). */
   sure: boolean;
   /** Uses of a capitalised word as a name: not after another capitalised word (see ContentWord.titled). */
   named: number;
-  readonly idf: number;
+  /** Its words, lower-cased: its IDF (their mean) is asked only of a theme that is scored. */
+  readonly lowerWords: readonly string[];
   readonly words: number;
   /** Its first word, lower-cased: the script it is written in (nonThemes.ts ScriptTally). */
   readonly first: string;
@@ -161,15 +168,16 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     if (!key || lowerWords.some(isRedaction)) return;
     let t = themes.get(key);
     if (!t) {
-      const idf = lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / lowerWords.length;
       const first = lowerWords[0]!;
-      themes.set(key, (t = { surfaces: new Map(), tf: 0, inPrompt: false, sure: false, named: 0, idf, words: lowerWords.length, first }));
+      themes.set(key, (t = { surface, surfaceUses: 0, surfaces: undefined, tf: 0, inPrompt: false, sure: false, named: 0, lowerWords, words: lowerWords.length, first }));
     }
     t.tf++;
     t.inPrompt ||= inPrompt;
     t.sure ||= use === 'sure';
     if (use === 'named') t.named++;
-    t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
+    if (t.surfaces !== undefined) t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
+    else if (surface === t.surface) t.surfaceUses++;
+    else t.surfaces = new Map([[t.surface, t.surfaceUses], [surface, 1]]);
   };
   // lower-case uses in prose (not opening a sentence, not code), by word, then by key (below): the word's uses
   // as a common word
@@ -242,8 +250,9 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
     if (named.dropped.has(k)) continue;
-    const score = Math.log1p(t.tf) * t.idf * (t.words > 1 ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
-    const label = mostUsed(t.surfaces);
+    const idf = t.lowerWords.reduce((acc, w) => acc + rarity.idf(w), 0) / t.lowerWords.length;
+    const score = Math.log1p(t.tf) * idf * (t.words > 1 ? 1.3 : 1) * (t.inPrompt ? 1.2 : 1);
+    const label = themeLabel(t);
     scored.push({ key: named.keyedBy.get(k) ?? label, label, score });
   }
   scored.sort((a, b) => b.score - a.score || compareText(a.label, b.label));
@@ -280,7 +289,7 @@ function nameRooms(themes: ReadonlyMap<string, Theme>): { dropped: Set<string>; 
     if (2 * best.t.tf > t.tf) {
       dropped.delete(best.key);
       dropped.add(key);
-      keyedBy.set(best.key, mostUsed(t.surfaces));
+      keyedBy.set(best.key, themeLabel(t));
     }
   }
   return { dropped, keyedBy };
@@ -307,8 +316,8 @@ function themeWordKind(w: ContentWord, rarity: WordRarity): 'identifier' | 'name
   if (IDENTIFIER_RE.test(w.surface)) return w.valueOrAction ? undefined : 'identifier';
   if (LETTER_DIGIT_NAME_RE.test(w.surface) && !HEX_ID_RE.test(w.surface)) return 'identifier';
   if (w.initial || !/^\p{Lu}[\p{Ll}\p{N}]+$/u.test(w.surface) || !/^[a-z0-9]+$/.test(w.lower)) return undefined;
-  const singular = w.lower.replace(/(?<=[^s])s$/, '');
-  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(singular) > THEME_WORD_RANK ? 'name' : undefined;
+  // (the singular made only for a word rare enough itself)
+  return rarity.rank(w.lower) > THEME_WORD_RANK && rarity.rank(w.lower.replace(/(?<=[^s])s$/, '')) > THEME_WORD_RANK ? 'name' : undefined;
 }
 
 /**
@@ -333,6 +342,11 @@ function isThemePhrase(a: string, b: string, rarity: WordRarity): boolean {
     !rarity.isAdverbOrSuperlative(a) &&
     !rarity.isAdverbOrSuperlative(b)
   );
+}
+
+/** A theme's label: its most used surface form (mostUsed). */
+function themeLabel(t: Theme): string {
+  return t.surfaces === undefined ? t.surface : mostUsed(t.surfaces);
 }
 
 /** The most used surface form; ties go to the first in sort order, so the result does not depend on reading order. */

@@ -102,11 +102,17 @@ const PROGRESS_TITLE_RE = /^\p{Lu}\p{Ll}+ing\b(?:(?![.!?](?:\s|$)).)*$/u;
  * Prose sentences of a text (cleanProse), at least three words each, with whether each is a heading. A line
  * break ends a sentence unless the next line goes on in lower case (a wrapped line). Sentences that held an
  * empty code span are left out: they read broken.
+ *
+ * `wanted`: the caller reads only the first `wanted` sentences that `counted` accepts (the headline reads the first
+ * one to eight): the lines after the one that gives the last of them are not read. The sentences returned are the
+ * first ones of the whole text's, the last with its list.
  */
-export function proseSentences(text: string): ProseSentence[] {
+export function proseSentences(text: string, wanted = Infinity, counted?: (s: ProseSentence) => boolean): ProseSentence[] {
   const out: ProseSentence[] = [];
   const lines = cleanProse(text.slice(0, 8_000)).split(/\n(?![ \t]*\u0003?\p{Ll})/u);
-  for (const [i, line] of lines.entries()) {
+  let found = 0;
+  for (let i = 0; i < lines.length && found < wanted; i++) {
+    const line = lines[i]!;
     if (line.trimStart().startsWith(BLOCK)) continue;
     const heading = line.trimStart().startsWith(HEADING);
     const start = out.length;
@@ -120,6 +126,7 @@ export function proseSentences(text: string): ProseSentence[] {
       const list = listAfter(lines, i + 1);
       if (list.length > 0) out[out.length - 1] = { ...last, list };
     }
+    for (let k = start; k < out.length; k++) if (counted === undefined || counted(out[k]!)) found++;
   }
   return out;
 }

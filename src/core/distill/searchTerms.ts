@@ -1,7 +1,8 @@
 import { isStopWord } from './stopWords';
 import { wordPieceTokens } from './tokenFit';
 import type { VerbatimPart } from './verbatimParts';
-import { PART_CHARS, partWords, type WordRarity, words } from './wordRarity';
+import { type WordRarity, words } from './wordRarity';
+import { type ExchangeWords, exchangeWords } from './exchangeWords';
 
 /**
  * The offline distiller's search terms (issue 39 (b)): the words the exchange is found by that its headline and
@@ -22,38 +23,24 @@ const HUMAN_WEIGHT = 2;
 /** Longer runs are hashes, keys or blobs, not words anyone searches by. */
 const MAX_WORD_CHARS = 32;
 
-export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string): string {
-  // each term's uses and whether the human said it (kept in place: one lookup a word)
-  const uses = new Map<string, { n: number; human: boolean }>();
-  const count = (ws: readonly string[], byHuman: boolean): void => {
-    for (const w of ws) {
-      // a word counted before is a term: its patterns are tried once
-      const known = uses.get(w);
-      if (known) {
-        known.n++;
-        known.human ||= byHuman;
-      } else if (isTerm(w)) uses.set(w, { n: 1, human: byHuman });
-    }
-  };
-  // the prompt's and the assistant's words are the headline's too (partWords remembers them); of each part the
-  // first PART_CHARS are read: a long paste says its topic early
-  count(partWords(prompt), true);
-  for (const p of parts) {
-    if (p.kind === 'assistant') count(partWords(p.text), false);
-    else if (p.kind === 'error') count(words(p.text.slice(0, PART_CHARS)), false);
-    // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic
-    else if (p.kind === 'tool') count(words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS)), false);
-  }
+export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stats: WordRarity, said: string, counted: ExchangeWords = exchangeWords(prompt, parts)): string {
+  // each word's uses where people and agents said something (exchangeWords.ts: the headline's counts too); the human's
+  // prompt, the assistant's text, errors and tool calls without the tool's name, of each part its first PART_CHARS (a
+  // long paste says its topic early)
   const already = new Set(words(said));
-  const ranked: Array<{ w: string; weight: number }> = [];
+  // the terms best first are read until one does not fit, and each takes a token at least: the first TERMS_MAX_TOKENS + 1
+  // in that order are all that can be read, kept here in order as they come (the same order as a sort of every term,
+  // without an object a term and the sort's copy: a third of the distiller's garbage was these)
+  const best: string[] = [];
+  const bestWeights: number[] = [];
   // (forEach: no [word, uses] pair made for each entry)
-  uses.forEach(({ n, human }, w) => {
-    if (!already.has(w)) ranked.push({ w, weight: stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1) });
+  counted.forEach(({ said: inProse, inErrorsAndArgs, human }, w) => {
+    const n = inProse + inErrorsAndArgs;
+    if (n > 0 && !already.has(w) && isTerm(w)) keepBest(best, bestWeights, w, stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1));
   });
-  ranked.sort((a, b) => b.weight - a.weight || (a.w < b.w ? -1 : 1));
   const kept: string[] = [];
   let tokens = 0;
-  for (const { w } of ranked) {
+  for (const w of best) {
     // (a word after a space: wordTokens(` ${w}`) without the text made and split)
     const t = wordPieceTokens(w, 1);
     if (tokens + t > TERMS_MAX_TOKENS) break;
@@ -61,6 +48,30 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
     tokens += t;
   }
   return kept.join(' ');
+}
+
+/** The most terms searchTerms can read: each takes a token at least, and the first that does not fit ends the terms. */
+const MOST_READ = TERMS_MAX_TOKENS + 1;
+
+/**
+ * `w` of `weight` put in its place among the best terms so far (`best`, `weights`: heaviest first, then by the word's
+ * code units, as a sort of every term by weight and word orders them), if it is among the first MOST_READ.
+ */
+export function keepBest(best: string[], weights: number[], w: string, weight: number): void {
+  let at = best.length;
+  while (at > 0 && (weights[at - 1]! < weight || (weights[at - 1] === weight && best[at - 1]! > w))) at--;
+  if (at >= MOST_READ) return;
+  // one place more while there is room (the last is dropped once there is not), the lighter ones moved down
+  if (best.length < MOST_READ) {
+    best.push(w);
+    weights.push(weight);
+  }
+  for (let i = best.length - 1; i > at; i--) {
+    best[i] = best[i - 1]!;
+    weights[i] = weights[i - 1]!;
+  }
+  best[at] = w;
+  weights[at] = weight;
 }
 
 /** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker (`[REDACTED_IP]`). */

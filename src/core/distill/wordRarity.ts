@@ -40,29 +40,8 @@ function isWordCodePoint(cp: number): boolean {
   return c === LETTER || c === NUMBER;
 }
 
-/**
- * Texts whose words partWords remembers at most: an exchange's prompt and assistant texts (fewer than this in
- * nearly every exchange); what it holds stays small in a worker's heap between batches.
- */
-const PART_TEXTS = 64;
-const partWordsKnown = new Map<string, readonly string[]>();
-
 /** How much of one part of an exchange (a prompt, a reply, a tool call) the headline and the search terms read. */
 export const PART_CHARS = 20_000;
-
-/**
- * `words` of the first PART_CHARS of an exchange's prompt or assistant text, remembered for the last texts asked:
- * the headline and the search terms both count them. Read-only: every caller sees the same array.
- */
-export function partWords(text: string): readonly string[] {
-  let known = partWordsKnown.get(text);
-  if (!known) {
-    if (partWordsKnown.size >= PART_TEXTS) partWordsKnown.clear();
-    known = words(text.slice(0, PART_CHARS));
-    partWordsKnown.set(text, known);
-  }
-  return known;
-}
 
 /**
  * Words among the 3,000 most frequent English words are generic: "set", "last", "start", "cup", "title".
@@ -79,6 +58,7 @@ const UNSEEN_RANK = 100_000;
 
 export class WordRarity {
   private readonly idfCache = new Map<string, number>();
+  private readonly adverbCache = new Map<string, boolean>();
   /**
    * The generic words: ranked up to GENERIC_RANK, or unranked and generic in another language. One set a quarter
    * of the ranks' size answers isGeneric (asked of most words an exchange has) ~35 % faster than the ranks did.
@@ -117,6 +97,18 @@ export class WordRarity {
     const adverb = word.endsWith('ly');
     // most words end otherwise: no bases to look up
     if ((!adverb && !word.endsWith('est')) || !/^[a-z]{5,}$/.test(word)) return false;
+    // the few that do recur ("really", "latest", "request", asked of each word of a phrase, twice): answered
+    // once each (each answer made four candidate bases)
+    let known = this.adverbCache.get(word);
+    if (known === undefined) {
+      if (this.adverbCache.size >= 10_000) this.adverbCache.clear();
+      known = this.adverbOrSuperlative(word, adverb);
+      this.adverbCache.set(detached(word), known);
+    }
+    return known;
+  }
+
+  private adverbOrSuperlative(word: string, adverb: boolean): boolean {
     const bases = adverb
       ? [word.slice(0, -2), word.replace(/ally$/, ''), word.replace(/bly$/, 'ble'), word.replace(/ily$/, 'y')]
       : [word.slice(0, -3), word.slice(0, -2), word.replace(/([b-df-hj-np-tv-z])\1est$/, '$1'), word.replace(/iest$/, 'y')];
