@@ -209,10 +209,12 @@ for (let k = 1; k <= copies; k++) {
         // full-text row now, the lexicon's document after the commit (one segment per replica, as an index run writes)
         const text = indexText(prompt, verbatim);
         docs.push({ n: this.lastID, doc: text.doc });
-        fts.run([this.lastID, text.prompt], (err2) => {
+        // `this` is the statement, its lastID the next row's by the time the full-text row is written
+        const n = this.lastID;
+        fts.run([n, text.prompt], (err2) => {
           if (err2) return rej(err2);
           if (text.prompt === prompt) return res();
-          ftsText.run([this.lastID, text.prompt], (err3) => (err3 ? rej(err3) : res()));
+          ftsText.run([n, text.prompt], (err3) => (err3 ? rej(err3) : res()));
         });
       }));
     }),
