@@ -16,9 +16,10 @@
  * triggers. An exchange's prompt is never updated in place; a distilled row's text may be, and its trigger indexes
  * the new text.
  *
- * The migration indexes the text the old tables held again, in SQL (no transcript, no JavaScript): ~1 s of the
- * migration at 50K exchanges. The pages the copies held are free pages of the file, used by the rows to come
- * (docs/benchmarks.md says what a VACUUM costs).
+ * The migration indexes the text the old tables held again, in SQL (no transcript, no JavaScript), from temporary
+ * copies taken before the old tables are dropped, so the new ones fill the pages the old ones freed and the file does
+ * not grow. The pages the copies held beyond that stay free in the file, for the rows to come (docs/benchmarks.md
+ * says what a VACUUM costs).
  */
 
 const EXCHANGES_FTS = `fts5(prompt, content='', tokenize='porter unicode61')`;
@@ -53,24 +54,25 @@ const TRIGGERS = `
 export const CONTENTLESS_FTS_SQL = `
   DROP TRIGGER IF EXISTS exchanges_ad;
   DROP TRIGGER IF EXISTS distilled_ad;
-  CREATE TABLE exchanges_fts_text (n INTEGER PRIMARY KEY, prompt TEXT NOT NULL);
-  INSERT INTO exchanges_fts_text(n, prompt)
-    SELECT f.id, f.c0 FROM exchanges_fts_content f JOIN exchanges e ON e.n = f.id WHERE f.c0 IS NOT e.prompt ORDER BY f.id;
-  CREATE VIRTUAL TABLE exchanges_fts_v30 USING ${EXCHANGES_FTS};
-  INSERT INTO exchanges_fts_v30(rowid, prompt)
-    SELECT f.id, f.c0 FROM exchanges_fts_content f JOIN exchanges e ON e.n = f.id ORDER BY f.id;
+  CREATE TEMP TABLE v30_prompts AS
+    SELECT f.id AS n, f.c0 AS text, f.c0 IS NOT e.prompt AS other FROM exchanges_fts_content f JOIN exchanges e ON e.n = f.id;
+  CREATE TEMP TABLE v30_facets AS
+    SELECT f.id AS n, coalesce(f.c2, '') AS files, coalesce(f.c3, '') AS rooms FROM distilled_fts_content f JOIN distilled d ON d.exchange_n = f.id;
   DROP TABLE exchanges_fts;
-  ALTER TABLE exchanges_fts_v30 RENAME TO exchanges_fts;
+  DROP TABLE distilled_fts;
+  CREATE TABLE exchanges_fts_text (n INTEGER PRIMARY KEY, prompt TEXT NOT NULL);
+  INSERT INTO exchanges_fts_text(n, prompt) SELECT n, text FROM temp.v30_prompts WHERE other ORDER BY n;
+  CREATE VIRTUAL TABLE exchanges_fts USING ${EXCHANGES_FTS};
+  INSERT INTO exchanges_fts(rowid, prompt) SELECT n, text FROM temp.v30_prompts ORDER BY n;
   INSERT INTO exchanges_fts(exchanges_fts) VALUES ('optimize');
   CREATE TABLE distilled_facets (exchange_n INTEGER PRIMARY KEY, files TEXT NOT NULL, rooms TEXT NOT NULL);
-  INSERT INTO distilled_facets(exchange_n, files, rooms)
-    SELECT f.id, coalesce(f.c2, ''), coalesce(f.c3, '') FROM distilled_fts_content f JOIN distilled d ON d.exchange_n = f.id ORDER BY f.id;
-  CREATE VIRTUAL TABLE distilled_fts_v30 USING ${DISTILLED_FTS};
-  INSERT INTO distilled_fts_v30(rowid, core, context, files, rooms, terms)
+  INSERT INTO distilled_facets(exchange_n, files, rooms) SELECT n, files, rooms FROM temp.v30_facets ORDER BY n;
+  CREATE VIRTUAL TABLE distilled_fts USING ${DISTILLED_FTS};
+  INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms)
     SELECT d.exchange_n, d.core, d.context, x.files, x.rooms, d.terms FROM distilled d JOIN distilled_facets x ON x.exchange_n = d.exchange_n
     ORDER BY d.exchange_n;
-  DROP TABLE distilled_fts;
-  ALTER TABLE distilled_fts_v30 RENAME TO distilled_fts;
   INSERT INTO distilled_fts(distilled_fts) VALUES ('optimize');
+  DROP TABLE temp.v30_prompts;
+  DROP TABLE temp.v30_facets;
   ${TRIGGERS}
 `;
