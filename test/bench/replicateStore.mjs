@@ -10,7 +10,9 @@
 // Replicas keep their source file and lines, so `eval` still judges them (a replica of the right exchange is
 // right). Token counts and content hashes stay the originals' (search reads neither). Each replica's text is checked for
 // secrets and stamped (distilled.clean) by the index run's own redaction stage, as a real index stamps what it distils.
-// Vectors are not copied: run `embed` on the result.
+// Each replica's distilled-layer vectors are copied from its original (keyed by the replica's row; the original's
+// vector, not one of the perturbed text: a store of the same size as an embedded one, not better recall); verbatim
+// chunks' vectors are dropped (not part of the default mode). `--vectors none` drops every vector, as before.
 // Usage (after `tsc -p .`): node test/bench/replicateStore.mjs --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]
 import { copyFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -19,6 +21,8 @@ import sqlite3 from '@vscode/sqlite3';
 import { createRequire } from 'node:module';
 
 const requireOut = createRequire(import.meta.url);
+const { loadVectorExtension } = requireOut('../../out/src/core/store/vectors.js');
+const { VECTOR_TABLES } = requireOut('../../out/src/core/store/vectorStore.js');
 const { indexText } = requireOut('../../out/src/core/indexText.js');
 const { addToLexicon } = requireOut('../../out/src/core/store/lexicon.js');
 const { Db } = requireOut('../../out/src/core/store/db.js');
@@ -26,8 +30,9 @@ const { isAsked } = requireOut('../../out/src/core/store/rows.js');
 const { checkRedaction } = requireOut('../../out/src/core/redactionCheck.js');
 
 const { values } = parseArgs({
-  options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' } },
+  options: { from: { type: 'string' }, to: { type: 'string' }, exchanges: { type: 'string' }, seed: { type: 'string' }, vectors: { type: 'string' } },
 });
+const copyVectors = (values.vectors ?? 'copy') !== 'none';
 if (!values.from || !values.to) throw new Error('usage: --from SMALL.sqlite --to BIG.sqlite [--exchanges 50000] [--seed 1]');
 const target = Number(values.exchanges ?? 50_000);
 const seed = Number(values.seed ?? 1);
@@ -139,7 +144,7 @@ const rooms = await all('SELECT e.id, r.room_id, r.relevance FROM exchange_rooms
 const distilled = (
   await all(
     `SELECT e.id, d.*, f.files, f.rooms FROM distilled d JOIN exchanges e ON e.n = d.exchange_n
-     LEFT JOIN distilled_fts f ON f.rowid = d.exchange_n`,
+     LEFT JOIN distilled_facets f ON f.exchange_n = d.exchange_n`,
   )
 ).map((d) => ({ ...d, c: analyse(d.core), x: analyse(d.context) }));
 // Replacement words are drawn from the corpus itself, each as often as it occurs there.
@@ -148,7 +153,21 @@ const pool = exchanges.flatMap((e) => e.verbatim.match(/[\p{L}_]{2,}/gu) ?? []);
 const copies = Math.ceil(target / base) - 1;
 // the lexicon (BM25's index) is written through the store's own functions, on a connection of their kind
 const lexicon = await Db.open(values.to);
-for (const table of ['embedding_model', 'vector_rows', 'verbatim_chunks']) await run(`DELETE FROM ${table}`).catch(() => undefined);
+// the distilled layers' vectors by layer and original row (verbatim chunks' vectors are not copied)
+const vectors = new Map();
+if (copyVectors) {
+  await loadVectorExtension(lexicon);
+  await run("DELETE FROM vector_rows WHERE layer = 'verbatim'").catch(() => undefined);
+  await run('DELETE FROM verbatim_chunks').catch(() => undefined);
+  if (await get("SELECT 1 AS one FROM sqlite_master WHERE name = 'vec_verbatim'")) await lexicon.run('DELETE FROM vec_verbatim');
+  for (const { layer } of await all('SELECT DISTINCT layer FROM vector_rows')) {
+    const rows = await lexicon.all(`SELECT rowid, embedding FROM ${VECTOR_TABLES[layer]}`);
+    vectors.set(layer, new Map(rows.map((r) => [r.rowid, r.embedding])));
+  }
+} else {
+  for (const table of ['embedding_model', 'vector_rows', 'verbatim_chunks']) await run(`DELETE FROM ${table}`).catch(() => undefined);
+}
+let copiedVectors = 0;
 let changed = 0;
 let made = 0;
 for (let k = 1; k <= copies; k++) {
@@ -169,7 +188,11 @@ for (let k = 1; k <= copies; k++) {
   const ins = raw.prepare(`INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end,
     byte_start, started_at, ended_at, prompt, verbatim, verbatim_tokens, asked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const fts = raw.prepare('INSERT INTO exchanges_fts(rowid, prompt) VALUES (?, ?)');
+  // the index text where it is not the prompt, for the row's delete trigger (src/core/store/contentlessFts.ts)
+  const ftsText = raw.prepare('INSERT INTO exchanges_fts_text(n, prompt) VALUES (?, ?)');
   const docs = [];
+  /** [original row, replica row] */
+  const rowOf = [];
   await Promise.all(
     exchanges.slice(0, want).map((e) => {
       const verbatim = p.noisy(e.v, `${e.id}:v`);
@@ -181,16 +204,24 @@ for (let k = 1; k <= copies; k++) {
         p.dated(e.started_at), p.dated(e.ended_at), prompt, verbatim, e.verbatim_tokens, isAsked(prompt) ? 1 : 0,
       ], function (err) {
         if (err) return rej(err);
+        rowOf.push([e.n, this.lastID]);
         // the index text, as the store writes it (src/core/indexText.ts, compiled by tsc into out/): the prompt's
         // full-text row now, the lexicon's document after the commit (one segment per replica, as an index run writes)
         const text = indexText(prompt, verbatim);
         docs.push({ n: this.lastID, doc: text.doc });
-        fts.run([this.lastID, text.prompt], (err2) => (err2 ? rej(err2) : res()));
+        // `this` is the statement, its lastID the next row's by the time the full-text row is written
+        const n = this.lastID;
+        fts.run([n, text.prompt], (err2) => {
+          if (err2) return rej(err2);
+          if (text.prompt === prompt) return res();
+          ftsText.run([n, text.prompt], (err3) => (err3 ? rej(err3) : res()));
+        });
       }));
     }),
   );
   ins.finalize();
   fts.finalize();
+  ftsText.finalize();
   // Files, distilled rows and facets join their replica exchange by id (the last replica may be partial).
   const at = (i) => `j.value ->> ${i}`;
   await run(
@@ -209,19 +240,39 @@ for (let k = 1; k <= copies; k++) {
      SELECT c.n, ${at(1)}, ${at(2)} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
     [JSON.stringify(rooms.map((r) => [r.id + tag, r.room_id, r.relevance]))],
   );
+  // the facets as indexed, then the index from the rows, as the store writes them (distilledStore.ts)
+  await run(
+    `INSERT INTO distilled_facets(exchange_n, files, rooms)
+     SELECT c.n, ${[1, 2].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
+    [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, p.consistent(d.files), d.rooms]))],
+  );
   await run(
     `INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms)
-     SELECT c.n, ${[1, 2, 3, 4, 5].map(at).join(', ')} FROM json_each(?) j JOIN exchanges c ON c.id = ${at(0)}`,
-    [JSON.stringify(objects.filter((d) => d.files !== null).map((d) => [d.id + tag, d.core, d.context, p.consistent(d.files), d.rooms, d.terms ?? '']))],
+     SELECT d.exchange_n, d.core, d.context, x.files, x.rooms, d.terms FROM distilled d JOIN distilled_facets x ON x.exchange_n = d.exchange_n
+     WHERE d.exchange_n > ? ORDER BY d.exchange_n`,
+    [rowOf.reduce((m, [, to]) => Math.min(m, to), Infinity) - 1],
   );
   await run('COMMIT');
   await lexicon.transaction(() => addToLexicon(lexicon, docs));
+  // vectors after their rows, in row order, one transaction per replica (as the embed stage writes them)
+  await lexicon.transaction(async () => {
+    rowOf.sort((a, b) => a[1] - b[1]);
+    for (const [layer, byRow] of vectors) {
+      for (const [from, to] of rowOf) {
+        const blob = byRow.get(from);
+        if (blob === undefined) continue;
+        await lexicon.run(`INSERT INTO ${VECTOR_TABLES[layer]}(rowid, embedding) VALUES (?, ?)`, [to, blob]);
+        await lexicon.run('INSERT INTO vector_rows(layer, exchange_n) VALUES (?, ?)', [layer, to]);
+        copiedVectors++;
+      }
+    }
+  });
   process.stderr.write(`copy ${k}/${copies}\n`);
 }
 const stamped = await checkRedaction(lexicon);
 console.log(
   `${(await get('SELECT count(*) AS c FROM exchanges')).c} exchanges in ${values.to}; ${changed} of ${made} replica verbatims differ from their original; ` +
-    `${stamped} redaction stamps written`,
+    `${stamped} redaction stamps written; ${copiedVectors} vectors copied`,
 );
 await new Promise((res) => raw.close(res));
 await lexicon.close();

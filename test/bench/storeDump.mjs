@@ -69,7 +69,7 @@ async function dump(file, build) {
   }
 }
 
-/** What the word index holds of each exchange, by id: the lexicon's length and term counts, the FTS5 prompt text. */
+/** What the word index holds of each exchange, by id: the lexicon's length and term counts, the FTS5 prompt's terms at their places. */
 async function readIndex(file, build) {
   const { Db } = require(join(build, 'out/src/core/store/db.js'));
   const { forEachPair, readLexiconDocs } = require(join(build, 'out/src/core/store/lexicon.js'));
@@ -86,7 +86,16 @@ async function readIndex(file, build) {
         terms.set(n, list);
       });
     }
-    const prompts = new Map((await db.all('SELECT rowid AS n, prompt FROM exchanges_fts')).map((r) => [r.n, r.prompt]));
+    // what the full-text index holds of each prompt, read from the index itself (the table may keep no text, schema v30):
+    // each term at its places
+    await db.exec("CREATE VIRTUAL TABLE temp.dump_vocab USING fts5vocab(main, 'exchanges_fts', 'instance')");
+    const places = new Map();
+    for (const r of await db.all('SELECT doc, term, offset FROM temp.dump_vocab ORDER BY doc, offset, term')) {
+      if (!places.has(r.doc)) places.set(r.doc, []);
+      places.get(r.doc).push(`${r.term}@${r.offset}`);
+    }
+    const prompts = new Map([...places].map(([n, list]) => [n, list.join(' ')]));
+    for (const r of await db.all('SELECT id FROM exchanges_fts_docsize')) if (!prompts.has(r.id)) prompts.set(r.id, '');
     const out = {};
     for (const [n, id] of idOf) out[id] = { words: docs.lengthOf[n] ?? null, terms: (terms.get(n) ?? []).sort().join(' '), ftsPrompt: prompts.get(n) ?? null };
     return out;

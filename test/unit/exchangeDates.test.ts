@@ -101,7 +101,8 @@ test('a store from before date precision gets its undated exchanges dated by the
   const db = await Db.open(file);
   await db.exec('ALTER TABLE exchanges DROP COLUMN date_precision; UPDATE exchanges SET started_at = NULL; PRAGMA user_version = 3');
   // and what later schemas added (rooms' counts, the lexicon), so the store is a version 3 store again
-  await db.exec(`DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
+  await db.exec(`DROP TRIGGER distilled_ad; DROP TRIGGER distilled_fts_au; DROP TABLE distilled_facets; DROP TRIGGER exchanges_ad; DROP TABLE exchanges_fts_text;
+    DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
     ALTER TABLE exchange_rooms DROP COLUMN label; ALTER TABLE rooms DROP COLUMN exchanges; ALTER TABLE rooms DROP COLUMN conversations;
     ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups; ALTER TABLE sources DROP COLUMN seen_ids;
     DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted;

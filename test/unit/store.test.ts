@@ -1,3 +1,4 @@
+import { indexedPrompt } from '../../src/core/store/contentlessFts';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
@@ -114,7 +115,9 @@ test('a resumed write replaces only what starts at or after the resume point', a
 test('check finds a missing full-text row and repair rebuilds it', async () => {
   const store = await seeded(path.join(tempDir(), 's.sqlite'));
   try {
-    await store.db.run('DELETE FROM exchanges_fts WHERE rowid = (SELECT min(n) FROM exchanges)');
+    await store.db.run(
+      `INSERT INTO exchanges_fts(exchanges_fts, rowid, prompt) SELECT 'delete', e.n, ${indexedPrompt('e')} FROM exchanges e WHERE e.n = (SELECT min(n) FROM exchanges)`,
+    );
     const bad = await store.check();
     assert.equal(bad.ok, false);
     assert.ok(bad.problems.some((p) => /no full-text row/.test(p)), bad.problems.join('; '));

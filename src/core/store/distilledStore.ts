@@ -227,11 +227,15 @@ async function writeRecords(db: Db, records: readonly DistilledRecord[], now: nu
       [json],
     );
   }
-  await db.run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms) SELECT ${[0, 1, 2, 3, 4, 5].map(at).join(', ')} FROM (${EACH})`, [
-    JSON.stringify(
-      records.map((r) => [r.n, r.value.exchangeCore, r.value.specificContext, filesFacet(r.filesTouched), roomsFacet(r.rooms), r.value.searchTerms ?? '']),
-    ),
-  ]);
+  // the facets as indexed, for the delete trigger (distilled_fts keeps no text: contentlessFts.ts)
+  const facets = JSON.stringify(records.map((r) => [r.n, filesFacet(r.filesTouched), roomsFacet(r.rooms)]));
+  await db.run(`INSERT OR REPLACE INTO distilled_facets(exchange_n, files, rooms) SELECT ${[0, 1, 2].map(at).join(', ')} FROM (${EACH})`, [facets]);
+  await db.run(
+    `INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms)
+     SELECT d.exchange_n, d.core, d.context, x.files, x.rooms, d.terms FROM (${EACH}) j
+     JOIN distilled d ON d.exchange_n = ${at(0)} JOIN distilled_facets x ON x.exchange_n = d.exchange_n`,
+    [facets],
+  );
   const cached = records.filter((r) => r.cache && r.model);
   if (cached.length > 0) {
     await db.run(
@@ -264,10 +268,12 @@ function roomsFacet(rooms: ReadonlyArray<Pick<StoredRoom, 'label' | 'key'>>): st
 
 /**
  * Re-creates distilled_fts from the distilled rows, their files and rooms (the rows are the truth; the
- * full-text table is derived). Runs inside the caller's transaction.
+ * full-text table is derived). Runs inside the caller's transaction. `facets`: false for the table of schema 15
+ * to 29, which kept its text and had no side table (contentlessFts.ts).
  */
-export async function rebuildDistilledFts(db: Db): Promise<void> {
+export async function rebuildDistilledFts(db: Db, facets = true): Promise<void> {
   await resetFtsTable(db, 'distilled_fts');
+  if (facets) await db.run('DELETE FROM distilled_facets');
   const rows = await db.all<{ n: number; core: string; context: string; terms: string }>(
     'SELECT exchange_n AS n, core, context, terms FROM distilled ORDER BY exchange_n',
   );
@@ -277,8 +283,10 @@ export async function rebuildDistilledFts(db: Db): Promise<void> {
       'SELECT r.label, r.key FROM exchange_rooms x JOIN rooms r ON r.id = x.room_id WHERE x.exchange_n = ? ORDER BY x.relevance DESC, r.id',
       [r.n],
     );
+    const [filesText, roomsText] = [filesFacet(files.map(toFileTouch)), roomsFacet(rooms)];
+    if (facets) await db.run('INSERT INTO distilled_facets(exchange_n, files, rooms) VALUES (?, ?, ?)', [r.n, filesText, roomsText]);
     await db.run('INSERT INTO distilled_fts(rowid, core, context, files, rooms, terms) VALUES (?, ?, ?, ?, ?, ?)', [
-      r.n, r.core, r.context, filesFacet(files.map(toFileTouch)), roomsFacet(rooms), r.terms,
+      r.n, r.core, r.context, filesText, roomsText, r.terms,
     ]);
   }
 }
@@ -290,6 +298,9 @@ export async function distilledFtsProblems(db: Db): Promise<string[]> {
   if (missing?.c) problems.push(`${missing.c} distilled exchanges have no distilled full-text row`);
   const orphan = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled_fts WHERE rowid NOT IN (SELECT exchange_n FROM distilled)');
   if (orphan?.c) problems.push(`${orphan.c} distilled full-text rows have no distilled exchange`);
+  // without its facets as indexed, a row could not be taken out of the index (contentlessFts.ts)
+  const bare = await db.get<{ c: number }>('SELECT count(*) AS c FROM distilled_fts_docsize WHERE id NOT IN (SELECT exchange_n FROM distilled_facets)');
+  if (bare?.c) problems.push(`${bare.c} distilled full-text rows have no facets kept`);
   try {
     await db.run("INSERT INTO distilled_fts(distilled_fts, rank) VALUES ('integrity-check', 1)");
   } catch (err) {

@@ -8,21 +8,27 @@ import { CYRILLIC_RANGES, hasCyrillicLetter } from '../cyrillic';
 
 /**
  * The verbatim indexes of the exchanges a transaction adds, from text computed in JavaScript (indexText.ts),
- * which SQL triggers cannot compute: `exchanges_fts` (the prompt alone, schema v14: near copies, copies.ts) keeps
- * its own copy of that text, and the lexicon (lexicon.ts), which BM25 on verbatim reads, gets each exchange's
- * terms. Deleting an exchange deletes its FTS row by trigger (schema v5) and records it in the lexicon (v11). An
+ * which SQL triggers cannot compute: `exchanges_fts` (the prompt alone, schema v14: near copies, copies.ts; no copy
+ * of the text since v30, contentlessFts.ts), and the lexicon (lexicon.ts), which BM25 on verbatim reads, gets each exchange's
+ * terms. Deleting an exchange deletes its FTS row by trigger (schema v30) and records it in the lexicon (v11). An
  * exchange's prompt and verbatim are never updated in place.
  */
 export async function indexExchanges(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; verbatim: string }>): Promise<void> {
-  await addIndexText(db, rows.map((r) => ({ n: r.n, text: indexText(r.prompt, r.verbatim) })));
+  await addIndexText(db, rows.map((r) => ({ n: r.n, prompt: r.prompt, text: indexText(r.prompt, r.verbatim) })));
 }
 
-/** indexExchanges with each exchange's index text already computed (where it was parsed); `held`: a write pass's lexicon merges. */
-export async function addIndexText(db: Db, rows: ReadonlyArray<{ n: number; text: IndexText }>, held?: HeldMerges): Promise<void> {
+/**
+ * indexExchanges with each exchange's index text already computed (where it was parsed); `prompt`: the prompt as
+ * stored; `held`: a write pass's lexicon merges. `exchanges_fts` keeps no text (schema v30, contentlessFts.ts): an
+ * index text other than the stored prompt is kept in `exchanges_fts_text`, for the row's delete trigger.
+ */
+export async function addIndexText(db: Db, rows: ReadonlyArray<{ n: number; prompt: string; text: IndexText }>, held?: HeldMerges): Promise<void> {
   await db.insertRows(
     'INSERT INTO exchanges_fts(rowid, prompt)',
     rows.map((r) => [r.n, r.text.prompt]),
   );
+  const other = rows.filter((r) => r.text.prompt !== r.prompt);
+  if (other.length > 0) await db.insertRows('INSERT OR REPLACE INTO exchanges_fts_text(n, prompt)', other.map((r) => [r.n, r.text.prompt]));
   await addToLexicon(db, rows.map((r) => ({ n: r.n, doc: r.text.doc })), undefined, held);
 }
 
@@ -35,6 +41,7 @@ const REBUILD_BATCH = 500;
  */
 export async function rebuildExchangeFts(db: Db): Promise<void> {
   await resetFtsTable(db, 'exchanges_fts');
+  await db.run('DELETE FROM exchanges_fts_text');
   await clearLexicon(db);
   for (let after = -1; ; ) {
     const rows = await db.all<{ n: number; prompt: string; verbatim: string }>(

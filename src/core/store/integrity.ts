@@ -2,6 +2,7 @@ import type { Db } from './db';
 import { distilledCoreFtsProblems, rebuildDistilledCoreFts } from './distilledCoreFts';
 import { distilledFtsProblems, rebuildDistilledFts } from './distilledStore';
 import { rebuildExchangeFts } from './exchangeFts';
+import { resetFtsTable } from './ftsReset';
 import { describeLost, lostSources } from './ledger';
 import { lexiconProblems } from './lexicon';
 import { markAllRoomsDirty, refreshRooms } from './roomStats';
@@ -58,6 +59,9 @@ export async function checkIntegrity(db: Db, vectorsAvailable: boolean): Promise
  */
 export async function repairDerived(db: Db, vectorsAvailable: boolean): Promise<void> {
   await db.transaction(async () => {
+    // the full-text tables first: an orphan's delete trigger then finds no row to take out of a damaged index
+    await resetFtsTable(db, 'exchanges_fts');
+    await resetFtsTable(db, 'distilled_fts');
     await db.run('DELETE FROM files_touched WHERE exchange_n NOT IN (SELECT n FROM exchanges)');
     await db.run('DELETE FROM exchanges WHERE conversation_id NOT IN (SELECT id FROM conversations)');
     await rebuildExchangeFts(db);

@@ -1,6 +1,7 @@
 import { RecallError } from '../errors';
 import { rereadCommandOutputSources } from './commandOutputSources';
 import { rereadCommandSources } from './commandSources';
+import { CONTENTLESS_FTS_SQL } from './contentlessFts';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
@@ -382,7 +383,7 @@ const MIGRATIONS: readonly Migration[] = [
       DROP TABLE distilled_fts;
       CREATE VIRTUAL TABLE distilled_fts USING fts5(core, context, files, rooms, terms, tokenize='porter unicode61');
     `,
-    run: rebuildDistilledFts,
+    run: (db) => rebuildDistilledFts(db, false),
     step: 'Adding search terms to the distilled index',
   },
   {
@@ -498,6 +499,12 @@ const MIGRATIONS: readonly Migration[] = [
     // every exchange's row three times.
     version: 29,
     sql: UNCOUNTED_INDEX_SQL,
+  },
+  {
+    // The verbatim and distilled full-text tables keep no copy of the text they index (issue 41, contentlessFts.ts):
+    // their delete triggers give FTS5 the text from the rows that hold it and from two side tables for the rest.
+    version: 30,
+    sql: CONTENTLESS_FTS_SQL,
   },
 ];
 

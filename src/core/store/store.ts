@@ -595,7 +595,7 @@ export class Store {
       this.db,
       inserted.map((r) => {
         const { e, index } = byId.get(r.id)!;
-        return { n: r.n, text: index ?? indexText(e.prompt, e.verbatim) };
+        return { n: r.n, prompt: e.prompt, text: index ?? indexText(e.prompt, e.verbatim) };
       }),
       this.heldMerges,
     );
