@@ -300,7 +300,7 @@ test('a batch whose exchange another run replaced while it was distilled is not 
     // goes (its number may be given again, here to another exchange's copy)
     const report = await distillPending(store.db, new OfflineDistiller(), undefined, undefined, {
       batchSize: 4,
-      offload: {
+      offload: () => ({
         depth: 2,
         run: async (batch) => {
           if (!gone) {
@@ -309,7 +309,7 @@ test('a batch whose exchange another run replaced while it was distilled is not 
           }
           return distillOfflineBatch(batch);
         },
-      },
+      }),
     });
     assert.ok(gone);
     assert.equal(report.distilled, total - 1, 'every other exchange is distilled');
@@ -328,13 +328,13 @@ test('the threads a distillation offloads to are let go once its last batch is w
     const seen: number[] = [];
     const report = await distillPending(store.db, new OfflineDistiller(), undefined, undefined, {
       batchSize: 4,
-      offload: {
+      offload: () => ({
         depth: 2,
         run: (batch) => distillOfflineBatch(batch),
         done: async () => {
           seen.push(await count(store, 'SELECT count(*) AS c FROM distilled'));
         },
-      },
+      }),
     });
     assert.equal(report.distilled, total);
     assert.deepEqual(seen, [total], 'once, with every batch written');

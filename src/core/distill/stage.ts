@@ -33,10 +33,10 @@ export interface DistillStageOptions {
   readonly now?: () => number;
   /**
    * Runs the offline distiller's batches elsewhere (the index workers: distillOfflineBatch there), `depth` at a
-   * time; a batch it fails is distilled here. Other distillers always run here. A function is given the stage's
-   * backlog (its count) and says where, if anywhere, its batches go.
+   * time; a batch it fails is distilled here. Other distillers always run here. Given the stage's backlog (its
+   * count), it says where, if anywhere, the batches go.
    */
-  readonly offload?: Offload | ((total: number) => Offload | undefined);
+  readonly offload?: (backlog: number) => Offload | undefined;
 }
 
 /** Where the offline distiller's batches run when not here (the index workers). */
@@ -93,7 +93,7 @@ export async function distillPending(
   if (llm) for (const r of await knownRooms(db)) registry.add(r.type, r.key, r.project);
   const here = (batch: readonly DistillInput[]): Promise<DistilledBatch> => distillHere(db, distiller, registry, batch, token);
   // given the stage's own count (a second count of the backlog cost ~15-50 ms at 40,000 exchanges)
-  const offload = isOffline(distiller) ? (typeof options.offload === 'function' ? options.offload(total) : options.offload) : undefined;
+  const offload = isOffline(distiller) ? options.offload?.(total) : undefined;
 
   let distilled = 0;
   let cacheHits = 0;
