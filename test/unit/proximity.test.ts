@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { foldAccents } from '../../src/core/accents';
 import { FoundPlaces } from '../../src/core/search/foundPlaces';
-import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, proximityForm, proximityFormFrom, withProximity, wordBase } from '../../src/core/search/proximity';
+import { firstCharacters, PROXIMITY_CHARS, PROXIMITY_WINDOW, pairsNear, proximityForm, withProximity, wordBase } from '../../src/core/search/proximity';
 import { createSearcher } from '../../src/core/search/searcher';
-import { lowerText } from '../../src/core/search/snippet';
 import type { Searcher } from '../../src/core/search/types';
 import { Db } from '../../src/core/store/db';
 import { type Fixture, type FixtureConversation, openFixture } from './searchFixture';
@@ -135,24 +134,6 @@ describe('proximity in the default search', () => {
   test('a one-word query is BM25 alone', async () => {
     const r = await searcher.search({ text: 'squash' });
     assert.deepEqual(r.hits.map((h) => fx.keys.get(h.exchangeId)), ['scattered', 'together']);
-  });
-});
-
-describe("proximity's form cut from the snippets' lowered text", () => {
-  test('is proximityForm, character for character: labels, accents, the cut, İ and Σ, every character of the first planes', () => {
-    const long = 'x'.repeat(PROXIMITY_CHARS - 1);
-    const texts = [
-      'User: Squash the REFACTOR branch\n[tool] Bash\n[result]\tok\nAssistant: Ça résiste à l’élan',
-      'İstanbul: User: the İ lower-cases to two characters',
-      'ΟΔΟΣ ΣΟΦΟΣ, with a final sigma',
-      `${long}😀User: a label the cut splits`,
-      `${long}ΑΣ: a sigma the cut leaves at a word's end`,
-      `${long}abUser: past the cut`,
-      '\u0001User: marked\u0002 text',
-      '',
-    ];
-    for (let c = 0; c < 0x30000; c += 1) if (c < 0xd800 || c >= 0xe000) texts.push(`a${String.fromCodePoint(c)}b\nUser: ${String.fromCodePoint(c)}`);
-    for (const text of texts) assert.equal(proximityFormFrom(text, lowerText(text)), proximityForm(text), JSON.stringify(text.slice(-40)));
   });
 });
 

@@ -34,25 +34,6 @@ test("a kept text's proximity form is proximity's own, made once", () => {
   assert.equal(recent.proximityForm(8, 'Not Kept').form, 'not kept', 'a text not kept is put in its form all the same');
 });
 
-test("a kept text's lowered text is made once, cut into its proximity form, and counts against the bound", () => {
-  const recent = new RecentTexts(40); // prompt 1 + verbatim 9 = 10 characters a text
-  const verbatim = 'User: ÉTÉ';
-  recent.keep(1, text(verbatim));
-  recent.keep(2, text('two......')); // 20
-  assert.equal(recent.lowered(3, 'three....'), undefined, 'a text not kept keeps no lowered text');
-  assert.equal(recent.lowered(1, 'changed..'), undefined, 'nor one whose text is not the one kept');
-  const lowered = recent.lowered(1, verbatim)!;
-  assert.equal(lowered(), 'user: ete'); // 29
-  assert.equal(lowered(), recent.lowered(1, verbatim)!(), 'made once');
-  assert.equal(recent.proximityForm(1, verbatim).form, proximityForm(verbatim)); // ' ete': 33
-  assert.ok(recent.text(2), 'the first text is now the least recently used');
-  recent.keep(3, text('three....')); // 43: over the bound
-  assert.equal(recent.text(1), undefined, 'the least recently used went, with its lowered text and form (23 characters)');
-  recent.keep(4, text('four.....'));
-  recent.keep(5, text('five.....')); // 40
-  assert.ok(recent.text(2) && recent.text(3) && recent.text(4) && recent.text(5), 'what went is no longer counted');
-});
-
 test("a kept text's found places are its own while it is kept, and count against the bound", () => {
   const recent = new RecentTexts(50); // prompt 1 + verbatim 9 = 10 characters a text; 4 a number of its places, one a list
   recent.keep(1, text('one......'));

@@ -94,25 +94,6 @@ export function proximityForm(verbatim: string): string {
   return foldAccents(firstCharacters(verbatim, PROXIMITY_CHARS).replace(ROLE_LABEL_RE, ' ').toLowerCase());
 }
 
-/**
- * proximityForm(verbatim), cut from `lower`, the text lower-cased and folded as a snippet reads it (lowerText in
- * snippet.ts), so a text that proximity and snippets both read is lower-cased and folded once: lower-casing is
- * character by character but for `İ` (two characters) and `Σ` (`ς` at a word's end, a context the cut and the
- * labels could change), so a text holding either is put in its form on its own.
- */
-export function proximityFormFrom(verbatim: string, lower: string): string {
-  if (lower.length !== verbatim.length || verbatim.includes('\u0130') || verbatim.includes('\u03a3')) return proximityForm(verbatim);
-  const head = firstCharacters(verbatim, PROXIMITY_CHARS);
-  const parts: string[] = [];
-  let at = 0;
-  for (const m of head.matchAll(ROLE_LABEL_RE)) {
-    parts.push(lower.slice(at, m.index), ' ');
-    at = m.index + m[0].length;
-  }
-  parts.push(lower.slice(at, head.length));
-  return parts.join('');
-}
-
 /** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences. */
 function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlaces): Set<number> {
   const terms = queryTerms.map(foldAccents); // the form's words are folded: `codigo` stands where `código` was

@@ -1,8 +1,7 @@
 import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
 import { FoundPlaces } from './foundPlaces';
-import { type ProximityText, proximityForm, proximityFormFrom } from './proximity';
-import { lowerText } from './snippet';
+import { type ProximityText, proximityForm } from './proximity';
 
 /**
  * The most characters kept, texts and their proximity forms together: at most ~40 MB (two bytes a character),
@@ -23,8 +22,6 @@ interface Recent {
   snippetPlaces?: FoundPlaces;
   /** The verbatim text redacted (the same string when it holds no secret: nothing more is kept). */
   redacted?: string;
-  /** The verbatim text lower-cased and folded (lowerText): what snippets look for words in, and proximity's form is cut from. */
-  lower?: string;
 }
 
 /**
@@ -61,11 +58,9 @@ export class RecentTexts {
     const recent = this.touch(n);
     if (!recent || recent.text.verbatim !== verbatim) return { form: proximityForm(verbatim), places: new FoundPlaces() };
     if (recent.form === undefined) {
-      recent.form = { form: proximityFormFrom(verbatim, this.lowerOf(n, recent)), places: this.placesOf(n, recent) };
-      if (this.recent.get(n) === recent) {
-        this.chars += recent.form.form.length;
-        this.trim();
-      }
+      recent.form = { form: proximityForm(verbatim), places: this.placesOf(n, recent) };
+      this.chars += recent.form.form.length;
+      this.trim();
     }
     return recent.form;
   }
@@ -75,17 +70,6 @@ export class RecentTexts {
     const recent = this.touch(n);
     if (!recent || recent.text.verbatim !== verbatim) return undefined;
     return (recent.snippetPlaces ??= this.placesOf(n, recent));
-  }
-
-  /**
-   * Exchange `n`'s text `verbatim` lower-cased and folded (lowerText), made when first asked for and kept while the
-   * text is (none when it is not): a snippet of a later search looks for its words in it without lower-casing the
-   * whole text again.
-   */
-  lowered(n: number, verbatim: string): (() => string) | undefined {
-    const recent = this.touch(n);
-    if (!recent || recent.text.verbatim !== verbatim) return undefined;
-    return () => this.lowerOf(n, recent);
   }
 
   /**
@@ -120,18 +104,6 @@ export class RecentTexts {
     this.chars = 0;
   }
 
-  /** The lowered text of entry `recent`, made once and counted against the budget. */
-  private lowerOf(n: number, recent: Recent): string {
-    if (recent.lower === undefined) {
-      recent.lower = lowerText(recent.text.verbatim);
-      if (this.recent.get(n) === recent) {
-        this.chars += recent.lower.length;
-        this.trim();
-      }
-    }
-    return recent.lower;
-  }
-
   /** Places for entry `recent` of `n`, counted against the budget while it is kept. */
   private placesOf(n: number, recent: Recent): FoundPlaces {
     return new FoundPlaces((numbers) => {
@@ -164,5 +136,5 @@ export class RecentTexts {
 function extraChars(recent: Recent): number {
   const places = (recent.form?.places.numbers ?? 0) + (recent.snippetPlaces?.numbers ?? 0);
   const redacted = recent.redacted !== undefined && recent.redacted !== recent.text.verbatim ? recent.redacted.length : 0;
-  return (recent.form?.form.length ?? 0) + places * PLACE_CHARS + redacted + (recent.lower?.length ?? 0);
+  return (recent.form?.form.length ?? 0) + places * PLACE_CHARS + redacted;
 }

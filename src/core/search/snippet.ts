@@ -25,11 +25,10 @@ export interface Snippet {
  * porter.ts). No match: the start of the text, unmarked. `places`: the words found in `verbatim` by earlier
  * snippets of it, and where this one finds more.
  */
-export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces, lowerOf?: () => string): Snippet {
+export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces): Snippet {
   const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  // `lowerOf` gives lowerText(verbatim), which is the text's own only when it holds no mark
-  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places, text === verbatim ? lowerOf : undefined);
+  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places);
   const found = new Set(matches.map((m) => m.term));
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
@@ -128,7 +127,7 @@ function wantedOf(queryTerm: string): Wanted {
  * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
  * one found are not looked for (whether the text holds any). `places`: the words' places in `text` found before.
  */
-function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces, lowerOf?: () => string): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
@@ -136,7 +135,7 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   const cyrillic = wanted.some((w) => w.stemOf === cyrillicStem);
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, w] of wanted.entries()) {
-    const find = () => wordPlaces(text, (lower ??= lowerOf ? (cyrillic ? foldYo(lowerOf()) : lowerOf()) : lowerCased(text, cyrillic)), w, max);
+    const find = () => wordPlaces(text, (lower ??= lowerCased(text, cyrillic)), w, max);
     // a word's key names its start and porter stem: the same key finds the same places
     const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
     for (let p = 0; p < found.length; p += 2) {
@@ -159,20 +158,11 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
  * words, `ё` as `е`, as their stems write it.
  */
 function lowerCased(text: string, cyrillic: boolean): string {
-  const lower = lowerText(text);
-  return cyrillic ? foldYo(lower) : lower;
-}
-
-/**
- * `text` lower-cased, each character where it was, its accents folded as the index folds them (accents.ts): what a
- * snippet looks for its words in (and, for a Cyrillic word, that with `ё` as `е`). A searcher keeps it with the
- * text (RecentTexts), and proximity cuts its form from it (proximity.ts).
- */
-export function lowerText(text: string): string {
   let lower = text.toLowerCase();
   // The one character whose lower case is longer (İ -> i + dot): offsets must stay those of `text`.
   if (lower.length !== text.length) lower = text.replace(/\u0130/g, 'I').toLowerCase();
-  return foldAccents(lower);
+  lower = foldAccents(lower);
+  return cyrillic ? foldYo(lower) : lower;
 }
 
 /** The first `max` words of `text` (`lower`: lower-cased) that are the wanted word `w`: start and end, flat. */
