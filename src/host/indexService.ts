@@ -150,10 +150,11 @@ export class IndexService extends Disposable {
 
   /**
    * Runs a search the user (or the user's agent) asked: a language-model tool's call, the recall panel's query, a
-   * digest. The tools' warm-up gives way to it (ToolWarmUp).
+   * digest, the test API's search. `work` is given the workspace's memory and the model searches use, fetched once
+   * the tools' warm-up has given way to it (ToolWarmUp).
    */
-  searching<T>(work: () => Promise<T>): Promise<T> {
-    return this.toolWarmUp.searching(work);
+  searching<T>(work: (memory: Memory, embedding: Embedding) => Promise<T>): Promise<T> {
+    return this.toolWarmUp.searching(async () => work(await this.memory(), await this.embedding()));
   }
 
   /**

@@ -1,5 +1,12 @@
 import { warmUp, warmUpTurns } from '../core/search/warmUp';
-import { type MemorySource, searchForAgent } from './agentAnswers';
+import type { Embedding, Memory } from '../core/memory';
+import { searchForAgent } from './agentAnswers';
+
+/** Where the warm-up finds the memory and the model searches use (IndexService in the host). */
+export interface MemorySource {
+  memory(): Promise<Memory>;
+  embedding(): Promise<Embedding>;
+}
 
 /**
  * The language-model tools' warm-up in the extension host, as the MCP server's (core/search/warmUp.ts, one piece for
@@ -42,7 +49,7 @@ export class ToolWarmUp {
     this.running ??= warmUp(
       this.turns,
       async (limit) => (await (await this.source.memory()).recent(limit)).map((e) => e.prompt),
-      (text) => searchForAgent(this.source, { query: text }),
+      async (text) => searchForAgent(await this.source.memory(), await this.source.embedding(), { query: text }),
     );
     return this.running;
   }

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
 import { WARM_UP_OWN_QUERIES, WARM_UP_QUIET_MS, warmUpTexts } from '../../src/core/search/warmUp';
 import type { SearchQuery } from '../../src/core/search/types';
-import { type MemorySource, searchForAgent } from '../../src/host/agentAnswers';
-import { ToolWarmUp } from '../../src/host/toolWarmUp';
+import { searchForAgent } from '../../src/host/agentAnswers';
+import { type MemorySource, ToolWarmUp } from '../../src/host/toolWarmUp';
 import { openFixture } from './searchFixture';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,7 +59,7 @@ test("the host tools' warm-up gives way to the user's searches back to back, and
     await untilTrue(() => asked.length >= 2); // under way when the calls come
     const atCalls = asked.length;
     const calls = 5;
-    for (let i = 0; i < calls; i++) await warmUp.searching(() => searchForAgent(source, { query: `login page null pointer ${i}` }));
+    for (let i = 0; i < calls; i++) await warmUp.searching(() => searchForAgent(memory, {}, { query: `login page null pointer ${i}` }));
     assert.ok(asked.length - atCalls - calls <= 1, `${asked.length - atCalls - calls} warm-up searches beside ${calls} calls (at most the one already running)`);
     await untilTrue(() => asked.length > atCalls + calls + 1); // the warm-up goes on once the calls have stopped
     await warmUp.stop();
