@@ -4,7 +4,7 @@ import { RecallError } from './core/errors';
 import { type DistillInput, type Distiller, distillerInput } from './core/distill/distiller';
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
-import { type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
+import { type CompactReport, type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
 import { keepHeapsSmall } from './core/heap';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
@@ -40,6 +40,7 @@ Commands:
   list   --db FILE [--limit N] One line per exchange.
   show   --db FILE ID         The verbatim exchange and its distilled object (ID or a unique prefix of 6+ characters).
   check  --db FILE [--repair] Integrity check; --repair rebuilds derived tables (or a damaged store).
+  compact --db FILE           Give the store's free pages back to the disk (VACUUM; the store is locked while it runs).
   rooms  --db FILE [--all]    The rooms as the tree shows them (3+ exchanges from 2+ conversations; --all: every room).
   mcp    --workspace DIR... | --db FILE [--no-redact] [--embed-model ID_OR_DIR [--model-cache DIR]]
          An MCP server on stdin/stdout (tools search, read_exchange, file_history, recent) over the memory the
@@ -209,6 +210,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         else printStats(stats, io);
         return 0;
       }
+      case 'compact': {
+        const r = await memory.compact();
+        io.out(json ? JSON.stringify(r) : compactLine(r));
+        return 0;
+      }
       case 'list': {
         const rows = await memory.list({ limit: intOption(values.limit, -1) });
         for (const r of rows) {
@@ -371,6 +377,15 @@ function printStats(s: StoreStats, io: Io): void {
   );
   io.out(compressionLine(s.compression));
   if (s.sourcesWithErrors) io.out(`sources with errors: ${s.sourcesWithErrors}`);
+}
+
+function compactLine(r: CompactReport): string {
+  const mb = (p: CompactReport['before']): string => ((p.pages * p.pageSize) / 2 ** 20).toFixed(1);
+  const share = r.before.pages ? Math.round((100 * r.before.freePages) / r.before.pages) : 0;
+  return (
+    `Compacted ${mb(r.before)} MB to ${mb(r.after)} MB (${r.before.freePages} free pages, ${share} %) in ${(r.ms / 1000).toFixed(1)} s.` +
+    (r.walBytes ? ` The write-ahead log (${(r.walBytes / 2 ** 20).toFixed(1)} MB) is folded in once no other process reads the store.` : '')
+  );
 }
 
 function compressionLine(c: CompressionStats): string {

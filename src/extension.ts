@@ -144,10 +144,7 @@ export function activate(context: vscode.ExtensionContext): AgentRecallApi {
       recallPanel: () => ({ open: recall.isOpen, posted: [...posted] }),
       exchangeViewer: () => ({ shown: viewer.shown, posted: [...viewer.posted] }),
       getDistillerStatus: () => distillerStatus({ settings: config.distill, secrets: context.secrets, memento: context.globalState }),
-      search: async (query) => {
-        const [memory, embedding] = [await index.memory(), await index.embedding()];
-        return index.searching(() => memory.search(query, embedding));
-      },
+      search: (query) => index.searching((memory, embedding) => memory.search(query, embedding)),
       mcp: { registered: mcp.registered, launch: () => mcp.launch() },
     };
   } catch (err) {

@@ -39,6 +39,7 @@ import {
 } from './store/browse';
 import { type CompressionStats, compressionStats, countPendingDistillation, type DistillTarget, pendingDistillation } from './store/distilledStore';
 import type { StoredExchange } from './store/rows';
+import { type CompactReport, compactStore } from './store/compact';
 import type { IntegrityReport } from './store/integrity';
 import type { MigrationProgress } from './store/schema';
 import type { OpenCheck } from './store/pageCheck';
@@ -391,6 +392,15 @@ export class Memory {
   repair(): Promise<void> {
     return this.store.repair();
   }
+
+  /**
+   * Rewrites the store without its free pages (store/compact.ts): for a command run on its own, as `agent-recall
+   * compact`; it holds the store's write lock until it ends. Once the store's pages are known sound.
+   */
+  async compact(): Promise<CompactReport> {
+    await this.store.verified;
+    return compactStore(this.store.db);
+  }
 }
 
 /** More than a budget can hold, so a digest is cut by tokens, not by count. */
@@ -399,7 +409,7 @@ const DIGEST_ENTRIES = 2000;
 export type { RawView } from './rawView';
 export type { MigrationProgress };
 export type { RoomProject, RoomTypeGroup } from './roomTree';
-export type { CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
+export type { CompactReport, CompressionStats, DistillerUsage, ExchangeListing, FileHistoryEntry, FileTouchCount, IntegrityReport, Neighbours, RoomSort, RoomSummary, StoreCounts, StoreStats, StoredExchange };
 export type { DistillBacklog, DistillGate, IndexOptions, IndexProgress, IndexReport } from './indexer';
 export type { DiscoveredSource } from './sources/discover';
 export type { DistillProgress, DistillReport, EmbedProgress, EmbedReport };

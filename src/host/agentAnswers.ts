@@ -22,12 +22,6 @@ export interface ReadInput {
 
 const DEFAULT_READ_TOKENS = 2000;
 
-/** Where the tools find the memory and the model searches use (IndexService in the host). */
-export interface MemorySource {
-  memory(): Promise<Memory>;
-  embedding(): Promise<Embedding>;
-}
-
 /**
  * Searches memory for an agent: distilled lines first (cheap), ids to read the verbatim text on request. What
  * the tools return goes into a language model's context, so its secrets are always redacted (core/outbound.ts:
@@ -35,14 +29,13 @@ export interface MemorySource {
  * (core/quoted.ts). The tool's own words (count, date, agent, id) stand outside; what comes from transcripts is
  * quoted.
  */
-export async function searchForAgent(index: MemorySource, input: SearchInput): Promise<string> {
+export async function searchForAgent(memory: Memory, embedding: Embedding, input: SearchInput): Promise<string> {
   if (typeof input?.query !== 'string' || !input.query.trim()) return 'Give a non-empty "query".';
   const query = visibleControls(input.query);
   const limit = Math.max(1, Math.min(20, Math.floor(Number(input.limit ?? 8)) || 8));
-  const memory = await index.memory();
   const result = await memory.search(
     { text: input.query, limit, ...(typeof input.file === 'string' && input.file ? { filters: { file: input.file } } : {}) },
-    await index.embedding(),
+    embedding,
   );
   if (!result.hits.length) return `No past exchange matches "${query}".`;
   const blocks = result.hits.map((hit) => {
@@ -59,10 +52,10 @@ export async function searchForAgent(index: MemorySource, input: SearchInput): P
 }
 
 /** One exchange verbatim, quoted, cut to a token budget with a visible marker after the quote. */
-export async function readForAgent(index: MemorySource, input: ReadInput): Promise<string> {
+export async function readForAgent(memory: Memory, input: ReadInput): Promise<string> {
   if (typeof input?.exchangeId !== 'string' || !/^[\w-]{6,}$/.test(input.exchangeId)) return 'Give an "exchangeId" from agent_recall_search.';
   const budget = Math.max(100, Math.min(20_000, Math.floor(Number(input.maxTokens ?? DEFAULT_READ_TOKENS)) || DEFAULT_READ_TOKENS));
-  const stored = await (await index.memory()).exchange(input.exchangeId);
+  const stored = await memory.exchange(input.exchangeId);
   if (!stored) return `No exchange ${input.exchangeId} in the index.`;
   const e = visibleControlsIn(redactedExchange(stored));
   const head = `Exchange ${e.exchangeId} (${e.agent}, ${shortDate(e.startedAt)})\n${QUOTED_NOTE}`;

@@ -107,7 +107,7 @@ export class IndexService extends Disposable {
   private switching: Promise<void> | undefined;
   private readonly changed = this.register(new vscode.EventEmitter<IndexEvent>());
   readonly onDidChange = this.changed.event;
-  /** The language-model tools' warm-up: after the first run, giving way to searches and runs (toolWarmUp.ts). */
+  /** The language-model tools' warm-up: after a store's first run, giving way to searches and runs (toolWarmUp.ts). */
   private readonly toolWarmUp = new ToolWarmUp(this);
 
   constructor(
@@ -124,7 +124,7 @@ export class IndexService extends Disposable {
     if (embedders) this.register(embedders.onDidChange(() => this.fire()));
     this.register(workspace.onDidRebuildDamaged(() => void this.index()));
     // with the extension: no warm-up search starts after this (one under way on a store closed under it fails quietly)
-    this.register({ dispose: () => void this.toolWarmUp.stop() });
+    this.register({ dispose: () => void this.toolWarmUp.dispose() });
   }
 
   get storeFile(): string | undefined {
@@ -150,10 +150,11 @@ export class IndexService extends Disposable {
 
   /**
    * Runs a search the user (or the user's agent) asked: a language-model tool's call, the recall panel's query, a
-   * digest. The tools' warm-up gives way to it (ToolWarmUp).
+   * digest, the test API's search. `work` is given the workspace's memory and the model searches use, fetched once
+   * the tools' warm-up has given way to it (ToolWarmUp).
    */
-  searching<T>(work: () => Promise<T>): Promise<T> {
-    return this.toolWarmUp.searching(work);
+  searching<T>(work: (memory: Memory, embedding: Embedding) => Promise<T>): Promise<T> {
+    return this.toolWarmUp.searching(async () => work(await this.memory(), await this.embedding()));
   }
 
   /**
@@ -203,7 +204,7 @@ export class IndexService extends Disposable {
     this.rerun = undefined;
     while (this.running) await this.running;
     this.stopping = false;
-    // the warm-up searches the store about to close: it ends for good (its code is compiled by then, or the calls compile it)
+    // the warm-up searches the store about to close: it ends, and the other store's first run (below) starts it again
     await this.toolWarmUp.stop();
     await this.workspace.switchScope(scope);
     this.known.forget();

@@ -13,11 +13,11 @@ export function registerLmTools(index: IndexService): vscode.Disposable[] {
     vscode.lm.registerTool<SearchInput>('agent_recall_search', {
       prepareInvocation: (o) => ({ invocationMessage: `Searching past agent conversations for "${String(o.input?.query ?? '')}"` }),
       // a call of the user's agent: the tools' warm-up gives way to it (ToolWarmUp)
-      invoke: async (o) => text(await index.searching(() => searchForAgent(index, o.input))),
+      invoke: async (o) => text(await index.searching((memory, embedding) => searchForAgent(memory, embedding, o.input))),
     }),
     vscode.lm.registerTool<ReadInput>('agent_recall_read_exchange', {
       prepareInvocation: (o) => ({ invocationMessage: `Reading past exchange ${String(o.input?.exchangeId ?? '')}` }),
-      invoke: async (o) => text(await index.searching(() => readForAgent(index, o.input))),
+      invoke: async (o) => text(await index.searching((memory) => readForAgent(memory, o.input))),
     }),
   ];
 }

@@ -3,7 +3,6 @@ import type { Digest } from '../core/digest';
 import type { Config } from './config';
 import type { IndexService } from './indexService';
 
-
 /**
  * "Show Memory for Agent": copies a token-budgeted digest to the clipboard. With a string argument
  * (a query, '' for the newest exchanges) it asks nothing, so it can be bound to keys or called by tests.
@@ -22,8 +21,7 @@ export async function showMemoryForAgent(index: IndexService, config: Config, ar
     query = pick.query ?? (await vscode.window.showInputBox({ title: 'Memory about', prompt: 'What should the digest be about?' }));
     if (query === undefined) return undefined;
   }
-  const [memory, embedding] = [await index.memory(), await index.embedding()];
-  const digest = await index.searching(() => memory.digest(config.memoryTokenBudget, query, embedding));
+  const digest = await index.searching((memory, embedding) => memory.digest(config.memoryTokenBudget, query, embedding));
   await vscode.env.clipboard.writeText(digest.text);
   void vscode.window.showInformationMessage(
     `Agent Recall: copied ${digest.included} of ${digest.available} exchanges (${digest.tokens} tokens) to the clipboard.`,

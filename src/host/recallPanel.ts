@@ -114,10 +114,8 @@ export class RecallPanel extends Disposable {
 
   private async query(seq: number, text: string, facets: Facets, exclude: readonly string[]): Promise<void> {
     const started = performance.now();
-    const memory = await this.index.memory();
-    const embedding = await this.index.embedding();
     // the tools' warm-up gives way to the panel's queries too
-    const answer = await this.index.searching(() => memory.recall({ text, facets, exclude }, embedding));
+    const answer = await this.index.searching((memory, embedding) => memory.recall({ text, facets, exclude }, embedding));
     this.post({ type: 'results', seq, ...answer, tookMs: Math.round(performance.now() - started) });
   }
 

@@ -1,18 +1,28 @@
 import { warmUp, warmUpTurns } from '../core/search/warmUp';
-import { type MemorySource, searchForAgent } from './agentAnswers';
+import type { Embedding, Memory } from '../core/memory';
+import { searchForAgent } from './agentAnswers';
+
+/** Where the warm-up finds the memory and the model searches use (IndexService in the host). */
+export interface MemorySource {
+  memory(): Promise<Memory>;
+  embedding(): Promise<Embedding>;
+}
 
 /**
  * The language-model tools' warm-up in the extension host, as the MCP server's (core/search/warmUp.ts, one piece for
- * both): once a process, after an index run has ended, `agent_recall_search`'s own path (search, redaction, the
+ * both): once a store, after an index run has ended, `agent_recall_search`'s own path (search, redaction, the
  * answer's text) asked the searcher's warm-up queries and the starts of the newest prompts, results unused, so an
- * agent's first calls meet code V8 has compiled. It gives way: no search of it starts while one of the user's
- * (a tool's call, the recall panel's query, a digest) or an index run is under way, nor within the quiet time after
- * one; it stops after a few calls (they compiled the same code), and when the store is about to close (stop). None of
- * VS Code's API here: the bench runs this class as the host does (test/bench/hostTools.mjs).
+ * agent's first calls meet code V8 has compiled and the store's pages read. It gives way: no search of it starts while
+ * one of the user's (a tool's call, the recall panel's query, a digest) or an index run is under way, nor within the
+ * quiet time after one; it stops after a few calls (they compiled the same code), and when the store is about to
+ * close (stop: a change of scope; the first run on the other store starts it again) or the extension ends (dispose).
+ * None of VS Code's API here: the bench runs this class as the host does (test/bench/hostTools.mjs).
  */
 export class ToolWarmUp {
-  private readonly turns = warmUpTurns();
+  /** The turns of the open store's warm-up: a new store's are new, its calls counted afresh. */
+  private turns = warmUpTurns();
   private running: Promise<number> | undefined;
+  private disposed = false;
 
   constructor(private readonly source: MemorySource) {}
 
@@ -37,19 +47,30 @@ export class ToolWarmUp {
     void this.start();
   }
 
-  /** Starts the warm-up, once (later calls return the same run): resolves with the number of searches it ran. */
+  /** Starts the warm-up, once a store (later calls return the same run): resolves with the number of searches it ran. */
   start(): Promise<number> {
     this.running ??= warmUp(
       this.turns,
       async (limit) => (await (await this.source.memory()).recent(limit)).map((e) => e.prompt),
-      (text) => searchForAgent(this.source, { query: text }),
+      async (text) => searchForAgent(await this.source.memory(), await this.source.embedding(), { query: text }),
     );
     return this.running;
   }
 
-  /** Stops the warm-up for good; resolves once the search under way, if any, has ended. */
+  /**
+   * Stops the warm-up of the store about to close (a change of scope); resolves once the search under way, if any, has
+   * ended. The next run's end (afterRun) starts one on the store open then.
+   */
   async stop(): Promise<void> {
     this.turns.stop();
     await this.running;
+    this.running = undefined;
+    if (!this.disposed) this.turns = warmUpTurns();
+  }
+
+  /** Stops the warm-up for good (the extension ends): no run's end starts it again. */
+  dispose(): Promise<void> {
+    this.disposed = true;
+    return this.stop();
   }
 }

@@ -98,7 +98,8 @@ if (values.child) {
   const warmUpCpuMs = cpuNow() - warmCpuAt;
   const callLoop = monitorEventLoopDelay({ resolution: 5 });
   callLoop.enable();
-  const ask = (query) => searchForAgent(source, { query });
+  // since the host's searches share IndexService.searching, the tools' answer is given the memory and the model
+  const ask = (query) => (searchForAgent.length >= 3 ? searchForAgent(memory, embedding, { query }) : searchForAgent(source, { query }));
   const calls = [];
   let firstAnswerMs;
   const offset = Number(values.offset);

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import { Memory } from '../../src/core/memory';
 import { WARM_UP_OWN_QUERIES, WARM_UP_QUIET_MS, warmUpTexts } from '../../src/core/search/warmUp';
 import type { SearchQuery } from '../../src/core/search/types';
-import { type MemorySource, searchForAgent } from '../../src/host/agentAnswers';
-import { ToolWarmUp } from '../../src/host/toolWarmUp';
+import { searchForAgent } from '../../src/host/agentAnswers';
+import { type MemorySource, ToolWarmUp } from '../../src/host/toolWarmUp';
 import { openFixture } from './searchFixture';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,7 +51,7 @@ test("the host tools' warm-up waits for the index run under way, asks the tool's
   }
 });
 
-test("the host tools' warm-up gives way to the user's searches back to back, and stops for good, cleanly, when told", async () => {
+test("the host tools' warm-up gives way to the user's searches back to back, and stops cleanly when told", async () => {
   const { memory, source, asked } = await hostMemory();
   try {
     const warmUp = new ToolWarmUp(source);
@@ -59,7 +59,7 @@ test("the host tools' warm-up gives way to the user's searches back to back, and
     await untilTrue(() => asked.length >= 2); // under way when the calls come
     const atCalls = asked.length;
     const calls = 5;
-    for (let i = 0; i < calls; i++) await warmUp.searching(() => searchForAgent(source, { query: `login page null pointer ${i}` }));
+    for (let i = 0; i < calls; i++) await warmUp.searching(() => searchForAgent(memory, {}, { query: `login page null pointer ${i}` }));
     assert.ok(asked.length - atCalls - calls <= 1, `${asked.length - atCalls - calls} warm-up searches beside ${calls} calls (at most the one already running)`);
     await untilTrue(() => asked.length > atCalls + calls + 1); // the warm-up goes on once the calls have stopped
     await warmUp.stop();
@@ -71,5 +71,39 @@ test("the host tools' warm-up gives way to the user's searches back to back, and
     assert.ok(searches < warmUpTexts((await memory.recent(WARM_UP_OWN_QUERIES)).map((e) => e.prompt)).length, 'stopped before its end');
   } finally {
     await memory.close();
+  }
+});
+
+test("after a change of scope the host tools' warm-up starts again on the next run's end, on the store then open, its calls counted afresh; after dispose, never", async () => {
+  const first = await hostMemory();
+  const second = await hostMemory();
+  let open = first;
+  const source: MemorySource = { memory: async () => open.memory, embedding: async () => ({}) };
+  try {
+    const warmUp = new ToolWarmUp(source);
+    await warmUp.afterRun();
+    // enough calls of the user's that the first store's warm-up ends by itself
+    for (let i = 0; i < 12; i++) await warmUp.searching(() => searchForAgent(open.memory, {}, { query: `login page null pointer ${i}` }));
+    await warmUp.start();
+    // the scope changes: IndexService.openScope stops the warm-up, opens the other store, and its first run ends
+    await warmUp.stop();
+    open = second;
+    const runEnded = warmUp.indexing(() => sleep(1));
+    await runEnded;
+    await warmUp.afterRun();
+    const searches = await warmUp.start();
+    const expected = warmUpTexts((await second.memory.recent(WARM_UP_OWN_QUERIES)).map((e) => e.prompt));
+    assert.equal(searches, expected.length, 'the warm-up ran again, whole, on the new scope');
+    assert.deepEqual(second.asked, expected, "the new store's own newest prompts");
+    // the extension ends: no warm-up after that, whatever run ends later
+    await warmUp.dispose();
+    const asked = second.asked.length;
+    await warmUp.afterRun();
+    assert.equal(await warmUp.start(), 0);
+    await sleep(WARM_UP_QUIET_MS + 100);
+    assert.equal(second.asked.length, asked, 'no search after dispose');
+  } finally {
+    await first.memory.close();
+    await second.memory.close();
   }
 });
