@@ -39,7 +39,15 @@ export function phraseConceptKey(first: string, second: string, via?: string): s
 
 /** phraseConceptKey from its two words' plainKeyWords (a reader of consecutive phrases asks each word's once). */
 export function phraseKeyOf(first: readonly string[], second: readonly string[], via?: string): string | undefined {
-  if (via === undefined) return sortedUnique([...first, ...second]).join('_');
+  if (via === undefined) {
+    // two words of one key word each (nearly every phrase): sortedUnique's order without the arrays
+    if (first.length === 1 && second.length === 1) {
+      const a = first[0]!;
+      const b = second[0]!;
+      return a === b ? a : a < b ? `${a}_${b}` : `${b}_${a}`;
+    }
+    return sortedUnique([...first, ...second]).join('_');
+  }
   const c = plainKeyWords(via);
   return c ? sortedUnique([...first, ...c, ...second]).join('_') : undefined;
 }

@@ -63,7 +63,10 @@ function withoutPaths(text: string): string {
 
 /** A token written with a capital (not the pronoun "I"). */
 function isCapital(token: string): boolean {
-  return token !== 'I' && /^\p{Lu}/u.test(token);
+  // an ASCII first character is a capital when it is A to Z (no other ASCII character is \p{Lu}): no pattern run
+  const c = token.charCodeAt(0);
+  if (c < 128) return c >= 65 && c <= 90 && token !== 'I';
+  return /^\p{Lu}/u.test(token);
 }
 
 /** An inline code span (`docker compose`). */

@@ -38,10 +38,38 @@ export function exchangeWords(prompt: string, parts: readonly VerbatimPart[]): E
     if (p.kind === 'assistant') for (const w of words(p.text.slice(0, PART_CHARS))) entry(w).said++;
     else if (p.kind === 'error') for (const w of words(p.text.slice(0, PART_CHARS))) entry(w).inErrorsAndArgs++;
     else if (p.kind === 'tool') {
-      for (const w of words(p.text.slice(0, PART_CHARS))) entry(w).inCalls++;
+      const all = words(p.text.slice(0, PART_CHARS));
       // a call's tool name ("Bash", "TodoWrite") is the agent's, not the exchange's topic: the search terms leave it out
-      for (const w of words(p.text.replace(/^\S+\s*/u, '').slice(0, PART_CHARS))) entry(w).inErrorsAndArgs++;
+      const args = p.text.replace(TOOL_NAME_RE, '');
+      const named = namedWords(p.text, args);
+      if (named >= 0) {
+        // the same words, read once: those after the name's are the arguments'
+        for (let i = 0; i < all.length; i++) {
+          const e = entry(all[i]!);
+          e.inCalls++;
+          if (i >= named) e.inErrorsAndArgs++;
+        }
+      } else {
+        for (const w of all) entry(w).inCalls++;
+        for (const w of words(args.slice(0, PART_CHARS))) entry(w).inErrorsAndArgs++;
+      }
     }
   }
   return uses;
+}
+
+/** A tool call's first run of non-blanks (its tool's name) and the blanks after it. */
+const TOOL_NAME_RE = /^\S+\s*/u;
+
+/**
+ * How many of `words(call)` its tool's name holds, when `words(args)` (`args` the call without its name, TOOL_NAME_RE)
+ * are the rest of them: the whole call is read (no cut at PART_CHARS between the two) and the name ends at an ASCII
+ * blank, which no word takes and across which lower-casing reads no context (a final sigma's); -1 otherwise.
+ */
+export function namedWords(call: string, args: string): number {
+  const cut = call.length - args.length;
+  if (call.length > PART_CHARS || cut === 0) return -1;
+  const c = call.charCodeAt(cut - 1);
+  if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 11 && c !== 12) return -1;
+  return words(call.slice(0, cut)).length;
 }

@@ -294,7 +294,10 @@ function bestSentence(candidates: readonly ProseSentence[], topic: TopicWeights,
     const content = new Set(contentWords(s.text.slice(0, room)));
     let info = 0;
     for (const w of content) info += topicWeight(w, topic, stats);
-    const score = (info * proseShare(s.text) ** 2 * (GERUND_OPENER_RE.test(s.text) ? 0.5 : 1)) / (1 + decay * i);
+    const gerund = GERUND_OPENER_RE.test(s.text) ? 0.5 : 1;
+    // the prose share (at most 1) read only of a sentence that could beat the best with all of it
+    if ((info * gerund) / (1 + decay * i) <= bestScore) continue;
+    const score = (info * proseShare(s.text) ** 2 * gerund) / (1 + decay * i);
     if (score > bestScore) {
       bestScore = score;
       best = s;

@@ -16,7 +16,18 @@ const PLACEHOLDER_RE = /\[REDACTED\b[^\]\n]{0,40}\]|<REDACTED\b[^>\n]{0,40}>|\*+
 
 /** Text without its placeholders and chat variables, for theme counting (offsets are not kept). */
 export function withoutReferences(text: string): string {
-  return text.replace(PLACEHOLDER_RE, ' ').replace(CHAT_VARIABLE, '$1');
+  // each pattern run only on text holding what every match of it holds (most prose has neither): the same text
+  const placeholders = text.includes('REDACTED') || hasBracketedCapital(text) ? text.replace(PLACEHOLDER_RE, ' ') : text;
+  return placeholders.includes('#') ? placeholders.replace(CHAT_VARIABLE, '$1') : placeholders;
+}
+
+/** Whether text has a `[` followed by A to Z (PLACEHOLDER_RE's bracketed tag starts so). */
+function hasBracketedCapital(text: string): boolean {
+  for (let at = text.indexOf('['); at >= 0; at = text.indexOf('[', at + 1)) {
+    const c = text.charCodeAt(at + 1);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
 }
 
 /** A redaction marker written without its brackets (`REDACTED_EMAIL`, `redacted`). */

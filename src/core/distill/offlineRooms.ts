@@ -163,12 +163,13 @@ interface Theme {
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
   const themes = new Map<string, Theme>();
   const scripts = new ScriptTally();
-  const add = (lowerWords: readonly string[], surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
+  // a theme's lower-case words, `second` undefined for a word alone (their list made only for a new theme)
+  const add = (first: string, second: string | undefined, surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
     const key = phraseKey ?? conceptKey(surface);
-    if (!key || lowerWords.some(isRedaction)) return;
+    if (!key || isRedaction(first) || (second !== undefined && isRedaction(second))) return;
     let t = themes.get(key);
     if (!t) {
-      const first = lowerWords[0]!;
+      const lowerWords = second === undefined ? [first] : [first, second];
       themes.set(key, (t = { surface, surfaceUses: 0, surfaces: undefined, tf: 0, inPrompt: false, sure: false, named: 0, lowerWords, words: lowerWords.length, first }));
     }
     t.tf++;
@@ -179,9 +180,9 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     else if (surface === t.surface) t.surfaceUses++;
     else t.surfaces = new Map([[t.surface, t.surfaceUses], [surface, 1]]);
   };
-  // lower-case uses in prose (not opening a sentence, not code), by word, then by key (below): the word's uses
-  // as a common word
-  const plainWords = new Map<string, number>();
+  // lower-case uses in prose (not opening a sentence, not code), in order, counted by key (below) only when a
+  // capitalised word asks: the word's uses as a common word
+  const plainWords: string[] = [];
   const count = (text: string, inPrompt: boolean): void => {
     const seq = contentWords(withoutReferences(text));
     // a word's key words, asked once where it is both the second word of a phrase and the first of the next
@@ -198,10 +199,10 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     for (let i = 0; i < seq.length; i++) {
       const w = seq[i]!;
       if (!w.code) scripts.add(w.lower, inPrompt);
-      if (!w.initial && !w.code && w.surface === w.lower) plainWords.set(w.lower, (plainWords.get(w.lower) ?? 0) + 1);
+      if (!w.initial && !w.code && w.surface === w.lower) plainWords.push(w.lower);
       const kind = themeWordKind(w, rarity);
       // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
-      if (kind) add([w.lower], w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
+      if (kind) add(w.lower, undefined, w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
       const next = seq[i + 1];
       // a phrase is two words next to each other or joined by a connector: only then is it weighed
       if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
@@ -212,8 +213,8 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
       const second = first && keysOf(i + 1);
       const via = next.adjacent ? undefined : next.via;
       const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
-      if (next.adjacent) add([w.lower, next.lower], `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
-      else add([w.lower, next.lower], `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
+      if (next.adjacent) add(w.lower, next.lower, `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
+      else add(w.lower, next.lower, `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
     }
   };
   count(prompt.slice(0, 8_000), true);
@@ -227,12 +228,15 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
   }
 
   // the plain words' uses by concept key, made when a capitalised word first asks (in a third of the corpus's
-  // exchanges): a key for every plain word of every exchange was most of the concept keys made
+  // exchanges): a key for every plain word of every exchange was most of the concept keys made, and a count by
+  // word for every exchange two lookups a word
   let plain: Map<string, number> | undefined;
   const plainUses = (k: string): number => {
     if (!plain) {
+      const byWord = new Map<string, number>();
+      for (const word of plainWords) byWord.set(word, (byWord.get(word) ?? 0) + 1);
       plain = new Map();
-      for (const [word, uses] of plainWords) {
+      for (const [word, uses] of byWord) {
         const key = conceptKey(word);
         plain.set(key, (plain.get(key) ?? 0) + uses);
       }

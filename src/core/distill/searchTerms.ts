@@ -36,7 +36,13 @@ export function searchTerms(prompt: string, parts: readonly VerbatimPart[], stat
   // (forEach: no [word, uses] pair made for each entry)
   counted.forEach(({ said: inProse, inErrorsAndArgs, human }, w) => {
     const n = inProse + inErrorsAndArgs;
-    if (n > 0 && !already.has(w) && isTerm(w)) keepBest(best, bestWeights, w, stats.idf(w) * (1 + Math.log(n)) * (human ? HUMAN_WEIGHT : 1));
+    if (n === 0) return;
+    const uses = 1 + Math.log(n);
+    const voice = human ? HUMAN_WEIGHT : 1;
+    // once the best are as many as can be read, a word that would not enter them even as rare as a word can be is not
+    // weighed (nor looked up, nor tested as a term): most words of a long exchange (a third of a pass's word lookups)
+    if (!mayEnter(bestWeights, stats.maxIdf * uses * voice)) return;
+    if (!already.has(w) && isTerm(w)) keepBest(best, bestWeights, w, stats.idf(w) * uses * voice);
   });
   const kept: string[] = [];
   let tokens = 0;
@@ -72,6 +78,15 @@ export function keepBest(best: string[], weights: number[], w: string, weight: n
   }
   best[at] = w;
   weights[at] = weight;
+}
+
+/**
+ * Whether a term weighing at most `bound` may still enter the best (keepBest): always while they are fewer than can be
+ * read, else when it weighs at least the last (at equal weight the word decides). `bound` is computed as a weight is,
+ * with the rarest word's IDF: floating-point products keep their order, so no term weighs more than its bound.
+ */
+export function mayEnter(weights: readonly number[], bound: number): boolean {
+  return weights.length < MOST_READ || bound >= weights[MOST_READ - 1]!;
 }
 
 /** A word worth searching by: no function word, no bare number, hash or blob, no redaction marker (`[REDACTED_IP]`). */

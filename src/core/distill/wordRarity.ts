@@ -64,6 +64,8 @@ export class WordRarity {
    * of the ranks' size answers isGeneric (asked of most words an exchange has) ~35 % faster than the ranks did.
    */
   private readonly generic = new Set<string>();
+  /** The largest IDF any word has (a word the list lacks, or the list's last if it ranks lower): a bound for weights. */
+  readonly maxIdf: number;
 
   /**
    * `otherGeneric`: the generic words of other languages (`stopwords-iso`), consulted only for words the
@@ -76,6 +78,10 @@ export class WordRarity {
   ) {
     for (const [word, rank] of ranks) if (rank <= GENERIC_RANK) this.generic.add(word);
     for (const word of otherGeneric) if (!ranks.has(word)) this.generic.add(word);
+    // (the largest of the IDFs themselves, not the IDF of the largest rank: exact whatever Math.log rounds)
+    let most = idfOfRank(UNSEEN_RANK);
+    for (const rank of ranks.values()) most = Math.max(most, idfOfRank(rank));
+    this.maxIdf = most;
   }
 
   /** 1-based frequency rank of a lower-cased word; words not in the list rank last. */
@@ -123,13 +129,18 @@ export class WordRarity {
   idf(word: string): number {
     let v = this.idfCache.get(word);
     if (v === undefined) {
-      v = 1 + Math.log(1 + this.rank(word) / 50);
+      v = idfOfRank(this.rank(word));
       if (this.idfCache.size >= 100_000) this.idfCache.clear();
       // a word cut from an exchange's text is a view of that whole text: kept as it is, it kept the text alive
       this.idfCache.set(detached(word), v);
     }
     return v;
   }
+}
+
+/** WordRarity.idf of a word of this rank. */
+function idfOfRank(rank: number): number {
+  return 1 + Math.log(1 + rank / 50);
 }
 
 let english: WordRarity | undefined;
