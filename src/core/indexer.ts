@@ -243,6 +243,7 @@ export async function indexSources(
       failed: [...first.failed, ...second.failed],
       bytesParsed: first.bytesParsed + second.bytesParsed,
       exchangesWritten: first.exchangesWritten + second.exchangesWritten,
+      exchangesKept: first.exchangesKept + second.exchangesKept,
       duplicates: first.duplicates + second.duplicates,
       parseMs: first.parseMs + second.parseMs,
       cancelled: second.cancelled,

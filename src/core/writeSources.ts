@@ -20,6 +20,8 @@ export interface SourcesPass {
   readonly failed: Array<{ path: string; error: string }>;
   readonly bytesParsed: number;
   readonly exchangesWritten: number;
+  /** Exchanges read again and found stored as they are (kept, not written again). */
+  readonly exchangesKept: number;
   readonly duplicates: number;
   readonly parseMs: number;
   readonly cancelled: boolean;
@@ -61,6 +63,7 @@ export async function writeSources(
   let parsed = 0;
   let bytesParsed = 0;
   let exchangesWritten = 0;
+  let exchangesKept = 0;
   let duplicates = 0;
   const failed: Array<{ path: string; error: string }> = [];
   const fail = async (path: string, agent: SourceAdapter['agent'], err: unknown): Promise<void> => {
@@ -116,6 +119,7 @@ export async function writeSources(
       parsed++;
       bytesParsed += prepared.bytes;
       exchangesWritten += r.inserted;
+      exchangesKept += r.kept;
       duplicates += r.duplicates;
     }
   };
@@ -164,6 +168,7 @@ export async function writeSources(
     failed,
     bytesParsed,
     exchangesWritten,
+    exchangesKept,
     duplicates,
     parseMs: performance.now() - started,
     cancelled: token.isCancellationRequested,
