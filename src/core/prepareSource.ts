@@ -97,6 +97,7 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     ...(parsed.idsBefore ? { seenIds: parsed.idsBefore(resumeAt.offset) } : {}),
     pendingPartial: chunk.heldBackPartial,
     ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
+    ...(read.fileHash !== undefined ? { fileHash: read.fileHash } : {}),
   };
   const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
   return {

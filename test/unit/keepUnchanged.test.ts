@@ -20,6 +20,8 @@ const options = (root: string) => ({
   segment: DEFAULT_SEGMENT_OPTIONS,
 });
 
+let lastParsed = 0;
+
 interface Row {
   n: number;
   id: string;
@@ -53,10 +55,11 @@ async function seen(memory: Memory): Promise<Record<string, unknown>> {
   return out;
 }
 
-async function indexed(file: string, root: string): Promise<{ written: number; kept: number; distilled: number }> {
+async function indexed(file: string, root: string): Promise<{ written: number; kept: number; distilled: number; parsed?: number }> {
   const memory = await Memory.open(file);
   try {
     const r = await memory.index(options(root));
+    lastParsed = r.parsed;
     return { written: r.exchangesWritten, kept: r.exchangesKept, distilled: r.distill?.distilled ?? 0 };
   } finally {
     await memory.close();
@@ -98,8 +101,13 @@ test('every transcript touched (its time changed, its bytes the same): every exc
   const first = await indexed(store, root);
   assert.ok(first.written > 20);
   const before = await rows(store);
+  // as a store from before whole documents' hashes (schema 31) has them: every document is parsed again
+  const db = await Db.open(store);
+  await db.run('UPDATE sources SET file_hash = NULL');
+  await db.close();
   touchAll(root, new Date(Date.now() + 60_000));
   const again = await indexed(store, root);
+  const parsedWhole = lastParsed;
   assert.deepEqual({ written: again.written, distilled: again.distilled }, { written: 0, distilled: 0 }, 'nothing written or distilled again');
   assert.ok(again.kept > before.length / 2, `the exchanges read again were kept (${again.kept} of ${before.length})`);
   assert.deepEqual(await rows(store), before);
@@ -107,6 +115,13 @@ test('every transcript touched (its time changed, its bytes the same): every exc
   const agents = new Set(before.map((r) => r.agent));
   for (const agent of ['gemini', 'specstory', 'aider', 'copilot', 'cline', 'continue', 'amp']) assert.ok(agents.has(agent), agent);
   assert.deepEqual(await seenIn(store), await freshlyIndexed(root), 'the store a fresh index writes');
+  // touched again, their hashes stored now: the documents are not parsed, the logs are from their last exchange
+  touchAll(root, new Date(Date.now() + 120_000));
+  const third = await indexed(store, root);
+  assert.equal(third.written, 0);
+  assert.ok(lastParsed < parsedWhole - 10, `${lastParsed} of ${parsedWhole} parsed`);
+  assert.ok(third.kept < again.kept, `${third.kept} kept, against ${again.kept}`);
+  assert.deepEqual(await rows(store), before);
 });
 
 const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-11-02T10-00-5e1f0a2b.json');
@@ -209,4 +224,34 @@ test("schema 31's migration gives each stored exchange the hash its parse gives"
   } finally {
     await db.close();
   }
+});
+
+test('a whole document read again at the same size and bytes is not parsed; its new time is stored; one byte changed is parsed', async () => {
+  const { root, file } = await rootWith(GEMINI);
+  const store = path.join(tempDir(), 's.sqlite');
+  await indexed(store, root);
+  const before = await rows(store);
+  utimesSync(file, new Date(Date.now() + 60_000), new Date(Date.now() + 60_000));
+  assert.deepEqual(await indexed(store, root), { written: 0, kept: 0, distilled: 0 });
+  assert.equal(lastParsed, 0, 'the same bytes: not parsed');
+  const db = await Db.open(store, { readonly: true });
+  try {
+    const stored = await db.get<{ mtime_ms: number; size: number }>('SELECT mtime_ms, size FROM sources');
+    assert.deepEqual(stored, { mtime_ms: Math.floor(statSync(file).mtimeMs), size: statSync(file).size }, 'its new time stored: the next run does not read it');
+  } finally {
+    await db.close();
+  }
+  assert.deepEqual(await rows(store), before);
+  // the same size, one letter changed in the second exchange's reply: parsed, that exchange written again
+  const text = await readFile(file, 'utf8');
+  const at = text.lastIndexOf('"type": "gemini"');
+  const first = text.indexOf('"content": "', at) + '"content": "'.length;
+  const letter = text[first]!;
+  assert.match(letter, /[A-Z]/);
+  await writeFile(file, `${text.slice(0, first)}${letter.toLowerCase()}${text.slice(first + 1)}`);
+  assert.equal(statSync(file).size, Buffer.byteLength(text));
+  const again = await indexed(store, root);
+  assert.equal(lastParsed, 1);
+  assert.deepEqual(again, { written: 1, kept: 1, distilled: 1 });
+  assert.deepEqual(await seenIn(store), await freshlyIndexed(root));
 });

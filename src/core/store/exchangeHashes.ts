@@ -15,8 +15,14 @@ import { type FileTouchRow, toFileTouch } from './rows';
  * time (the stored files are what a parse's give once stored, so the hash is a fresh parse's when the row is). A row
  * whose store drifted from its source gets a hash no parse gives: it is written again at its source's next whole
  * read, as every row was before.
+ *
+ * A whole JSON or markdown document also keeps the hash of all its bytes (`sources.file_hash`, sourceRead.ts): read
+ * again at the same size and bytes, it is not even parsed. Stored from a source's next whole read on (none before).
  */
-export const EXCHANGE_HASHES_SQL = 'ALTER TABLE exchanges ADD COLUMN content_hash TEXT;';
+export const EXCHANGE_HASHES_SQL = `
+  ALTER TABLE exchanges ADD COLUMN content_hash TEXT;
+  ALTER TABLE sources ADD COLUMN file_hash TEXT;
+`;
 
 const PAGE = 500;
 

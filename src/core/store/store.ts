@@ -35,7 +35,7 @@ import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } fro
  * Makes the next run read a source whole: its change check fails, its resume point's hashes do not match, and a
  * database's per-conversation states are forgotten.
  */
-const READ_WHOLE_AGAIN = `size = -1, head_hash = '', anchor_hash = '', record_groups = NULL`;
+const READ_WHOLE_AGAIN = `size = -1, head_hash = '', anchor_hash = '', record_groups = NULL, file_hash = NULL`;
 
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
@@ -420,6 +420,19 @@ export class Store {
     return (await this.db.get('SELECT 1 AS one FROM sources LIMIT 1')) === undefined;
   }
 
+  /**
+   * Stores the sizes and times of sources read again and found holding the bytes they held (SameBytes, sourceRead.ts):
+   * the next run sees them unchanged. A source written since (another process) is left to its next read.
+   */
+  async setSourceTimes(seen: ReadonlyArray<{ readonly path: string; readonly size: number; readonly mtimeMs: number; readonly fileHash: string }>): Promise<void> {
+    if (seen.length === 0) return;
+    await this.db.run(
+      `UPDATE sources SET size = j.value ->> 1, mtime_ms = j.value ->> 2 FROM json_each(?) j
+       WHERE sources.path = j.value ->> 0 AND sources.size = j.value ->> 1 AND sources.file_hash = j.value ->> 3 AND sources.last_error IS NULL`,
+      [JSON.stringify(seen.map((s) => [s.path, s.size, Math.floor(s.mtimeMs), s.fileHash]))],
+    );
+  }
+
   /** Records that a source could not be read, without touching what was indexed from it before. */
   async recordSourceError(path: string, agent: AgentKind, message: string): Promise<void> {
     await this.db.run(
@@ -492,17 +505,17 @@ export class Store {
     const now = Date.now();
     const rows = await this.db.insertRows<{ id: number; path: string }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups, seen_ids)`,
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups, seen_ids, file_hash)`,
       states.map((s) => [
         s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
         s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
-        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null, s.seenIds ? JSON.stringify(s.seenIds) : null,
+        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null, s.seenIds ? JSON.stringify(s.seenIds) : null, s.fileHash ?? null,
       ]),
       `ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
          resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
-         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups, seen_ids = excluded.seen_ids
+         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups, seen_ids = excluded.seen_ids, file_hash = excluded.file_hash
        RETURNING id, path`,
     );
     const byPath = new Map(rows.map((r) => [r.path, r.id]));
@@ -900,6 +913,7 @@ interface SourceRow {
   last_error: string | null;
   record_groups: string | null;
   seen_ids: string | null;
+  file_hash: string | null;
 }
 
 interface DetailRow {
@@ -940,6 +954,7 @@ function fromSourceRow(r: SourceRow): SourceState {
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),
     ...(r.record_groups ? { recordGroups: JSON.parse(r.record_groups) as RecordGroups } : {}),
     ...(r.seen_ids ? { seenIds: JSON.parse(r.seen_ids) as string[] } : {}),
+    ...(r.file_hash ? { fileHash: r.file_hash } : {}),
   };
 }
 
