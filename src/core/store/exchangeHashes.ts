@@ -24,7 +24,7 @@ export const EXCHANGE_HASHES_SQL = `
   ALTER TABLE sources ADD COLUMN file_hash TEXT;
 `;
 
-const PAGE = 500;
+const PAGE = 100;
 
 export async function hashStoredExchanges(db: Db, onProgress?: (done: number, total: number) => void): Promise<void> {
   const total = (await db.get<{ c: number }>('SELECT count(*) AS c FROM exchanges'))?.c ?? 0;
