@@ -115,7 +115,9 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
         else {
           io.out(
             `Indexed ${report.parsed} of ${report.sources} sources (${report.unchanged} unchanged, ${report.failed.length} failed): ` +
-              `${report.exchangesWritten} exchanges written, ${report.duplicates} duplicates skipped.`,
+              `${report.exchangesWritten} exchanges written, ` +
+              (report.exchangesKept > 0 ? `${report.exchangesKept} read again and kept as they were, ` : '') +
+              `${report.duplicates} duplicates skipped.`,
           );
           io.out(
             `Parse+segment+store: ${(report.bytesParsed / 1e6).toFixed(1)} MB in ${(report.parseMs / 1000).toFixed(2)} s = ${summary.mbPerSecond} MB/s; ` +

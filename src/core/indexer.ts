@@ -10,7 +10,7 @@ import type { Layer } from './search/types';
 import { prepareSource } from './prepareSource';
 import { checkRedaction } from './redactionCheck';
 import type { SegmentOptions } from './segment';
-import { readSource } from './sourceRead';
+import { isSameBytes, readSource } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
 import { discover, type DiscoveredSource, type DiscoveryMemo, type DiscoverOptions, type SeenStat, unreadableRoots } from './sources/discover';
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
@@ -243,6 +243,7 @@ export async function indexSources(
       failed: [...first.failed, ...second.failed],
       bytesParsed: first.bytesParsed + second.bytesParsed,
       exchangesWritten: first.exchangesWritten + second.exchangesWritten,
+      exchangesKept: first.exchangesKept + second.exchangesKept,
       duplicates: first.duplicates + second.duplicates,
       parseMs: first.parseMs + second.parseMs,
       cancelled: second.cancelled,
@@ -266,6 +267,10 @@ export async function indexSource(
 ): Promise<'unchanged' | { bytes: number; inserted: number; duplicates: number }> {
   const read = await readSource(file, await store.getSource(file), adapter, project);
   if (read === 'unchanged') return 'unchanged';
+  if (isSameBytes(read)) {
+    await store.setSourceTimes([read.sameBytes]);
+    return 'unchanged';
+  }
   const prepared = prepareSource(file, adapter, segment, read, { project });
   return { bytes: prepared.bytes, ...(await store.writeParse(prepared.write)) };
 }

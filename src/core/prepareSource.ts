@@ -1,4 +1,5 @@
 import type { ConversationMeta, Exchange } from './model';
+import { exchangeHash } from './exchangeHash';
 import { indexText } from './indexText';
 import { keepReplay } from './replays';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
@@ -31,8 +32,8 @@ export interface PrepareOptions {
 
 /**
  * Turns what was read of one source into the rows to write; writes nothing. Each exchange's index text
- * (indexText.ts) is computed here too, where the exchange is in hand: in an index worker it costs the thread that
- * writes nothing. An exchange's messages are left behind (the store keeps its rendering). Its token count waits
+ * (indexText.ts) and content hash (exchangeHash.ts) are computed here too, where the exchange is in hand: in an index
+ * worker they cost the thread that writes nothing. An exchange's messages are left behind (the store keeps its rendering). Its token count waits
  * for the stages after it is searchable (indexer.ts).
  */
 export function prepareSource(file: string, adapter: SourceAdapter, segment: SegmentOptions, read: SourceRead, options: PrepareOptions = {}): PreparedSource {
@@ -69,7 +70,7 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     const seg = segmentConversation(conv, segment, i === 0 && resume ? fromPly : 0);
     for (const e of seg.exchanges) {
       exchanges.push(withoutMessages(e));
-      counted.push({ index: indexText(e.prompt, e.verbatim) });
+      counted.push({ index: indexText(e.prompt, e.verbatim), hash: exchangeHash({ ...e, project: conv.meta.project }) });
     }
     dropped.push(...seg.dropped);
     records.push({ key: conversationKey(conv), meta: conv.meta });
@@ -96,6 +97,7 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     ...(parsed.idsBefore ? { seenIds: parsed.idsBefore(resumeAt.offset) } : {}),
     pendingPartial: chunk.heldBackPartial,
     ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
+    ...(read.fileHash !== undefined ? { fileHash: read.fileHash } : {}),
   };
   const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
   return {

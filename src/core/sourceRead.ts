@@ -70,13 +70,27 @@ export interface SourceRead {
   readonly groups?: { readonly entries: RecordGroups; readonly replaced: readonly RecordGroup[]; readonly full: boolean };
   /** A replayed log's state at `fromOffset`, which the lines read continue (the parse is still whole). */
   readonly replay?: unknown;
+  /** A whole document's hash, all its bytes (SourceState.fileHash). */
+  readonly fileHash?: string;
+}
+
+/**
+ * A whole document read again at the size and bytes stored (its time changed alone: a `touch`, a sync tool, a restore,
+ * a checkout): nothing to parse; its new time is stored (Store.setSourceTimes).
+ */
+export interface SameBytes {
+  readonly sameBytes: { readonly path: string; readonly size: number; readonly mtimeMs: number; readonly fileHash: string };
+}
+
+export function isSameBytes(read: object | string): read is SameBytes {
+  return typeof read === 'object' && 'sameBytes' in read;
 }
 
 /**
  * Reads what changed in one source through one handle, held only while reading; the hashes come from the
  * bytes read when those cover the hashed range.
  */
-export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SourceRead> {
+export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SameBytes | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
@@ -105,10 +119,18 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
       const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
       return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
     };
+    // a whole document (not a log: those resume) is known by all its bytes: read again the same, it is not parsed
+    const fileHash = !sideNames && adapter.lineFormat !== 'jsonl' && !adapter.replaysLog && fromOffset === 0 ? await hash(0, chunk.endOffset) : undefined;
+    if (fileHash !== undefined && prev && !prev.lastError && !projectFound && prev.agent === adapter.agent && prev.fileHash === fileHash && prev.size === st.size && prev.parsedOffset === chunk.endOffset) {
+      return { sameBytes: { path: file, size: st.size, mtimeMs: Math.floor(st.mtimeMs), fileHash } };
+    }
     const headHash = await hash(0, Math.min(HEAD_HASH_BYTES, chunk.endOffset));
     const anchorHash = await hash(...anchorRange(chunk.endOffset));
     const side = sideNames ? await readSideFiles(file, sideNames) : undefined;
-    return { st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}) };
+    return {
+      st, ...(resumed ? { resumed } : {}), ...(replay ? { replay } : {}), fromOffset, fromLine, chunk, headHash, anchorHash, ...(side ? { side } : {}),
+      ...(fileHash !== undefined ? { fileHash } : {}),
+    };
   } finally {
     await handle.close();
   }

@@ -2,7 +2,7 @@ import { type CancellationSignal } from './cancellation';
 import { mapLimited } from './concurrency';
 import { type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
-import { looksByStat, readSource, sourceChange, type SourceRead } from './sourceRead';
+import { isSameBytes, looksByStat, readSource, type SameBytes, sourceChange, type SourceRead } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
 import type { DiscoveredSource, SeenStat } from './sources/discover';
 import { ADAPTERS } from './sources/registry';
@@ -20,6 +20,8 @@ export interface SourcesPass {
   readonly failed: Array<{ path: string; error: string }>;
   readonly bytesParsed: number;
   readonly exchangesWritten: number;
+  /** Exchanges read again and found stored as they are (kept, not written again). */
+  readonly exchangesKept: number;
   readonly duplicates: number;
   readonly parseMs: number;
   readonly cancelled: boolean;
@@ -39,7 +41,7 @@ const AHEAD_PER_THREAD = 3;
 /** Sources looked at (stat'ed) at a time in the first look. */
 const LOOKS = 16;
 
-type Outcome = { readonly prepared: PreparedSource | 'unchanged' } | { readonly err: unknown };
+type Outcome = { readonly prepared: PreparedSource | 'unchanged' | SameBytes } | { readonly err: unknown };
 
 /**
  * One pass over the sources: a first look at each (stats only: `seen`, the sizes and times discovery just saw, or
@@ -61,8 +63,10 @@ export async function writeSources(
   let parsed = 0;
   let bytesParsed = 0;
   let exchangesWritten = 0;
+  let exchangesKept = 0;
   let duplicates = 0;
   const failed: Array<{ path: string; error: string }> = [];
+  const sameBytes: Array<SameBytes['sameBytes']> = [];
   const fail = async (path: string, agent: SourceAdapter['agent'], err: unknown): Promise<void> => {
     const message = (err as Error).message;
     failed.push({ path, error: message });
@@ -116,6 +120,7 @@ export async function writeSources(
       parsed++;
       bytesParsed += prepared.bytes;
       exchangesWritten += r.inserted;
+      exchangesKept += r.kept;
       duplicates += r.duplicates;
     }
   };
@@ -137,7 +142,8 @@ export async function writeSources(
     outcomes.delete(i);
     try {
       if ('err' in got) throw got.err;
-      if (got.prepared === 'unchanged') {
+      if (got.prepared === 'unchanged' || isSameBytes(got.prepared)) {
+        if (got.prepared !== 'unchanged') sameBytes.push(got.prepared.sameBytes);
         unchanged++;
         continue;
       }
@@ -157,6 +163,7 @@ export async function writeSources(
   await Promise.all(outcomes.values());
   await writing;
   await flush();
+  await store.setSourceTimes(sameBytes).catch(() => undefined); // not stored: read again next run
   return {
     sources: sources.length,
     parsed,
@@ -164,6 +171,7 @@ export async function writeSources(
     failed,
     bytesParsed,
     exchangesWritten,
+    exchangesKept,
     duplicates,
     parseMs: performance.now() - started,
     cancelled: token.isCancellationRequested,
@@ -175,12 +183,12 @@ export async function writeSources(
  * database source is read here, where SQLite is, and parsed there), else here. A pool that breaks costs nothing
  * but time: the source is prepared here.
  */
-async function produce(src: DiscoveredSource, prev: SourceState | undefined, segment: SegmentOptions, pool: WorkerPool | undefined): Promise<PreparedSource | 'unchanged'> {
+async function produce(src: DiscoveredSource, prev: SourceState | undefined, segment: SegmentOptions, pool: WorkerPool | undefined): Promise<PreparedSource | 'unchanged' | SameBytes> {
   const adapter = ADAPTERS.indexOf(src.adapter);
-  let read: SourceRead | 'unchanged' | undefined;
+  let read: SourceRead | SameBytes | 'unchanged' | undefined;
   if (pool && adapter >= 0) {
     if (src.adapter.readRecords) read = await readSource(src.path, prev, src.adapter, src.project);
-    if (read === 'unchanged') return read;
+    if (read === 'unchanged' || (read && isSameBytes(read))) return read;
     try {
       return await pool.run({ kind: 'prepare', file: src.path, adapter, prev, read, segment, project: src.project, within: src.within });
     } catch (err) {
@@ -188,6 +196,6 @@ async function produce(src: DiscoveredSource, prev: SourceState | undefined, seg
     }
   }
   read ??= await readSource(src.path, prev, src.adapter, src.project);
-  if (read === 'unchanged') return read;
+  if (read === 'unchanged' || isSameBytes(read)) return read;
   return prepareSource(src.path, src.adapter, segment, read, { project: src.project, within: src.within });
 }

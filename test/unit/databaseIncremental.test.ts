@@ -68,7 +68,7 @@ test('Cursor database: one conversation changed, only it is read again; a new on
     await appendBubble(writer, 'a-u3', { _v: 3, type: 1, bubbleId: 'a-u3', text: 'Now make the legend entry for neap tides dashed, and keep spring tides solid.' });
     await appendBubble(writer, 'a-r3', { _v: 3, type: 2, bubbleId: 'a-r3', text: 'The neap tide legend entry is now drawn with a dashed stroke; spring tides keep the solid accent stroke.' });
     const second = await indexSources(store, [src], segment);
-    assert.deepEqual([second.failed, second.exchangesWritten], [[], 3], "A's three exchanges written again, nothing else");
+    assert.deepEqual([second.failed, second.exchangesWritten, second.exchangesKept], [[], 1, 2], "A's new exchange written, its two others kept as they were, nothing else");
     assert.deepEqual(reads.slice(1), [[COMPOSER_A]], 'only the changed conversation is read');
     const after = await rows(store);
     assert.deepEqual(after.map(([s, a, b]) => [s, a, b]), [[COMPOSER_A, 1, 5], [COMPOSER_A, 7, 10], [COMPOSER_A, 11, 12], [COMPOSER_B, 1, 2]]);
@@ -130,7 +130,8 @@ test('OpenCode database: a new turn in one session reads only that session; a ne
     };
     await add(HARBOUR, 'msg_a06', 1762247500000, 'user', 'Which time zone database does formatInZone use, and is it updated when the harbour office changes its DST rules?');
     await add(HARBOUR, 'msg_a07', 1762247501000, 'assistant', 'formatInZone uses the IANA database bundled with the runtime through Intl, so it follows the rules of the installed Node version.');
-    assert.equal((await indexSources(store, [src], segment)).exchangesWritten, 3);
+    const second = await indexSources(store, [src], segment);
+    assert.deepEqual([second.exchangesWritten, second.exchangesKept], [1, 2], "the session's new exchange written, its two others kept");
     assert.deepEqual(reads, [undefined, [HARBOUR]]);
     const after = await rows(store);
     assert.deepEqual(after.map(([s, a, b]) => [s, a, b]), [[HARBOUR, 2, 16], [HARBOUR, 17, 21], [HARBOUR, 22, 25], [GAUGES, 2, 5]]);

@@ -105,6 +105,7 @@ test('a store from before date precision gets its undated exchanges dated by the
     DROP TRIGGER exchange_rooms_ai; DROP TRIGGER exchange_rooms_ad; DROP INDEX rooms_dirty;
     ALTER TABLE exchange_rooms DROP COLUMN label; ALTER TABLE rooms DROP COLUMN exchanges; ALTER TABLE rooms DROP COLUMN conversations;
     ALTER TABLE rooms DROP COLUMN last_at; ALTER TABLE rooms DROP COLUMN dirty; ALTER TABLE sources DROP COLUMN record_groups; ALTER TABLE sources DROP COLUMN seen_ids;
+    ALTER TABLE sources DROP COLUMN file_hash; ALTER TABLE exchanges DROP COLUMN content_hash;
     DROP TRIGGER exchanges_lexicon_ad; DROP TABLE lexicon_postings; DROP TABLE lexicon_segments; DROP TABLE lexicon_deleted;
     DROP INDEX exchanges_order; DROP INDEX exchanges_place; ALTER TABLE exchanges DROP COLUMN asked;
     DROP TRIGGER distilled_core_ai; DROP TRIGGER distilled_core_ad; DROP TRIGGER distilled_core_au; DROP TABLE distilled_core_fts;

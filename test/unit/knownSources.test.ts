@@ -38,7 +38,7 @@ test('a change among the sources of the same discovery names those sources; anyt
 
 test("a live run's report keeps the whole run's sources and other failures, with this run's figures", () => {
   const report = (over: Partial<IndexReport>): IndexReport => ({
-    sources: 0, parsed: 0, unchanged: 0, failed: [], bytesParsed: 0, exchangesWritten: 0, duplicates: 0, parseMs: 0, cancelled: false, tokensCounted: 0, stages: {}, ...over,
+    sources: 0, parsed: 0, unchanged: 0, failed: [], bytesParsed: 0, exchangesWritten: 0, exchangesKept: 0, duplicates: 0, parseMs: 0, cancelled: false, tokensCounted: 0, stages: {}, ...over,
   });
   const whole = report({ sources: 40, parsed: 40, failed: [{ path: '/x/a.jsonl', error: 'half written' }, { path: '/x/b.jsonl', error: 'unreadable' }], unreadableRoots: [{ root: '/gone', reason: 'no such folder' }] });
   const live = report({ sources: 1, parsed: 1, exchangesWritten: 1 });

@@ -143,7 +143,7 @@ test('OpenCode SQLite: read-only while OpenCode holds a write transaction in WAL
     assert.deepEqual(await rows(store), await rows(jsonStore), 'only the workspace\'s session; same ids, record ranges, dates and files');
     // the same session read through both layouts (OpenCode migrated it) is one memory
     const both = await indexSource(store, HARBOUR, openCodeAdapter, segment);
-    assert.deepEqual(both, { bytes: (both as { bytes: number }).bytes, inserted: 0, duplicates: 2 });
+    assert.deepEqual(both, { bytes: (both as { bytes: number }).bytes, inserted: 0, kept: 0, duplicates: 2 });
     assert.equal((await store.listExchanges()).length, 2);
     // the committed message grew the write-ahead log: read again (a prompt without parts adds nothing)
     assert.notEqual(await indexSource(jsonStore, file, openCodeDbAdapter, segment), 'unchanged');

@@ -213,7 +213,7 @@ test('a group written together stores exactly what its sources written one by on
     [parseOf('/w/a.jsonl', 70), parseOf('/w/b.jsonl', 3, ['u0', 'u1', 'u2']), parseOf('/w/replay.jsonl', 2, ['u1', 'u2'])],
   );
   try {
-    assert.deepEqual(results, [{ inserted: 70, duplicates: 0 }, { inserted: 3, duplicates: 0 }, { inserted: 0, duplicates: 2 }]);
+    assert.deepEqual(results, [{ inserted: 70, kept: 0, duplicates: 0 }, { inserted: 3, kept: 0, duplicates: 0 }, { inserted: 0, kept: 0, duplicates: 2 }]);
     assert.equal((await store.stats()).exchanges, 73);
   } finally {
     await store.close();
@@ -222,13 +222,13 @@ test('a group written together stores exactly what its sources written one by on
 
 test('an exchange a later source of the group replaces keeps the owner it has when written source by source', async () => {
   // The replay comes first in the group and brings u0 while b still holds it: a duplicate, then b re-parsed whole
-  // takes u0 again. Written table by table, b's old rows would go first and the replay would take u0.
+  // keeps u0 (and u1) as they were. Written table by table, b's old rows would go first and the replay would take u0.
   const { results, store } = await groupAgainstOneByOne(
     [parseOf('/w/b.jsonl', 2, ['u0', 'u1'])],
     [parseOf('/w/replay.jsonl', 1, ['u0']), parseOf('/w/b.jsonl', 2, ['u0', 'u1'])],
   );
   try {
-    assert.deepEqual(results, [{ inserted: 0, duplicates: 1 }, { inserted: 2, duplicates: 0 }]);
+    assert.deepEqual(results, [{ inserted: 0, kept: 0, duplicates: 1 }, { inserted: 0, kept: 2, duplicates: 0 }]);
     const owners = await store.db.all<{ path: string }>('SELECT DISTINCT s.path FROM exchanges e JOIN sources s ON s.id = e.source_id');
     assert.deepEqual(owners, [{ path: '/w/b.jsonl' }]);
   } finally {

@@ -26,6 +26,11 @@ export interface SourceState {
   readonly lastError?: string;
   /** A database read conversation by conversation (SourceAdapter.recordGroups): each one as last read, by its id. */
   readonly recordGroups?: RecordGroups;
+  /**
+   * A whole JSON or markdown document's hash, all its bytes (sourceRead.ts): read again at the same size and these
+   * bytes (its time changed alone), it is not parsed; only its time is stored.
+   */
+  readonly fileHash?: string;
 }
 
 /**

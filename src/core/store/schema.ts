@@ -6,6 +6,7 @@ import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
 import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon, retermCyrillic } from './exchangeFts';
+import { EXCHANGE_HASHES_SQL, hashStoredExchanges } from './exchangeHashes';
 import { fillThreeColumnFts } from './legacyFts';
 import { LEXICON_SCHEMA } from './lexicon';
 import { rereadNotificationSources } from './notificationSources';
@@ -505,6 +506,14 @@ const MIGRATIONS: readonly Migration[] = [
     // their delete triggers give FTS5 the text from the rows that hold it and from two side tables for the rest.
     version: 30,
     sql: CONTENTLESS_FTS_SQL,
+  },
+  {
+    // Each exchange keeps its content hash (exchangeHashes.ts): a source read again whole keeps the exchanges it still
+    // holds unchanged, with their distilled objects, vectors and token counts, and writes only the others.
+    version: 31,
+    sql: EXCHANGE_HASHES_SQL,
+    run: hashStoredExchanges,
+    step: 'Noting what each exchange holds',
   },
 ];
 

@@ -26,6 +26,7 @@ import { migrate, migrationDue, type MigrationProgress, SCHEMA_VERSION } from '.
 import { checkPages, checkPagesAside, checkShape, damagedError, type OpenCheck } from './pageCheck';
 import { addIndexText } from './exchangeFts';
 import { type IndexText, indexText } from '../indexText';
+import { exchangeHash } from '../exchangeHash';
 import { mergeFtsSegments } from './ftsSegments';
 import { HeldMerges } from './lexiconHold';
 import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } from './sharing';
@@ -34,7 +35,7 @@ import { BUSY_TIMEOUT_MS, createIfMissing, isBusy, lockedError, whileAlone } fro
  * Makes the next run read a source whole: its change check fails, its resume point's hashes do not match, and a
  * database's per-conversation states are forgotten.
  */
-const READ_WHOLE_AGAIN = `size = -1, head_hash = '', anchor_hash = '', record_groups = NULL`;
+const READ_WHOLE_AGAIN = `size = -1, head_hash = '', anchor_hash = '', record_groups = NULL, file_hash = NULL`;
 
 /** One conversation's identity and meta, as written with a parse. */
 export interface ConversationRecord {
@@ -45,9 +46,10 @@ export interface ConversationRecord {
 /** An exchange as the store keeps it: its messages live on in its rendering (`verbatim`). */
 export type WrittenExchange = Omit<Exchange, 'messages'>;
 
-/** What was computed of an exchange where it was parsed (prepareSource.ts): its index text. */
+/** What was computed of an exchange where it was parsed (prepareSource.ts): its index text and content hash. */
 export interface CountedText {
   readonly index: IndexText;
+  readonly hash?: string;
 }
 
 /** Everything one parse of one source produced, written in one transaction. */
@@ -69,6 +71,8 @@ export interface ParseWrite {
 
 export interface WriteResult {
   readonly inserted: number;
+  /** Exchanges already stored from this source as parsed (same id and content hash): kept as they were. */
+  readonly kept: number;
   /** Exchanges already stored from another file (e.g. a `--resume` replay): kept once. */
   readonly duplicates: number;
 }
@@ -416,6 +420,19 @@ export class Store {
     return (await this.db.get('SELECT 1 AS one FROM sources LIMIT 1')) === undefined;
   }
 
+  /**
+   * Stores the sizes and times of sources read again and found holding the bytes they held (SameBytes, sourceRead.ts):
+   * the next run sees them unchanged. A source written since (another process) is left to its next read.
+   */
+  async setSourceTimes(seen: ReadonlyArray<{ readonly path: string; readonly size: number; readonly mtimeMs: number; readonly fileHash: string }>): Promise<void> {
+    if (seen.length === 0) return;
+    await this.db.run(
+      `UPDATE sources SET size = j.value ->> 1, mtime_ms = j.value ->> 2 FROM json_each(?) j
+       WHERE sources.path = j.value ->> 0 AND sources.size = j.value ->> 1 AND sources.file_hash = j.value ->> 3 AND sources.last_error IS NULL`,
+      [JSON.stringify(seen.map((s) => [s.path, s.size, Math.floor(s.mtimeMs), s.fileHash]))],
+    );
+  }
+
   /** Records that a source could not be read, without touching what was indexed from it before. */
   async recordSourceError(path: string, agent: AgentKind, message: string): Promise<void> {
     await this.db.run(
@@ -488,17 +505,17 @@ export class Store {
     const now = Date.now();
     const rows = await this.db.insertRows<{ id: number; path: string }>(
       `INSERT INTO sources(path, agent, size, mtime_ms, head_hash, anchor_hash, parsed_offset, next_line,
-         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups, seen_ids)`,
+         resume_offset, resume_line, resume_ply, resume_meta, pending_partial, last_error, indexed_at, record_groups, seen_ids, file_hash)`,
       states.map((s) => [
         s.path, s.agent, s.size, s.mtimeMs, s.headHash, s.anchorHash, s.parsedOffset, s.nextLine,
         s.resumeOffset, s.resumeLine, s.resumePly, s.resumeMeta ? JSON.stringify(s.resumeMeta) : null, s.pendingPartial ? 1 : 0,
-        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null, s.seenIds ? JSON.stringify(s.seenIds) : null,
+        null, now, s.recordGroups ? JSON.stringify(s.recordGroups) : null, s.seenIds ? JSON.stringify(s.seenIds) : null, s.fileHash ?? null,
       ]),
       `ON CONFLICT(path) DO UPDATE SET agent = excluded.agent, size = excluded.size, mtime_ms = excluded.mtime_ms,
          head_hash = excluded.head_hash, anchor_hash = excluded.anchor_hash, parsed_offset = excluded.parsed_offset,
          next_line = excluded.next_line, resume_offset = excluded.resume_offset, resume_line = excluded.resume_line,
          resume_ply = excluded.resume_ply, resume_meta = excluded.resume_meta, pending_partial = excluded.pending_partial, last_error = NULL,
-         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups, seen_ids = excluded.seen_ids
+         indexed_at = excluded.indexed_at, record_groups = excluded.record_groups, seen_ids = excluded.seen_ids, file_hash = excluded.file_hash
        RETURNING id, path`,
     );
     const byPath = new Map(rows.map((r) => [r.path, r.id]));
@@ -537,10 +554,14 @@ export class Store {
 
   /** Replaces what each parse covers of its source (`ids`: the sources' ids, in order) with its rows. */
   private async replaceRows(ws: readonly ParseWrite[], ids: readonly number[]): Promise<WriteResult[]> {
+    const hashes = ws.map((w) => {
+      const projects = new Map(w.conversations.map((c) => [c.key, c.meta.project]));
+      return w.exchanges.map((e, j) => w.counted?.[j]?.hash ?? exchangeHash({ ...e, project: projects.get(e.conversationKey) }));
+    });
+    // the exchanges these parses cover that are stored as parsed stay; the others they cover go
+    const kept = await this.keepUnchanged(ws, ids, hashes);
     const whole = JSON.stringify(ids.filter((_, i) => ws[i]!.full));
     if (whole !== '[]') {
-      await this.db.run('DELETE FROM exchanges WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
-      await this.db.run('DELETE FROM conversations WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
       await this.db.run('DELETE FROM skipped_lines WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
       await this.db.run('DELETE FROM exchange_copies WHERE source_id IN (SELECT value FROM json_each(?))', [whole]);
@@ -548,12 +569,12 @@ export class Store {
     for (const [i, w] of ws.entries()) {
       if (w.full) continue;
       if (w.replaced?.length) await this.deleteGroups(ids[i]!, w.replaced);
-      await this.db.run('DELETE FROM exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
       await this.db.run('DELETE FROM skipped_lines WHERE source_id = ? AND line >= ?', [ids[i]!, w.fromLine]);
       await this.db.run('DELETE FROM dropped_exchanges WHERE source_id = ? AND byte_start >= ?', [ids[i]!, w.fromOffset]);
       await this.db.run('DELETE FROM exchange_copies WHERE source_id = ? AND line_start >= ?', [ids[i]!, w.fromLine]);
     }
     const retitled = await this.retitledConversations(ws);
+    await this.replaceConversations(ws, ids);
     await this.db.insertRows(
       `INSERT INTO conversations(id, source_id, agent, session_id, project, git_branch, title, started_at, is_subagent,
          parent_session_id, model, line)`,
@@ -579,12 +600,17 @@ export class Store {
     // An id already stored (or brought twice) inserts nothing and is not returned: a duplicate.
     const inserted = await this.db.insertRows<{ n: number; id: string }>(
       `INSERT INTO exchanges(id, conversation_id, source_id, part, ply_start, ply_end, line_start, line_end, byte_start,
-         started_at, date_precision, ended_at, prompt, verbatim, asked)`,
+         started_at, date_precision, ended_at, prompt, verbatim, asked, content_hash)`,
       ws.flatMap((w, i) =>
-        w.exchanges.map((e) => [
-          e.id, e.conversationKey, ids[i]!, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
-          e.startedAt ?? null, e.datePrecision ?? null, e.endedAt ?? null, e.prompt, e.verbatim, isAsked(e.prompt) ? 1 : 0,
-        ]),
+        w.exchanges.flatMap((e, j) =>
+          kept.has(e.id)
+            ? []
+            : [[
+                e.id, e.conversationKey, ids[i]!, e.part, e.plyStart, e.plyEnd, e.lineStart, e.lineEnd, e.byteStart,
+                e.startedAt ?? null, e.datePrecision ?? null, e.endedAt ?? null, e.prompt, e.verbatim, isAsked(e.prompt) ? 1 : 0,
+                hashes[i]![j]!,
+              ]],
+        ),
       ),
       'ON CONFLICT(id) DO NOTHING RETURNING n, id',
     );
@@ -603,7 +629,12 @@ export class Store {
     const copies: Array<[string, number, number, number]> = [];
     const results = ws.map((w, i) => {
       let count = 0;
+      let keptHere = 0;
       for (const e of w.exchanges) {
+        if (kept.delete(e.id)) {
+          keptHere++; // the first exchange with this id is the one kept; any other is a copy, as below
+          continue;
+        }
         const n = rowOf.get(e.id);
         if (n === undefined) {
           copies.push([e.id, ids[i]!, e.lineStart, e.lineEnd]);
@@ -613,7 +644,7 @@ export class Store {
         count++;
         for (const f of e.filesTouched) files.push([n, f.path, f.how, f.lines?.length ? JSON.stringify(f.lines) : null]);
       }
-      return { inserted: count, duplicates: w.exchanges.length - count };
+      return { inserted: count, kept: keptHere, duplicates: w.exchanges.length - count - keptHere };
     });
     // exchanges another source holds: that source keeps the row, this one is recorded as a copy
     if (copies.length > 0) {
@@ -642,16 +673,107 @@ export class Store {
     return results;
   }
 
-  /** Removes what a database source's conversations wrote (they are read again, or gone from the database). */
+  /**
+   * Removes the skipped lines and dropped exchanges a database source's conversations wrote (they are read again, or
+   * gone from the database); their exchanges and conversations are replaced by keepUnchanged and replaceConversations.
+   */
   private async deleteGroups(sourceId: number, groups: readonly RecordGroup[]): Promise<void> {
-    const conversations = JSON.stringify(groups.flatMap((g) => (g.conversation ? [g.conversation] : [])));
     const lines = JSON.stringify(groups.map((g) => g.lines));
     const bytes = JSON.stringify(groups.map((g) => g.bytes));
     const inRange = (column: string): string => `EXISTS (SELECT 1 FROM json_each(?2) j WHERE ${column} >= j.value ->> 0 AND ${column} < j.value ->> 1)`;
-    await this.db.run('DELETE FROM conversations WHERE source_id = ?1 AND id IN (SELECT value FROM json_each(?2))', [sourceId, conversations]);
-    await this.db.run(`DELETE FROM exchanges WHERE source_id = ?1 AND ${inRange('byte_start')}`, [sourceId, bytes]);
     await this.db.run(`DELETE FROM skipped_lines WHERE source_id = ?1 AND ${inRange('line')}`, [sourceId, lines]);
     await this.db.run(`DELETE FROM dropped_exchanges WHERE source_id = ?1 AND ${inRange('byte_start')}`, [sourceId, bytes]);
+  }
+
+  /**
+   * The stored exchanges each parse covers (all of a source read whole; else those from its resume point on and those
+   * of a database's conversations read again or gone): each one the parse brings again with the same content hash
+   * (its first exchange of that id) stays as it is, with what was made of it (its distilled object and rooms, vectors,
+   * token count, word index), only its place in the source updated; the others are deleted. Their ids, with their rows.
+   */
+  private async keepUnchanged(ws: readonly ParseWrite[], ids: readonly number[], hashes: ReadonlyArray<readonly string[]>): Promise<Map<string, number>> {
+    const covered = JSON.stringify(ws.map((w, i) => [ids[i]!, w.full ? 1 : 0, w.fromOffset, (w.replaced ?? []).map((g) => g.bytes)]));
+    const stored = await this.db.all<{ n: number; id: string; source_id: number; hash: string | null; line_start: number; line_end: number; byte_start: number }>(
+      `SELECT e.n, e.id, e.source_id, e.content_hash AS hash, e.line_start, e.line_end, e.byte_start
+       FROM json_each(?) j JOIN exchanges e ON e.source_id = j.value ->> 0
+       WHERE j.value ->> 1 = 1 OR e.byte_start >= j.value ->> 2
+         OR EXISTS (SELECT 1 FROM json_each(j.value -> 3) g WHERE e.byte_start >= g.value ->> 0 AND e.byte_start < g.value ->> 1)`,
+      [covered],
+    );
+    const kept = new Map<string, number>();
+    if (stored.length === 0) return kept;
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    const seen = new Set<string>();
+    const moved: Array<[number, number, number, number]> = [];
+    for (const [i, w] of ws.entries()) {
+      for (const [j, e] of w.exchanges.entries()) {
+        if (seen.has(e.id)) continue;
+        seen.add(e.id);
+        const r = byId.get(e.id);
+        if (!r || r.source_id !== ids[i] || r.hash === null || r.hash !== hashes[i]![j]) continue;
+        kept.set(e.id, r.n);
+        if (r.line_start !== e.lineStart || r.line_end !== e.lineEnd || r.byte_start !== e.byteStart) moved.push([r.n, e.lineStart, e.lineEnd, e.byteStart]);
+      }
+    }
+    const gone = stored.flatMap((r) => (kept.has(r.id) ? [] : [r.n]));
+    if (gone.length > 0) await this.db.run('DELETE FROM exchanges WHERE n IN (SELECT value FROM json_each(?))', [JSON.stringify(gone)]);
+    if (moved.length > 0) {
+      await this.db.run(
+        `UPDATE exchanges SET line_start = j.value ->> 1, line_end = j.value ->> 2, byte_start = j.value ->> 3
+         FROM json_each(?) j WHERE exchanges.n = j.value ->> 0`,
+        [JSON.stringify(moved)],
+      );
+    }
+    return kept;
+  }
+
+  /**
+   * A source read whole, or a database's conversations read again, replaces its conversations: those it no longer
+   * holds go (with any exchange still naming them), the others take the meta just parsed, as written anew (the insert
+   * after this leaves them so), while the exchanges kept under them stay. A source read from its resume point keeps
+   * its conversations, the insert filling in what they lacked.
+   */
+  private async replaceConversations(ws: readonly ParseWrite[], ids: readonly number[]): Promise<void> {
+    const fresh: unknown[][] = [];
+    const keys: Array<[string, number]> = [];
+    const whole: number[] = [];
+    for (const [i, w] of ws.entries()) {
+      const sourceId = ids[i]!;
+      if (!w.full && !w.replaced?.length) continue;
+      const here = new Set<string>();
+      for (const { key, meta: m } of w.conversations) {
+        if (here.has(key)) continue; // the first record of a key is the one inserted; the insert merges the others
+        here.add(key);
+        keys.push([key, sourceId]);
+        fresh.push([
+          key, sourceId, m.agent, m.sessionId, m.project ?? null, m.gitBranch ?? null, m.title ?? null, m.startedAt ?? null,
+          m.isSubagent ? 1 : 0, m.parentSessionId ?? null, m.model ?? null, m.line,
+        ]);
+      }
+      if (w.full) whole.push(sourceId);
+      else {
+        const groups = w.replaced!.flatMap((g) => (g.conversation && !here.has(g.conversation) ? [g.conversation] : []));
+        if (groups.length > 0) {
+          await this.db.run('DELETE FROM conversations WHERE source_id = ? AND id IN (SELECT value FROM json_each(?))', [sourceId, JSON.stringify(groups)]);
+        }
+      }
+    }
+    if (whole.length > 0) {
+      await this.db.run(
+        `DELETE FROM conversations WHERE source_id IN (SELECT value FROM json_each(?1))
+           AND NOT EXISTS (SELECT 1 FROM json_each(?2) k WHERE k.value ->> 0 = conversations.id AND k.value ->> 1 = conversations.source_id)`,
+        [JSON.stringify(whole), JSON.stringify(keys)],
+      );
+    }
+    if (fresh.length > 0) {
+      await this.db.run(
+        `UPDATE conversations SET agent = j.value ->> 2, session_id = j.value ->> 3, project = j.value ->> 4, git_branch = j.value ->> 5,
+           title = j.value ->> 6, started_at = j.value ->> 7, is_subagent = j.value ->> 8, parent_session_id = j.value ->> 9,
+           model = j.value ->> 10, line = j.value ->> 11
+         FROM json_each(?) j WHERE conversations.id = j.value ->> 0 AND conversations.source_id = j.value ->> 1`,
+        [JSON.stringify(fresh)],
+      );
+    }
   }
 
   /**
@@ -791,6 +913,7 @@ interface SourceRow {
   last_error: string | null;
   record_groups: string | null;
   seen_ids: string | null;
+  file_hash: string | null;
 }
 
 interface DetailRow {
@@ -831,6 +954,7 @@ function fromSourceRow(r: SourceRow): SourceState {
     ...(r.last_error !== null ? { lastError: r.last_error } : {}),
     ...(r.record_groups ? { recordGroups: JSON.parse(r.record_groups) as RecordGroups } : {}),
     ...(r.seen_ids ? { seenIds: JSON.parse(r.seen_ids) as string[] } : {}),
+    ...(r.file_hash ? { fileHash: r.file_hash } : {}),
   };
 }
 

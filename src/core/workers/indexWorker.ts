@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import { distillOfflineBatch } from '../distill/stage';
 import { prepareSource } from '../prepareSource';
 import { redactionStamp } from '../redactionCheck';
-import { readSource } from '../sourceRead';
+import { isSameBytes, readSource } from '../sourceRead';
 import { ADAPTERS } from '../sources/registry';
 import { countTokens } from '../tokens';
 import type { IndexTask, WorkerReply } from './tasks';
@@ -28,7 +28,7 @@ async function run(task: IndexTask): Promise<unknown> {
       const adapter = ADAPTERS[task.adapter];
       if (!adapter) throw new Error(`no adapter ${task.adapter}`);
       const read = task.read ?? (await readSource(task.file, task.prev, adapter, task.project));
-      if (read === 'unchanged') return read;
+      if (read === 'unchanged' || isSameBytes(read)) return read;
       return prepareSource(task.file, adapter, task.segment, read, { project: task.project, within: task.within, keepReplay: false });
     }
     case 'distill': {

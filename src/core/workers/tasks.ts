@@ -2,7 +2,7 @@ import type { DistillInput } from '../model';
 import type { DistilledBatch } from '../distill/stage';
 import type { PreparedSource } from '../prepareSource';
 import type { SegmentOptions } from '../segment';
-import type { SourceRead } from '../sourceRead';
+import type { SameBytes, SourceRead } from '../sourceRead';
 import type { SourceState } from '../store/rows';
 
 /**
@@ -55,7 +55,7 @@ export interface RedactionTask {
 }
 
 export type IndexTaskResult<T extends IndexTask> = T extends PrepareTask
-  ? PreparedSource | 'unchanged'
+  ? PreparedSource | 'unchanged' | SameBytes
   : T extends DistillTask
     ? DistillAnswer
     : T extends CountTask
