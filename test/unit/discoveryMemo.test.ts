@@ -183,3 +183,63 @@ test("a folder whose time has not changed since a discovery listed it is not lis
   await utimes(folder, recent, recent);
   assert.deepEqual(await found(), [first, second], 'a listing made just after a change is not kept');
 });
+
+test("a process's first whole run takes what an earlier process's discoveries kept in the store: an unchanged file's head is not read again", async () => {
+  const root = tempDir();
+  const file = path.join(root, 'projects', 'p', '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  const time = new Date(Date.UTC(2026, 0, 1));
+  const write = async (cwd: string, at = time): Promise<void> => {
+    await writeFile(file, claudeSession(cwd));
+    await utimes(file, at, at);
+  };
+  const db = path.join(tempDir(), 's.sqlite');
+  // each run a new process's: a new memo, the store opened again
+  const placed = async (discovery: DiscoverOptions): Promise<string[][]> => {
+    const store = await Store.open(db);
+    try {
+      return listed((await indexWorkspace(store, { discover: discovery, segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!);
+    } finally {
+      await store.close();
+    }
+  };
+  await write('/home/dev/alpha');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']]);
+  // rewritten in place to the same size, its time put back: the index itself takes such a file as unchanged
+  await write('/home/dev/omega');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']], "the store's entry: the head was not read");
+  // another discovery (other options) does not take them, and its own replace them
+  const other = { ...options([root]), includeSubagents: false };
+  assert.deepEqual(await placed(other), [[file, 'claude-code', '/home/dev/omega']]);
+  await write('/home/dev/alpha');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']], 'read: the store kept the other options');
+  // a new time: read again
+  await write('/home/dev/omega', new Date(time.getTime() + 2000));
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/omega']]);
+  // gone: forgotten in the store too
+  await rm(file);
+  assert.deepEqual(await placed(options([root])), []);
+  const store = await Store.open(db);
+  try {
+    assert.deepEqual(await store.db.all('SELECT path FROM discovery_memo'), []);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a discovery from the memo a store kept finds what a fresh one finds, every fixture agent", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const fresh = listed(await discoverSources(options([root])));
+  const db = path.join(tempDir(), 's.sqlite');
+  for (let run = 0; run < 2; run++) {
+    const store = await Store.open(db);
+    try {
+      const report = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
+      assert.deepEqual(listed(report.discovered!), fresh, `run ${run}`);
+      if (run === 1) assert.ok((await store.db.all('SELECT path FROM discovery_memo')).length > 40);
+    } finally {
+      await store.close();
+    }
+  }
+});

@@ -1,4 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
+import type { DiscoveryChanges, StoredDiscovery } from '../store/discoveryMemo';
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -169,6 +170,13 @@ export type SeenStat = Pick<Stats, 'size' | 'mtimeMs'>;
 export class DiscoveryMemo {
   private key = '';
   private readonly files = new Map<string, MemoEntry>();
+  /** The files set or forgotten since the memo was last kept (`changes`), and whether it was emptied since. */
+  private dirty = new Set<string>();
+  private emptied = true;
+  /** The store key whose kept entries this memo has (`restore`), or has kept itself. */
+  private restored: string | undefined;
+  /** The key a store keeps the entries of this memo's discovery under. */
+  private keptKey = '';
   /** What each folder walked held (its names and their kinds), by the folder's times when it was listed. */
   private readonly folders = new Map<string, FolderListing>();
   /** The folders the discovery under way walked (the others are forgotten at its end). */
@@ -181,8 +189,74 @@ export class DiscoveryMemo {
       this.key = key;
       this.files.clear();
       this.folders.clear();
+      this.dirty.clear();
+      this.emptied = true;
+      this.restored = undefined;
+      this.keptKey = DiscoveryMemo.storeKey(options);
     }
     return this;
+  }
+
+  /**
+   * The key a store keeps this memo's entries under for `options`' discovery: the options, the adapters in their
+   * order (an entry names its adapter by its place) and the code's own file (another build may sniff otherwise).
+   */
+  static storeKey(options: DiscoverOptions): string {
+    return JSON.stringify([DISCOVERY_RULES, options, ADAPTERS.map((a) => `${a.agent}:${a.lineFormat}`), codeStamp()]);
+  }
+
+  /** Whether the entries a store keeps for `options` are still to be taken (a process's first discovery of them). */
+  restoring(options: DiscoverOptions): string | undefined {
+    this.for(options);
+    return this.restored === this.keptKey ? undefined : this.keptKey;
+  }
+
+  /**
+   * Takes the entries a store kept for `key` (store/discoveryMemo.ts), each as an earlier discovery made it: it is
+   * used only while its file has the size and time it had then, as one this memo made itself.
+   */
+  restore(key: string, kept: readonly StoredDiscovery[]): void {
+    this.restored = key;
+    if (this.files.size > 0) return; // this process's own are as good (and newer)
+    for (const e of kept) {
+      const adapter = e.adapter === undefined ? undefined : ADAPTERS[e.adapter];
+      if (e.adapter !== undefined && !adapter) continue;
+      const source = adapter ? { path: e.path, adapter, ...(e.project !== undefined ? { project: e.project } : {}), ...(e.within ? { within: e.within } : {}) } : undefined;
+      const beside = e.beside.map((b) => ({ file: b.file, st: b.size !== undefined && b.mtimeMs !== undefined ? { size: b.size, mtimeMs: b.mtimeMs } : undefined }));
+      this.files.set(e.path, { size: e.size, mtimeMs: e.mtimeMs, source, beside });
+    }
+    this.emptied = false;
+    this.dirty.clear();
+  }
+
+  /** What changed since the memo was last kept (or restored), for its store; undefined when nothing did. */
+  changes(): DiscoveryChanges | undefined {
+    if (!this.emptied && this.dirty.size === 0) return undefined;
+    const entries: StoredDiscovery[] = [];
+    const gone: string[] = [];
+    for (const file of this.emptied ? this.files.keys() : this.dirty) {
+      const e = this.files.get(file);
+      if (!e) {
+        gone.push(file);
+        continue;
+      }
+      const adapter = e.source ? ADAPTERS.indexOf(e.source.adapter) : undefined;
+      if (adapter === -1) continue; // not one of ours (a test's): not kept
+      entries.push({
+        path: file,
+        size: e.size,
+        mtimeMs: e.mtimeMs,
+        ...(adapter !== undefined ? { adapter } : {}),
+        ...(e.source?.project !== undefined ? { project: e.source.project } : {}),
+        ...(e.source?.within ? { within: e.source.within } : {}),
+        beside: e.beside.map((b) => ({ file: b.file, ...(b.st ? { size: b.st.size, mtimeMs: b.st.mtimeMs } : {}) })),
+      });
+    }
+    const changes = { key: this.keptKey, replace: this.emptied, entries, gone };
+    this.restored = changes.key;
+    this.emptied = false;
+    this.dirty.clear();
+    return changes;
   }
 
   /**
@@ -223,15 +297,29 @@ export class DiscoveryMemo {
 
   set(file: string, st: SeenStat, source: DiscoveredSource | undefined, beside: MemoEntry['beside']): void {
     this.files.set(file, { size: st.size, mtimeMs: st.mtimeMs, source, beside });
+    this.dirty.add(file);
   }
 
   delete(file: string): void {
-    this.files.delete(file);
+    if (this.files.delete(file)) this.dirty.add(file);
   }
 
   /** Files no longer found are forgotten. */
   keepOnly(files: ReadonlySet<string>): void {
-    for (const f of this.files.keys()) if (!files.has(f)) this.files.delete(f);
+    for (const f of this.files.keys()) if (!files.has(f)) this.delete(f);
+  }
+}
+
+/** The rules of discovery's classification, as the store's memo keeps them: a change to a sniffer or to how a project is found that the code's own file would not show (a test build) bumps it. */
+const DISCOVERY_RULES = 1;
+
+/** This code's file, by its size and time: another build (an update of the extension) does not take this one's memo. */
+function codeStamp(): string {
+  try {
+    const st = statSync(__filename);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '';
   }
 }
 

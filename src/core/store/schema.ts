@@ -4,6 +4,7 @@ import { rereadCommandSources } from './commandSources';
 import { CONTENTLESS_FTS_SQL } from './contentlessFts';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
+import { DISCOVERY_MEMO_SQL } from './discoveryMemo';
 import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { fillThreeColumnFts } from './legacyFts';
@@ -505,6 +506,12 @@ const MIGRATIONS: readonly Migration[] = [
     // their delete triggers give FTS5 the text from the rows that hold it and from two side tables for the rest.
     version: 30,
     sql: CONTENTLESS_FTS_SQL,
+  },
+  {
+    // What discoveries found of each transcript is kept (issue 41, discoveryMemo.ts): a new process's first whole
+    // run reads no head of a file unchanged since.
+    version: 32,
+    sql: DISCOVERY_MEMO_SQL,
   },
 ];
 
