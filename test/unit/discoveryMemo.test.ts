@@ -243,3 +243,32 @@ test("a discovery from the memo a store kept finds what a fresh one finds, every
     }
   }
 });
+
+test("a process's first walk takes the folders' listings an earlier process kept in the store: an unchanged folder is not listed again", async () => {
+  const root = tempDir();
+  const folder = path.join(root, 'projects', 'p');
+  await mkdir(folder, { recursive: true });
+  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
+  await writeFile(first, claudeSession('/home/dev/alpha'));
+  const old = new Date(Date.UTC(2026, 0, 1));
+  await utimes(folder, old, old);
+  const db = path.join(tempDir(), 's.sqlite');
+  const found = async (): Promise<string[]> => {
+    const store = await Store.open(db);
+    try {
+      return (await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!.map((s) => s.path);
+    } finally {
+      await store.close();
+    }
+  };
+  assert.deepEqual(await found(), [first]);
+  // a session added, the folder's time put back: a new process does not list the folder again
+  await writeFile(second, claudeSession('/home/dev/alpha'));
+  await utimes(folder, old, old);
+  assert.deepEqual(await found(), [first], "the store's listing");
+  // the folder's time moves on: listed again
+  const later = new Date(old.getTime() + 2000);
+  await utimes(folder, later, later);
+  assert.deepEqual(await found(), [first, second]);
+});

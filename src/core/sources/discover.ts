@@ -1,5 +1,5 @@
 import { type Stats, statSync } from 'node:fs';
-import type { DiscoveryChanges, StoredDiscovery } from '../store/discoveryMemo';
+import type { DiscoveryChanges, KeptDiscoveries, StoredDiscovery, StoredFolder } from '../store/discoveryMemo';
 import { readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -181,6 +181,8 @@ export class DiscoveryMemo {
   private readonly folders = new Map<string, FolderListing>();
   /** The folders the discovery under way walked (the others are forgotten at its end). */
   private walked = new Set<string>();
+  /** The folders kept or forgotten since the memo was last kept (`changes`). */
+  private dirtyFolders = new Set<string>();
 
   /** The entries of `options`' discovery (another discovery's are forgotten). */
   for(options: DiscoverOptions): this {
@@ -190,6 +192,7 @@ export class DiscoveryMemo {
       this.files.clear();
       this.folders.clear();
       this.dirty.clear();
+      this.dirtyFolders.clear();
       this.emptied = true;
       this.restored = undefined;
       this.keptKey = DiscoveryMemo.storeKey(options);
@@ -215,10 +218,14 @@ export class DiscoveryMemo {
    * Takes the entries a store kept for `key` (store/discoveryMemo.ts), each as an earlier discovery made it: it is
    * used only while its file has the size and time it had then, as one this memo made itself.
    */
-  restore(key: string, kept: readonly StoredDiscovery[]): void {
+  restore(key: string, kept: KeptDiscoveries): void {
     this.restored = key;
-    if (this.files.size > 0) return; // this process's own are as good (and newer)
-    for (const e of kept) {
+    if (this.files.size > 0 || this.folders.size > 0) return; // this process's own are as good (and newer)
+    for (const f of kept.folders) {
+      const entries = f.entries.map((e) => ({ name: e.slice(1), dir: e[0] === 'd', file: e[0] === 'f' }));
+      this.folders.set(f.dir, { ino: f.ino, mtimeMs: f.mtimeMs, entries });
+    }
+    for (const e of kept.files) {
       const adapter = e.adapter === undefined ? undefined : ADAPTERS[e.adapter];
       if (e.adapter !== undefined && !adapter) continue;
       const source = adapter ? { path: e.path, adapter, ...(e.project !== undefined ? { project: e.project } : {}), ...(e.within ? { within: e.within } : {}) } : undefined;
@@ -227,11 +234,19 @@ export class DiscoveryMemo {
     }
     this.emptied = false;
     this.dirty.clear();
+    this.dirtyFolders.clear();
   }
 
   /** What changed since the memo was last kept (or restored), for its store; undefined when nothing did. */
   changes(): DiscoveryChanges | undefined {
-    if (!this.emptied && this.dirty.size === 0) return undefined;
+    if (!this.emptied && this.dirty.size === 0 && this.dirtyFolders.size === 0) return undefined;
+    const folders: StoredFolder[] = [];
+    const foldersGone: string[] = [];
+    for (const dir of this.emptied ? this.folders.keys() : this.dirtyFolders) {
+      const f = this.folders.get(dir);
+      if (f) folders.push({ dir, ino: f.ino, mtimeMs: f.mtimeMs, entries: f.entries.map((e) => `${e.dir ? 'd' : e.file ? 'f' : '-'}${e.name}`) });
+      else foldersGone.push(dir);
+    }
     const entries: StoredDiscovery[] = [];
     const gone: string[] = [];
     for (const file of this.emptied ? this.files.keys() : this.dirty) {
@@ -252,10 +267,11 @@ export class DiscoveryMemo {
         beside: e.beside.map((b) => ({ file: b.file, ...(b.st ? { size: b.st.size, mtimeMs: b.st.mtimeMs } : {}) })),
       });
     }
-    const changes = { key: this.keptKey, replace: this.emptied, entries, gone };
+    const changes = { key: this.keptKey, replace: this.emptied, entries, gone, folders, foldersGone };
     this.restored = changes.key;
     this.emptied = false;
     this.dirty.clear();
+    this.dirtyFolders.clear();
     return changes;
   }
 
@@ -275,13 +291,19 @@ export class DiscoveryMemo {
   /** Keeps a folder's entries, listed at `listedAt` (epoch ms) when its stat before the listing was `st`. */
   list(dir: string, st: Stats, entries: readonly FolderEntry[], listedAt: number): void {
     this.walked.add(dir);
-    if (listedAt - st.mtimeMs >= FOLDER_SETTLED_MS) this.folders.set(dir, { ino: st.ino, mtimeMs: st.mtimeMs, entries });
-    else this.folders.delete(dir);
+    if (listedAt - st.mtimeMs >= FOLDER_SETTLED_MS) {
+      this.folders.set(dir, { ino: st.ino, mtimeMs: st.mtimeMs, entries });
+      this.dirtyFolders.add(dir);
+    } else if (this.folders.delete(dir)) this.dirtyFolders.add(dir);
   }
 
   /** At a discovery's end: the folders it did not walk are forgotten. */
   endWalk(): void {
-    for (const dir of this.folders.keys()) if (!this.walked.has(dir)) this.folders.delete(dir);
+    for (const dir of this.folders.keys()) {
+      if (this.walked.has(dir)) continue;
+      this.folders.delete(dir);
+      this.dirtyFolders.add(dir);
+    }
     this.walked = new Set();
   }
 

@@ -9,7 +9,9 @@ import type { Db } from './db';
  * the adapters in their order, the code's own file); any other key empties the table at the next write.
  *
  * `discovery_memo_for` holds the key of the rows (one row); `discovery_memo` a row per file: `adapter` is the
- * adapter's place in ADAPTERS (NULL: not a source of this discovery), `within` and `beside` JSON.
+ * adapter's place in ADAPTERS (NULL: not a source of this discovery), `within` and `beside` JSON. The folders walked
+ * are kept likewise (`discovery_folders`: each one's entries, by its inode and time when it was listed), so the first
+ * walk of a process lists only the folders changed since (~1,500 listings at 1 GB, one after the other).
  */
 export const DISCOVERY_MEMO_SQL = `
   CREATE TABLE discovery_memo_for (key TEXT NOT NULL);
@@ -22,6 +24,7 @@ export const DISCOVERY_MEMO_SQL = `
     within TEXT,
     beside TEXT
   ) WITHOUT ROWID;
+  CREATE TABLE discovery_folders (dir TEXT PRIMARY KEY, ino INTEGER NOT NULL, mtime_ms REAL NOT NULL, entries TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 /** One file's entry as the store keeps it. */
@@ -37,12 +40,28 @@ export interface StoredDiscovery {
   readonly beside: ReadonlyArray<{ readonly file: string; readonly size?: number; readonly mtimeMs?: number }>;
 }
 
+/** A folder's entries as the store keeps them: each name with its kind's mark before it (`d` folder, `f` file, `-` other). */
+export interface StoredFolder {
+  readonly dir: string;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly entries: readonly string[];
+}
+
+/** What a store kept of a memo. */
+export interface KeptDiscoveries {
+  readonly files: readonly StoredDiscovery[];
+  readonly folders: readonly StoredFolder[];
+}
+
 /** What changed in a memo since it was last kept: `replace`, every row goes first (another key's, or none). */
 export interface DiscoveryChanges {
   readonly key: string;
   readonly replace: boolean;
   readonly entries: readonly StoredDiscovery[];
   readonly gone: readonly string[];
+  readonly folders: readonly StoredFolder[];
+  readonly foldersGone: readonly string[];
 }
 
 interface Row {
@@ -56,10 +75,15 @@ interface Row {
 }
 
 /** The entries kept for `key`; none when the store's are another key's (or there are none). */
-export async function readDiscoveryMemo(db: Db, key: string): Promise<StoredDiscovery[]> {
+export async function readDiscoveryMemo(db: Db, key: string): Promise<KeptDiscoveries> {
   const kept = await db.get<{ key: string }>('SELECT key FROM discovery_memo_for');
-  if (kept?.key !== key) return [];
+  if (kept?.key !== key) return { files: [], folders: [] };
   const rows = await db.all<Row>('SELECT path, size, mtime_ms, adapter, project, within, beside FROM discovery_memo');
+  const folders = await db.all<{ dir: string; ino: number; mtime_ms: number; entries: string }>('SELECT dir, ino, mtime_ms, entries FROM discovery_folders');
+  return { files: readFiles(rows), folders: folders.map((f) => ({ dir: f.dir, ino: f.ino, mtimeMs: f.mtime_ms, entries: JSON.parse(f.entries) as string[] })) };
+}
+
+function readFiles(rows: readonly Row[]): StoredDiscovery[] {
   return rows.map((r) => ({
     path: r.path,
     size: r.size,
@@ -77,11 +101,14 @@ export async function writeDiscoveryMemo(db: Db, changes: DiscoveryChanges): Pro
     const kept = await db.get<{ key: string }>('SELECT key FROM discovery_memo_for');
     if (changes.replace || kept?.key !== changes.key) {
       await db.run('DELETE FROM discovery_memo');
+      await db.run('DELETE FROM discovery_folders');
       await db.run('DELETE FROM discovery_memo_for');
       await db.run('INSERT INTO discovery_memo_for(key) VALUES (?)', [changes.key]);
     }
     if (changes.gone.length > 0) await db.run('DELETE FROM discovery_memo WHERE path IN (SELECT value FROM json_each(?))', [JSON.stringify(changes.gone)]);
-    if (changes.entries.length === 0) return;
+    if (changes.foldersGone.length > 0) await db.run('DELETE FROM discovery_folders WHERE dir IN (SELECT value FROM json_each(?))', [JSON.stringify(changes.foldersGone)]);
+    const folders = changes.folders.map((f) => [f.dir, f.ino, f.mtimeMs, JSON.stringify(f.entries)]);
+    await db.insertRows('INSERT OR REPLACE INTO discovery_folders(dir, ino, mtime_ms, entries)', folders);
     const rows = changes.entries.map((e) => [e.path, e.size, e.mtimeMs, e.adapter ?? null, e.project ?? null, e.within ? JSON.stringify(e.within) : null, e.beside.length > 0 ? JSON.stringify(e.beside) : null]);
     // bound as parameters, not through JSON: a time's fraction comes back exactly as it was
     await db.insertRows('INSERT OR REPLACE INTO discovery_memo(path, size, mtime_ms, adapter, project, within, beside)', rows);

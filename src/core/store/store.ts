@@ -18,7 +18,7 @@ import {
   toSummary,
 } from './rows';
 import { type LostSource, lostSources, writeLedger } from './ledger';
-import { type DiscoveryChanges, readDiscoveryMemo, type StoredDiscovery, writeDiscoveryMemo } from './discoveryMemo';
+import { type DiscoveryChanges, type KeptDiscoveries, readDiscoveryMemo, writeDiscoveryMemo } from './discoveryMemo';
 import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
 import { openForSalvage } from './salvageReader';
@@ -240,7 +240,7 @@ export class Store {
   }
 
   /** What earlier discoveries of `key` found of each file (discoveryMemo.ts); none for another key's. */
-  discoveryMemo(key: string): Promise<StoredDiscovery[]> {
+  discoveryMemo(key: string): Promise<KeptDiscoveries> {
     return readDiscoveryMemo(this.db, key);
   }
 
