@@ -45,6 +45,8 @@ async function writeStoreAt(version: number, file: string): Promise<void> {
       await db.run(`INSERT INTO distilled(exchange_n, core, context, distiller, model, prompt_version, content_hash, tokens, created_at)
         VALUES (1, 'Coupon totals rounded per line', 'quokka rounding rule', 'extractive', NULL, 'offline-1', 'h1', 9, 1)`);
       await db.run(`INSERT INTO distilled_fts(rowid, core, context, files, rooms) VALUES (1, 'Coupon totals rounded per line', 'quokka rounding rule', '', 'Rounding rounding')`);
+      // from version 30 the distilled full-text table is contentless: its writer keeps the facets it indexed beside it
+      if (version >= 30) await db.run(`INSERT INTO distilled_facets(exchange_n, files, rooms) VALUES (1, '', 'Rounding rounding')`);
       await db.run(`INSERT INTO rooms(id, type, key, label, project) VALUES ('r1', 'concept', 'rounding', 'Rounding', '/home/dev/shop')`);
       await db.run(`INSERT INTO exchange_rooms(exchange_n, room_id, relevance) VALUES (1, 'r1', 0.9)`);
       await db.run(`INSERT INTO distill_cache(content_hash, prompt_version, model, result, created_at) VALUES ('h9', 'v1', 'm', '{}', 1)`);
