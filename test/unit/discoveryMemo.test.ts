@@ -272,3 +272,27 @@ test("a process's first walk takes the folders' listings an earlier process kept
   await utimes(folder, later, later);
   assert.deepEqual(await found(), [first, second]);
 });
+
+test("a walk's paths are what path.join makes of the root as it was named (a trailing separator, a `.` in it)", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const joined = async (): Promise<string[]> => {
+    const out: string[] = [];
+    const walkJoin = async (dir: string): Promise<void> => {
+      const { readdir } = await import('node:fs/promises');
+      for (const e of await readdir(dir, { withFileTypes: true })) {
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) await walkJoin(full);
+        else out.push(full);
+      }
+    };
+    await walkJoin(root);
+    return out;
+  };
+  const expected = new Set(await joined());
+  for (const named of [root, `${root}${path.sep}`, `${root}${path.sep}.${path.sep}`, path.join(root, 'claude-code', '..')]) {
+    const found = (await discoverSources(options([named]))).map((s) => s.path);
+    assert.ok(found.length > 40, named);
+    for (const f of found) assert.ok(expected.has(f), `${named}: ${f}`);
+  }
+});

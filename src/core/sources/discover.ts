@@ -542,8 +542,11 @@ async function walk(dir: string, onFile: (file: string) => void, depth: number, 
   const openCodeData = isOpenCodeData(dir, names);
   // an OpenHands conversation's events are read with its state file, not walked as sources
   const conversation = isOpenHandsConversation(names);
+  // what path.join gives for every entry (an entry's name is one segment, never `.` or `..`): the folder's part once
+  // (a join normalizes the whole path: ~3 µs an entry, 13,500 of them at 1 GB)
+  const prefix = path.join(dir, 'x').slice(0, -1);
   for (const e of entries) {
-    const full = path.join(dir, e.name);
+    const full = prefix + e.name;
     if (e.dir) {
       if (SKIP_DIRS.has(e.name) || notOpenCodeSessions(dir, e.name, openCodeData) || isCopilotCliSession(dir) || conversation) continue;
       if ((isKimiSession(names) && e.name !== 'agents') || isJunieSessionDir(path.basename(dir))) continue;
