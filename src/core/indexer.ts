@@ -134,7 +134,7 @@ export async function indexWorkspace(
     const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
     clock.lap('embed');
     await afterWrites(store, report.parsed > 0);
-    await keepDiscoveries(store, memo);
+    if (!options.sources) await keepDiscoveries(store, memo);
     return {
       ...report,
       tokensCounted,
@@ -292,7 +292,8 @@ export async function afterWrites(store: Store, wrote: boolean): Promise<void> {
  */
 async function keepDiscoveries(store: Store, memo: DiscoveryMemo | undefined): Promise<void> {
   const changes = memo?.changes();
-  if (changes) await store.keepDiscoveryMemo(changes);
+  // what is not kept is found again by the next process's discovery: a failed write costs it time, not the run its work
+  if (changes) await store.keepDiscoveryMemo(changes).catch(() => memo!.unkept());
 }
 
 /** Exchanges read per batch of the count stage. */

@@ -296,3 +296,29 @@ test("a walk's paths are what path.join makes of the root as it was named (a tra
     for (const f of found) assert.ok(expected.has(f), `${named}: ${f}`);
   }
 });
+
+test("a run given its sources (a live run) leaves the memo the store kept as it was, even as a process's first", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(path.join(FIXTURES, 'claude-code'), root, { recursive: true });
+  const db = path.join(tempDir(), 's.sqlite');
+  const kept = async (): Promise<number> => {
+    const store = await Store.open(db);
+    try {
+      return (await store.db.all('SELECT path FROM discovery_memo')).length;
+    } finally {
+      await store.close();
+    }
+  };
+  let store = await Store.open(db);
+  const whole = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
+  await store.close();
+  const before = await kept();
+  assert.ok(before > 0);
+  store = await Store.open(db);
+  try {
+    await indexWorkspace(store, { discover: options([root]), segment, distiller: false, sources: whole.discovered!.slice(0, 1) }, undefined, undefined, new DiscoveryMemo());
+  } finally {
+    await store.close();
+  }
+  assert.equal(await kept(), before);
+});

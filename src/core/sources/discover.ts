@@ -237,8 +237,14 @@ export class DiscoveryMemo {
     this.dirtyFolders.clear();
   }
 
+  /** The changes last given were not kept: the next `changes` gives every entry, to replace the store's. */
+  unkept(): void {
+    this.emptied = true;
+  }
+
   /** What changed since the memo was last kept (or restored), for its store; undefined when nothing did. */
   changes(): DiscoveryChanges | undefined {
+    if (!this.keptKey) return undefined; // no discovery yet: nothing to say of the store's
     if (!this.emptied && this.dirty.size === 0 && this.dirtyFolders.size === 0) return undefined;
     const folders: StoredFolder[] = [];
     const foldersGone: string[] = [];
