@@ -107,6 +107,9 @@ export async function indexWorkspace(
   try {
     onProgress({ phase: 'discover', done: 0, total: 0 });
     const unreadable = options.sources ? [] : await unreadableRoots(options.discover.extraRoots);
+    // a process's first whole run takes what an earlier process's discoveries kept in the store
+    const restoring = memo && !options.sources ? memo.restoring(options.discover) : undefined;
+    if (restoring) memo!.restore(restoring, await store.discoveryMemo(restoring));
     const found = options.sources ? { sources: options.sources } : await discover(options.discover, memo);
     const sources = found.sources;
     clock.lap('discover');
@@ -131,6 +134,7 @@ export async function indexWorkspace(
     const embed = options.embed && !token.isCancellationRequested ? await runEmbedStage(store, options.embed, onProgress, token) : {};
     clock.lap('embed');
     await afterWrites(store, report.parsed > 0);
+    if (!options.sources) await keepDiscoveries(store, memo);
     return {
       ...report,
       tokensCounted,
@@ -285,6 +289,16 @@ export async function afterWrites(store: Store, wrote: boolean): Promise<void> {
   if (!wrote) return;
   await store.writeLedger();
   await store.mergeSearchSegments();
+}
+
+/**
+ * What the run's discovery changed in its memo, kept in the store for the next process (a whole run after one
+ * appended exchange: one row), after the later stages like the books: it changes nothing a search finds.
+ */
+async function keepDiscoveries(store: Store, memo: DiscoveryMemo | undefined): Promise<void> {
+  const changes = memo?.changes();
+  // what is not kept is found again by the next process's discovery: a failed write costs it time, not the run its work
+  if (changes) await store.keepDiscoveryMemo(changes).catch(() => memo!.unkept());
 }
 
 /** Exchanges read per batch of the count stage. */

@@ -183,3 +183,142 @@ test("a folder whose time has not changed since a discovery listed it is not lis
   await utimes(folder, recent, recent);
   assert.deepEqual(await found(), [first, second], 'a listing made just after a change is not kept');
 });
+
+test("a process's first whole run takes what an earlier process's discoveries kept in the store: an unchanged file's head is not read again", async () => {
+  const root = tempDir();
+  const file = path.join(root, 'projects', 'p', '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  await mkdir(path.dirname(file), { recursive: true });
+  const time = new Date(Date.UTC(2026, 0, 1));
+  const write = async (cwd: string, at = time): Promise<void> => {
+    await writeFile(file, claudeSession(cwd));
+    await utimes(file, at, at);
+  };
+  const db = path.join(tempDir(), 's.sqlite');
+  // each run a new process's: a new memo, the store opened again
+  const placed = async (discovery: DiscoverOptions): Promise<string[][]> => {
+    const store = await Store.open(db);
+    try {
+      return listed((await indexWorkspace(store, { discover: discovery, segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!);
+    } finally {
+      await store.close();
+    }
+  };
+  await write('/home/dev/alpha');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']]);
+  // rewritten in place to the same size, its time put back: the index itself takes such a file as unchanged
+  await write('/home/dev/omega');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']], "the store's entry: the head was not read");
+  // another discovery (other options) does not take them, and its own replace them
+  const other = { ...options([root]), includeSubagents: false };
+  assert.deepEqual(await placed(other), [[file, 'claude-code', '/home/dev/omega']]);
+  await write('/home/dev/alpha');
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']], 'read: the store kept the other options');
+  // a new time: read again
+  await write('/home/dev/omega', new Date(time.getTime() + 2000));
+  assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/omega']]);
+  // gone: forgotten in the store too
+  await rm(file);
+  assert.deepEqual(await placed(options([root])), []);
+  const store = await Store.open(db);
+  try {
+    assert.deepEqual(await store.db.all('SELECT path FROM discovery_memo'), []);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a discovery from the memo a store kept finds what a fresh one finds, every fixture agent", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const fresh = listed(await discoverSources(options([root])));
+  const db = path.join(tempDir(), 's.sqlite');
+  for (let run = 0; run < 2; run++) {
+    const store = await Store.open(db);
+    try {
+      const report = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
+      assert.deepEqual(listed(report.discovered!), fresh, `run ${run}`);
+      if (run === 1) assert.ok((await store.db.all('SELECT path FROM discovery_memo')).length > 40);
+    } finally {
+      await store.close();
+    }
+  }
+});
+
+test("a process's first walk takes the folders' listings an earlier process kept in the store: an unchanged folder is not listed again", async () => {
+  const root = tempDir();
+  const folder = path.join(root, 'projects', 'p');
+  await mkdir(folder, { recursive: true });
+  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
+  await writeFile(first, claudeSession('/home/dev/alpha'));
+  const old = new Date(Date.UTC(2026, 0, 1));
+  await utimes(folder, old, old);
+  const db = path.join(tempDir(), 's.sqlite');
+  const found = async (): Promise<string[]> => {
+    const store = await Store.open(db);
+    try {
+      return (await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!.map((s) => s.path);
+    } finally {
+      await store.close();
+    }
+  };
+  assert.deepEqual(await found(), [first]);
+  // a session added, the folder's time put back: a new process does not list the folder again
+  await writeFile(second, claudeSession('/home/dev/alpha'));
+  await utimes(folder, old, old);
+  assert.deepEqual(await found(), [first], "the store's listing");
+  // the folder's time moves on: listed again
+  const later = new Date(old.getTime() + 2000);
+  await utimes(folder, later, later);
+  assert.deepEqual(await found(), [first, second]);
+});
+
+test("a walk's paths are what path.join makes of the root as it was named (a trailing separator, a `.` in it)", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(FIXTURES, root, { recursive: true });
+  const joined = async (): Promise<string[]> => {
+    const out: string[] = [];
+    const walkJoin = async (dir: string): Promise<void> => {
+      const { readdir } = await import('node:fs/promises');
+      for (const e of await readdir(dir, { withFileTypes: true })) {
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) await walkJoin(full);
+        else out.push(full);
+      }
+    };
+    await walkJoin(root);
+    return out;
+  };
+  const expected = new Set(await joined());
+  for (const named of [root, `${root}${path.sep}`, `${root}${path.sep}.${path.sep}`, path.join(root, 'claude-code', '..')]) {
+    const found = (await discoverSources(options([named]))).map((s) => s.path);
+    assert.ok(found.length > 40, named);
+    for (const f of found) assert.ok(expected.has(f), `${named}: ${f}`);
+  }
+});
+
+test("a run given its sources (a live run) leaves the memo the store kept as it was, even as a process's first", async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  await cp(path.join(FIXTURES, 'claude-code'), root, { recursive: true });
+  const db = path.join(tempDir(), 's.sqlite');
+  const kept = async (): Promise<number> => {
+    const store = await Store.open(db);
+    try {
+      return (await store.db.all('SELECT path FROM discovery_memo')).length;
+    } finally {
+      await store.close();
+    }
+  };
+  let store = await Store.open(db);
+  const whole = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
+  await store.close();
+  const before = await kept();
+  assert.ok(before > 0);
+  store = await Store.open(db);
+  try {
+    await indexWorkspace(store, { discover: options([root]), segment, distiller: false, sources: whole.discovered!.slice(0, 1) }, undefined, undefined, new DiscoveryMemo());
+  } finally {
+    await store.close();
+  }
+  assert.equal(await kept(), before);
+});

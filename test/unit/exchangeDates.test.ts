@@ -110,6 +110,7 @@ test('a store from before date precision gets its undated exchanges dated by the
     DROP INDEX exchanges_order; DROP INDEX exchanges_place; ALTER TABLE exchanges DROP COLUMN asked;
     DROP TRIGGER distilled_core_ai; DROP TRIGGER distilled_core_ad; DROP TRIGGER distilled_core_au; DROP TABLE distilled_core_fts;
     DROP INDEX rooms_family; DROP INDEX rooms_scope; ALTER TABLE rooms DROP COLUMN family; ALTER TABLE distilled DROP COLUMN terms; ALTER TABLE distilled DROP COLUMN clean;
+    DROP TABLE discovery_memo_for; DROP TABLE discovery_memo; DROP TABLE discovery_folders;
     CREATE INDEX exchanges_conversation ON exchanges(conversation_id, line_start)`);
   await db.close();
   const reopened = await Store.open(file);

@@ -4,6 +4,7 @@ import { rereadCommandSources } from './commandSources';
 import { CONTENTLESS_FTS_SQL } from './contentlessFts';
 import type { Db } from './db';
 import { DISTILLED_CORE_FTS_SQL } from './distilledCoreFts';
+import { DISCOVERY_MEMO_SQL } from './discoveryMemo';
 import { rebuildDistilledFts } from './distilledStore';
 import { buildLexicon, retermCyrillic } from './exchangeFts';
 import { EXCHANGE_HASHES_SQL, hashStoredExchanges } from './exchangeHashes';
@@ -514,6 +515,12 @@ const MIGRATIONS: readonly Migration[] = [
     sql: EXCHANGE_HASHES_SQL,
     run: hashStoredExchanges,
     step: 'Noting what each exchange holds',
+  },
+  {
+    // What discoveries found of each transcript is kept (issue 41, discoveryMemo.ts): a new process's first whole
+    // run reads no head of a file unchanged since.
+    version: 32,
+    sql: DISCOVERY_MEMO_SQL,
   },
 ];
 

@@ -18,6 +18,7 @@ import {
   toSummary,
 } from './rows';
 import { type LostSource, lostSources, writeLedger } from './ledger';
+import { type DiscoveryChanges, type KeptDiscoveries, readDiscoveryMemo, writeDiscoveryMemo } from './discoveryMemo';
 import { checkIntegrity, type IntegrityReport, repairDerived } from './integrity';
 import { salvageRows, type TableSalvage } from './salvage';
 import { openForSalvage } from './salvageReader';
@@ -240,6 +241,16 @@ export class Store {
   /** Records, beside the store, what it holds now: called after an index run's last commit. */
   writeLedger(): Promise<void> {
     return writeLedger(this.db);
+  }
+
+  /** What earlier discoveries of `key` found of each file (discoveryMemo.ts); none for another key's. */
+  discoveryMemo(key: string): Promise<KeptDiscoveries> {
+    return readDiscoveryMemo(this.db, key);
+  }
+
+  /** Keeps what a discovery changed in its memo, for the next process's first whole run. */
+  keepDiscoveryMemo(changes: DiscoveryChanges): Promise<void> {
+    return writeDiscoveryMemo(this.db, changes);
   }
 
   /** After an index run: the verbatim index in one segment again when many have piled up (ftsSegments.ts). */
