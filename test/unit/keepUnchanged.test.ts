@@ -124,6 +124,26 @@ test('every transcript touched (its time changed, its bytes the same): every exc
   assert.deepEqual(await rows(store), before);
 });
 
+test('a rebuild (every source marked stale) writes every exchange again, with what is made of it: the way out when something derived looks wrong', async () => {
+  const root = path.join(tempDir(), 'fixtures');
+  cpSync(path.join(FIXTURES, 'gemini'), path.join(root, 'gemini'), { recursive: true });
+  cpSync(path.join(FIXTURES, 'specstory'), path.join(root, 'specstory'), { recursive: true });
+  const store = path.join(tempDir(), 's.sqlite');
+  const first = await indexed(store, root);
+  assert.ok(first.written >= 3);
+  const before = await rows(store);
+  const memory = await Memory.open(store);
+  try {
+    await memory.markAllSourcesStale();
+  } finally {
+    await memory.close();
+  }
+  const again = await indexed(store, root);
+  assert.deepEqual({ written: again.written, kept: again.kept, distilled: again.distilled }, { written: before.length, kept: 0, distilled: before.length });
+  assert.deepEqual((await rows(store)).map((r) => r.id), before.map((r) => r.id));
+  assert.deepEqual(await seenIn(store), await freshlyIndexed(root), 'the store a fresh index writes');
+});
+
 const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-11-02T10-00-5e1f0a2b.json');
 const SPECSTORY = path.join(FIXTURES, 'specstory', '.specstory', 'history', '2025-10-06_06-24Z-tide-alert-threshold.md');
 

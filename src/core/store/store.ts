@@ -455,10 +455,16 @@ export class Store {
 
   /**
    * Makes the next run re-parse every source whole (a rebuild) WITHOUT deleting anything: exchanges of
-   * transcripts the agent has since deleted stay in the store, which is the point of keeping them.
+   * transcripts the agent has since deleted stay in the store, which is the point of keeping them. The exchanges'
+   * content hashes are forgotten too, so every exchange read again is written again with all that is made of it
+   * (distilled object, rooms, vectors, token count): a rebuild is the way out when something derived looks wrong,
+   * where a touched transcript keeps what it holds (keepUnchanged).
    */
   async markAllSourcesStale(): Promise<void> {
-    await this.db.run(`UPDATE sources SET ${READ_WHOLE_AGAIN}`);
+    await this.db.transaction(async () => {
+      await this.db.run(`UPDATE sources SET ${READ_WHOLE_AGAIN}`);
+      await this.db.run('UPDATE exchanges SET content_hash = NULL WHERE content_hash IS NOT NULL');
+    });
   }
 
   /**
