@@ -399,7 +399,7 @@ export class Memory {
    */
   async compact(): Promise<CompactReport> {
     await this.store.verified;
-    return compactStore(this.store.db);
+    return this.store.unmappedWhile(() => compactStore(this.store.db));
   }
 }
 

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { RecallError } from '../errors';
 import type { Db } from './db';
-import { MMAP_BYTES } from './store';
 
 /**
  * Giving back the pages a store no longer uses (`agent-recall compact`). SQLite keeps the pages freed by deletes and
@@ -40,19 +39,14 @@ export async function pageUse(db: Db): Promise<PageUse> {
  * Rewrites the store without its free pages (VACUUM), then folds the write-ahead log back into the file and empties
  * it (a checkpoint that truncates the log: VACUUM wrote the whole store into it). Rowids are kept: every table the
  * store reads by rowid has an INTEGER PRIMARY KEY, and the rest (rooms) are copied in rowid order. Refused inside a
- * transaction of this connection.
+ * transaction of this connection. Run it unmapped (Store.unmappedWhile): a map keeps every page it touched, and
+ * VACUUM reads them all.
  */
 export async function compactStore(db: Db): Promise<CompactReport> {
   if (db.inTransaction) throw new RecallError('store-locked', 'The store cannot be compacted while this connection has a transaction open.');
   const started = performance.now();
   const before = await pageUse(db);
-  // unmapped: a map keeps every page it touched, and VACUUM reads them all (Store.unmappedWhile)
-  await db.exec('PRAGMA mmap_size = 0');
-  try {
-    await db.exec('VACUUM');
-  } finally {
-    await db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
-  }
+  await db.exec('VACUUM');
   // busy (another process reading an older snapshot) leaves the log as it is: its pages are folded in later
   await db.get('PRAGMA wal_checkpoint(TRUNCATE)');
   const after = await pageUse(db);
