@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexWorkspace } from '../../src/core/indexer';
-import { discover, discoverSources, DiscoveryMemo, type DiscoverOptions } from '../../src/core/sources/discover';
+import { indexWorkspace, type IndexReport } from '../../src/core/indexer';
+import { type DiscoveredSource, discover, discoverSources, DiscoveryMemo, type DiscoverOptions } from '../../src/core/sources/discover';
 import { Store } from '../../src/core/store/store';
 import { FIXTURES, tempDir } from './helpers';
 
@@ -20,6 +20,38 @@ function claudeSession(cwd: string): string {
   return `${record('user', '7d1e0000-0000-4000-8000-000000000001', null, { role: 'user', content: 'Why does the harbour cache lose entries after a restart?' })}\n${record('assistant', '7d1e0000-0000-4000-8000-000000000002', '7d1e0000-0000-4000-8000-000000000001', {
     model: 'claude', id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'It is kept in memory only; write it to disk on shutdown and read it back on start.' }],
   })}\n`;
+}
+
+/** An index run as a new process makes it: the store opened again, a new memo (only what the store kept of earlier ones). */
+async function newProcessRun(db: string, discovery: DiscoverOptions, sources?: readonly DiscoveredSource[]): Promise<IndexReport> {
+  const store = await Store.open(db);
+  try {
+    return await indexWorkspace(store, { discover: discovery, segment, distiller: false, ...(sources ? { sources } : {}) }, undefined, undefined, new DiscoveryMemo());
+  } finally {
+    await store.close();
+  }
+}
+
+/** The files whose discovery a store keeps. */
+async function keptPaths(db: string): Promise<unknown[]> {
+  const store = await Store.open(db);
+  try {
+    return await store.db.all('SELECT path FROM discovery_memo');
+  } finally {
+    await store.close();
+  }
+}
+
+/** A folder of one Claude Code session, untouched since long before it is listed; the path of a second one to come. */
+async function folderOfOneSession(root: string): Promise<{ folder: string; first: string; second: string; old: Date }> {
+  const folder = path.join(root, 'projects', 'p');
+  await mkdir(folder, { recursive: true });
+  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
+  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
+  await writeFile(first, claudeSession('/home/dev/alpha'));
+  const old = new Date(Date.UTC(2026, 0, 1));
+  await utimes(folder, old, old);
+  return { folder, first, second, old };
 }
 
 test('a discovery with a memo finds what a fresh one finds, every fixture agent, twice over', async () => {
@@ -153,14 +185,8 @@ test("a Gemini subagent's chat, a folder deeper, is placed again when its projec
 
 test("a folder whose time has not changed since a discovery listed it is not listed again; one changed since, or listed just after a change, is", async () => {
   const root = tempDir();
-  const folder = path.join(root, 'projects', 'p');
-  await mkdir(folder, { recursive: true });
-  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
-  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
-  await writeFile(first, claudeSession('/home/dev/alpha'));
   // the folder last changed long before it is listed: its listing is kept
-  const old = new Date(Date.UTC(2026, 0, 1));
-  await utimes(folder, old, old);
+  const { folder, first, second, old } = await folderOfOneSession(root);
   const memo = new DiscoveryMemo();
   const found = async (): Promise<string[]> => (await discover(options([root]), memo)).sources.map((s) => s.path);
   assert.deepEqual(await found(), [first]);
@@ -194,15 +220,7 @@ test("a process's first whole run takes what an earlier process's discoveries ke
     await utimes(file, at, at);
   };
   const db = path.join(tempDir(), 's.sqlite');
-  // each run a new process's: a new memo, the store opened again
-  const placed = async (discovery: DiscoverOptions): Promise<string[][]> => {
-    const store = await Store.open(db);
-    try {
-      return listed((await indexWorkspace(store, { discover: discovery, segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!);
-    } finally {
-      await store.close();
-    }
-  };
+  const placed = async (discovery: DiscoverOptions): Promise<string[][]> => listed((await newProcessRun(db, discovery)).discovered!);
   await write('/home/dev/alpha');
   assert.deepEqual(await placed(options([root])), [[file, 'claude-code', '/home/dev/alpha']]);
   // rewritten in place to the same size, its time put back: the index itself takes such a file as unchanged
@@ -219,12 +237,7 @@ test("a process's first whole run takes what an earlier process's discoveries ke
   // gone: forgotten in the store too
   await rm(file);
   assert.deepEqual(await placed(options([root])), []);
-  const store = await Store.open(db);
-  try {
-    assert.deepEqual(await store.db.all('SELECT path FROM discovery_memo'), []);
-  } finally {
-    await store.close();
-  }
+  assert.deepEqual(await keptPaths(db), []);
 });
 
 test("a discovery from the memo a store kept finds what a fresh one finds, every fixture agent", async () => {
@@ -233,35 +246,17 @@ test("a discovery from the memo a store kept finds what a fresh one finds, every
   const fresh = listed(await discoverSources(options([root])));
   const db = path.join(tempDir(), 's.sqlite');
   for (let run = 0; run < 2; run++) {
-    const store = await Store.open(db);
-    try {
-      const report = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
-      assert.deepEqual(listed(report.discovered!), fresh, `run ${run}`);
-      if (run === 1) assert.ok((await store.db.all('SELECT path FROM discovery_memo')).length > 40);
-    } finally {
-      await store.close();
-    }
+    const report = await newProcessRun(db, options([root]));
+    assert.deepEqual(listed(report.discovered!), fresh, `run ${run}`);
+    if (run === 1) assert.ok((await keptPaths(db)).length > 40);
   }
 });
 
 test("a process's first walk takes the folders' listings an earlier process kept in the store: an unchanged folder is not listed again", async () => {
   const root = tempDir();
-  const folder = path.join(root, 'projects', 'p');
-  await mkdir(folder, { recursive: true });
-  const first = path.join(folder, '7d1e0000-0000-4000-8000-000000000000.jsonl');
-  const second = path.join(folder, '7d1e0000-0000-4000-8000-000000000001.jsonl');
-  await writeFile(first, claudeSession('/home/dev/alpha'));
-  const old = new Date(Date.UTC(2026, 0, 1));
-  await utimes(folder, old, old);
+  const { folder, first, second, old } = await folderOfOneSession(root);
   const db = path.join(tempDir(), 's.sqlite');
-  const found = async (): Promise<string[]> => {
-    const store = await Store.open(db);
-    try {
-      return (await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo())).discovered!.map((s) => s.path);
-    } finally {
-      await store.close();
-    }
-  };
+  const found = async (): Promise<string[]> => (await newProcessRun(db, options([root]))).discovered!.map((s) => s.path);
   assert.deepEqual(await found(), [first]);
   // a session added, the folder's time put back: a new process does not list the folder again
   await writeFile(second, claudeSession('/home/dev/alpha'));
@@ -301,24 +296,9 @@ test("a run given its sources (a live run) leaves the memo the store kept as it 
   const root = path.join(tempDir(), 'fixtures');
   await cp(path.join(FIXTURES, 'claude-code'), root, { recursive: true });
   const db = path.join(tempDir(), 's.sqlite');
-  const kept = async (): Promise<number> => {
-    const store = await Store.open(db);
-    try {
-      return (await store.db.all('SELECT path FROM discovery_memo')).length;
-    } finally {
-      await store.close();
-    }
-  };
-  let store = await Store.open(db);
-  const whole = await indexWorkspace(store, { discover: options([root]), segment, distiller: false }, undefined, undefined, new DiscoveryMemo());
-  await store.close();
-  const before = await kept();
+  const whole = await newProcessRun(db, options([root]));
+  const before = (await keptPaths(db)).length;
   assert.ok(before > 0);
-  store = await Store.open(db);
-  try {
-    await indexWorkspace(store, { discover: options([root]), segment, distiller: false, sources: whole.discovered!.slice(0, 1) }, undefined, undefined, new DiscoveryMemo());
-  } finally {
-    await store.close();
-  }
-  assert.equal(await kept(), before);
+  await newProcessRun(db, options([root]), whole.discovered!.slice(0, 1));
+  assert.equal((await keptPaths(db)).length, before);
 });
