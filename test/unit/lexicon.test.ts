@@ -379,6 +379,9 @@ describe('lexicon segments', () => {
       await fx.store.db.run('DELETE FROM lexicon_segments');
       assert.deepEqual(await lexiconProblems(fx.store.db), ['2 exchanges are not in the lexicon (BM25\'s index)']);
       await addToLexicon(fx.store.db, [{ n: 999, doc: termCounts({ prompt: 'ghost', said: 'ghost', tools: '' }) }]);
+      // beyond the store's last exchange (row 2): the lengths' arrays are sized by a walk of the segments, the orphan read
+      const docs = await readLexiconDocs(fx.store.db);
+      assert.deepEqual([docs.count, docs.segmentOf.length, docs.segmentOf[999]! > 0], [1, 1000, true]);
       assert.ok((await lexiconProblems(fx.store.db)).includes('1 lexicon documents have no exchange'));
       const report = await fx.store.check();
       assert.ok(report.problems.some((p) => /not in the lexicon/.test(p)));

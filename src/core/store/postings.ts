@@ -77,9 +77,10 @@ export function lastRowNumber(bytes: Uint8Array): number {
 /**
  * A segment's lengths put by row number: each pair `dead` does not name sets `segmentOf` to `segment` and `lengthOf`
  * to its length (readLexiconDocs, a newer segment read after an older). Returns how many row numbers were placed for
- * the first time and the change to the sum of the lengths. Walked by hand, not through PairWalker or forEachPair: a
- * fresh process reads 250,000 exchanges' lengths before its first search (issue 42), and a call per pair took ~5 ms
- * more CPU there (forEachPair's callback: 26-40 ms against 19-28).
+ * the first time and the change to the sum of the lengths, or undefined as soon as a live row number lies beyond the
+ * arrays (what was placed then is incomplete). Walked by hand, not through PairWalker or forEachPair: a fresh process
+ * reads 250,000 exchanges' lengths before its first search (issue 42), and a call per pair took ~5 ms more CPU there
+ * (forEachPair's callback: 26-40 ms against 19-28).
  */
 export function placeLengths(
   bytes: Uint8Array,
@@ -87,7 +88,7 @@ export function placeLengths(
   segmentOf: Int32Array,
   lengthOf: Uint32Array,
   dead?: (n: number) => boolean,
-): { added: number; lengthChange: number } {
+): { added: number; lengthChange: number } | undefined {
   let added = 0;
   let lengthChange = 0;
   let n = 0;
@@ -96,6 +97,7 @@ export function placeLengths(
     const words = readVarint(bytes, varintEnd);
     i = varintEnd;
     if (dead?.(n)) continue;
+    if (n >= segmentOf.length) return undefined;
     if (segmentOf[n] === 0) added++;
     else lengthChange -= lengthOf[n]!;
     segmentOf[n] = segment;
