@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
+import type { PreparedSource } from '../../src/core/prepareSource';
+import type { SameBytes } from '../../src/core/sourceRead';
+import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { ADAPTERS } from '../../src/core/sources/registry';
 import { Store } from '../../src/core/store/store';
 import { PoolBroken, threadsForCores, WorkerPool } from '../../src/core/workers/pool';
 import type { ParallelOptions } from '../../src/core/workers/runWorkers';
@@ -84,6 +89,45 @@ test('a task that fails in a worker fails alone, with its message', async () => 
       pool.run({ kind: 'prepare', file: path.join(tempDir(), 'gone.jsonl'), adapter: 0, segment }),
       (err: Error) => !(err instanceof PoolBroken) && /ENOENT|no such file/.test(err.message),
     );
+    assert.deepEqual(await pool.run({ kind: 'count', texts: ['still here'] }), [2]);
+  } finally {
+    await pool.close();
+  }
+});
+
+/** A Claude Code session of `exchanges` exchanges, each prompt and answer some 2 KB. */
+function longSession(file: string, exchanges: number): void {
+  const lines: string[] = [];
+  for (let i = 0; i < exchanges; i++) {
+    const base = { sessionId: 's', cwd: '/p', version: '2.1.12', isSidechain: false, userType: 'external' };
+    const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+    const words = `the cache of step ${i} loses entries after a restart `.repeat(40);
+    lines.push(JSON.stringify({ ...base, type: 'user', uuid: `u${i}`, timestamp: at, message: { role: 'user', content: `Why does ${words}?` } }));
+    lines.push(JSON.stringify({ ...base, type: 'assistant', uuid: `a${i}`, timestamp: at, message: { id: `m${i}`, type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: `Because ${words}.` }] } }));
+  }
+  writeFileSync(file, lines.join('\n') + '\n');
+}
+
+test('a thread reads the next source while it prepares one: a quick answer is not held behind a long one, each goes to its own task', async () => {
+  const dir = tempDir();
+  const long = path.join(dir, 'long.jsonl');
+  longSession(long, 1500);
+  const pool = new WorkerPool(1);
+  try {
+    const adapter = ADAPTERS.indexOf(claudeCodeAdapter);
+    const settled: string[] = [];
+    const first = pool.run({ kind: 'prepare', file: long, adapter, segment }).finally(() => settled.push('long'));
+    const second = pool.run({ kind: 'prepare', file: path.join(dir, 'gone.jsonl'), adapter, segment }).finally(() => settled.push('gone'));
+    const [prepared, gone] = await Promise.allSettled([first, second]);
+    // one task at a time, the missing file's was posted only once the long one had been answered
+    assert.deepEqual(settled, ['gone', 'long']);
+    assert.equal(prepared.status, 'fulfilled');
+    const value = (prepared as PromiseFulfilledResult<PreparedSource | 'unchanged' | SameBytes>).value;
+    assert.ok(typeof value === 'object' && 'write' in value);
+    assert.equal(value.write.exchanges.length, 1500);
+    assert.equal(gone.status, 'rejected');
+    assert.match(((gone as PromiseRejectedResult).reason as Error).message, /ENOENT|no such file/);
+    // a task of another kind waits for the thread to be free, then runs
     assert.deepEqual(await pool.run({ kind: 'count', texts: ['still here'] }), [2]);
   } finally {
     await pool.close();

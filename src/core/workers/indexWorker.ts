@@ -5,20 +5,21 @@ import { redactionStamp } from '../redactionCheck';
 import { isSameBytes, readSource } from '../sourceRead';
 import { ADAPTERS } from '../sources/registry';
 import { countTokens } from '../tokens';
-import type { IndexTask, WorkerReply } from './tasks';
+import type { IndexTask, PostedTask, WorkerReply } from './tasks';
 
 /**
- * An index worker thread (pool.ts): one task at a time, answered in order. What it runs is what the indexer runs
+ * An index worker thread (pool.ts): each task answered by its id as it ends (two sources to prepare may be in hand at
+ * once: one read while the other is parsed). What it runs is what the indexer runs
  * on its own thread for a small change: the same read, parse, segment and distill functions, through the
  * adapters of the registry, so a format parses the same wherever it runs.
  */
 const port = parentPort;
 if (!port) throw new Error('indexWorker.ts runs as a worker thread');
 
-port.on('message', (task: IndexTask) => {
+port.on('message', ({ id, task }: PostedTask) => {
   run(task).then(
-    (result) => port.postMessage({ ok: true, result } satisfies WorkerReply),
-    (err: unknown) => port.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+    (result) => port.postMessage({ id, ok: true, result } satisfies WorkerReply),
+    (err: unknown) => port.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
   );
 });
 

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { IndexTask, IndexTaskResult, WorkerReply } from './tasks';
+import type { IndexTask, IndexTaskResult, PostedTask, WorkerReply } from './tasks';
 
 /**
  * The index run's worker threads (indexWorker.ts): parsing, segmenting, token counts and offline distillation
  * run there, beside the run's own thread, and the extension host's event loop stays free. Started on the first task, one
- * task per thread at a time, the rest queued; a thread holds the process open only while it has a task, so a
- * CLI that forgets `close()` still exits.
+ * task per thread at a time (two sources to prepare: PREPARE_DEPTH), the rest queued; a thread holds the process open
+ * only while it has a task, so a CLI that forgets `close()` still exits.
  *
  * A thread that cannot start or dies (a missing script) fails its task and every later one with `PoolBroken`: the
  * caller does that work on its own thread instead, so a run loses nothing to the pool. A thread out of memory
@@ -50,6 +50,13 @@ export function workerScript(): string {
   return path.join(__dirname, 'indexWorker.js');
 }
 
+/**
+ * Sources a thread holds to prepare at once: it reads the next while it parses one. A prepare task starts with a
+ * chain of file system round trips (open, stat, reads, close) on libuv's threads, and its answer goes back through
+ * the run's thread before the pool gives out the next: with one task at a time the worker waited through both.
+ */
+const PREPARE_DEPTH = 2;
+
 interface Queued {
   readonly task: IndexTask;
   readonly resolve: (value: unknown) => void;
@@ -58,7 +65,8 @@ interface Queued {
 
 interface Thread {
   readonly worker: Worker;
-  busy: Queued | undefined;
+  /** Its tasks, by the id each was posted with (answers may come out of order). */
+  readonly busy: Map<number, Queued>;
 }
 
 export class WorkerPool {
@@ -66,6 +74,7 @@ export class WorkerPool {
   private readonly queue: Queued[] = [];
   private broken: PoolBroken | undefined;
   private closed = false;
+  private nextId = 0;
 
   constructor(
     readonly size = defaultThreads(),
@@ -92,13 +101,15 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0 && !this.broken) {
-      let thread = this.threads.find((t) => !t.busy);
+      let thread = this.threads.find((t) => t.busy.size === 0);
       if (!thread && this.threads.length < this.size) thread = this.start();
+      if (!thread && this.queue[0]!.task.kind === 'prepare') thread = this.threads.find(takesAnotherSource);
       if (!thread) return;
       const next = this.queue.shift()!;
-      thread.busy = next;
+      const id = this.nextId++;
+      thread.busy.set(id, next);
       thread.worker.ref();
-      thread.worker.postMessage(next.task);
+      thread.worker.postMessage({ id, task: next.task } satisfies PostedTask);
     }
   }
 
@@ -116,7 +127,7 @@ export class WorkerPool {
       this.failAll(new PoolBroken(`an index worker did not start (${(err as Error).message})`));
       return undefined;
     }
-    const thread: Thread = { worker, busy: undefined };
+    const thread: Thread = { worker, busy: new Map() };
     worker.on('message', (reply: WorkerReply) => this.onReply(thread, reply));
     worker.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') this.outOfMemory(thread);
@@ -131,9 +142,9 @@ export class WorkerPool {
   }
 
   private onReply(thread: Thread, reply: WorkerReply): void {
-    const task = thread.busy;
-    thread.busy = undefined;
-    thread.worker.unref();
+    const task = thread.busy.get(reply.id);
+    thread.busy.delete(reply.id);
+    if (thread.busy.size === 0) thread.worker.unref();
     if (task) {
       if (reply.ok) task.resolve(reply.result);
       else task.reject(new Error(reply.error));
@@ -147,8 +158,9 @@ export class WorkerPool {
    */
   private outOfMemory(thread: Thread): void {
     this.threads.splice(this.threads.indexOf(thread), 1);
-    thread.busy?.reject(new PoolBroken(`a task needed more than an index worker's ${this.oldGenerationMb} MB`));
-    thread.busy = undefined;
+    // (a source it was reading beside the one that needed more fails with it: the caller prepares both itself)
+    for (const task of thread.busy.values()) task.reject(new PoolBroken(`a task needed more than an index worker's ${this.oldGenerationMb} MB`));
+    thread.busy.clear();
     this.dispatch();
   }
 
@@ -156,9 +168,16 @@ export class WorkerPool {
     if (!this.broken && !this.closed) for (const t of this.threads) void t.worker.terminate(); // what they still do is lost anyway
     this.broken ??= err;
     for (const t of this.threads) {
-      t.busy?.reject(err);
-      t.busy = undefined;
+      for (const task of t.busy.values()) task.reject(err);
+      t.busy.clear();
     }
     for (const q of this.queue.splice(0)) q.reject(err);
   }
+}
+
+/** Whether a thread preparing sources takes one more (a thread on another kind of task takes none). */
+function takesAnotherSource(thread: Thread): boolean {
+  if (thread.busy.size >= PREPARE_DEPTH) return false;
+  for (const q of thread.busy.values()) if (q.task.kind !== 'prepare') return false;
+  return true;
 }

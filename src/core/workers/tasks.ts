@@ -64,4 +64,10 @@ export type IndexTaskResult<T extends IndexTask> = T extends PrepareTask
         ? string[]
         : never;
 
-export type WorkerReply = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string };
+/** A task as the pool posts it: with an id its answer names (a thread may hold two sources to prepare at once). */
+export interface PostedTask {
+  readonly id: number;
+  readonly task: IndexTask;
+}
+
+export type WorkerReply = { readonly id: number } & ({ readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: string });
