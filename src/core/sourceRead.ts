@@ -90,7 +90,7 @@ export function isSameBytes(read: object | string): read is SameBytes {
  * Reads what changed in one source through one handle, held only while reading; the hashes come from the
  * bytes read when those cover the hashed range.
  */
-export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SameBytes | SourceRead> {
+export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string, within?: readonly string[]): Promise<'unchanged' | SameBytes | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
@@ -115,6 +115,10 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
       read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
     }
     const { chunk } = read;
+    // a log touched, not grown: the lines from its resume point as they were (the rest checked as a grown log's is)
+    if (resumed && !sideNames && !resumed.lastError && resumed.fileHash !== undefined && st.size === resumed.size && chunk.endOffset === resumed.parsedOffset && chunk.heldBackPartial === resumed.pendingPartial && linesHash(resumed.resumeOffset, chunk.lines, { project, within }) === resumed.fileHash) {
+      return { sameBytes: { path: file, size: st.size, mtimeMs: Math.floor(st.mtimeMs), fileHash: resumed.fileHash } };
+    }
     const hash = async (start: number, length: number): Promise<string> => {
       const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
       return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
@@ -134,6 +138,30 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A log's `SourceState.fileHash` (a document's is the hash of all its bytes): the hash of the lines from its resume
+ * point as its parse took them, each with its number, offset and length in bytes, then its text (what an adapter
+ * reads of a line: a line past the read's bounds has its long strings shortened or no text). A log whose size did not
+ * change is read again from its resume point, as a touched log always was; lines that hash the same give the
+ * parse what it had, so it is not parsed (`sameBytes`). Before the resume point, the log is checked as a grown one is
+ * before it is read from there (its head and the bytes before its stored end, canResume), nothing more.
+ */
+/** Where discovery placed a source (its project found beside it, the folders its sessions must lie in). */
+export interface Placement {
+  readonly project?: string | undefined;
+  readonly within?: readonly string[] | undefined;
+}
+
+export function linesHash(from: number, lines: readonly SourceLine[], placed: Placement): string {
+  // where discovery placed the log goes with its lines: a log placed anew is parsed from its resume point, as before
+  const h = createHash('sha256').update(`${JSON.stringify([from, placed.project ?? null, placed.within ?? null])}\n`);
+  for (const line of lines) {
+    if (line.offset < from) continue;
+    h.update(`${line.line} ${line.offset} ${line.bytes} ${line.oversized ? 1 : 0} ${line.text.length}\n`).update(line.text);
+  }
+  return h.digest('hex').slice(0, 32);
 }
 
 /** How long a JSON document caught half-written is given to be finished before it is read again (once). */
