@@ -149,6 +149,12 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
   }
 }
 
+/** Where discovery placed a source (its project found beside it, the folders its sessions must lie in). */
+export interface Placement {
+  readonly project?: string | undefined;
+  readonly within?: readonly string[] | undefined;
+}
+
 /**
  * A log's `SourceState.fileHash` (a document's is the hash of all its bytes): the hash of the lines from its resume
  * point as its parse took them, each with its number, offset and length in bytes, then its text (what an adapter
@@ -157,12 +163,6 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
  * parse what it had, so it is not parsed (`sameBytes`). Before the resume point, the log is checked as a grown one is
  * before it is read from there (its head and the bytes before its stored end, canResume), nothing more.
  */
-/** Where discovery placed a source (its project found beside it, the folders its sessions must lie in). */
-export interface Placement {
-  readonly project?: string | undefined;
-  readonly within?: readonly string[] | undefined;
-}
-
 export function linesHash(from: number, lines: readonly SourceLine[], placed: Placement): string {
   // where discovery placed the log goes with its lines: a log placed anew is parsed from its resume point, as before
   const h = createHash('sha256').update(`${JSON.stringify([from, placed.project ?? null, placed.within ?? null])}\n`);
