@@ -5,7 +5,7 @@ import { keepReplay } from './replays';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { SourceAdapter } from './sources/adapter';
 import { insideAny } from './sources/paths';
-import type { SourceRead } from './sourceRead';
+import { linesHash, type SourceRead } from './sourceRead';
 import type { ConversationRecord, CountedText, ParseWrite, WrittenExchange } from './store/store';
 import type { RecordGroups, SourceState } from './store/rows';
 
@@ -97,13 +97,18 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
     ...(parsed.idsBefore ? { seenIds: parsed.idsBefore(resumeAt.offset) } : {}),
     pendingPartial: chunk.heldBackPartial,
     ...(read.groups ? { recordGroups: withConversations(read.groups.entries, records) } : {}),
-    ...(read.fileHash !== undefined ? { fileHash: read.fileHash } : {}),
+    ...(read.fileHash !== undefined ? { fileHash: read.fileHash } : resumes(adapter, read) ? { fileHash: linesHash(resumeAt.offset, chunk.lines, { project, within }) } : {}),
   };
   const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
   return {
     write: { state, full, fromOffset, fromLine, conversations: records, exchanges, counted, dropped, skipped, ...replaced },
     bytes: chunk.endOffset - fromOffset,
   };
+}
+
+/** A log read from its resume point next time (sourceRead.ts canResume): its lines from there are hashed (linesHash). */
+function resumes(adapter: SourceAdapter, read: SourceRead): boolean {
+  return adapter.lineFormat === 'jsonl' && !adapter.replaysLog && !adapter.readRecords && read.side === undefined && read.groups === undefined;
 }
 
 /** A database's conversations, each naming the conversation row it wrote (a group's id is its session id). */

@@ -4,7 +4,7 @@ import { type FileHandle, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { takeReplay } from './replays';
 import { sideFileNames, shortenStringsPast, type SourceAdapter } from './sources/adapter';
-import { type LineChunk, openTranscript, parsesAsJson, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
+import { type LineChunk, openTranscript, parsesAsJson, READ_PIECE_BYTES, readLines, readSideFile, recordLines, type SourceLine } from './sources/lines';
 import { databaseState } from './sources/walDatabase';
 import type { RecordGroup, RecordGroups, SourceState } from './store/rows';
 
@@ -21,8 +21,9 @@ export type SourceChange = { readonly changed: false } | { readonly changed: tru
 
 /**
  * The cheap first look of an index run, stats only (nothing opened or read): whether a source changed since its
- * stored state, by the test readSource makes, and about how many bytes reading it takes (from its resume point
- * when it can only have grown). readSource looks again: a source that changes in between is read. `seen`: the
+ * stored state, by the test readSource makes, and about how many bytes parsing it takes (from its resume point
+ * when it can only have grown; none when it is at its stored size with its hash stored, most likely touched: the run's
+ * threads are started for parsing, not for hashing). readSource looks again: a source that changes in between is read. `seen`: the
  * file's size and time as this run's discovery just saw them (not asked again).
  */
 export async function sourceChange(file: string, prev: SourceState | undefined, adapter: SourceAdapter, seen?: Pick<Stats, 'size' | 'mtimeMs'>): Promise<SourceChange> {
@@ -35,6 +36,8 @@ export async function sourceChange(file: string, prev: SourceState | undefined, 
     const sideNames = sideFileNames(adapter, file);
     const st = sideNames ? await withSideFiles(file, fileSt, sideNames) : fileSt;
     if (isUnchanged(prev, st)) return { changed: false };
+    // at its stored size with a hash of what was read (a touch, most likely): its read is a hash, nothing to parse
+    if (prev && !prev.lastError && prev.fileHash !== undefined && prev.size === st.size) return { changed: true, bytes: 0 };
     const appended = adapter.lineFormat === 'jsonl' && !adapter.replaysLog && prev && !prev.lastError && fileSt.size >= prev.parsedOffset;
     return { changed: true, bytes: appended ? fileSt.size - prev.resumeOffset : fileSt.size };
   } catch {
@@ -90,7 +93,7 @@ export function isSameBytes(read: object | string): read is SameBytes {
  * Reads what changed in one source through one handle, held only while reading; the hashes come from the
  * bytes read when those cover the hashed range.
  */
-export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string): Promise<'unchanged' | SameBytes | SourceRead> {
+export async function readSource(file: string, prev: SourceState | undefined, adapter: SourceAdapter, project?: string, within?: readonly string[]): Promise<'unchanged' | SameBytes | SourceRead> {
   if (adapter.readRecords) return readRecordSource(file, prev, adapter);
   const { handle, st: firstSt } = await openTranscript(file);
   try {
@@ -101,6 +104,12 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
     // a conversation whose project was found beside it only since (Junie's index line written after its first events) is
     // read whole again, so its earlier exchanges are tied to that project too
     const projectFound = project !== undefined && prev?.resumeMeta !== undefined && prev.resumeMeta.project === undefined;
+    const whole = !sideNames && adapter.lineFormat !== 'jsonl' && !adapter.replaysLog;
+    // a whole document at its stored size: its bytes hashed first, not split into lines, which the same bytes do not need
+    if (whole && prev?.fileHash !== undefined && !prev.lastError && !projectFound && prev.agent === adapter.agent && prev.size === fileSt.size && prev.parsedOffset === fileSt.size) {
+      const fileHash = await hashWhole(handle, fileSt.size);
+      if (fileHash === prev.fileHash) return { sameBytes: { path: file, size: fileSt.size, mtimeMs: Math.floor(fileSt.mtimeMs), fileHash } };
+    }
     const resumed = prev && !projectFound && (await canResume(handle, fileSt.size, prev, adapter)) ? prev : undefined;
     const replay = prev && !resumed ? await grownLogReplay(file, handle, fileSt.size, prev, adapter) : undefined;
     const fromOffset = resumed?.resumeOffset ?? (replay ? prev!.parsedOffset : 0);
@@ -115,12 +124,16 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
       read = await readLines(handle, fromOffset, fileSt.size, fromLine, options);
     }
     const { chunk } = read;
+    // a log touched, not grown: the lines from its resume point as they were (the rest checked as a grown log's is)
+    if (resumed && !sideNames && !resumed.lastError && resumed.fileHash !== undefined && st.size === resumed.size && chunk.endOffset === resumed.parsedOffset && chunk.heldBackPartial === resumed.pendingPartial && linesHash(resumed.resumeOffset, chunk.lines, { project, within }) === resumed.fileHash) {
+      return { sameBytes: { path: file, size: st.size, mtimeMs: Math.floor(st.mtimeMs), fileHash: resumed.fileHash } };
+    }
     const hash = async (start: number, length: number): Promise<string> => {
       const bytes = length > 0 ? read.bytesAt(start, length) : undefined;
       return bytes ? hashBytes(bytes) : hashRange(handle, start, length);
     };
     // a whole document (not a log: those resume) is known by all its bytes: read again the same, it is not parsed
-    const fileHash = !sideNames && adapter.lineFormat !== 'jsonl' && !adapter.replaysLog && fromOffset === 0 ? await hash(0, chunk.endOffset) : undefined;
+    const fileHash = whole && fromOffset === 0 ? await hash(0, chunk.endOffset) : undefined;
     if (fileHash !== undefined && prev && !prev.lastError && !projectFound && prev.agent === adapter.agent && prev.fileHash === fileHash && prev.size === st.size && prev.parsedOffset === chunk.endOffset) {
       return { sameBytes: { path: file, size: st.size, mtimeMs: Math.floor(st.mtimeMs), fileHash } };
     }
@@ -134,6 +147,30 @@ export async function readSource(file: string, prev: SourceState | undefined, ad
   } finally {
     await handle.close();
   }
+}
+
+/** Where discovery placed a source (its project found beside it, the folders its sessions must lie in). */
+export interface Placement {
+  readonly project?: string | undefined;
+  readonly within?: readonly string[] | undefined;
+}
+
+/**
+ * A log's `SourceState.fileHash` (a document's is the hash of all its bytes): the hash of the lines from its resume
+ * point as its parse took them, each with its number, offset and length in bytes, then its text (what an adapter
+ * reads of a line: a line past the read's bounds has its long strings shortened or no text). A log whose size did not
+ * change is read again from its resume point, as a touched log always was; lines that hash the same give the
+ * parse what it had, so it is not parsed (`sameBytes`). Before the resume point, the log is checked as a grown one is
+ * before it is read from there (its head and the bytes before its stored end, canResume), nothing more.
+ */
+export function linesHash(from: number, lines: readonly SourceLine[], placed: Placement): string {
+  // where discovery placed the log goes with its lines: a log placed anew is parsed from its resume point, as before
+  const h = createHash('sha256').update(`${JSON.stringify([from, placed.project ?? null, placed.within ?? null])}\n`);
+  for (const line of lines) {
+    if (line.offset < from) continue;
+    h.update(`${line.line} ${line.offset} ${line.bytes} ${line.oversized ? 1 : 0} ${line.text.length}\n`).update(line.text);
+  }
+  return h.digest('hex').slice(0, 32);
 }
 
 /** How long a JSON document caught half-written is given to be finished before it is read again (once). */
@@ -284,6 +321,19 @@ async function hashRange(handle: FileHandle, start: number, length: number): Pro
   const buf = Buffer.alloc(length);
   const { bytesRead } = await handle.read(buf, 0, length, start);
   return hashBytes(buf.subarray(0, bytesRead));
+}
+
+/** A file's first `size` bytes hashed as hashBytes hashes them in one piece, read a bounded piece at a time. */
+async function hashWhole(handle: FileHandle, size: number): Promise<string> {
+  const h = createHash('sha256');
+  const buf = Buffer.allocUnsafe(Math.min(size, READ_PIECE_BYTES));
+  for (let pos = 0; pos < size; ) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - pos), pos);
+    if (bytesRead === 0) break;
+    h.update(buf.subarray(0, bytesRead));
+    pos += bytesRead;
+  }
+  return h.digest('hex').slice(0, 32);
 }
 
 function hashBytes(bytes: Buffer): string {

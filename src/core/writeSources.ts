@@ -195,7 +195,7 @@ async function produce(src: DiscoveredSource, prev: SourceState | undefined, seg
       if (!(err instanceof PoolBroken)) throw err;
     }
   }
-  read ??= await readSource(src.path, prev, src.adapter, src.project);
+  read ??= await readSource(src.path, prev, src.adapter, src.project, src.within);
   if (read === 'unchanged' || isSameBytes(read)) return read;
   return prepareSource(src.path, src.adapter, segment, read, { project: src.project, within: src.within });
 }

@@ -5,12 +5,13 @@
 // from /usr/bin/time) and how many exchanges were written, distilled, counted and embedded again.
 //
 //   node test/bench/rereadRun.mjs --corpus DIR --a CLI_A --store-a A.sqlite --b CLI_B --store-b B.sqlite
-//        [--case touch|gemini|specstory] [--file F] [--runs 3] [--work DIR]
+//        [--case touch|gemini|specstory|append] [--file F] [--runs 3] [--work DIR]
 //
 // touch: every file of the corpus gets a new time, its bytes the same (a sync tool, a restore, a checkout).
 // gemini: one turn (a prompt and a reply) added to a Gemini CLI session document, rewritten whole as the CLI
 // writes it (JSON, two-space indent); specstory: one turn appended to a SpecStory export. --file: the document (by
-// default the corpus's largest of that kind). The corpus is changed in place (the document is put back after).
+// default the corpus's largest of that kind); append: one turn appended to a Claude Code log (a live session: the log
+// grew, read from its resume point). The corpus is changed in place (the document is put back after).
 // The stores must be of the same corpus (a fresh `index --root DIR --embed-model built-in` by each build).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -34,7 +35,12 @@ const files = (dir) => readdirSync(dir).flatMap((name) => {
   return statSync(full).isDirectory() ? files(full) : [full];
 });
 const largest = (test) => files(corpus).filter(test).sort((x, y) => statSync(y).size - statSync(x).size)[0];
-const file = kind === 'touch' ? undefined : resolve(opt('file', largest(kind === 'gemini' ? (f) => /\/session-[^/]*\.json$/.test(f) : (f) => /\.specstory\/history\/.*\.md$/.test(f))));
+const kinds = {
+  gemini: (f) => /\/session-[^/]*\.json$/.test(f),
+  specstory: (f) => /\.specstory\/history\/.*\.md$/.test(f),
+  append: (f) => /\/claude-code[^/]*\/.*\.jsonl$/.test(f) && !f.includes('/subagents/'),
+};
+const file = kind === 'touch' ? undefined : resolve(opt('file', largest(kinds[kind])));
 const original = file ? readFileSync(file) : undefined;
 
 function change() {
@@ -54,6 +60,14 @@ function change() {
     );
     doc.lastUpdated = stamp;
     writeFileSync(file, JSON.stringify(doc, null, 2));
+  } else if (kind === 'append') {
+    const last = original.toString('utf8').trimEnd().split('\n').map((l) => { try { return JSON.parse(l); } catch { return {}; } }).findLast((r) => r.sessionId);
+    const base = { sessionId: last.sessionId, cwd: last.cwd, version: last.version, gitBranch: last.gitBranch, userType: 'external', isSidechain: false };
+    const id = `bench-${Date.now()}`;
+    writeFileSync(file, Buffer.concat([original, Buffer.from(
+      `${JSON.stringify({ ...base, type: 'user', parentUuid: last.uuid ?? null, uuid: `${id}-u`, timestamp: stamp, message: { role: 'user', content: 'Check the boot entry once more and tell me which kernel options it passes now.' } })}\n` +
+      `${JSON.stringify({ ...base, type: 'assistant', parentUuid: `${id}-u`, uuid: `${id}-a`, timestamp: stamp, message: { id: `${id}-m`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'The entry passes `quiet splash rw` and the root UUID; the fallback entry adds `nomodeset`. Nothing else changed since the last edit, so the next boot uses the new options.' }] } })}\n`,
+    )]));
   } else {
     writeFileSync(file, `${original.toString('utf8').trimEnd()}\n\n---\n\n_**User (${stamp.slice(0, 16).replace('T', ' ')}Z)**_\n\nCheck the undo layers once more and tell me whether the error is gone after the last change.\n\n---\n\n_**Agent (model claude-sonnet-4, mode Agent)**_\n\nThe undo of a layer now restores its pixels and its place in the stack; the error no longer shows when two layers are undone in a row.\n\n---\n`);
   }

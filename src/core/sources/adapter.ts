@@ -128,13 +128,19 @@ export interface SourceAdapter {
    * Gemini's `.project_root` or sha256 of the project root): the project, from those records. Tried when
    * the head names none; `workspaceRoots` are the candidates a hash is checked against.
    */
-  locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined>;
+  locateProject?(file: string, head: readonly SourceLine[], workspaceRoots: readonly string[], reading?: (file: string) => void): Promise<string | undefined>;
   /**
    * Every file `locateProject` reads besides the transcript, when they are known from its path (Gemini's
    * `.project_root`): a discovery keeps its answer for the next one while the transcript and these keep their size
    * and time (or stay absent). Without it the project is looked for again at every discovery.
    */
   locatesFrom?(file: string): readonly string[];
+  /**
+   * `locateProject` calls `reading` before each file it reads besides the transcript, those named inside others too
+   * (Copilot's `workspace.json`, and the `.code-workspace` file it names): a discovery keeps its answer while the
+   * transcript and these keep their size and time (or stay absent), as with `locatesFrom`.
+   */
+  readonly namesWhatLocates?: true;
   /**
    * The file is of a form that records no project at all (Copilot Chat's "Chat: Export Chat…"): found in a
    * folder the user named for this workspace, it is this workspace's. Every other session counts only where

@@ -44,6 +44,7 @@ export const copilotAdapter: SourceAdapter = {
   },
   probeProject: () => undefined,
   locateProject,
+  namesWhatLocates: true,
   // an export, saved anywhere: not in a chatSessions folder, whose workspace.json names the project
   recordsNoProject: (file) => !SESSIONS_DIR_RE.test(file),
   parse: (input) => {
@@ -63,6 +64,7 @@ export const copilotLogAdapter: SourceAdapter = {
   sniff: (head) => /^\{"kind":0,"v":\{/.test(head[0]?.text ?? '') && (head[0]?.text ?? '').includes('"requests"'),
   probeProject: () => undefined,
   locateProject,
+  namesWhatLocates: true,
   parse: (input) => {
     const replay = replayMutationLog(input.lines, input.replay as ReplayedSession | undefined);
     const skips = new SkipCounter();
@@ -72,16 +74,18 @@ export const copilotLogAdapter: SourceAdapter = {
 };
 
 /** The folder (or first workspace folder) named by the `workspace.json` of the session's storage folder. */
-async function locateProject(file: string, _head: readonly SourceLine[], workspaceRoots: readonly string[]): Promise<string | undefined> {
-  return workspaceFolderOf(path.dirname(path.dirname(file)), workspaceRoots);
+async function locateProject(file: string, _head: readonly SourceLine[], workspaceRoots: readonly string[], reading?: (file: string) => void): Promise<string | undefined> {
+  return workspaceFolderOf(path.dirname(path.dirname(file)), workspaceRoots, reading);
 }
 
 /**
  * The folder a workspace's storage folder (`workspaceStorage/<id>/`) belongs to, from its `workspace.json`: the folder,
  * or for a multi-root workspace the first of its folders inside `workspaceRoots` (else its first).
  */
-export async function workspaceFolderOf(storage: string, workspaceRoots: readonly string[]): Promise<string | undefined> {
-  const text = await readSideFile(path.join(storage, 'workspace.json')).catch(() => undefined);
+export async function workspaceFolderOf(storage: string, workspaceRoots: readonly string[], reading?: (file: string) => void): Promise<string | undefined> {
+  const named = path.join(storage, 'workspace.json');
+  reading?.(named);
+  const text = await readSideFile(named).catch(() => undefined);
   const ws = text ? obj(safeJson(text)) : undefined;
   const folder = str(ws?.['folder']);
   if (folder) return uriToPath(folder);
@@ -90,6 +94,7 @@ export async function workspaceFolderOf(storage: string, workspaceRoots: readonl
   const configPath = uriToPath(workspaceFile);
   if (!configPath) return undefined;
   // a multi-root workspace: its folders, relative to the .code-workspace file
+  reading?.(configPath);
   const config = obj(safeJson(await readSideFile(configPath).catch(() => '')));
   const folders = arr(config?.['folders'])
     .map((f) => str(obj(f)?.['path']) ?? (str(obj(f)?.['uri']) && uriToPath(str(obj(f)?.['uri'])!)))

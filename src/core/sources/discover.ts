@@ -482,15 +482,17 @@ export async function discover(options: DiscoverOptions, memo?: DiscoveryMemo): 
     const probed = adapter.probeProject(head);
     // the files a project is located by, as they are before it reads them (a change after shows at the next discovery)
     const locating = probed === undefined && adapter.locateProject;
-    const beside = locating && adapter.locatesFrom ? adapter.locatesFrom(file).map((f) => ({ file: f, st: besideStat(f) })) : [];
+    const beside: Array<MemoEntry['beside'][number]> = locating && adapter.locatesFrom ? adapter.locatesFrom(file).map((f) => ({ file: f, st: besideStat(f) })) : [];
+    // and those it names as it reads them (a file named inside another), each stat'ed before it is read
+    const reading = locating && adapter.namesWhatLocates ? (f: string): void => void beside.push({ file: f, st: besideStat(f) }) : undefined;
     const recorded =
       probed ??
-      (await adapter.locateProject?.(file, head, options.workspaceRoots).catch(() => undefined)) ??
+      (await adapter.locateProject?.(file, head, options.workspaceRoots, reading).catch(() => undefined)) ??
       listedProject.get(file);
     // what the file and the files it names decided alone: no other file was asked (a preferred copy, a project found
     // by files not known from its path, a registry)
     const own =
-      !preferred && !adapter.holdsSessions && claimed?.lineFormat !== 'sqlite' && !listedProject.has(file) && (!locating || adapter.locatesFrom !== undefined);
+      !preferred && !adapter.holdsSessions && claimed?.lineFormat !== 'sqlite' && !listedProject.has(file) && (!locating || adapter.locatesFrom !== undefined || adapter.namesWhatLocates === true);
     // one rule for every agent: a session counts where its records place it; only a file of a form that records
     // no project (a chat export), in a folder the user named for this workspace, is this workspace's
     const project = recorded ?? (named && adapter.recordsNoProject?.(file) ? options.workspaceRoots[0] : undefined);

@@ -28,7 +28,7 @@ async function run(task: IndexTask): Promise<unknown> {
     case 'prepare': {
       const adapter = ADAPTERS[task.adapter];
       if (!adapter) throw new Error(`no adapter ${task.adapter}`);
-      const read = task.read ?? (await readSource(task.file, task.prev, adapter, task.project));
+      const read = task.read ?? (await readSource(task.file, task.prev, adapter, task.project, task.within));
       if (read === 'unchanged' || isSameBytes(read)) return read;
       return prepareSource(task.file, adapter, task.segment, read, { project: task.project, within: task.within, keepReplay: false });
     }
