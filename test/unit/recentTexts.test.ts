@@ -147,28 +147,3 @@ test('a searcher asked to redact cuts the snippet from the redacted text, first 
     await fx.store.close();
   }
 });
-
-test("a text's lower-cased form is kept apart from the texts, within its own bound, until the store changes", () => {
-  const recent = new RecentTexts(20, 12); // texts: two of 1 + 9 characters; lowered texts: 12 characters
-  recent.keep(1, text('One......'));
-  recent.keep(2, text('Two......'));
-  let made = 0;
-  const make = (s: string) => () => (made++, s.toLowerCase());
-  assert.equal(recent.lowered(3, 'Three....'), undefined, 'none for a text not kept');
-  assert.equal(recent.lowered(1, 'Changed..'), undefined, 'nor for another text than the one kept');
-  assert.equal(recent.lowered(1, 'One......')!.of(false, make('One......')), 'one......');
-  assert.equal(recent.lowered(1, 'One......')!.of(false, make('One......')), 'one......');
-  assert.equal(made, 1, 'made once, then kept');
-  assert.ok(recent.text(1) && recent.text(2), "kept apart: the texts' bound is not spent on it");
-  recent.lowered(1, 'One......')!.of(true, make('One......'));
-  assert.equal(made, 2, 'made again for Cyrillic words (`ё` as `е`): another form, which replaces the first');
-  recent.lowered(2, 'Two......')!.of(false, make('Two......'));
-  recent.lowered(2, 'Two......')!.of(false, make('Two......'));
-  assert.equal(made, 3);
-  recent.lowered(1, 'One......')!.of(true, make('One......'));
-  assert.equal(made, 4, 'the least recently used went when the bound was passed (9 + 9 > 12)');
-  recent.storeChanged();
-  recent.keep(1, text('One......'));
-  recent.lowered(1, 'One......')!.of(true, make('One......'));
-  assert.equal(made, 5, 'nothing kept after a change of the store');
-});

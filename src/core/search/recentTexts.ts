@@ -2,7 +2,6 @@ import { REDACTION_VERSION, redact } from '../distill/redact';
 import type { ExchangeText } from '../store/hitRows';
 import { FoundPlaces } from './foundPlaces';
 import { type ProximityText, proximityForm } from './proximity';
-import type { KeptLower } from './snippet';
 
 /**
  * The most characters kept, texts and their proximity forms together: at most ~40 MB (two bytes a character),
@@ -11,13 +10,6 @@ import type { KeptLower } from './snippet';
  * made most of them again (docs/search-log.md, sixteenth pass).
  */
 export const MAX_RECENT_CHARS = 20_000_000;
-/**
- * The most characters of lower-cased texts kept (snippet.ts's, for the words of a later snippet of the same text),
- * apart from MAX_RECENT_CHARS: counted against it, they pushed texts out of it at 50,000 exchanges, and a query
- * asked again read them again (docs/search-log.md, twenty-seventh pass). At most ~12 MB; the hits of the 81 dev and
- * agents' queries on the corpus are ~3 M characters.
- */
-export const MAX_LOWERED_CHARS = 6_000_000;
 /** A text longer than this is read again when asked for: it would push out dozens of others. */
 const MAX_TEXT_CHARS = 200_000;
 /** What one number of a text's found places (FoundPlaces) counts for against MAX_RECENT_CHARS: eight bytes. */
@@ -41,20 +33,11 @@ interface Recent {
  */
 export class RecentTexts {
   private readonly recent = new Map<number, Recent>();
-  /**
-   * Lower-cased texts (snippet.ts; `cyrillic`: `ё` as `е`), by row number, the least recently used first; their
-   * characters. Of the text kept for the exchange when made: an exchange's text is the same until the store changes.
-   */
-  private readonly lowers = new Map<number, { cyrillic: boolean; lower: string }>();
-  private lowerChars = 0;
   /** The exchanges whose verbatim text holds no secret (redacting it changes nothing), kept until the store changes. */
   private readonly clean = new Set<number>();
   private chars = 0;
 
-  constructor(
-    private readonly maxChars = MAX_RECENT_CHARS,
-    private readonly maxLowerChars = MAX_LOWERED_CHARS,
-  ) {}
+  constructor(private readonly maxChars = MAX_RECENT_CHARS) {}
 
   /** The text of exchange `n`, if kept. */
   text(n: number): ExchangeText | undefined {
@@ -90,36 +73,6 @@ export class RecentTexts {
   }
 
   /**
-   * Exchange `n`'s text `verbatim` lower-cased as its snippets look in it: kept (the most recently used, apart), or
-   * made and kept; undefined when the text itself is not kept (a lowered text is of the text kept for its exchange).
-   */
-  lowered(n: number, verbatim: string): KeptLower | undefined {
-    if (this.recent.get(n)?.text.verbatim !== verbatim) return undefined;
-    return {
-      of: (cyrillic, make) => {
-        const kept = this.lowers.get(n);
-        if (kept) {
-          this.lowers.delete(n);
-          if (kept.cyrillic === cyrillic) {
-            this.lowers.set(n, kept);
-            return kept.lower;
-          }
-          this.lowerChars -= kept.lower.length;
-        }
-        const lower = make();
-        this.lowers.set(n, { cyrillic, lower });
-        this.lowerChars += lower.length;
-        for (const [m, old] of this.lowers) {
-          if (this.lowerChars <= this.maxLowerChars) break;
-          this.lowers.delete(m);
-          this.lowerChars -= old.lower.length;
-        }
-        return lower;
-      },
-    };
-  }
-
-  /**
    * Exchange `n`'s text with its secrets redacted: the text itself when it was found to hold none when distilled
    * (by these rules: `clean`), else made now, or kept from before. Redacting runs some forty patterns over the
    * whole text (~0.7 ms for a hit's, most of an MCP search's time), for a snippet.
@@ -149,8 +102,6 @@ export class RecentTexts {
     this.recent.clear();
     this.clean.clear();
     this.chars = 0;
-    this.lowers.clear();
-    this.lowerChars = 0;
   }
 
   /** Places for entry `recent` of `n`, counted against the budget while it is kept. */

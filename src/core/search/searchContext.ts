@@ -129,7 +129,7 @@ export class SearchContext {
   /** The snippet of exchange `n` (of verbatim text `verbatim`) for this search, made once. */
   snippetOf(n: number, verbatim: string): Snippet {
     let snippet = this.snippets.get(n);
-    if (!snippet) this.snippets.set(n, (snippet = makeSnippet(verbatim, this.ask.terms, undefined, this.recent.snippetPlaces(n, verbatim), this.recent.lowered(n, verbatim))));
+    if (!snippet) this.snippets.set(n, (snippet = makeSnippet(verbatim, this.ask.terms, undefined, this.recent.snippetPlaces(n, verbatim))));
     return snippet;
   }
 }

@@ -25,10 +25,10 @@ export interface Snippet {
  * porter.ts). No match: the start of the text, unmarked. `places`: the words found in `verbatim` by earlier
  * snippets of it, and where this one finds more.
  */
-export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces, lowered?: KeptLower): Snippet {
+export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces): Snippet {
   const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places, lowered);
+  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places);
   const found = new Set(matches.map((m) => m.term));
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
   const window = densestWindow(matches, maxChars);
@@ -82,14 +82,6 @@ function withoutMarkup(s: string): string {
     .replace(/```[\w+-]*|\*\*|__/g, ' ');
 }
 
-/**
- * A text's lower-cased form as findMatches looks for words in it (`cyrillic`: with `ё` as `е`), kept from an earlier
- * snippet of the same text (RecentTexts), else made now by `make` (and kept).
- */
-export interface KeptLower {
-  of(cyrillic: boolean, make: () => string): string;
-}
-
 interface Match {
   readonly start: number;
   readonly end: number;
@@ -135,7 +127,7 @@ function wantedOf(queryTerm: string): Wanted {
  * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
  * one found are not looked for (whether the text holds any). `places`: the words' places in `text` found before.
  */
-function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces, lowered?: KeptLower): Match[] {
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Match[] {
   // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
   const out: Match[] = [];
   if (wanted.length === 0) return out;
@@ -143,7 +135,7 @@ function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOn
   const cyrillic = wanted.some((w) => w.stemOf === cyrillicStem);
   const byStart = new Map<number, { end: number; rank: number }>();
   for (const [rank, w] of wanted.entries()) {
-    const find = () => wordPlaces(text, (lower ??= lowered ? lowered.of(cyrillic, () => lowerCased(text, cyrillic)) : lowerCased(text, cyrillic)), w, max);
+    const find = () => wordPlaces(text, (lower ??= lowerCased(text, cyrillic)), w, max);
     // a word's key names its start and porter stem: the same key finds the same places
     const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
     for (let p = 0; p < found.length; p += 2) {
