@@ -62,6 +62,9 @@ export function prepareCl100k(): Promise<Cl100k> {
         }
         await slice.yieldIfDue();
       }
+    } catch (err) {
+      making = undefined; // a step that threw: the next call starts again
+      throw err;
     } finally {
       preparing = undefined;
     }

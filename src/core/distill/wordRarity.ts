@@ -220,6 +220,9 @@ export function prepareEnglishRarity(): Promise<WordRarity> {
         }
         await slice.yieldIfDue();
       }
+    } catch (err) {
+      making = undefined; // a step that threw: the next call starts again
+      throw err;
     } finally {
       preparing = undefined;
     }
