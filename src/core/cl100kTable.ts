@@ -1,4 +1,5 @@
 import { rangeHash } from './rangeHash';
+import { TimeSlice } from './timeSlice';
 
 /**
  * js-tiktoken's table as one string of every token's bytes (one latin1 char a byte) and an open-addressing hash
@@ -20,8 +21,64 @@ let table: Cl100k | undefined;
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
+/** What `prepareCl100k` has not made yet of the table, at once (50-80 ms of CPU, cold, when nothing was made ahead). */
 export function cl100k(): Cl100k {
   if (!table) {
+    const steps = making ?? tableSteps();
+    making = undefined;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) {
+        table = step.value;
+        break;
+      }
+    }
+  }
+  return table;
+}
+
+/** The table being made by `prepareCl100k`, step by step. */
+let making: Generator<void, Cl100k> | undefined;
+let preparing: Promise<Cl100k> | undefined;
+
+/**
+ * The table made ahead, a step at a time with a turn of the event loop given back every few milliseconds, so that a
+ * process's first token count on the extension host's thread (an appended exchange's, in the distill stage) does not
+ * hold it while the table is made; `cl100k` asked meanwhile makes the rest at once. The same table.
+ */
+export function prepareCl100k(): Promise<Cl100k> {
+  if (table) return Promise.resolve(table);
+  preparing ??= (async () => {
+    try {
+      const steps = (making ??= tableSteps());
+      const slice = new TimeSlice(8);
+      for (;;) {
+        if (table) return table; // cl100k made the rest
+        const step = steps.next();
+        if (step.done) {
+          table = step.value;
+          making = undefined;
+          return table;
+        }
+        await slice.yieldIfDue();
+      }
+    } catch (err) {
+      making = undefined; // a step that threw: the next call starts again
+      throw err;
+    } finally {
+      preparing = undefined;
+    }
+  })();
+  return preparing;
+}
+
+/** Characters of the package's base64 a step of `tableSteps` reads (~1.1 MB in all), and tokens it places. */
+const CHARS_A_STEP = 1 << 16;
+const TOKENS_A_STEP = 16_384;
+
+/** The table, a step at a time. */
+function* tableSteps(): Generator<void, Cl100k> {
+  {
     // js-tiktoken's table (ships in the package: works offline): lines of `<prefix> <first rank> <base64 token>...`
     const source = require('js-tiktoken/ranks/cl100k_base') as { bpe_ranks: string };
     const text = source.bpe_ranks;
@@ -35,7 +92,9 @@ export function cl100k(): Cl100k {
     let rank = 0;
     let bits = 0;
     let held = 0;
+    yield;
     for (let i = 0; i <= text.length; i++) {
+      if ((i & (CHARS_A_STEP - 1)) === CHARS_A_STEP - 1) yield;
       const c = i < text.length ? text.charCodeAt(i) : 10;
       if (c === 32 || c === 10) {
         if (field >= 2) ranks.push(rank++);
@@ -63,10 +122,10 @@ export function cl100k(): Cl100k {
       let slot = rangeHash(bytes, starts[t]!, starts[t + 1]!) & (size - 1);
       while (slots[slot] !== 0) slot = (slot + 1) & (size - 1);
       slots[slot] = t + 1;
+      if ((t + 1) % TOKENS_A_STEP === 0) yield;
     }
-    table = { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots };
+    return { bytes, starts: Int32Array.from(starts), ranks: Int32Array.from(ranks), slots };
   }
-  return table;
 }
 
 /** The layout's version; then the counts of tokens, bytes and slots; then starts, ranks, slots (int32) and the bytes. */

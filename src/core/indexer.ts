@@ -16,6 +16,7 @@ import { discover, type DiscoveredSource, type DiscoveryMemo, type DiscoverOptio
 import { countPendingDistillation, LLM_BACKLOG, pendingDistillation } from './store/distilledStore';
 import type { Store } from './store/store';
 import { countTokens } from './tokens';
+import { prepareCl100k } from './cl100kTable';
 import { inBatches } from './workers/batches';
 import { type ParallelOptions, RunWorkers } from './workers/runWorkers';
 import { type SourcesPass, writeSources } from './writeSources';
@@ -316,6 +317,8 @@ export async function countPendingTokens(
 ): Promise<number> {
   const total = await store.countWithoutTokens();
   if (total === 0) return 0;
+  // the counter's table, made a few milliseconds at a time when this is the process's first count (see prepareCl100k)
+  await prepareCl100k();
   return inBatches<{ n: number; id: string; verbatim: string }, number>(
     {
       next: (afterN) => store.exchangesWithoutTokens(COUNT_BATCH, afterN),

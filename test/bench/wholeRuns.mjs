@@ -4,9 +4,13 @@
 // Claude Code session of its own folder, then one more. Prints one JSON line per run: when the new exchange was
 // searchable (the first progress past the parse stage), the run's elapsed and CPU time (all threads), its stages,
 // the event loop's longest gap and the longest this thread ran in one (Linux: /proc schedstat, as indexRun.mjs
-// --thread-cpu). Copy the store first: the runs write to it (and a newer build migrates it).
+// --thread-cpu), and each gap in which this thread ran 30 ms or more (`holds`: [ms it ran, the gap's wall ms, the
+// stage]). The build's out/ reads the word lists and the tokenizer's table from its dist/vendor/ copies, as the
+// extension's bundle does (lib.mjs asBundle). Copy the store first: the runs write to it (and a newer build migrates
+// it).
 //
 //   node test/bench/wholeRuns.mjs --build DIR --db STORE --corpus DIR --app DIR [--profile FILE.cpuprofile]
+//     [--profile-first FILE.cpuprofile] [--first-only]
 //
 // --app: the session's folder, indexed with the corpus. The first time it does not exist it is made with one
 // exchange, so index the store with it (a run of this script on an empty store does: its first run is the whole
@@ -17,12 +21,14 @@ import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { asBundle } from './lib.mjs';
 
 const { values } = parseArgs({
-  options: { build: { type: 'string' }, db: { type: 'string' }, corpus: { type: 'string' }, app: { type: 'string' }, profile: { type: 'string' } },
+  options: { build: { type: 'string' }, db: { type: 'string' }, corpus: { type: 'string' }, app: { type: 'string' }, profile: { type: 'string' }, 'profile-first': { type: 'string' }, 'first-only': { type: 'boolean' } },
 });
 const require = createRequire(import.meta.url);
 const build = resolve(values.build);
+asBundle(build);
 const { Memory } = require(join(build, 'out/src/core/memory.js'));
 const { openEmbedder } = require(join(build, 'out/src/core/embed/openEmbedder.js'));
 const appRoot = resolve(values.app);
@@ -60,7 +66,7 @@ let last = performance.now();
 let lastRan = threadMs();
 let watching = false;
 let phase = '';
-let gaps = { longestMs: 0, over50: 0, longestRanMs: 0, ranIn: '' };
+let gaps = { longestMs: 0, over50: 0, longestRanMs: 0, ranIn: '', holds: [] };
 const ticker = setInterval(() => {
   const now = performance.now();
   const t = threadMs();
@@ -68,6 +74,7 @@ const ticker = setInterval(() => {
     gaps.longestMs = Math.max(gaps.longestMs, Math.round(now - last));
     if (now - last > 50) gaps.over50++;
     if (t - lastRan > gaps.longestRanMs) gaps = { ...gaps, longestRanMs: Math.round(t - lastRan), ranIn: phase };
+    if (t - lastRan >= 30) gaps.holds.push([Math.round(t - lastRan), Math.round(now - last), phase]);
   }
   last = now;
   lastRan = t;
@@ -81,7 +88,8 @@ const run = async (label, word, profile) => {
     await prof.post('Profiler.enable');
     await prof.post('Profiler.start');
   }
-  gaps = { longestMs: 0, over50: 0, longestRanMs: 0, ranIn: '' };
+  gaps = { longestMs: 0, over50: 0, longestRanMs: 0, ranIn: '', holds: [] };
+  phase = 'discover';
   watching = true;
   last = performance.now();
   const t0 = performance.now();
@@ -105,9 +113,11 @@ const run = async (label, word, profile) => {
     sources: r.sources, parsed: r.parsed, found, stages, gaps,
   }));
 };
-await run('whole, nothing changed');
-await run('whole, one appended', 'quokkaberry', values.profile);
-await run('whole, one more appended', 'marmosetplum');
+await run('whole, nothing changed', undefined, values['profile-first']);
+if (!values['first-only']) {
+  await run('whole, one appended', 'quokkaberry', values.profile);
+  await run('whole, one more appended', 'marmosetplum');
+}
 clearInterval(ticker);
 await embedder.dispose();
 await store.close();

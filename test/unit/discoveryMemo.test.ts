@@ -302,3 +302,35 @@ test("a run given its sources (a live run) leaves the memo the store kept as it 
   await newProcessRun(db, options([root]), whole.discovered!.slice(0, 1));
   assert.equal((await keptPaths(db)).length, before);
 });
+
+test("a kept memo larger than a page is read back whole, in its keys' order, and no statement of the read gives more than a page of rows", async () => {
+  const db = path.join(tempDir(), 'pages.sqlite');
+  const store = await Store.open(db);
+  try {
+    const files = Array.from({ length: 2_500 }, (_, i) => ({
+      path: `/h/r${i % 7}/projects/p${i}/s${i}.jsonl`,
+      size: 1_000 + i,
+      mtimeMs: 1_767_225_600_000.25 + i,
+      ...(i % 3 === 0 ? {} : { adapter: i % 5 }),
+      ...(i % 4 === 0 ? { project: `/home/dev/p${i}` } : {}),
+      ...(i % 6 === 0 ? { within: [`/h/r${i % 7}`] } : {}),
+      beside: i % 8 === 0 ? [{ file: `/h/r${i % 7}/projects/p${i}/.project_root`, size: 12, mtimeMs: 1_767_225_600_000.5 }] : [],
+    }));
+    const folders = Array.from({ length: 1_200 }, (_, i) => ({ dir: `/h/r${i % 7}/projects/p${i}`, ino: 10_000 + i, mtimeMs: 1_767_225_600_000 + i, entries: [`fs${i}.jsonl`, 'd.sub'] }));
+    await store.keepDiscoveryMemo({ key: 'k', replace: true, entries: files, gone: [], folders, foldersGone: [] });
+    const counts: number[] = [];
+    const all = store.db.all.bind(store.db);
+    store.db.all = async <T>(sql: string, params?: Parameters<typeof all>[1]): Promise<T[]> => {
+      const rows = await all<T>(sql, params);
+      counts.push(rows.length);
+      return rows;
+    };
+    const kept = await store.discoveryMemo('k');
+    const byKey = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+    assert.deepEqual(kept.files, [...files].sort(byKey((f) => f.path)));
+    assert.deepEqual(kept.folders, [...folders].sort(byKey((f) => f.dir)));
+    assert.ok(Math.max(...counts) <= 1_000, `rows a statement: ${counts.join(', ')}`);
+  } finally {
+    await store.close();
+  }
+});

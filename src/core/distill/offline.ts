@@ -6,7 +6,8 @@ import { proposeRooms } from './offlineRooms';
 import { searchTerms } from './searchTerms';
 import { exchangeWords } from './exchangeWords';
 import { fitTokens, wordTokens } from './tokenFit';
-import { englishRarity, type WordRarity, words } from './wordRarity';
+import { prepareEnglishRarity, type WordRarity, words } from './wordRarity';
+import { prepareCl100k } from '../cl100kTable';
 import { isStopWord } from './stopWords';
 import type { DistilledExchange } from './types';
 import { type VerbatimPart, splitVerbatim } from './verbatimParts';
@@ -43,7 +44,9 @@ export class OfflineDistiller implements Distiller {
   readonly remote = false;
 
   async distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
-    const stats = englishRarity();
+    // a process's first distillation makes the word ranks and the token counter's table (~200 ms of CPU at once,
+    // cold): made a few milliseconds at a time, so the extension host's thread is not held (no cost once made)
+    const [stats] = await Promise.all([prepareEnglishRarity(), prepareCl100k()]);
     const out: DistillOutcome[] = [];
     for (const input of batch) {
       if (token.isCancellationRequested) break;

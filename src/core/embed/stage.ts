@@ -65,6 +65,9 @@ export async function embedStore(
     const total = await pendingCount(db, layer);
     let done = 0;
     onProgress({ phase: 'embed', layer, done, total });
+    // what the first embedding of a process makes (the built-in model's word table: 45-80 ms at once, 63 ms of the
+    // extension host's thread in an appended whole run at 1 GB) made first a slice at a time; nothing once made
+    if (total > 0) await embedder.prepare?.();
     while (!token.isCancellationRequested) {
       if (layer === 'verbatim') {
         const batch = await pendingVerbatim(db, Math.max(1, Math.floor(batchSize / 4)));

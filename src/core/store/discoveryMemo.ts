@@ -78,13 +78,35 @@ interface Row {
 export async function readDiscoveryMemo(db: Db, key: string): Promise<KeptDiscoveries> {
   const kept = await db.get<{ key: string }>('SELECT key FROM discovery_memo_for');
   if (kept?.key !== key) return { files: [], folders: [] };
-  const rows = await db.all<Row>('SELECT path, size, mtime_ms, adapter, project, within, beside FROM discovery_memo');
-  const folders = await db.all<{ dir: string; ino: number; mtime_ms: number; entries: string }>('SELECT dir, ino, mtime_ms, entries FROM discovery_folders');
-  return { files: readFiles(rows), folders: folders.map((f) => ({ dir: f.dir, ino: f.ino, mtimeMs: f.mtime_ms, entries: JSON.parse(f.entries) as string[] })) };
+  const files: StoredDiscovery[] = [];
+  for (let after = ''; ; ) {
+    const rows = await db.all<Row>('SELECT path, size, mtime_ms, adapter, project, within, beside FROM discovery_memo WHERE path > ? ORDER BY path LIMIT ?', [after, MEMO_PAGE]);
+    for (const r of rows) files.push(readFile(r));
+    if (rows.length < MEMO_PAGE) break;
+    after = rows[rows.length - 1]!.path;
+  }
+  const folders: StoredFolder[] = [];
+  for (let after = ''; ; ) {
+    const rows = await db.all<{ dir: string; ino: number; mtime_ms: number; entries: string }>(
+      'SELECT dir, ino, mtime_ms, entries FROM discovery_folders WHERE dir > ? ORDER BY dir LIMIT ?',
+      [after, MEMO_PAGE],
+    );
+    for (const f of rows) folders.push({ dir: f.dir, ino: f.ino, mtimeMs: f.mtime_ms, entries: JSON.parse(f.entries) as string[] });
+    if (rows.length < MEMO_PAGE) break;
+    after = rows[rows.length - 1]!.dir;
+  }
+  return { files, folders };
 }
 
-function readFiles(rows: readonly Row[]): StoredDiscovery[] {
-  return rows.map((r) => ({
+/**
+ * Rows of the memo a statement reads (each table in its key's order, as a whole scan reads it): the driver makes a
+ * statement's rows in one JavaScript task, and the 7,848 files and 1,497 folders of a 1 GB history, with their JSON,
+ * held the extension host's thread 59-72 ms at a process's first whole run as one statement each.
+ */
+const MEMO_PAGE = 1_000;
+
+function readFile(r: Row): StoredDiscovery {
+  return {
     path: r.path,
     size: r.size,
     mtimeMs: r.mtime_ms,
@@ -92,7 +114,7 @@ function readFiles(rows: readonly Row[]): StoredDiscovery[] {
     ...(r.project !== null ? { project: r.project } : {}),
     ...(r.within !== null ? { within: JSON.parse(r.within) as string[] } : {}),
     beside: r.beside !== null ? (JSON.parse(r.beside) as StoredDiscovery['beside']) : [],
-  }));
+  };
 }
 
 /** Writes a memo's changes, in one transaction (a key other than the store's replaces every row). */

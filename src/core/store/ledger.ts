@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { AgentKind } from '../model';
 import type { Db } from './db';
 
@@ -47,16 +47,50 @@ async function currentEntries(db: Db): Promise<LedgerEntry[]> {
  * values, which the store never goes below unless it lost writes.
  */
 export async function writeLedger(db: Db): Promise<void> {
-  const entries = await db.snapshot(() => currentEntries(db));
   const file = ledgerFile(db.file);
   const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await writeFile(tmp, JSON.stringify({ version: 1, sources: entries }));
+    const out = await open(tmp, 'w');
+    try {
+      // the text JSON.stringify({ version: 1, sources }) makes, a page of sources at a time (see LEDGER_PAGE)
+      await db.snapshot(async () => {
+        await out.write('{"version":1,"sources":[');
+        for (let after = '', first = true; ; first = false) {
+          const page = await ledgerPage(db, after);
+          if (page.length > 0) await out.write(`${first ? '' : ','}${page.map((e) => JSON.stringify(e)).join(',')}`);
+          if (page.length < LEDGER_PAGE) break;
+          after = page[page.length - 1]!.path;
+        }
+        await out.write(']}');
+      });
+    } finally {
+      await out.close();
+    }
     await rename(tmp, file);
   } catch {
     // the ledger only detects losses: a store without one (read-only folder, full disk) works as before
     await unlink(tmp).catch(() => undefined);
   }
+}
+
+/**
+ * Sources a statement of `writeLedger` reads: the driver makes a statement's rows in one JavaScript task, and the
+ * 12,096 sources of a 1 GB history with their 2.4 MB of JSON held the extension host's thread ~35 ms (a CPU profile) after
+ * each whole run that wrote.
+ */
+const LEDGER_PAGE = 2_000;
+
+/**
+ * The entries of `currentEntries` after the path `after`, LEDGER_PAGE of them: the sources in the order of their paths'
+ * index, each one's exchanges counted in `exchanges_source` (the join and GROUP BY of `currentEntries`, limited, read and
+ * sorted every source again for each page: 23-38 ms of SQLite's CPU a page at 1 GB, against 13-16 ms this way).
+ */
+function ledgerPage(db: Db, after: string): Promise<LedgerEntry[]> {
+  return db.all<LedgerEntry>(
+    `SELECT s.path, s.agent, coalesce(s.indexed_at, 0) AS indexedAt, (SELECT count(*) FROM exchanges e WHERE e.source_id = s.id) AS exchanges
+     FROM sources s WHERE s.path > ? ORDER BY s.path LIMIT ?`,
+    [after, LEDGER_PAGE],
+  );
 }
 
 /** The sources whose recorded writes the store no longer holds; empty without a ledger. */
