@@ -1,5 +1,5 @@
 import { rangeHash } from './rangeHash';
-import { TimeSlice } from './timeSlice';
+import { MadeInSteps } from './timeSlice';
 
 /**
  * js-tiktoken's table as one string of every token's bytes (one latin1 char a byte) and an open-addressing hash
@@ -17,59 +17,23 @@ export interface Cl100k {
   readonly slots: Int32Array;
 }
 
-let table: Cl100k | undefined;
-
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** What `prepareCl100k` has not made yet of the table, at once (50-80 ms of CPU, cold, when nothing was made ahead). */
+/**
+ * The table, made a step at a time ahead (`prepareCl100k`) so that a process's first token count on the extension
+ * host's thread (an appended exchange's, in the distill stage) does not hold it while the table is made, or at once
+ * by `cl100k` (what is not made yet: 50-80 ms of CPU, cold, when nothing was made ahead). The same table.
+ */
+const table = new MadeInSteps(tableSteps);
+
+/** The table (what `prepareCl100k` has not made yet of it, made at once). */
 export function cl100k(): Cl100k {
-  if (!table) {
-    const steps = making ?? tableSteps();
-    making = undefined;
-    for (;;) {
-      const step = steps.next();
-      if (step.done) {
-        table = step.value;
-        break;
-      }
-    }
-  }
-  return table;
+  return table.now();
 }
 
-/** The table being made by `prepareCl100k`, step by step. */
-let making: Generator<void, Cl100k> | undefined;
-let preparing: Promise<Cl100k> | undefined;
-
-/**
- * The table made ahead, a step at a time with a turn of the event loop given back every few milliseconds, so that a
- * process's first token count on the extension host's thread (an appended exchange's, in the distill stage) does not
- * hold it while the table is made; `cl100k` asked meanwhile makes the rest at once. The same table.
- */
+/** The table made ahead, a few milliseconds at a time. */
 export function prepareCl100k(): Promise<Cl100k> {
-  if (table) return Promise.resolve(table);
-  preparing ??= (async () => {
-    try {
-      const steps = (making ??= tableSteps());
-      const slice = new TimeSlice(8);
-      for (;;) {
-        if (table) return table; // cl100k made the rest
-        const step = steps.next();
-        if (step.done) {
-          table = step.value;
-          making = undefined;
-          return table;
-        }
-        await slice.yieldIfDue();
-      }
-    } catch (err) {
-      making = undefined; // a step that threw: the next call starts again
-      throw err;
-    } finally {
-      preparing = undefined;
-    }
-  })();
-  return preparing;
+  return table.ahead();
 }
 
 /** Characters of the package's base64 a step of `tableSteps` reads (~1.1 MB in all), and tokens it places. */
@@ -152,7 +116,7 @@ export function cl100kTableBytes(): Uint8Array {
  * answer. Entries that are wrong but whole could come only from a bug in the writer, not from the disk.
  */
 export function adoptCl100kTable(kept: Uint8Array): boolean {
-  if (table || kept.length < HEAD * 4) return false;
+  if (table.made || kept.length < HEAD * 4) return false;
   const buffer = kept.buffer.slice(kept.byteOffset, kept.byteOffset + kept.length); // int32 views need alignment
   const [format, tokens, byteCount, slotCount] = new Int32Array(buffer, 0, HEAD) as unknown as [number, number, number, number];
   const intCount = HEAD + tokens + 1 + tokens + slotCount;
@@ -161,6 +125,5 @@ export function adoptCl100kTable(kept: Uint8Array): boolean {
   const ranks = new Int32Array(buffer, (HEAD + tokens + 1) * 4, tokens);
   const slots = new Int32Array(buffer, (HEAD + 2 * tokens + 1) * 4, slotCount);
   if (starts[0] !== 0 || starts[tokens] !== byteCount) return false;
-  table = { bytes: Buffer.from(buffer, intCount * 4, byteCount).toString('latin1'), starts, ranks, slots };
-  return true;
+  return table.give({ bytes: Buffer.from(buffer, intCount * 4, byteCount).toString('latin1'), starts, ranks, slots });
 }

@@ -24,3 +24,77 @@ export class TimeSlice {
     this.started = performance.now();
   }
 }
+
+/**
+ * A value made by a generator's steps, once a process: ahead (`ahead`), a step at a time with the event loop given
+ * back every `ms`, so a first use on the extension host's thread does not hold it while the value is made; or at once
+ * when it is needed before that is done (`now`: what the steps have not made yet). The same value either way.
+ */
+export class MadeInSteps<T> {
+  private value: T | undefined;
+  private steps: Generator<void, T> | undefined;
+  private preparing: Promise<T> | undefined;
+
+  constructor(
+    private readonly make: () => Generator<void, T>,
+    private readonly ms = 8,
+  ) {}
+
+  /** The value if it is made (or given), else undefined. */
+  get made(): T | undefined {
+    return this.value;
+  }
+
+  /** The value, what is left of it made at once. */
+  now(): T {
+    if (this.value === undefined) {
+      const steps = this.steps ?? this.make();
+      this.steps = undefined;
+      this.value = stepsAtOnce(steps);
+    }
+    return this.value;
+  }
+
+  /** The value, made a step at a time with turns of the event loop between (`now` asked meanwhile makes the rest). */
+  ahead(): Promise<T> {
+    if (this.value !== undefined) return Promise.resolve(this.value);
+    this.preparing ??= (async () => {
+      try {
+        const steps = (this.steps ??= this.make());
+        const slice = new TimeSlice(this.ms);
+        for (;;) {
+          if (this.value !== undefined) return this.value; // `now` made the rest, or it was given
+          const step = steps.next();
+          if (step.done) {
+            this.value = step.value;
+            this.steps = undefined;
+            return step.value;
+          }
+          await slice.yieldIfDue();
+        }
+      } catch (err) {
+        this.steps = undefined; // a step that threw: the next call starts again
+        throw err;
+      } finally {
+        this.preparing = undefined;
+      }
+    })();
+    return this.preparing;
+  }
+
+  /** Takes a value made elsewhere (kept from an earlier process) unless one is made already; whether it took it. */
+  give(value: T): boolean {
+    if (this.value !== undefined) return false;
+    this.value = value;
+    this.steps = undefined;
+    return true;
+  }
+}
+
+/** A generator's value, its steps run at once. */
+export function stepsAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}

@@ -1,6 +1,6 @@
 import { classOf, LETTER, NUMBER, width } from '../charClass';
 import { detached } from '../memo';
-import { TimeSlice } from '../timeSlice';
+import { MadeInSteps, stepsAtOnce } from '../timeSlice';
 
 /**
  * How rare a word is in the language, for the offline distiller's ranking (sentences, details, concept
@@ -79,7 +79,7 @@ export class WordRarity {
     /** The generic words and the largest IDF, made ahead (englishSteps); made here when not given. */
     made?: GenericWords,
   ) {
-    const { generic, maxIdf } = made ?? finish(genericWords(ranks, otherGeneric));
+    const { generic, maxIdf } = made ?? stepsAtOnce(genericWords(ranks, otherGeneric));
     this.generic = generic;
     this.maxIdf = maxIdf;
   }
@@ -173,61 +173,22 @@ function* genericWords(ranks: ReadonlyMap<string, number>, otherGeneric: Readonl
   return { generic, maxIdf: most };
 }
 
-/** A generator's value, its steps run at once. */
-function finish<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-let english: WordRarity | undefined;
-/** The English tables being made by `prepareEnglishRarity`, step by step. */
-let making: Generator<void, WordRarity> | undefined;
-let preparing: Promise<WordRarity> | undefined;
-
 /**
- * SUBTLEX-US ranks and the other languages' generic words, read once on first use: what `prepareEnglishRarity` has
- * not made yet, at once (120-150 ms of CPU, cold, when nothing was made ahead).
+ * SUBTLEX-US ranks and the other languages' generic words, made once a process: a step at a time ahead
+ * (`prepareEnglishRarity`), so that the first distillation of a process (an appended exchange, distilled on the
+ * extension host's thread) does not hold it while they are made, or at once by `englishRarity` (what is not made yet:
+ * 120-150 ms of CPU, cold, when nothing was made ahead). The same tables.
  */
+const english = new MadeInSteps(englishSteps);
+
+/** The English tables (what `prepareEnglishRarity` has not made yet of them, made at once). */
 export function englishRarity(): WordRarity {
-  if (!english) {
-    const steps = making ?? englishSteps();
-    making = undefined;
-    english = finish(steps);
-  }
-  return english;
+  return english.now();
 }
 
-/**
- * The English tables made ahead, a step at a time with a turn of the event loop given back every few milliseconds,
- * so that the first distillation of a process (an appended exchange, distilled on the extension host's thread) does
- * not hold it while they are made; `englishRarity` asked meanwhile makes the rest at once. The same tables.
- */
+/** The English tables made ahead, a few milliseconds at a time. */
 export function prepareEnglishRarity(): Promise<WordRarity> {
-  if (english) return Promise.resolve(english);
-  preparing ??= (async () => {
-    try {
-      const steps = (making ??= englishSteps());
-      const slice = new TimeSlice(8);
-      for (;;) {
-        if (english) return english; // englishRarity made the rest
-        const step = steps.next();
-        if (step.done) {
-          english = step.value;
-          making = undefined;
-          return english;
-        }
-        await slice.yieldIfDue();
-      }
-    } catch (err) {
-      making = undefined; // a step that threw: the next call starts again
-      throw err;
-    } finally {
-      preparing = undefined;
-    }
-  })();
-  return preparing;
+  return english.ahead();
 }
 
 /** The English tables, a step (WORDS_A_STEP words) at a time. */
