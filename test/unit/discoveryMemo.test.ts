@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { indexWorkspace, type IndexReport } from '../../src/core/indexer';
 import { type DiscoveredSource, discover, discoverSources, DiscoveryMemo, type DiscoverOptions } from '../../src/core/sources/discover';
 import { Store } from '../../src/core/store/store';
-import { FIXTURES, tempDir } from './helpers';
+import { FIXTURES, rowsPerStatement, tempDir } from './helpers';
 
 const segment = { minChars: 100, maxPlies: 20 };
 const options = (extraRoots: string[], workspaceRoots: string[] = []): DiscoverOptions => ({ workspaceRoots, claudeRoots: [], codexRoots: [], extraRoots, includeSubagents: true });
@@ -318,13 +318,7 @@ test("a kept memo larger than a page is read back whole, in its keys' order, and
     }));
     const folders = Array.from({ length: 1_200 }, (_, i) => ({ dir: `/h/r${i % 7}/projects/p${i}`, ino: 10_000 + i, mtimeMs: 1_767_225_600_000 + i, entries: [`fs${i}.jsonl`, 'd.sub'] }));
     await store.keepDiscoveryMemo({ key: 'k', replace: true, entries: files, gone: [], folders, foldersGone: [] });
-    const counts: number[] = [];
-    const all = store.db.all.bind(store.db);
-    store.db.all = async <T>(sql: string, params?: Parameters<typeof all>[1]): Promise<T[]> => {
-      const rows = await all<T>(sql, params);
-      counts.push(rows.length);
-      return rows;
-    };
+    const counts = rowsPerStatement(store);
     const kept = await store.discoveryMemo('k');
     const byKey = <T>(key: (x: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
     assert.deepEqual(kept.files, [...files].sort(byKey((f) => f.path)));

@@ -161,3 +161,15 @@ export function seededText(pieces: readonly string[], seed: number, length: numb
   }
   return out;
 }
+
+/** The number of rows each of the store's `db.all` statements returns from now on (what a statement reads at a time). */
+export function rowsPerStatement(store: Store): number[] {
+  const counts: number[] = [];
+  const all = store.db.all.bind(store.db);
+  store.db.all = async <T>(sql: string, params?: Parameters<typeof all>[1]): Promise<T[]> => {
+    const rows = await all<T>(sql, params);
+    counts.push(rows.length);
+    return rows;
+  };
+  return counts;
+}

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
 import { ledgerFile } from '../../src/core/store/ledger';
 import { Store } from '../../src/core/store/store';
-import { FIXTURES, tempDir } from './helpers';
+import { FIXTURES, rowsPerStatement, tempDir } from './helpers';
 
 test("the ledger of more sources than a page is the text JSON.stringify made of them all, and no statement of its write gives more than a page of rows", async () => {
   const db = path.join(tempDir(), 'ledger.sqlite');
@@ -25,13 +25,7 @@ test("the ledger of more sources than a page is the text JSON.stringify made of 
        FROM sources s LEFT JOIN exchanges e ON e.source_id = s.id GROUP BY s.id ORDER BY s.path`,
     );
     assert.ok(whole.some((e) => (e.exchanges as number) > 0));
-    const counts: number[] = [];
-    const all = store.db.all.bind(store.db);
-    store.db.all = async <T>(sql: string, params?: Parameters<typeof all>[1]): Promise<T[]> => {
-      const rows = await all<T>(sql, params);
-      counts.push(rows.length);
-      return rows;
-    };
+    const counts = rowsPerStatement(store);
     await store.writeLedger();
     assert.equal(readFileSync(ledgerFile(db), 'utf8'), JSON.stringify({ version: 1, sources: whole }));
     assert.ok(Math.max(...counts) <= 2_000, `rows a statement: ${counts.join(', ')}`);
