@@ -35,7 +35,8 @@ test('prepareEnglishRarity gives the event loop turns while it makes the tables,
   const ahead = fresh<Rarity>('../../src/core/distill/wordRarity');
   let made: import('../../src/core/distill/wordRarity').WordRarity | undefined;
   const turns = await turnsDuring(async () => (made = await ahead.prepareEnglishRarity()));
-  assert.ok(turns >= 5, `${turns} turns`);
+  // (made in 8 ms slices: ~50-150 ms cold, fewer slices when V8 has the code warm from the tests before; one go gives 0)
+  assert.ok(turns >= 2, `${turns} turns`);
   assert.equal(ahead.englishRarity(), made, 'englishRarity gives the table made ahead');
   const once = fresh<Rarity>('../../src/core/distill/wordRarity').englishRarity();
   assert.notEqual(once, made);
@@ -66,7 +67,7 @@ test('englishRarity asked while the tables are made ahead makes the rest at once
 test('prepareCl100k gives the event loop turns while it makes the table, and it is the table cl100k makes at once', async () => {
   const ahead = fresh<Table>('../../src/core/cl100kTable');
   const turns = await turnsDuring(() => ahead.prepareCl100k());
-  assert.ok(turns >= 5, `${turns} turns`);
+  assert.ok(turns >= 2, `${turns} turns`); // (see above)
   const once = fresh<Table>('../../src/core/cl100kTable');
   assert.equal(Buffer.compare(Buffer.from(ahead.cl100kTableBytes()), Buffer.from(once.cl100kTableBytes())), 0);
 });
