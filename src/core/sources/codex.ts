@@ -3,6 +3,7 @@ import type { ConversationMeta, Message, MessageKind, ToolCall, ToolResult } fro
 import { arr, headRecords, obj, type ParseInput, type ParseOutput, parseJsonLine, SkipCounter, type SourceAdapter, str } from './adapter';
 import type { SourceLine } from './lines';
 import { appendText, hasContent, newMessage, parseToolArguments } from './message';
+import { type SessionFacts, sessionMeta } from './sessionMeta';
 
 /**
  * OpenAI Codex CLI rollouts: `${CODEX_HOME:-~/.codex}/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`, one
@@ -99,20 +100,11 @@ function environmentCwd(item: JsonRecord): string | undefined {
   return (m?.[1] ?? m?.[2])?.trim() || undefined;
 }
 
-/** Session facts from the header lines, turn contexts and injected messages. */
-interface RolloutFacts {
-  sessionId?: string;
-  startedAt?: string;
-  project?: string;
-  gitBranch?: string;
-  model?: string;
-}
-
 /** One pass over a rollout's lines; consecutive assistant items merge into one reply, outputs into one message. */
 class RolloutParser {
   private readonly skips = new SkipCounter();
   private readonly messages: Message[] = [];
-  private readonly facts: RolloutFacts = {};
+  private readonly facts: SessionFacts = {};
 
   constructor(private readonly input: ParseInput) {}
 
@@ -207,25 +199,7 @@ class RolloutParser {
   }
 
   private buildMeta(messages: readonly Message[]): ConversationMeta {
-    const f = this.facts;
-    const resume = this.input.resume;
-    // Resumed mid-file: the identity was fixed when the head was parsed (the conversation key derives from it).
-    const identity = resume
-      ? { sessionId: resume.sessionId, line: resume.line }
-      : { sessionId: f.sessionId ?? sessionIdFromPath(this.input.file), line: this.input.lines[0]?.line ?? 1 };
-    const project = resume?.project ?? f.project;
-    const gitBranch = resume?.gitBranch ?? f.gitBranch;
-    const startedAt = resume?.startedAt ?? f.startedAt ?? messages[0]?.timestamp;
-    const model = resume?.model ?? f.model;
-    return {
-      agent: 'codex',
-      ...identity,
-      isSubagent: false,
-      ...(project !== undefined ? { project } : {}),
-      ...(gitBranch !== undefined ? { gitBranch } : {}),
-      ...(startedAt !== undefined ? { startedAt } : {}),
-      ...(model !== undefined ? { model } : {}),
-    };
+    return sessionMeta('codex', this.input, this.facts, sessionIdFromPath, messages);
   }
 }
 

@@ -5,6 +5,7 @@ import { JsonlConversationParser } from './jsonlParser';
 import { readFlatYaml } from './flatYaml';
 import { readSideFile, type SourceLine } from './lines';
 import { appendText, newMessage, parseToolArguments } from './message';
+import { type SessionFacts, sessionMeta } from './sessionMeta';
 import { diffHunkRanges } from './unifiedDiff';
 
 /**
@@ -71,17 +72,9 @@ function probeProject(head: readonly SourceLine[]): string | undefined {
   return undefined;
 }
 
-interface LogFacts {
-  sessionId?: string;
-  project?: string;
-  gitBranch?: string;
-  startedAt?: string;
-  model?: string;
-}
-
 /** One pass over the events: consecutive assistant events make one reply, consecutive results one message. */
 class EventLogParser extends JsonlConversationParser {
-  private readonly facts: LogFacts = {};
+  private readonly facts: SessionFacts = {};
   /** Calls by id, to complete a request's call from its start event. */
   private readonly calls = new Map<string, BuiltCall>();
   /** Calls recorded without an id (some builds' start events), oldest first, until a result answers them. */
@@ -204,28 +197,13 @@ class EventLogParser extends JsonlConversationParser {
   }
 
   protected buildMeta(messages: readonly Message[]): ConversationMeta {
-    const f = this.facts;
-    const resume = this.input.resume;
     const workspace = readFlatYaml(this.input.side?.get(WORKSPACE_FILE) ?? '');
-    // resumed mid-file: the identity was fixed when the head was parsed (the conversation key derives from it)
-    const identity = resume
-      ? { sessionId: resume.sessionId, line: resume.line }
-      : { sessionId: f.sessionId ?? sessionIdFromPath(this.input.file), line: this.input.lines[0]?.line ?? 1 };
-    const project = resume?.project ?? f.project ?? (workspace.get('cwd') || undefined);
-    const title = workspace.get('name') || workspace.get('summary') || resume?.title;
-    const startedAt = resume?.startedAt ?? f.startedAt ?? messages[0]?.timestamp;
-    const gitBranch = resume?.gitBranch ?? f.gitBranch;
-    const model = resume?.model ?? f.model;
-    return {
-      agent: 'copilot-cli',
-      ...identity,
-      isSubagent: false,
-      ...(project !== undefined ? { project } : {}),
-      ...(gitBranch !== undefined ? { gitBranch } : {}),
-      ...(title ? { title } : {}),
-      ...(startedAt !== undefined ? { startedAt } : {}),
-      ...(model !== undefined ? { model } : {}),
+    const facts = {
+      ...this.facts,
+      project: this.facts.project ?? (workspace.get('cwd') || undefined),
+      title: workspace.get('name') || workspace.get('summary'),
     };
+    return sessionMeta('copilot-cli', this.input, facts, sessionIdFromPath, messages);
   }
 }
 

@@ -4,6 +4,7 @@ import { arr, headRecords, num, obj, type SourceAdapter, str } from './adapter';
 import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
 import { appendText, isoFromAny, newMessage } from './message';
+import { type SessionFacts, sessionMeta } from './sessionMeta';
 
 /**
  * Pi (badlogic/pi-mono `packages/coding-agent`, `docs/session.md`, `src/core/session-manager.ts`):
@@ -34,17 +35,8 @@ export const piAdapter: SourceAdapter = {
   parse: (input) => new PiSessionParser(input).run(),
 };
 
-interface PiFacts {
-  sessionId?: string;
-  project?: string;
-  startedAt?: string;
-  model?: string;
-  title?: string;
-  parentSessionId?: string;
-}
-
 class PiSessionParser extends JsonlConversationParser {
-  private readonly facts: PiFacts = {};
+  private readonly facts: SessionFacts = {};
 
   protected consume(rec: Record<string, unknown>, line: SourceLine): void {
     const type = str(rec['type']) ?? '';
@@ -155,26 +147,7 @@ class PiSessionParser extends JsonlConversationParser {
   }
 
   protected buildMeta(messages: readonly Message[]): ConversationMeta {
-    const f = this.facts;
-    const resume = this.input.resume;
-    const identity = resume
-      ? { sessionId: resume.sessionId, line: resume.line }
-      : { sessionId: f.sessionId ?? sessionIdOfFile(this.input.file), line: this.input.lines[0]?.line ?? 1 };
-    const project = resume?.project ?? f.project;
-    const title = f.title ?? resume?.title;
-    const startedAt = resume?.startedAt ?? f.startedAt ?? messages[0]?.timestamp;
-    const model = resume?.model ?? f.model;
-    const parent = resume?.parentSessionId ?? f.parentSessionId;
-    return {
-      agent: 'pi',
-      ...identity,
-      isSubagent: false,
-      ...(parent !== undefined ? { parentSessionId: parent } : {}),
-      ...(project !== undefined ? { project } : {}),
-      ...(title ? { title } : {}),
-      ...(startedAt !== undefined ? { startedAt } : {}),
-      ...(model !== undefined ? { model } : {}),
-    };
+    return sessionMeta('pi', this.input, this.facts, sessionIdOfFile, messages);
   }
 }
 

@@ -5,6 +5,7 @@ import { JsonlConversationParser } from './jsonlParser';
 import type { SourceLine } from './lines';
 import { appendText, newMessage } from './message';
 import { RecordIds } from './recordIds';
+import { type SessionFacts, sessionMeta } from './sessionMeta';
 import { diffHunkRanges } from './unifiedDiff';
 
 /**
@@ -38,18 +39,9 @@ export const qwenAdapter: SourceAdapter = {
   parse: (input) => new ChatLogParser(input).run(),
 };
 
-interface ChatFacts {
-  sessionId?: string;
-  project?: string;
-  gitBranch?: string;
-  startedAt?: string;
-  model?: string;
-  title?: string;
-}
-
 /** One pass over a chat log: consecutive model records make one reply, consecutive results one message. */
 class ChatLogParser extends JsonlConversationParser {
-  private readonly facts: ChatFacts = {};
+  private readonly facts: SessionFacts = {};
   private readonly seen = new RecordIds(this.input.seenIds);
 
   override run(): ParseOutput {
@@ -125,27 +117,7 @@ class ChatLogParser extends JsonlConversationParser {
   }
 
   protected buildMeta(messages: readonly Message[]): ConversationMeta {
-    const f = this.facts;
-    const resume = this.input.resume;
-    // resumed mid-file: the identity was fixed when the head was parsed (the conversation key derives from it)
-    const identity = resume
-      ? { sessionId: resume.sessionId, line: resume.line }
-      : { sessionId: f.sessionId ?? path.basename(this.input.file, '.jsonl'), line: this.input.lines[0]?.line ?? 1 };
-    const project = resume?.project ?? f.project;
-    const gitBranch = resume?.gitBranch ?? f.gitBranch;
-    const title = f.title ?? resume?.title;
-    const startedAt = resume?.startedAt ?? f.startedAt ?? messages[0]?.timestamp;
-    const model = resume?.model ?? f.model;
-    return {
-      agent: 'qwen-code',
-      ...identity,
-      isSubagent: false,
-      ...(project !== undefined ? { project } : {}),
-      ...(gitBranch !== undefined ? { gitBranch } : {}),
-      ...(title ? { title } : {}),
-      ...(startedAt !== undefined ? { startedAt } : {}),
-      ...(model !== undefined ? { model } : {}),
-    };
+    return sessionMeta('qwen-code', this.input, this.facts, (file) => path.basename(file, '.jsonl'), messages);
   }
 }
 
