@@ -44,6 +44,7 @@ import type { IntegrityReport } from './store/integrity';
 import type { MigrationProgress } from './store/schema';
 import type { OpenCheck } from './store/pageCheck';
 import { SearchReads } from './store/searchReads';
+import { changeStamp } from './store/sharing';
 import { exchangeFilter } from './store/searchFilter';
 import { Store } from './store/store';
 import { DiscoveryMemo } from './sources/discover';
@@ -321,6 +322,11 @@ export class Memory {
   /** Whether any conversation's project lies outside `folders` (or is unknown). */
   hasProjectsOutside(folders: readonly string[]): Promise<boolean> {
     return anyProjectOutside(this.store.db, folders);
+  }
+
+  /** What changes whenever the store does, in one O(1) statement (sharing.ts): equal stamps, nothing written between. */
+  changeStamp(): Promise<string> {
+    return changeStamp(this.store.db);
   }
 
   /** Every exchange in store order (source file, line), a page at a time. */

@@ -22,6 +22,11 @@ export class ScopedMemory {
     private readonly embedder: Promise<Embedder | undefined>,
   ) {}
 
+  /**
+   * Whether the store held a conversation outside `within`, as read at change stamp `stamp` (boundary): the same until
+   * the store changes, so a search does not wait for it (search).
+   */
+  private outside: { readonly stamp: string; readonly outside: boolean } | undefined;
   /** Whether the searcher's warm-up (Searcher.warm) was started. */
   private warming = false;
   /** The warm-up gives way to every call. */
@@ -64,9 +69,21 @@ export class ScopedMemory {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    const within = await this.boundary();
     const embedder = await this.embedder;
-    const result = await this.memory.search(within ? { ...query, filters: { ...query.filters, within } } : query, { embedder });
+    const searched = (outside: boolean): Promise<SearchResult> =>
+      this.memory.search(outside && this.within ? { ...query, filters: { ...query.filters, within: this.within } } : query, { embedder });
+    const known = this.within && this.outside;
+    let result: SearchResult;
+    if (known) {
+      // the search within the boundary as it was, with the check that the store has not changed since beside it (one
+      // round trip through SQLite's pool less a call); in one snapshot, so an equal stamp means the same boundary
+      const [stamp, answer] = await Promise.allSettled([this.memory.changeStamp(), searched(known.outside)]);
+      const same = stamp.status === 'fulfilled' && stamp.value === known.stamp ? true : ((await this.boundary()) !== undefined) === known.outside;
+      if (same && answer.status === 'rejected') throw answer.reason;
+      result = same && answer.status === 'fulfilled' ? answer.value : await searched(!known.outside);
+    } else {
+      result = await searched((await this.boundary()) !== undefined);
+    }
     if (!this.warming) {
       this.warming = true;
       // once the first answer is on its way (its reads ahead and copies; the warm-up's searches are warmUp's); a
@@ -109,9 +126,20 @@ export class ScopedMemory {
 
   /**
    * The folders to filter by, or undefined when no conversation of the store lies outside them: a
-   * workspace's own store holds only its projects, and its queries then skip the filter's joins.
+   * workspace's own store holds only its projects, and its queries then skip the filter's joins. Read again only
+   * when the store has changed (the check scans every conversation when none lies outside).
    */
   private async boundary(): Promise<readonly string[] | undefined> {
-    return this.within && (await this.memory.hasProjectsOutside(this.within)) ? this.within : undefined;
+    const within = this.within;
+    if (!within) return undefined;
+    let known = this.outside;
+    if (!known) {
+      const [stamp, outside] = await Promise.all([this.memory.changeStamp(), this.memory.hasProjectsOutside(within)]);
+      known = this.outside = { stamp, outside };
+    } else {
+      const stamp = await this.memory.changeStamp();
+      if (stamp !== known.stamp) known = this.outside = { stamp, outside: await this.memory.hasProjectsOutside(within) };
+    }
+    return known.outside ? within : undefined;
   }
 }

@@ -197,6 +197,32 @@ describe('agent-recall mcp over stdio', () => {
     }
   });
 
+  test('a workspace store that holds only the workspace is searched whole until a project outside it is written', async () => {
+    const f = await openFixture(CONVERSATIONS.filter((c) => c.project.startsWith('/p/shop')));
+    const file = path.join(f.dir, 'recall.sqlite');
+    await f.store.close();
+    const s = await connect(['--db', file, '--workspace', '/p/shop']);
+    try {
+      // the boundary is read (none outside) and kept for the searches after
+      assert.deepEqual(items(await s.call('search', { query: 'gardening blog tomatoes' })), []);
+      assert.deepEqual(items(await s.call('search', { query: 'gardening blog tomatoes' })), []);
+      // an index run in another process writes a project outside the workspace: the store changed, so the boundary is read again
+      const writer = await Store.open(file);
+      await writeConversation(writer, f.dir, CONVERSATIONS.find((c) => c.project === '/p/blog')!);
+      await writer.close();
+      assert.deepEqual(items(await s.call('search', { query: 'gardening blog tomatoes' })), []);
+      assert.ok(items(await s.call('search', { query: 'null pointer login page' })).length > 0);
+    } finally {
+      await s.close();
+    }
+    const whole = await connect(['--db', file]);
+    try {
+      assert.ok(items(await whole.call('search', { query: 'gardening blog tomatoes' })).length > 0, 'the blog is searchable outside the workspace');
+    } finally {
+      await whole.close();
+    }
+  });
+
   test('secrets are replaced in what the tools return unless --no-redact', async () => {
     const secret = PLANTED[0]!.secret;
     // no flag: redacted, as the extension's server is (its setting defaults on)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { Db } from '../../src/core/store/db';
 import { Store } from '../../src/core/store/store';
 import { tempDir } from './helpers';
 
@@ -26,6 +27,27 @@ test('stats is one snapshot: a write transaction in progress on the same connect
     const s = await stats;
     assert.deepEqual([s.sources, s.conversations, s.exchanges], [1, 1, 1]);
   } finally {
+    await store.close();
+  }
+});
+
+test("a read-only connection's snapshot answers before its COMMIT ends, and the next snapshot waits for that COMMIT", async () => {
+  const file = path.join(tempDir(), 's.sqlite');
+  const store = await Store.open(file);
+  const reader = await Db.open(file, { readonly: true });
+  try {
+    const count = () => reader.get<{ n: number }>('SELECT count(*) AS n FROM sources').then((r) => r!.n);
+    assert.equal(await reader.snapshot(count), 0);
+    // the answer came back with the read still open: its COMMIT is under way (the MCP server's answers do not wait for it)
+    assert.equal(reader.inTransaction, true);
+    await store.db.run("INSERT INTO sources(path, agent) VALUES ('/t/a.jsonl', 'claude-code')");
+    // a new snapshot, so it sees the write: the read before it has ended
+    assert.equal(await reader.snapshot(count), 1);
+    // a connection that may write answers after its COMMIT
+    assert.equal(await store.db.snapshot(() => store.db.get<{ n: number }>('SELECT count(*) AS n FROM sources').then((r) => r!.n)), 1);
+    assert.equal(store.db.inTransaction, false);
+  } finally {
+    await reader.close();
     await store.close();
   }
 });
