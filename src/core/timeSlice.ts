@@ -5,6 +5,10 @@
  */
 export class TimeSlice {
   private started = performance.now();
+  /** The turn of the event loop the callers that found the slice due wait for (one for all of them). */
+  private turn: Promise<void> | undefined;
+  /** Whether a caller went on after the last turn began (the others wait again if it used the slice up). */
+  private taken = false;
 
   /** `ms`: how long the work runs before it yields (0 yields at every check). */
   constructor(private readonly ms = 15) {}
@@ -17,11 +21,30 @@ export class TimeSlice {
     return performance.now() - this.started >= this.ms;
   }
 
-  /** Yields to the event loop (after its pending I/O callbacks) once this slice has run `ms`; cheap otherwise. */
+  /**
+   * Yields to the event loop (after its pending I/O callbacks) once this slice has run `ms`; cheap otherwise. Callers
+   * running at once (mapLimited's) share the slice: they wait for one turn, and the first to go on starts the new
+   * slice; the others go on while it lasts and wait for the next turn once it is used up. A turn each (a setImmediate
+   * each, all run in the same check phase with no timer between) let each caller run a slice of its own back to back.
+   */
   async yieldIfDue(): Promise<void> {
     if (!this.due()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.started = performance.now();
+    for (;;) {
+      this.turn ??= new Promise<void>((resolve) =>
+        setImmediate(() => {
+          this.turn = undefined;
+          this.taken = false;
+          resolve();
+        }),
+      );
+      await this.turn;
+      if (!this.taken) {
+        this.taken = true;
+        this.started = performance.now();
+        return;
+      }
+      if (!this.due()) return;
+    }
   }
 }
 

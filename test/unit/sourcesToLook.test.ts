@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
 import { discover, type DiscoverOptions } from '../../src/core/sources/discover';
 import { Store } from '../../src/core/store/store';
-import { FIXTURES, statementsOf, tempDir } from './helpers';
+import { FIXTURES, rowsPerStatement, statementsOf, tempDir } from './helpers';
 
 test("the first look's states: unknown sources as undefined, changed or unstated ones with their state, unchanged ones left out, in one pass over the paths", async () => {
   const root = path.join(tempDir(), 'fixtures');
@@ -31,6 +31,20 @@ test("the first look's states: unknown sources as undefined, changed or unstated
     assert.equal(looks.get(path.join(root, 'new.jsonl')), undefined, 'not in the store');
     await store.recordSourceError(rest[0]!.path, 'claude-code', 'unreadable');
     assert.deepEqual([...(await store.sourcesToLook(stated)).keys()], [rest[0]!.path], 'a source whose last read failed');
+  } finally {
+    await store.close();
+  }
+});
+
+test("the first look's look-up reads a page of paths a statement: a first index's thousands of unknown sources are not one task's rows", async () => {
+  const store = await Store.open(path.join(tempDir(), 's.sqlite'));
+  try {
+    const paths = Array.from({ length: 2_500 }, (_, i) => path.join(tempDir(), `s${String(i).padStart(4, '0')}.jsonl`));
+    const rows = rowsPerStatement(store);
+    const states = await store.sourcesToLook(paths.map((p) => ({ path: p, size: 1, mtimeMs: 1 })));
+    assert.deepEqual([...states.keys()].sort(), [...paths].sort(), 'every one of them, unknown');
+    assert.ok([...states.values()].every((s) => s === undefined));
+    assert.ok(rows.length >= 3 && Math.max(...rows) <= 1_000, `rows a statement: ${rows.join(', ')}`);
   } finally {
     await store.close();
   }

@@ -67,3 +67,34 @@ test('MadeInSteps: a step that throws fails that call, and the next starts again
   assert.equal(given.give([7]), true);
   assert.deepEqual(given.now(), [7], 'a value given is not made');
 });
+
+/** Callers of one slice at once (as mapLimited's are): the steps each turn of the event loop runs between two timers. */
+async function stepsBetweenTimers(slice: TimeSlice, callers: number, steps: number, stepMs: number): Promise<number> {
+  let sinceTick = 0;
+  let most = 0;
+  const ticker = setInterval(() => (sinceTick = 0), 1);
+  const caller = async (): Promise<void> => {
+    for (let i = 0; i < steps; i++) {
+      await slice.yieldIfDue();
+      const until = performance.now() + stepMs;
+      while (performance.now() < until); // a step's work
+      most = Math.max(most, ++sinceTick);
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  clearInterval(ticker);
+  return most;
+}
+
+test('callers sharing a time slice share its turns: one slice of work between two timers, not one each', async () => {
+  // 10 ms slices of 3 ms steps: 4 steps a slice (the fourth starts at 9 ms). A yield lets timers run only from the
+  // next turn on (the check phase comes before them), so two slices may run between two timers: 8 steps (a busy
+  // machine: a few more); 8 callers each with a turn of their own ran 20-32
+  const most = await stepsBetweenTimers(new TimeSlice(10), 8, 12, 3);
+  assert.ok(most <= 12, `${most} steps ran between two timers`);
+  assert.ok(most >= 2, `${most}: the steps of one slice run together`);
+});
+
+test('a slice of 0 ms shared by callers lets one step through a turn', async () => {
+  assert.equal(await stepsBetweenTimers(new TimeSlice(0), 3, 3, 2), 1);
+});

@@ -89,6 +89,9 @@ export interface WriteResult {
  */
 export const MMAP_BYTES = 256 * 2 ** 20;
 
+/** Sources a statement of the first look's look-up (Store.sourcesToLook) holds. */
+const LOOK_PAGE = 1_000;
+
 /**
  * The durable memory: one SQLite file per workspace. Verbatim text lives here (agents delete their
  * transcripts; the memory must not), with FTS5 over it and sqlite-vec loaded for vectors.
@@ -406,20 +409,28 @@ export class Store {
    * at (`mtimeMs` whole) when the store holds that size and time and no error: those are unchanged and left out.
    */
   async sourcesToLook(sources: ReadonlyArray<{ readonly path: string; readonly size?: number; readonly mtimeMs?: number }>): Promise<Map<string, SourceState | undefined>> {
-    const looks = JSON.stringify(sources.map((s) => (s.size !== undefined && s.mtimeMs !== undefined ? [s.path, s.size, s.mtimeMs] : [s.path])));
-    // one pass over the paths (two took ~60 ms each of SQLite's thread at 12,000 sources, before a whole run's first
-    // words were written): each one to look at, with its row's id when the store holds it; the unknown ones (a first
-    // index: every one of them) as paths alone
-    const looked = await this.db.all<{ look: string; id: number | null }>(
-      `SELECT j.value ->> 0 AS look, s.id AS id FROM json_each(?) j LEFT JOIN sources s ON s.path = j.value ->> 0
-       WHERE s.id IS NULL OR j.value ->> 1 IS NULL OR s.last_error IS NOT NULL OR s.size != j.value ->> 1 OR s.mtime_ms != j.value ->> 2`,
-      [looks],
-    );
-    const unknown = looked.filter((r) => r.id === null);
-    const ids = looked.flatMap((r) => (r.id === null ? [] : [r.id]));
-    const rows = ids.length > 0 ? await this.db.all<SourceRow>('SELECT * FROM sources WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)]) : [];
-    const states = new Map<string, SourceState | undefined>(unknown.map((r) => [r.look, undefined]));
-    for (const r of rows) states.set(r.path, fromSourceRow(r));
+    const states = new Map<string, SourceState | undefined>();
+    // a page of paths a statement: a statement's parameter is made and its rows are read in one task each, and a
+    // first index's 12,096 sources, every one of them unknown, held the extension host's thread 30-40 ms in one
+    for (let from = 0; from < sources.length; from += LOOK_PAGE) {
+      const page = sources.slice(from, from + LOOK_PAGE);
+      const looks = JSON.stringify(page.map((s) => (s.size !== undefined && s.mtimeMs !== undefined ? [s.path, s.size, s.mtimeMs] : [s.path])));
+      // one pass over the paths (two took ~60 ms each of SQLite's thread at 12,000 sources, before a whole run's
+      // first words were written): each one to look at, with its row's id when the store holds it; the unknown ones
+      // (a first index: every one of them) as paths alone
+      const looked = await this.db.all<{ look: string; id: number | null }>(
+        `SELECT j.value ->> 0 AS look, s.id AS id FROM json_each(?) j LEFT JOIN sources s ON s.path = j.value ->> 0
+         WHERE s.id IS NULL OR j.value ->> 1 IS NULL OR s.last_error IS NOT NULL OR s.size != j.value ->> 1 OR s.mtime_ms != j.value ->> 2`,
+        [looks],
+      );
+      const ids: number[] = [];
+      for (const r of looked) {
+        if (r.id === null) states.set(r.look, undefined);
+        else ids.push(r.id);
+      }
+      const rows = ids.length > 0 ? await this.db.all<SourceRow>('SELECT * FROM sources WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)]) : [];
+      for (const r of rows) states.set(r.path, fromSourceRow(r));
+    }
     return states;
   }
 
