@@ -265,6 +265,22 @@ test('every connection a store opens reads through a memory map (the writer, its
   }
 });
 
+test('inside a snapshot the second connection is neither used nor waited for: reader() answers at once and opens none (the MCP server searches in snapshots)', async () => {
+  const file = path.join(tempDir('store-reader-'), 'recall.sqlite');
+  await (await Store.open(file)).close();
+  const store = await Store.openReadOnly(file);
+  const opening = (): unknown => (store as unknown as { readerOpening?: unknown }).readerOpening;
+  try {
+    assert.equal(await store.db.snapshot(() => store.reader()), undefined);
+    assert.equal(opening(), undefined, 'no second connection opened for a read that could not use it');
+    const reader = await store.reader();
+    assert.ok(reader && reader !== store.db, 'outside a snapshot: the second connection');
+    assert.equal(await store.openSecond(), reader);
+  } finally {
+    await store.close();
+  }
+});
+
 test("opening checks every page through the memory map and then drops it: the process does not keep the whole store mapped", { skip: process.platform !== 'linux' && 'reads /proc/self/smaps' }, async () => {
   const file = path.join(tempDir('store-mapped-'), 's.sqlite');
   (await Store.open(file)).close();

@@ -95,7 +95,7 @@ export class SearchReads {
 
   /** Opens the second connection now, if it is not open (Searcher.warm). */
   async openReader(): Promise<void> {
-    await this.store.reader();
+    await this.store.openSecond();
   }
 
   // ---- vectors (vectorStore.ts)

@@ -351,15 +351,22 @@ export class Store {
 
   /**
    * A second, read-only connection to the store, so a search can run two statements at once on two cores
-   * (SQLite runs one statement at a time on a connection). Opened at the first call, closed with the store;
-   * undefined when it cannot be opened, or while `db` has a transaction or snapshot open: this connection
-   * reads only what is committed, and must not mix into a snapshot what came after it.
+   * (SQLite runs one statement at a time on a connection). Opened at the first call made outside a snapshot
+   * (or by `openSecond`), closed with the store; undefined when it cannot be opened, or while `db` has a transaction
+   * or snapshot open: this connection reads only what is committed, and must not mix into a snapshot what came
+   * after it. Asked inside one, it answers at once: the MCP server's first search, each in a snapshot, waited for
+   * this connection to open (and sqlite-vec to load on it) only to be told to read on `db`.
    */
   async reader(): Promise<Db | undefined> {
-    if (this.closing) return undefined;
-    this.readerOpening ??= this.openReader();
-    const reader = await this.readerOpening;
+    if (this.closing || this.db.inTransaction) return undefined;
+    const reader = await this.openSecond();
     return this.db.inTransaction ? undefined : reader;
+  }
+
+  /** Opens the second connection (`reader`) now, if it is not open or opening: undefined when it cannot be. */
+  openSecond(): Promise<Db | undefined> {
+    if (this.closing) return Promise.resolve(undefined);
+    return (this.readerOpening ??= this.openReader());
   }
 
   /**
@@ -369,8 +376,7 @@ export class Store {
    */
   async vectorReader(): Promise<Db | undefined> {
     if (this.closing || !this.vectorsAvailable) return undefined;
-    this.readerOpening ??= this.openReader();
-    const reader = await this.readerOpening;
+    const reader = await this.openSecond();
     return this.readerVectors ? reader : undefined;
   }
 
