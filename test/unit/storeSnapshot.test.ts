@@ -38,8 +38,10 @@ test("a read-only connection's snapshot answers before its COMMIT ends, and the 
   try {
     const count = () => reader.get<{ n: number }>('SELECT count(*) AS n FROM sources').then((r) => r!.n);
     assert.equal(await reader.snapshot(count), 0);
-    // the answer came back with the read still open: its COMMIT is under way (the MCP server's answers do not wait for it)
-    assert.equal(reader.inTransaction, true);
+    // the answer came back with the read still ending: its COMMIT is under way (the MCP server's answers do not wait
+    // for it), and the snapshot is over for its caller
+    assert.equal(reader.ending, true);
+    assert.equal(reader.inTransaction, false);
     await store.db.run("INSERT INTO sources(path, agent) VALUES ('/t/a.jsonl', 'claude-code')");
     // a new snapshot, so it sees the write: the read before it has ended
     assert.equal(await reader.snapshot(count), 1);

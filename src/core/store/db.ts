@@ -18,6 +18,8 @@ export class Db {
   /** The statements prepared already: run at once, without waiting a turn of the event loop's microtasks. */
   private readonly ready = new Map<string, sqlite3.Statement>();
   private open = 0;
+  /** Read-only snapshots that have answered and whose COMMIT is still under way. */
+  private endings = 0;
   /** Until the store's full check has passed, writes wait for it (`writesAfter`); settled: undefined. */
   private writable: Promise<void> | undefined;
   /** Why this connection answers nothing any more (`refuse`): the store was found damaged. */
@@ -143,6 +145,11 @@ export class Db {
     return this.open > 0;
   }
 
+  /** Whether a read-only snapshot that has answered is still ending (its COMMIT under way; the next transaction waits for it). */
+  get ending(): boolean {
+    return this.endings > 0;
+  }
+
   private queued<T>(begin: string, fn: () => Promise<T>): Promise<T> {
     this.open++;
     // A read-only connection's snapshot has nothing to commit: its COMMIT only ends the read, so what it read is
@@ -168,8 +175,16 @@ export class Db {
       await this.exec('COMMIT');
       return result;
     });
+    // the snapshot is over for its caller once it has its answer (a read beside it on another connection mixes
+    // nothing into it), though its COMMIT may still be under way (`ending`)
     void next.then(
-      () => (ended ? void ended.then(() => this.open--) : this.open--),
+      () => {
+        this.open--;
+        if (ended) {
+          this.endings++;
+          void ended.then(() => this.endings--);
+        }
+      },
       () => this.open--,
     );
     this.queue = next.then(
