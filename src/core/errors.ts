@@ -5,6 +5,8 @@ export type RecallErrorCode =
   /** Another process holds the store's lock longer than the wait, or has it open while a repair would move it. */
   | 'store-locked'
   | 'store-io'
+  /** The disk that holds the store has no room for a write (SQLITE_FULL): the write is rolled back, nothing else lost. */
+  | 'store-full'
   | 'source-unreadable'
   | 'bad-argument'
   /** An embedding model could not be loaded or stopped working; semantic search falls back to lexical. */

@@ -1,5 +1,6 @@
 import { type CancellationSignal } from './cancellation';
 import { mapLimited } from './concurrency';
+import { RecallError } from './errors';
 import { type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
 import { isSameBytes, looksByStat, readSource, type SameBytes, sourceChange, type SourceRead } from './sourceRead';
@@ -104,7 +105,8 @@ export async function writeSources(
     let results: WriteResult[] | undefined;
     try {
       results = await store.writeParses(batch.map((b) => b.prepared.write));
-    } catch {
+    } catch (err) {
+      if (stopsTheRun(err)) throw err;
       results = undefined; // one bad source must not cost its neighbours: retry each alone below
     }
     for (const [j, { src, prepared }] of batch.entries()) {
@@ -113,6 +115,7 @@ export async function writeSources(
         try {
           r = await store.writeParse(prepared.write);
         } catch (err) {
+          if (stopsTheRun(err)) throw err;
           await fail(src.path, src.adapter.agent, err);
           continue;
         }
@@ -153,9 +156,11 @@ export async function writeSources(
         // the write runs on SQLite's thread while the next sources are parsed; one write in flight
         await writing;
         writing = flush();
+        writing.catch(() => undefined); // handled: met by the next `await writing`
         groupLimit = Math.min(GROUP_BYTES, groupLimit * 2);
       }
     } catch (err) {
+      if (stopsTheRun(err)) throw err;
       await fail(src.path, src.adapter.agent, err);
     }
   }
@@ -176,6 +181,15 @@ export async function writeSources(
     parseMs: performance.now() - started,
     cancelled: token.isCancellationRequested,
   };
+}
+
+/**
+ * A write that failed for want of room on the disk: every write after it would too, each source recorded as failed
+ * (the run's own record of it included) while the run seemed to end well. The run stops with the error instead; the
+ * store keeps what it had written, and the next run goes on from there.
+ */
+function stopsTheRun(err: unknown): boolean {
+  return err instanceof RecallError && err.code === 'store-full';
 }
 
 /**

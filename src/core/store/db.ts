@@ -8,6 +8,18 @@ const MAX_PARAMS = 999;
 const MAX_ROWS = 64;
 
 /**
+ * A statement's error as its reader should meet it: a full disk says so and what to do, where SQLite's own
+ * "SQLITE_FULL: database or disk is full" named neither the store nor that what it held is kept (the write's
+ * transaction is rolled back; a run started again goes on from there).
+ */
+function failure(err: Error, file: string): Error {
+  if ((err as { code?: unknown }).code !== 'SQLITE_FULL') return err;
+  return new RecallError('store-full', `The disk that holds the store ${file} is full. Free some space and try again: what the store held is kept.`, {
+    cause: err,
+  });
+}
+
+/**
  * A small promise layer over @vscode/sqlite3's callback API: one place to adapt it, so store code reads
  * as plain async functions. Write transactions are serialised through a queue: statements from two
  * concurrent async flows must never interleave inside one BEGIN..COMMIT.
@@ -49,7 +61,7 @@ export class Db {
   }
 
   exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) => this.raw.exec(sql, (err) => (err ? reject(failure(err, this.file)) : resolve())));
   }
 
   /**
@@ -75,9 +87,10 @@ export class Db {
     if (this.writable) await this.writable;
     if (this.refused) throw this.refused;
     const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
+    const file = this.file;
     return new Promise((resolve, reject) =>
       stmt.run(params, function (this: sqlite3.RunResult, err: Error | null) {
-        if (err) reject(err);
+        if (err) reject(failure(err, file));
         else resolve({ changes: this.changes, lastID: this.lastID });
       }),
     );
@@ -91,7 +104,7 @@ export class Db {
     // of the same statement already waiting would otherwise step on from the first one's row. The answer comes
     // after one round trip through the thread pool; the reset, pending work, holds back any exec (BEGIN, COMMIT).
     return new Promise((resolve, reject) => {
-      stmt.get(params, (err: Error | null, row: T | undefined) => (err ? reject(err) : resolve(row)));
+      stmt.get(params, (err: Error | null, row: T | undefined) => (err ? reject(failure(err, this.file)) : resolve(row)));
       stmt.reset();
     });
   }
@@ -100,7 +113,7 @@ export class Db {
     if (this.refused) throw this.refused;
     const stmt = this.ready.get(sql) ?? (await this.prepared(sql));
     return new Promise((resolve, reject) =>
-      stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))),
+      stmt.all(params, (err: Error | null, rows: T[]) => (err ? reject(failure(err, this.file)) : resolve(rows))),
     );
   }
 
