@@ -4,6 +4,7 @@
 // by stage. Prints one JSON line. Used by indexStages.mjs; runs any build that has the same front door, so a build
 // from before issue 41 is timed the same way:
 //   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append] [--thread-cpu]
+//     [--holds FILE [--hold-ms 30]]
 // Stages are the progress phases the run reports (discover, parse, tokens, distill, embed), each with its elapsed
 // time and the process's CPU time (all threads). The event loop's longest stall is the longest gap between the
 // ticks of a 1 ms timer on the thread that runs the index, while it runs, as test/bench/liveWatch.mjs measures a
@@ -13,6 +14,10 @@
 // exchange is searchable (the run's parse stage: it is written there) and what that run read. With --thread-cpu
 // (Linux), each gap also counts the CPU time this thread itself ran in it (the kernel's figure in /proc, read at
 // every tick): the longest of those is what the run's own tasks hold the loop, whatever the machine's load adds.
+// With --holds FILE (implies --thread-cpu), this thread is CPU-profiled while the index runs (V8's sampler, every
+// 0.5 ms) and each gap in which the thread ran --hold-ms or more is written to FILE with its stage and what the
+// profile's samples in that gap were running: the innermost frames of the build's own code, counted (the profiler
+// costs the thread a few per cent: take the figures of a run without it).
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -22,7 +27,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' },
-    'thread-cpu': { type: 'boolean' },
+    'thread-cpu': { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
   },
 });
 const build = resolve(values.build);
@@ -36,10 +41,14 @@ let longestStall = 0;
 let stalls = 0;
 let watching = false;
 // --thread-cpu: this thread's CPU ms so far (schedstat's first field: ns on the CPU), at the last tick
-const threadStat = values['thread-cpu'] ? `/proc/self/task/${process.pid}/schedstat` : undefined;
+const threadStat = values['thread-cpu'] || values.holds ? `/proc/self/task/${process.pid}/schedstat` : undefined;
 const threadMs = () => Number(readFileSync(threadStat, 'utf8').split(' ')[0]) / 1e6;
 let lastRan = threadStat ? threadMs() : 0;
 let longestRan = 0;
+// --holds: the gaps in which this thread ran --hold-ms or more, with their ends on the profiler's clock (µs)
+const holds = [];
+const holdMs = Number(values['hold-ms']);
+let lastUs = Number(process.hrtime.bigint() / 1000n);
 // where the stalls and the memory are: each stage's longest stall and stalls over 50 ms, and the process's peak
 // resident memory (all threads) with this thread's heap at that moment, sampled every 100 ms
 const stallsBy = {};
@@ -57,6 +66,11 @@ const ticker = setInterval(() => {
     const s = (stallsBy[phase] ??= { longestMs: 0, over50: 0, ...(threadStat ? { longestRanMs: 0 } : {}) });
     s.longestMs = Math.max(s.longestMs, Math.round(gap));
     if (gap > 50) s.over50++;
+    if (values.holds) {
+      const us = Number(process.hrtime.bigint() / 1000n);
+      if (ran >= holdMs) holds.push({ phase, atMs: Math.round(now - started), gapMs: Math.round(gap), ranMs: Math.round(ran), fromUs: lastUs, toUs: us });
+      lastUs = us;
+    }
     if (threadStat) {
       longestRan = Math.max(longestRan, ran);
       s.longestRanMs = Math.max(s.longestRanMs, Math.round(ran));
@@ -82,7 +96,19 @@ const stages = {};
 let phase = 'open';
 let at = performance.now();
 let cpu = process.cpuUsage();
+// --survivors: each stage's sample (the sampler stopped and started again at each stage's end)
+const survivorsBy = {};
+let sampling = Promise.resolve();
 const lap = (next) => {
+  if (heapSampler && phase !== 'open') {
+    const ended = phase;
+    sampling = sampling
+      .then(() => heapSampler.post('HeapProfiler.stopSampling'))
+      .then(({ profile }) => {
+        survivorsBy[ended] = survivorStacks(profile);
+        return heapSampler.post('HeapProfiler.startSampling', SAMPLING);
+      });
+  }
   const used = process.cpuUsage(cpu);
   const s = (stages[phase] ??= { ms: 0, cpuMs: 0 });
   s.ms += performance.now() - at;
@@ -122,8 +148,28 @@ const indexOptions = {
   embed: { embedder },
   ...(values.threads !== undefined ? { parallel: { threads: Number(values.threads) } } : {}),
 };
+// V8's sampling profiler on this thread: its timestamps are the monotonic clock's, as process.hrtime's
+let profiler;
+if (values.holds) {
+  const { Session } = await import('node:inspector/promises');
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 500 });
+  await profiler.post('Profiler.start');
+}
+// --survivors: V8's sampling heap profiler, keeping the samples of objects that lived through a young collection
+let heapSampler;
+const SAMPLING = { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false };
+if (values.survivors) {
+  const { Session } = await import('node:inspector/promises');
+  heapSampler = new Session();
+  heapSampler.connect();
+  await heapSampler.post('HeapProfiler.startSampling', SAMPLING);
+}
 lap('discover');
 watching = true;
+lastUs = Number(process.hrtime.bigint() / 1000n);
 last = performance.now();
 if (threadStat) lastRan = threadMs();
 const report = await store.index(indexOptions, (p) => {
@@ -131,6 +177,17 @@ const report = await store.index(indexOptions, (p) => {
 });
 watching = false;
 lap('done');
+if (heapSampler) {
+  await sampling;
+  await heapSampler.post('HeapProfiler.stopSampling');
+  heapSampler.disconnect();
+  writeFileSync(values.survivors, JSON.stringify(survivorsBy, null, 1));
+}
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  writeFileSync(values.holds, JSON.stringify({ holdMs, holds: explainHolds(profile, holds) }, null, 1));
+}
 let appended;
 /** Appends an exchange holding `word` and runs the index again (with `sources`: only those, as live indexing does). */
 const appendAndRun = async (word, sources) => {
@@ -174,3 +231,51 @@ console.log(
     ...(appended ? { appended, live } : {}),
   }),
 );
+
+/**
+ * Each hold with the profile's samples inside it: per sample, the innermost frames of the build's own code (up to
+ * four, innermost first, with the frame under them when that is the engine's or a package's), counted; the most
+ * frequent first. A sample in no code of the build (the collector, the driver's C++) says so by its leaf.
+ */
+function explainHolds(profile, found) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (f) => `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/out\//, '').replace(/^.*node_modules\//, '')}:${f.lineNumber + 1}`;
+  const own = (f) => f.url.includes(`${build}/out/`);
+  const times = [];
+  let t = profile.startTime;
+  for (const d of profile.timeDeltas) times.push((t += d));
+  return found.map((h) => {
+    const stacks = new Map();
+    let samples = 0;
+    for (let i = 0; i < profile.samples.length; i++) {
+      if (times[i] < h.fromUs || times[i] > h.toUs) continue;
+      samples++;
+      const leaf = nodes.get(profile.samples[i]).callFrame;
+      const frames = [];
+      for (let id = profile.samples[i]; id !== undefined && frames.length < 4; id = parent.get(id)) {
+        const f = nodes.get(id).callFrame;
+        if (own(f)) frames.push(name(f));
+      }
+      const key = `${own(leaf) ? '' : `[${name(leaf)}] `}${frames.join(' < ') || '(no frame of the build)'}`;
+      stacks.set(key, (stacks.get(key) ?? 0) + 1);
+    }
+    const top = [...stacks].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([stack, n]) => ({ n, stack }));
+    const { fromUs, toUs, ...rest } = h;
+    return { ...rest, samples, top };
+  });
+}
+
+/** The sampled survivors' bytes by the innermost four frames of their allocation, largest first. */
+function survivorStacks(profile) {
+  const by = new Map();
+  const walk = (node, stack) => {
+    const f = node.callFrame;
+    const here = [`${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/out\//, '').replace(/^.*node_modules\//, '')}:${f.lineNumber + 1}`, ...stack].slice(0, 5);
+    if (node.selfSize > 0) by.set(here.join(' < '), (by.get(here.join(' < ')) ?? 0) + node.selfSize);
+    for (const c of node.children) walk(c, here);
+  };
+  walk(profile.head, []);
+  return [...by].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([stack, bytes]) => ({ mb: Math.round(bytes / 2 ** 20), stack }));
+}
