@@ -13,12 +13,14 @@
 // threads and SQLite's with it) by its place, the sum over calls 1-10, the later half's CPU a call, and what the
 // warm-up cost before the first call (its CPU, and the event loop's longest delay then: what the extension host's
 // other extensions would wait for, on a loaded machine the queue for a core as well; and the longest hold in the main
-// thread's own CPU, which is not).
+// thread's own CPU, which is not). And what the slowest calls (those at or above the p95) were: their elapsed time, the
+// main thread's CPU within them (/proc schedstat: what the call itself ran) and how many met a collection (V8's
+// `gc` entries during the call), against the other calls': a slow call with little CPU of its own waited for a core.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineFacts, median, quantile } from './lib.mjs';
@@ -98,6 +100,12 @@ if (values.child) {
   const warmUpCpuMs = cpuNow() - warmCpuAt;
   const callLoop = monitorEventLoopDelay({ resolution: 5 });
   callLoop.enable();
+  // the collections during the calls (minor: scavenges; major: mark-compact), elapsed ms each
+  const collections = [];
+  const gcSeen = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) collections.push({ at: e.startTime, ms: e.duration, major: (e.detail?.kind ?? e.kind) !== 1 });
+  });
+  gcSeen.observe({ entryTypes: ['gc'] });
   // since the host's searches share IndexService.searching, the tools' answer is given the memory and the model
   const ask = (query) => (searchForAgent.length >= 3 ? searchForAgent(memory, embedding, { query }) : searchForAgent(source, { query }));
   const calls = [];
@@ -106,14 +114,25 @@ if (values.child) {
   for (let c = 0; c < Number(values.calls); c++) {
     if (c > 0 && Number(values.pause) > 0) await sleep(Number(values.pause));
     const query = queries[(offset + c) % queries.length];
-    const [t0, cpu0] = [performance.now(), cpuNow()];
+    const [t0, cpu0, main0] = [performance.now(), cpuNow(), mainCpu()];
     const text = await (warmUp ? warmUp.searching(() => ask(query)) : ask(query));
-    const [t1, cpu1] = [performance.now(), cpuNow()];
+    const [t1, cpu1, main1] = [performance.now(), cpuNow(), mainCpu()];
     if (c === 0) firstAnswerMs = t1;
     if (typeof text !== 'string' || !text) throw new Error(`no answer to ${query}`);
-    calls.push({ ms: t1 - t0, cpuMs: cpu1 - cpu0 });
+    calls.push({ ms: t1 - t0, cpuMs: cpu1 - cpu0, mainCpuMs: main1 - main0, t0, t1 });
   }
   callLoop.disable();
+  // entries arrive after their collection: a turn of the event loop later
+  await sleep(0);
+  gcSeen.disconnect();
+  for (const call of calls) {
+    const met = collections.filter((g) => g.at < call.t1 && g.at + g.ms > call.t0);
+    call.gcMs = met.reduce((a, g) => a + g.ms, 0);
+    call.gcs = met.length;
+    call.majorGcs = met.filter((g) => g.major).length;
+    delete call.t0;
+    delete call.t1;
+  }
   await Promise.race([warming, sleep(50)]);
   await warmUp?.stop();
   await memory.close();
@@ -133,14 +152,17 @@ if (values.child) {
   process.exit(0);
 }
 
+/** The main thread's CPU time so far, ms, to the nanosecond (Linux's schedstat). */
+function mainCpu() {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
 /**
  * The longest the event loop was held between two turns of a 5 ms timer, in the main thread's own CPU (Linux's
  * schedstat, ns; a bound on the longest task, since several may run between two turns): unlike the timer's lateness,
  * not the time spent waiting for a core on a loaded machine. `stop` returns it, ms.
  */
 function loopHolds() {
-  const stat = `/proc/self/task/${process.pid}/schedstat`;
-  const mainCpu = () => Number(readFileSync(stat, 'utf8').split(' ')[0]) / 1e6;
   let last = mainCpu();
   let max = 0;
   const timer = setInterval(() => {
@@ -206,7 +228,8 @@ const summary = builds.map((build, i) => {
     idleHoldMs: rs.map((r) => r.idleHoldMs),
     callLoopMaxMs: rs.map((r) => r.callLoopMaxMs),
     peakRssMb: median(rs.map((r) => r.peakRssMb)),
-    byPosition: Array.from({ length: positions }, (_, c) => ({ ms: median(rs.map((r) => r.calls[c].ms)), cpuMs: median(rs.map((r) => r.calls[c].cpuMs)) })),
+    slowest: slowestCalls(rs.flatMap((r) => r.calls)),
+    byPosition: Array.from({ length: positions }, (_, c) => ({ ms: median(rs.map((r) => r.calls[c].ms)), cpuMs: median(rs.map((r) => r.calls[c].cpuMs)), mainCpuMs: median(rs.map((r) => r.calls[c].mainCpuMs)) })),
     runsDetail: rs,
   };
 });
@@ -218,10 +241,30 @@ for (const s of summary) {
     `| ${s.build} | ${fmt(s.firstAnswerMs)} | ${fmt(s.p50)} | ${fmt(s.p95)} | ${s.calls1to10CpuMs.map((x) => x.toFixed(0)).join(' / ')} | ${fmt(s.laterCpuMsPerCall)} | ${s.warmUpCpuMs.map((x) => x.toFixed(0)).join(' / ')} | ${s.idleLoopMaxMs.map((x) => (x === undefined ? '—' : x.toFixed(0))).join(' / ')} ; ${s.callLoopMaxMs.map((x) => x.toFixed(0)).join(' / ')} | ${s.idleHoldMs.map((x) => (x === undefined ? '—' : x.toFixed(1))).join(' / ')} | ${fmt(s.peakRssMb)} |`,
   );
 }
-if (positions > 0) {
-  console.log(`| call | ${summary.map((s) => `${s.build} ms | CPU ms`).join(' | ')} |`);
-  console.log(`| --- | ${summary.map(() => '--- | ---').join(' | ')} |`);
-  for (let c = 0; c < positions; c++) console.log(`| ${c + 1} | ${summary.map((s) => `${fmt(s.byPosition[c].ms)} | ${fmt(s.byPosition[c].cpuMs)}`).join(' | ')} |`);
-  console.log(`| 1-10, sum of the medians | ${summary.map((s) => `${fmt(s.byPosition.slice(0, 10).reduce((a, p) => a + p.ms, 0))} | ${fmt(s.byPosition.slice(0, 10).reduce((a, p) => a + p.cpuMs, 0))}`).join(' | ')} |`);
+console.log('| build | calls at or above the p95 | their ms (median) | their main thread CPU ms (median) | of them, met a collection | the other calls: ms, main thread CPU ms (medians), met a collection |');
+console.log('| --- | --- | --- | --- | --- | --- |');
+for (const s of summary) {
+  const { slow, rest } = s.slowest;
+  console.log(`| ${s.build} | ${slow.n} | ${fmt(slow.ms)} | ${fmt(slow.mainCpuMs)} | ${slow.gcs} (major ${slow.majorGcs}) | ${fmt(rest.ms)}, ${fmt(rest.mainCpuMs)}, ${rest.gcs} of ${rest.n} |`);
 }
+if (positions > 0) {
+  console.log(`| call | ${summary.map((s) => `${s.build} ms | CPU ms | main thread CPU ms`).join(' | ')} |`);
+  console.log(`| --- | ${summary.map(() => '--- | --- | ---').join(' | ')} |`);
+  for (let c = 0; c < positions; c++) console.log(`| ${c + 1} | ${summary.map((s) => `${fmt(s.byPosition[c].ms)} | ${fmt(s.byPosition[c].cpuMs)} | ${fmt(s.byPosition[c].mainCpuMs)}`).join(' | ')} |`);
+  const sum = (s, k) => fmt(s.byPosition.slice(0, 10).reduce((a, p) => a + p[k], 0));
+  console.log(`| 1-10, sum of the medians | ${summary.map((s) => `${sum(s, 'ms')} | ${sum(s, 'cpuMs')} | ${sum(s, 'mainCpuMs')}`).join(' | ')} |`);
+}
+/** The calls at or above the p95 of elapsed time against the others: medians of elapsed and main-thread CPU, how many met a collection. */
+function slowestCalls(calls) {
+  const line = quantile(calls.map((c) => c.ms), 0.95);
+  const of = (cs) => ({
+    n: cs.length,
+    ms: median(cs.map((c) => c.ms)),
+    mainCpuMs: median(cs.map((c) => c.mainCpuMs)),
+    gcs: cs.filter((c) => c.gcs > 0).length,
+    majorGcs: cs.filter((c) => c.majorGcs > 0).length,
+  });
+  return { slow: of(calls.filter((c) => c.ms >= line)), rest: of(calls.filter((c) => c.ms < line)) };
+}
+
 if (values.json) writeFileSync(values.json, JSON.stringify({ machine: facts, summary }, null, 2));

@@ -31,6 +31,16 @@ test('a word two terms find is marked once', () => {
   });
 });
 
+test("the words' first matches in text order are what a snippet looks at, whichever words they are", () => {
+  // 400 matches of two words, taking turns: the first 300 (MAX_MATCHES) are 150 of each, and a third word after them
+  // is not among them, while before them it is
+  const turns = 'alpha beta '.repeat(200);
+  assert.deepEqual(makeSnippet(`${turns}gamma`, ['alpha', 'beta', 'gamma']).matchedTerms, ['alpha', 'beta']);
+  assert.deepEqual(makeSnippet(`gamma ${turns}`, ['alpha', 'beta', 'gamma']).matchedTerms, ['alpha', 'beta', 'gamma']);
+  // one word's 300 matches first, the other's after them: the other is not among the first 300
+  assert.deepEqual(makeSnippet(`${'alpha '.repeat(300)}${'beta '.repeat(5)}`, ['beta', 'alpha']).matchedTerms, ['alpha']);
+});
+
 test('an English word marks the words FTS5 matched it with, not every word its stem begins', () => {
   // crude stems (spe, lin, app) begin specific, linux and application
   const s = shown('The speeds of specific linux lines: we applied it to the application', ['speed', 'lines', 'apply']);

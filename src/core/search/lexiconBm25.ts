@@ -292,6 +292,12 @@ function best(touched: Int32Array, scores: Float64Array, k: number): Scored[] {
   const heap: number[] = [];
   // `worse(a, b)`: a ranks below b
   const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  // not `[x, y] = [y, x]`: an array a swap where V8 has not optimised the loop (~0.06 MB of an agent's call)
+  const swap = (i: number, j: number) => {
+    const t = heap[i]!;
+    heap[i] = heap[j]!;
+    heap[j] = t;
+  };
   const down = (from: number) => {
     for (let c = from; ; ) {
       const l = 2 * c + 1;
@@ -300,7 +306,7 @@ function best(touched: Int32Array, scores: Float64Array, k: number): Scored[] {
       if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
       if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
       if (m === c) return;
-      [heap[c], heap[m]] = [heap[m]!, heap[c]!];
+      swap(c, m);
       c = m;
     }
   };
@@ -314,7 +320,7 @@ function best(touched: Int32Array, scores: Float64Array, k: number): Scored[] {
       for (let c = heap.length - 1; c > 0; ) {
         const p = (c - 1) >> 1;
         if (!worse(heap[c]!, heap[p]!)) break;
-        [heap[c], heap[p]] = [heap[p]!, heap[c]!];
+        swap(c, p);
         c = p;
       }
       if (heap.length === k) floor = scores[heap[0]!]!;

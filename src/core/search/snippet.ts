@@ -28,18 +28,24 @@ export interface Snippet {
 export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces): Snippet {
   const text = withoutMarks(verbatim);
   const wanted = terms.map(wantedOf);
-  const matches = findMatches(text, distinctWanted(wanted), MAX_MATCHES, false, places);
-  const found = new Set(matches.map((m) => m.term));
+  const distinct = distinctWanted(wanted);
+  const matches = findMatches(text, distinct, MAX_MATCHES, false, places);
+  const found = new Set<string>();
+  for (let m = 0; m < matches.count; m++) found.add(distinct[matches.word[m]!]!.key);
   const matchedTerms = terms.filter((_, i) => found.has(wanted[i]!.key));
-  const window = densestWindow(matches, maxChars);
-  const from = wordStart(text, window, matches.find((m) => m.start >= window)?.start ?? window + 40);
+  const window = densestWindow(matches, distinct.length, maxChars);
+  let first = 0;
+  while (first < matches.count && matches.start[first]! < window) first++;
+  const from = wordStart(text, window, first < matches.count ? matches.start[first]! : window + 40);
   const to = Math.min(text.length, from + maxChars);
   let out = '';
   let at = from;
-  for (const m of matches) {
-    if (m.start < from || m.end > to) continue;
-    out += text.slice(at, m.start) + MARK_START + text.slice(m.start, m.end) + MARK_END;
-    at = m.end;
+  for (let m = 0; m < matches.count; m++) {
+    const start = matches.start[m]!;
+    const end = matches.end[m]!;
+    if (start < from || end > to) continue;
+    out += text.slice(at, start) + MARK_START + text.slice(start, end) + MARK_END;
+    at = end;
   }
   out += text.slice(at, to);
   // the character before the window says whether its first line starts a line of the exchange
@@ -51,7 +57,7 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
 /** Whether `verbatim` holds a word of `terms` as makeSnippet finds and marks them (`matchedTerms` not empty). */
 export function holdsQueryWord(verbatim: string, terms: readonly string[]): boolean {
   // one match of any word is enough to know: the others are not looked for
-  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).length > 0;
+  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).count > 0;
 }
 
 /** The text without the characters that mark matches (they would mark nothing). */
@@ -82,10 +88,17 @@ function withoutMarkup(s: string): string {
     .replace(/```[\w+-]*|\*\*|__/g, ' ');
 }
 
-interface Match {
-  readonly start: number;
-  readonly end: number;
-  readonly term: string;
+/**
+ * A text's first `count` matches in text order: each one's start and end, and which word it is (its index among the
+ * distinct wanted words). Typed arrays, not an object a match: a snippet finds up to MAX_MATCHES, a search makes ten,
+ * and a typed array's numbers (beyond a few) are not in the young heap V8 scavenges (issue 42: an agent's slowest calls
+ * were those that met a scavenge, and what a call allocates sets how many do).
+ */
+interface Matches {
+  readonly count: number;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+  readonly word: Int32Array;
 }
 
 /**
@@ -127,30 +140,48 @@ function wantedOf(queryTerm: string): Wanted {
  * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
  * one found are not looked for (whether the text holds any). `places`: the words' places in `text` found before.
  */
-function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Match[] {
-  // One array filled one way: three kinds of array here made densestWindow's loads polymorphic (V8 deopts)
-  const out: Match[] = [];
-  if (wanted.length === 0) return out;
+function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Matches {
   let lower: string | undefined;
   const cyrillic = wanted.some((w) => w.stemOf === cyrillicStem);
-  const byStart = new Map<number, { end: number; rank: number }>();
-  for (const [rank, w] of wanted.entries()) {
+  // each word's places, in text order (start and end, flat), by its index in `wanted`
+  const lists: Array<readonly number[]> = [];
+  let placesFound = 0;
+  for (const w of wanted) {
     const find = () => wordPlaces(text, (lower ??= lowerCased(text, cyrillic)), w, max);
     // a word's key names its start and porter stem: the same key finds the same places
     const found = places ? places.of(`${w.key}\u0000${max}`, find) : find();
-    for (let p = 0; p < found.length; p += 2) {
-      const start = found[p]!;
-      const seen = byStart.get(start);
-      if (!seen || seen.rank > rank) byStart.set(start, { end: found[p + 1]!, rank });
+    lists.push(found);
+    placesFound += found.length / 2;
+    if (anyOne && found.length > 0) break;
+  }
+  // the lists merged in text order, the first `max` places (not a map of every place, an object each, sorted after)
+  const size = Math.min(max, placesFound);
+  const start = new Int32Array(size);
+  const end = new Int32Array(size);
+  const word = new Int32Array(size);
+  const next = new Int32Array(lists.length);
+  let count = 0;
+  let last = -1;
+  while (count < size) {
+    let first = -1;
+    let at = Infinity;
+    for (let w = 0; w < lists.length; w++) {
+      const list = lists[w]!;
+      let i = next[w]!;
+      while (i < list.length && list[i]! <= last) i += 2;
+      next[w] = i;
+      if (i < list.length && list[i]! < at) {
+        at = list[i]!;
+        first = w;
+      }
     }
-    if (anyOne && byStart.size > 0) break;
+    if (first < 0) break;
+    start[count] = at;
+    end[count] = lists[first]![next[first]! + 1]!;
+    word[count++] = first;
+    last = at;
   }
-  for (const start of [...byStart.keys()].sort((a, b) => a - b)) {
-    if (out.length === max) break;
-    const m = byStart.get(start)!;
-    out.push({ start, end: m.end, term: wanted[m.rank]!.key });
-  }
-  return out;
+  return { count, start, end, word };
 }
 
 /**
@@ -184,28 +215,25 @@ function wordPlaces(text: string, lower: string, { start: st, stem: wantedStem, 
  * Where the excerpt starts: 40 characters before the window of `maxChars` that holds the most distinct
  * terms, then the most matches (a sliding window over the matches, which are in text order).
  */
-function densestWindow(matches: readonly Match[], maxChars: number): number {
+function densestWindow(matches: Matches, words: number, maxChars: number): number {
+  const { count, start, end: ends, word } = matches;
   let from = 0;
   let best = -1;
-  const inWindow = new Map<string, number>();
+  // matches of each word in the window, and how many words it holds
+  const inWindow = new Int32Array(words);
+  let held = 0;
   let end = 0;
-  for (let i = 0; i < matches.length; i++) {
+  for (let i = 0; i < count; i++) {
     if (end < i) end = i; // a word longer than the window holds nothing, not even itself
-    const limit = matches[i]!.start + maxChars;
-    for (; end < matches.length && matches[end]!.end <= limit; end++) {
-      const term = matches[end]!.term;
-      inWindow.set(term, (inWindow.get(term) ?? 0) + 1);
-    }
-    const value = inWindow.size * 1000 + (end - i);
+    const limit = start[i]! + maxChars;
+    for (; end < count && ends[end]! <= limit; end++) if (inWindow[word[end]!]!++ === 0) held++;
+    const value = held * 1000 + (end - i);
     if (value > best) {
       best = value;
-      from = Math.max(0, matches[i]!.start - 40);
+      from = Math.max(0, start[i]! - 40);
     }
     if (end === i) continue;
-    const first = matches[i]!.term;
-    const left = inWindow.get(first)! - 1;
-    if (left === 0) inWindow.delete(first);
-    else inWindow.set(first, left);
+    if (--inWindow[word[i]!]! === 0) held--;
   }
   return from;
 }
