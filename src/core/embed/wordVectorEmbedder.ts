@@ -49,7 +49,7 @@ export class WordVectorEmbedder implements Embedder {
 
   private constructor(
     manifest: Manifest,
-    /** words.txt: the rows' words, one a line. */
+    /** words.txt's bytes, one character a byte (latin1): the rows' words in UTF-8, one a line (WordRows). */
     private readonly wordList: string,
     private readonly weights: Int8Array,
     private readonly scales: Float32Array,
@@ -70,7 +70,9 @@ export class WordVectorEmbedder implements Embedder {
     try {
       const [manifestBytes, wordBytes, vectorBytes] = await Promise.all(['manifest.json', 'words.txt', 'vectors.bin'].map((f) => readWhole(path.join(dir, f))));
       manifest = JSON.parse(manifestBytes!.toString('utf8')) as Manifest;
-      words = wordBytes!.toString('utf8');
+      // not decoded: UTF-8 with a few non-ASCII bytes decodes to a two-byte string, 12-29 ms of an MCP server's main
+      // thread before its first search could embed; as latin1 it is a copy, and WordRows compares bytes
+      words = wordBytes!.toString('latin1');
       bytes = vectorBytes!;
     } catch (err) {
       return fail(`cannot be read: ${(err as Error).message}`, err);
@@ -151,6 +153,8 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
+const NOT_ASCII = /[^\0-\x7f]/;
+
 /** Rows of the word table a slice of WordVectorEmbedder.prepare makes: 200,000 rows cost 45-80 ms at once, cold. */
 const ROWS_A_SLICE = 10_000;
 
@@ -192,8 +196,11 @@ class WordRows {
     return new WordRows(list, t.starts, t.slots);
   }
 
-  get(word: string): number | undefined {
+  /** The row of `word`, compared by its UTF-8 bytes: the list's (latin1 of UTF-8) and the word's are equal exactly
+   * when the texts are (no line holds U+FFFD, what a lone surrogate of a word becomes). */
+  get(text: string): number | undefined {
     const { list, starts, slots } = this;
+    const word = NOT_ASCII.test(text) ? Buffer.from(text, 'utf8').toString('latin1') : text;
     const mask = slots.length - 1;
     for (let slot = rangeHash(word, 0, word.length) & mask; ; slot = (slot + 1) & mask) {
       const r = slots[slot]! - 1;
