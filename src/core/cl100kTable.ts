@@ -117,13 +117,14 @@ export function cl100kTableBytes(): Uint8Array {
  */
 export function adoptCl100kTable(kept: Uint8Array): boolean {
   if (table.made || kept.length < HEAD * 4) return false;
-  const buffer = kept.buffer.slice(kept.byteOffset, kept.byteOffset + kept.length); // int32 views need alignment
-  const [format, tokens, byteCount, slotCount] = new Int32Array(buffer, 0, HEAD) as unknown as [number, number, number, number];
+  // int32 views need alignment: a kept file's data has it (keptFile.ts), other bytes are copied
+  const [buffer, at] = kept.byteOffset % 4 === 0 ? [kept.buffer, kept.byteOffset] : [kept.buffer.slice(kept.byteOffset, kept.byteOffset + kept.length), 0];
+  const [format, tokens, byteCount, slotCount] = new Int32Array(buffer, at, HEAD) as unknown as [number, number, number, number];
   const intCount = HEAD + tokens + 1 + tokens + slotCount;
   if (format !== FORMAT || tokens <= 0 || slotCount < 2 * tokens || (slotCount & (slotCount - 1)) !== 0 || kept.length !== intCount * 4 + byteCount) return false;
-  const starts = new Int32Array(buffer, HEAD * 4, tokens + 1);
-  const ranks = new Int32Array(buffer, (HEAD + tokens + 1) * 4, tokens);
-  const slots = new Int32Array(buffer, (HEAD + 2 * tokens + 1) * 4, slotCount);
+  const starts = new Int32Array(buffer, at + HEAD * 4, tokens + 1);
+  const ranks = new Int32Array(buffer, at + (HEAD + tokens + 1) * 4, tokens);
+  const slots = new Int32Array(buffer, at + (HEAD + 2 * tokens + 1) * 4, slotCount);
   if (starts[0] !== 0 || starts[tokens] !== byteCount) return false;
-  return table.give({ bytes: Buffer.from(buffer, intCount * 4, byteCount).toString('latin1'), starts, ranks, slots });
+  return table.give({ bytes: Buffer.from(buffer, at + intCount * 4, byteCount).toString('latin1'), starts, ranks, slots });
 }

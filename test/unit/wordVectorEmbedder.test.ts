@@ -94,6 +94,28 @@ describe('the built-in model (word vectors shipped in the extension)', () => {
     }
   });
 
+  test('finds a word by its UTF-8 bytes: the non-ASCII words of the vocabulary get their own rows', async () => {
+    const words = readFileSync(path.join(BUILTIN, 'words.txt'), 'utf8').split('\n');
+    const vectors = readFileSync(path.join(BUILTIN, 'vectors.bin'));
+    const dim = builtin.dimension;
+    const rowOf = (w: string): Float32Array => {
+      const r = words.lastIndexOf(w);
+      const scale = vectors.readFloatLE(words.length * dim + r * 4);
+      const v = Float32Array.from({ length: dim }, (_, d) => vectors.readInt8(r * dim + d) * scale);
+      const norm = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+      return v.map((x) => x / norm);
+    };
+    const nonAscii = words.filter((w) => /[^\0-\x7f]/.test(w));
+    assert.ok(nonAscii.length >= 3, nonAscii.join(' '));
+    for (const w of [...nonAscii, 'database', 'zebra']) {
+      const [v] = await builtin.embed([w]);
+      assert.ok(cosine(v!, rowOf(w)) > 0.99999, `${w}: cosine ${cosine(v!, rowOf(w))}`);
+    }
+    // their bytes read as Latin-1 are no word, nor a lone surrogate (U+FFFD in UTF-8)
+    const [latin1, surrogate] = await builtin.embed([Buffer.from(nonAscii[0]!, 'utf8').toString('latin1'), '\ud800']);
+    assert.ok(latin1!.every((x) => x === 0) && surrogate!.every((x) => x === 0));
+  });
+
   test('an embedding asked while the table is being prepared makes the rest of it at once, to the same vectors', async () => {
     const racing = await WordVectorEmbedder.load(BUILTIN);
     try {

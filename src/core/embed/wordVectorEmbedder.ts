@@ -49,8 +49,10 @@ export class WordVectorEmbedder implements Embedder {
 
   private constructor(
     manifest: Manifest,
-    /** words.txt: the rows' words, one a line. */
+    /** words.txt's bytes, one character a byte (latin1): the rows' words in UTF-8, one a line (WordRows). */
     private readonly wordList: string,
+    /** Where each line of the list starts (lineStarts). */
+    private readonly wordStarts: Int32Array,
     private readonly weights: Int8Array,
     private readonly scales: Float32Array,
     private readonly maxTokens: number,
@@ -70,22 +72,23 @@ export class WordVectorEmbedder implements Embedder {
     try {
       const [manifestBytes, wordBytes, vectorBytes] = await Promise.all(['manifest.json', 'words.txt', 'vectors.bin'].map((f) => readWhole(path.join(dir, f))));
       manifest = JSON.parse(manifestBytes!.toString('utf8')) as Manifest;
-      words = wordBytes!.toString('utf8');
+      // not decoded: UTF-8 with a few non-ASCII bytes decodes to a two-byte string, 12-29 ms of an MCP server's main
+      // thread before its first search could embed; as latin1 it is a copy, and WordRows compares bytes
+      words = wordBytes!.toString('latin1');
       bytes = vectorBytes!;
     } catch (err) {
       return fail(`cannot be read: ${(err as Error).message}`, err);
     }
     const { words: n, dimension: dim } = manifest;
     if (manifest.format !== 1) return fail(`has format ${String(manifest.format)}, this version reads 1`);
-    const wordCount = lineCount(words);
-    if (wordCount !== n || bytes.length !== n * dim + n * 4 || !(dim > 0) || (n * dim) % 4 !== 0) {
-      return fail(`is damaged: ${wordCount} words and ${bytes.length} bytes of vectors for ${n} words of ${dim} dimensions`);
-    }
+    // the lines found once, for the count and the word table (its first half: WordRows)
+    const starts = bytes.length === n * dim + n * 4 && dim > 0 && (n * dim) % 4 === 0 ? lineStarts(words, n) : undefined;
+    if (!starts) return fail(`is damaged: ${lineCount(words)} words and ${bytes.length} bytes of vectors for ${n} words of ${dim} dimensions`);
     const weights = new Int8Array(bytes.buffer, bytes.byteOffset, n * dim);
     // a Float32Array view needs a 4-byte aligned offset; a large file's Buffer is its own, at offset 0
     const at = bytes.byteOffset + n * dim;
     const scales = at % 4 === 0 ? new Float32Array(bytes.buffer, at, n) : new Float32Array(bytes.buffer.slice(at, at + n * 4));
-    return new WordVectorEmbedder(manifest, words, weights, scales, manifest.maxTokens);
+    return new WordVectorEmbedder(manifest, words, starts, weights, scales, manifest.maxTokens);
   }
 
   embed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -101,7 +104,7 @@ export class WordVectorEmbedder implements Embedder {
    */
   async prepare(): Promise<void> {
     if (this.rows || this.making || this.disposed) return;
-    const steps = (this.making = WordRows.steps(this.wordList, this.scales.length));
+    const steps = (this.making = WordRows.steps(this.wordList, this.wordStarts));
     for (;;) {
       if (this.making !== steps) return; // an embedding made the rest
       const step = steps.next();
@@ -117,7 +120,7 @@ export class WordVectorEmbedder implements Embedder {
   /** The word table at once: what prepare has not made yet, or all of it. */
   private rowsNow(): WordRows {
     const steps = this.making;
-    if (!steps) return WordRows.make(this.wordList, this.scales.length);
+    if (!steps) return WordRows.make(this.wordList, this.wordStarts);
     this.making = undefined;
     for (;;) {
       const step = steps.next();
@@ -151,6 +154,8 @@ export class WordVectorEmbedder implements Embedder {
   }
 }
 
+const NOT_ASCII = /[^\0-\x7f]/;
+
 /** Rows of the word table a slice of WordVectorEmbedder.prepare makes: 200,000 rows cost 45-80 ms at once, cold. */
 const ROWS_A_SLICE = 10_000;
 
@@ -168,23 +173,17 @@ class WordRows {
     private readonly slots: Int32Array,
   ) {}
 
-  /** The table of `rows` rows over `list`, at once (each loop in one call: in slices, or with a yield inside them, dearer). */
-  static make(list: string, rows: number): WordRows {
-    const t = new TableInMaking(list, rows);
-    t.startsOf(rows);
+  /** The table over `list`'s lines, at once (each loop in one call: in slices, or with a yield inside them, dearer). */
+  static make(list: string, starts: Int32Array): WordRows {
+    const t = new TableInMaking(list, starts);
     t.slotsOf(0);
     return new WordRows(list, t.starts, t.slots);
   }
 
   /** The table made in slices: each `next` makes ROWS_A_SLICE rows' part of it; the last returns the table. */
-  static *steps(list: string, rows: number): Generator<void, WordRows> {
-    const t = new TableInMaking(list, rows);
-    for (let to = Math.min(rows, ROWS_A_SLICE); ; to = Math.min(rows, to + ROWS_A_SLICE)) {
-      t.startsOf(to);
-      if (to === rows) break;
-      yield;
-    }
-    for (let from = Math.max(0, rows - ROWS_A_SLICE); ; from = Math.max(0, from - ROWS_A_SLICE)) {
+  static *steps(list: string, starts: Int32Array): Generator<void, WordRows> {
+    const t = new TableInMaking(list, starts);
+    for (let from = Math.max(0, starts.length - 1 - ROWS_A_SLICE); ; from = Math.max(0, from - ROWS_A_SLICE)) {
       yield;
       t.slotsOf(from);
       if (from === 0) break;
@@ -192,8 +191,11 @@ class WordRows {
     return new WordRows(list, t.starts, t.slots);
   }
 
-  get(word: string): number | undefined {
+  /** The row of `word`, compared by its UTF-8 bytes: the list's (latin1 of UTF-8) and the word's are equal exactly
+   * when the texts are (no line holds U+FFFD, what a lone surrogate of a word becomes). */
+  get(text: string): number | undefined {
     const { list, starts, slots } = this;
+    const word = NOT_ASCII.test(text) ? Buffer.from(text, 'utf8').toString('latin1') : text;
     const mask = slots.length - 1;
     for (let slot = rangeHash(word, 0, word.length) & mask; ; slot = (slot + 1) & mask) {
       const r = slots[slot]! - 1;
@@ -205,36 +207,21 @@ class WordRows {
 }
 
 
-/** The word table being made: the rows' starts first, then their slots from the last row to the first. */
+/** The word table being made over the lines' starts (found at load): their slots, from the last row to the first. */
 class TableInMaking {
-  readonly starts: Int32Array;
   readonly slots: Int32Array;
-  /** Rows whose start is known; the newline before the next one. */
-  private started = 1;
-  private at: number;
   /** The first row given a slot so far. */
   private slotted: number;
 
   constructor(
     private readonly list: string,
-    private readonly rows: number,
+    readonly starts: Int32Array,
   ) {
-    this.starts = new Int32Array(rows + 1);
-    this.starts[rows] = list.length + 1;
-    this.at = list.indexOf('\n');
+    const rows = starts.length - 1;
     let size = 1;
     while (size < rows * 2) size *= 2;
     this.slots = new Int32Array(size);
     this.slotted = rows;
-  }
-
-  /** The starts of the rows before `to`. */
-  startsOf(to: number): void {
-    const { list, starts } = this;
-    let at = this.at;
-    for (let r = this.started; r < Math.min(to, this.rows); r++, at = list.indexOf('\n', at + 1)) starts[r] = at + 1;
-    this.started = Math.max(this.started, Math.min(to, this.rows));
-    this.at = at;
   }
 
   /** The slots of the rows from `from` on (the last row first: a word listed twice finds its last row, as a Map set row by row kept it). */
@@ -248,6 +235,22 @@ class TableInMaking {
     }
     this.slotted = Math.min(this.slotted, from);
   }
+}
+
+/**
+ * Where each of the `rows` lines of `text` starts, as `split('\n')` cuts them, and one past the last line's end; undefined
+ * when `text` has another number of lines.
+ */
+function lineStarts(text: string, rows: number): Int32Array | undefined {
+  const starts = new Int32Array(rows + 1);
+  let r = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    if (r === rows) return undefined;
+    starts[r++] = at + 1;
+  }
+  if (r !== rows) return undefined;
+  starts[rows] = text.length + 1;
+  return starts;
 }
 
 /** Lines of `text` as `split('\n')` counts them, without making them. */
