@@ -4,7 +4,10 @@
 // words, margin over the second hit) and whether it is right; then, per fold of the queries, chooses the `high` rule
 // (coverage >= C and (margin >= M or coverage >= H), the shape of confidence.ts) on the other folds: the rule giving
 // the most `high` first hits right at least --target of the time, and scores it on the fold. Beside it, the shipped
-// rule (CONFIDENCE_RULES) on every fold.
+// rule (CONFIDENCE_RULES) on every fold. Then the same for the coverage a first hit needs while a query word is in
+// no exchange (`nowhereCoverage`), chosen and scored among such queries only, the other thresholds as shipped:
+// absentQueries.mjs writes variants of the queries with such a word, which may be given as one more query file (a
+// variant `d012~typo` is in its query's fold).
 //   node test/bench/confidenceFolds.mjs --db STORE --queries A.jsonl[,B.jsonl] --corpus-root DIR [--seed S] [--folds 3]
 //                                      [--target 0.9] [--build DIR] [--list]
 // --list: every first hit's evidence, right or not, by coverage.
@@ -57,16 +60,19 @@ for (const q of queries) {
   firstEvidence = undefined;
   const r = await searcher.search({ text: q.query, limit: 10 });
   if (!firstEvidence || r.hits.length === 0) continue;
-  rows.push({ id: q.id, fold: createHash('sha1').update(`${values.seed}:${q.id}`).digest()[0] % K, right: firstCorrectRank(r.hits.slice(0, 1), q.targets) === 1, shown: r.confidence, ...firstEvidence });
+  const base = q.id.split('~')[0];
+  rows.push({ id: q.id, fold: createHash('sha1').update(`${values.seed}:${base}`).digest()[0] % K, right: firstCorrectRank(r.hits.slice(0, 1), q.targets) === 1, shown: r.confidence, ...firstEvidence });
 }
 await memory.close();
 
 if (values.list) {
   for (const e of [...rows].sort((a, b) => b.coverage - a.coverage || b.margin - a.margin)) {
-    console.log(`${e.id}\tfold ${e.fold}\tcoverage ${e.coverage.toFixed(2)}\tmargin ${e.margin.toFixed(2)}\t${e.shown}\t${e.right ? 'right' : 'wrong'}`);
+    console.log(`${e.id}\tfold ${e.fold}\tcoverage ${e.coverage.toFixed(2)}\tmargin ${e.margin.toFixed(2)}\tnowhere ${e.nowhere}\t${e.shown}\t${e.right ? 'right' : 'wrong'}`);
   }
 }
-const isHigh = (rule) => (e) => e.coverage >= rule.minCoverage && (e.margin >= rule.highMargin || e.coverage >= rule.highCoverage);
+const isHigh = (rule) => (e) =>
+  // (a build before nowhereCoverage: its evidence has no `nowhere`)
+  (!(e.nowhere > 0) || e.coverage >= (rule.nowhereCoverage ?? 0)) && e.coverage >= rule.minCoverage && (e.margin >= rule.highMargin || e.coverage >= rule.highCoverage);
 const shipped = isHigh(confidence.CONFIDENCE_RULES);
 const mismatch = rows.filter((e) => (e.shown === 'high') !== shipped(e));
 if (mismatch.length) console.log(`note: ${mismatch.length} first hits labelled otherwise than the rule on their evidence (${mismatch.map((e) => e.id).join(', ')})`);
@@ -74,7 +80,7 @@ if (mismatch.length) console.log(`note: ${mismatch.length} first hits labelled o
 const grid = [];
 for (const minCoverage of [0.4, 0.5, 0.6, 0.7]) {
   for (const highMargin of [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
-    for (const highCoverage of [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01]) grid.push({ minCoverage, highMargin, highCoverage });
+    for (const highCoverage of [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01]) grid.push({ minCoverage, highMargin, highCoverage, nowhereCoverage: confidence.CONFIDENCE_RULES.nowhereCoverage });
   }
 }
 const score = (rule, sub) => {
@@ -82,15 +88,16 @@ const score = (rule, sub) => {
   return { high: high.length, right: high.filter((e) => e.right).length };
 };
 /** The rule with the most `high` first hits right >= target on `sub` (ties: the stricter). */
-const choose = (sub) => {
+const choose = (sub, rules = grid) => {
   let best;
-  for (const rule of grid) {
+  for (const rule of rules) {
     const s = score(rule, sub);
     if (s.high === 0 || s.right / s.high < target) continue;
     if (!best || s.high > best.s.high || (s.high === best.s.high && s.right > best.s.right)) best = { rule, s };
   }
   return best?.rule;
 };
+const named = (rule) => `${rule.minCoverage} / ${rule.highMargin} / ${rule.highCoverage}`;
 const pct = ({ high, right }) => `${right} of ${high}${high ? ` (${Math.round((100 * right) / high)} %)` : ''}`;
 const out = [];
 let pooled = { high: 0, right: 0 };
@@ -99,7 +106,7 @@ for (let f = 0; f < K; f++) {
   const rule = choose(rows.filter((e) => e.fold !== f));
   const held = rule ? score(rule, fold) : { high: 0, right: 0 };
   pooled = { high: pooled.high + held.high, right: pooled.right + held.right };
-  out.push({ fold: String(f), queries: fold.length, chosen: rule ? `${rule.minCoverage} / ${rule.highMargin} / ${rule.highCoverage}` : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)) });
+  out.push({ fold: String(f), queries: fold.length, chosen: rule ? named(rule) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)) });
 }
 out.push({ fold: 'pooled', queries: rows.length, chosen: '', held: pct(pooled), shipped: pct(score(confidence.CONFIDENCE_RULES, rows)) });
 const all = choose(rows);
@@ -107,4 +114,22 @@ const facts = machineFacts();
 console.log(`confidence folds: seed ${values.seed}, ${K} folds, target ${target}; ${rows.length} queries; ${facts.cores} cores, node ${facts.node}, ${facts.date}`);
 console.log('chosen: the rule chosen on the other folds (min coverage / margin / coverage); held: its `high` first hits right on the fold; shipped: CONFIDENCE_RULES on the fold');
 console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped'], out));
-console.log(`chosen on all ${rows.length} queries: ${all ? `${all.minCoverage} / ${all.highMargin} / ${all.highCoverage}, ${pct(score(all, rows))}` : 'none'}`);
+console.log(`chosen on all ${rows.length} queries: ${all ? `${named(all)}, ${pct(score(all, rows))}` : 'none'}`);
+
+// The coverage a first hit needs while a query word is in no exchange: 0 (none more), up to 1.01 (never `high`).
+const nowhere = rows.filter((e) => e.nowhere > 0);
+if (nowhere.length > 0) {
+  const rules = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01].map((nowhereCoverage) => ({ ...confidence.CONFIDENCE_RULES, nowhereCoverage }));
+  const rows2 = [];
+  let pooled2 = { high: 0, right: 0 };
+  for (let f = 0; f < K; f++) {
+    const fold = nowhere.filter((e) => e.fold === f);
+    const rule = choose(nowhere.filter((e) => e.fold !== f), rules);
+    const held = rule ? score(rule, fold) : { high: 0, right: 0 };
+    pooled2 = { high: pooled2.high + held.high, right: pooled2.right + held.right };
+    rows2.push({ fold: String(f), queries: fold.length, chosen: rule ? String(rule.nowhereCoverage) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)), before: pct(score(rules[0], fold)) });
+  }
+  rows2.push({ fold: 'pooled', queries: nowhere.length, chosen: '', held: pct(pooled2), shipped: pct(score(confidence.CONFIDENCE_RULES, nowhere)), before: pct(score(rules[0], nowhere)) });
+  console.log(`\nqueries with a word in no exchange: nowhereCoverage chosen on the other folds (the others as shipped); before: none (0)`);
+  console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped', 'before'], rows2));
+}

@@ -199,16 +199,16 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     }
     assert.deepEqual(
       confidencesByRank([
-        { coverage: 1, position: 1, relative: 1, margin: 0.01 },
-        { coverage: 1, position: 2, relative: 0.99, margin: 0.01 },
-        { coverage: 1, position: 3, relative: 0.5, margin: 0.01 },
+        { coverage: 1, position: 1, relative: 1, margin: 0.01, nowhere: 0 },
+        { coverage: 1, position: 2, relative: 0.99, margin: 0.01, nowhere: 0 },
+        { coverage: 1, position: 3, relative: 0.5, margin: 0.01, nowhere: 0 },
       ]),
       ['high', 'medium', 'low'],
     );
   });
 
   test('confidence rules: every telling word or a clear margin makes a first hit high; near-ties are medium; the rest low', () => {
-    const first = { position: 1, relative: 1 };
+    const first = { position: 1, relative: 1, nowhere: 0 };
     assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.4 }), 'high');
     assert.equal(confidenceOf({ ...first, coverage: 1, margin: 0.01 }), 'high');
     // calibrated on folds of the dev and agents' queries (issue 39, test/bench/confidenceFolds.mjs): the first hits
@@ -220,10 +220,17 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     // selective fusion trusts its first signal by the rule its rankings were measured with
     assert.equal(confidenceOf({ ...first, coverage: 0.71, margin: 0.2 }, SELECTIVE_TRUST), 'high');
     assert.equal(confidenceOf({ ...first, coverage: 0.45, margin: 0.2 }, SELECTIVE_TRUST), 'medium');
+    // a query word in no exchange: a first hit needs 0.7 of the telling words (issue 42: "token refresh", "refresh"
+    // nowhere, a lone hit holding "token"), and selective fusion asks the vectors below that
+    assert.equal(confidenceOf({ ...first, coverage: 0.5, margin: 1, nowhere: 1 }), 'medium');
+    assert.equal(confidenceOf({ ...first, coverage: 0.67, margin: 0.5, nowhere: 1 }), 'medium');
+    assert.equal(confidenceOf({ ...first, coverage: 0.75, margin: 0.4, nowhere: 1 }), 'high');
+    assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.3, nowhere: 1 }, SELECTIVE_TRUST), 'medium');
+    assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.3 }, SELECTIVE_TRUST), 'high');
     assert.equal(confidenceOf({ ...first, coverage: 0.6, margin: 0.05 }), 'medium');
     assert.equal(confidenceOf({ ...first, coverage: 0.3, margin: 0.9 }), 'low');
-    assert.equal(confidenceOf({ position: 2, relative: 0.95, coverage: 1, margin: 0.05 }), 'medium');
-    assert.equal(confidenceOf({ position: 2, relative: 0.5, coverage: 1, margin: 0.5 }), 'low');
+    assert.equal(confidenceOf({ position: 2, relative: 0.95, coverage: 1, margin: 0.05, nowhere: 0 }), 'medium');
+    assert.equal(confidenceOf({ position: 2, relative: 0.5, coverage: 1, margin: 0.5, nowhere: 0 }), 'low');
   });
 });
 

@@ -107,6 +107,20 @@ describe('embedding stage and vector search (local static model)', () => {
     assert.equal(embedded, 2);
   });
 
+  test('a query word in no exchange: the first hit holding the others is not confident, and selective asks the vectors', async () => {
+    let embedded = 0;
+    const counting: Embedder = { ...renamed(embedder, embedder.modelId), embed: (t) => (embedded++, embedder.embed(t)) };
+    // the second word is nowhere (as "refresh" in issue 42's "token refresh"): c1 holds half the words, far ahead of
+    // any other; before, that first hit was `high` and the vectors were never asked
+    const lexical = await createSearcher(fx.reads).search({ text: 'tomatoes zqxwvy', mode: 'verbatim/bm25' });
+    assert.equal(fx.keys.get(lexical.hits[0]!.exchangeId), 'c1');
+    assert.equal(lexical.confidence, 'medium');
+    const selective = await createSearcher(fx.reads, counting).search({ text: 'tomatoes zqxwvy', mode: 'bm25(v)+vec(d)', fusion: 'selective' });
+    assert.equal(embedded, 1, 'the query was embedded');
+    assert.ok(selective.hits.some((h) => h.parts.some((p) => p.signal === 'vector(core)')), 'the vectors took part');
+    assert.notEqual(selective.confidence, 'high');
+  });
+
   test('with a model, a query that names no mode runs bm25(v)+vec(d), selectively; without one, verbatim/bm25', async () => {
     const semantic = await createSearcher(fx.reads, embedder).search({ text: 'tomatoes' });
     assert.deepEqual([semantic.mode, semantic.fusion, semantic.semantic], ['bm25(v)+vec(d)', 'selective', true]);

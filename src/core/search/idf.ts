@@ -12,6 +12,11 @@ import { fts5Idf, type LexiconBm25 } from './lexiconBm25';
 export const ADAPTIVE_MIDPOINT = 0.5;
 export const ADAPTIVE_STEEPNESS = 8;
 
+export interface TermWeights {
+  readonly idf: Map<string, number>;
+  readonly nowhere: ReadonlySet<string>;
+}
+
 export class TermStats {
   private stamp = '';
 
@@ -34,8 +39,13 @@ export class TermStats {
 
   /** Each term's IDF as FTS5's bm25() weighs it. */
   async idf(terms: readonly string[]): Promise<Map<string, number>> {
+    return (await this.weights(terms)).idf;
+  }
+
+  /** Each term's IDF, and the terms in no exchange of the store (a hit's confidence counts them, confidence.ts). */
+  async weights(terms: readonly string[]): Promise<TermWeights> {
     const { exchanges, of } = await this.lexicon.documentFrequencies(terms);
-    return new Map(terms.map((t) => [t, fts5Idf(exchanges, of.get(t)!)]));
+    return { idf: new Map(terms.map((t) => [t, fts5Idf(exchanges, of.get(t)!)])), nowhere: new Set(terms.filter((t) => of.get(t) === 0)) };
   }
 
   /**
