@@ -70,23 +70,6 @@ export function pieceEnd(text: string, at: number): number {
   return run < n && run - at >= 2 ? run - 1 : run;
 }
 
-/**
- * The same pieces found by running the pattern itself, sticky, one piece a call: for a process that counts a few
- * short texts (the MCP server's answers), where pieceEnd's branches cost more to compile than to run. V8 compiles a
- * pattern to native code in one step, and pieceEnd with the class look-ups it inlines took TurboFan 4-6 compiles
- * and 4 deoptimisations over a fresh server's first 80 calls (issue 42, docs/benchmarks.md). Equal to pieceEnd
- * piece by piece (a unit test); ~150 ms slower over the corpus's 6 MB, which the indexer's counts keep pieceEnd for.
- */
-const PIECE_PATTERN =
-  /('s|'S|'t|'T|'re|'rE|'Re|'RE|'ve|'vE|'Ve|'VE|'m|'M|'ll|'lL|'Ll|'LL|'d|'D)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/uy;
-
-/** pieceEnd by the pattern (PIECE_PATTERN): where the piece that starts at `at` (< text.length) ends. */
-export function patternPieceEnd(text: string, at: number): number {
-  PIECE_PATTERN.lastIndex = at;
-  // the pattern matches a code point at least anywhere (its alternatives cover every class); the fallback never runs
-  return PIECE_PATTERN.test(text) ? PIECE_PATTERN.lastIndex : at + 1;
-}
-
 function letters(text: string, from: number): number {
   let end = from;
   while (end < text.length) {

@@ -1,6 +1,6 @@
 import { isSpace } from './charClass';
 import { type Cl100k, cl100k } from './cl100kTable';
-import { patternPieceEnd, pieceEnd } from './cl100kPieces';
+import { pieceEnd } from './cl100kPieces';
 import { detached } from './memo';
 import { rangeHash } from './rangeHash';
 
@@ -71,24 +71,12 @@ function pairRankAt(cl: Cl100k, s: string, at: number): number {
   return rank;
 }
 
-/** How pieces are found: pieceEnd, or the pattern itself where few short texts are counted (countByPattern). */
-let findPieceEnd = pieceEnd;
-
-/**
- * This process counts few short texts (the MCP server's answers): pieces are found by cl100k's pattern, run as one
- * (patternPieceEnd), whose native code V8 makes at once, instead of by pieceEnd, which TurboFan compiled and
- * recompiled over a server's first calls. The same pieces, so the same counts.
- */
-export function countByPattern(): void {
-  findPieceEnd = patternPieceEnd;
-}
-
 /** Tokens of one text the long-run guard left whole: the sum over its pre-tokenised pieces (cl100kPieces.ts). */
 function encodeLength(text: string): number {
   const cl = cl100k();
   let n = 0;
   for (let at = 0; at < text.length; ) {
-    const end = findPieceEnd(text, at);
+    const end = pieceEnd(text, at);
     n += pieceTokens(cl, text, at, end);
     at = end;
   }

@@ -5,7 +5,7 @@ import type { Embedder } from '../core/embed/embedder';
 import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
-import { countByPattern, countTokens } from '../core/tokens';
+import { countTokens } from '../core/tokens';
 import { keptTokenTable } from './keptTable';
 import { ScopedMemory } from './scopedMemory';
 import { serveStdio } from './server';
@@ -91,8 +91,6 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
   const spec = namedModel(options['embed-model']);
   const model = loadModel(spec, options, err);
   const tokenTable = keptTokenTable(hooks.keepIn);
-  // the answers' budgets count a few KB a call: by the pattern, not by code TurboFan compiles over the first calls
-  countByPattern();
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { patternPieceEnd, pieceEnd } from '../../src/core/cl100kPieces';
+import { pieceEnd } from '../../src/core/cl100kPieces';
 
 /** js-tiktoken's own pre-tokenising pattern for cl100k, run as a pattern. */
 const PATTERN = new RegExp((require('js-tiktoken/ranks/cl100k_base') as { pat_str: string }).pat_str, 'gu');
@@ -9,11 +9,10 @@ function patternPieces(text: string): string[] {
   return [...text.matchAll(PATTERN)].map((m) => m[0]);
 }
 
-/** The pieces `end` reads: pieceEnd (the indexer's), or patternPieceEnd (the MCP server's: the pattern, sticky). */
-function readPieces(text: string, end_ = pieceEnd): string[] {
+function readPieces(text: string): string[] {
   const out: string[] = [];
   for (let at = 0; at < text.length; ) {
-    const end = end_(text, at);
+    const end = pieceEnd(text, at);
     assert.ok(end > at, `no progress at ${at} of ${JSON.stringify(text)}`);
     out.push(text.slice(at, end));
     at = end;
@@ -32,10 +31,7 @@ test('pieces are the pattern\'s, on texts of every class of character', () => {
     ' !!\n\n !x \r\n?\n\ny',
     '\n', ' ', 'a', "'", '\ud800', '   ', ' \n', '\n ', '  a', '\t\tb',
   ];
-  for (const t of texts) {
-    assert.deepEqual(readPieces(t), patternPieces(t), JSON.stringify(t));
-    assert.deepEqual(readPieces(t, patternPieceEnd), patternPieces(t), JSON.stringify(t));
-  }
+  for (const t of texts) assert.deepEqual(readPieces(t), patternPieces(t), JSON.stringify(t));
 });
 
 test('pieces are the pattern\'s on random strings of letters, numbers, spaces, symbols and surrogates', () => {
@@ -46,6 +42,5 @@ test('pieces are the pattern\'s on random strings of letters, numbers, spaces, s
     let t = '';
     for (let k = next() % 24; k >= 0; k--) t += palette[next() % palette.length];
     assert.deepEqual(readPieces(t), patternPieces(t), JSON.stringify(t));
-    assert.deepEqual(readPieces(t, patternPieceEnd), patternPieces(t), JSON.stringify(t));
   }
 });
