@@ -87,7 +87,7 @@ const score = (rule, sub) => {
   const high = sub.filter(isHigh(rule));
   return { high: high.length, right: high.filter((e) => e.right).length };
 };
-/** The rule with the most `high` first hits right >= target on `sub` (ties: the stricter). */
+/** The rule with the most `high` first hits right >= target on `sub` (ties: the first of the grid, the loosest; the figures in search.md were chosen so). */
 const choose = (sub, rules = grid) => {
   let best;
   for (const rule of rules) {
