@@ -14,7 +14,8 @@ export const ADAPTIVE_STEEPNESS = 8;
 
 export interface TermWeights {
   readonly idf: Map<string, number>;
-  readonly nowhere: ReadonlySet<string>;
+  /** How many of the terms are in no exchange of the store. */
+  readonly nowhere: number;
 }
 
 export class TermStats {
@@ -45,7 +46,15 @@ export class TermStats {
   /** Each term's IDF, and the terms in no exchange of the store (a hit's confidence counts them, confidence.ts). */
   async weights(terms: readonly string[]): Promise<TermWeights> {
     const { exchanges, of } = await this.lexicon.documentFrequencies(terms);
-    return { idf: new Map(terms.map((t) => [t, fts5Idf(exchanges, of.get(t)!)])), nowhere: new Set(terms.filter((t) => of.get(t) === 0)) };
+    const idf = new Map<string, number>();
+    let nowhere = 0;
+    for (const t of terms) {
+      if (idf.has(t)) continue;
+      const df = of.get(t)!;
+      idf.set(t, fts5Idf(exchanges, df));
+      if (df === 0) nowhere++;
+    }
+    return { idf, nowhere };
   }
 
   /**

@@ -26,7 +26,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
   const reading = c.rowsOf([...ns, ...[...folded.values()].flat()]);
   reading.catch(() => undefined); // awaited below; a failure is reported there
   const texts = await c.textsOf(ns);
-  const { idf, nowhere } = kept.length > 0 ? await stats.weights(terms) : { idf: new Map<string, number>(), nowhere: new Set<string>() };
+  const { idf, nowhere } = kept.length > 0 ? await stats.weights(terms) : { idf: new Map<string, number>(), nowhere: 0 };
   const snippets = ns.map((n) => {
     const text = texts.get(n);
     return text && { matched: c.snippetOf(n, text.verbatim), shown: c.shownSnippet(n, text) };
@@ -39,7 +39,7 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
     const row = rows.get(f.n);
     const snippet = snippets[i];
     if (!row || !snippet) continue; // deleted between ranking and loading (a concurrent re-index)
-    const evidence = { coverage: coverageOf(snippet.matched.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere: nowhere.size };
+    const evidence = { coverage: coverageOf(snippet.matched.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
     shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
   const labels = confidencesByRank(shaped.map((s) => s.evidence));
@@ -79,7 +79,7 @@ export async function firstConfidence(stats: TermStats, kept: readonly Fused[], 
   const { terms } = c.ask;
   const { idf, nowhere } = await stats.weights(terms);
   const coverage = coverageOf(c.snippetOf(first.n, text.verbatim).matchedTerms, terms, idf);
-  return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept), nowhere: nowhere.size }, SELECTIVE_TRUST);
+  return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept), nowhere }, SELECTIVE_TRUST);
 }
 
 /** Where else the exchange of `row` was saved: its exact copies, and the near copies folded into it with theirs. */
