@@ -7,16 +7,21 @@
 //          first swap whose stem is in no exchange): the user misremembers the word that would find it.
 //   short: that word misspelt after the next two most telling words: a short query, one word nowhere (the
 //          sample's "token refresh"); short4: after the next three.
-// Usage (after `tsc -p .`): node test/bench/absentQueries.mjs --db STORE --queries A.jsonl[,B.jsonl] [--out V.jsonl]
-//   prints each query's words in no exchange; --out writes the variants (both kinds) as eval queries.
+// --short: short queries as people type them, no word misspelt (issue 42: the eval queries are 6-19 words long,
+// a search box gets 2-4), each keeping its query's words as written, in the query's order:
+//   idf2 .. idf5: the 2 .. 5 most telling of its words that some exchange holds (the fewest exchanges, then the longest);
+//   first2 .. first5: its first 2 .. 5 words that are not stopwords (queryTerms' list), whatever they tell.
+// Usage (after `tsc -p .`): node test/bench/absentQueries.mjs --db STORE --queries A.jsonl[,B.jsonl] [--short] [--out V.jsonl]
+//   prints each query's words in no exchange; --out writes the variants (typo, short, short4; or with --short
+//   idf2 .. idf5, first2 .. first5) as eval queries.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, queries: { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { db: { type: 'string' }, queries: { type: 'string' }, out: { type: 'string' }, short: { type: 'boolean', default: false } } });
 if (!values.db || !values.queries) {
-  console.error('usage: absentQueries.mjs --db STORE --queries A.jsonl[,B.jsonl] [--out V.jsonl]');
+  console.error('usage: absentQueries.mjs --db STORE --queries A.jsonl[,B.jsonl] [--short] [--out V.jsonl]');
   process.exit(2);
 }
 const requireOut = createRequire(import.meta.url);
@@ -53,6 +58,17 @@ for (const line of lines) {
   const absent = [...df].filter(([, n]) => n === 0).map(([t]) => t);
   if (absent.length > 0) withAbsent++;
   console.log(`${q.qid}\t${absent.length} of ${df.size} words in no exchange${absent.length ? `: ${absent.join(' ')}` : ''}`);
+  if (values.short) {
+    const terms = [...df.keys()]; // the query's order
+    const held = [...df].filter(([, n]) => n > 0).sort((a, b) => a[1] - b[1] || b[0].length - a[0].length);
+    const telling = (k) => new Set(held.slice(0, k).map(([t]) => t));
+    for (const k of [2, 3, 4, 5]) {
+      // only shorter than the query: a variant of all its words would be the query itself
+      if (held.length > k) variants.push({ ...q, qid: `${q.qid}~idf${k}`, query: terms.filter((t) => telling(k).has(t)).join(' ') });
+      if (terms.length > k) variants.push({ ...q, qid: `${q.qid}~first${k}`, query: terms.slice(0, k).join(' ') });
+    }
+    continue;
+  }
   // the most telling words first: the fewest exchanges, then the longest
   const words = [...df].filter(([t, n]) => n > 0 && /^\p{L}{4,}$/u.test(t)).sort((a, b) => a[1] - b[1] || b[0].length - a[0].length);
   const typo = await misspelt(words[0]?.[0]);

@@ -7,7 +7,9 @@
 // rule (CONFIDENCE_RULES) on every fold. Then the same for the coverage a first hit needs while a query word is in
 // no exchange (`nowhereCoverage`), chosen and scored among such queries only, the other thresholds as shipped:
 // absentQueries.mjs writes variants of the queries with such a word, which may be given as one more query file (a
-// variant `d012~typo` is in its query's fold).
+// variant `d012~typo` is in its query's fold). Then the number of telling words a `high` first hit must hold
+// (`minHeld`), chosen and scored on all the queries, the other thresholds as shipped: absentQueries.mjs --short writes
+// variants of 2-5 words.
 //   node test/bench/confidenceFolds.mjs --db STORE --queries A.jsonl[,B.jsonl] --corpus-root DIR [--seed S] [--folds 3]
 //                                      [--target 0.9] [--build DIR] [--list]
 // --list: every first hit's evidence, right or not, by coverage.
@@ -67,12 +69,15 @@ await memory.close();
 
 if (values.list) {
   for (const e of [...rows].sort((a, b) => b.coverage - a.coverage || b.margin - a.margin)) {
-    console.log(`${e.id}\tfold ${e.fold}\tcoverage ${e.coverage.toFixed(2)}\tmargin ${e.margin.toFixed(2)}\tnowhere ${e.nowhere}\t${e.shown}\t${e.right ? 'right' : 'wrong'}`);
+    console.log(`${e.id}\tfold ${e.fold}\tcoverage ${e.coverage.toFixed(2)}\tmargin ${e.margin.toFixed(2)}\tnowhere ${e.nowhere}\theld ${e.held}\t${e.shown}\t${e.right ? 'right' : 'wrong'}`);
   }
 }
 const isHigh = (rule) => (e) =>
-  // (a build before nowhereCoverage: its evidence has no `nowhere`)
-  (!(e.nowhere > 0) || e.coverage >= (rule.nowhereCoverage ?? 0)) && e.coverage >= rule.minCoverage && (e.margin >= rule.highMargin || e.coverage >= rule.highCoverage);
+  // (a build before nowhereCoverage or minHeld: its evidence has no `nowhere` or `held`)
+  (!(e.nowhere > 0) || e.coverage >= (rule.nowhereCoverage ?? 0)) &&
+  (e.held === undefined || e.held >= (rule.minHeld ?? 0)) &&
+  e.coverage >= rule.minCoverage &&
+  (e.margin >= rule.highMargin || e.coverage >= rule.highCoverage);
 const shipped = isHigh(confidence.CONFIDENCE_RULES);
 const mismatch = rows.filter((e) => (e.shown === 'high') !== shipped(e));
 if (mismatch.length) console.log(`note: ${mismatch.length} first hits labelled otherwise than the rule on their evidence (${mismatch.map((e) => e.id).join(', ')})`);
@@ -80,7 +85,7 @@ if (mismatch.length) console.log(`note: ${mismatch.length} first hits labelled o
 const grid = [];
 for (const minCoverage of [0.4, 0.5, 0.6, 0.7]) {
   for (const highMargin of [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
-    for (const highCoverage of [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01]) grid.push({ minCoverage, highMargin, highCoverage, nowhereCoverage: confidence.CONFIDENCE_RULES.nowhereCoverage });
+    for (const highCoverage of [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01]) grid.push({ ...confidence.CONFIDENCE_RULES, minCoverage, highMargin, highCoverage });
   }
 }
 const score = (rule, sub) => {
@@ -132,4 +137,28 @@ if (nowhere.length > 0) {
   rows2.push({ fold: 'pooled', queries: nowhere.length, chosen: '', held: pct(pooled2), shipped: pct(score(confidence.CONFIDENCE_RULES, nowhere)), before: pct(score(rules[0], nowhere)) });
   console.log(`\nqueries with a word in no exchange: nowhereCoverage chosen on the other folds (the others as shipped); before: none (0)`);
   console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped', 'before'], rows2));
+}
+
+// The telling words a `high` first hit must hold: 0 (none more) to 6, chosen and scored on all the queries (each
+// fold chosen on the others), the other thresholds as shipped; by the variant's kind (absentQueries.mjs).
+{
+  const rules = [0, 2, 3, 4, 5, 6].map((minHeld) => ({ ...confidence.CONFIDENCE_RULES, minHeld }));
+  const kindOf = (e) => e.id.split('~')[1]?.replace(/\d+$/, (n) => ` ${n}`) ?? 'query';
+  const rows3 = [];
+  let pooled3 = { high: 0, right: 0 };
+  for (let f = 0; f < K; f++) {
+    const fold = rows.filter((e) => e.fold === f);
+    const rule = choose(rows.filter((e) => e.fold !== f), rules);
+    const held = rule ? score(rule, fold) : { high: 0, right: 0 };
+    pooled3 = { high: pooled3.high + held.high, right: pooled3.right + held.right };
+    rows3.push({ fold: String(f), queries: fold.length, chosen: rule ? String(rule.minHeld) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)), before: pct(score(rules[0], fold)) });
+  }
+  rows3.push({ fold: 'pooled', queries: rows.length, chosen: '', held: pct(pooled3), shipped: pct(score(confidence.CONFIDENCE_RULES, rows)), before: pct(score(rules[0], rows)) });
+  console.log(`\ntelling words a \`high\` first hit holds at least (minHeld) chosen on the other folds (the others as shipped); before: none (0)`);
+  console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped', 'before'], rows3));
+  const kinds = [...new Set(rows.map(kindOf))];
+  console.log(table(['kind', 'queries', 'shipped', 'before'], kinds.map((k) => {
+    const sub = rows.filter((e) => kindOf(e) === k);
+    return { kind: k, queries: sub.length, shipped: pct(score(confidence.CONFIDENCE_RULES, sub)), before: pct(score(rules[0], sub)) };
+  })));
 }

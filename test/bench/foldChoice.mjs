@@ -39,7 +39,11 @@ function candidate(files) {
 }
 
 const candidates = positionals.map(candidate);
-const foldOf = (id) => createHash('sha1').update(values.seed === undefined ? id : `${values.seed}:${id}`).digest()[0] % K;
+// a variant of a query (`d012~idf2`, absentQueries.mjs) is in its query's fold
+const foldOf = (qid) => {
+  const id = qid.split('~')[0];
+  return createHash('sha1').update(values.seed === undefined ? id : `${values.seed}:${id}`).digest()[0] % K;
+};
 const ids = [...candidates[0].ranks.keys()].filter((id) => !hide || foldOf(id) !== heldOutFold);
 const mrr = (c, sub) => sub.reduce((a, id) => a + (c.ranks.get(id) ? 1 / c.ranks.get(id) : 0), 0) / sub.length;
 const r5 = (c, sub) => sub.filter((id) => (c.ranks.get(id) ?? 99) <= 5).length / sub.length;

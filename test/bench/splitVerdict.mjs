@@ -40,7 +40,8 @@ function run(files) {
 
 const [base, ...cands] = positionals.map(run);
 const ids = [...base.ranks.keys()];
-const foldOf = (seed, id) => createHash('sha1').update(`${seed}:${id}`).digest()[0] % K;
+// a variant of a query (`d012~idf2`, absentQueries.mjs) is in its query's fold
+const foldOf = (seed, id) => createHash('sha1').update(`${seed}:${id.split('~')[0]}`).digest()[0] % K;
 const rr = (c, id) => (c.ranks.get(id) ? 1 / c.ranks.get(id) : 0);
 const mrr = (c, sub) => sub.reduce((a, id) => a + rr(c, id), 0) / sub.length;
 const r5 = (c, sub) => sub.filter((id) => (c.ranks.get(id) ?? 99) <= 5).length / sub.length;
