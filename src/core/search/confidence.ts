@@ -19,6 +19,8 @@ export interface ConfidenceEvidence {
   readonly margin: number;
   /** Query words in no exchange of the store: no hit holds them (they count against every hit's coverage). */
   readonly nowhere: number;
+  /** How many of the query's telling words the hit holds (those `coverage` counts). */
+  readonly held: number;
 }
 
 export interface ConfidenceRules {
@@ -32,6 +34,8 @@ export interface ConfidenceRules {
   readonly mediumRelative: number;
   /** While a query word is in no exchange, a first hit is `high` only with at least this coverage too. */
   readonly nowhereCoverage: number;
+  /** A first hit is `high` only when it holds at least this many of the query's telling words. */
+  readonly minHeld: number;
 }
 
 /**
@@ -53,19 +57,29 @@ export const CONFIDENCE_RULES: ConfidenceRules = {
    * (2026-12-02, docs/search.md, "Every hit").
    */
   nowhereCoverage: 0.7,
+  /**
+   * A few words do not single out one exchange of a history, however clear the first hit's lead: variants of the
+   * eval queries of 2-4 words, as a person types them, had `high` first hits right 188 of 329 times (2 words 60 of
+   * 134), where the 81 queries of 6-19 words were right 27 of 27 (holding 4-11). 5 was chosen on folds of both (every
+   * fold of three seeds): no first hit of 2-4 words is `high`, nor d035's, holding 4 (2026-12-02, docs/search.md).
+   */
+  minHeld: 5,
 };
 
 /**
  * When `selective` fusion trusts its first signal's answer alone (its first hit `high` by these rules). With a query
  * word in no exchange and less than `nowhereCoverage` of the words it asks the vectors too (they may know the
- * exchange by another word): on variants of the eval queries MRR rose or held on every fold (2026-12-02).
+ * exchange by another word): on variants of the eval queries MRR rose or held on every fold (2026-12-02). A first
+ * hit holding few words is trusted (no `minHeld`): asking the vectors below 5 words lost MRR on the short variants
+ * (0.640 -> 0.631).
  */
-export const SELECTIVE_TRUST: ConfidenceRules = { ...CONFIDENCE_RULES, minCoverage: 0.5, highMargin: 0.15, highCoverage: 0.8 };
+export const SELECTIVE_TRUST: ConfidenceRules = { ...CONFIDENCE_RULES, minCoverage: 0.5, highMargin: 0.15, highCoverage: 0.8, minHeld: 0 };
 
 export function confidenceOf(e: ConfidenceEvidence, r: ConfidenceRules = CONFIDENCE_RULES): Confidence {
   if (e.position === 1) {
     if (e.coverage < r.lowCoverage) return 'low';
     if (e.nowhere > 0 && e.coverage < r.nowhereCoverage) return 'medium';
+    if (e.held < r.minHeld) return 'medium';
     return e.coverage >= r.minCoverage && (e.margin >= r.highMargin || e.coverage >= r.highCoverage) ? 'high' : 'medium';
   }
   return e.relative >= r.mediumRelative ? 'medium' : 'low';

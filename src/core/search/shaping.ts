@@ -39,7 +39,8 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
     const row = rows.get(f.n);
     const snippet = snippets[i];
     if (!row || !snippet) continue; // deleted between ranking and loading (a concurrent re-index)
-    const evidence = { coverage: coverageOf(snippet.matched.matchedTerms, terms, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
+    const matched = snippet.matched.matchedTerms;
+    const evidence = { coverage: coverageOf(matched, terms, idf), held: heldOf(matched, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
     shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
   const labels = confidencesByRank(shaped.map((s) => s.evidence));
@@ -78,8 +79,8 @@ export async function firstConfidence(stats: TermStats, kept: readonly Fused[], 
   if (!text) return 'low';
   const { terms } = c.ask;
   const { idf, nowhere } = await stats.weights(terms);
-  const coverage = coverageOf(c.snippetOf(first.n, text.verbatim).matchedTerms, terms, idf);
-  return confidenceOf({ coverage, position: 1, relative: 1, margin: marginOf(kept), nowhere }, SELECTIVE_TRUST);
+  const matched = c.snippetOf(first.n, text.verbatim).matchedTerms;
+  return confidenceOf({ coverage: coverageOf(matched, terms, idf), held: heldOf(matched, idf), position: 1, relative: 1, margin: marginOf(kept), nowhere }, SELECTIVE_TRUST);
 }
 
 /** Where else the exchange of `row` was saved: its exact copies, and the near copies folded into it with theirs. */
@@ -110,7 +111,12 @@ function tells(term: string, idf: ReadonlyMap<string, number>): boolean {
  */
 function coverageOf(matched: readonly string[], terms: readonly string[], idf: ReadonlyMap<string, number>): number {
   const all = terms.filter((t) => tells(t, idf)).length;
-  return all > 0 ? matched.filter((t) => tells(t, idf)).length / all : 0;
+  return all > 0 ? heldOf(matched, idf) / all : 0;
+}
+
+/** How many telling words a hit holds. */
+function heldOf(matched: readonly string[], idf: ReadonlyMap<string, number>): number {
+  return matched.filter((t) => tells(t, idf)).length;
 }
 
 /** The matched words a hit shows as why it matched: those that tell exchanges apart, else (none do) all of them. */
