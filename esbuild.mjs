@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asciiSource } from './scripts/asciiSource.mjs';
 import { buildBuiltinModel } from './scripts/buildBuiltinModel.mjs';
+import { lazySchemas } from './scripts/lazySchemas.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -73,6 +74,31 @@ const asciiRegex = {
   },
 };
 
+// The MCP SDK's schemas built on first use (scripts/lazySchemas.mjs): its types.js builds ~250 at load, a server's first
+// answer uses a few dozen. The SDK's modules import its ES build; that one module comes from its CommonJS build, whose
+// exports are properties (read where used) and can be getters, with the zod the rest of the bundle has.
+const sdkTypes = {
+  esm: fileURLToPath(import.meta.resolve('@modelcontextprotocol/sdk/types.js')),
+  cjs: createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/types.js'),
+};
+const lazySdkSchemas = {
+  name: 'lazy-sdk-schemas',
+  setup(build) {
+    build.onResolve({ filter: /types\.js$/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+      if (pluginData === 'lazy-sdk-schemas') return undefined;
+      const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: 'lazy-sdk-schemas' });
+      return resolved.path === sdkTypes.esm ? { path: sdkTypes.cjs } : undefined;
+    });
+    build.onResolve({ filter: /^zod(\/.*)?$/ }, async ({ path, importer, resolveDir, pluginData }) => {
+      if (importer !== sdkTypes.cjs || pluginData === 'lazy-sdk-schemas') return undefined;
+      return { path: (await build.resolve(path, { kind: 'import-statement', importer, resolveDir, pluginData: 'lazy-sdk-schemas' })).path };
+    });
+    build.onLoad({ filter: /types\.js$/ }, ({ path }) =>
+      path === sdkTypes.cjs ? { contents: lazySchemas(readFileSync(path, 'utf8'), path).text, loader: 'js' } : undefined,
+    );
+  },
+};
+
 const node = {
   bundle: true,
   platform: 'node',
@@ -108,7 +134,7 @@ const builds = [
     },
   },
 ];
-for (const b of builds) b.plugins = [...(b.plugins ?? []), asciiRegex];
+for (const b of builds) b.plugins = [...(b.plugins ?? []), lazySdkSchemas, asciiRegex];
 if (existsSync('webview/main.ts')) {
   builds.push({
     bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production,
