@@ -1,13 +1,15 @@
-// The MCP SDK's types.js (its CommonJS build) with its zod schemas built on first use, for esbuild.mjs: the module builds
-// ~250 schemas at load (the whole protocol, both sides), and a server's first answer uses a few dozen of them: ~25-48 ms
-// of every MCP server's start went to building the others. Each top-level `exports.NAME = <schema>;` and
-// `const NAME = <schema>;` (a zod expression: a chain rooted at `z`, or at a schema made so) becomes a getter that
-// builds the schema when first read and then keeps it as a plain property; the file's references to such a local
-// read it through that getter. The same schemas, built from the same expressions, only later and only when used.
+// A CommonJS module of the MCP SDK (as tsc writes it) with what it makes at load made on first use instead, for
+// esbuild.mjs. Its types.js builds ~250 zod schemas at load (the whole protocol, both sides), and a server's first
+// answer uses a few dozen; its ajv-provider.js loads Ajv and its formats (~130 KB of bundle), used only to check what a
+// client answers to a server's elicitation, which this server never asks. Each top-level `exports.NAME = <init>;` and
+// `const NAME = <init>;` whose init is a zod expression (a chain rooted at `z`, or at a value made so) or the require of
+// a module named in `lazyRequires` becomes a getter that makes the value when first read and then keeps it as a plain
+// property; the file's references to such a local read it through that getter. The same values, made by the same
+// expressions, only later and only when used.
 import { createRequire } from 'node:module';
 
 const HELPERS =
-  'function __lazySchema(target, name, make) {\n' +
+  'function __lazyInit(target, name, make) {\n' +
   '  Object.defineProperty(target, name, { configurable: true, enumerable: true, get() {\n' +
   '    const value = make();\n' +
   '    Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });\n' +
@@ -16,8 +18,11 @@ const HELPERS =
   '}\n' +
   'const __lazyLocals = {};\n';
 
-/** `text` (a CommonJS module as tsc writes it) with its top-level zod schemas made lazy; throws where that would not be the same program. */
-export function lazySchemas(text, fileName = 'types.js') {
+/**
+ * `text` (a CommonJS module as tsc writes it) with its top-level zod schemas, and the requires of `lazyRequires`, made on
+ * first use; throws where that would not be the same program.
+ */
+export function lazyInits(text, fileName = 'module.js', lazyRequires = []) {
   const ts = createRequire(import.meta.url)('typescript');
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
   const lazyExports = new Set();
@@ -25,8 +30,15 @@ export function lazySchemas(text, fileName = 'types.js') {
   /** [start, end, replacement], never overlapping */
   const edits = [];
   const isExportsName = (node) => ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'exports';
-  // a zod expression: a call or property chain whose root is `z`, or a schema already made lazy
-  const isSchema = (node) => {
+  // `require("M")` or tsc's `__importDefault(require("M"))` / `__importStar(require("M"))`, M one of lazyRequires
+  const isRequire = (node) =>
+    ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.arguments.length === 1 &&
+    (node.expression.text === 'require'
+      ? ts.isStringLiteral(node.arguments[0]) && lazyRequires.includes(node.arguments[0].text)
+      : ['__importDefault', '__importStar'].includes(node.expression.text) && isRequire(node.arguments[0]));
+  // a zod expression: a call or property chain whose root is `z`, or a value already made lazy
+  const isLazy = (node) => {
+    if (isRequire(node)) return true;
     if (!ts.isCallExpression(node) && !ts.isPropertyAccessExpression(node)) return false;
     let root = node;
     while (ts.isCallExpression(root) || ts.isPropertyAccessExpression(root) || ts.isElementAccessExpression(root)) {
@@ -36,13 +48,13 @@ export function lazySchemas(text, fileName = 'types.js') {
     return ts.isIdentifier(root) && (root.text === 'z' || lazyLocals.has(root.text));
   };
   const wrap = (statement, target, name, init) => {
-    edits.push([statement.getStart(source), init.getStart(source), `__lazySchema(${target}, ${JSON.stringify(name)}, () => (`]);
+    edits.push([statement.getStart(source), init.getStart(source), `__lazyInit(${target}, ${JSON.stringify(name)}, () => (`]);
     edits.push([init.getEnd(), statement.getEnd(), '));']);
   };
   for (const statement of source.statements) {
     if (ts.isExpressionStatement(statement)) {
       const e = statement.expression;
-      if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.EqualsToken && isExportsName(e.left) && isSchema(e.right)) {
+      if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.EqualsToken && isExportsName(e.left) && isLazy(e.right)) {
         // assigned once: a second assignment would be overwritten by the getter's first read
         if (lazyExports.has(e.left.name.text)) throw new Error(`${fileName}: exports.${e.left.name.text} is assigned twice`);
         lazyExports.add(e.left.name.text);
@@ -50,7 +62,7 @@ export function lazySchemas(text, fileName = 'types.js') {
       }
     } else if (ts.isVariableStatement(statement) && statement.declarationList.flags & ts.NodeFlags.Const && statement.declarationList.declarations.length === 1) {
       const d = statement.declarationList.declarations[0];
-      if (ts.isIdentifier(d.name) && d.initializer && isSchema(d.initializer)) {
+      if (ts.isIdentifier(d.name) && d.initializer && isLazy(d.initializer)) {
         lazyLocals.add(d.name.text);
         wrap(statement, '__lazyLocals', d.name.text, d.initializer);
       }

@@ -9,9 +9,9 @@ type Zod = typeof import('zod/v4');
 type ZodType = import('zod/v4').ZodType;
 
 const ROOT = path.resolve(__dirname, '../../..');
-type LazySchemas = (text: string, fileName?: string) => { text: string; exports: number; locals: number };
-const load = async (): Promise<LazySchemas> =>
-  ((await import(pathToFileURL(path.join(ROOT, 'scripts/lazySchemas.mjs')).href)) as { lazySchemas: LazySchemas }).lazySchemas;
+type LazyInits = (text: string, fileName?: string, lazyRequires?: string[]) => { text: string; exports: number; locals: number };
+const load = async (): Promise<LazyInits> =>
+  ((await import(pathToFileURL(path.join(ROOT, 'scripts/lazyInit.mjs')).href)) as { lazyInits: LazyInits }).lazyInits;
 
 /** Runs a CommonJS module's text with `z` as its zod, as its require gives it. */
 function run(text: string, z: unknown): Record<string, unknown> {
@@ -21,7 +21,7 @@ function run(text: string, z: unknown): Record<string, unknown> {
 }
 
 test('top-level zod schemas are built when first read, once, from the same expressions; the rest runs as written', async () => {
-  const lazySchemas = await load();
+  const lazyInits = await load();
   const built: string[] = [];
   // a stand-in zod: each schema records that it was built, and what it was built from
   const schema = (name: string, parts: unknown[] = []): Record<string, unknown> => {
@@ -40,7 +40,7 @@ test('top-level zod schemas are built when first read, once, from the same expre
     'const read = () => Base;',
     'exports.read = read;',
   ].join('\n');
-  const out = lazySchemas(text);
+  const out = lazyInits(text);
   assert.deepEqual([out.exports, out.locals], [2, 1]);
   assert.match(out.text, /^"use strict";\n/);
   const lazy = run(out.text, z);
@@ -54,17 +54,17 @@ test('top-level zod schemas are built when first read, once, from the same expre
   assert.deepEqual(((lazy['A'] as { parts: unknown[] }).parts[1] as { Base: unknown }).Base, (lazy['A'] as { parts: unknown[] }).parts[0], 'shorthand too');
   assert.equal(built.length, 4, 'nothing built twice');
   assert.deepEqual(Object.keys(lazy), Object.keys(run(text, z)), 'the same exports');
-  assert.throws(() => lazySchemas('const z = require("zod");\nconst S = z.string();\nfunction f(S) { return S; }'), /declared again/);
-  assert.throws(() => lazySchemas('const z = require("zod");\nexports.S = z.string();\nexports.S = z.string();'), /assigned twice/);
+  assert.throws(() => lazyInits('const z = require("zod");\nconst S = z.string();\nfunction f(S) { return S; }'), /declared again/);
+  assert.throws(() => lazyInits('const z = require("zod");\nexports.S = z.string();\nexports.S = z.string();'), /assigned twice/);
 });
 
 test("the MCP SDK's types.js: every export the same, its schemas built on first use", async () => {
-  const lazySchemas = await load();
+  const lazyInits = await load();
   const file = createRequire(path.join(ROOT, 'package.json')).resolve('@modelcontextprotocol/sdk/types.js');
   const requireSdk = createRequire(file);
   const z = requireSdk('zod/v4') as Zod;
   const original = requireSdk(file) as Record<string, unknown>;
-  const out = lazySchemas(readFileSync(file, 'utf8'), file);
+  const out = lazyInits(readFileSync(file, 'utf8'), file);
   const lazy = run(out.text, z);
   const schemas = Object.keys(original).filter((k) => k.endsWith('Schema'));
   assert.ok(schemas.length > 150, `${schemas.length} schemas`);
@@ -81,4 +81,27 @@ test("the MCP SDK's types.js: every export the same, its schemas built on first 
   }
   const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'x' } } };
   assert.deepEqual((lazy['CallToolRequestSchema'] as ZodType).parse(request), (original['CallToolRequestSchema'] as ZodType).parse(request));
+});
+
+test("the requires named are made on first use: the SDK's ajv-provider.js loads Ajv only when a validator is made", async () => {
+  const lazyInits = await load();
+  const file = createRequire(path.join(ROOT, 'package.json')).resolve('@modelcontextprotocol/sdk/validation/ajv-provider.js');
+  const requireSdk = createRequire(file);
+  const out = lazyInits(readFileSync(file, 'utf8'), file, ['ajv', 'ajv-formats']);
+  assert.deepEqual([out.exports, out.locals], [0, 2]);
+  const required: string[] = [];
+  const module = { exports: {} as Record<string, unknown> };
+  const spy = (id: string): unknown => {
+    required.push(id);
+    return requireSdk(id);
+  };
+  new Function('exports', 'require', 'module', out.text)(module.exports, spy, module);
+  assert.deepEqual(required, [], 'nothing required at load');
+  type Validator = new () => { getValidator(schema: object): (input: unknown) => { valid: boolean; errorMessage?: string } };
+  const Lazy = module.exports['AjvJsonSchemaValidator'] as Validator;
+  const Original = (requireSdk(file) as { AjvJsonSchemaValidator: Validator }).AjvJsonSchemaValidator;
+  const schema = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
+  const [lazy, original] = [new Lazy().getValidator(schema), new Original().getValidator(schema)];
+  assert.deepEqual(required, ['ajv', 'ajv-formats'], 'Ajv and its formats required when a validator is made');
+  for (const input of [{ email: 'a@b.example' }, { email: 'not an address' }, {}]) assert.deepEqual(lazy(input), original(input), JSON.stringify(input));
 });
