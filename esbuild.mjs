@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asciiSource } from './scripts/asciiSource.mjs';
 import { buildBuiltinModel } from './scripts/buildBuiltinModel.mjs';
+import { lazyInits } from './scripts/lazyInit.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -73,6 +74,37 @@ const asciiRegex = {
   },
 };
 
+// What the MCP SDK makes at load and a server's first answer does not use, made on first use (scripts/lazyInit.mjs): the
+// ~250 zod schemas of its types.js (the first answer uses a few dozen), and Ajv with its formats (ajv-provider.js: only
+// for a client's answer to an elicitation, which this server never asks; server.ts passes a validator that makes it
+// then). The SDK's modules import its ES build; these two come from its CommonJS build, whose exports are properties
+// (read where used, so they can be getters), with the zod the rest of the bundle has.
+const sdkLazy = ['types.js', 'validation/ajv-provider.js'].map((file) => ({
+  esm: fileURLToPath(import.meta.resolve(`@modelcontextprotocol/sdk/${file}`)),
+  cjs: createRequire(import.meta.url).resolve(`@modelcontextprotocol/sdk/${file}`),
+  lazyRequires: file === 'validation/ajv-provider.js' ? ['ajv', 'ajv-formats'] : [],
+}));
+const lazySdkInits = {
+  name: 'lazy-sdk-inits',
+  setup(build) {
+    const again = 'lazy-sdk-inits';
+    build.onResolve({ filter: /(types|ajv-provider)\.js$/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+      if (pluginData === again) return undefined;
+      const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: again });
+      const lazy = sdkLazy.find((f) => f.esm === resolved.path);
+      return lazy ? { path: lazy.cjs } : undefined;
+    });
+    build.onResolve({ filter: /^zod(\/.*)?$/ }, async ({ path, importer, resolveDir, pluginData }) => {
+      if (pluginData === again || !sdkLazy.some((f) => f.cjs === importer)) return undefined;
+      return { path: (await build.resolve(path, { kind: 'import-statement', importer, resolveDir, pluginData: again })).path };
+    });
+    build.onLoad({ filter: /(types|ajv-provider)\.js$/ }, ({ path }) => {
+      const lazy = sdkLazy.find((f) => f.cjs === path);
+      return lazy ? { contents: lazyInits(readFileSync(path, 'utf8'), path, lazy.lazyRequires).text, loader: 'js' } : undefined;
+    });
+  },
+};
+
 const node = {
   bundle: true,
   platform: 'node',
@@ -108,7 +140,7 @@ const builds = [
     },
   },
 ];
-for (const b of builds) b.plugins = [...(b.plugins ?? []), asciiRegex];
+for (const b of builds) b.plugins = [...(b.plugins ?? []), lazySdkInits, asciiRegex];
 if (existsSync('webview/main.ts')) {
   builds.push({
     bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production,

@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { RecallError } from '../core/errors';
 import { QUOTED_DESCRIPTION, visibleControls, visibleControlsIn } from '../core/quoted';
 import { LineTransport } from './lineTransport';
@@ -27,6 +29,16 @@ const INSTRUCTIONS =
  */
 export const IDLE_BEFORE_WARM_UP_MS = 500;
 
+/**
+ * The SDK's JSON Schema validator, made when first asked for: the SDK makes Ajv with its formats in the server's
+ * constructor, and checks with it only a client's answer to an elicitation, which this server never asks (esbuild.mjs
+ * leaves Ajv's modules unloaded until then).
+ */
+function validatorOnFirstUse(): jsonSchemaValidator {
+  let made: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (made ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
   const tools = new MemoryTools(memory, options);
   let answered = false;
@@ -49,7 +61,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       setImmediate(warmUp);
     });
   };
-  const server = new McpServer({ name: 'agent-recall', version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'agent-recall', version }, { instructions: INSTRUCTIONS, jsonSchemaValidator: validatorOnFirstUse() });
   server.server.oninitialized = () => {
     setTimeout(() => called || warmUp(), IDLE_BEFORE_WARM_UP_MS).unref();
   };
