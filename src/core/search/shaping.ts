@@ -22,7 +22,8 @@ export interface Explained {
  */
 export async function explain(stats: TermStats, { kept, left, folded }: Ranking, c: SearchContext): Promise<Explained> {
   const { terms } = c.ask;
-  const ns = kept.map((f) => f.n);
+  const ns: number[] = []; // a loop, not `map`: a packed array (continuation.ts's requestsOf)
+  for (const f of kept) ns.push(f.n);
   const reading = c.rowsOf([...ns, ...[...folded.values()].flat()]);
   reading.catch(() => undefined); // awaited below; a failure is reported there
   const texts = await c.textsOf(ns);
