@@ -194,9 +194,7 @@ const textPairs = new PairSet();
 const lowerPairs = new PairSet();
 
 export function redactSecrets(text: string): RedactionResult {
-  // by kind in a Map, made an object once: an object given the kinds as they were found took a new shape with each,
-  // and V8 threw the compiled loop away at a kind its keyed store had not met (issue 42)
-  let byKind: Map<SecretKind, number> | undefined;
+  const found: Partial<Record<SecretKind, number>> = {};
   let count = 0;
   let out = text;
   // the text lower-cased, for the literals of case-insensitive patterns (made again only after a replacement), and
@@ -226,10 +224,9 @@ export function redactSecrets(text: string): RedactionResult {
       lowerPaired = false;
     }
     out = r.text;
-    if (r.count > 0) (byKind ??= new Map()).set(step.kind, (byKind.get(step.kind) ?? 0) + r.count);
+    if (r.count > 0) found[step.kind] = (found[step.kind] ?? 0) + r.count;
     count += r.count;
   }
-  const found: Partial<Record<SecretKind, number>> = byKind ? Object.fromEntries(byKind) : {};
   return { text: out, found, count };
 }
 
