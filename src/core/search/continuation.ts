@@ -72,7 +72,10 @@ export class KnownPlaces implements PlacesReader {
 export async function requestsOf(reads: PlacesReader, hits: readonly Scored[], conversations?: Map<number, string>): Promise<Map<number, number>> {
   const requests = new Map<number, number>();
   if (hits.length < 2) return requests;
-  for (const { n, conversationId, request } of await reads.candidatePlaces(hits.map((h) => h.n))) {
+  // a loop, not `map`: a packed array whatever tier runs this (TurboFan's inlined `map` makes holey ones: issue 42)
+  const ns: number[] = [];
+  for (const h of hits) ns.push(h.n);
+  for (const { n, conversationId, request } of await reads.candidatePlaces(ns)) {
     conversations?.set(n, conversationId);
     if (request !== undefined) requests.set(n, request);
   }

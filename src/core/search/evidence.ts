@@ -23,7 +23,9 @@ export async function demoteWordless(
   const head = fused.slice(0, EVIDENCE_DEPTH);
   const vectorOnly = head.filter((f) => !f.parts.some((p) => p.signal.startsWith('bm25(')));
   if (terms.length === 0 || vectorOnly.length === 0) return [...fused];
-  const texts = await textsOf(vectorOnly.map((f) => f.n));
+  const ns: number[] = []; // a loop, not `map`: a packed array (continuation.ts's requestsOf)
+  for (const f of vectorOnly) ns.push(f.n);
+  const texts = await textsOf(ns);
   const wordless = new Set(
     vectorOnly.filter((f) => {
       const text = texts.get(f.n);

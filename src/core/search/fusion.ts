@@ -61,7 +61,14 @@ export function fuse(lists: readonly SignalList[], fusion: Fusion, lexicalWeight
   // One list: nothing to fuse; its own (raw) score is the most telling.
   if (lists.length === 1) {
     const list = lists[0]!;
-    return list.hits.map((h, r) => ({ n: h.n, score: h.score, parts: [{ signal: list.signal, rank: r + 1, score: h.score }] }));
+    // a loop, not `map`: a packed array whatever tier runs this (TurboFan's inlined `map` makes holey ones, and code
+    // compiled for one kind is thrown away at the other: issue 42)
+    const out: Fused[] = [];
+    for (let r = 0; r < list.hits.length; r++) {
+      const h = list.hits[r]!;
+      out.push({ n: h.n, score: h.score, parts: [{ signal: list.signal, rank: r + 1, score: h.score }] });
+    }
+    return out;
   }
   const weights = signalWeights(lists, fusion, lexicalWeight);
   const byN = new Map<number, { parts: ScorePart[]; values: number[] }>();

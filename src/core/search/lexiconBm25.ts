@@ -330,5 +330,9 @@ function best(touched: Int32Array, scores: Float64Array, k: number): Scored[] {
       floor = scores[heap[0]!]!;
     }
   }
-  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0)).map((n) => ({ n, score: scores[n]! }));
+  heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+  // a loop, not `map`: a packed array whatever tier runs this (TurboFan's inlined `map` makes holey ones: issue 42)
+  const out: Scored[] = [];
+  for (const n of heap) out.push({ n, score: scores[n]! });
+  return out;
 }

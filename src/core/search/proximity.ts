@@ -50,15 +50,22 @@ export type FormsOf = (ns: readonly number[]) => Promise<ReadonlyMap<number, Pro
 export async function withProximity(formsOf: FormsOf, terms: readonly string[], idf: ReadonlyMap<string, number>, hits: readonly Scored[]): Promise<Scored[]> {
   const top = hits.slice(0, RERANK_DEPTH);
   if (terms.length < 2 || top.length < 2) return [...hits];
-  const forms = await formsOf(top.map((h) => h.n));
-  const weight = terms.slice(1).map((t, i) => ((idf.get(terms[i]!) ?? 0) + (idf.get(t) ?? 0)) / 2);
+  // loops, not `map`: TurboFan's inlined `map` makes holey arrays where the interpreter's makes packed ones, and code
+  // compiled for one kind is thrown away at the other (issue 42); the weights typed, never Smis in one search and
+  // doubles in the next
+  const ns: number[] = [];
+  for (const h of top) ns.push(h.n);
+  const forms = await formsOf(ns);
+  const weight = new Float64Array(terms.length - 1);
+  for (let i = 0; i < weight.length; i++) weight[i] = ((idf.get(terms[i]!) ?? 0) + (idf.get(terms[i + 1]!) ?? 0)) / 2;
   const bonus = new Map<number, number>();
   for (const [n, { form, places }] of forms) {
     let sum = 0;
     for (const pair of pairsIn(form, terms, places)) sum += weight[pair]!;
     bonus.set(n, sum);
   }
-  const raised = top.map((h) => ({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) }));
+  const raised: Scored[] = [];
+  for (const h of top) raised.push({ n: h.n, score: h.score + (bonus.get(h.n) ?? 0) });
   // stable: equal scores keep BM25's order
   return [...raised.sort((x, y) => y.score - x.score), ...hits.slice(RERANK_DEPTH)];
 }
@@ -96,7 +103,9 @@ export function proximityForm(verbatim: string): string {
 
 /** pairsNear of a text in its proximity form (`lower`: lower-cased, without labels); `places`: its terms' occurrences. */
 function pairsIn(lower: string, queryTerms: readonly string[], places: FoundPlaces): Set<number> {
-  const terms = queryTerms.map(foldAccents); // the form's words are folded: `codigo` stands where `código` was
+  // the form's words are folded: `codigo` stands where `código` was (a loop: a packed array, as in withProximity)
+  const terms: string[] = [];
+  for (const t of queryTerms) terms.push(foldAccents(t));
   const occurrencesOf = (t: string) => places.of(t, () => occurrences(lower, t));
   const found = new Set<number>();
   for (let i = 0; i + 1 < terms.length; i++) {

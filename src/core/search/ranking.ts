@@ -26,7 +26,9 @@ export async function rank(reads: SearchReads, stats: TermStats, lists: readonly
   const ordered = lists.length > 1 ? afterRequests(merged, c.requests) : merged;
   const semantic = lists.some((l) => l.mechanism === 'vector');
   const fused = lists.length > 1 && semantic ? await demoteWordless((ns) => c.evidenceOf(ns), terms, ordered) : ordered;
-  const conversation = await reads.conversationsOf(fused.map((f) => f.n), c.conversations);
+  const ns: number[] = []; // a loop, not `map`: a packed array (continuation.ts's requestsOf)
+  for (const f of fused) ns.push(f.n);
+  const conversation = await reads.conversationsOf(ns, c.conversations);
   const folded = new Map<number, number[]>();
   for (let candidates = fused; ; ) {
     const capped = capPerConversation(candidates, conversation, perConversation, limit);

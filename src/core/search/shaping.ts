@@ -22,7 +22,8 @@ export interface Explained {
  */
 export async function explain(stats: TermStats, { kept, left, folded }: Ranking, c: SearchContext): Promise<Explained> {
   const { terms } = c.ask;
-  const ns = kept.map((f) => f.n);
+  const ns: number[] = []; // a loop, not `map`: a packed array (continuation.ts's requestsOf)
+  for (const f of kept) ns.push(f.n);
   const reading = c.rowsOf([...ns, ...[...folded.values()].flat()]);
   reading.catch(() => undefined); // awaited below; a failure is reported there
   const texts = await c.textsOf(ns);
@@ -43,8 +44,12 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
     const evidence = { coverage: coverageOf(matched, terms, idf), held: heldOf(matched, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
     shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
-  const labels = confidencesByRank(shaped.map((s) => s.evidence));
-  const hits: Hit[] = shaped.map((s, i) => ({ ...s.hit, confidence: labels[i]! }));
+  // loops, not `map`: packed arrays whatever tier runs this (continuation.ts's requestsOf)
+  const evidence: ConfidenceEvidence[] = [];
+  for (const s of shaped) evidence.push(s.evidence);
+  const labels = confidencesByRank(evidence);
+  const hits: Hit[] = [];
+  for (let i = 0; i < shaped.length; i++) hits.push({ ...shaped[i]!.hit, confidence: labels[i]! });
   return { hits, confidence: hits[0]?.confidence ?? 'low' };
 }
 

@@ -27,7 +27,7 @@ export interface Snippet {
  */
 export function makeSnippet(verbatim: string, terms: readonly string[], maxChars = SNIPPET_CHARS, places?: FoundPlaces): Snippet {
   const text = withoutMarks(verbatim);
-  const wanted = terms.map(wantedOf);
+  const wanted = wantedOfAll(terms);
   const distinct = distinctWanted(wanted);
   const matches = findMatches(text, distinct, MAX_MATCHES, false, places);
   const found = new Set<string>();
@@ -57,7 +57,7 @@ export function makeSnippet(verbatim: string, terms: readonly string[], maxChars
 /** Whether `verbatim` holds a word of `terms` as makeSnippet finds and marks them (`matchedTerms` not empty). */
 export function holdsQueryWord(verbatim: string, terms: readonly string[]): boolean {
   // one match of any word is enough to know: the others are not looked for
-  return findMatches(withoutMarks(verbatim), distinctWanted(terms.map(wantedOf)), 1, true).count > 0;
+  return findMatches(withoutMarks(verbatim), distinctWanted(wantedOfAll(terms)), 1, true).count > 0;
 }
 
 /** The text without the characters that mark matches (they would mark nothing). */
@@ -103,15 +103,30 @@ interface Matches {
 
 /**
  * A query word as the snippet looks for it: the words beginning with `start`; for an English or a Cyrillic word
- * only those its stemmer gives `stem` (porter.ts, cyrillic.ts), the words the index matched it with.
+ * only those its stemmer gives `stem` (porter.ts, cyrillic.ts), the words the index matched it with. A class, every
+ * field always set: one shape for V8, so the functions reading it stay optimised (an object literal with and one
+ * without the stem were two maps, and code compiled for one was thrown away at the other: issue 42).
  */
-interface Wanted {
-  /** What a match names: query words with one key are one word (`tests`, `testing`), looked for once. */
-  readonly key: string;
-  readonly start: string;
-  /** The stem the index gave the word, and its stemmer: a word found is the wanted one when it has that stem. */
-  readonly stem?: string;
-  readonly stemOf?: (word: string) => string;
+class Wanted {
+  constructor(
+    /** What a match names: query words with one key are one word (`tests`, `testing`), looked for once. */
+    readonly key: string,
+    readonly start: string,
+    /** The stem the index gave the word ('' without a stemmer). */
+    readonly stem: string,
+    /** Its stemmer: a word found is the wanted one when it has that stem. */
+    readonly stemOf: ((word: string) => string) | undefined,
+  ) {}
+}
+
+/**
+ * Each term's Wanted, in a packed array: TurboFan's inlined `map` makes holey arrays where the interpreter's makes
+ * packed ones, and code compiled for one kind is thrown away at the other (issue 42).
+ */
+function wantedOfAll(terms: readonly string[]): Wanted[] {
+  const out: Wanted[] = [];
+  for (let i = 0; i < terms.length; i++) out.push(wantedOf(terms[i]!));
+  return out;
 }
 
 /**
@@ -122,14 +137,14 @@ function wantedOf(queryTerm: string): Wanted {
   const term = foldAccents(queryTerm); // as the index folds it: `código` is looked for as `codigo`, in folded text
   if (!term.endsWith('*') && isEnglishWord(term)) {
     const porter = porterStem(term);
-    return { key: porter, start: stemStart(porter), stem: porter, stemOf: porterStem };
+    return new Wanted(porter, stemStart(porter), porter, porterStem);
   }
   if (isCyrillicWord(term)) {
     const cyrillic = cyrillicStem(term);
-    return { key: cyrillic, start: cyrillic, stem: cyrillic, stemOf: cyrillicStem };
+    return new Wanted(cyrillic, cyrillic, cyrillic, cyrillicStem);
   }
   const start = stem(term);
-  return { key: `${start}*`, start };
+  return new Wanted(`${start}*`, start, '', undefined);
 }
 
 /**

@@ -9,7 +9,7 @@ export interface CandidatePlace {
    * when no human spoke in this one (a continuation: the agent carried on after a tool loop, a resumed or
    * compacted session; search/continuation.ts).
    */
-  readonly request?: number;
+  readonly request: number | undefined;
 }
 
 /**
@@ -28,5 +28,9 @@ export async function candidatePlaces(db: Db, ns: readonly number[]): Promise<Ca
      FROM exchanges e INDEXED BY exchanges_place WHERE e.n IN (SELECT value FROM json_each(?))`,
     [JSON.stringify(ns)],
   );
-  return rows.map((r) => (r.request !== null ? { n: r.n, conversationId: r.conversation_id, request: r.request } : { n: r.n, conversationId: r.conversation_id }));
+  // one shape, `request` always there, and a packed array (a loop, not `map`): code compiled for one object or array
+  // kind is thrown away at another (issue 42)
+  const places: CandidatePlace[] = [];
+  for (const r of rows) places.push({ n: r.n, conversationId: r.conversation_id, request: r.request ?? undefined });
+  return places;
 }
