@@ -1,7 +1,7 @@
 import { type CancellationSignal } from './cancellation';
 import { mapLimited } from './concurrency';
 import { RecallError } from './errors';
-import { type PreparedSource, prepareSource } from './prepareSource';
+import { decodeSource, type EncodedSource, type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
 import { isSameBytes, looksByStat, readSource, type SameBytes, sourceChange, type SourceRead } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
@@ -42,7 +42,7 @@ const AHEAD_PER_THREAD = 3;
 /** Sources looked at (stat'ed) at a time in the first look. */
 const LOOKS = 16;
 
-type Outcome = { readonly prepared: PreparedSource | 'unchanged' | SameBytes } | { readonly err: unknown };
+type Outcome = { readonly prepared: PreparedSource | EncodedSource | 'unchanged' | SameBytes } | { readonly err: unknown };
 
 /**
  * One pass over the sources: a first look at each (stats only: `seen`, the sizes and times discovery just saw, or
@@ -92,14 +92,15 @@ export async function writeSources(
   let unchanged = sources.length - changed.length;
   const pool = workers.for({ bytes: looks.reduce((sum, l) => sum + (l.changed ? l.bytes : 0), 0) });
 
-  // Parsed sources wait here until a group is large enough to be worth one transaction.
-  let group: Array<{ src: DiscoveredSource; prepared: PreparedSource }> = [];
+  // Parsed sources wait here until a group is large enough to be worth one transaction (a worker's as its bytes, made
+  // into objects only for the write: EncodedSource).
+  let group: Array<{ src: DiscoveredSource; prepared: PreparedSource | EncodedSource }> = [];
   let groupBytes = 0;
   let groupLimit = FIRST_GROUP_BYTES;
   let writing: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
     if (group.length === 0) return;
-    const batch = group;
+    const batch = group.map(({ src, prepared }) => ({ src, prepared: decodeSource(prepared) }));
     group = [];
     groupBytes = 0;
     let results: WriteResult[] | undefined;
@@ -197,7 +198,12 @@ function stopsTheRun(err: unknown): boolean {
  * database source is read here, where SQLite is, and parsed there), else here. A pool that breaks costs nothing
  * but time: the source is prepared here.
  */
-async function produce(src: DiscoveredSource, prev: SourceState | undefined, segment: SegmentOptions, pool: WorkerPool | undefined): Promise<PreparedSource | 'unchanged' | SameBytes> {
+async function produce(
+  src: DiscoveredSource,
+  prev: SourceState | undefined,
+  segment: SegmentOptions,
+  pool: WorkerPool | undefined,
+): Promise<PreparedSource | EncodedSource | 'unchanged' | SameBytes> {
   const adapter = ADAPTERS.indexOf(src.adapter);
   let read: SourceRead | SameBytes | 'unchanged' | undefined;
   if (pool && adapter >= 0) {

@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { indexWorkspace } from '../../src/core/indexer';
-import type { PreparedSource } from '../../src/core/prepareSource';
-import type { SameBytes } from '../../src/core/sourceRead';
+import { decodeSource, type EncodedSource, prepareSource } from '../../src/core/prepareSource';
+import { readSource, type SameBytes } from '../../src/core/sourceRead';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { Store } from '../../src/core/store/store';
@@ -122,13 +122,36 @@ test('a thread reads the next source while it prepares one: a quick answer is no
     // one task at a time, the missing file's was posted only once the long one had been answered
     assert.deepEqual(settled, ['gone', 'long']);
     assert.equal(prepared.status, 'fulfilled');
-    const value = (prepared as PromiseFulfilledResult<PreparedSource | 'unchanged' | SameBytes>).value;
-    assert.ok(typeof value === 'object' && 'write' in value);
-    assert.equal(value.write.exchanges.length, 1500);
+    const value = (prepared as PromiseFulfilledResult<EncodedSource | 'unchanged' | SameBytes>).value;
+    assert.ok(typeof value === 'object' && 'encoded' in value);
+    assert.equal(decodeSource(value).write.exchanges.length, 1500);
     assert.equal(gone.status, 'rejected');
     assert.match(((gone as PromiseRejectedResult).reason as Error).message, /ENOENT|no such file/);
     // a task of another kind waits for the thread to be free, then runs
     assert.deepEqual(await pool.run({ kind: 'count', texts: ['still here'] }), [2]);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a worker\'s prepared source comes back as bytes, moved, not copied, and decodes to what this thread prepares', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'long.jsonl');
+  longSession(file, 40);
+  const pool = new WorkerPool(1);
+  try {
+    const adapter = ADAPTERS.indexOf(claudeCodeAdapter);
+    const posted = await pool.run({ kind: 'prepare', file, adapter, segment });
+    // bytes waiting for their group hold no objects on this thread's heap (issue 41: its young collections)
+    assert.ok(typeof posted === 'object' && 'encoded' in posted && posted.encoded instanceof Uint8Array, 'posted as bytes');
+    const read = await readSource(file, undefined, claudeCodeAdapter);
+    assert.ok(read !== 'unchanged' && !('sameBytes' in read));
+    const here = prepareSource(file, claudeCodeAdapter, segment, read, { keepReplay: false });
+    const decoded = decodeSource(posted);
+    assert.equal(decoded.bytes, here.bytes);
+    assert.deepEqual(decoded.write, here.write);
+    // decoded once: its bytes are let go (their buffer detached), not kept beside the objects made of them
+    assert.equal(posted.encoded.byteLength, 0);
   } finally {
     await pool.close();
   }

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { distillOfflineBatch } from '../distill/stage';
-import { prepareSource } from '../prepareSource';
+import { type EncodedSource, encodeSource, prepareSource } from '../prepareSource';
 import { redactionStamp } from '../redactionCheck';
 import { isSameBytes, readSource } from '../sourceRead';
 import { ADAPTERS } from '../sources/registry';
@@ -18,7 +18,8 @@ if (!port) throw new Error('indexWorker.ts runs as a worker thread');
 
 port.on('message', ({ id, task }: PostedTask) => {
   run(task).then(
-    (result) => port.postMessage({ id, ok: true, result } satisfies WorkerReply),
+    // a prepared source's bytes move to the run's thread (transferred): no copy, and no objects made on arrival
+    (result) => port.postMessage({ id, ok: true, result } satisfies WorkerReply, isEncoded(result) ? [result.encoded.buffer as ArrayBuffer] : []),
     (err: unknown) => port.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
   );
 });
@@ -30,7 +31,7 @@ async function run(task: IndexTask): Promise<unknown> {
       if (!adapter) throw new Error(`no adapter ${task.adapter}`);
       const read = task.read ?? (await readSource(task.file, task.prev, adapter, task.project, task.within));
       if (read === 'unchanged' || isSameBytes(read)) return read;
-      return prepareSource(task.file, adapter, task.segment, read, { project: task.project, within: task.within, keepReplay: false });
+      return encodeSource(prepareSource(task.file, adapter, task.segment, read, { project: task.project, within: task.within, keepReplay: false }));
     }
     case 'distill': {
       const count = new Set(task.count);
@@ -42,4 +43,8 @@ async function run(task: IndexTask): Promise<unknown> {
     case 'redaction':
       return task.texts.map(redactionStamp);
   }
+}
+
+function isEncoded(result: unknown): result is EncodedSource {
+  return typeof result === 'object' && result !== null && 'encoded' in result;
 }

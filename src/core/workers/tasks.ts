@@ -1,6 +1,6 @@
 import type { DistillInput } from '../model';
 import type { DistilledBatch } from '../distill/stage';
-import type { PreparedSource } from '../prepareSource';
+import type { EncodedSource } from '../prepareSource';
 import type { SegmentOptions } from '../segment';
 import type { SameBytes, SourceRead } from '../sourceRead';
 import type { SourceState } from '../store/rows';
@@ -13,7 +13,7 @@ export type IndexTask = PrepareTask | DistillTask | CountTask | RedactionTask;
 
 /**
  * Read (unless `read` is given: a database source, read by the thread that holds SQLite), parse and segment one
- * source; its exchanges come back with their token counts and index text (prepareSource.ts).
+ * source; its exchanges come back with their token counts and index text (prepareSource.ts), as bytes (EncodedSource).
  */
 export interface PrepareTask {
   readonly kind: 'prepare';
@@ -55,7 +55,7 @@ export interface RedactionTask {
 }
 
 export type IndexTaskResult<T extends IndexTask> = T extends PrepareTask
-  ? PreparedSource | 'unchanged' | SameBytes
+  ? EncodedSource | 'unchanged' | SameBytes
   : T extends DistillTask
     ? DistillAnswer
     : T extends CountTask
