@@ -41,7 +41,8 @@ export async function explain(stats: TermStats, { kept, left, folded }: Ranking,
     const snippet = snippets[i];
     if (!row || !snippet) continue; // deleted between ranking and loading (a concurrent re-index)
     const matched = snippet.matched.matchedTerms;
-    const evidence = { coverage: coverageOf(matched, terms, idf), held: heldOf(matched, idf), position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
+    const { coverage, held } = wordsHeld(matched, terms, idf);
+    const evidence = { coverage, held, position: i + 1, relative: top > 0 ? f.score / top : 0, margin, nowhere };
     shaped.push({ hit: shownHit(row, f, snippet, idf, left, folded.get(f.n) ?? [], rows), evidence });
   }
   // loops, not `map`: packed arrays whatever tier runs this (continuation.ts's requestsOf)
@@ -85,7 +86,8 @@ export async function firstConfidence(stats: TermStats, kept: readonly Fused[], 
   const { terms } = c.ask;
   const { idf, nowhere } = await stats.weights(terms);
   const matched = c.snippetOf(first.n, text.verbatim).matchedTerms;
-  return confidenceOf({ coverage: coverageOf(matched, terms, idf), held: heldOf(matched, idf), position: 1, relative: 1, margin: marginOf(kept), nowhere }, SELECTIVE_TRUST);
+  const { coverage, held } = wordsHeld(matched, terms, idf);
+  return confidenceOf({ coverage, held, position: 1, relative: 1, margin: marginOf(kept), nowhere }, SELECTIVE_TRUST);
 }
 
 /** Where else the exchange of `row` was saved: its exact copies, and the near copies folded into it with theirs. */
@@ -111,17 +113,13 @@ function tells(term: string, idf: ReadonlyMap<string, number>): boolean {
 }
 
 /**
- * The share of the query's words a hit holds, among the words that tell exchanges apart, so a hit holding
- * only words in most exchanges covers nothing (0 when the query has no other word).
+ * How many of the query's words a hit holds, among the words that tell exchanges apart, and their share of those words,
+ * so a hit holding only words in most exchanges covers nothing (0 when the query has no other word).
  */
-function coverageOf(matched: readonly string[], terms: readonly string[], idf: ReadonlyMap<string, number>): number {
+function wordsHeld(matched: readonly string[], terms: readonly string[], idf: ReadonlyMap<string, number>): { readonly coverage: number; readonly held: number } {
+  const held = matched.filter((t) => tells(t, idf)).length;
   const all = terms.filter((t) => tells(t, idf)).length;
-  return all > 0 ? heldOf(matched, idf) / all : 0;
-}
-
-/** How many telling words a hit holds. */
-function heldOf(matched: readonly string[], idf: ReadonlyMap<string, number>): number {
-  return matched.filter((t) => tells(t, idf)).length;
+  return { coverage: all > 0 ? held / all : 0, held };
 }
 
 /** The matched words a hit shows as why it matched: those that tell exchanges apart, else (none do) all of them. */
