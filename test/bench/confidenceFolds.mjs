@@ -104,6 +104,23 @@ const choose = (sub, rules = grid) => {
 };
 const named = (rule) => `${rule.minCoverage} / ${rule.highMargin} / ${rule.highCoverage}`;
 const pct = ({ high, right }) => `${right} of ${high}${high ? ` (${Math.round((100 * right) / high)} %)` : ''}`;
+/**
+ * One threshold of `rules` (rules[0] the rule without it) chosen on the other folds of `pool` and scored on each fold,
+ * then pooled, beside the shipped rule and the rule without it; `chosenOf` names a chosen rule's threshold.
+ */
+const heldOutRows = (pool, rules, chosenOf) => {
+  const out = [];
+  let pooled = { high: 0, right: 0 };
+  for (let f = 0; f < K; f++) {
+    const fold = pool.filter((e) => e.fold === f);
+    const rule = choose(pool.filter((e) => e.fold !== f), rules);
+    const held = rule ? score(rule, fold) : { high: 0, right: 0 };
+    pooled = { high: pooled.high + held.high, right: pooled.right + held.right };
+    out.push({ fold: String(f), queries: fold.length, chosen: rule ? chosenOf(rule) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)), before: pct(score(rules[0], fold)) });
+  }
+  out.push({ fold: 'pooled', queries: pool.length, chosen: '', held: pct(pooled), shipped: pct(score(confidence.CONFIDENCE_RULES, pool)), before: pct(score(rules[0], pool)) });
+  return out;
+};
 const out = [];
 let pooled = { high: 0, right: 0 };
 for (let f = 0; f < K; f++) {
@@ -125,16 +142,7 @@ console.log(`chosen on all ${rows.length} queries: ${all ? `${named(all)}, ${pct
 const nowhere = rows.filter((e) => e.nowhere > 0);
 if (nowhere.length > 0) {
   const rules = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01].map((nowhereCoverage) => ({ ...confidence.CONFIDENCE_RULES, nowhereCoverage }));
-  const rows2 = [];
-  let pooled2 = { high: 0, right: 0 };
-  for (let f = 0; f < K; f++) {
-    const fold = nowhere.filter((e) => e.fold === f);
-    const rule = choose(nowhere.filter((e) => e.fold !== f), rules);
-    const held = rule ? score(rule, fold) : { high: 0, right: 0 };
-    pooled2 = { high: pooled2.high + held.high, right: pooled2.right + held.right };
-    rows2.push({ fold: String(f), queries: fold.length, chosen: rule ? String(rule.nowhereCoverage) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)), before: pct(score(rules[0], fold)) });
-  }
-  rows2.push({ fold: 'pooled', queries: nowhere.length, chosen: '', held: pct(pooled2), shipped: pct(score(confidence.CONFIDENCE_RULES, nowhere)), before: pct(score(rules[0], nowhere)) });
+  const rows2 = heldOutRows(nowhere, rules, (rule) => String(rule.nowhereCoverage));
   console.log(`\nqueries with a word in no exchange: nowhereCoverage chosen on the other folds (the others as shipped); before: none (0)`);
   console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped', 'before'], rows2));
 }
@@ -144,16 +152,7 @@ if (nowhere.length > 0) {
 {
   const rules = [0, 2, 3, 4, 5, 6].map((minHeld) => ({ ...confidence.CONFIDENCE_RULES, minHeld }));
   const kindOf = (e) => e.id.split('~')[1]?.replace(/\d+$/, (n) => ` ${n}`) ?? 'query';
-  const rows3 = [];
-  let pooled3 = { high: 0, right: 0 };
-  for (let f = 0; f < K; f++) {
-    const fold = rows.filter((e) => e.fold === f);
-    const rule = choose(rows.filter((e) => e.fold !== f), rules);
-    const held = rule ? score(rule, fold) : { high: 0, right: 0 };
-    pooled3 = { high: pooled3.high + held.high, right: pooled3.right + held.right };
-    rows3.push({ fold: String(f), queries: fold.length, chosen: rule ? String(rule.minHeld) : 'none', held: pct(held), shipped: pct(score(confidence.CONFIDENCE_RULES, fold)), before: pct(score(rules[0], fold)) });
-  }
-  rows3.push({ fold: 'pooled', queries: rows.length, chosen: '', held: pct(pooled3), shipped: pct(score(confidence.CONFIDENCE_RULES, rows)), before: pct(score(rules[0], rows)) });
+  const rows3 = heldOutRows(rows, rules, (rule) => String(rule.minHeld));
   console.log(`\ntelling words a \`high\` first hit holds at least (minHeld) chosen on the other folds (the others as shipped); before: none (0)`);
   console.log(table(['fold', 'queries', 'chosen', 'held', 'shipped', 'before'], rows3));
   const kinds = [...new Set(rows.map(kindOf))];
