@@ -65,13 +65,7 @@ describe('the built-in model\'s word table kept between starts (an MCP server\'s
     const [a, b] = [swapped.indexOf(1), swapped.indexOf(rows)];
     [swapped[a], swapped[b]] = [swapped[b]!, swapped[a]!];
     const shifted = Int32Array.from(slots, (_, i) => slots[(i + 1) % slots.length]!);
-    const variants = {
-      short: slots.subarray(0, slots.length / 2),
-      rowTwice: Int32Array.from(slots, (s) => (s === 2 ? 1 : s)),
-      rowBeyond: Int32Array.from(slots, (s) => (s === rows ? rows + 1 : s)),
-      anotherHash: shifted,
-      swapped,
-    };
+    const variants = { short: slots.subarray(0, slots.length / 2), anotherHash: shifted, swapped };
     for (const [name, kept] of Object.entries(variants)) {
       const e = await WordVectorEmbedder.load(BUILTIN);
       try {
