@@ -33,16 +33,6 @@ const MAX_REMEMBERED = 100_000;
 const REMEMBERED_SLOTS = 2 ** 18; // a power of two, over twice MAX_REMEMBERED
 const SLOT_INTS = 3;
 const rememberedSlots = new Int32Array(REMEMBERED_SLOTS * SLOT_INTS); // [hash, entry + 1, count] a slot
-interface AdoptedPieces {
-  readonly count: number;
-  readonly text: string;
-  readonly ends: Int32Array;
-}
-/**
- * The pieces taken back (`adoptPieceCounts`): entry e < adopted.count is adopted.text[ends[e - 1], ends[e]), one
- * string for all of them (a string a piece was 50,000 strings made at a start); later entries are in rememberedPieces.
- */
-let adopted: AdoptedPieces = { count: 0, text: '', ends: new Int32Array(0) };
 const rememberedPieces: string[] = [];
 
 /** The rank of the token whose bytes are s[from, to) (latin1), or Infinity when no token has them. */
@@ -118,20 +108,10 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
   let slot = hash & mask;
   for (let entry = slots[slot * SLOT_INTS + 1]! - 1; entry >= 0; entry = slots[slot * SLOT_INTS + 1]! - 1) {
     if (slots[slot * SLOT_INTS] === hash) {
-      let kept: string;
-      let at = 0;
-      let keptLength: number;
-      if (entry < adopted.count) {
-        kept = adopted.text;
-        at = entry > 0 ? adopted.ends[entry - 1]! : 0;
-        keptLength = adopted.ends[entry]! - at;
-      } else {
-        kept = rememberedPieces[entry - adopted.count]!;
-        keptLength = kept.length;
-      }
-      if (keptLength === length) {
+      const kept = rememberedPieces[entry]!;
+      if (kept.length === length) {
         let i = 0;
-        while (i < length && kept.charCodeAt(at + i) === text.charCodeAt(from + i)) i++;
+        while (i < length && kept.charCodeAt(i) === text.charCodeAt(from + i)) i++;
         if (i === length) return slots[slot * SLOT_INTS + 2]!;
       }
     }
@@ -141,80 +121,15 @@ function pieceTokens(cl: Cl100k, text: string, from: number, to: number): number
   // an ASCII piece is its own UTF-8 (most pieces: no buffer made and decoded for them)
   const bytes = units < 0x80 ? piece : Buffer.from(piece, 'utf8').toString('latin1');
   const count = rankOf(cl, bytes, 0, bytes.length) < Infinity ? 1 : mergedLength(bytes, cl);
-  if (adopted.count + rememberedPieces.length >= MAX_REMEMBERED) {
+  if (rememberedPieces.length >= MAX_REMEMBERED) {
     slots.fill(0);
     rememberedPieces.length = 0;
-    adopted = { count: 0, text: '', ends: new Int32Array(0) };
     slot = hash & mask;
   }
   slots[slot * SLOT_INTS] = hash;
-  slots[slot * SLOT_INTS + 1] = adopted.count + rememberedPieces.push(detached(piece));
+  slots[slot * SLOT_INTS + 1] = rememberedPieces.push(detached(piece));
   slots[slot * SLOT_INTS + 2] = count;
   return count;
-}
-
-/** How many pieces this process remembers, taken back or counted: more than it took back, it has some to keep. */
-export function rememberedPieceCount(): number {
-  return adopted.count + rememberedPieces.length;
-}
-
-/** The layout's version; then the counts of pieces and of their characters; then hashes, counts, ends (int32), the text. */
-const PIECES_FORMAT = 1;
-const PIECES_HEAD = 3;
-
-/**
- * The pieces remembered and their counts as bytes, for `adoptPieceCounts` in a later process on this machine: a
- * fresh MCP server counted most pieces of its first answers new (merged pair by pair, in code V8 had not compiled
- * yet), 8 ms a call of its first calls' main thread against ~1 later. The text is UTF-16, which gives back any
- * piece as it was (a lone surrogate too).
- */
-export function pieceCountBytes(): Uint8Array {
-  const n = rememberedPieceCount();
-  const ints = new Int32Array(PIECES_HEAD + 3 * n);
-  const hashes = ints.subarray(PIECES_HEAD, PIECES_HEAD + n);
-  const counts = ints.subarray(PIECES_HEAD + n, PIECES_HEAD + 2 * n);
-  const ends = ints.subarray(PIECES_HEAD + 2 * n);
-  const slots = rememberedSlots;
-  for (let slot = 0; slot < REMEMBERED_SLOTS; slot++) {
-    const entry = slots[slot * SLOT_INTS + 1]! - 1;
-    if (entry < 0) continue;
-    hashes[entry] = slots[slot * SLOT_INTS]!;
-    counts[entry] = slots[slot * SLOT_INTS + 2]!;
-  }
-  const text = adopted.text + rememberedPieces.join('');
-  ends.set(adopted.ends);
-  let end = adopted.count > 0 ? adopted.ends[adopted.count - 1]! : 0;
-  for (let i = 0; i < rememberedPieces.length; i++) ends[adopted.count + i] = end += rememberedPieces[i]!.length;
-  ints.set([PIECES_FORMAT, n, text.length]);
-  return Buffer.concat([new Uint8Array(ints.buffer), Buffer.from(text, 'utf16le')]);
-}
-
-/**
- * Takes back the pieces and counts of `pieceCountBytes`, unless this process has remembered some already or the
- * bytes are not a whole table of this layout (then false). Only the layout is checked, not piece by piece: the bytes
- * come from a kept file (keptFile.ts), which gives back only what a start of this build wrote, checked whole.
- */
-export function adoptPieceCounts(kept: Uint8Array): boolean {
-  if (rememberedPieceCount() > 0 || kept.length < PIECES_HEAD * 4) return false;
-  // int32 views need alignment: a kept file's data has it (keptFile.ts), other bytes are copied
-  const [buffer, at] = kept.byteOffset % 4 === 0 ? [kept.buffer, kept.byteOffset] : [kept.buffer.slice(kept.byteOffset, kept.byteOffset + kept.length), 0];
-  const [format, n, units] = new Int32Array(buffer, at, PIECES_HEAD) as unknown as [number, number, number];
-  if (format !== PIECES_FORMAT || n <= 0 || n > MAX_REMEMBERED || kept.length !== (PIECES_HEAD + 3 * n) * 4 + 2 * units) return false;
-  const ints = new Int32Array(buffer, at + PIECES_HEAD * 4, 3 * n);
-  const ends = ints.subarray(2 * n);
-  if (ends[n - 1] !== units) return false;
-  const mask = REMEMBERED_SLOTS - 1;
-  const slots = rememberedSlots;
-  for (let entry = 0; entry < n; entry++) {
-    const hash = ints[entry]!;
-    let slot = hash & mask;
-    while (slots[slot * SLOT_INTS + 1] !== 0) slot = (slot + 1) & mask;
-    slots[slot * SLOT_INTS] = hash;
-    slots[slot * SLOT_INTS + 1] = entry + 1;
-    slots[slot * SLOT_INTS + 2] = ints[n + entry]!;
-  }
-  adopted = { count: n, text: Buffer.from(buffer, at + (PIECES_HEAD + 3 * n) * 4, 2 * units).toString('utf16le'), ends };
-  return true;
 }
 
 /**

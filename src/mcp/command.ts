@@ -6,7 +6,7 @@ import { namedModel, openEmbedder } from '../core/embed/openEmbedder';
 import { RecallError } from '../core/errors';
 import { canonicalFolder, extensionStorageFolders, findWorkspaceStore } from '../core/storeLocation';
 import { countTokens } from '../core/tokens';
-import { keepWordTable, keptPieceCounts, keptTokenTable } from './keptTable';
+import { keepWordTable, keptTokenTable } from './keptTable';
 import { ScopedMemory } from './scopedMemory';
 import { serveStdio } from './server';
 
@@ -94,7 +94,6 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
     return embedder;
   });
   const tokenTable = keptTokenTable(hooks.keepIn);
-  const pieces = keptPieceCounts(hooks.keepIn);
   try {
     const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {
@@ -108,7 +107,6 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
         hooks.afterFirstAnswer?.();
         tokenTable.keep();
       });
-      pieces.keep();
       return 0;
     } finally {
       await memory.close();

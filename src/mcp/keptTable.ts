@@ -4,7 +4,6 @@ import * as path from 'node:path';
 import { adoptCl100kTable, cl100kTableBytes } from '../core/cl100kTable';
 import type { Embedder } from '../core/embed/embedder';
 import { WordVectorEmbedder } from '../core/embed/wordVectorEmbedder';
-import { adoptPieceCounts, pieceCountBytes, rememberedPieceCount } from '../core/tokens';
 import { readKept, writeKept } from '../keptFile';
 
 /**
@@ -40,18 +39,4 @@ export function keepWordTable(dir: string | undefined, embedder: Embedder | unde
     // written once the answer that needed the table is on its way: once per build
     keep: (slots) => void setImmediate(() => writeKept(file, stamp, new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength))),
   });
-}
-
-/**
- * The token counter's pieces and their counts (tokens.ts) as the last server of this build kept them in `dir`,
- * taken back; `keep` writes what this process remembers when it counted pieces it did not take back (a server keeps
- * them as it closes: every piece its answers met, the next one's first calls count again only what is new to them).
- */
-export function keptPieceCounts(dir: string | undefined): { keep(): void } {
-  if (!dir) return { keep: () => undefined };
-  const file = path.join(dir, 'pieces.table');
-  const stamp = statSync(__filename);
-  const kept = readKept(file, stamp);
-  const taken = 'data' in kept && adoptPieceCounts(kept.data) ? rememberedPieceCount() : 0;
-  return { keep: () => void (rememberedPieceCount() > taken && writeKept(file, stamp, pieceCountBytes())) };
 }
