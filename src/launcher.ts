@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { type CachedBundle, requireWithCodeCache } from './codeCache';
+import { setServerFlags } from './serverFlags';
 import { runAsProcess } from './processMain';
 
 /**
@@ -13,6 +14,8 @@ import { runAsProcess } from './processMain';
 const KEPT = path.join(__dirname, 'start-cache');
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'mcp') {
+  // before V8 reads the kept code: the flags are part of what it checks the code against (the same at every start)
+  setServerFlags();
   const bundle = load<typeof import('./mcp/command')>('mcp.js');
   const hooks = { afterFirstAnswer: bundle.keep, keepIn: KEPT };
   runAsProcess(() => bundle.exports.mcpCommand(rest, (s) => process.stderr.write(`${s}\n`), hooks));

@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 let gc: (() => void) | undefined;
 
 /**
- * V8's flags, set now. node:v8 is required when first used: the MCP server, which never sets one, does not load it
- * (~4 ms of its start).
+ * V8's flags, set now. node:v8 is required when first used (~4 ms of a start): only the processes that set a flag
+ * load it (the MCP server's launcher sets its own: serverFlags.ts).
  */
 function setFlagsFromString(flags: string): void {
   (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flags);
