@@ -4,7 +4,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { RecallError } from '../core/errors';
 import { QUOTED_DESCRIPTION, visibleControls, visibleControlsIn } from '../core/quoted';
-import { LineTransport } from './lineTransport';
+import { LineTransport, MAX_LINE_BYTES } from './lineTransport';
 import { fileHistoryInput, readExchangeInput, recentInput, searchInput } from './schemas';
 import type { ScopedMemory } from './scopedMemory';
 import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from './tools';
@@ -39,8 +39,14 @@ function validatorOnFirstUse(): jsonSchemaValidator {
   return { getValidator: (schema) => (made ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
-export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
-  const tools = new MemoryTools(memory, options);
+/**
+ * The server over `memory`, which may still be opening: the handshake and the tools list need none of it, and each
+ * tool waits for it (a store that fails to open fails each call with its reason).
+ */
+export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
+  const opened = Promise.resolve(memory).then((m) => new MemoryTools(m, options));
+  // handled by each call that waits for it (and by command.ts, which stops the server)
+  opened.catch(() => undefined);
   let answered = false;
   let called = false;
   let warming = false;
@@ -48,7 +54,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
   const warmUp = (): void => {
     if (warming) return;
     warming = true;
-    void tools.warmUp((a) => answer(() => Promise.resolve(a))).catch(() => undefined);
+    void opened.then((tools) => tools.warmUp((a) => answer(() => Promise.resolve(a)))).catch(() => undefined);
   };
   // the hook runs once the first answer is on its way (the SDK writes it once the handler's promise settles), and the
   // warm-up then, unless the server was idle long enough before it to start it
@@ -80,7 +86,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: searchInput,
       annotations: readOnly,
     },
-    (input) => reply(() => tools.search(input)),
+    (input) => reply(async () => (await opened).search(input)),
   );
   server.registerTool(
     'read_exchange',
@@ -93,7 +99,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: readExchangeInput,
       annotations: readOnly,
     },
-    (input) => reply(() => tools.readExchange(input)),
+    (input) => reply(async () => (await opened).readExchange(input)),
   );
   server.registerTool(
     'file_history',
@@ -103,7 +109,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: fileHistoryInput,
       annotations: readOnly,
     },
-    (input) => reply(() => tools.fileHistory(input)),
+    (input) => reply(async () => (await opened).fileHistory(input)),
   );
   server.registerTool(
     'recent',
@@ -113,7 +119,7 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
       inputSchema: recentInput,
       annotations: readOnly,
     },
-    (input) => reply(() => tools.recent(input)),
+    (input) => reply(async () => (await opened).recent(input)),
   );
   return server;
 }
@@ -122,9 +128,11 @@ export function createMcpServer(memory: ScopedMemory, options: ToolOptions, vers
  * Serves `memory` on stdin/stdout until the client ends its input and every request read is answered.
  * What the server could not serve (a line too long, not JSON, no JSON-RPC message) is answered on stdout
  * and told on stderr, through `log`. `afterFirstAnswer` runs once, after the first tool's answer is on its way.
+ * A memory still opening is waited for before anything is written, and one that fails to open is told nothing of:
+ * its caller reports the failure and exits.
  */
 export async function serveStdio(
-  memory: ScopedMemory,
+  memory: ScopedMemory | Promise<ScopedMemory>,
   options: ToolOptions,
   version: string,
   log: (line: string) => void,
@@ -134,8 +142,10 @@ export async function serveStdio(
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
-  server.server.onerror = (error) => log(`agent-recall mcp: ${error.message}`);
-  await server.connect(new LineTransport());
+  const open = Promise.resolve(memory);
+  // told, like the answers written, once the store is open: nothing at all of a client this server cannot serve
+  server.server.onerror = (error) => void open.then(() => log(`agent-recall mcp: ${error.message}`), () => undefined);
+  await server.connect(new LineTransport(process.stdin, process.stdout, MAX_LINE_BYTES, open));
   await closed;
 }
 
