@@ -88,12 +88,12 @@ for (let i = 0; i < Number(values.pairs); i++) {
 const loadAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const m = machineFacts();
 console.log(`MCP first answer, ${values.pairs} pairs, ${m.cores} cores (${m.cpu}), node ${m.node}, ${m.date}; load ${loadBefore} -> ${loadAfter}; store ${values.db}`);
-console.log('| way | spawn -> answer ms, median (range) | main thread CPU ms | paired difference | main thread waiting ms | paired difference | all threads CPU ms | paired difference |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| way | spawn -> answer ms, median (range) | paired difference | main thread CPU ms | paired difference | main thread waiting ms | paired difference | all threads CPU ms | paired difference |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 const first = runs.get(ways[0].name);
 const span = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
 for (const way of ways) {
   const rs = runs.get(way.name);
   const paired = (k) => (way === ways[0] ? '' : (median(rs.map((r, i) => r[k] - first[i][k])) > 0 ? '+' : '') + median(rs.map((r, i) => r[k] - first[i][k])).toFixed(0));
-  console.log(`| ${way.name} | ${span(rs.map((r) => r.wallMs))} | ${span(rs.map((r) => r.mainMs))} | ${paired('mainMs')} | ${span(rs.map((r) => r.waitMs))} | ${paired('waitMs')} | ${span(rs.map((r) => r.allMs))} | ${paired('allMs')} |`);
+  console.log(`| ${way.name} | ${span(rs.map((r) => r.wallMs))} | ${paired('wallMs')} | ${span(rs.map((r) => r.mainMs))} | ${paired('mainMs')} | ${span(rs.map((r) => r.waitMs))} | ${paired('waitMs')} | ${span(rs.map((r) => r.allMs))} | ${paired('allMs')} |`);
 }
