@@ -84,24 +84,15 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
   }
   // all history is every project's: its workspace names the store, not a boundary
   const folders = scope === 'allHistory' ? [] : named;
-  // The first answer waits for nothing it does not need: the model loads beside the store's opening, and the client's
-  // handshake is read and answered while SQLite's pool opens the store (its answer written once the store is open:
-  // a store that cannot be opened is reported as before, with nothing said on stdout); once the store is open, what
-  // the first search reads of it is read (ScopedMemory) while this thread builds the token counter's table (the
-  // answers' budgets; built on its first count, unless a start before kept it); and the searcher warms after the
-  // first answer.
+  // The first answer waits for nothing it does not need: the model loads beside the store's opening and the
+  // client's handshake; once the store is open, what the first search reads of it is read (ScopedMemory) while this
+  // thread builds the token counter's table (the answers' budgets; built on its first count, unless a start before
+  // kept it); and the searcher warms after the first answer.
   const spec = namedModel(options['embed-model']);
   const model = loadModel(spec, options, err);
   const tokenTable = keptTokenTable(hooks.keepIn);
   try {
-    const opening = ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
-    const serving = serveStdio(opening, { redact }, packageVersion(), err, () => {
-      hooks.afterFirstAnswer?.();
-      tokenTable.keep();
-    });
-    // the open's failure is this command's (thrown below); the server, which never writes then, goes with the process
-    serving.catch(() => undefined);
-    const memory = await opening;
+    const memory = await ScopedMemory.open(file, folders.length ? folders : undefined, spec ? model : undefined);
     try {
       countTokens(' ');
       // a model that failed to load fails each search with its reason (the tool's error answer)
@@ -109,7 +100,10 @@ export async function mcpCommand(args: string[], err: (s: string) => void, hooks
         const how = [redact ? 'secrets redacted' : 'secrets NOT redacted (--no-redact)', ...(embedder ? [`searching with ${embedder.modelId} too`] : [])];
         err(`agent-recall mcp: serving ${file}${folders.length ? ` for ${folders.join(', ')}` : ''}${how.map((h) => `, ${h}`).join('')}.`);
       }, () => undefined);
-      await serving;
+      await serveStdio(memory, { redact }, packageVersion(), err, () => {
+        hooks.afterFirstAnswer?.();
+        tokenTable.keep();
+      });
       return 0;
     } finally {
       await memory.close();

@@ -42,11 +42,6 @@ export class LineTransport implements Transport {
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
     private readonly maxLineBytes = MAX_LINE_BYTES,
-    /**
-     * Nothing is written before this settles, and nothing at all if it rejects: the server reads and answers the
-     * client's handshake while its store opens, and says nothing to a client it cannot serve (command.ts).
-     */
-    private readonly writable: Promise<unknown> = Promise.resolve(),
   ) {}
 
   async start(): Promise<void> {
@@ -158,15 +153,12 @@ export class LineTransport implements Transport {
     void this.write({ jsonrpc: '2.0', id: refusal.id, error: { code: refusal.code, message: refusal.message } }).catch(() => undefined);
   }
 
-  /**
-   * One message, one line, in the order given, once the output may be written; resolves once the output has taken it
-   * (waits for a full pipe to drain). Never settles when the output may never be written.
-   */
+  /** One message, one line; resolves once the output has taken it (waits for a full pipe to drain). */
   private write(message: object): Promise<void> {
     this.writing++;
-    const line = `${JSON.stringify(message)}\n`;
-    const written = (): Promise<void> => new Promise<void>((resolve, reject) => this.output.write(line, (err) => (err ? reject(err) : resolve())));
-    return this.writable.then(written, () => new Promise<void>(() => undefined)).finally(() => {
+    return new Promise<void>((resolve, reject) => {
+      this.output.write(`${JSON.stringify(message)}\n`, (err) => (err ? reject(err) : resolve()));
+    }).finally(() => {
       this.writing--;
       this.closeIfDone();
     });

@@ -4,7 +4,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { RecallError } from '../core/errors';
 import { QUOTED_DESCRIPTION, visibleControls, visibleControlsIn } from '../core/quoted';
-import { LineTransport, MAX_LINE_BYTES } from './lineTransport';
+import { LineTransport } from './lineTransport';
 import { fileHistoryInput, readExchangeInput, recentInput, searchInput } from './schemas';
 import type { ScopedMemory } from './scopedMemory';
 import { type ToolAnswer, ToolInputError, MemoryTools, type ToolOptions } from './tools';
@@ -39,14 +39,8 @@ function validatorOnFirstUse(): jsonSchemaValidator {
   return { getValidator: (schema) => (made ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
-/**
- * The server over `memory`, which may still be opening: the handshake and the tools list need none of it, and each
- * tool waits for it (a store that fails to open fails each call with its reason).
- */
-export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
-  const opened = Promise.resolve(memory).then((m) => new MemoryTools(m, options));
-  // handled by each call that waits for it (and by command.ts, which stops the server)
-  opened.catch(() => undefined);
+export function createMcpServer(memory: ScopedMemory, options: ToolOptions, version: string, afterFirstAnswer?: () => void): McpServer {
+  const tools = new MemoryTools(memory, options);
   let answered = false;
   let called = false;
   let warming = false;
@@ -54,7 +48,7 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
   const warmUp = (): void => {
     if (warming) return;
     warming = true;
-    void opened.then((tools) => tools.warmUp((a) => answer(() => Promise.resolve(a)))).catch(() => undefined);
+    void tools.warmUp((a) => answer(() => Promise.resolve(a))).catch(() => undefined);
   };
   // the hook runs once the first answer is on its way (the SDK writes it once the handler's promise settles), and the
   // warm-up then, unless the server was idle long enough before it to start it
@@ -86,7 +80,7 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
       inputSchema: searchInput,
       annotations: readOnly,
     },
-    (input) => reply(async () => (await opened).search(input)),
+    (input) => reply(() => tools.search(input)),
   );
   server.registerTool(
     'read_exchange',
@@ -99,7 +93,7 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
       inputSchema: readExchangeInput,
       annotations: readOnly,
     },
-    (input) => reply(async () => (await opened).readExchange(input)),
+    (input) => reply(() => tools.readExchange(input)),
   );
   server.registerTool(
     'file_history',
@@ -109,7 +103,7 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
       inputSchema: fileHistoryInput,
       annotations: readOnly,
     },
-    (input) => reply(async () => (await opened).fileHistory(input)),
+    (input) => reply(() => tools.fileHistory(input)),
   );
   server.registerTool(
     'recent',
@@ -119,7 +113,7 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
       inputSchema: recentInput,
       annotations: readOnly,
     },
-    (input) => reply(async () => (await opened).recent(input)),
+    (input) => reply(() => tools.recent(input)),
   );
   return server;
 }
@@ -128,11 +122,9 @@ export function createMcpServer(memory: ScopedMemory | Promise<ScopedMemory>, op
  * Serves `memory` on stdin/stdout until the client ends its input and every request read is answered.
  * What the server could not serve (a line too long, not JSON, no JSON-RPC message) is answered on stdout
  * and told on stderr, through `log`. `afterFirstAnswer` runs once, after the first tool's answer is on its way.
- * A memory still opening is waited for before anything is written, and one that fails to open is told nothing of:
- * its caller reports the failure and exits.
  */
 export async function serveStdio(
-  memory: ScopedMemory | Promise<ScopedMemory>,
+  memory: ScopedMemory,
   options: ToolOptions,
   version: string,
   log: (line: string) => void,
@@ -142,10 +134,8 @@ export async function serveStdio(
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
-  const open = Promise.resolve(memory);
-  // told, like the answers written, once the store is open: nothing at all of a client this server cannot serve
-  server.server.onerror = (error) => void open.then(() => log(`agent-recall mcp: ${error.message}`), () => undefined);
-  await server.connect(new LineTransport(process.stdin, process.stdout, MAX_LINE_BYTES, open));
+  server.server.onerror = (error) => log(`agent-recall mcp: ${error.message}`);
+  await server.connect(new LineTransport());
   await closed;
 }
 
