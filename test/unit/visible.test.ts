@@ -25,6 +25,19 @@ test('every bidirectional, zero-width, control, separator and tag character is w
   }
 });
 
+test('each code unit of the BMP on its own is written as ⟨U+XXXX⟩ exactly when the pattern of hidden characters matches it', () => {
+  const pattern = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
+  const wrong: string[] = [];
+  for (let c = 0; c < 0x10000; c++) {
+    const ch = String.fromCharCode(c);
+    const hex = c.toString(16).toUpperCase().padStart(4, '0');
+    // between two Latin letters no joiner or selector is part of how its neighbours are drawn
+    const shown = visible(`a${ch}b`);
+    if (shown !== (pattern.test(ch) ? `a⟨U+${hex}⟩b` : `a${ch}b`)) wrong.push(hex);
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test('the spoofed file name reads as its characters, in the order they are stored', () => {
   assert.equal(visible('src/evil\u202Ests.js'), 'src/evil⟨U+202E⟩sts.js');
 });
