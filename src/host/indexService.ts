@@ -297,7 +297,9 @@ export class IndexService extends Disposable {
       const sources = changed && !fresh ? await this.known.sourcesOf(key, changed) : undefined;
       const options: IndexOptions = {
         ...discovery,
-        ...(sources ? { sources } : {}),
+        // a whole run on a thread of its own (its writes, merges and collections off this thread); a live run's few
+        // changed transcripts are written here sooner than that thread would start
+        ...(sources ? { sources } : { apart: true }),
         ...(await this.embedStage()),
         ...(distiller !== undefined ? { distiller } : {}),
       };

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' },
-    'thread-cpu': { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
+    'thread-cpu': { type: 'boolean' }, apart: { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
   },
 });
 const build = resolve(values.build);
@@ -147,6 +147,8 @@ const indexOptions = {
   segment: { minChars: 100, maxPlies: 20 },
   embed: { embedder },
   ...(values.threads !== undefined ? { parallel: { threads: Number(values.threads) } } : {}),
+  // --apart: the run on a thread of its own, as the extension host's whole runs (a build without it runs here)
+  ...(values.apart ? { apart: true } : {}),
 };
 // V8's sampling profiler on this thread: its timestamps are the monotonic clock's, as process.hrtime's
 let profiler;
