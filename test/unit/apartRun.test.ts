@@ -7,6 +7,7 @@ import type { Embedder } from '../../src/core/embed/embedder';
 import { RecallError } from '../../src/core/errors';
 import type { IndexOptions, IndexProgress, IndexReport } from '../../src/core/indexer';
 import { Memory } from '../../src/core/memory';
+import { DiscoveryMemo } from '../../src/core/sources/discover';
 import { Store } from '../../src/core/store/store';
 import { runApart, runWorkerScript } from '../../src/core/workers/apartRun';
 import { FIXTURES, tempDir } from './helpers';
@@ -88,10 +89,21 @@ test('a run on its own thread gives the store and the report a run on the callin
   assert.deepEqual([...apart.phases].sort(), [...here.phases].sort());
   assert.deepEqual(await dumpStore(apartFile), await dumpStore(hereFile));
 
-  // the next whole run, apart again, finds every source unchanged (the discovery memo the thread kept in the store)
-  const again = await indexOnce(apartFile, true);
+  // the thread kept its discovery memo under the key the calling thread's next whole run reads (not its own bundle's)
+  const kept = await Store.open(apartFile);
+  const key = (await kept.db.get<{ key: string }>('SELECT key FROM discovery_memo_for'))?.key;
+  await kept.close();
+  assert.equal(key, DiscoveryMemo.storeKey(discover));
+  const again = await indexOnce(apartFile, false);
   assert.equal(again.report.parsed, 0);
   assert.equal(again.report.unchanged, here.report.sources);
+});
+
+test('a memo made for another build keeps its entries under that build\'s key', () => {
+  const options = { ...discover, extraRoots: [tempDir()] };
+  assert.equal(new DiscoveryMemo('build-1').restoring(options), DiscoveryMemo.storeKey(options, 'build-1'));
+  assert.notEqual(DiscoveryMemo.storeKey(options, 'build-1'), DiscoveryMemo.storeKey(options));
+  assert.equal(new DiscoveryMemo().restoring(options), DiscoveryMemo.storeKey(options));
 });
 
 test('a cancellation crosses to the run\'s thread: asked before it starts, or while it embeds', async () => {

@@ -6,7 +6,7 @@ import type { Embedder } from '../embed/embedder';
 import { RecallError, type RecallErrorCode } from '../errors';
 import type { IndexOptions, IndexProgress, IndexReport } from '../indexer';
 import type { Layer } from '../search/types';
-import type { DiscoveredSource } from '../sources/discover';
+import { codeStamp, type DiscoveredSource } from '../sources/discover';
 import { ADAPTERS } from '../sources/registry';
 
 /**
@@ -39,6 +39,8 @@ export interface ApartStart {
   readonly parallel?: IndexOptions['parallel'];
   readonly sources?: readonly SourceOnThread[];
   readonly embed?: { readonly modelId: string; readonly dimension: number; readonly layers?: readonly Layer[] };
+  /** The calling build's stamp (codeStamp): the thread keeps its discovery memo under the key its caller reads. */
+  readonly build: string;
   /** One Int32: 1 once the run is to stop. */
   readonly cancel: SharedArrayBuffer;
 }
@@ -105,6 +107,7 @@ export function runApart(
     ...(options.parallel ? { parallel: options.parallel } : {}),
     ...(options.sources ? { sources: options.sources.map(sourceOnThread) } : {}),
     ...(embedder ? { embed: { modelId: embedder.modelId, dimension: embedder.dimension, ...(options.embed?.layers ? { layers: options.embed.layers } : {}) } } : {}),
+    build: codeStamp(),
     cancel,
   };
   let worker: Worker;

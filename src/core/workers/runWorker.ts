@@ -10,7 +10,8 @@ import { type ApartReport, type ApartStart, type FromRun, sourceFromThread, sour
 /**
  * An index run on a thread of its own (apartRun.ts): the whole of `indexWorkspace` over a connection of its own,
  * posting its progress and its report. Discovery's memo is the store's (a fresh one restores what the last run
- * kept); the embedding model is the calling thread's, asked batch by batch.
+ * kept), under the calling build's key (this bundle's file is not the caller's); the embedding model is the calling
+ * thread's, asked batch by batch.
  */
 const port = parentPort;
 if (!port) throw new Error('runWorker.ts runs as a worker thread');
@@ -59,7 +60,7 @@ async function run(): Promise<ApartReport> {
       // this thread's heap is the run's alone: collecting it holds no one else (unlike the extension host's)
       collectAfterParse: true,
     };
-    const report = await store.unmappedWhile(() => indexWorkspace(store, options, (progress) => post({ kind: 'progress', progress }), token, new DiscoveryMemo()));
+    const report = await store.unmappedWhile(() => indexWorkspace(store, options, (progress) => post({ kind: 'progress', progress }), token, new DiscoveryMemo(start.build)));
     const { discovered, ...rest } = report;
     return { ...rest, ...(discovered ? { discovered: discovered.map(sourceOnThread) } : {}) };
   } finally {
