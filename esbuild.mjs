@@ -124,6 +124,9 @@ const builds = [
   // The index worker threads (core/workers/pool.ts starts them from next to the bundle that loads it): parsing,
   // token counts and offline distillation of a large run.
   { ...node, entryPoints: ['src/core/workers/indexWorker.ts'], outfile: 'dist/indexWorker.js', plugins: [vendorApart] },
+  // A whole index run on a thread of its own (core/workers/apartRun.ts: the extension host's whole runs), which
+  // starts the index workers above from beside it.
+  { ...node, entryPoints: ['src/core/workers/runWorker.ts'], outfile: 'dist/runWorker.js', plugins: [vendorApart] },
   { ...node, entryPoints: Object.fromEntries(Object.values(vendor).map(({ name, entry }) => [`vendor/${name}`, entry])), outdir: 'dist' },
   // The embedding thread, started by TransformersEmbedder from next to the bundle that loads it.
   // transformers.js is bundled in (its CJS build: the ESM one needs import.meta.url) with `sharp` replaced

@@ -45,7 +45,7 @@ export function packageProblems(names, target) {
   const t = TARGETS[target];
   const files = names.filter((n) => !n.endsWith('/')).map((n) => n.replace(/^extension\//, ''));
   const problems = [];
-  const need = ['dist/extension.js', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/webview.js', 'dist/viewer.js', ...CODICONS, ...BUILTIN_MODEL, 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
+  const need = ['dist/extension.js', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/runWorker.js', 'dist/webview.js', 'dist/viewer.js', ...CODICONS, ...BUILTIN_MODEL, 'package.json', SQLITE3_ADDON, `node_modules/${t.vec}`];
   if (t.onnx) need.push(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/onnxruntime_binding.node`);
   for (const f of need) if (!files.includes(f)) problems.push(`missing ${f}`);
   const allowed = (f) => f === SQLITE3_ADDON || f === `node_modules/${t.vec}` || (t.onnx !== undefined && f.startsWith(`node_modules/onnxruntime-node/bin/napi-v6/${t.onnx}/`));

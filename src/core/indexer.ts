@@ -52,6 +52,12 @@ export interface IndexOptions {
    * the editor longer than the index run's own slices do.
    */
   readonly collectAfterParse?: boolean;
+  /**
+   * Run on a thread of its own with its own connection to the store (workers/apartRun.ts), so this thread only
+   * relays progress and embeds: for the extension host's whole runs. Ignored (the run stays here) for a run with
+   * worker threads off, an LLM distiller or a gate (they do not cross), or a source of an adapter not in the registry.
+   */
+  readonly apart?: boolean;
 }
 
 /** What waits for distillation after ingestion, for a gate to weigh (count it, plan a sample's cost). */

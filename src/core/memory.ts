@@ -52,6 +52,7 @@ import type { StoreCounts, StoreStats } from './store/storeStats';
 import { describeLost, type LostSource } from './store/ledger';
 import type { TableSalvage } from './store/salvage';
 import { countTokens } from './tokens';
+import { ApartUnavailable, runApart, runsApart } from './workers/apartRun';
 
 /**
  * The front door of core (DESIGN.md "Layers"): the host, the CLI and any other front end ask a Memory;
@@ -89,7 +90,9 @@ export class Memory {
   /** The vectors' distance bounds, shared by this memory's searchers likewise. */
   private readonly bounds: DistanceBounds;
   /** What this memory's index runs found of each transcript: the next whole run reads no head of an unchanged file. */
-  private readonly discoveries = new DiscoveryMemo();
+  private discoveries = new DiscoveryMemo();
+  /** Index runs under way on threads of their own (IndexOptions.apart). */
+  private readonly apartRuns = new Set<{ stop: () => void; ended: Promise<void> }>();
 
   private constructor(private readonly store: Store) {
     this.reads = new SearchReads(store);
@@ -143,14 +146,45 @@ export class Memory {
     return this.store.vectorError;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // a run on its own thread writes through a connection of its own: it stops (what it wrote stays) before this one closes
+    for (const run of this.apartRuns) run.stop();
+    await Promise.all([...this.apartRuns].map((r) => r.ended));
     return this.store.close();
   }
 
   // ---- pipeline
 
   index(options: IndexOptions, onProgress?: (p: IndexProgress) => void, token: CancellationSignal = NEVER_CANCELLED): Promise<IndexReport> {
+    if (runsApart(options)) return this.indexApart(options, onProgress, token);
     return this.store.unmappedWhile(() => indexWorkspace(this.store, options, onProgress, token, this.discoveries));
+  }
+
+  /**
+   * The run on a thread of its own (`options.apart`), or here when that thread cannot start. Its writes wait for
+   * the store's check as this connection's do; closing this memory stops it first.
+   */
+  private async indexApart(options: IndexOptions, onProgress: ((p: IndexProgress) => void) | undefined, token: CancellationSignal): Promise<IndexReport> {
+    await this.store.verified;
+    const stop = { isCancellationRequested: false };
+    const either: CancellationSignal = {
+      get isCancellationRequested() {
+        return stop.isCancellationRequested || token.isCancellationRequested;
+      },
+    };
+    const run = runApart(this.store.db.file, options, onProgress ?? (() => undefined), either);
+    const running = { stop: () => (stop.isCancellationRequested = true), ended: run.then(() => undefined, () => undefined) };
+    this.apartRuns.add(running);
+    try {
+      return await run;
+    } catch (err) {
+      if (!(err instanceof ApartUnavailable)) throw err;
+      return this.index({ ...options, apart: false }, onProgress, token);
+    } finally {
+      this.apartRuns.delete(running);
+      // that thread's discovery kept its memo in the store: this memory's next whole run here restores it from there
+      this.discoveries = new DiscoveryMemo();
+    }
   }
 
   /** The distill stage on its own: every exchange without a distilled object (resumable, `limit` stops early). */

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' },
-    'thread-cpu': { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
+    'thread-cpu': { type: 'boolean' }, apart: { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
   },
 });
 const build = resolve(values.build);
@@ -147,6 +147,9 @@ const indexOptions = {
   segment: { minChars: 100, maxPlies: 20 },
   embed: { embedder },
   ...(values.threads !== undefined ? { parallel: { threads: Number(values.threads) } } : {}),
+  // --apart: the first index on a thread of its own, as the extension host's (a build without it runs here), from the
+  // bundle the extension starts (dist/runWorker.js), not tsc's modules
+  ...(values.apart ? { apart: true, parallel: { ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), runScript: join(build, 'dist/runWorker.js') } } : {}),
 };
 // V8's sampling profiler on this thread: its timestamps are the monotonic clock's, as process.hrtime's
 let profiler;
@@ -194,7 +197,8 @@ const appendAndRun = async (word, sources) => {
   appendFileSync(session, exchange(word));
   const t0 = performance.now();
   let searchableMs;
-  const again = await store.index({ ...indexOptions, ...(sources ? { sources } : {}) }, (p) => {
+  // runs after the first index (a whole one, a live one with its `sources`) stay on the calling thread, as the extension host's
+  const again = await store.index({ ...indexOptions, apart: false, ...(sources ? { sources } : {}) }, (p) => {
     if (p.phase !== 'discover' && p.phase !== 'parse' && searchableMs === undefined) searchableMs = performance.now() - t0;
   });
   const runMs = performance.now() - t0;

@@ -7,7 +7,11 @@
 // (firstSearch.mjs), and an idle process ticking beside it; after it, one exchange is appended and the next run
 // timed (indexRun.mjs --append). Run `tsc -p .` first (and build the baseline the same way).
 //
-//   node test/bench/indexStages.mjs [--corpus DIR] [--runs 3] [--baseline DIR] [--threads N] [--json FILE]
+//   node test/bench/indexStages.mjs [--corpus DIR] [--runs 3] [--baseline DIR] [--threads N] [--apart] [--thread-cpu] [--json FILE]
+//
+// --apart: every build's run asked to go on a thread of its own (IndexOptions.apart, as the extension host's whole
+// runs; a build without it runs on the calling thread), whose event loop is the one timed; --thread-cpu: also the
+// longest the calling thread itself ran in one gap (indexRun.mjs).
 //
 // --baseline: another checkout of the repository, built (e.g. the commit before, to print before and after).
 // Prints markdown tables: per build, each stage's elapsed and CPU time (all threads) and share of the CPU; the
@@ -46,7 +50,7 @@ setInterval(() => { const now = performance.now(); longest = Math.max(longest, n
 process.on('SIGTERM', () => { console.log(Math.round(longest)); process.exit(0); });`;
 
 /** One index run of `build` with the first-search poller beside it. */
-async function indexOnce(build, corpus, work, threads) {
+async function indexOnce(build, corpus, work, threads, flags) {
   const db = join(work, `store-${Date.now()}-${Math.random().toString(36).slice(2)}.sqlite`);
   const since = Date.now();
   const poller = spawn(process.execPath, [join(HERE, 'firstSearch.mjs'), '--build', build, '--db', db, '--since', String(since)], { cwd: ROOT });
@@ -59,7 +63,7 @@ async function indexOnce(build, corpus, work, threads) {
   control.stdout.on('data', (d) => (controlled += d));
   const controlDone = new Promise((res) => control.on('close', res));
   // the poller's output waits in its pipe while this process waits for the run
-  const run = timed([join(HERE, 'indexRun.mjs'), '--build', build, '--corpus', corpus, '--db', db, '--append', ...(threads !== undefined ? ['--threads', String(threads)] : [])]);
+  const run = timed([join(HERE, 'indexRun.mjs'), '--build', build, '--corpus', corpus, '--db', db, '--append', ...flags, ...(threads !== undefined ? ['--threads', String(threads)] : [])]);
   // a run that ends before the poller saw it answer: it answers now
   const wait = setTimeout(() => poller.kill(), 30_000);
   await polledDone;
@@ -71,7 +75,7 @@ async function indexOnce(build, corpus, work, threads) {
   return { ...run, firstSearchMs: first.firstSearchMs, controlStallMs: Number(controlled.trim()) || NaN };
 }
 
-export async function measureStages({ corpus, runs = 3, baseline, threads, print = () => undefined }) {
+export async function measureStages({ corpus, runs = 3, baseline, threads, flags = [], print = () => undefined }) {
   const work = mkdtempSync(join(tmpdir(), 'agent-recall-stages-'));
   const builds = [{ name: 'this build', dir: ROOT }, ...(baseline ? [{ name: 'baseline', dir: resolve(baseline) }] : [])];
   const load = [loadavg()[0]];
@@ -84,7 +88,7 @@ export async function measureStages({ corpus, runs = 3, baseline, threads, print
         const step = order[(i + j) % order.length];
         print(`run ${i + 1}/${runs}: ${step.name}`);
         if (step.name === 'floor') floors[i] = timed([join(HERE, 'readFloor.mjs'), '--build', ROOT, '--corpus', corpus]);
-        else results[step.name][i] = await indexOnce(step.dir, corpus, work, step.dir === ROOT ? threads : undefined);
+        else results[step.name][i] = await indexOnce(step.dir, corpus, work, step.dir === ROOT ? threads : undefined, flags);
       }
       load.push(loadavg()[0]);
     }
@@ -140,6 +144,9 @@ export function report(m) {
             figure: 'event loop while indexing: longest stall, ms; stalls over 50 ms; an idle process beside it: longest stall, ms',
             value: `${median(runs.map((r) => r.longestStallMs))}; ${median(runs.map((r) => r.stallsOver50Ms))}; ${median(runs.map((r) => r.controlStallMs))}`,
           },
+          ...(runs[0].longestRanMs !== undefined
+            ? [{ figure: 'the longest the indexing process\'s calling thread itself ran in one gap, ms (runs)', value: `${median(runs.map((r) => r.longestRanMs))} (${runs.map((r) => r.longestRanMs).join(', ')})` }]
+            : []),
           { figure: 'process: elapsed s, CPU s, peak RSS MB', value: `${(median(runs.map((r) => r.processWallMs)) / 1000).toFixed(1)}, ${(median(runs.map((r) => r.processCpuMs)) / 1000).toFixed(1)}, ${Math.round(median(runs.map((r) => r.peakRssMb)))}` },
           { figure: 'exchanges; store MB (KB per exchange)', value: `${runs[0].exchanges}; ${(runs[0].storeBytes / 1e6).toFixed(1)} (${(runs[0].storeBytes / 1024 / runs[0].exchanges).toFixed(1)})` },
           {
@@ -169,6 +176,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       baseline: { type: 'string' },
       threads: { type: 'string' },
       json: { type: 'string' },
+      apart: { type: 'boolean' },
+      'thread-cpu': { type: 'boolean' },
     },
   });
   const m = await measureStages({
@@ -176,6 +185,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     runs: Math.max(1, Number(values.runs)),
     baseline: values.baseline,
     threads: values.threads !== undefined ? Number(values.threads) : undefined,
+    flags: [...(values.apart ? ['--apart'] : []), ...(values['thread-cpu'] ? ['--thread-cpu'] : [])],
     print: (s) => console.error(`[stages] ${s}`),
   });
   if (values.json) writeFileSync(values.json, JSON.stringify(m, null, 2));

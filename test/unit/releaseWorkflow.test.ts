@@ -61,7 +61,7 @@ test('a package is checked for its own platform\'s natives only', async () => {
   const { packageProblems } = (await import(pathToFileURL(path.join(ROOT, 'scripts/package.mjs')).href)) as {
     packageProblems(names: string[], target: string): string[];
   };
-  const base = ['dist/extension.js', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/webview.js', 'dist/viewer.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', ...['manifest.json', 'words.txt', 'vectors.bin'].map((f) => `dist/models/word-vectors-100d/${f}`), 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
+  const base = ['dist/extension.js', 'dist/cli.js', 'dist/commands.js', 'dist/mcp.js', 'dist/embedWorker.js', 'dist/indexWorker.js', 'dist/runWorker.js', 'dist/webview.js', 'dist/viewer.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', ...['manifest.json', 'words.txt', 'vectors.bin'].map((f) => `dist/models/word-vectors-100d/${f}`), 'package.json', 'node_modules/@vscode/sqlite3/build/Release/vscode-sqlite3.node'].map((f) => `extension/${f}`);
   const linux = [...base, 'extension/node_modules/sqlite-vec-linux-x64/vec0.so', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node', 'extension/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1'];
   assert.deepEqual(packageProblems(linux, 'linux-x64'), []);
   assert.deepEqual(packageProblems([...linux, 'extension/node_modules/onnxruntime-node/bin/napi-v6/win32/x64/onnxruntime.dll'], 'linux-x64'), [

@@ -168,6 +168,12 @@ export type SeenStat = Pick<Stats, 'size' | 'mtimeMs'>;
  * walked are kept too, each with its entries: one whose time has not changed is not listed again (`listing`).
  */
 export class DiscoveryMemo {
+  /**
+   * `build`: the stamp of the build whose discoveries these are (codeStamp), when it is not this module's file: an
+   * index run on a thread of its own runs another bundle of the same build, and keeps its memo under its host's key.
+   */
+  constructor(private readonly build = codeStamp()) {}
+
   private key = '';
   private readonly files = new Map<string, MemoEntry>();
   /** The files set or forgotten since the memo was last kept (`changes`), and whether it was emptied since. */
@@ -195,7 +201,7 @@ export class DiscoveryMemo {
       this.dirtyFolders.clear();
       this.emptied = true;
       this.restored = undefined;
-      this.keptKey = DiscoveryMemo.storeKey(options);
+      this.keptKey = DiscoveryMemo.storeKey(options, this.build);
     }
     return this;
   }
@@ -204,8 +210,8 @@ export class DiscoveryMemo {
    * The key a store keeps this memo's entries under for `options`' discovery: the options, the adapters in their
    * order (an entry names its adapter by its place) and the code's own file (another build may sniff otherwise).
    */
-  static storeKey(options: DiscoverOptions): string {
-    return JSON.stringify([DISCOVERY_RULES, options, ADAPTERS.map((a) => `${a.agent}:${a.lineFormat}`), codeStamp()]);
+  static storeKey(options: DiscoverOptions, build = codeStamp()): string {
+    return JSON.stringify([DISCOVERY_RULES, options, ADAPTERS.map((a) => `${a.agent}:${a.lineFormat}`), build]);
   }
 
   /** Whether the entries a store keeps for `options` are still to be taken (a process's first discovery of them). */
@@ -342,7 +348,7 @@ export class DiscoveryMemo {
 const DISCOVERY_RULES = 1;
 
 /** This code's file, by its size and time: another build (an update of the extension) does not take this one's memo. */
-function codeStamp(): string {
+export function codeStamp(): string {
   try {
     const st = statSync(__filename);
     return `${st.size}:${st.mtimeMs}`;

@@ -272,6 +272,28 @@ export class Store {
   }
 
   /**
+   * A second connection for writing to a store this process has open already (`open` created, checked and migrated
+   * it): an index run on a thread of its own (workers/apartRun.ts). Nothing is created, checked or migrated here; a
+   * store of another schema version is refused, as a missing file is.
+   */
+  static async openBeside(file: string): Promise<Store> {
+    if (!(await exists(file))) throw new RecallError('store-io', `There is no Agent Recall store at ${file}.`);
+    const db = await Db.open(file);
+    try {
+      await db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      await db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 0;');
+      const found = (await db.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0;
+      if (found !== SCHEMA_VERSION) throw new RecallError('store-io', `The store ${file} has schema version ${found}, not ${SCHEMA_VERSION}: it is opened beside a connection that migrated it.`);
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      if (err instanceof RecallError) throw err;
+      if (isBusy(err)) throw lockedError(file, err);
+      throw damagedError(file, err);
+    }
+    return Store.withVectors(db);
+  }
+
+  /**
    * Opens an existing store for reading only, beside a process that may be indexing into it (WAL: readers
    * never block the writer, nor wait for it). Nothing is created, migrated or written; a store of another
    * schema version is refused with what to do about it. A writer's exclusive lock (a repair, a store not in

@@ -14,6 +14,8 @@ export interface ParallelOptions {
   readonly minExchanges?: number;
   /** The worker script (default: beside this module); one that cannot start leaves the work to the run's thread. */
   readonly script?: string;
+  /** The script of a run on a thread of its own (IndexOptions.apart; default: beside this module). */
+  readonly runScript?: string;
 }
 
 const MIN_BYTES = 1024 * 1024;
