@@ -1,3 +1,5 @@
+import { setFlagsFromString } from './core/heap';
+
 /**
  * V8's flags for the MCP server's process, set by the launcher before it loads the server's bundle. TurboFan inlines
  * up to a quarter of its default bytecode into a function it compiles (920 -> 230): a fresh server's first calls
@@ -8,5 +10,5 @@
 export const SERVER_FLAGS = '--max-inlined-bytecode-size-cumulative=230';
 
 export function setServerFlags(): void {
-  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(SERVER_FLAGS);
+  setFlagsFromString(SERVER_FLAGS);
 }
