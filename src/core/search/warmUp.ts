@@ -38,7 +38,7 @@ export function warmUpTexts(newestPrompts: readonly string[]): string[] {
  * A front end's warm-up (the MCP server's, the extension host's language-model tools'): `search` run on warmUpTexts,
  * through the front end's own path (the search, redaction, snippets, the answer's text), results unused. A fresh
  * process's first calls run in V8's interpreter and read every hit's text for the first time: 21.5-23.5 ms of CPU
- * each for the first 20 new queries against 9-11 after (issue 42, docs/benchmarks.md). Each search runs only when
+ * each for the first 20 new queries against 9-11 after (issue 42, docs/benchmarks-log.md). Each search runs only when
  * `turns` gives it one: no real work under way, none ended for WARM_UP_QUIET_MS, fewer than WARM_UP_ENOUGH_CALLS
  * calls so far, the warm-up not stopped (WarmUpTurns.stop); a call meets at most the one search already running.
  * Returns how many searches ran; a failed search is passed over (the next call meets the failure again, and reports it).

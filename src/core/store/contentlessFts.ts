@@ -2,7 +2,7 @@
  * Schema 30 (issue 41, the store's size): the two full-text tables that kept their own copy of the text they index
  * keep none (FTS5 `content=''`). Nothing reads their columns: near copies ask `exchanges_fts` for rowids (copies.ts),
  * the facet layers ask `distilled_fts` for rowids and BM25, which FTS5 reads from its index and size rows. The copies
- * were 9 % of a store at 50K exchanges (docs/benchmarks.md).
+ * were 9 % of a store at 50K exchanges (docs/benchmarks-log.md).
  *
  * A contentless table forgets a row only when given the text it indexed (FTS5's 'delete'), so the delete triggers
  * give it, from the row that holds that text and from a side table for what no row holds (a row the index does not
@@ -18,7 +18,7 @@
  *
  * The migration indexes the text the old tables held again, in SQL (no transcript, no JavaScript), from temporary
  * copies taken before the old tables are dropped, so the new ones fill the pages the old ones freed and the file does
- * not grow. The pages the copies held beyond that stay free in the file, for the rows to come (docs/benchmarks.md
+ * not grow. The pages the copies held beyond that stay free in the file, for the rows to come (docs/benchmarks-log.md
  * says what a VACUUM costs).
  */
 

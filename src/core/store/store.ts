@@ -85,7 +85,7 @@ export interface WriteResult {
  * open (nothing runs VACUUM), so no mapped page goes away under a reader. Every page a search touched in the map
  * stays in the process's memory while the store is open: 256 MiB instead of 1 GiB bounds that, at no cost a
  * search showed (issue 42, MCP server at 250K exchanges: 9.9 against 9.7 ms of CPU per search, 54 MB less mapped
- * after 400 searches; docs/benchmarks.md).
+ * after 400 searches; docs/benchmarks-log.md).
  */
 export const MMAP_BYTES = 256 * 2 ** 20;
 
