@@ -187,7 +187,7 @@ export class MemoryTools {
       snippet: snippetParts(h.snippet).map((p) => p.text).join(''),
       prompt: shown.prompt === undefined ? undefined : oneLine(shown.prompt, 200),
       conversation: h.conversationId,
-      // matches of its conversation the two-per-conversation cap left out: ask again with `conversation`
+      // matches of its conversation the per-conversation cap left out (two, six on a short query): ask again with `conversation`
       more: h.more,
     };
   }

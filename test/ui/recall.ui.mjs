@@ -193,8 +193,10 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     while (await removable.count()) await removable.first().click();
     const input = frame.locator('#query');
     const before = await input.inputValue();
-    // the Claude Code session's three exchanges all speak of the coupon: two per conversation are shown, one is left out
-    await input.fill('coupon');
+    // the Claude Code session's three exchanges match these six words: two per conversation are shown, one is left out
+    // (a query of five words or fewer sees up to six of a conversation: searcher.ts, SHORT_QUERY_TERMS)
+    const words = 'coupon check case insensitive unit tests';
+    await input.fill(words);
     const candidate = frame.locator('.candidate:has(mark):has(button.more)').first();
     const link = candidate.locator('button.more');
     await link.waitFor({ timeout: 15_000 });
@@ -210,7 +212,7 @@ describe('Recall panel, viewer, rooms and hovers in the workbench', function () 
     await frame.locator('button.chip[aria-pressed="true"]:has(.codicon-close)', { hasText: /^conversation: .+$/ }).waitFor({ timeout: 10_000 });
     await frame.locator(`#results[data-seq]:not([data-seq="${seq}"])`).waitFor({ state: 'attached', timeout: 10_000 });
     await frame.locator('.banner', { hasText: 'Every match in the conversation' }).waitFor();
-    assert.equal(await input.inputValue(), 'coupon', 'the query box keeps the user\'s words');
+    assert.equal(await input.inputValue(), words, 'the query box keeps the user\'s words');
     const ids = await frame.locator('.candidate').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
     assert.equal(ids.filter((id) => !shown.includes(id)).length, n, `the ${n} left out are shown now: ${ids.join(', ')}`);
     const metas = await frame.locator('.candidate .meta').allTextContents();

@@ -8,7 +8,10 @@ import type { SearchQuery, SearchResult } from '../../src/core/search/types';
 import { CONVERSATIONS, type Fixture, openFixture } from './searchFixture';
 
 // "N more in this conversation": the shop conversation holds three exchanges with "login" (a1, a2, a3); the
-// default cap of two per conversation drops one of them.
+// default cap of two per conversation drops one of them on a query of six words or more (LONG; a shorter one sees up
+// to six of a conversation: searcher.ts, SHORT_QUERY_TERMS).
+const LONG = 'login page null pointer broken cookie';
+
 describe('"N more in this conversation" and the conversation filter', () => {
   let fx: Fixture;
   const keysOf = (r: SearchResult) => r.hits.map((h) => fx.keys.get(h.exchangeId));
@@ -20,11 +23,11 @@ describe('"N more in this conversation" and the conversation filter', () => {
   after(() => fx?.store.close());
 
   test('each hit counts the matches of its conversation that the cap left out', async () => {
-    const capped = await search({ text: 'login' });
+    const capped = await search({ text: LONG });
     assert.equal(capped.hits.length, 2);
     assert.deepEqual(capped.hits.map((h) => h.more), [1, 1], 'the third login exchange was left out');
     assert.equal(capped.hits[0]!.firstPrompt, 'the login page throws a null pointer error', 'an untitled conversation is named by its first prompt');
-    const uncapped = await search({ text: 'login', perConversation: 5 });
+    const uncapped = await search({ text: LONG, perConversation: 5 });
     assert.deepEqual(uncapped.hits.map((h) => h.more), [0, 0, 0]);
     assert.ok(uncapped.hits.every((h) => h.firstPrompt === undefined), 'nothing left out: no name needed');
     const lone = await search({ text: 'tomatoes' });
@@ -53,11 +56,11 @@ describe('"N more in this conversation" and the conversation filter', () => {
     await own.store.close();
     const memory = await Memory.open(path.join(own.dir, 'recall.sqlite'));
     try {
-      const answer = await memory.recall({ text: 'login' });
+      const answer = await memory.recall({ text: LONG });
       const more = answer.candidates[0]!.more;
       assert.equal(more?.count, 1);
       assert.equal(more?.conversation.label, 'the login page throws a null pointer error');
-      const within = await memory.recall({ text: 'login', facets: { conversation: more!.conversation } });
+      const within = await memory.recall({ text: LONG, facets: { conversation: more!.conversation } });
       assert.equal(within.candidates.length, 3, 'the left-out exchange is reached');
       assert.ok(within.candidates.every((c) => c.more === undefined));
       const listing = await memory.recall({ text: ' ', facets: { conversation: more!.conversation } });

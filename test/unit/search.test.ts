@@ -5,7 +5,7 @@ import { RecallError } from '../../src/core/errors';
 import { confidenceOf, confidencesByRank, SELECTIVE_TRUST } from '../../src/core/search/confidence';
 import { exchangeFilter } from '../../src/core/store/searchFilter';
 import { LexiconBm25 } from '../../src/core/search/lexiconBm25';
-import { createSearcher } from '../../src/core/search/searcher';
+import { createSearcher, DEFAULT_PER_CONVERSATION, defaultPerConversation, SHORT_QUERY_PER_CONVERSATION } from '../../src/core/search/searcher';
 import { MARK_END, MARK_START } from '../../src/core/search/snippet';
 import type { Searcher, SearchQuery, SearchResult } from '../../src/core/search/types';
 import { ftsFields } from '../../src/core/store/ftsText';
@@ -61,14 +61,30 @@ describe('searcher (lexical) on the hand-made fixture', () => {
     assert.ok(r.tookMs >= 0);
   });
 
-  test('at most perConversation hits per conversation (default 2)', async () => {
+  test('at most perConversation hits per conversation (default 2; 6 on a query of at most 5 words)', async () => {
     const all = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 5 });
     assert.deepEqual(new Set(keysOf(all)), new Set(['a1', 'a2', 'a3']));
-    const capped = await search({ text: 'login', mode: 'verbatim/bm25' });
-    assert.equal(capped.hits.length, 2);
+    // six words (stopwords aside), one of them held: the long query's cap
+    const long = 'login zorptang quibblewick frumpel snarbolt glimmerfax';
+    const capped = await search({ text: long, mode: 'verbatim/bm25' });
+    assert.deepEqual(keysOf(capped), keysOf(all).slice(0, 2));
+    assert.equal(capped.hits[0]!.more, 1);
+    // five words: a short query sees its conversation's third match too
+    const short = await search({ text: 'login zorptang quibblewick frumpel snarbolt', mode: 'verbatim/bm25' });
+    assert.deepEqual(keysOf(short), keysOf(all));
+    assert.equal((await search({ text: 'the login', mode: 'verbatim/bm25' })).hits.length, 3);
+    // a cap asked for is kept, short query or not
+    assert.equal((await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 2 })).hits.length, 2);
     const one = await search({ text: 'login', mode: 'verbatim/bm25', perConversation: 1 });
     assert.equal(one.hits.length, 1);
     assert.equal(keysOf(one)[0], keysOf(all)[0]);
+  });
+
+  test('defaultPerConversation: 6 for 1-5 words, else 2', () => {
+    assert.equal(defaultPerConversation(['a', 'b', 'c', 'd', 'e']), SHORT_QUERY_PER_CONVERSATION);
+    assert.equal(defaultPerConversation(['a']), SHORT_QUERY_PER_CONVERSATION);
+    assert.equal(defaultPerConversation(['a', 'b', 'c', 'd', 'e', 'f']), DEFAULT_PER_CONVERSATION);
+    assert.equal(defaultPerConversation([]), DEFAULT_PER_CONVERSATION);
   });
 
   test('limit cuts the list; a bad limit is refused', async () => {

@@ -76,8 +76,8 @@ describe('CLI: search, batch, eval, embed', () => {
     const r = await run(['search', '--db', db, '--mode', 'verbatim/bm25', '--agent', 'codex', '--json', '--limit', '5', 'error login']);
     const hits = (JSON.parse(r.out[0]!) as { hits: Array<{ agent: string }> }).hits;
     assert.deepEqual(hits.map((h) => h.agent), ['codex']);
-    // the shop conversation's third "login" exchange is left out by the cap; --conversation shows all three
-    const capped = await run(['search', '--db', db, '--mode', 'verbatim/bm25', 'login']);
+    // the shop conversation's third "login" exchange is left out by the cap of a six-word query; --conversation shows all three
+    const capped = await run(['search', '--db', db, '--mode', 'verbatim/bm25', 'login page null pointer broken cookie']);
     const more = /1 more in this conversation: --conversation (\S+)/.exec(capped.out.join('\n'));
     assert.ok(more, capped.out.join('\n'));
     const within = await run(['search', '--db', db, '--mode', 'verbatim/bm25', '--json', '--conversation', more[1]!, 'login']);

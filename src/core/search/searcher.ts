@@ -32,6 +32,15 @@ export const SEMANTIC_MODE: ModeName = 'bm25(v)+vec(d)';
 export const DEFAULT_FUSION: FusionName = 'selective';
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_PER_CONVERSATION = 2;
+/**
+ * A short query's cap, when it names none: a query of at most SHORT_QUERY_TERMS words (stopwords aside) shows up to
+ * SHORT_QUERY_PER_CONVERSATION hits of one conversation. Two to five words name what a session was about more than one
+ * moment of it: the session holding them is found, several of its exchanges hold them, and the one remembered was often
+ * the third or later of them, which a cap of 2 left to "N more". Chosen on folds of the eval queries' 2-5-word variants
+ * (docs/search.md, "Short queries"); a long query's words single its exchange out, and it keeps 2.
+ */
+export const SHORT_QUERY_TERMS = 5;
+export const SHORT_QUERY_PER_CONVERSATION = 6;
 const MAX_LIMIT = 200;
 
 export interface SearcherOptions {
@@ -186,14 +195,15 @@ class StoreSearcher implements Searcher {
   /** The query's mode, fusion, limits and words, defaults filled in; a bad one is a `bad-argument`. */
   private parse(query: SearchQuery): ParsedQuery {
     const fusionName = query.fusion ?? this.defaultFusion;
+    const terms = queryTerms(query.text);
     return {
       mode: query.mode !== undefined ? parseMode(query.mode) : this.defaultMode,
       fusionName,
       fusion: parseFusion(fusionName),
       limit: clampInt(query.limit ?? DEFAULT_LIMIT, 1, MAX_LIMIT, 'limit'),
       // within one conversation every match is wanted: no per-conversation cap
-      perConversation: query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? DEFAULT_PER_CONVERSATION, 1, MAX_LIMIT, 'perConversation'),
-      terms: queryTerms(query.text),
+      perConversation: query.filters?.conversation ? MAX_LIMIT : clampInt(query.perConversation ?? defaultPerConversation(terms), 1, MAX_LIMIT, 'perConversation'),
+      terms,
     };
   }
 
@@ -220,6 +230,11 @@ class StoreSearcher implements Searcher {
     }
     return this.shownRooms;
   }
+}
+
+/** The per-conversation cap of a query of `terms` (queryTerms) that sets none: SHORT_QUERY_PER_CONVERSATION on a short one. */
+export function defaultPerConversation(terms: readonly string[]): number {
+  return terms.length > 0 && terms.length <= SHORT_QUERY_TERMS ? SHORT_QUERY_PER_CONVERSATION : DEFAULT_PER_CONVERSATION;
 }
 
 /** Each signal fetches this many candidates, so the per-conversation cap and "not these" still leave enough. */
