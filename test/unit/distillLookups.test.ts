@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exchangeWords, namedWords } from '../../src/core/distill/exchangeWords';
 import { withoutReferences } from '../../src/core/distill/nonThemes';
+import { conceptScan } from '../../src/core/distill/offlineRooms';
 import { isStopWord } from '../../src/core/distill/stopWords';
 import { mayEnter, searchTerms, TERMS_MAX_TOKENS } from '../../src/core/distill/searchTerms';
 import { wordPieceTokens } from '../../src/core/distill/tokenFit';
 import { splitVerbatim } from '../../src/core/distill/verbatimParts';
 import { englishRarity, WordRarity, words } from '../../src/core/distill/wordRarity';
-import { phraseKeyOf } from '../../src/core/roomKey';
+import { normaliseKey, phraseKeyOf } from '../../src/core/roomKey';
 
 // The offline distiller asks fewer questions of its word tables and patterns (issue 41): these pin that the answers
 // are the ones the full questions gave.
@@ -139,4 +140,24 @@ test('phraseKeyOf: two one-word keys ordered as the sort of both', () => {
   assert.equal(phraseKeyOf(['cach'], ['cach']), 'cach');
   assert.equal(phraseKeyOf(['Zeta'], ['alpha']), 'Zeta_alpha');
   assert.equal(phraseKeyOf(['a', 'b'], ['a']), 'a_b');
+});
+
+test("conceptScan: each theme keyed as its surface's whole key, where a word's key words serve two phrases in a row", () => {
+  const stats = englishRarity();
+  // plain words, names, identifiers, a connector, words no key reuses (not plain: digits, accents), stop words
+  const vocabulary = [
+    'session', 'middleware', 'retry', 'timeout', 'Docker', 'Nuxt', 'Vitest', 'sqlite', 'cache', 'flood', 'of', 'de', 'the',
+    'gl_screen', 'sessionMiddleware', 'k8s', 'E2E', 'théâtre', 'función', 'tabla', 'pedidos', 'and', 'rate', 'limiting',
+  ];
+  let themes = 0;
+  for (let round = 0; round < 300; round++) {
+    const text = (k: number): string => Array.from({ length: k }, () => pick(vocabulary)).join(random() < 0.8 ? ' ' : '. ');
+    const prompt = text(1 + Math.floor(random() * 20));
+    const parts = splitVerbatim(`User: ${prompt}\n\nAssistant: ${text(Math.floor(random() * 60))}`);
+    for (const [key, t] of conceptScan(prompt, parts, stats).themes) {
+      assert.equal(key, normaliseKey('concept', t.surface), JSON.stringify({ prompt, surface: t.surface }));
+      themes++;
+    }
+  }
+  assert.ok(themes > 1_000, `${themes} themes`);
 });

@@ -128,7 +128,7 @@ function relevance(hits: number): number {
 const MAX_CONCEPTS = 4;
 const IDENTIFIER_RE = /^(?:\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+|\p{Lu}[\p{Ll}\p{N}]+(?:\p{Lu}[\p{Ll}\p{N}]*)+|[\p{L}][\p{L}\p{N}]*(?:_[\p{L}\p{N}]+)+)$/u;
 
-interface Theme {
+export interface Theme {
   /** The first surface form as written, and its uses while it is the only one (most themes have one). */
   readonly surface: string;
   surfaceUses: number;
@@ -161,96 +161,17 @@ interface Theme {
  * candidates depend on nothing but the exchange.
  */
 function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): RoomAssignment[] {
-  const themes = new Map<string, Theme>();
-  const scripts = new ScriptTally();
-  // a theme's lower-case words, `second` undefined for a word alone (their list made only for a new theme)
-  const add = (first: string, second: string | undefined, surface: string, inPrompt: boolean, use: 'sure' | 'named' | 'titled', phraseKey?: string): void => {
-    const key = phraseKey ?? conceptKey(surface);
-    if (!key || isRedaction(first) || (second !== undefined && isRedaction(second))) return;
-    let t = themes.get(key);
-    if (!t) {
-      const lowerWords = second === undefined ? [first] : [first, second];
-      themes.set(key, (t = { surface, surfaceUses: 0, surfaces: undefined, tf: 0, inPrompt: false, sure: false, named: 0, lowerWords, words: lowerWords.length, first }));
-    }
-    t.tf++;
-    t.inPrompt ||= inPrompt;
-    t.sure ||= use === 'sure';
-    if (use === 'named') t.named++;
-    if (t.surfaces !== undefined) t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
-    else if (surface === t.surface) t.surfaceUses++;
-    else t.surfaces = new Map([[t.surface, t.surfaceUses], [surface, 1]]);
-  };
-  // lower-case uses in prose (not opening a sentence, not code), in order, counted by key (below) only when a
-  // capitalised word asks: the word's uses as a common word
-  const plainWords: string[] = [];
-  const count = (text: string, inPrompt: boolean): void => {
-    const seq = contentWords(withoutReferences(text));
-    // a word's key words, asked once where it is both the second word of a phrase and the first of the next
-    let keysAt = -1;
-    let keys: readonly string[] | null = null;
-    const keysOf = (at: number): readonly string[] | null => {
-      // (two assignments, not a pair: a pair of a number and an array was a new array each time, of another map)
-      if (keysAt !== at) {
-        keys = plainKeyWords(seq[at]!.surface);
-        keysAt = at;
-      }
-      return keys;
-    };
-    for (let i = 0; i < seq.length; i++) {
-      const w = seq[i]!;
-      if (!w.code) scripts.add(w.lower, inPrompt);
-      if (!w.initial && !w.code && w.surface === w.lower) plainWords.push(w.lower);
-      const kind = themeWordKind(w, rarity);
-      // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
-      if (kind) add(w.lower, undefined, w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named');
-      const next = seq[i + 1];
-      // a phrase is two words next to each other or joined by a connector: only then is it weighed
-      if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
-      // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
-      if (w.valueOrAction || next.valueOrAction) continue;
-      // (a phrase's key from its words' keys: most phrases are new, their words are not; phraseConceptKey's steps)
-      const first = keysOf(i);
-      const second = first && keysOf(i + 1);
-      const via = next.adjacent ? undefined : next.via;
-      const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
-      if (next.adjacent) add(w.lower, next.lower, `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
-      else add(w.lower, next.lower, `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
-    }
-  };
-  count(prompt.slice(0, 8_000), true);
-  // the assistant's words, latest first, up to a budget: long exchanges repeat themselves
-  let budget = 12_000;
-  for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
-    const p = parts[i]!;
-    if (p.kind !== 'assistant') continue;
-    count(p.text.slice(0, Math.min(8_000, budget)), false);
-    budget -= p.text.length;
-  }
-
-  // the plain words' uses by concept key, made when a capitalised word first asks (in a third of the corpus's
-  // exchanges): a key for every plain word of every exchange was most of the concept keys made, and a count by
-  // word for every exchange two lookups a word
-  let plain: Map<string, number> | undefined;
-  const plainUses = (k: string): number => {
-    if (!plain) {
-      const byWord = new Map<string, number>();
-      for (const word of plainWords) byWord.set(word, (byWord.get(word) ?? 0) + 1);
-      plain = new Map();
-      for (const [word, uses] of byWord) {
-        const key = conceptKey(word);
-        plain.set(key, (plain.get(key) ?? 0) + uses);
-      }
-    }
-    return plain.get(k) ?? 0;
-  };
+  const scan = conceptScan(prompt, parts, rarity);
+  const { themes, scripts } = scan;
 
   const scored: Array<{ key: string; label: string; score: number }> = [];
   // a capitalised word is a name when the exchange writes it so more often than as a common word in lower case
   // ("Docker", "Chrome"; not the "Apps" of "Web Apps" and "the apps you installed"); words of another script
   // than the exchange's are quoted text (nonThemes.ts)
-  const isTheme = (k: string, t: Theme): boolean =>
-    (t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > plainUses(k))) && scripts.allows(t.first);
-  const eligible = new Map([...themes].filter(([k, t]) => isTheme(k, t)));
+  const eligible = new Map<string, Theme>();
+  for (const [k, t] of themes) {
+    if ((t.tf >= 2 || t.inPrompt) && (t.sure || (t.named > 0 && t.named > plainUses(scan, k))) && scripts.allows(t.first)) eligible.set(k, t);
+  }
   const named = nameRooms(eligible);
   for (const [k, t] of eligible) {
     if (named.dropped.has(k)) continue;
@@ -266,6 +187,116 @@ function conceptRooms(prompt: string, parts: readonly VerbatimPart[], rarity: Wo
     label,
     relevance: i === 0 ? 0.9 : Math.max(0.3, +(0.9 * (score / scored[0]!.score)).toFixed(2)),
   }));
+}
+
+/**
+ * One exchange's concept scan: its themes, the scripts its words are written in, its plain words. The steps below are
+ * functions of the module, not closures made in each conceptRooms call: V8 holds a closure's optimised code only
+ * while one of its closures lives, so each full collection between two exchanges cost their compilation again
+ * (`--trace-opt`: `add` 6 times, `plainUses` 5, `keysOf` 4, `count` 3 in one worker distilling the corpus).
+ */
+export interface ConceptScan {
+  readonly themes: Map<string, Theme>;
+  readonly scripts: ScriptTally;
+  /**
+   * Lower-case uses in prose (not opening a sentence, not code), in order, counted by key (plainUses) only when a
+   * capitalised word asks: the word's uses as a common word.
+   */
+  readonly plainWords: string[];
+  /** The plain words' uses by concept key, made when a capitalised word first asks (plainUses). */
+  plain: Map<string, number> | undefined;
+  readonly rarity: WordRarity;
+}
+
+/** The themes of the prompt and of the assistant's texts, latest first, up to a budget: long exchanges repeat themselves. */
+export function conceptScan(prompt: string, parts: readonly VerbatimPart[], rarity: WordRarity): ConceptScan {
+  const scan: ConceptScan = { themes: new Map(), scripts: new ScriptTally(), plainWords: [], plain: undefined, rarity };
+  scanWords(scan, prompt.slice(0, 8_000), true);
+  let budget = 12_000;
+  for (let i = parts.length - 1; i >= 0 && budget > 0; i--) {
+    const p = parts[i]!;
+    if (p.kind !== 'assistant') continue;
+    scanWords(scan, p.text.slice(0, Math.min(8_000, budget)), false);
+    budget -= p.text.length;
+  }
+  return scan;
+}
+
+/** A theme's use: its lower-case words (`second` undefined for a word alone; their list made only for a new theme). */
+function addTheme(
+  scan: ConceptScan,
+  first: string,
+  second: string | undefined,
+  surface: string,
+  inPrompt: boolean,
+  use: 'sure' | 'named' | 'titled',
+  phraseKey: string | undefined,
+): void {
+  const key = phraseKey ?? conceptKey(surface);
+  if (!key || isRedaction(first) || (second !== undefined && isRedaction(second))) return;
+  let t = scan.themes.get(key);
+  if (!t) {
+    const lowerWords = second === undefined ? [first] : [first, second];
+    scan.themes.set(key, (t = { surface, surfaceUses: 0, surfaces: undefined, tf: 0, inPrompt: false, sure: false, named: 0, lowerWords, words: lowerWords.length, first }));
+  }
+  t.tf++;
+  t.inPrompt ||= inPrompt;
+  t.sure ||= use === 'sure';
+  if (use === 'named') t.named++;
+  if (t.surfaces !== undefined) t.surfaces.set(surface, (t.surfaces.get(surface) ?? 0) + 1);
+  else if (surface === t.surface) t.surfaceUses++;
+  else t.surfaces = new Map([[t.surface, t.surfaceUses], [surface, 1]]);
+}
+
+/** The themes of one text: its identifiers, names and phrases of two content words. */
+function scanWords(scan: ConceptScan, text: string, inPrompt: boolean): void {
+  const { scripts, plainWords, rarity } = scan;
+  const seq = contentWords(withoutReferences(text));
+  // a word's key words, asked once where it is both the second word of a phrase and the first of the next
+  let keysAt = -1;
+  let keys: readonly string[] | null = null;
+  for (let i = 0; i < seq.length; i++) {
+    const w = seq[i]!;
+    if (!w.code) scripts.add(w.lower, inPrompt);
+    if (!w.initial && !w.code && w.surface === w.lower) plainWords.push(w.lower);
+    const kind = themeWordKind(w, rarity);
+    // the head of a title or of a longer name ("Web Apps", "Docker Desktop") is capitalised as its part
+    if (kind) addTheme(scan, w.lower, undefined, w.surface, inPrompt, kind === 'identifier' ? 'sure' : w.titled ? 'titled' : 'named', undefined);
+    const next = seq[i + 1];
+    // a phrase is two words next to each other or joined by a connector: only then is it weighed
+    if (!next || !(next.adjacent || next.via) || !isThemePhrase(w.lower, next.lower, rarity)) continue;
+    // an identifier of a value or an action is no part of a theme either ("bot_id check", "add_turn stores")
+    if (w.valueOrAction || next.valueOrAction) continue;
+    // (a phrase's key from its words' keys: most phrases are new, their words are not; phraseConceptKey's steps)
+    if (keysAt !== i) keys = plainKeyWords(w.surface);
+    const first: readonly string[] | null = keys;
+    const second: readonly string[] | null = first && plainKeyWords(next.surface);
+    keys = second;
+    keysAt = first ? i + 1 : -1;
+    const via = next.adjacent ? undefined : next.via;
+    const phraseKey = first && second ? phraseKeyOf(first, second, via) : undefined;
+    if (next.adjacent) addTheme(scan, w.lower, next.lower, `${w.surface} ${next.surface}`, inPrompt, 'sure', phraseKey);
+    else addTheme(scan, w.lower, next.lower, `${w.surface} ${next.via} ${next.surface}`, inPrompt, 'sure', phraseKey);
+  }
+}
+
+/**
+ * The plain words' uses of a concept key. Their map is made when a capitalised word first asks (in a third of the
+ * corpus's exchanges): a key for every plain word of every exchange was most of the concept keys made, and a count
+ * by word for every exchange two lookups a word.
+ */
+function plainUses(scan: ConceptScan, k: string): number {
+  if (!scan.plain) {
+    const byWord = new Map<string, number>();
+    for (const word of scan.plainWords) byWord.set(word, (byWord.get(word) ?? 0) + 1);
+    const plain = new Map<string, number>();
+    for (const [word, uses] of byWord) {
+      const key = conceptKey(word);
+      plain.set(key, (plain.get(key) ?? 0) + uses);
+    }
+    scan.plain = plain;
+  }
+  return scan.plain.get(k) ?? 0;
 }
 
 /**
