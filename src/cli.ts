@@ -5,10 +5,10 @@ import { type DistillInput, type Distiller, distillerInput } from './core/distil
 import { formatPlan, planDistillation } from './core/distill/plan';
 import { distilledText } from './core/distill/types';
 import { type CompactReport, type CompressionStats, type IndexProgress, LLM_BACKLOG, Memory, type MigrationProgress, type StoreStats } from './core/memory';
-import { keepHeapsSmall } from './core/heap';
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { defaultDiscovery, unreadableRoots } from './core/sources/discover';
+import { setIndexFlags } from './indexFlags';
 import { runAsProcess } from './processMain';
 import { embedCommand, evalCommand, type Io, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 
@@ -81,7 +81,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       case 'index': {
         const roots = (values.root ?? []).map((r) => path.resolve(r));
         if (roots.length === 0 && !values.workspace) throw new RecallError('bad-argument', 'index needs --workspace DIR or at least one --root DIR.');
-        keepHeapsSmall();
+        setIndexFlags();
         const t0 = performance.now();
         const opened = values['embed-model'] !== undefined ? await openCliEmbedder(values, io) : undefined;
         const workspaceRoots = values.workspace ? [path.resolve(values.workspace)] : [];

@@ -3,8 +3,11 @@
 // runs it (Memory.index: parse, segment, store, token counts, offline distillation, built-in embedding), timed stage
 // by stage. Prints one JSON line. Used by indexStages.mjs; runs any build that has the same front door, so a build
 // from before issue 41 is timed the same way:
-//   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append] [--thread-cpu]
+//   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append] [--thread-cpu] [--cli]
 //     [--holds FILE [--hold-ms 30]]
+// With --cli, the process is the command line's `index`: V8's flags as it sets them (src/indexFlags.ts; a build
+// before that module: its heaps' flag alone, core/heap.ts keepHeapsSmall, as its command line set) and its heap
+// collected after the parse stage (IndexOptions.collectAfterParse).
 // Stages are the progress phases the run reports (discover, parse, tokens, distill, embed), each with its elapsed
 // time and the process's CPU time (all threads). The event loop's longest stall is the longest gap between the
 // ticks of a 1 ms timer on the thread that runs the index, while it runs, as test/bench/liveWatch.mjs measures a
@@ -27,7 +30,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     build: { type: 'string' }, corpus: { type: 'string' }, db: { type: 'string' }, threads: { type: 'string' }, append: { type: 'boolean' },
-    'thread-cpu': { type: 'boolean' }, apart: { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
+    'thread-cpu': { type: 'boolean' }, apart: { type: 'boolean' }, cli: { type: 'boolean' }, holds: { type: 'string' }, survivors: { type: 'string' }, 'hold-ms': { type: 'string', default: '30' },
   },
 });
 const build = resolve(values.build);
@@ -118,6 +121,11 @@ const lap = (next) => {
   cpu = process.cpuUsage();
 };
 
+if (values.cli) {
+  const flags = join(build, 'out/src/indexFlags.js');
+  if (existsSync(flags)) require(flags).setIndexFlags();
+  else require(join(build, 'out/src/core/heap.js')).keepHeapsSmall();
+}
 const store = await Memory.open(values.db);
 const { embedder, notice } = await openEmbedder('built-in');
 if (!embedder) throw new Error(`no built-in model: ${notice}`);
@@ -147,6 +155,7 @@ const indexOptions = {
   segment: { minChars: 100, maxPlies: 20 },
   embed: { embedder },
   ...(values.threads !== undefined ? { parallel: { threads: Number(values.threads) } } : {}),
+  ...(values.cli ? { collectAfterParse: true } : {}),
   // --apart: the first index on a thread of its own, as the extension host's (a build without it runs here), from the
   // bundle the extension starts (dist/runWorker.js), not tsc's modules
   ...(values.apart ? { apart: true, parallel: { ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}), runScript: join(build, 'dist/runWorker.js') } } : {}),

@@ -7,11 +7,12 @@
 // (firstSearch.mjs), and an idle process ticking beside it; after it, one exchange is appended and the next run
 // timed (indexRun.mjs --append). Run `tsc -p .` first (and build the baseline the same way).
 //
-//   node test/bench/indexStages.mjs [--corpus DIR] [--runs 3] [--baseline DIR] [--threads N] [--apart] [--thread-cpu] [--json FILE]
+//   node test/bench/indexStages.mjs [--corpus DIR] [--runs 3] [--baseline DIR] [--threads N] [--apart] [--thread-cpu] [--cli] [--json FILE]
 //
 // --apart: every build's run asked to go on a thread of its own (IndexOptions.apart, as the extension host's whole
 // runs; a build without it runs on the calling thread), whose event loop is the one timed; --thread-cpu: also the
-// longest the calling thread itself ran in one gap (indexRun.mjs).
+// longest the calling thread itself ran in one gap (indexRun.mjs); --cli: every build's process as its command line's
+// `index` (its V8 flags, its heap collected after the parse stage: indexRun.mjs).
 //
 // --baseline: another checkout of the repository, built (e.g. the commit before, to print before and after).
 // Prints markdown tables: per build, each stage's elapsed and CPU time (all threads) and share of the CPU; the
@@ -178,6 +179,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       json: { type: 'string' },
       apart: { type: 'boolean' },
       'thread-cpu': { type: 'boolean' },
+      cli: { type: 'boolean' },
     },
   });
   const m = await measureStages({
@@ -185,7 +187,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     runs: Math.max(1, Number(values.runs)),
     baseline: values.baseline,
     threads: values.threads !== undefined ? Number(values.threads) : undefined,
-    flags: [...(values.apart ? ['--apart'] : []), ...(values['thread-cpu'] ? ['--thread-cpu'] : [])],
+    flags: [...(values.apart ? ['--apart'] : []), ...(values['thread-cpu'] ? ['--thread-cpu'] : []), ...(values.cli ? ['--cli'] : [])],
     print: (s) => console.error(`[stages] ${s}`),
   });
   if (values.json) writeFileSync(values.json, JSON.stringify(m, null, 2));
