@@ -8,7 +8,7 @@ import { type CompactReport, type CompressionStats, type IndexProgress, LLM_BACK
 import { countTokens } from './core/tokens';
 import { DEFAULT_SEGMENT_OPTIONS } from './core/segment';
 import { defaultDiscovery, unreadableRoots } from './core/sources/discover';
-import { setIndexFlags } from './indexFlags';
+import { setIndexFlags } from './processFlags';
 import { runAsProcess } from './processMain';
 import { embedCommand, evalCommand, type Io, openCliEmbedder, parseLayers, searchCommand } from './searchCli';
 

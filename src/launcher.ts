@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as path from 'node:path';
 import { type CachedBundle, requireWithCodeCache } from './codeCache';
-import { setServerFlags } from './serverFlags';
+import { setServerFlags } from './processFlags';
 import { runAsProcess } from './processMain';
 
 /**

@@ -4,7 +4,7 @@ let gc: (() => void) | undefined;
 
 /**
  * V8's flags, set now. node:v8 is required when first used (~4 ms of a start): only the processes that set a flag
- * load it (the command line's index runs, and the MCP server's launcher: serverFlags.ts).
+ * load it (the command line's index runs, and the MCP server's launcher: processFlags.ts).
  */
 export function setFlagsFromString(flags: string): void {
   (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flags);

@@ -5,7 +5,7 @@
 // from before issue 41 is timed the same way:
 //   node test/bench/indexRun.mjs --build DIR --corpus DIR --db FILE [--threads N] [--append] [--thread-cpu] [--cli]
 //     [--holds FILE [--hold-ms 30]]
-// With --cli, the process is the command line's `index`: V8's flags as it sets them (src/indexFlags.ts; a build
+// With --cli, the process is the command line's `index`: V8's flags as it sets them (src/processFlags.ts; a build
 // before that module: its heaps' flag alone, core/heap.ts keepHeapsSmall, as its command line set) and its heap
 // collected after the parse stage (IndexOptions.collectAfterParse).
 // Stages are the progress phases the run reports (discover, parse, tokens, distill, embed), each with its elapsed
@@ -122,7 +122,7 @@ const lap = (next) => {
 };
 
 if (values.cli) {
-  const flags = join(build, 'out/src/indexFlags.js');
+  const flags = join(build, 'out/src/processFlags.js');
   if (existsSync(flags)) require(flags).setIndexFlags();
   else require(join(build, 'out/src/core/heap.js')).keepHeapsSmall();
 }

@@ -3,11 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { test } from 'node:test';
-import { SERVER_FLAGS } from '../../src/serverFlags';
+import { mock, test } from 'node:test';
+import { main } from '../../src/cli';
+import * as heap from '../../src/core/heap';
+import { COMPILE_FLAGS } from '../../src/processFlags';
+import { FIXTURES, tempDir } from './helpers';
 
 const CODE_CACHE = path.join(__dirname, '../../src/codeCache.js');
-const FLAGS = path.join(__dirname, '../../src/serverFlags.js');
+const FLAGS = path.join(__dirname, '../../src/processFlags.js');
 
 /** How a fresh process, with the server's flags set first or not, used the code kept for `file` in `cache`. */
 function start(file: string, cache: string, withFlags: boolean): string {
@@ -32,7 +35,22 @@ test("the MCP server's V8 flags, set before its bundle loads, leave its kept cod
   }
 });
 
-test("the server's flags are V8's own (V8 ignores a flag it does not know, silently)", () => {
+test("the processes' compiler flags are V8's own (V8 ignores a flag it does not know, silently)", () => {
   const known = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
-  for (const flag of SERVER_FLAGS.split(' ')) assert.ok(known.includes(`  ${flag.replace(/=.*$/, '')} `), flag);
+  for (const flag of COMPILE_FLAGS.split(' ')) assert.ok(known.includes(`  ${flag.replace(/=.*$/, '')} `), flag);
+});
+
+test("the command line's index sets V8's compiler flags for its process, before its run compiles", async () => {
+  const set = mock.method(heap, 'setFlagsFromString', () => undefined);
+  try {
+    const out: string[] = [];
+    const code = await main(['index', '--root', FIXTURES, '--db', path.join(tempDir(), 'flags.sqlite'), '--quiet'], { out: (s) => out.push(s), err: (s) => out.push(s) });
+    assert.equal(code, 0, out.join('\n'));
+    assert.deepEqual(
+      set.mock.calls.map((c) => c.arguments[0]),
+      [COMPILE_FLAGS],
+    );
+  } finally {
+    set.mock.restore();
+  }
 });
