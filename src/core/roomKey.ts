@@ -53,7 +53,18 @@ export function phraseKeyOf(first: readonly string[], second: readonly string[],
 }
 
 /** keyWords of a plain word (null when it is not: PLAIN_WORDS_RE), each a copy that holds no longer text alive. */
-export const plainKeyWords = memoize((word: string): readonly string[] | null => (PLAIN_WORDS_RE.test(word) ? keyWords(word).map(detached) : null), 50_000);
+export const plainKeyWords = memoize((word: string): readonly string[] | null => (PLAIN_WORDS_RE.test(word) ? mapped(keyWords(word), detached) : null), 50_000);
+
+/**
+ * `words.map(fn)` as one kind of array: the builtin's `map` makes a packed array and TurboFan's inlined one a holey
+ * array, so the arrays sortedUnique and the concept scan read changed map once their makers were optimised, and code
+ * compiled for the first (normaliseKey, the concept scan's addTheme and plainUses) was thrown away and compiled again.
+ */
+function mapped(words: readonly string[], fn: (word: string) => string): string[] {
+  const out: string[] = [];
+  for (const w of words) out.push(fn(w));
+  return out;
+}
 
 /**
  * The distinct tokens in code-unit order (as `sort()` orders strings). Nearly every concept has one or two words:
@@ -78,8 +89,8 @@ const PLAIN_SEPARATOR_RE = /[ _-]/;
 /** The words of a concept's name as its key has them (split, lower-cased, stemmed), in the order written. */
 function keyWords(raw: string): string[] {
   // most names are plain words: the same words, without the passes below
-  if (PLAIN_WORDS_RE.test(raw)) return raw.toLowerCase().split(PLAIN_SEPARATOR_RE).map(stem);
-  return raw
+  if (PLAIN_WORDS_RE.test(raw)) return mapped(raw.toLowerCase().split(PLAIN_SEPARATOR_RE), stem);
+  const words = raw
     .normalize('NFKC')
     // an acronym's plural is the acronym (`user IDs` is the room of `user_id`, `APIs` of `API`)
     .replace(/(\p{Lu}{2,})s(?!\p{L})/gu, '$1')
@@ -93,8 +104,8 @@ function keyWords(raw: string): string[] {
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     // a version mark after a name is the name (`MarkdownV2`, `sudo_prompt_v3`); one that leads stays (`V8 engine`)
-    .filter((t, i) => i === 0 || !VERSION_MARK_RE.test(t))
-    .map(stem);
+    .filter((t, i) => i === 0 || !VERSION_MARK_RE.test(t));
+  return mapped(words, stem);
 }
 
 const VERSION_MARK_RE = /^v\d+$/;

@@ -24,7 +24,7 @@ export function withPlanAsAnswer(parts: readonly VerbatimPart[]): readonly Verba
     if (part.kind === 'assistant') {
       const call = parts[i - 1];
       const shown = call?.kind === 'tool' && PLAN_TOOL_RE.test(call.text) && planText(call.text) === undefined;
-      return shown ? [...parts.slice(0, i), { ...part, plan: true }, ...parts.slice(i + 1)] : parts;
+      return shown ? [...parts.slice(0, i), { kind: part.kind, text: part.text, plan: true }, ...parts.slice(i + 1)] : parts;
     }
     if (part.kind !== 'tool') continue;
     const plan = planText(part.text);

@@ -62,7 +62,7 @@ function pickRequest(prompt: string, topic: TopicWeights, stats: WordRarity): st
   const asked = withoutBoilerplate(prompt);
   // the human's first sentences carry the request; later ones are often pasted logs
   const first = proseSentences(asked, 4).slice(0, 4);
-  const naming = first.filter((s) => !namesNothing(s.text, stats));
+  const naming = kept(first, (s) => !namesNothing(s.text, stats));
   const best = bestSentence(naming.length > 0 ? naming : first, topic, stats, REQUEST_DECAY, REQUEST_CHARS)?.text;
   return withoutColon(withoutCourtesy(best ?? (proseLine(asked) || loggedError(asked))));
 }
@@ -166,10 +166,22 @@ function withoutOpener(sentence: string): string {
  * fold of the dev queries fell.)
  */
 function statementCandidates(text: string): ProseSentence[] {
-  return proseSentences(withoutAsides(text), 8, isStatement)
-    .filter(isStatement)
-    .slice(0, 8)
-    .map((s) => ({ ...s, text: withoutOpener(s.text) }));
+  const out: ProseSentence[] = [];
+  for (const s of proseSentences(withoutAsides(text), 8, isStatement)) {
+    if (out.length === 8) break;
+    if (isStatement(s)) out.push({ text: withoutOpener(s.text), heading: s.heading, list: s.list });
+  }
+  return out;
+}
+
+/**
+ * `sentences.filter(keep)` as one kind of array (the builtin's and TurboFan's filter and map make arrays of other
+ * maps): bestSentence's code, compiled for the lists it met first, was thrown away at a list of the other kind.
+ */
+function kept(sentences: readonly ProseSentence[], keep: (s: ProseSentence) => boolean): ProseSentence[] {
+  const out: ProseSentence[] = [];
+  for (const s of sentences) if (keep(s)) out.push(s);
+  return out;
 }
 
 /** A sentence that may end a headline: no title, question or offer. */
@@ -196,7 +208,7 @@ function finalStatement(parts: readonly VerbatimPart[], topic: TopicWeights, sta
   let announced: string | undefined;
   for (let i = replies.length - 1; i >= Math.max(0, replies.length - 3); i--) {
     const candidates = statementCandidates(replies[i]!.text);
-    const statements = candidates.filter((s) => !ANNOUNCEMENT_RE.test(s.text) && !IN_PROGRESS_RE.test(s.text));
+    const statements = kept(candidates, (s) => !ANNOUNCEMENT_RE.test(s.text) && !IN_PROGRESS_RE.test(s.text));
     const best = bestSentence(statements, topic, stats, OUTCOME_DECAY, room);
     if (best) return { text: withoutColon(best.text), list: best.list };
     if (announced === undefined) {

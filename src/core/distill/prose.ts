@@ -10,8 +10,11 @@ export interface ProseSentence {
   readonly text: string;
   /** A title, not a statement: a Markdown heading, a line of bold text only, or a progress title ("Analyzing X"). */
   readonly heading: boolean;
-  /** A lead-in's list ("Here are the changes:" and the items under it), each item on one line: what the lead-in announces. */
-  readonly list?: readonly string[];
+  /**
+   * A lead-in's list ("Here are the changes:" and the items under it), each item on one line: what the lead-in
+   * announces. Always set (undefined when none): sentences of one shape, so code compiled for them is not thrown away.
+   */
+  readonly list: readonly string[] | undefined;
 }
 
 /** Marks the start of a heading line inside cleaned prose (a control character no transcript text keeps). */
@@ -119,12 +122,12 @@ export function proseSentences(text: string, wanted = Infinity, counted?: (s: Pr
     for (const piece of sentencePieces(line.replaceAll(ITEM, ' '))) {
       const s = oneLine(piece.replace(HEADING, '')).replace(LEADING_SYMBOLS_RE, '');
       if (spaces(s) < 2 || !/\p{L}/u.test(s) || s.includes(BROKEN)) continue;
-      out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s) });
+      out.push({ text: s, heading: heading || PROGRESS_TITLE_RE.test(s), list: undefined });
     }
     const last = out.length > start ? out[out.length - 1]! : undefined;
     if (last && !heading && /:$/u.test(last.text) && line.trimEnd().endsWith(':')) {
       const list = listAfter(lines, i + 1);
-      if (list.length > 0) out[out.length - 1] = { ...last, list };
+      if (list.length > 0) out[out.length - 1] = { text: last.text, heading: last.heading, list };
     }
     for (let k = start; k < out.length; k++) if (counted === undefined || counted(out[k]!)) found++;
   }

@@ -11,8 +11,11 @@ export type PartKind = LineRole | 'other';
 export interface VerbatimPart {
   readonly kind: PartKind;
   readonly text: string;
-  /** An assistant part that is the plan of Claude Code's `ExitPlanMode` call, read out of the call (exitPlan.ts). */
-  readonly plan?: boolean;
+  /**
+   * An assistant part that is the plan of Claude Code's `ExitPlanMode` call, read out of the call (exitPlan.ts).
+   * Always set: parts of one shape, so code compiled for the parts is not thrown away at the first plan.
+   */
+  readonly plan: boolean;
 }
 
 /** render.ts cuts long tool output as `…text… [N more chars]`: the cut word is not a word of the exchange. */
@@ -45,7 +48,7 @@ export function splitVerbatim(verbatim: string): VerbatimPart[] {
   const out: VerbatimPart[] = [];
   for (const p of parts) {
     const text = dropCutMarks(p.lines.join('\n')).trim();
-    if (text.length > 0) out.push({ kind: p.kind, text });
+    if (text.length > 0) out.push({ kind: p.kind, text, plan: false });
   }
   return out;
 }
