@@ -219,12 +219,20 @@ function renderMessage(m: Message, plans: PlanRendering): string {
     case 'context':
       return `[context] ${truncate(m.text.trim(), CONTEXT_CHARS)}`;
     case 'tool-results': {
-      const results = m.toolResults.filter((r) => !plans.acknowledges(r)).map(renderToolResult);
-      return [m.text.trim() ? truncate(m.text.trim(), TOOL_OUTPUT_CHARS) : '', ...results].filter(Boolean).join('\n');
+      const lines: string[] = [];
+      const text = m.text.trim();
+      if (text) lines.push(truncate(text, TOOL_OUTPUT_CHARS));
+      for (const r of m.toolResults) {
+        const line = plans.acknowledges(r) ? '' : renderToolResult(r);
+        if (line) lines.push(line);
+      }
+      return lines.join('\n');
     }
     case 'reply': {
-      const lines = m.text.trim() ? [`Assistant: ${m.text.trim()}`] : [];
-      lines.push(...m.toolCalls.map((call) => renderToolCall(call, plans)));
+      const lines: string[] = [];
+      const text = m.text.trim();
+      if (text) lines.push(`Assistant: ${text}`);
+      for (const call of m.toolCalls) lines.push(renderToolCall(call, plans));
       return lines.join('\n');
     }
   }
@@ -232,8 +240,12 @@ function renderMessage(m: Message, plans: PlanRendering): string {
 
 export function renderVerbatim(messages: readonly Message[]): string {
   const plans = new PlanRendering(messages);
-  return messages
-    .map((m) => renderMessage(m, plans))
-    .filter((s) => s.length > 0)
-    .join('\n\n');
+  // arrays from one literal each, filled in loops (renderMessage too): an empty `map` or `filter` result is another
+  // array kind than a full one, and the code V8 compiled for one was dropped ("wrong map") at the first of the other
+  const parts: string[] = [];
+  for (const m of messages) {
+    const part = renderMessage(m, plans);
+    if (part.length > 0) parts.push(part);
+  }
+  return parts.join('\n\n');
 }

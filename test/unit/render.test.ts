@@ -62,3 +62,14 @@ test("a tool's result keeps its repeated lines, and an error keeps lines without
   // (the output is trimmed first, as every output is)
   assert.equal(rendered, `[result] ${lines.trim()}\n[error] ${['140→', '   141→    print() [×2]', '   142→', '   144→'].join('\n')}`);
 });
+
+test('a message that renders to nothing leaves no blank paragraph; a tool output keeps its text before its results', () => {
+  const rendered = renderVerbatim([
+    message('prompt', 'Run it.'),
+    message('reply', '   '),
+    message('tool-results', ''),
+    message('tool-results', ' exit 0 ', { toolResults: [{ text: 'done', isError: false }, { text: '', isError: false }] }),
+    message('reply', '', { toolCalls: [{ name: 'Bash', input: { command: 'ls' } }] }),
+  ]);
+  assert.equal(rendered, 'User: Run it.\n\nexit 0\n[result] done\n[result]\n\n[tool] Bash ls');
+});

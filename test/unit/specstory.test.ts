@@ -128,6 +128,34 @@ test('Claude Code exports: a summary naming only the tool takes its description 
   assert.deepEqual(shape(conv), ['prompt 2-3', 'reply 4-11']);
 });
 
+test("a prompt keeps its lines; an empty one is dropped; the model is the first reply marker's that names one", () => {
+  const conv = only(
+    parse(
+      '/w/a.md',
+      textLines([
+        '# Gauge drift',
+        '_**User**_',
+        '',
+        'first line',
+        '  second line',
+        '',
+        '_**User**_',
+        '---',
+        '_**Assistant**_',
+        'No model here.',
+        '_**Agent (model gpt-5, mode Agent)**_',
+        'Done.',
+        '_**Assistant (copilot/claude-sonnet-4.5)**_',
+        'Later.',
+      ]),
+    ),
+  );
+  assert.deepEqual(shape(conv), ['prompt 2-5', 'reply 9-10', 'reply 11-12', 'reply 13-14']);
+  assert.equal(conv.messages[0]!.text, 'first line\n  second line');
+  assert.equal(conv.meta.title, 'Gauge drift');
+  assert.equal(conv.meta.model, 'gpt-5');
+});
+
 test('the session id is stable across parses and independent of the folder', () => {
   const a = only(parse(OLD_FILE)).meta.sessionId;
   const b = only(parse('/elsewhere/.specstory/history/2025-06-20_08-47-11Z-gauge-csv-import.md', read(OLD_FILE))).meta.sessionId;

@@ -53,14 +53,15 @@ interface Turn {
 }
 
 interface HeaderFacts {
-  sessionId?: string;
-  startedAt?: string;
-  title?: string;
+  sessionId: string | undefined;
+  startedAt: string | undefined;
+  title: string | undefined;
 }
 
 function parse(input: ParseInput): ParseOutput {
   const skips = new SkipCounter();
-  const header: HeaderFacts = {};
+  // every field from the start: one shape, whichever of them a file's header gives and in whatever order
+  const header: HeaderFacts = { sessionId: undefined, startedAt: undefined, title: undefined };
   const turns: Turn[] = [];
   for (const line of input.lines) {
     if (isOversized(line)) {
@@ -72,8 +73,15 @@ function parse(input: ParseInput): ParseOutput {
     else if (turns.length > 0) turns[turns.length - 1]!.body.push(line);
     else readHeaderLine(line.text, header);
   }
-  const messages = withContentIds(turns.map(toMessage).filter((m): m is Message => m !== undefined));
-  if (messages.length === 0) return { conversations: [], skipped: skips.lines };
+  // arrays from literals, filled in loops (below too): an empty `map` or `filter` result is another array kind than a
+  // full one, and a function that has seen only one deopts ("wrong map") at the first of the other
+  const kept: Message[] = [];
+  for (let i = 0; i < turns.length; i++) {
+    const m = toMessage(turns[i]!);
+    if (m !== undefined) kept.push(m);
+  }
+  if (kept.length === 0) return { conversations: [], skipped: skips.lines };
+  const messages = withContentIds(kept);
   const meta = buildMeta(input, header, turns, messages);
   return { conversations: [{ sourceFile: input.file, meta, messages }], skipped: skips.lines };
 }
@@ -130,7 +138,7 @@ function buildMeta(
   messages: readonly Message[],
 ): ConversationMeta {
   const resume = input.resume;
-  const model = resume?.model ?? turns.map((t) => (t.role === 'User' ? undefined : modelOf(t.label))).find(Boolean);
+  const model = resume?.model ?? firstModel(turns);
   const fromFileName = fileNameStamp(input.file);
   // a resumed parse keeps the start (and its precision) the whole-file parse found
   const known = resume?.startedAt ?? header.startedAt ?? messages[0]?.timestamp;
@@ -148,6 +156,16 @@ function buildMeta(
     ...(precision !== undefined ? { startedAtPrecision: precision } : {}),
     ...(model !== undefined ? { model } : {}),
   };
+}
+
+/** The model the first reply's marker names. */
+function firstModel(turns: readonly Turn[]): string | undefined {
+  for (let i = 0; i < turns.length; i++) {
+    const turn = turns[i]!;
+    const model = turn.role === 'User' ? undefined : modelOf(turn.label);
+    if (model) return model;
+  }
+  return undefined;
 }
 
 function stampOf(text: string): string | undefined {
@@ -175,13 +193,20 @@ function toMessage(turn: Turn): Message | undefined {
   const timestamp = stampOf(turn.label);
   if (turn.role === 'User') {
     // A prompt is kept as typed: no block is interpreted.
-    const text = body.map((l) => l.text).join('\n').trim();
+    const text = joinedText(body).trim();
     if (!text) return undefined;
     return widen(newMessage('prompt', turn.marker, text, timestamp), body);
   }
   const reply = newMessage('reply', turn.marker, '', timestamp);
   reply.text = replyText(body, reply.toolCalls);
   return hasContent(reply) ? widen(reply, body) : undefined;
+}
+
+/** The lines' texts joined by newlines (an empty body is no array of another kind: see parse). */
+function joinedText(lines: readonly SourceLine[]): string {
+  let text = '';
+  for (let i = 0; i < lines.length; i++) text += i === 0 ? lines[i]!.text : `\n${lines[i]!.text}`;
+  return text;
 }
 
 function widen(m: Message, body: readonly SourceLine[]): Message {
