@@ -90,7 +90,9 @@ export async function writeSources(
   });
   const changed = toLook.filter((_, i) => looks[i]!.changed);
   let unchanged = sources.length - changed.length;
-  const pool = workers.for({ bytes: looks.reduce((sum, l) => sum + (l.changed ? l.bytes : 0), 0) });
+  // a database counts by what its read brings to parse (below), not its size: a write that changes no conversation
+  // (its UI state, which Cursor writes all the time) would start the threads for nothing to parse
+  const pool = workers.for({ bytes: looks.reduce((sum, l, i) => sum + (l.changed && !toLook[i]!.adapter.readRecords ? l.bytes : 0), 0) });
 
   // Parsed sources wait here until a group is large enough to be worth one transaction (a worker's as its bytes, made
   // into objects only for the write: EncodedSource).
@@ -135,7 +137,7 @@ export async function writeSources(
   const outcomes = new Map<number, Promise<Outcome>>();
   const start = (i: number): void => {
     const src = changed[i];
-    if (src) outcomes.set(i, produce(src, known.get(src.path), segment, pool).then((prepared) => ({ prepared }), (err: unknown) => ({ err })));
+    if (src) outcomes.set(i, produce(src, known.get(src.path), segment, pool, workers).then((prepared) => ({ prepared }), (err: unknown) => ({ err })));
   };
   for (let i = 0; i < ahead; i++) start(i);
   for (const [i, src] of changed.entries()) {
@@ -194,28 +196,41 @@ function stopsTheRun(err: unknown): boolean {
 }
 
 /**
- * One source read and prepared: by a worker thread when there is a pool and the adapter is in the registry (a
- * database source is read here, where SQLite is, and parsed there), else here. A pool that breaks costs nothing
- * but time: the source is prepared here.
+ * One source read and prepared: by a worker thread when there is a pool and the adapter is in the registry, else
+ * here. A database source is read here, where SQLite is, and parsed there when the run's pool is started or what
+ * the read brings is worth starting it. A pool that breaks costs nothing but time: the source is prepared here.
  */
 async function produce(
   src: DiscoveredSource,
   prev: SourceState | undefined,
   segment: SegmentOptions,
-  pool: WorkerPool | undefined,
+  runPool: WorkerPool | undefined,
+  workers: RunWorkers,
 ): Promise<PreparedSource | EncodedSource | 'unchanged' | SameBytes> {
   const adapter = ADAPTERS.indexOf(src.adapter);
-  let read: SourceRead | SameBytes | 'unchanged' | undefined;
+  let read: SourceRead | undefined;
+  let pool = runPool;
+  if (src.adapter.readRecords && adapter >= 0) {
+    const records = await readSource(src.path, prev, src.adapter, src.project);
+    if (records === 'unchanged' || isSameBytes(records)) return records;
+    pool ??= workers.for({ bytes: readBytes(records) });
+    read = records;
+  }
   if (pool && adapter >= 0) {
-    if (src.adapter.readRecords) read = await readSource(src.path, prev, src.adapter, src.project);
-    if (read === 'unchanged' || (read && isSameBytes(read))) return read;
     try {
       return await pool.run({ kind: 'prepare', file: src.path, adapter, prev, read, segment, project: src.project, within: src.within });
     } catch (err) {
       if (!(err instanceof PoolBroken)) throw err;
     }
   }
-  read ??= await readSource(src.path, prev, src.adapter, src.project, src.within);
-  if (read === 'unchanged' || isSameBytes(read)) return read;
-  return prepareSource(src.path, src.adapter, segment, read, { project: src.project, within: src.within });
+  const own = read ?? (await readSource(src.path, prev, src.adapter, src.project, src.within));
+  if (own === 'unchanged' || isSameBytes(own)) return own;
+  return prepareSource(src.path, src.adapter, segment, own, { project: src.project, within: src.within });
+}
+
+/** The bytes a read brings to parse (a database's: its changed conversations' records). */
+function readBytes(read: SourceRead): number {
+  let bytes = 0;
+  for (const line of read.chunk.lines) bytes += line.bytes;
+  return bytes;
 }

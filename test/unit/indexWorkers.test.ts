@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { indexWorkspace } from '../../src/core/indexer';
+import { indexSources, indexWorkspace } from '../../src/core/indexer';
 import { decodeSource, type EncodedSource, prepareSource } from '../../src/core/prepareSource';
 import { readSource, type SameBytes } from '../../src/core/sourceRead';
 import { claudeCodeAdapter } from '../../src/core/sources/claudeCode';
+import { cursorAdapter } from '../../src/core/sources/cursor';
 import { ADAPTERS } from '../../src/core/sources/registry';
 import { Store } from '../../src/core/store/store';
 import { PoolBroken, threadsForCores, WorkerPool } from '../../src/core/workers/pool';
-import type { ParallelOptions } from '../../src/core/workers/runWorkers';
+import { type ParallelOptions, RunWorkers } from '../../src/core/workers/runWorkers';
+import { appendBubble, writeCursorUserData } from './cursorFixture';
 import { FIXTURES, tempDir } from './helpers';
 
 /**
@@ -159,4 +161,36 @@ test('a worker\'s prepared source comes back as bytes, moved, not copied, and de
 
 test('workers by cores: one core is left to the run\'s own thread, at least one worker, at most four', () => {
   assert.deepEqual([1, 2, 3, 4, 8, 64].map(threadsForCores), [1, 1, 2, 3, 4, 4]);
+});
+
+test('a database counts by what its read brings to parse, not its size: a write that changes no conversation starts no worker', async () => {
+  const { db, writer } = await writeCursorUserData(tempDir('cursor-workers-'));
+  const store = await Store.open(path.join(tempDir(), 'w.sqlite'));
+  // from one byte to parse on, the run's sources go to a worker; distillation and counts stay here
+  const run = async (minBytes = 1): Promise<{ started: boolean; written: number }> => {
+    const workers = new RunWorkers({ threads: 1, minBytes, minExchanges: Number.MAX_SAFE_INTEGER });
+    try {
+      const pass = await indexSources(store, [{ path: db, adapter: cursorAdapter }], { ...segment, workspaceRoot: '/home/dev/tidepool' }, undefined, undefined, workers);
+      assert.deepEqual(pass.failed, []);
+      return { started: workers.started, written: pass.exchangesWritten };
+    } finally {
+      await workers.close();
+    }
+  };
+  try {
+    const first = await run();
+    assert.ok(first.started && first.written > 0, 'the first read brings every conversation: a worker parses them');
+    // Cursor writes its UI state into the same database all the time
+    await writer.run('INSERT INTO ItemTable(key, value) VALUES (?, ?)', ['workbench.panel.state', 'x'.repeat(1000)]);
+    assert.deepEqual(await run(), { started: false, written: 0 }, 'no conversation changed: nothing to parse, no worker');
+    await appendBubble(writer, 'a-u3', { type: 1, bubbleId: 'a-u3', text: 'Also label the lowest tide with its time on the chart, in the local time zone.' });
+    await appendBubble(writer, 'a-r3', { type: 2, bubbleId: 'a-r3', text: 'The lowest point now carries a label with its local time, formatted with the harbour time zone.' });
+    assert.deepEqual(await run(1024 * 1024), { started: false, written: 1 }, 'one conversation changed, under the bytes worth a worker: parsed here');
+    await appendBubble(writer, 'a-u4', { type: 1, bubbleId: 'a-u4', text: 'And give the highest tide the same label, placed above the curve so that it never hides the line.' });
+    await appendBubble(writer, 'a-r4', { type: 2, bubbleId: 'a-r4', text: 'The highest point now has the same label, drawn above the curve with a small offset so the line stays visible.' });
+    assert.deepEqual(await run(), { started: true, written: 1 }, 'one conversation changed, bytes enough: a worker parses it');
+  } finally {
+    await writer.close();
+    await store.close();
+  }
 });
