@@ -5,7 +5,7 @@ import { keepReplay } from './replays';
 import { conversationKey, type DroppedExchange, segmentConversation, type SegmentOptions } from './segment';
 import type { SourceAdapter } from './sources/adapter';
 import { insideAny } from './sources/paths';
-import { linesHash, type SourceRead } from './sourceRead';
+import { bytesRead, linesHash, type SourceRead } from './sourceRead';
 import type { ConversationRecord, CountedText, ParseWrite, WrittenExchange } from './store/store';
 import type { RecordGroups, SourceState } from './store/rows';
 
@@ -144,7 +144,7 @@ export function prepareSource(file: string, adapter: SourceAdapter, segment: Seg
   const replaced = read.groups && !full ? { replaced: read.groups.replaced } : {};
   return {
     write: { state, full, fromOffset, fromLine, conversations: records, exchanges, counted, dropped, skipped, ...replaced },
-    bytes: chunk.endOffset - fromOffset,
+    bytes: bytesRead(read),
   };
 }
 

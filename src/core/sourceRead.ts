@@ -77,6 +77,11 @@ export interface SourceRead {
   readonly fileHash?: string;
 }
 
+/** The bytes a read brings to parse, from where it starts to where it ends (a database's: its changed conversations' records). */
+export function bytesRead(read: SourceRead): number {
+  return read.chunk.endOffset - read.fromOffset;
+}
+
 /**
  * A whole document read again at the size and bytes stored (its time changed alone: a `touch`, a sync tool, a restore,
  * a checkout): nothing to parse; its new time is stored (Store.setSourceTimes).

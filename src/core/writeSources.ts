@@ -3,7 +3,7 @@ import { mapLimited } from './concurrency';
 import { RecallError } from './errors';
 import { decodeSource, type EncodedSource, type PreparedSource, prepareSource } from './prepareSource';
 import type { SegmentOptions } from './segment';
-import { isSameBytes, looksByStat, readSource, type SameBytes, sourceChange, type SourceRead } from './sourceRead';
+import { bytesRead, isSameBytes, looksByStat, readSource, type SameBytes, sourceChange, type SourceRead } from './sourceRead';
 import type { SourceAdapter } from './sources/adapter';
 import type { DiscoveredSource, SeenStat } from './sources/discover';
 import { ADAPTERS } from './sources/registry';
@@ -213,7 +213,7 @@ async function produce(
   if (src.adapter.readRecords && adapter >= 0) {
     const records = await readSource(src.path, prev, src.adapter, src.project);
     if (records === 'unchanged' || isSameBytes(records)) return records;
-    pool ??= workers.for({ bytes: readBytes(records) });
+    pool ??= workers.for({ bytes: bytesRead(records) });
     read = records;
   }
   if (pool && adapter >= 0) {
@@ -228,9 +228,3 @@ async function produce(
   return prepareSource(src.path, src.adapter, segment, own, { project: src.project, within: src.within });
 }
 
-/** The bytes a read brings to parse (a database's: its changed conversations' records). */
-function readBytes(read: SourceRead): number {
-  let bytes = 0;
-  for (const line of read.chunk.lines) bytes += line.bytes;
-  return bytes;
-}
