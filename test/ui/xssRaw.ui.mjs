@@ -27,7 +27,8 @@ async function openRaw(page, query, word, named) {
   await input.waitFor({ timeout: 30_000 });
   await input.fill('');
   await input.pressSequentially(query, { delay: 20 });
-  await panel.locator('.candidate', { hasText: word }).first().waitFor({ timeout: 15_000 });
+  // 30 s, as the input: under load 5-9 (CI beside other jobs) the candidate once took longer than 15 s to show
+  await panel.locator('.candidate', { hasText: word }).first().waitFor({ timeout: 30_000 });
   await panel.locator('.candidate', { hasText: word }).first().dblclick();
   const viewer = await viewerFrame(page);
   await viewer.locator('main.conversation', { hasText: word }).waitFor({ timeout: 15_000 });
