@@ -15,7 +15,8 @@ import { enableSmokeTestDriver, launchBrowser, seedShownWalkthrough, workbenchUr
 export async function runInHostTests({
   testsIndex = join(ROOT, 'out/test/inhost/index.js'),
   extensionPath = ROOT,
-  timeoutMs = +(process.env.AGENT_RECALL_INHOST_TIMEOUT_MS || 240_000),
+  // the suite's whole run; ~2-4 min alone, more than 240 s beside four benches at load 10-14 (2026-12-02)
+  timeoutMs = +(process.env.AGENT_RECALL_INHOST_TIMEOUT_MS || 420_000),
   env = {},
   print = (line) => console.log(line),
 } = {}) {
