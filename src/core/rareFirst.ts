@@ -7,8 +7,6 @@ const RANK = new Uint8Array(128);
 for (let i = 0; i < BY_FREQUENCY.length; i++) RANK[BY_FREQUENCY.charCodeAt(i)] = BY_FREQUENCY.length - i;
 /** Spaces, punctuation: the commonest of all in a text (a word holds none, but a caller's string may). */
 const NOT_ALNUM = BY_FREQUENCY.length + 1;
-/** The fewest characters looked for from the rarest one on. */
-const MIN_TAIL = 3;
 
 /**
  * Where `word` stands in a text, as `text.indexOf(word, from)` answers, found by its rarest character. V8's indexOf
@@ -27,9 +25,7 @@ export class RareFirst {
   constructor(readonly word: string) {
     let offset = 0;
     let rank = Infinity;
-    // a tail of a letter or two stands everywhere (`st` of `test`): each place it stands but the word does not is a
-    // call of indexOf more, which costs more than the stops it spares
-    for (let i = 0; i <= word.length - MIN_TAIL; i++) {
+    for (let i = 0; i < word.length; i++) {
       const code = word.charCodeAt(i);
       const r = code < 128 ? RANK[code] || NOT_ALNUM : 0;
       if (r < rank) {
