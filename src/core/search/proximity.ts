@@ -1,7 +1,6 @@
 import { foldAccents } from '../accents';
 import { cyrillicStem, isCyrillicWord } from '../cyrillic';
 import { memoize } from '../memo';
-import { RareFirst } from '../rareFirst';
 import { ROLE_LABEL_RE } from '../render';
 import { isAsciiWordCode, isUnspacedWord, isWordUnit, wordEnd } from '../words';
 import { FoundPlaces } from './foundPlaces';
@@ -165,7 +164,7 @@ const WORD_POINT = /^[\p{L}\p{N}\p{M}]$/u;
 /**
  * Where `term`'s word stands in `lower`: words with the same base (wordBase), or for a prefix term (`word*`)
  * and words of unspaced scripts, any text starting with it. At most MAX_OCCURRENCES, in text order: start and
- * end, flat. Found from the base's rarest letter (rareFirst.ts).
+ * end, flat.
  */
 function occurrences(lower: string, term: string): number[] {
   const prefix = term.endsWith('*');
@@ -173,8 +172,7 @@ function occurrences(lower: string, term: string): number[] {
   const base = wordBase(word);
   const loose = prefix || isUnspacedWord(word);
   const out: number[] = [];
-  const find = new RareFirst(base);
-  for (let i = find.in(lower); i >= 0 && out.length < 2 * MAX_OCCURRENCES; i = find.in(lower, i + 1)) {
+  for (let i = lower.indexOf(base); i >= 0 && out.length < 2 * MAX_OCCURRENCES; i = lower.indexOf(base, i + 1)) {
     if (loose) {
       out.push(i, i + base.length);
       continue;

@@ -3,7 +3,6 @@ import { isUnspacedWord, isWordCharBefore, isWordUnit, wordEnd } from '../words'
 import { foldAccents } from '../accents';
 import { cyrillicStem, foldYo, isCyrillicWord } from '../cyrillic';
 import { isEnglishWord, porterStem, stemStart } from '../porter';
-import { RareFirst } from '../rareFirst';
 import type { FoundPlaces } from './foundPlaces';
 import { stem } from './terms';
 
@@ -151,11 +150,10 @@ function wantedOf(queryTerm: string): Wanted {
 /**
  * The words of `text` that are a wanted word, in text order, the first `max`; a word two wanted words find
  * marks the first of them. Another language's short stem (`x`, `на`) would mark every word that begins with
- * it, so short ones match whole words only. Found with indexOf (from the word's rarest letter: rareFirst.ts) on the
- * lower-cased text: exchanges are tens of kilobytes, and a case-insensitive Unicode regular expression was ten times
- * slower. Each word is looked for up to its `max`-th match only: a match after it has `max` matches before it.
- * `anyOne`: the words after the first one found are not looked for (whether the text holds any). `places`: the words'
- * places in `text` found before.
+ * it, so short ones match whole words only. Found with indexOf on the lower-cased text: exchanges are tens of
+ * kilobytes, and a case-insensitive Unicode regular expression was ten times slower. Each word is looked for
+ * up to its `max`-th match only: a match after it has `max` matches before it. `anyOne`: the words after the first
+ * one found are not looked for (whether the text holds any). `places`: the words' places in `text` found before.
  */
 function findMatches(text: string, wanted: readonly Wanted[], max: number, anyOne = false, places?: FoundPlaces): Matches {
   let lower: string | undefined;
@@ -218,8 +216,7 @@ function wordPlaces(text: string, lower: string, { start: st, stem: wantedStem, 
   // a Chinese, Japanese or Thai word sits inside a run of letters: it matches where it stands
   const unspaced = isUnspacedWord(st);
   const out: number[] = [];
-  const find = new RareFirst(st);
-  for (let i = find.in(lower); i >= 0 && out.length < 2 * max; i = find.in(lower, i + 1)) {
+  for (let i = lower.indexOf(st); i >= 0 && out.length < 2 * max; i = lower.indexOf(st, i + 1)) {
     if (!unspaced && isWordCharBefore(lower, i)) continue;
     const end = unspaced ? i + st.length : wordEnd(lower, i + st.length);
     if (stemOf !== undefined ? stemOf(lower.slice(i, end)) !== wantedStem : !unspaced && st.length < 3 && end !== i + st.length) continue;
