@@ -373,6 +373,33 @@ describe('lexicon segments', () => {
     }
   });
 
+  test("segments holding a dead document are named, and only theirs: a search checks their postings one by one", async () => {
+    const fx = await openFixture([
+      { file: 'keep.jsonl', agent: 'codex', project: '/p', exchanges: ['harbour crane zeppelin', 'tide', 'gull', 'quay'].map((said, i) => exchange(`k${i}`, said)) },
+      { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('old', 'zeppelin hangar')] },
+    ]);
+    try {
+      const before = await readLexiconDocs(fx.store.db);
+      assert.deepEqual([...before.partial], [], 'nothing dead yet');
+      const lexicon = new LexiconBm25(fx.reads);
+      const scores = async () => (await lexicon.search(['zeppelin', 'crane'], 10)).map((h) => h.score);
+      const [keep, old] = await scores();
+      await writeConversation(fx.store, fx.dir, { file: 'redo.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('new', 'airship dock')] }, fx.ids, fx.keys);
+      const after = await readLexiconDocs(fx.store.db);
+      const oldRow = (await fx.store.db.get<{ n: number }>('SELECT n FROM exchanges WHERE id = ?', [[...fx.keys].find(([, k]) => k === 'new')![0]]))!.n;
+      assert.equal(after.segments.size, before.segments.size + 1);
+      assert.deepEqual([...after.partial], [before.segmentOf[oldRow]], "the deleted exchange's segment, not the others");
+      lexicon.storeChanged(await fx.reads.changeStamp());
+      // the dead posting of "zeppelin" is not counted: one exchange of five holds it now, not two
+      const [only, ...rest] = await scores();
+      assert.deepEqual(rest, []);
+      assert.ok(old! < keep!);
+      assert.ok(only! > keep!, 'its IDF rose as its document frequency fell');
+    } finally {
+      await fx.store.close();
+    }
+  });
+
   test('check reports exchanges the lexicon lacks, and repair builds it again', async () => {
     const fx = await openFixture([{ file: 'a.jsonl', agent: 'codex', project: '/p', exchanges: [exchange('a', 'alpha'), exchange('b', 'beta')] }]);
     try {

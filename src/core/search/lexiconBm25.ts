@@ -1,5 +1,5 @@
 import { indexTerm } from '../indexTerms';
-import { addLivePostings, type LexiconDocs, type PostingChunk } from '../store/lexicon';
+import { addLivePostings, decodePairs, type LexiconDocs, type PostingChunk } from '../store/lexicon';
 import type { SearchReads } from '../store/searchReads';
 import type { ExchangeFilter } from '../store/searchFilter';
 import type { Scored } from './fusion';
@@ -45,7 +45,7 @@ export class LexiconBm25 {
    */
   private readonly kept = new Map<string, readonly PostingChunk[]>();
   private keptBytes = 0;
-  private arrays: Scratch = { scores: new Float64Array(0), counts: new Float64Array(0), holding: new Int32Array(0), touched: new Int32Array(0) };
+  private arrays: Scratch = { scores: new Float64Array(0), counts: new Float64Array(0), holding: new Int32Array(0), tfs: new Int32Array(0), touched: new Int32Array(0) };
 
   constructor(private readonly reads: SearchReads) {}
 
@@ -98,11 +98,20 @@ export class LexiconBm25 {
     if (terms.length === 0) return [];
     const [docs, chunksOf] = await this.postings(terms);
     if (docs.count === 0) return [];
-    const { scores, counts, holding, touched } = this.scratch(docs);
+    const { scores, counts, holding, tfs, touched } = this.scratch(docs);
     let scored = 0;
     for (const [t, chunks] of chunksOf.entries()) {
+      const term = terms[t]!;
+      // an exact term's chunks in segments without a dead document: each exchange holding it is in one posting, live
+      if (!term.endsWith('*') && chunks.every((c) => !docs.partial.has(c.segment))) {
+        let held = 0;
+        for (const chunk of chunks) held = decodePairs(chunk.postings, holding, tfs, held);
+        docs.frequencies.set(term, held);
+        scored = addPostingScores(fts5Idf(docs.count, held), held, holding, tfs, docs.lengthNorm, scores, touched, scored);
+        continue;
+      }
       const held = gather(chunks, docs.segmentOf, counts, holding);
-      docs.frequencies.set(terms[t]!, held);
+      docs.frequencies.set(term, held);
       scored = addScores(fts5Idf(docs.count, held), held, holding, counts, docs.lengthNorm, scores, touched, scored);
     }
     // the shared arrays are read and cleared before anything is awaited: another search may use them then
@@ -192,7 +201,7 @@ export class LexiconBm25 {
   private scratch(docs: Docs): Scratch {
     const size = docs.segmentOf.length;
     if (this.arrays.scores.length < size) {
-      this.arrays = { scores: new Float64Array(size), counts: new Float64Array(size), holding: new Int32Array(size), touched: new Int32Array(size) };
+      this.arrays = { scores: new Float64Array(size), counts: new Float64Array(size), holding: new Int32Array(size), tfs: new Int32Array(size), touched: new Int32Array(size) };
     }
     return this.arrays;
   }
@@ -218,6 +227,8 @@ interface Scratch {
   readonly counts: Float64Array;
   /** The row numbers holding one term. */
   readonly holding: Int32Array;
+  /** The term's count in each of them, where no posting of it can be dead (decodePairs). */
+  readonly tfs: Int32Array;
   /** The row numbers scored. */
   readonly touched: Int32Array;
 }
@@ -276,6 +287,20 @@ function addScores(idf: number, held: number, holding: Int32Array, counts: Float
     const n = holding[h]!;
     const tf = counts[n]!;
     counts[n] = 0;
+    if (scores[n] === 0) touched[scored++] = n;
+    scores[n] += (idf * tf * (K1 + 1)) / (tf + lengthNorm[n]!);
+  }
+  return scored;
+}
+
+/**
+ * addScores where the term's counts are listed beside its row numbers (`tfs`, from decodePairs) instead of by row
+ * number: the same parts, in the same order, added to the same scores.
+ */
+function addPostingScores(idf: number, held: number, holding: Int32Array, tfs: Int32Array, lengthNorm: Float64Array, scores: Float64Array, touched: Int32Array, scored: number): number {
+  for (let h = 0; h < held; h++) {
+    const n = holding[h]!;
+    const tf = tfs[h]!;
     if (scores[n] === 0) touched[scored++] = n;
     scores[n] += (idf * tf * (K1 + 1)) / (tf + lengthNorm[n]!);
   }

@@ -6,7 +6,7 @@ import type { SegmentPostings, WrittenPostings } from './writtenPostings';
 import { chunksAsPairs, encodePairs, encodePairsInto, forEachPair, joinChunksInto, lastRowNumber, liveChunk, placeLengths, VarintWriter } from './postings';
 
 // search reads postings through the lexicon (lexiconBm25.ts), as storeDump.mjs does
-export { addLivePostings, forEachPair } from './postings';
+export { addLivePostings, decodePairs, forEachPair } from './postings';
 
 /**
  * The lexicon: BM25's own index over what people said (the verbatim index's three columns, ftsText.ts), so a
@@ -408,6 +408,11 @@ export interface LexiconDocs {
   readonly totalLength: number;
   /** The segments read. */
   readonly segments: ReadonlySet<number>;
+  /**
+   * The segments read that hold a dead document (deleted, or held again by a newer segment): their postings are
+   * checked one by one (addLivePostings). Every posting of the others is live.
+   */
+  readonly partial: ReadonlySet<number>;
 }
 
 /**
@@ -430,15 +435,16 @@ export async function readLexiconDocs(db: Db): Promise<LexiconDocs> {
 function placeSegments(segments: ReadonlyArray<{ id: number; lengths: Uint8Array }>, deleted: ReadonlyMap<number, number>, size: number): LexiconDocs | undefined {
   const segmentOf = new Int32Array(size);
   const lengthOf = new Uint32Array(size);
+  const partial = new Set<number>();
   let count = 0;
   let totalLength = 0;
   for (const s of segments) {
-    const placed = placeLengths(s.lengths, s.id, segmentOf, lengthOf, deleted.size > 0 ? (n) => isDead(deleted, n, s.id) : undefined);
+    const placed = placeLengths(s.lengths, s.id, segmentOf, lengthOf, deleted.size > 0 ? (n) => isDead(deleted, n, s.id) : undefined, partial);
     if (!placed) return undefined;
     count += placed.added;
     totalLength += placed.lengthChange;
   }
-  return { segmentOf, lengthOf, count, totalLength, segments: new Set(segments.map((s) => s.id)) };
+  return { segmentOf, lengthOf, count, totalLength, segments: new Set(segments.map((s) => s.id)), partial };
 }
 
 /** What `check` reports of the lexicon: exchanges it lacks, documents whose exchange is gone. */
